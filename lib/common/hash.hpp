@@ -1,0 +1,134 @@
+// Hashing shared by every structure: one 128-bit MurmurHash3 (x64_128) per
+// key, and every index derived from its two halves.
+//
+// The reference implementation is Debian's libmurmurhash (lmmh_x64_128). It
+// takes an `unsigned int` length and sits behind a function call, so the hot
+// path uses murmur3_x64_128() below, a header-inline implementation of the
+// same function that takes a size_t length. tests/test_hash.cpp checks that
+// both produce identical output on many inputs; for keys of 4 GiB and more
+// (which the package cannot hash) the length is mixed in as 64 bits, the
+// natural extension of the same function.
+#ifndef TF_LIB_COMMON_HASH_HPP
+#define TF_LIB_COMMON_HASH_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace tf {
+
+struct Hash128 {
+    uint64_t h1;
+    uint64_t h2;
+};
+
+namespace detail {
+inline uint64_t rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+inline uint64_t fmix64(uint64_t k) {
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdULL;
+    k ^= k >> 33;
+    k *= 0xc4ceb9fe1a85ec53ULL;
+    k ^= k >> 33;
+    return k;
+}
+inline uint64_t load_le64(const unsigned char *p) {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return v;
+}
+}  // namespace detail
+
+// MurmurHash3_x64_128 of `len` bytes at `data` with `seed`; {h1, h2} are
+// the two 64-bit words the reference writes to out[0] and out[1].
+inline Hash128 murmur3_x64_128(const void *data, size_t len, uint32_t seed) {
+    using detail::rotl64;
+    const unsigned char *p = static_cast<const unsigned char *>(data);
+    const uint64_t c1 = 0x87c37b91114253d5ULL;
+    const uint64_t c2 = 0x4cf5ad432745937fULL;
+    uint64_t h1 = seed, h2 = seed;
+    const size_t nblocks = len / 16;
+    for (size_t i = 0; i < nblocks; ++i, p += 16) {
+        uint64_t k1 = detail::load_le64(p);
+        uint64_t k2 = detail::load_le64(p + 8);
+        k1 *= c1; k1 = rotl64(k1, 31); k1 *= c2; h1 ^= k1;
+        h1 = rotl64(h1, 27); h1 += h2; h1 = h1 * 5 + 0x52dce729;
+        k2 *= c2; k2 = rotl64(k2, 33); k2 *= c1; h2 ^= k2;
+        h2 = rotl64(h2, 31); h2 += h1; h2 = h2 * 5 + 0x38495ab5;
+    }
+    uint64_t k1 = 0, k2 = 0;
+    switch (len & 15) {
+        case 15: k2 ^= uint64_t(p[14]) << 48; /* fall through */
+        case 14: k2 ^= uint64_t(p[13]) << 40; /* fall through */
+        case 13: k2 ^= uint64_t(p[12]) << 32; /* fall through */
+        case 12: k2 ^= uint64_t(p[11]) << 24; /* fall through */
+        case 11: k2 ^= uint64_t(p[10]) << 16; /* fall through */
+        case 10: k2 ^= uint64_t(p[9]) << 8;   /* fall through */
+        case 9:
+            k2 ^= uint64_t(p[8]);
+            k2 *= c2; k2 = rotl64(k2, 33); k2 *= c1; h2 ^= k2;
+            /* fall through */
+        case 8: k1 ^= uint64_t(p[7]) << 56; /* fall through */
+        case 7: k1 ^= uint64_t(p[6]) << 48; /* fall through */
+        case 6: k1 ^= uint64_t(p[5]) << 40; /* fall through */
+        case 5: k1 ^= uint64_t(p[4]) << 32; /* fall through */
+        case 4: k1 ^= uint64_t(p[3]) << 24; /* fall through */
+        case 3: k1 ^= uint64_t(p[2]) << 16; /* fall through */
+        case 2: k1 ^= uint64_t(p[1]) << 8;  /* fall through */
+        case 1:
+            k1 ^= uint64_t(p[0]);
+            k1 *= c1; k1 = rotl64(k1, 31); k1 *= c2; h1 ^= k1;
+            break;
+        default: break;
+    }
+    h1 ^= uint64_t(len);
+    h2 ^= uint64_t(len);
+    h1 += h2;
+    h2 += h1;
+    h1 = detail::fmix64(h1);
+    h2 = detail::fmix64(h2);
+    h1 += h2;
+    h2 += h1;
+    return Hash128{h1, h2};
+}
+
+// The packaged reference (libmurmurhash). Lengths >= 4 GiB are not
+// representable there; this returns false for them instead of truncating.
+bool murmur3_x64_128_reference(const void *data, size_t len, uint32_t seed, Hash128 *out);
+
+// Maps a uniform 64-bit value onto [0, n) without division (Lemire's
+// multiply-shift); uses the high bits of x.
+__extension__ typedef unsigned __int128 uint128_t;
+inline uint64_t reduce(uint64_t x, uint64_t n) {
+    return static_cast<uint64_t>((static_cast<uint128_t>(x) * n) >> 64);
+}
+
+// Seeded enhanced double hashing (Dillinger & Manolios): the i-th index is
+// reduce(h1 + i*h2 + (i^3 - i)/6, n), computed incrementally. The key's one
+// 128-bit hash (already seeded) supplies h1 and h2, so no further hashing
+// is needed however many indices a structure takes.
+class IndexSequence {
+   public:
+    explicit IndexSequence(Hash128 h) : x_(h.h1), y_(h.h2), i_(0) {}
+    // Next index in [0, n).
+    uint64_t next(uint64_t n) {
+        uint64_t r = reduce(x_, n);
+        x_ += y_;
+        y_ += ++i_;
+        return r;
+    }
+
+   private:
+    uint64_t x_, y_, i_;
+};
+
+// The checksum of the wire format: the low 64 bits (h1) of MurmurHash3
+// x64_128 with seed 0.
+inline uint64_t checksum64(const void *data, size_t len) { return murmur3_x64_128(data, len, 0).h1; }
+
+}  // namespace tf
+
+#endif

@@ -1,0 +1,55 @@
+// Status handling shared by every structure: the thread-local last-error
+// message, and the guard that keeps C++ exceptions from crossing the C API.
+#ifndef TF_LIB_COMMON_STATUS_HPP
+#define TF_LIB_COMMON_STATUS_HPP
+
+#include <new>
+#include <exception>
+
+#include "temporalfilters/common.h"
+
+namespace tf {
+
+// Records a printf-style message for tf_last_error_message() and returns
+// `status`, so that a failure reads `return fail(TF_ERR_NULL, "...")`.
+tf_status fail(tf_status status, const char *fmt, ...) noexcept
+    __attribute__((format(printf, 2, 3)));
+
+// Runs `body` (returning tf_status) and turns any escaping exception into a
+// status: std::bad_alloc -> TF_ERR_OUT_OF_MEMORY, anything else ->
+// TF_ERR_INTERNAL. Zero cost when nothing throws.
+template <class F>
+inline tf_status guard(F &&body) noexcept {
+    try {
+        return body();
+    } catch (const std::bad_alloc &) {
+        return fail(TF_ERR_OUT_OF_MEMORY, "out of memory");
+    } catch (const std::exception &e) {
+        return fail(TF_ERR_INTERNAL, "internal error: %s", e.what());
+    } catch (...) {
+        return fail(TF_ERR_INTERNAL, "internal error: unknown exception");
+    }
+}
+
+// Argument checks common to every C entry point.
+#define TF_REQUIRE_NONNULL(ptr, what)                                                \
+    do {                                                                             \
+        if ((ptr) == nullptr) return ::tf::fail(TF_ERR_NULL, "%s must not be NULL", (what)); \
+    } while (0)
+
+#define TF_REQUIRE_KEY(key, len)                                                     \
+    do {                                                                             \
+        if ((key) == nullptr && (len) != 0)                                          \
+            return ::tf::fail(TF_ERR_NULL, "key is NULL but key_len is %zu", (size_t)(len)); \
+    } while (0)
+
+#define TF_REQUIRE_TIME(now)                                                         \
+    do {                                                                             \
+        if ((now) == 0)                                                              \
+            return ::tf::fail(TF_ERR_INVALID_ARGUMENT,                               \
+                              "now must be >= 1 (0 means never)");                   \
+    } while (0)
+
+}  // namespace tf
+
+#endif

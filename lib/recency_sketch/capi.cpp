@@ -1,0 +1,189 @@
+// The C API of the RecencySketch: argument checks, then the C++ core.
+#include <memory>
+
+#include "common/status.hpp"
+#include "common/wire.hpp"
+#include "recency_sketch/recency_sketch.hpp"
+
+struct tf_recency_sketch {
+    explicit tf_recency_sketch(std::unique_ptr<tf::RecencySketch> s) : impl(std::move(s)) {}
+    std::unique_ptr<tf::RecencySketch> impl;
+};
+
+using tf::fail;
+using tf::guard;
+using tf::RecencySketch;
+
+namespace {
+tf_status wrap(std::unique_ptr<RecencySketch> s, tf_recency_sketch **out) {
+    *out = new tf_recency_sketch(std::move(s));
+    return TF_OK;
+}
+}  // namespace
+
+extern "C" {
+
+TF_API tf_status tf_recency_sketch_new(uint64_t width, uint32_t depth, uint32_t seed, uint32_t flags,
+                                       tf_recency_sketch **out) {
+    return guard([&] {
+        TF_REQUIRE_NONNULL(out, "out");
+        size_t cells;
+        tf_status st = RecencySketch::check_shape(width, depth, flags, &cells);
+        if (st != TF_OK) return st;
+        return wrap(std::unique_ptr<RecencySketch>(new RecencySketch(width, depth, seed, flags, cells)), out);
+    });
+}
+
+TF_API tf_status tf_recency_sketch_dimensions(uint64_t expected_keys, double p, uint32_t flags,
+                                              uint64_t *width, uint32_t *depth) {
+    return guard([&] { return RecencySketch::dimensions(expected_keys, p, flags, width, depth); });
+}
+
+TF_API tf_status tf_recency_sketch_new_for(uint64_t expected_keys, double p, uint32_t seed, uint32_t flags,
+                                           tf_recency_sketch **out) {
+    return guard([&] {
+        TF_REQUIRE_NONNULL(out, "out");
+        uint64_t width;
+        uint32_t depth;
+        tf_status st = RecencySketch::dimensions(expected_keys, p, flags, &width, &depth);
+        if (st != TF_OK) return st;
+        return tf_recency_sketch_new(width, depth, seed, flags, out);
+    });
+}
+
+TF_API void tf_recency_sketch_free(tf_recency_sketch *sketch) { delete sketch; }
+
+TF_API tf_status tf_recency_sketch_update(tf_recency_sketch *sketch, const void *key, size_t key_len,
+                                          uint64_t now) {
+    TF_REQUIRE_NONNULL(sketch, "sketch");
+    TF_REQUIRE_KEY(key, key_len);
+    TF_REQUIRE_TIME(now);
+    sketch->impl->update(key, key_len, now);
+    return TF_OK;
+}
+
+TF_API tf_status tf_recency_sketch_query(const tf_recency_sketch *sketch, const void *key, size_t key_len,
+                                         uint64_t *last_seen) {
+    TF_REQUIRE_NONNULL(sketch, "sketch");
+    TF_REQUIRE_KEY(key, key_len);
+    TF_REQUIRE_NONNULL(last_seen, "last_seen");
+    *last_seen = sketch->impl->query(key, key_len);
+    return TF_OK;
+}
+
+TF_API tf_status tf_recency_sketch_pace(tf_recency_sketch *sketch, const void *key, size_t key_len, uint64_t now,
+                                        uint64_t interval, int *granted, uint64_t *next_allowed) {
+    TF_REQUIRE_NONNULL(sketch, "sketch");
+    TF_REQUIRE_KEY(key, key_len);
+    TF_REQUIRE_NONNULL(granted, "granted");
+    TF_REQUIRE_TIME(now);
+    if (interval == 0) return fail(TF_ERR_INVALID_ARGUMENT, "interval must be >= 1");
+    uint64_t next;
+    *granted = sketch->impl->pace(key, key_len, now, interval, &next) ? 1 : 0;
+    if (next_allowed) *next_allowed = next;
+    return TF_OK;
+}
+
+TF_API tf_status tf_recency_sketch_ttl_insert(tf_recency_sketch *sketch, const void *key, size_t key_len,
+                                              uint64_t now, uint64_t ttl) {
+    TF_REQUIRE_NONNULL(sketch, "sketch");
+    TF_REQUIRE_KEY(key, key_len);
+    TF_REQUIRE_TIME(now);
+    if (ttl == 0) return fail(TF_ERR_INVALID_ARGUMENT, "ttl must be >= 1");
+    sketch->impl->update(key, key_len, tf::sat_add(now, ttl));
+    return TF_OK;
+}
+
+TF_API tf_status tf_recency_sketch_ttl_maybe_live(const tf_recency_sketch *sketch, const void *key,
+                                                  size_t key_len, uint64_t now, int *maybe_live,
+                                                  uint64_t *expires_at) {
+    TF_REQUIRE_NONNULL(sketch, "sketch");
+    TF_REQUIRE_KEY(key, key_len);
+    TF_REQUIRE_NONNULL(maybe_live, "maybe_live");
+    TF_REQUIRE_TIME(now);
+    uint64_t expiry = sketch->impl->query(key, key_len);
+    *maybe_live = expiry > now ? 1 : 0;
+    if (expires_at) *expires_at = expiry;
+    return TF_OK;
+}
+
+TF_API tf_status tf_recency_sketch_merge(tf_recency_sketch *dst, const tf_recency_sketch *src) {
+    TF_REQUIRE_NONNULL(dst, "dst");
+    TF_REQUIRE_NONNULL(src, "src");
+    const RecencySketch &d = *dst->impl, &s = *src->impl;
+    if (!d.compatible(s))
+        return fail(TF_ERR_INCOMPATIBLE,
+                    "cannot merge sketches of different shapes or seeds (%llux%u %s seed %u into %llux%u %s seed %u)",
+                    (unsigned long long)s.width(), unsigned(s.depth()), s.blocked() ? "blocked" : "standard",
+                    unsigned(s.seed()), (unsigned long long)d.width(), unsigned(d.depth()),
+                    d.blocked() ? "blocked" : "standard", unsigned(d.seed()));
+    dst->impl->merge_from(s);
+    return TF_OK;
+}
+
+TF_API tf_status tf_recency_sketch_clear(tf_recency_sketch *sketch) {
+    TF_REQUIRE_NONNULL(sketch, "sketch");
+    sketch->impl->clear();
+    return TF_OK;
+}
+
+TF_API tf_status tf_recency_sketch_error_estimate(const tf_recency_sketch *sketch, uint64_t since,
+                                                  double *probability) {
+    TF_REQUIRE_NONNULL(sketch, "sketch");
+    TF_REQUIRE_NONNULL(probability, "probability");
+    *probability = sketch->impl->error_estimate(since);
+    return TF_OK;
+}
+
+TF_API tf_status tf_recency_sketch_memory(const tf_recency_sketch *sketch, size_t *bytes) {
+    TF_REQUIRE_NONNULL(sketch, "sketch");
+    TF_REQUIRE_NONNULL(bytes, "bytes");
+    *bytes = sizeof(*sketch) + sketch->impl->memory();
+    return TF_OK;
+}
+
+TF_API tf_status tf_recency_sketch_info(const tf_recency_sketch *sketch, uint64_t *width, uint32_t *depth,
+                                        uint32_t *seed, uint32_t *flags, uint64_t *cells) {
+    TF_REQUIRE_NONNULL(sketch, "sketch");
+    const RecencySketch &s = *sketch->impl;
+    if (width) *width = s.width();
+    if (depth) *depth = s.depth();
+    if (seed) *seed = s.seed();
+    if (flags) *flags = s.flags();
+    if (cells) *cells = s.cells();
+    return TF_OK;
+}
+
+TF_API tf_status tf_recency_sketch_serialized_size(const tf_recency_sketch *sketch, size_t *size) {
+    TF_REQUIRE_NONNULL(sketch, "sketch");
+    TF_REQUIRE_NONNULL(size, "size");
+    if (!tf::wire::blob_size(sketch->impl->payload_size(), size))
+        return fail(TF_ERR_TOO_LARGE, "blob size overflows size_t");
+    return TF_OK;
+}
+
+TF_API tf_status tf_recency_sketch_serialize(const tf_recency_sketch *sketch, void *buf, size_t capacity,
+                                             size_t *written) {
+    TF_REQUIRE_NONNULL(sketch, "sketch");
+    const RecencySketch &s = *sketch->impl;
+    return tf::wire::encode(tf::wire::Kind::RecencySketch, s.flags(), s.payload_size(), buf, capacity, written,
+                            [&](tf::wire::Writer &w) { s.write_payload(w); });
+}
+
+TF_API tf_status tf_recency_sketch_deserialize(const void *buf, size_t len, tf_recency_sketch **out) {
+    return guard([&] {
+        TF_REQUIRE_NONNULL(out, "out");
+        TF_REQUIRE_NONNULL(buf, "buf");
+        uint32_t flags;
+        tf::wire::Reader payload;
+        tf_status st = tf::wire::open(buf, len, tf::wire::Kind::RecencySketch, RecencySketch::kKnownFlags, &flags,
+                                      &payload);
+        if (st != TF_OK) return st;
+        std::unique_ptr<RecencySketch> s;
+        st = RecencySketch::read(payload, flags, &s);
+        if (st != TF_OK) return st;
+        return wrap(std::move(s), out);
+    });
+}
+
+}  // extern "C"
