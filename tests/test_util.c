@@ -1,0 +1,1 @@
+int tf_placeholder_test_util(void);
