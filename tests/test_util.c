@@ -1,1 +1,65 @@
-int tf_placeholder_test_util(void);
+#include "test_util.h"
+
+#include <murmurhash.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+uint64_t tu_next(tu_rng *r) {
+    uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+uint64_t tu_below(tu_rng *r, uint64_t n) { return n ? tu_next(r) % n : 0; }
+
+double tu_unit(tu_rng *r) { return (double)(tu_next(r) >> 11) * (1.0 / 9007199254740992.0); }
+
+tu_key tu_make_key(unsigned char tag, uint64_t id) {
+    tu_key k;
+    k.b[0] = tag;
+    for (int i = 0; i < 8; ++i) k.b[1 + i] = (unsigned char)(id >> (8 * i));
+    return k;
+}
+
+unsigned char *tu_read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    unsigned char *buf = NULL;
+    size_t cap = 0, n = 0;
+    for (;;) {
+        if (n == cap) {
+            cap = cap ? cap * 2 : 4096;
+            unsigned char *nb = realloc(buf, cap);
+            if (!nb) {
+                free(buf);
+                fclose(f);
+                return NULL;
+            }
+            buf = nb;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) break;
+    }
+    fclose(f);
+    *len = n;
+    return buf;
+}
+
+const char *tu_data_path(const char *name) {
+    static char path[4096];
+    snprintf(path, sizeof path, "%s/%s", TF_TEST_DATA_DIR, name);
+    return path;
+}
+
+void tu_put_le(unsigned char *p, uint64_t v, int bytes) {
+    for (int i = 0; i < bytes; ++i) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+void tu_fix_checksum(unsigned char *blob, size_t len) {
+    uint64_t h[2];
+    lmmh_x64_128(blob, (unsigned)(len - 8), 0, h);
+    tu_put_le(blob + len - 8, h[0], 8);
+}

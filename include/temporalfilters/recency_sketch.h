@@ -152,6 +152,11 @@ TF_API tf_status tf_recency_sketch_query(const tf_recency_sketch *sketch, const 
  * claim is a compare-and-swap). Size the sketch to keep that under your
  * service's capacity.
  *
+ * In concurrent mode both promises hold under any interleaving: two racing
+ * requests for the same key are never both granted within `interval`. A
+ * request that races with another thread's write to the same cells may be
+ * denied where some serial order would have granted it (never the reverse).
+ *
  * Errors: TF_ERR_NULL (sketch, granted, or key with key_len > 0),
  * TF_ERR_INVALID_ARGUMENT (now == 0 or interval == 0).
  */

@@ -95,6 +95,22 @@ inline Hash128 murmur3_x64_128(const void *data, size_t len, uint32_t seed) {
     return Hash128{h1, h2};
 }
 
+// The hash of a key, from which every structure derives all its indices.
+//
+// MurmurHash3's two output words are not independent in one corner: for a
+// key whose tail gives the second lane nothing (keys of at most 8 bytes, or
+// 16n+1..16n+8 bytes whose block lanes cancel) and a seed equal to the key
+// length, the second lane starts at 0 and the finalisation yields h2 = 1.5 *
+// h1 (mod 2^64), so indices taken from h1 and h2 move together (a blocked
+// sketch then lost half its distinct cells in a test). h2 is therefore
+// passed through one more non-linear mix; h1 stays the plain MurmurHash3
+// value.
+inline Hash128 key_hash(const void *key, size_t len, uint32_t seed) {
+    Hash128 h = murmur3_x64_128(key, len, seed);
+    h.h2 = detail::fmix64(h.h2 ^ 0x9e3779b97f4a7c15ULL);
+    return h;
+}
+
 // The packaged reference (libmurmurhash). Lengths >= 4 GiB are not
 // representable there; this returns false for them instead of truncating.
 bool murmur3_x64_128_reference(const void *data, size_t len, uint32_t seed, Hash128 *out);

@@ -37,6 +37,12 @@ inline void store_max(uint64_t *c, uint64_t v) {
     }
 }
 
+// A key last granted at `est` (0: never) may be granted at `now` when
+// est + interval <= now, computed without overflow.
+inline bool due(uint64_t est, uint64_t now, uint64_t interval) {
+    return est == 0 || (now >= est && now - est >= interval);
+}
+
 template <bool Atomic>
 inline void store(uint64_t *c, uint64_t v) {
     if (Atomic)
@@ -146,7 +152,9 @@ tf_status RecencySketch::dimensions(uint64_t n, double p, uint32_t flags, uint64
             double w = std::ceil(1.0 / denom);
             if (w < 1.0) w = 1.0;
             // guard against rounding: step up until the model agrees
-            while (w * d < limit && model_probability(n, uint64_t(w), d, flags) > p) w += 1.0;
+            for (int tries = 0; tries < 8 && w * d < limit && model_probability(n, uint64_t(w), d, flags) > p;
+                 ++tries)
+                w = std::ceil(w * (1.0 + 1e-12)) + 1.0;
             if (w * d < best_cells) best_cells = w * d, best_w = uint64_t(w), best_d = d;
         }
     } else {
@@ -186,7 +194,7 @@ RecencySketch::RecencySketch(uint64_t width, uint32_t depth, uint32_t seed, uint
 }
 
 inline void RecencySketch::locate(const void *key, size_t len, uint64_t **ptrs) const {
-    const Hash128 h = murmur3_x64_128(key, len, seed_);
+    const Hash128 h = key_hash(key, len, seed_);
     uint64_t *base = const_cast<uint64_t *>(cells_.data());
     if (!blocked()) {
         IndexSequence seq(h);
@@ -223,32 +231,52 @@ uint64_t RecencySketch::query(const void *key, size_t len) const {
 
 template <bool Atomic>
 bool RecencySketch::pace_impl(uint64_t **ptrs, uint64_t now, uint64_t interval, uint64_t *next) {
-    for (;;) {
-        // The oldest of the key's cells is its estimated last grant.
-        uint32_t oldest = 0;
-        uint64_t est = load<Atomic>(ptrs[0]);
-        for (uint32_t i = 1; i < depth_; ++i) {
-            uint64_t v = load<Atomic>(ptrs[i]);
-            if (v < est) est = v, oldest = i;
-        }
-        if (est != 0 && sat_add(est, interval) > now) {
+    if (!Atomic) {
+        uint64_t est = UINT64_MAX;
+        for (uint32_t i = 0; i < depth_; ++i) est = std::min(est, *ptrs[i]);
+        if (!due(est, now, interval)) {
             *next = sat_add(est, interval);
             return false;
         }
-        // Claim the oldest cell: it moves from est (<= now - interval) to
-        // now. In concurrent mode the claim is a compare-and-swap, so one
-        // cell never enables two grants within an interval.
-        if (Atomic) {
-            uint64_t expected = est;
-            if (!__atomic_compare_exchange_n(ptrs[oldest], &expected, now, false, __ATOMIC_RELAXED,
-                                             __ATOMIC_RELAXED))
-                continue;  // another thread changed it: decide again
-        } else {
-            *ptrs[oldest] = now;
-        }
-        for (uint32_t i = 0; i < depth_; ++i) store_max<Atomic>(ptrs[i], now);
+        for (uint32_t i = 0; i < depth_; ++i) store_max<false>(ptrs[i], now);
         *next = sat_add(now, interval);
         return true;
+    }
+    // Concurrent mode. A grant claims the key's oldest cell c with one
+    // compare-and-swap from its old value (<= now - interval) to now, after
+    // first raising every other cell of the key to now. All accesses are
+    // sequentially consistent, so of two requests for the same key, the one
+    // whose claim comes later in that order finds the cell it wants to claim
+    // already raised by the other and fails, unless the two are at least
+    // `interval` apart: the same key is never granted twice within an
+    // interval. A failed claim re-reads and decides again (another thread
+    // made progress). Its raises stay: they can only delay the key (a denial
+    // the single-threaded mode would not give, under a race), never grant.
+    // Each successful claim still moves one cell forward by >= interval, so
+    // the bound of width*depth grants per interval holds.
+    for (;;) {
+        uint32_t oldest = 0;
+        uint64_t est = __atomic_load_n(ptrs[0], __ATOMIC_SEQ_CST);
+        for (uint32_t i = 1; i < depth_; ++i) {
+            uint64_t v = __atomic_load_n(ptrs[i], __ATOMIC_SEQ_CST);
+            if (v < est) est = v, oldest = i;
+        }
+        if (!due(est, now, interval)) {
+            *next = sat_add(est, interval);
+            return false;
+        }
+        for (uint32_t i = 0; i < depth_; ++i) {
+            if (i == oldest) continue;
+            uint64_t cur = __atomic_load_n(ptrs[i], __ATOMIC_SEQ_CST);
+            while (cur < now && !__atomic_compare_exchange_n(ptrs[i], &cur, now, false, __ATOMIC_SEQ_CST,
+                                                             __ATOMIC_SEQ_CST)) {
+            }
+        }
+        uint64_t expected = est;
+        if (__atomic_compare_exchange_n(ptrs[oldest], &expected, now, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+            *next = sat_add(now, interval);
+            return true;
+        }
     }
 }
 
