@@ -91,7 +91,7 @@ TF_API tf_status tf_recency_sketch_new(uint64_t width, uint32_t depth, uint32_t 
  * above; for the blocked layout the exact model of uneven lines is used).
  *
  *  expected_keys          distinct keys per horizon, >= 1.
- *  too_new_probability    target, in (0, 0.5].
+ *  too_new_probability    target, in (0, 1).
  *  flags                  the flags the sketch will be created with (only
  *                         TF_RECENCY_SKETCH_BLOCKED changes the answer).
  *  width, depth           receive the dimensions; either may be NULL.

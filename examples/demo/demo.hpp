@@ -1,0 +1,198 @@
+// demo.hpp - shared pieces of tf-demo: the event stream, the options, the
+// section interface every structure implements, timing, memory accounting
+// for the exact references, and report formatting.
+//
+// The demo uses only the public C API of libtemporalfilters.
+#ifndef TF_DEMO_DEMO_HPP
+#define TF_DEMO_DEMO_HPP
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <temporalfilters.h>
+
+namespace demo {
+
+// ---------------------------------------------------------------------------
+// The stream
+
+// Every distinct key of the stream, stored once in one contiguous buffer.
+class KeyTable {
+   public:
+    uint32_t add(const char *bytes, size_t len) {
+        bytes_.append(bytes, len);
+        end_.push_back(bytes_.size());
+        return uint32_t(end_.size() - 2);
+    }
+    const char *data(uint32_t k) const { return bytes_.data() + end_[k]; }
+    size_t size(uint32_t k) const { return size_t(end_[k + 1] - end_[k]); }
+    uint32_t count() const { return uint32_t(end_.size() - 1); }
+
+   private:
+    std::string bytes_;
+    std::vector<uint64_t> end_{0};  // key k spans [end_[k], end_[k + 1])
+};
+
+struct Stream {
+    std::string description;     // what the stream is, for the report
+    std::string detail;          // a second line of it (may be empty)
+    std::string unit;            // "ms" for the synthetic stream, "units" for CSV
+    std::vector<uint64_t> time;  // event timestamps (>= 1), in stream order
+    std::vector<uint32_t> key;   // event keys, indexes into `keys`
+    KeyTable keys;
+    uint64_t first = 0, last = 0;  // smallest and largest timestamp
+    bool sorted = true;            // timestamps never decrease
+
+    size_t events() const { return time.size(); }
+};
+
+struct Options {
+    uint64_t events = 4000000;  // synthetic stream length, or CSV line limit
+    bool events_given = false;
+    uint64_t seed = 1;
+    std::string csv_path;  // empty: synthetic stream
+    uint64_t horizon = 0, interval = 0, ttl = 0;  // 0: default
+    double target = 0.01;                        // too-new probability to size for
+};
+
+// Builds the synthetic stream (deterministic for a given seed).
+Stream make_synthetic_stream(uint64_t events, uint64_t seed);
+
+// Loads `timestamp,key` lines. On malformed input prints the problems to
+// stderr and returns false.
+bool load_csv_stream(const std::string &path, uint64_t max_events, Stream *out);
+
+// Distinct keys within any window (t - width, t] ending at an event.
+struct WindowStats {
+    uint64_t width = 0;
+    uint64_t max = 0;   // largest count over all events
+    double mean = 0.0;  // average count seen by the events
+};
+WindowStats distinct_per_window(const Stream &s, uint64_t width);
+
+// What every section is given: the stream and the time scales to measure at.
+struct Context {
+    const Stream &stream;
+    const Options &options;
+    uint64_t horizon;   // last-seen queries look this far back
+    uint64_t interval;  // pacing: one grant per key per interval
+    uint64_t ttl;       // TTL prefilter: entries live this long
+    WindowStats keys_per_horizon, keys_per_interval, keys_per_ttl;
+    uint64_t checkpoint_every;  // stream time between measurements of the state
+};
+
+// ---------------------------------------------------------------------------
+// Sections: one per structure of the library.
+
+enum class Outcome { ok = 0, promise_broken = 1, api_error = 2 };
+
+inline Outcome worst(Outcome a, Outcome b) { return int(a) > int(b) ? a : b; }
+
+class Section {
+   public:
+    virtual ~Section() = default;
+    virtual const char *title() const = 0;  // e.g. "RecencySketch (tf_recency_sketch)"
+    // Replays the stream, prints its part of the report, and says whether
+    // every hard promise held.
+    virtual Outcome run(const Context &ctx) = 0;
+};
+
+using SectionFactory = std::unique_ptr<Section> (*)();
+
+// All sections, in report order (sections.cpp).
+const std::vector<SectionFactory> &all_sections();
+
+// ---------------------------------------------------------------------------
+// Helpers
+
+// Prints a failed library call (status name and last error message) to
+// stderr; returns true when `status` is TF_OK.
+bool check(tf_status status, const char *what);
+
+// Accumulates the wall time of the code it measures.
+class Stopwatch {
+   public:
+    void start() { t0_ = std::chrono::steady_clock::now(); }
+    void stop() {
+        ns_ += double(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0_)
+                          .count());
+    }
+    double per(uint64_t ops) const { return ops == 0 ? 0.0 : ns_ / double(ops); }
+
+   private:
+    std::chrono::steady_clock::time_point t0_{};
+    double ns_ = 0.0;
+};
+
+// Heap accounting for the exact references: bytes of the chunks malloc
+// hands out (glibc x86-64: 8-byte header, 16-byte granules, 32 minimum).
+inline size_t malloc_chunk(size_t n) {
+    size_t c = (n + 8 + 15) & ~size_t(15);
+    return c < 32 ? 32 : c;
+}
+
+struct HeapCounter {
+    size_t bytes = 0;
+};
+
+template <class T>
+struct CountingAllocator {
+    using value_type = T;
+    HeapCounter *counter;
+    explicit CountingAllocator(HeapCounter *c) : counter(c) {}
+    template <class U>
+    CountingAllocator(const CountingAllocator<U> &o) : counter(o.counter) {}  // NOLINT: rebinding
+    T *allocate(size_t n) {
+        counter->bytes += malloc_chunk(n * sizeof(T));
+        return std::allocator<T>().allocate(n);
+    }
+    void deallocate(T *p, size_t n) {
+        counter->bytes -= malloc_chunk(n * sizeof(T));
+        std::allocator<T>().deallocate(p, n);
+    }
+    template <class U>
+    bool operator==(const CountingAllocator<U> &o) const { return counter == o.counter; }
+    template <class U>
+    bool operator!=(const CountingAllocator<U> &o) const { return counter != o.counter; }
+};
+
+// Deterministic pseudo-random numbers (SplitMix64).
+class Rng {
+   public:
+    explicit Rng(uint64_t seed) : state_(seed) {}
+    uint64_t next() {
+        uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        return z ^ (z >> 31);
+    }
+    double uniform() { return double(next() >> 11) * (1.0 / 9007199254740992.0); }  // [0, 1)
+    uint64_t below(uint64_t n) { return n == 0 ? 0 : next() % n; }
+
+   private:
+    uint64_t state_;
+};
+
+// Report formatting.
+std::string count(uint64_t n);           // 4,000,000
+std::string bytes(size_t n);             // 5.27 MiB
+std::string percent(double fraction);    // 0.183%
+std::string nanos(double ns);            // 61.2 ns
+std::string span(const Stream &s, uint64_t t);  // 1h 02m 03s for ms, else the number
+void print_title(const std::string &title);     // == title =====
+void print_subtitle(const std::string &title, const std::string &note);
+void print_row(const std::string &label, const std::string &text);
+// A row of three columns: the structure, its exact reference, and that
+// reference pruned to what it would need to keep.
+void print_columns(const std::string &label, const std::string &a, const std::string &b, const std::string &c);
+// A row that ends in a verdict, right-aligned: PASS/FAIL for a hard
+// promise, ok/HIGH for a statistical one.
+void print_verdict(const std::string &label, const std::string &text, const char *verdict);
+
+}  // namespace demo
+
+#endif  // TF_DEMO_DEMO_HPP

@@ -1,0 +1,19 @@
+// sections.cpp - the list of structures tf-demo measures, in report order.
+//
+// To add a structure: write section_<name>.cpp with a class deriving from
+// demo::Section and a factory function, declare the factory here, add it to
+// the list below, and add the file to meson.build.
+#include "demo.hpp"
+
+namespace demo {
+
+std::unique_ptr<Section> make_recency_sketch_section();
+
+const std::vector<SectionFactory> &all_sections() {
+    static const std::vector<SectionFactory> list = {
+        make_recency_sketch_section,
+    };
+    return list;
+}
+
+}  // namespace demo

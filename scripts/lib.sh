@@ -1,0 +1,42 @@
+# Shared by the scripts: repository root and Debian package installation.
+# Source it; do not run it.
+
+tf_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+# tf_ensure_packages PKG...: installs the Debian packages that are missing
+# (apt-get update first), as root or through sudo. Prints what it does.
+tf_ensure_packages() {
+    local missing=() p
+    for p in "$@"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+    done
+    if [ ${#missing[@]} -eq 0 ]; then
+        return 0
+    fi
+    echo "==> installing Debian packages: ${missing[*]}"
+    local sudo=()
+    if [ "$(id -u)" -ne 0 ]; then
+        command -v sudo >/dev/null || { echo "need root or sudo to install: ${missing[*]}" >&2; return 1; }
+        sudo=(sudo)
+    fi
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+# The packages every build needs.
+TF_BUILD_PACKAGES=(meson ninja-build g++ gcc pkg-config libcmocka-dev libmurmurhash-dev)
+# Extra packages for the full test run: clang + libFuzzer, sanitizer runtimes.
+TF_TEST_PACKAGES=(clang libclang-rt-14-dev binutils)
+
+# tf_setup BUILDDIR MESON-ARGS...: configures a build directory, wiping a
+# stale one whose options differ.
+tf_setup() {
+    local dir=$1
+    shift
+    if [ -f "$dir/build.ninja" ]; then
+        meson setup --wipe "$dir" "$@" >/dev/null
+    else
+        rm -rf "$dir"
+        meson setup "$dir" "$@" >/dev/null
+    fi
+}

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, and runs every test suite: a plain build
+# (warnings as errors), the same under AddressSanitizer + UndefinedBehavior-
+# Sanitizer (halting on the first error), an install check, and a short
+# libFuzzer run. Exits non-zero on any failure.
+#
+#   scripts/test.sh            everything
+#   FUZZ_SECONDS=0 scripts/test.sh   skip the libFuzzer run
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$tf_root"
+
+tf_ensure_packages "${TF_BUILD_PACKAGES[@]}" "${TF_TEST_PACKAGES[@]}"
+
+start=$(date +%s)
+step() { echo; echo "==> $* ($(($(date +%s) - start)) s)"; }
+
+step "plain build (gcc, -Werror)"
+tf_setup build/plain -Dwerror=true -Dbuildtype=debugoptimized
+meson compile -C build/plain
+meson test -C build/plain --print-errorlogs --num-processes 2
+
+step "AddressSanitizer + UndefinedBehaviorSanitizer"
+tf_setup build/sanitize -Dwerror=true -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=false \
+    -Dbenchmarks=false
+meson compile -C build/sanitize
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:halt_on_error=1 \
+UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1 \
+    meson test -C build/sanitize --print-errorlogs --num-processes 2 --timeout-multiplier 4
+
+step "install into a staging directory and build a consumer with pkg-config"
+bash tests/install/check_install.sh build/plain
+
+if [ "${FUZZ_SECONDS:-20}" != 0 ]; then
+    step "libFuzzer (clang, ${FUZZ_SECONDS:-20} s per target)"
+    FUZZ_SECONDS=${FUZZ_SECONDS:-20} bash scripts/fuzz.sh
+fi
+
+step "all suites passed"
