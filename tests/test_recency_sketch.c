@@ -52,6 +52,15 @@ static unsigned char *snap(const tf_recency_sketch *s, size_t *len) {
     return buf;
 }
 
+static int same(const tf_recency_sketch *a, const tf_recency_sketch *b) {
+    size_t na, nb;
+    unsigned char *x = snap(a, &na), *y = snap(b, &nb);
+    int eq = na == nb && memcmp(x, y, na) == 0;
+    free(x);
+    free(y);
+    return eq;
+}
+
 /* Asserts that `s` serializes to exactly `before`. */
 static void assert_unchanged(const tf_recency_sketch *s, const unsigned char *before, size_t len) {
     size_t n;
@@ -143,6 +152,64 @@ static void test_seed_changes_positions(void **state) {
     assert_true(differ > 100);
     tf_recency_sketch_free(a);
     tf_recency_sketch_free(b);
+}
+
+/* Batches give exactly the results of one call per key, in order. */
+static void test_batch_matches_single(void **state) {
+    (void)state;
+    enum { N = 3000 };
+    static unsigned char keybuf[N][24];
+    const void *keys[N];
+    size_t lens[N];
+    uint64_t times[N], got[N];
+    tu_rng r = {31};
+    for (size_t i = 0; i < N; ++i) {
+        lens[i] = (size_t)tu_below(&r, 24); /* lengths 0..23, all tail cases */
+        for (size_t j = 0; j < lens[i]; ++j) keybuf[i][j] = (unsigned char)tu_below(&r, 4); /* repeats */
+        keys[i] = lens[i] ? keybuf[i] : NULL;
+        times[i] = 1 + tu_below(&r, 1000000); /* out of order */
+    }
+    for (size_t m = 0; m < NMODES; ++m) {
+        tf_recency_sketch *a = make(256, 3, 5, kModes[m]), *b = make(256, 3, 5, kModes[m]);
+        OK(tf_recency_sketch_update_batch(a, keys, lens, N, times));
+        for (size_t i = 0; i < N; ++i) OK(tf_recency_sketch_update(b, keys[i], lens[i], times[i]));
+        assert_true(same(a, b));
+        OK(tf_recency_sketch_query_batch(a, keys, lens, N, got));
+        for (size_t i = 0; i < N; ++i) {
+            uint64_t t;
+            OK(tf_recency_sketch_query(b, keys[i], lens[i], &t));
+            assert_int_equal(got[i], t);
+            assert_true(t >= times[i]);
+        }
+        /* empty batches are fine, even with NULL arrays */
+        OK(tf_recency_sketch_update_batch(a, NULL, NULL, 0, NULL));
+        OK(tf_recency_sketch_query_batch(a, NULL, NULL, 0, NULL));
+        /* a bad element fails the whole batch before anything changes */
+        size_t n;
+        unsigned char *before = snap(a, &n);
+        uint64_t bad_times[N];
+        memcpy(bad_times, times, sizeof bad_times);
+        for (size_t i = 0; i < N; ++i) bad_times[i] += 5000000;
+        bad_times[N - 1] = 0;
+        tf_clear_last_error();
+        assert_int_equal(tf_recency_sketch_update_batch(a, keys, lens, N, bad_times), TF_ERR_INVALID_ARGUMENT);
+        assert_non_null(strstr(tf_last_error_message(), "times[2999]"));
+        assert_unchanged(a, before, n);
+        const void *bad_keys[2] = {"x", NULL};
+        size_t bad_lens[2] = {1, 4};
+        assert_int_equal(tf_recency_sketch_update_batch(a, bad_keys, bad_lens, 2, times), TF_ERR_NULL);
+        assert_int_equal(tf_recency_sketch_query_batch(a, bad_keys, bad_lens, 2, got), TF_ERR_NULL);
+        assert_int_equal(tf_recency_sketch_update_batch(a, NULL, lens, 2, times), TF_ERR_NULL);
+        assert_int_equal(tf_recency_sketch_update_batch(a, keys, NULL, 2, times), TF_ERR_NULL);
+        assert_int_equal(tf_recency_sketch_update_batch(a, keys, lens, 2, NULL), TF_ERR_NULL);
+        assert_int_equal(tf_recency_sketch_update_batch(NULL, keys, lens, 2, times), TF_ERR_NULL);
+        assert_int_equal(tf_recency_sketch_query_batch(a, keys, lens, 2, NULL), TF_ERR_NULL);
+        assert_int_equal(tf_recency_sketch_query_batch(NULL, keys, lens, 2, got), TF_ERR_NULL);
+        assert_unchanged(a, before, n);
+        free(before);
+        tf_recency_sketch_free(a);
+        tf_recency_sketch_free(b);
+    }
 }
 
 /* ------------------------------------------------------------------ */
@@ -612,14 +679,6 @@ static tf_recency_sketch *copy_of(const tf_recency_sketch *s) {
     return c;
 }
 
-static int same(const tf_recency_sketch *a, const tf_recency_sketch *b) {
-    size_t na, nb;
-    unsigned char *x = snap(a, &na), *y = snap(b, &nb);
-    int eq = na == nb && memcmp(x, y, na) == 0;
-    free(x);
-    free(y);
-    return eq;
-}
 
 static void test_merge_laws(void **state) {
     (void)state;
@@ -1178,6 +1237,7 @@ int main(void) {
         cmocka_unit_test(test_new_and_info),
         cmocka_unit_test(test_update_query_basics),
         cmocka_unit_test(test_seed_changes_positions),
+        cmocka_unit_test(test_batch_matches_single),
         cmocka_unit_test(test_never_older_standard),
         cmocka_unit_test(test_never_older_blocked),
         cmocka_unit_test(test_never_older_concurrent_modes),

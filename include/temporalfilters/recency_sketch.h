@@ -136,6 +136,31 @@ TF_API tf_status tf_recency_sketch_query(const tf_recency_sketch *sketch, const 
                                          size_t key_len, uint64_t *last_seen);
 
 /*
+ * Batch forms of update and query: the same results as calling
+ * tf_recency_sketch_update / tf_recency_sketch_query for keys[0..count) in
+ * order, but faster on large tables and across language bindings: the cells
+ * of each group of keys are located and prefetched together, so that their
+ * cache misses overlap, and the per-call overhead is paid once.
+ *
+ *  keys       array of `count` key pointers; keys[i] may be NULL only when
+ *             key_lens[i] is 0.
+ *  key_lens   array of `count` key lengths in bytes.
+ *  times      (update) array of `count` timestamps, each >= 1.
+ *  last_seen  (query) array that receives `count` estimates, as in
+ *             tf_recency_sketch_query.
+ *
+ * Every argument is checked before any cell changes, so a failed batch
+ * changes nothing. count == 0 is a no-op (the arrays may then be NULL).
+ * Errors: TF_ERR_NULL (sketch, an array, or keys[i] with key_lens[i] > 0),
+ * TF_ERR_INVALID_ARGUMENT (a zero timestamp); the message names the index.
+ * Thread safety as for the single-key calls.
+ */
+TF_API tf_status tf_recency_sketch_update_batch(tf_recency_sketch *sketch, const void *const *keys,
+                                                const size_t *key_lens, size_t count, const uint64_t *times);
+TF_API tf_status tf_recency_sketch_query_batch(const tf_recency_sketch *sketch, const void *const *keys,
+                                               const size_t *key_lens, size_t count, uint64_t *last_seen);
+
+/*
  * Request pacing: grants `key` at time `now` when no grant is recorded for it
  * within the last `interval` time units (as estimated), i.e. when
  * last + interval <= now, and records the grant at `now`. A denied request

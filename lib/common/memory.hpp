@@ -10,6 +10,8 @@
 #include <new>
 #include <utility>
 
+#include <sys/mman.h>
+
 namespace tf {
 
 constexpr size_t kCacheLine = 64;
@@ -23,43 +25,98 @@ inline uint64_t sat_add(uint64_t a, uint64_t b) {
     return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
 }
 
+// Tables of at least kHugeTableBytes are mapped directly, aligned to 2 MiB,
+// and offered to transparent huge pages (madvise), so that a random access
+// into a memory-resident table costs a cache miss and not also a TLB miss
+// (measured in tests/bench: about 1.5x faster at 128 MiB). Smaller tables
+// come from calloc. Either way the memory starts zeroed (fresh kernel pages,
+// nothing touched until used).
+constexpr size_t kHugePage = size_t(2) << 20;
+constexpr size_t kHugeTableBytes = size_t(4) << 20;
+
+// A zeroed, 64-byte aligned block of raw memory (see above).
+class ZeroedBlock {
+   public:
+    ZeroedBlock() = default;
+    // Throws std::bad_alloc on failure.
+    explicit ZeroedBlock(size_t bytes);
+    ~ZeroedBlock();
+    ZeroedBlock(const ZeroedBlock &) = delete;
+    ZeroedBlock &operator=(const ZeroedBlock &) = delete;
+    ZeroedBlock(ZeroedBlock &&o) noexcept { swap(o); }
+    ZeroedBlock &operator=(ZeroedBlock &&o) noexcept {
+        swap(o);
+        return *this;
+    }
+    void swap(ZeroedBlock &o) noexcept {
+        std::swap(data_, o.data_);
+        std::swap(raw_, o.raw_);
+        std::swap(mapped_, o.mapped_);
+        std::swap(footprint_, o.footprint_);
+    }
+    void *data() const { return data_; }
+    // Bytes reserved for the block (alignment slack included).
+    size_t footprint() const { return footprint_; }
+
+   private:
+    void *data_ = nullptr;
+    void *raw_ = nullptr;  // calloc'ed pointer, or nullptr when mapped
+    size_t mapped_ = 0;    // length of the mapping, or 0
+    size_t footprint_ = 0;
+};
+
+inline ZeroedBlock::ZeroedBlock(size_t bytes) {
+    if (bytes >= kHugeTableBytes && bytes <= SIZE_MAX - 2 * kHugePage) {
+        const size_t len = (bytes + kHugePage - 1) & ~(kHugePage - 1);
+        const size_t map_len = len + kHugePage;
+        void *p = mmap(nullptr, map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) throw std::bad_alloc();
+        // Keep the 2 MiB-aligned part, give back the slack at both ends.
+        const uintptr_t start = reinterpret_cast<uintptr_t>(p);
+        const uintptr_t aligned = (start + kHugePage - 1) & ~uintptr_t(kHugePage - 1);
+        if (aligned > start) munmap(p, aligned - start);
+        const uintptr_t end = start + map_len, used_end = aligned + len;
+        if (end > used_end) munmap(reinterpret_cast<void *>(used_end), end - used_end);
+        data_ = reinterpret_cast<void *>(aligned);
+        mapped_ = len;
+        footprint_ = len;
+#ifdef MADV_HUGEPAGE
+        madvise(data_, len, MADV_HUGEPAGE);  // a hint; failure is harmless
+#endif
+        return;
+    }
+    raw_ = std::calloc(1, bytes + kCacheLine);
+    if (raw_ == nullptr) throw std::bad_alloc();
+    const uintptr_t p = reinterpret_cast<uintptr_t>(raw_);
+    data_ = reinterpret_cast<void *>((p + kCacheLine - 1) & ~uintptr_t(kCacheLine - 1));
+    footprint_ = bytes + kCacheLine;
+}
+
+inline ZeroedBlock::~ZeroedBlock() {
+    if (mapped_ != 0)
+        munmap(data_, mapped_);
+    else
+        std::free(raw_);
+}
+
 template <class T>
 class AlignedArray {
    public:
     AlignedArray() = default;
     // Throws std::bad_alloc on failure. `n * sizeof(T)` must not overflow
     // (checked by the caller, which reports TF_ERR_TOO_LARGE).
-    explicit AlignedArray(size_t n) : n_(n) {
-        size_t bytes = n * sizeof(T) + kCacheLine;
-        raw_ = std::calloc(1, bytes);
-        if (raw_ == nullptr) throw std::bad_alloc();
-        uintptr_t p = reinterpret_cast<uintptr_t>(raw_);
-        p = (p + kCacheLine - 1) & ~uintptr_t(kCacheLine - 1);
-        data_ = reinterpret_cast<T *>(p);
-    }
-    ~AlignedArray() { std::free(raw_); }
-    AlignedArray(const AlignedArray &) = delete;
-    AlignedArray &operator=(const AlignedArray &) = delete;
-    AlignedArray(AlignedArray &&o) noexcept { swap(o); }
-    AlignedArray &operator=(AlignedArray &&o) noexcept {
-        swap(o);
-        return *this;
-    }
-    void swap(AlignedArray &o) noexcept {
-        std::swap(raw_, o.raw_);
-        std::swap(data_, o.data_);
-        std::swap(n_, o.n_);
-    }
-    T *data() { return data_; }
-    const T *data() const { return data_; }
+    explicit AlignedArray(size_t n) : block_(n * sizeof(T)), n_(n) {}
+    AlignedArray(AlignedArray &&o) noexcept = default;
+    AlignedArray &operator=(AlignedArray &&o) noexcept = default;
+    T *data() { return static_cast<T *>(block_.data()); }
+    const T *data() const { return static_cast<const T *>(block_.data()); }
     size_t size() const { return n_; }
-    size_t bytes() const { return n_ * sizeof(T) + (raw_ ? kCacheLine : 0); }
-    T &operator[](size_t i) { return data_[i]; }
-    const T &operator[](size_t i) const { return data_[i]; }
+    size_t bytes() const { return block_.footprint(); }
+    T &operator[](size_t i) { return data()[i]; }
+    const T &operator[](size_t i) const { return data()[i]; }
 
    private:
-    void *raw_ = nullptr;
-    T *data_ = nullptr;
+    ZeroedBlock block_;
     size_t n_ = 0;
 };
 

@@ -5,9 +5,9 @@
 #include "common/wire.hpp"
 #include "recency_sketch/recency_sketch.hpp"
 
-struct tf_recency_sketch {
-    explicit tf_recency_sketch(std::unique_ptr<tf::RecencySketch> s) : impl(std::move(s)) {}
-    std::unique_ptr<tf::RecencySketch> impl;
+// The handle is the sketch itself (no extra indirection on the hot path).
+struct tf_recency_sketch : tf::RecencySketch {
+    explicit tf_recency_sketch(tf::RecencySketch &&s) : tf::RecencySketch(std::move(s)) {}
 };
 
 using tf::fail;
@@ -16,7 +16,7 @@ using tf::RecencySketch;
 
 namespace {
 tf_status wrap(std::unique_ptr<RecencySketch> s, tf_recency_sketch **out) {
-    *out = new tf_recency_sketch(std::move(s));
+    *out = new tf_recency_sketch(std::move(*s));
     return TF_OK;
 }
 }  // namespace
@@ -58,7 +58,7 @@ TF_API tf_status tf_recency_sketch_update(tf_recency_sketch *sketch, const void 
     TF_REQUIRE_NONNULL(sketch, "sketch");
     TF_REQUIRE_KEY(key, key_len);
     TF_REQUIRE_TIME(now);
-    sketch->impl->update(key, key_len, now);
+    sketch->update(key, key_len, now);
     return TF_OK;
 }
 
@@ -67,7 +67,42 @@ TF_API tf_status tf_recency_sketch_query(const tf_recency_sketch *sketch, const 
     TF_REQUIRE_NONNULL(sketch, "sketch");
     TF_REQUIRE_KEY(key, key_len);
     TF_REQUIRE_NONNULL(last_seen, "last_seen");
-    *last_seen = sketch->impl->query(key, key_len);
+    *last_seen = sketch->query(key, key_len);
+    return TF_OK;
+}
+
+namespace {
+// Checks the arrays of a batch call; keys[i] may be NULL only when empty.
+tf_status check_batch(const void *const *keys, const size_t *key_lens, size_t count) {
+    if (count == 0) return TF_OK;
+    TF_REQUIRE_NONNULL(keys, "keys");
+    TF_REQUIRE_NONNULL(key_lens, "key_lens");
+    for (size_t i = 0; i < count; ++i)
+        if (keys[i] == nullptr && key_lens[i] != 0)
+            return fail(TF_ERR_NULL, "keys[%zu] is NULL but key_lens[%zu] is %zu", i, i, key_lens[i]);
+    return TF_OK;
+}
+}  // namespace
+
+TF_API tf_status tf_recency_sketch_update_batch(tf_recency_sketch *sketch, const void *const *keys,
+                                                const size_t *key_lens, size_t count, const uint64_t *times) {
+    TF_REQUIRE_NONNULL(sketch, "sketch");
+    tf_status st = check_batch(keys, key_lens, count);
+    if (st != TF_OK || count == 0) return st;
+    TF_REQUIRE_NONNULL(times, "times");
+    for (size_t i = 0; i < count; ++i)
+        if (times[i] == 0) return fail(TF_ERR_INVALID_ARGUMENT, "times[%zu] is 0; timestamps must be >= 1", i);
+    sketch->update_batch(keys, key_lens, count, times);
+    return TF_OK;
+}
+
+TF_API tf_status tf_recency_sketch_query_batch(const tf_recency_sketch *sketch, const void *const *keys,
+                                               const size_t *key_lens, size_t count, uint64_t *last_seen) {
+    TF_REQUIRE_NONNULL(sketch, "sketch");
+    tf_status st = check_batch(keys, key_lens, count);
+    if (st != TF_OK || count == 0) return st;
+    TF_REQUIRE_NONNULL(last_seen, "last_seen");
+    sketch->query_batch(keys, key_lens, count, last_seen);
     return TF_OK;
 }
 
@@ -79,7 +114,7 @@ TF_API tf_status tf_recency_sketch_pace(tf_recency_sketch *sketch, const void *k
     TF_REQUIRE_TIME(now);
     if (interval == 0) return fail(TF_ERR_INVALID_ARGUMENT, "interval must be >= 1");
     uint64_t next;
-    *granted = sketch->impl->pace(key, key_len, now, interval, &next) ? 1 : 0;
+    *granted = sketch->pace(key, key_len, now, interval, &next) ? 1 : 0;
     if (next_allowed) *next_allowed = next;
     return TF_OK;
 }
@@ -90,7 +125,7 @@ TF_API tf_status tf_recency_sketch_ttl_insert(tf_recency_sketch *sketch, const v
     TF_REQUIRE_KEY(key, key_len);
     TF_REQUIRE_TIME(now);
     if (ttl == 0) return fail(TF_ERR_INVALID_ARGUMENT, "ttl must be >= 1");
-    sketch->impl->update(key, key_len, tf::sat_add(now, ttl));
+    sketch->update(key, key_len, tf::sat_add(now, ttl));
     return TF_OK;
 }
 
@@ -101,7 +136,7 @@ TF_API tf_status tf_recency_sketch_ttl_maybe_live(const tf_recency_sketch *sketc
     TF_REQUIRE_KEY(key, key_len);
     TF_REQUIRE_NONNULL(maybe_live, "maybe_live");
     TF_REQUIRE_TIME(now);
-    uint64_t expiry = sketch->impl->query(key, key_len);
+    uint64_t expiry = sketch->query(key, key_len);
     *maybe_live = expiry > now ? 1 : 0;
     if (expires_at) *expires_at = expiry;
     return TF_OK;
@@ -110,20 +145,20 @@ TF_API tf_status tf_recency_sketch_ttl_maybe_live(const tf_recency_sketch *sketc
 TF_API tf_status tf_recency_sketch_merge(tf_recency_sketch *dst, const tf_recency_sketch *src) {
     TF_REQUIRE_NONNULL(dst, "dst");
     TF_REQUIRE_NONNULL(src, "src");
-    const RecencySketch &d = *dst->impl, &s = *src->impl;
+    const RecencySketch &d = *dst, &s = *src;
     if (!d.compatible(s))
         return fail(TF_ERR_INCOMPATIBLE,
                     "cannot merge sketches of different shapes or seeds (%llux%u %s seed %u into %llux%u %s seed %u)",
                     (unsigned long long)s.width(), unsigned(s.depth()), s.blocked() ? "blocked" : "standard",
                     unsigned(s.seed()), (unsigned long long)d.width(), unsigned(d.depth()),
                     d.blocked() ? "blocked" : "standard", unsigned(d.seed()));
-    dst->impl->merge_from(s);
+    dst->merge_from(s);
     return TF_OK;
 }
 
 TF_API tf_status tf_recency_sketch_clear(tf_recency_sketch *sketch) {
     TF_REQUIRE_NONNULL(sketch, "sketch");
-    sketch->impl->clear();
+    sketch->clear();
     return TF_OK;
 }
 
@@ -131,21 +166,21 @@ TF_API tf_status tf_recency_sketch_error_estimate(const tf_recency_sketch *sketc
                                                   double *probability) {
     TF_REQUIRE_NONNULL(sketch, "sketch");
     TF_REQUIRE_NONNULL(probability, "probability");
-    *probability = sketch->impl->error_estimate(since);
+    *probability = sketch->error_estimate(since);
     return TF_OK;
 }
 
 TF_API tf_status tf_recency_sketch_memory(const tf_recency_sketch *sketch, size_t *bytes) {
     TF_REQUIRE_NONNULL(sketch, "sketch");
     TF_REQUIRE_NONNULL(bytes, "bytes");
-    *bytes = sizeof(*sketch) + sketch->impl->memory();
+    *bytes = sketch->memory();
     return TF_OK;
 }
 
 TF_API tf_status tf_recency_sketch_info(const tf_recency_sketch *sketch, uint64_t *width, uint32_t *depth,
                                         uint32_t *seed, uint32_t *flags, uint64_t *cells) {
     TF_REQUIRE_NONNULL(sketch, "sketch");
-    const RecencySketch &s = *sketch->impl;
+    const RecencySketch &s = *sketch;
     if (width) *width = s.width();
     if (depth) *depth = s.depth();
     if (seed) *seed = s.seed();
@@ -157,7 +192,7 @@ TF_API tf_status tf_recency_sketch_info(const tf_recency_sketch *sketch, uint64_
 TF_API tf_status tf_recency_sketch_serialized_size(const tf_recency_sketch *sketch, size_t *size) {
     TF_REQUIRE_NONNULL(sketch, "sketch");
     TF_REQUIRE_NONNULL(size, "size");
-    if (!tf::wire::blob_size(sketch->impl->payload_size(), size))
+    if (!tf::wire::blob_size(sketch->payload_size(), size))
         return fail(TF_ERR_TOO_LARGE, "blob size overflows size_t");
     return TF_OK;
 }
@@ -165,7 +200,7 @@ TF_API tf_status tf_recency_sketch_serialized_size(const tf_recency_sketch *sket
 TF_API tf_status tf_recency_sketch_serialize(const tf_recency_sketch *sketch, void *buf, size_t capacity,
                                              size_t *written) {
     TF_REQUIRE_NONNULL(sketch, "sketch");
-    const RecencySketch &s = *sketch->impl;
+    const RecencySketch &s = *sketch;
     return tf::wire::encode(tf::wire::Kind::RecencySketch, s.flags(), s.payload_size(), buf, capacity, written,
                             [&](tf::wire::Writer &w) { s.write_payload(w); });
 }

@@ -229,6 +229,44 @@ uint64_t RecencySketch::query(const void *key, size_t len) const {
     return m;
 }
 
+template <class Op>
+void RecencySketch::for_each_located(const void *const *keys, const size_t *lens, size_t count, Op &&op) const {
+    uint64_t *ptrs[kBatchGroup][kMaxDepth];
+    // In the blocked layout all of a key's cells share one line.
+    const uint32_t prefetches = blocked() ? 1 : depth_;
+    for (size_t base = 0; base < count; base += kBatchGroup) {
+        const size_t g = std::min(kBatchGroup, count - base);
+        for (size_t i = 0; i < g; ++i) {
+            locate(keys[base + i], lens[base + i], ptrs[i]);
+            for (uint32_t j = 0; j < prefetches; ++j) __builtin_prefetch(ptrs[i][j], 1);
+        }
+        for (size_t i = 0; i < g; ++i) op(base + i, ptrs[i]);
+    }
+}
+
+void RecencySketch::update_batch(const void *const *keys, const size_t *lens, size_t count, const uint64_t *times) {
+    if (concurrent())
+        for_each_located(keys, lens, count, [&](size_t i, uint64_t **ptrs) {
+            for (uint32_t j = 0; j < depth_; ++j) store_max<true>(ptrs[j], times[i]);
+        });
+    else
+        for_each_located(keys, lens, count, [&](size_t i, uint64_t **ptrs) {
+            for (uint32_t j = 0; j < depth_; ++j) store_max<false>(ptrs[j], times[i]);
+        });
+}
+
+void RecencySketch::query_batch(const void *const *keys, const size_t *lens, size_t count, uint64_t *out) const {
+    const bool atomic = concurrent();
+    for_each_located(keys, lens, count, [&](size_t i, uint64_t **ptrs) {
+        uint64_t m = UINT64_MAX;
+        if (atomic)
+            for (uint32_t j = 0; j < depth_; ++j) m = std::min(m, load<true>(ptrs[j]));
+        else
+            for (uint32_t j = 0; j < depth_; ++j) m = std::min(m, load<false>(ptrs[j]));
+        out[i] = m;
+    });
+}
+
 template <bool Atomic>
 bool RecencySketch::pace_impl(uint64_t **ptrs, uint64_t now, uint64_t interval, uint64_t *next) {
     if (!Atomic) {

@@ -40,6 +40,12 @@ class RecencySketch {
 
     void update(const void *key, size_t len, uint64_t ts);
     uint64_t query(const void *key, size_t len) const;
+    // Batches: the same results as one call per key in order; the cells of
+    // each group of kBatchGroup keys are located and prefetched first so
+    // that their cache misses overlap. Arguments are checked by the caller.
+    static constexpr size_t kBatchGroup = 16;
+    void update_batch(const void *const *keys, const size_t *lens, size_t count, const uint64_t *times);
+    void query_batch(const void *const *keys, const size_t *lens, size_t count, uint64_t *out) const;
     // Returns true when granted; *next receives the next allowed time.
     bool pace(const void *key, size_t len, uint64_t now, uint64_t interval, uint64_t *next);
 
@@ -70,6 +76,8 @@ class RecencySketch {
    private:
     // Fills ptrs[0..depth) with the key's cells.
     void locate(const void *key, size_t len, uint64_t **ptrs) const;
+    template <class Op>
+    void for_each_located(const void *const *keys, const size_t *lens, size_t count, Op &&op) const;
     template <bool Atomic>
     bool pace_impl(uint64_t **ptrs, uint64_t now, uint64_t interval, uint64_t *next);
 

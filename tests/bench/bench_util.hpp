@@ -55,6 +55,7 @@
 #endif
 
 #include "common/hash.hpp"
+#include "common/memory.hpp"
 #include "temporalfilters/common.h"
 
 namespace tfbench {
@@ -393,31 +394,26 @@ class Bench {
 // cache-line read from a buffer of the structure's size.
 // ---------------------------------------------------------------------------
 
-// A 64-byte aligned buffer of `bytes` (rounded up to whole lines), every
-// page written with random non-zero words, so that reads hit real memory
-// rather than the kernel's shared zero page.
+// A buffer of `bytes` (rounded up to whole lines), allocated exactly as
+// the library allocates its tables (tf::ZeroedBlock: 64-byte aligned, huge
+// pages for large tables), every page written with random non-zero words,
+// so that reads hit real memory rather than the kernel's shared zero page.
 class FloorBuffer {
    public:
-    explicit FloorBuffer(size_t bytes, uint64_t seed = 1) {
-        lines_ = std::max<size_t>(1, (bytes + 63) / 64);
-        raw_ = std::calloc(1, lines_ * 64 + 64);
-        if (raw_ == nullptr) throw std::bad_alloc();
-        uintptr_t p = (reinterpret_cast<uintptr_t>(raw_) + 63) & ~uintptr_t(63);
-        words_ = reinterpret_cast<uint64_t *>(p);
+    explicit FloorBuffer(size_t bytes, uint64_t seed = 1)
+        : lines_(std::max<size_t>(1, (bytes + 63) / 64)), block_(lines_ * 64) {
+        words_ = static_cast<uint64_t *>(block_.data());
         Rng rng(seed);
         for (size_t i = 0; i < lines_ * 8; ++i) words_[i] = rng.next() | 1;
     }
-    ~FloorBuffer() { std::free(raw_); }
-    FloorBuffer(const FloorBuffer &) = delete;
-    FloorBuffer &operator=(const FloorBuffer &) = delete;
     size_t lines() const { return lines_; }
     size_t bytes() const { return lines_ * 64; }
     const uint64_t *line(size_t i) const { return words_ + i * 8; }
 
    private:
-    void *raw_ = nullptr;
-    uint64_t *words_ = nullptr;
     size_t lines_ = 0;
+    tf::ZeroedBlock block_;
+    uint64_t *words_ = nullptr;
 };
 
 enum class FloorHash {
