@@ -28,7 +28,7 @@ inline uint64_t sat_add(uint64_t a, uint64_t b) {
 // Tables of at least kHugeTableBytes are mapped directly, aligned to 2 MiB,
 // and offered to transparent huge pages (madvise), so that a random access
 // into a memory-resident table costs a cache miss and not also a TLB miss
-// (measured in tests/bench: about 1.5x faster at 128 MiB). Smaller tables
+// (tests/bench at 128 MiB: 5-15% faster sketch calls). Smaller tables
 // come from calloc. Either way the memory starts zeroed (fresh kernel pages,
 // nothing touched until used).
 constexpr size_t kHugePage = size_t(2) << 20;
