@@ -1,0 +1,81 @@
+// Small helpers shared by the fuzz targets (header-only, test code only).
+//
+// A fuzz target reports a finding by aborting, so every check here prints
+// what went wrong (file, line, condition) to stderr and calls abort().
+#ifndef TF_TESTS_FUZZ_COMMON_HPP
+#define TF_TESTS_FUZZ_COMMON_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include <temporalfilters.h>
+
+#define FUZZ_CHECK(cond)                                                                          \
+    do {                                                                                          \
+        if (!(cond)) fuzz_fail(__FILE__, __LINE__, #cond);                                        \
+    } while (0)
+
+[[noreturn]] inline void fuzz_fail(const char *file, int line, const char *what) {
+    std::fprintf(stderr, "%s:%d: fuzz invariant violated: %s\n", file, line, what);
+    std::fprintf(stderr, "  last library error message: \"%s\"\n", tf_last_error_message());
+    std::fflush(stderr);
+    std::abort();
+}
+
+// A failed call must return a negative status that the library defines and
+// leave an explanation in the thread's last-error message.
+inline void fuzz_check_failure(tf_status st) {
+    FUZZ_CHECK(st < 0);
+    FUZZ_CHECK(int(st) >= TF_STATUS_MIN);
+    const char *msg = tf_last_error_message();
+    FUZZ_CHECK(msg != nullptr && msg[0] != '\0');
+}
+
+// The failure codes tf_recency_sketch_deserialize documents.
+inline bool fuzz_is_deserialize_error(tf_status st) {
+    switch (st) {
+        case TF_ERR_NULL:
+        case TF_ERR_TRUNCATED:
+        case TF_ERR_BAD_MAGIC:
+        case TF_ERR_UNSUPPORTED_VERSION:
+        case TF_ERR_WRONG_KIND:
+        case TF_ERR_CHECKSUM:
+        case TF_ERR_CORRUPT:
+        case TF_ERR_OUT_OF_MEMORY:
+            return true;
+        default:
+            return false;
+    }
+}
+
+inline uint64_t fuzz_sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+
+// The pacing rule of the header: a key last granted at `last` (0: never)
+// may be granted at `now` when last + interval <= now (exact arithmetic).
+inline bool fuzz_pace_due(uint64_t last, uint64_t now, uint64_t interval) {
+    return last == 0 || (now >= last && now - last >= interval);
+}
+
+// The sketch's blob through the public API (serialized_size + serialize).
+inline std::vector<uint8_t> fuzz_snapshot(const tf_recency_sketch *s) {
+    size_t size = 0;
+    FUZZ_CHECK(tf_recency_sketch_serialized_size(s, &size) == TF_OK);
+    std::vector<uint8_t> blob(size);
+    size_t written = 0;
+    FUZZ_CHECK(tf_recency_sketch_serialize(s, blob.data(), blob.size(), &written) == TF_OK);
+    FUZZ_CHECK(written == size);
+    return blob;
+}
+
+// The number of cells a sketch of this shape holds (blocked tables are
+// rounded up to whole 8-cell lines), as documented in the header.
+inline uint64_t fuzz_expected_cells(uint64_t width, uint32_t depth, uint32_t flags) {
+    uint64_t n = width * depth;
+    if (flags & TF_RECENCY_SKETCH_BLOCKED) n = (n + 7) / 8 * 8;
+    return n;
+}
+
+#endif

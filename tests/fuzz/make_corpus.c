@@ -1,0 +1,408 @@
+/*
+ * make_corpus - writes the seed corpus of the fuzz targets.
+ *
+ *   make_corpus DESERIALIZE_DIR OPS_DIR
+ *
+ * DESERIALIZE_DIR (tests/fuzz/corpus/recency_deserialize) receives valid
+ * RecencySketch blobs of several shapes and flags, made through the public
+ * API, and damaged ones: truncated, bit-flipped, another kind or version,
+ * and blobs whose checksum is right but whose fields break an invariant.
+ * OPS_DIR (tests/fuzz/corpus/recency_ops) receives operation programs for
+ * fuzz_recency_ops (the input format is described at the top of
+ * fuzz_recency_ops.cpp).
+ *
+ * The outputs are committed; rerun this (it is built with the tests, never
+ * run by them) only when the format or the op encoding changes, then check
+ * that every file is still small:
+ *   build/tests/fuzz/make_corpus tests/fuzz/corpus/recency_deserialize \
+ *       tests/fuzz/corpus/recency_ops
+ *
+ * The damaged blobs that keep a valid checksum patch fields of the recency
+ * sketch payload (width u64, depth u32, seed u32, cell count u64, cells) as
+ * this version writes it; every damaged blob is checked to be refused with
+ * the status it was made for, so a layout change shows up here.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <murmurhash.h>
+#include <temporalfilters.h>
+
+#define HEADER_SIZE 20
+#define TRAILER_SIZE 8
+#define PAYLOAD_WIDTH (HEADER_SIZE + 0)
+#define PAYLOAD_DEPTH (HEADER_SIZE + 8)
+#define PAYLOAD_NCELLS (HEADER_SIZE + 16)
+#define PAYLOAD_CELLS (HEADER_SIZE + 24)
+
+static int failures = 0;
+
+static void die(const char *what) {
+    fprintf(stderr, "make_corpus: %s\n", what);
+    exit(1);
+}
+
+static void write_file(const char *dir, const char *name, const uint8_t *data, size_t len) {
+    char path[4096];
+    FILE *f;
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path) die("path too long");
+    f = fopen(path, "wb");
+    if (f == NULL) {
+        perror(path);
+        exit(1);
+    }
+    if ((len > 0 && fwrite(data, 1, len, f) != len) || fclose(f) != 0) {
+        perror(path);
+        exit(1);
+    }
+    printf("%s (%zu bytes)\n", path, len);
+}
+
+static void put_le(uint8_t *p, uint64_t v, int bytes) {
+    int i;
+    for (i = 0; i < bytes; ++i) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_le(const uint8_t *p, int bytes) {
+    uint64_t v = 0;
+    int i;
+    for (i = bytes - 1; i >= 0; --i) v = (v << 8) | p[i];
+    return v;
+}
+
+/* Recomputes the checksum of a blob whose payload length field is right. */
+static void fix_checksum(uint8_t *blob, size_t len) {
+    uint64_t h[2];
+    lmmh_x64_128(blob, (unsigned)(len - TRAILER_SIZE), 0, h);
+    put_le(blob + len - TRAILER_SIZE, h[0], 8);
+}
+
+typedef struct {
+    uint8_t *data;
+    size_t len;
+} blob;
+
+static blob serialize(const tf_recency_sketch *s) {
+    blob b;
+    size_t written = 0;
+    if (tf_recency_sketch_serialized_size(s, &b.len) != TF_OK) die("serialized_size failed");
+    b.data = malloc(b.len + 1); /* +1: room for a trailing byte */
+    if (b.data == NULL) die("out of memory");
+    if (tf_recency_sketch_serialize(s, b.data, b.len, &written) != TF_OK || written != b.len)
+        die("serialize failed");
+    return b;
+}
+
+static void update(tf_recency_sketch *s, const char *key, uint64_t now) {
+    if (tf_recency_sketch_update(s, key, strlen(key), now) != TF_OK) die("update failed");
+}
+
+/* A valid sketch blob: shape, flags and a few writes chosen by `variant`. */
+static blob make_sketch(uint64_t width, uint32_t depth, uint32_t seed, uint32_t flags, int variant) {
+    tf_recency_sketch *s = NULL;
+    blob b;
+    int granted = 0;
+    if (tf_recency_sketch_new(width, depth, seed, flags, &s) != TF_OK) die("new failed");
+    switch (variant) {
+        case 0: /* empty */
+            break;
+        case 1: /* a few last-seen times, one out of order */
+            update(s, "alice", 1000);
+            update(s, "bob", 1005);
+            update(s, "carol", 1010);
+            update(s, "alice", 990);
+            update(s, "", 7);
+            break;
+        case 2: /* pacing */
+            if (tf_recency_sketch_pace(s, "client-1", 8, 50, 10, &granted, NULL) != TF_OK) die("pace failed");
+            if (tf_recency_sketch_pace(s, "client-2", 8, 55, 10, &granted, NULL) != TF_OK) die("pace failed");
+            if (tf_recency_sketch_pace(s, "client-1", 8, 61, 10, &granted, NULL) != TF_OK) die("pace failed");
+            break;
+        case 3: /* TTL expiries, one saturating */
+            if (tf_recency_sketch_ttl_insert(s, "session:1", 9, 1700000000000ull, 60000) != TF_OK ||
+                tf_recency_sketch_ttl_insert(s, "session:2", 9, 1700000005000ull, UINT64_MAX) != TF_OK)
+                die("ttl_insert failed");
+            break;
+        default: /* times near the top of the range */
+            update(s, "x", UINT64_MAX);
+            update(s, "y", UINT64_MAX - 1);
+            update(s, "z", 1);
+            break;
+    }
+    b = serialize(s);
+    tf_recency_sketch_free(s);
+    return b;
+}
+
+static void expect_status(const blob *b, tf_status want, const char *name) {
+    tf_recency_sketch *s = NULL;
+    tf_status got = tf_recency_sketch_deserialize(b->data, b->len, &s);
+    if (got != want) {
+        fprintf(stderr, "make_corpus: %s: deserialize gives %s, expected %s\n", name, tf_status_string(got),
+                tf_status_string(want));
+        ++failures;
+    }
+    tf_recency_sketch_free(s);
+}
+
+static void emit_blob(const char *dir, const char *name, const blob *b, tf_status want) {
+    expect_status(b, want, name);
+    write_file(dir, name, b->data, b->len);
+}
+
+static blob copy_blob(const blob *b) {
+    blob c;
+    c.len = b->len;
+    c.data = malloc(b->len + 1);
+    if (c.data == NULL) die("out of memory");
+    memcpy(c.data, b->data, b->len);
+    return c;
+}
+
+static void deserialize_corpus(const char *dir) {
+    const uint32_t C = TF_RECENCY_SKETCH_CONCURRENT, B = TF_RECENCY_SKETCH_BLOCKED;
+    blob base, b, extra;
+
+    /* Valid blobs: different shapes, flags and contents (<= 64 cells). */
+    b = make_sketch(1, 1, 0, 0, 0);
+    emit_blob(dir, "valid_1x1_empty", &b, TF_OK);
+    free(b.data);
+    base = make_sketch(8, 4, 42, 0, 1);
+    emit_blob(dir, "valid_8x4_standard", &base, TF_OK);
+    b = make_sketch(5, 3, 7, B, 1);
+    emit_blob(dir, "valid_5x3_blocked", &b, TF_OK);
+    free(b.data);
+    b = make_sketch(16, 2, 0xdeadbeefu, C, 2);
+    emit_blob(dir, "valid_16x2_concurrent_paced", &b, TF_OK);
+    free(b.data);
+    b = make_sketch(7, 8, 3, B | C, 3);
+    emit_blob(dir, "valid_7x8_blocked_concurrent_ttl", &b, TF_OK);
+    free(b.data);
+    extra = make_sketch(2, 32, 1, 0, 4);
+    emit_blob(dir, "valid_2x32_standard_maxdepth", &extra, TF_OK);
+    b = make_sketch(3, 8, 99, B, 4);
+    emit_blob(dir, "valid_3x8_blocked_maxdepth", &b, TF_OK);
+    free(b.data);
+
+    /* Truncated. */
+    b = copy_blob(&base);
+    b.len = HEADER_SIZE + TRAILER_SIZE - 1;
+    emit_blob(dir, "truncated_27", &b, TF_ERR_TRUNCATED);
+    b.len = base.len - 1;
+    emit_blob(dir, "truncated_last_byte", &b, TF_ERR_TRUNCATED);
+    free(b.data);
+
+    /* Bit flips: a cell, the checksum. */
+    b = copy_blob(&base);
+    b.data[PAYLOAD_CELLS + 3] ^= 0x10;
+    emit_blob(dir, "bitflip_cell", &b, TF_ERR_CHECKSUM);
+    free(b.data);
+    b = copy_blob(&base);
+    b.data[b.len - 1] ^= 0x80;
+    emit_blob(dir, "bitflip_checksum", &b, TF_ERR_CHECKSUM);
+    free(b.data);
+
+    /* Envelope fields, checksum recomputed. */
+    b = copy_blob(&base);
+    b.data[0] = 'X';
+    emit_blob(dir, "bad_magic", &b, TF_ERR_BAD_MAGIC);
+    free(b.data);
+    b = copy_blob(&base);
+    put_le(b.data + 4, 2, 2);
+    fix_checksum(b.data, b.len);
+    emit_blob(dir, "version_2", &b, TF_ERR_UNSUPPORTED_VERSION);
+    free(b.data);
+    b = copy_blob(&base);
+    put_le(b.data + 6, 2, 2);
+    fix_checksum(b.data, b.len);
+    emit_blob(dir, "wrong_kind_2", &b, TF_ERR_WRONG_KIND);
+    free(b.data);
+    b = copy_blob(&base);
+    put_le(b.data + 8, 0x4, 4);
+    fix_checksum(b.data, b.len);
+    emit_blob(dir, "unknown_flag_bit", &b, TF_ERR_CORRUPT);
+    free(b.data);
+    b = copy_blob(&base);
+    b.data[b.len] = 0;
+    b.len += 1;
+    emit_blob(dir, "trailing_byte", &b, TF_ERR_CORRUPT);
+    free(b.data);
+
+    /* Payload invariants broken, checksum recomputed. */
+    b = copy_blob(&base);
+    put_le(b.data + PAYLOAD_DEPTH, 0, 4);
+    fix_checksum(b.data, b.len);
+    emit_blob(dir, "corrupt_depth_0", &b, TF_ERR_CORRUPT);
+    free(b.data);
+    b = copy_blob(&base);
+    put_le(b.data + PAYLOAD_WIDTH, get_le(b.data + PAYLOAD_WIDTH, 8) + 1, 8);
+    fix_checksum(b.data, b.len);
+    emit_blob(dir, "corrupt_width_plus_1", &b, TF_ERR_CORRUPT);
+    free(b.data);
+    b = copy_blob(&base);
+    put_le(b.data + PAYLOAD_NCELLS, UINT64_MAX / 8, 8);
+    fix_checksum(b.data, b.len);
+    emit_blob(dir, "corrupt_huge_cell_count", &b, TF_ERR_CORRUPT);
+    free(b.data);
+    b = copy_blob(&extra); /* depth 32 is too deep for the blocked layout */
+    put_le(b.data + 8, B, 4);
+    fix_checksum(b.data, b.len);
+    emit_blob(dir, "corrupt_blocked_depth_32", &b, TF_ERR_CORRUPT);
+    free(b.data);
+
+    free(base.data);
+    free(extra.data);
+}
+
+/* Op encoding of fuzz_recency_ops.cpp. */
+enum {
+    UPDATE, QUERY, PACE, TTL_INSERT, TTL_LIVE, UPDATE2, MERGE, MERGE_SELF, MERGE_BAD, CLEAR, CLEAR2,
+    ROUND_TRIP, ESTIMATE, INVALID, SWEEP, INFO, DAMAGED, DIMENSIONS, LONG_KEY, PACE_BURST
+};
+#define FWD(x) (x)             /* time: clock += x (x < 64) */
+#define BACK(x) (0x40 | (x))   /* time: clock -= x */
+#define ABS 0x80               /* time: next 8 bytes */
+#define TOP(x) (0xC0 | (x))    /* time: UINT64_MAX - x (x < 32) */
+#define JUMP(x) (0xE0 | (x))   /* time: clock += x << 20 */
+#define SPAN(x) ((x) - 1)      /* span: 1..254 */
+#define SPAN_MAX 0xFE
+#define LIT(n) (0xC0 | (n))    /* key: n literal bytes follow */
+#define LE64(v)                                                                                     \
+    (uint8_t)((v)&0xff), (uint8_t)(((v) >> 8) & 0xff), (uint8_t)(((v) >> 16) & 0xff),              \
+        (uint8_t)(((v) >> 24) & 0xff), (uint8_t)(((v) >> 32) & 0xff), (uint8_t)(((v) >> 40) & 0xff), \
+        (uint8_t)(((v) >> 48) & 0xff), (uint8_t)(((v) >> 56) & 0xff)
+
+/* header: flags (+4: merge source toggles CONCURRENT), width-1, depth-1, seed */
+static const uint8_t ops_basic[] = {
+    0, 15, 3, 7,
+    UPDATE, 1, FWD(5), UPDATE, 2, FWD(1), QUERY, 1, QUERY, 2, QUERY, 3,
+    UPDATE, 1, BACK(9), QUERY, 1, UPDATE, 0, FWD(2), QUERY, 0,
+    UPDATE, LIT(3), 'a', 'b', 'c', FWD(1), QUERY, LIT(3), 'a', 'b', 'c',
+    SWEEP, ROUND_TRIP, INFO, ESTIMATE, 0, ESTIMATE, 1, FWD(0), SWEEP};
+
+static const uint8_t ops_pace[] = {
+    0, 7, 1, 1,
+    PACE, 1, FWD(1), SPAN(10), PACE, 1, FWD(3), SPAN(10), PACE, 1, FWD(10), SPAN(10),
+    PACE, 2, FWD(0), SPAN(10), PACE, 2, BACK(20), SPAN(10), PACE, 1, BACK(5), SPAN(1),
+    PACE_BURST, 3, FWD(30), SPAN(5), 2, PACE_BURST, 3, FWD(5), SPAN(5), 1,
+    PACE, 4, TOP(0), SPAN_MAX, PACE, 4, FWD(1), SPAN(1), PACE, 5, TOP(3), SPAN(200),
+    PACE, 5, ABS, LE64(1ull), SPAN(2), SWEEP, ROUND_TRIP, PACE, 1, FWD(63), SPAN(10)};
+
+static const uint8_t ops_ttl[] = {
+    0, 31, 2, 9,
+    TTL_INSERT, 1, FWD(1), SPAN(30), TTL_LIVE, 1, FWD(10), TTL_LIVE, 1, FWD(25), TTL_LIVE, 1, BACK(30),
+    TTL_INSERT, 2, ABS, LE64(0xfffffffffffffff0ull), SPAN(100), TTL_LIVE, 2, TOP(0),
+    TTL_INSERT, 3, FWD(1), SPAN_MAX, TTL_LIVE, 3, TOP(1), TTL_LIVE, 9, FWD(1),
+    TTL_INSERT, 4, JUMP(3), 0xFF, LE64(86400000ull), TTL_LIVE, 4, FWD(2), SWEEP, ESTIMATE, 1, FWD(0)};
+
+static const uint8_t ops_merge[] = {
+    4, 11, 2, 5,
+    UPDATE, 1, FWD(5), UPDATE2, 1, FWD(3), 1, UPDATE2, 2, FWD(1), 1, UPDATE2, 3, FWD(1), 0, SPAN(40),
+    MERGE, QUERY, 1, QUERY, 2, QUERY, 3, MERGE_SELF,
+    MERGE_BAD, 0, MERGE_BAD, 1, MERGE_BAD, 2, MERGE_BAD, 3, MERGE_BAD, 0x13,
+    CLEAR2, UPDATE2, 4, BACK(30), 1, MERGE, SWEEP, CLEAR, MERGE, SWEEP, ROUND_TRIP, MERGE};
+
+static const uint8_t ops_blocked[] = {
+    2, 4, 2, 3,
+    UPDATE, 1, FWD(1), UPDATE, 2, FWD(1), UPDATE, 3, FWD(1), UPDATE, 4, FWD(1), UPDATE, 5, FWD(1),
+    UPDATE, 6, FWD(1), UPDATE, 7, FWD(1), UPDATE, 8, FWD(1), SWEEP, QUERY, 20,
+    PACE, 9, FWD(1), SPAN(3), PACE, 9, FWD(1), SPAN(3), ESTIMATE, 1, BACK(5), ROUND_TRIP, INFO,
+    MERGE_BAD, 3, UPDATE2, 1, FWD(2), 1, MERGE, SWEEP};
+
+static const uint8_t ops_concurrent[] = {
+    5, 9, 5, 11,
+    UPDATE, 1, FWD(4), UPDATE, 2, FWD(4), PACE, 3, FWD(1), SPAN(7), TTL_INSERT, 4, FWD(1), SPAN(9),
+    UPDATE2, 5, FWD(1), 1, MERGE, ROUND_TRIP, SWEEP, CLEAR, QUERY, 1, ESTIMATE, 0, INFO};
+
+static const uint8_t ops_blocked_concurrent[] = {
+    3, 6, 7, 200,
+    UPDATE, 1, FWD(1), UPDATE, 2, FWD(1), UPDATE, 3, BACK(1), PACE_BURST, 4, FWD(9), SPAN(4), 2,
+    UPDATE2, 1, JUMP(1), 1, MERGE, MERGE_SELF, ROUND_TRIP, DAMAGED, 1, 0, 40, SWEEP, INFO};
+
+static const uint8_t ops_invalid[] = {
+    0, 3, 1, 0,
+    UPDATE, 1, FWD(1),
+    INVALID, 0, 1, INVALID, 1, 1, INVALID, 2, 1, INVALID, 3, 1, INVALID, 4, 1, INVALID, 5, 1,
+    INVALID, 6, 1, INVALID, 7, 1, INVALID, 8, 1, INVALID, 9, 1, INVALID, 10, 1, INVALID, 11, 1,
+    INVALID, 12, 1, INVALID, 13, 5, 1, INVALID, 14, 1, INVALID, 15, 1, INVALID, 16, 1,
+    INVALID, 17, 1, INVALID, 41, 1, INVALID, 65, 1, INVALID, 89, 1, INVALID, 113, 1, INVALID, 137, 1,
+    INVALID, 161, 1, INVALID, 185, 1, INVALID, 209, 1, INVALID, 233, 1,
+    INVALID, 18, 1, INVALID, 19, 1, INVALID, 20, 1, INVALID, 21, 0, SWEEP};
+
+static const uint8_t ops_damaged[] = {
+    1, 2, 2, 77,
+    UPDATE, 1, FWD(1), UPDATE, 2, FWD(2),
+    DAMAGED, 0, 0, 0, DAMAGED, 0, 0, 27, DAMAGED, 0, 0, 60, DAMAGED, 1, 0, 3, DAMAGED, 0x21, 0, 50,
+    DAMAGED, 0xE1, 0, 12, DAMAGED, 2, 0, 0, DAMAGED, 3, 0, 0, DAMAGED, 7, 0, 0, SWEEP};
+
+static const uint8_t ops_dimensions[] = {
+    0, 0, 0, 0,
+    DIMENSIONS, 255, 5, 0, DIMENSIONS, 7, 4, 3, UPDATE, 0, FWD(1), QUERY, 0};
+
+static const uint8_t ops_collide[] = {
+    0, 0, 0, 1, /* one cell: every key shares it */
+    UPDATE, 1, FWD(10), UPDATE, 2, BACK(5), QUERY, 2, QUERY, 3, PACE, 4, FWD(1), SPAN(3),
+    PACE, 5, FWD(3), SPAN(3), PACE, 6, FWD(0), SPAN(3), PACE, 7, FWD(3), SPAN(3),
+    PACE, 8, FWD(3), SPAN(3), TTL_INSERT, 9, FWD(1), SPAN(100), TTL_LIVE, 1, FWD(50), SWEEP,
+    ESTIMATE, 1, FWD(0), CLEAR, QUERY, 1, SWEEP};
+
+static const uint8_t ops_clock[] = {
+    0, 19, 2, 4,
+    UPDATE, 1, ABS, LE64(1000000ull), UPDATE, 2, BACK(63), UPDATE, 3, ABS, LE64(5ull), QUERY, 1,
+    UPDATE, 4, ABS, LE64(0ull), UPDATE, 5, TOP(0), UPDATE, 6, TOP(31), QUERY, 5, QUERY, 6,
+    PACE, 7, ABS, LE64(0xfffffffffffffffeull), 0xFF, LE64(0xffffffffffffffffull),
+    PACE, 7, FWD(1), SPAN(1), UPDATE, 8, JUMP(31), ESTIMATE, 5, FWD(0), SWEEP, ROUND_TRIP, SWEEP};
+
+static const uint8_t ops_long_key[] = {
+    0, 9, 3, 2,
+    LONG_KEY, 2, 'l', 'o', 'n', 'g', '-', 'k', 'e', 'y', '-', 'w', 'i', 't', 'h', '-', '2', '5', '-', 'b', 'y',
+    't', 'e', 's', '!', '!', '!', FWD(1),
+    UPDATE, LIT(16), 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, FWD(1),
+    QUERY, LIT(16), 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, SWEEP};
+
+static const uint8_t ops_depth32[] = {
+    0, 63, 31, 0xA5, /* width capped to 8 for 32 rows */
+    UPDATE, 1, FWD(1), UPDATE, 2, FWD(1), UPDATE, 3, FWD(1), PACE, 1, FWD(1), SPAN(2),
+    MERGE, ROUND_TRIP, INFO, ESTIMATE, 1, BACK(2), SWEEP};
+
+static const uint8_t ops_budget[] = {
+    0, 1, 0, 3, /* 2 cells, many keys paced with the same interval */
+    PACE, 1, FWD(1), SPAN(50), PACE, 2, FWD(1), SPAN(50), PACE, 3, FWD(1), SPAN(50), PACE, 4, FWD(1), SPAN(50),
+    PACE, 5, FWD(1), SPAN(50), PACE, 6, FWD(1), SPAN(50), PACE, 7, FWD(1), SPAN(50), PACE, 8, FWD(1), SPAN(50),
+    PACE, 9, FWD(60), SPAN(50), PACE, 10, BACK(30), SPAN(50), PACE, 11, FWD(40), SPAN(50), SWEEP};
+
+static void ops_corpus(const char *dir) {
+#define EMIT(name) write_file(dir, #name, name, sizeof name)
+    EMIT(ops_basic);
+    EMIT(ops_pace);
+    EMIT(ops_ttl);
+    EMIT(ops_merge);
+    EMIT(ops_blocked);
+    EMIT(ops_concurrent);
+    EMIT(ops_blocked_concurrent);
+    EMIT(ops_invalid);
+    EMIT(ops_damaged);
+    EMIT(ops_dimensions);
+    EMIT(ops_collide);
+    EMIT(ops_clock);
+    EMIT(ops_long_key);
+    EMIT(ops_depth32);
+    EMIT(ops_budget);
+#undef EMIT
+}
+
+int main(int argc, char **argv) {
+    if (argc != 3) {
+        fprintf(stderr, "usage: %s DESERIALIZE_DIR OPS_DIR\n", argv[0]);
+        return 2;
+    }
+    deserialize_corpus(argv[1]);
+    ops_corpus(argv[2]);
+    if (failures) {
+        fprintf(stderr, "make_corpus: %d damaged blob(s) are not refused as intended\n", failures);
+        return 1;
+    }
+    return 0;
+}
