@@ -1,0 +1,412 @@
+/*
+ * bindings/temporalfilters.i - the SWIG interface shared by the Java, Go and
+ * Ruby bindings. Each language has its own bindings/<lang>/temporalfilters_<lang>.i,
+ * which starts with %module, defines the typemaps for the argument patterns
+ * below and the %exception block, then %includes this file.
+ *
+ * Shape: every C handle becomes a class "<Name>Native" whose only field is
+ * the handle. The class is created by its constructor (tf_<noun>_new) or a
+ * static factory (new_for, deserialize), destroyed by the language's
+ * collector (destructor -> tf_<noun>_free) or earlier by close(). After
+ * close() the handle is NULL, so every method fails cleanly with TF_ERR_NULL
+ * ("... is closed") instead of touching freed memory. The idiomatic classes of
+ * each language (RecencySketch, ...) are thin layers over these.
+ *
+ * Errors: every wrapper that calls the C library records a failing status in
+ * a thread-local slot with tf_binding_check(); the language's %exception block
+ * runs right after the call, in the same C function (hence on the same
+ * thread), takes the status and message with tf_binding_take_error() and
+ * raises the language's error. Go has no exceptions: its %exception panics
+ * with "tf:<status>:<message>", which the Go layer recovers into an error.
+ *
+ * Argument patterns the language files map (by parameter name):
+ *   (const void *key, size_t key_len)                 one key (binary-safe)
+ *   (const void *blob, size_t blob_len)               a serialized blob
+ *   (void *out_buf, size_t out_cap)                   a buffer the caller
+ *                                                     allocated, filled here
+ *   (const void *keys_data, size_t keys_data_len)     keys concatenated
+ *   (const int32_t *key_lens, size_t key_count)       their lengths
+ *   (const uint64_t *times, size_t time_count)        one timestamp per key
+ *   (uint64_t *out_times, size_t out_count)           one result per key
+ *   uint64_t *next_allowed                            an output timestamp
+ *   uint64_t / uint32_t scalars                       range-checked, never
+ *                                                     wrapped (Java has no
+ *                                                     unsigned types)
+ */
+
+%{
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "temporalfilters.h"
+
+/* ---- errors ---------------------------------------------------------- */
+
+static __thread int tf_binding_status_;
+static __thread char tf_binding_message_[512];
+
+/* Records a failure of the current call; returns st. */
+static int tf_binding_check(tf_status st) {
+    if (st != TF_OK) {
+        tf_binding_status_ = st;
+        snprintf(tf_binding_message_, sizeof tf_binding_message_, "%s", tf_last_error_message());
+    }
+    return st;
+}
+
+/* A failure found by the binding layer itself (not by the library). */
+static void tf_binding_fail(tf_status st, const char *msg) {
+    tf_binding_status_ = st;
+    snprintf(tf_binding_message_, sizeof tf_binding_message_, "%s", msg);
+}
+
+/* Takes the pending failure, if any: returns its status (0 when none) and
+ * points *msg at its message (valid until the next call on this thread). */
+static int tf_binding_take_error(const char **msg) {
+    int st = tf_binding_status_;
+    tf_binding_status_ = 0;
+    *msg = tf_binding_message_;
+    return st;
+}
+
+/* Splits keys laid end to end in `data` (lens[i] bytes each) into the
+ * pointer and length arrays of the C batch calls. Uses the caller's arrays
+ * when count <= cap, malloc'ed ones otherwise (free them with
+ * tf_binding_free_split). Returns 0, or -1 with the failure recorded. */
+static int tf_binding_split_keys(const void *data, size_t data_len, const int32_t *lens, size_t count,
+                                 const void **small_ptrs, size_t *small_lens, size_t cap,
+                                 const void ***ptrs_out, size_t **lens_out) {
+    const void **ptrs = small_ptrs;
+    size_t *szs = small_lens;
+    if (count > cap) {
+        ptrs = (const void **)malloc(count * sizeof *ptrs);
+        szs = (size_t *)malloc(count * sizeof *szs);
+        if (!ptrs || !szs) {
+            free((void *)ptrs);
+            free(szs);
+            tf_binding_fail(TF_ERR_OUT_OF_MEMORY, "out of memory splitting a batch of keys");
+            return -1;
+        }
+    }
+    size_t off = 0;
+    for (size_t i = 0; i < count; ++i) {
+        if (lens[i] < 0 || (size_t)lens[i] > data_len - off) {
+            off = data_len + 1;
+            break;
+        }
+        ptrs[i] = (const char *)data + off;
+        szs[i] = (size_t)lens[i];
+        off += (size_t)lens[i];
+    }
+    if (off != data_len) {
+        if (ptrs != small_ptrs) {
+            free((void *)ptrs);
+            free(szs);
+        }
+        tf_binding_fail(TF_ERR_INVALID_ARGUMENT, "batch key lengths do not match the key bytes");
+        return -1;
+    }
+    *ptrs_out = ptrs;
+    *lens_out = szs;
+    return 0;
+}
+
+static void tf_binding_free_split(const void **ptrs, size_t *lens, const void **small_ptrs) {
+    if (ptrs != small_ptrs) {
+        free((void *)ptrs);
+        free(lens);
+    }
+}
+
+#define TF_BINDING_SMALL_BATCH 64
+
+/* ---- RecencySketch --------------------------------------------------- */
+
+typedef struct RecencySketchNative {
+    tf_recency_sketch *s;
+} RecencySketchNative;
+
+static RecencySketchNative *tf_binding_wrap_rs(tf_recency_sketch *s) {
+    RecencySketchNative *h = (RecencySketchNative *)malloc(sizeof *h);
+    if (!h) {
+        tf_recency_sketch_free(s);
+        tf_binding_fail(TF_ERR_OUT_OF_MEMORY, "out of memory");
+        return NULL;
+    }
+    h->s = s;
+    return h;
+}
+
+/* The handle, or NULL with TF_ERR_NULL recorded when closed. */
+static tf_recency_sketch *tf_binding_rs(const RecencySketchNative *h) {
+    if (!h || !h->s) {
+        tf_binding_fail(TF_ERR_NULL, "the RecencySketch is closed");
+        return NULL;
+    }
+    return h->s;
+}
+
+/* ---- the C figure for the binding benchmarks -------------------------- */
+
+/* Runs `op` (0 update, 1 query) over `count` keys of `key_len` bytes laid
+ * end to end, in C, and returns nanoseconds per operation. Timestamps are
+ * t0, t0+1, ... The benchmarks of every binding call this in the same run
+ * as their own loop, so the ratio binding / C is measured, not guessed. */
+static double tf_binding_c_loop_ns(RecencySketchNative *h, const void *keys_data, size_t keys_data_len,
+                                   uint32_t key_len, int op, uint64_t t0) {
+    tf_recency_sketch *s = tf_binding_rs(h);
+    if (!s) return 0.0;
+    if (key_len == 0 || keys_data_len % key_len != 0) {
+        tf_binding_fail(TF_ERR_INVALID_ARGUMENT, "keys_data is not a whole number of keys");
+        return 0.0;
+    }
+    const size_t n = keys_data_len / key_len;
+    const unsigned char *p = (const unsigned char *)keys_data;
+    struct timespec a, b;
+    uint64_t sink = 0;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    for (size_t i = 0; i < n; ++i, p += key_len) {
+        if (op == 0) {
+            tf_recency_sketch_update(s, p, key_len, t0 + i);
+        } else {
+            uint64_t t = 0;
+            tf_recency_sketch_query(s, p, key_len, &t);
+            sink += t;
+        }
+    }
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    static volatile uint64_t tf_binding_sink_;
+    tf_binding_sink_ = sink;
+    double ns = (double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec);
+    return n ? ns / (double)n : 0.0;
+}
+%}
+
+/* ---- what the languages see --------------------------------------------- */
+
+/* Status codes as constants (values pinned by the C API). */
+enum tf_status {
+    TF_OK = 0,
+    TF_ERR_NULL = -1,
+    TF_ERR_INVALID_ARGUMENT = -2,
+    TF_ERR_OUT_OF_MEMORY = -3,
+    TF_ERR_TOO_LARGE = -4,
+    TF_ERR_BUFFER_TOO_SMALL = -5,
+    TF_ERR_TRUNCATED = -6,
+    TF_ERR_BAD_MAGIC = -7,
+    TF_ERR_UNSUPPORTED_VERSION = -8,
+    TF_ERR_WRONG_KIND = -9,
+    TF_ERR_CHECKSUM = -10,
+    TF_ERR_CORRUPT = -11,
+    TF_ERR_INCOMPATIBLE = -12,
+    TF_ERR_INTERNAL = -13
+};
+
+#define TF_RECENCY_SKETCH_CONCURRENT 1
+#define TF_RECENCY_SKETCH_BLOCKED 2
+
+const char *tf_status_string(int status);
+const char *tf_version_string(void);
+uint64_t tf_clock_now_ms(void);
+
+%rename(c_loop_ns) tf_binding_c_loop_ns;
+double tf_binding_c_loop_ns(RecencySketchNative *h, const void *keys_data, size_t keys_data_len,
+                            uint32_t key_len, int op, uint64_t t0);
+
+%nodefaultctor RecencySketchNative;
+%nodefaultdtor RecencySketchNative;
+typedef struct RecencySketchNative {} RecencySketchNative;
+
+%extend RecencySketchNative {
+    RecencySketchNative(uint64_t width, uint32_t depth, uint32_t seed, uint32_t flags) {
+        tf_recency_sketch *s = NULL;
+        if (tf_binding_check(tf_recency_sketch_new(width, depth, seed, flags, &s)) != TF_OK) return NULL;
+        return tf_binding_wrap_rs(s);
+    }
+
+    ~RecencySketchNative() {
+        if ($self) tf_recency_sketch_free($self->s);
+        free($self);
+    }
+
+    static RecencySketchNative *new_for(uint64_t expected_keys, double too_new_probability, uint32_t seed,
+                                        uint32_t flags) {
+        tf_recency_sketch *s = NULL;
+        if (tf_binding_check(tf_recency_sketch_new_for(expected_keys, too_new_probability, seed, flags, &s)) != TF_OK)
+            return NULL;
+        return tf_binding_wrap_rs(s);
+    }
+
+    static RecencySketchNative *deserialize(const void *blob, size_t blob_len) {
+        tf_recency_sketch *s = NULL;
+        if (tf_binding_check(tf_recency_sketch_deserialize(blob, blob_len, &s)) != TF_OK) return NULL;
+        return tf_binding_wrap_rs(s);
+    }
+
+    /* The sizing helper, one dimension per call (pure functions). */
+    static uint64_t dimensions_width(uint64_t expected_keys, double too_new_probability, uint32_t flags) {
+        uint64_t w = 0;
+        tf_binding_check(tf_recency_sketch_dimensions(expected_keys, too_new_probability, flags, &w, NULL));
+        return w;
+    }
+    static uint32_t dimensions_depth(uint64_t expected_keys, double too_new_probability, uint32_t flags) {
+        uint32_t d = 0;
+        tf_binding_check(tf_recency_sketch_dimensions(expected_keys, too_new_probability, flags, NULL, &d));
+        return d;
+    }
+
+    /* Frees the sketch now; idempotent. Later calls fail with TF_ERR_NULL. */
+    void close() {
+        tf_recency_sketch_free($self->s);
+        $self->s = NULL;
+    }
+    bool is_closed() { return $self->s == NULL; }
+
+    void update(const void *key, size_t key_len, uint64_t now) {
+        tf_recency_sketch *s = tf_binding_rs($self);
+        if (s) tf_binding_check(tf_recency_sketch_update(s, key, key_len, now));
+    }
+
+    uint64_t query(const void *key, size_t key_len) {
+        uint64_t t = 0;
+        tf_recency_sketch *s = tf_binding_rs($self);
+        if (s) tf_binding_check(tf_recency_sketch_query(s, key, key_len, &t));
+        return t;
+    }
+
+    /* Returns 1 when granted, 0 when denied; *next_allowed as in C. */
+    int pace(const void *key, size_t key_len, uint64_t now, uint64_t interval, uint64_t *next_allowed) {
+        int granted = 0;
+        *next_allowed = 0;
+        tf_recency_sketch *s = tf_binding_rs($self);
+        if (s) tf_binding_check(tf_recency_sketch_pace(s, key, key_len, now, interval, &granted, next_allowed));
+        return granted;
+    }
+
+    void ttl_insert(const void *key, size_t key_len, uint64_t now, uint64_t ttl) {
+        tf_recency_sketch *s = tf_binding_rs($self);
+        if (s) tf_binding_check(tf_recency_sketch_ttl_insert(s, key, key_len, now, ttl));
+    }
+
+    /* 1 when the key may still be live at now, 0 when certainly expired.
+     * Its estimated expiry is query(key). */
+    int ttl_maybe_live(const void *key, size_t key_len, uint64_t now) {
+        int live = 0;
+        tf_recency_sketch *s = tf_binding_rs($self);
+        if (s) tf_binding_check(tf_recency_sketch_ttl_maybe_live(s, key, key_len, now, &live, NULL));
+        return live;
+    }
+
+    void merge(RecencySketchNative *other) {
+        tf_recency_sketch *s = tf_binding_rs($self);
+        if (!s) return;
+        tf_recency_sketch *o = tf_binding_rs(other);
+        if (o) tf_binding_check(tf_recency_sketch_merge(s, o));
+    }
+
+    void clear() {
+        tf_recency_sketch *s = tf_binding_rs($self);
+        if (s) tf_binding_check(tf_recency_sketch_clear(s));
+    }
+
+    double error_estimate(uint64_t since) {
+        double p = 0.0;
+        tf_recency_sketch *s = tf_binding_rs($self);
+        if (s) tf_binding_check(tf_recency_sketch_error_estimate(s, since, &p));
+        return p;
+    }
+
+    uint64_t memory() {
+        size_t b = 0;
+        tf_recency_sketch *s = tf_binding_rs($self);
+        if (s) tf_binding_check(tf_recency_sketch_memory(s, &b));
+        return (uint64_t)b;
+    }
+
+    uint64_t width() {
+        uint64_t v = 0;
+        tf_recency_sketch *s = tf_binding_rs($self);
+        if (s) tf_binding_check(tf_recency_sketch_info(s, &v, NULL, NULL, NULL, NULL));
+        return v;
+    }
+    uint32_t depth() {
+        uint32_t v = 0;
+        tf_recency_sketch *s = tf_binding_rs($self);
+        if (s) tf_binding_check(tf_recency_sketch_info(s, NULL, &v, NULL, NULL, NULL));
+        return v;
+    }
+    uint32_t seed() {
+        uint32_t v = 0;
+        tf_recency_sketch *s = tf_binding_rs($self);
+        if (s) tf_binding_check(tf_recency_sketch_info(s, NULL, NULL, &v, NULL, NULL));
+        return v;
+    }
+    uint32_t flags() {
+        uint32_t v = 0;
+        tf_recency_sketch *s = tf_binding_rs($self);
+        if (s) tf_binding_check(tf_recency_sketch_info(s, NULL, NULL, NULL, &v, NULL));
+        return v;
+    }
+    uint64_t cells() {
+        uint64_t v = 0;
+        tf_recency_sketch *s = tf_binding_rs($self);
+        if (s) tf_binding_check(tf_recency_sketch_info(s, NULL, NULL, NULL, NULL, &v));
+        return v;
+    }
+
+    /* Serialization in two steps: the language allocates a buffer of
+     * serialized_size() bytes and passes it to serialize_into(). */
+    uint64_t serialized_size() {
+        size_t n = 0;
+        tf_recency_sketch *s = tf_binding_rs($self);
+        if (s) tf_binding_check(tf_recency_sketch_serialized_size(s, &n));
+        return (uint64_t)n;
+    }
+    void serialize_into(void *out_buf, size_t out_cap) {
+        size_t written = 0;
+        tf_recency_sketch *s = tf_binding_rs($self);
+        if (!s) return;
+        if (tf_binding_check(tf_recency_sketch_serialize(s, out_buf, out_cap, &written)) == TF_OK &&
+            written != out_cap)
+            tf_binding_fail(TF_ERR_BUFFER_TOO_SMALL, "serialize_into: buffer size differs from serialized_size()");
+    }
+
+    /* Batches: keys laid end to end in keys_data, key_lens[i] bytes each. */
+    void update_batch(const void *keys_data, size_t keys_data_len, const int32_t *key_lens, size_t key_count,
+                      const uint64_t *times, size_t time_count) {
+        tf_recency_sketch *s = tf_binding_rs($self);
+        if (!s) return;
+        if (time_count != key_count) {
+            tf_binding_fail(TF_ERR_INVALID_ARGUMENT, "update_batch: one timestamp per key is needed");
+            return;
+        }
+        const void *small[TF_BINDING_SMALL_BATCH], **ptrs = NULL;
+        size_t small_lens[TF_BINDING_SMALL_BATCH], *lens = NULL;
+        if (tf_binding_split_keys(keys_data, keys_data_len, key_lens, key_count, small, small_lens,
+                                  TF_BINDING_SMALL_BATCH, &ptrs, &lens) != 0)
+            return;
+        tf_binding_check(tf_recency_sketch_update_batch(s, ptrs, lens, key_count, times));
+        tf_binding_free_split(ptrs, lens, small);
+    }
+
+    void query_batch(const void *keys_data, size_t keys_data_len, const int32_t *key_lens, size_t key_count,
+                     uint64_t *out_times, size_t out_count) {
+        tf_recency_sketch *s = tf_binding_rs($self);
+        if (!s) return;
+        if (out_count != key_count) {
+            tf_binding_fail(TF_ERR_INVALID_ARGUMENT, "query_batch: the output must hold one timestamp per key");
+            return;
+        }
+        const void *small[TF_BINDING_SMALL_BATCH], **ptrs = NULL;
+        size_t small_lens[TF_BINDING_SMALL_BATCH], *lens = NULL;
+        if (tf_binding_split_keys(keys_data, keys_data_len, key_lens, key_count, small, small_lens,
+                                  TF_BINDING_SMALL_BATCH, &ptrs, &lens) != 0)
+            return;
+        tf_binding_check(tf_recency_sketch_query_batch(s, ptrs, lens, key_count, out_times));
+        tf_binding_free_split(ptrs, lens, small);
+    }
+}
