@@ -5,11 +5,15 @@
  * Include this header, or only the per-structure headers you need:
  *   temporalfilters/common.h          status codes, errors, version, clock
  *   temporalfilters/recency_sketch.h  RecencySketch: last-seen time, pacing, TTL prefilter
+ *   temporalfilters/age_bloom.h       age-partitioned Bloom filter: among the last N inserts?
+ *   temporalfilters/time_bloom.h      time-limited Bloom filter: inserted within the last T?
  */
 #ifndef TEMPORALFILTERS_H
 #define TEMPORALFILTERS_H
 
 #include "temporalfilters/common.h"
 #include "temporalfilters/recency_sketch.h"
+#include "temporalfilters/age_bloom.h"
+#include "temporalfilters/time_bloom.h"
 
 #endif /* TEMPORALFILTERS_H */

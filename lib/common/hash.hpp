@@ -130,8 +130,11 @@ class IndexSequence {
    public:
     explicit IndexSequence(Hash128 h) : x_(h.h1), y_(h.h2), i_(0) {}
     // Next index in [0, n).
-    uint64_t next(uint64_t n) {
-        uint64_t r = reduce(x_, n);
+    uint64_t next(uint64_t n) { return reduce(next_raw(), n); }
+    // Next 64-bit value h1 + i*h2 + (i^3 - i)/6, for callers that reduce it
+    // to several sizes later.
+    uint64_t next_raw() {
+        uint64_t r = x_;
         x_ += y_;
         y_ += ++i_;
         return r;

@@ -1,0 +1,340 @@
+// The C API of the age-partitioned (count window) and time-limited Bloom
+// filters: argument checks, then the shared core.
+#include <cmath>
+#include <memory>
+
+#include "bloom/age_partitioned.hpp"
+#include "common/status.hpp"
+#include "common/wire.hpp"
+#include "temporalfilters/age_bloom.h"
+#include "temporalfilters/time_bloom.h"
+
+using tf::fail;
+using tf::guard;
+using tf::bloom::AgePartitioned;
+using Mode = tf::bloom::AgePartitioned::Mode;
+
+struct tf_age_bloom : AgePartitioned {
+    explicit tf_age_bloom(AgePartitioned &&f) : AgePartitioned(std::move(f)) {}
+};
+struct tf_time_bloom : AgePartitioned {
+    explicit tf_time_bloom(AgePartitioned &&f) : AgePartitioned(std::move(f)) {}
+};
+
+namespace {
+const double kLn2 = std::log(2.0);
+
+// Slice bits for k generations of g inserts (fill ratio 1/2), or 0 when
+// they exceed the limit.
+uint64_t slice_bits_for(uint32_t k, double g) {
+    double m = std::ceil(double(k) * g / kLn2);
+    if (m < 64.0) m = 64.0;
+    return m > double(tf::bloom::kMaxSliceBits) ? 0 : uint64_t(m);
+}
+
+template <class Handle>
+tf_status make(Mode mode, uint32_t k, uint32_t l, uint64_t bits, uint64_t generation, uint64_t span, uint32_t seed,
+               Handle **out) {
+    *out = new Handle(AgePartitioned(mode, k, l, bits, generation, span, seed));
+    return TF_OK;
+}
+
+template <class Handle>
+tf_status serialized_size(const Handle *f, size_t *size) {
+    TF_REQUIRE_NONNULL(f, "filter");
+    TF_REQUIRE_NONNULL(size, "size");
+    if (!tf::wire::blob_size(f->payload_size(), size)) return fail(TF_ERR_TOO_LARGE, "blob size overflows size_t");
+    return TF_OK;
+}
+
+template <class Handle>
+tf_status serialize(const Handle *f, tf::wire::Kind kind, void *buf, size_t cap, size_t *written) {
+    TF_REQUIRE_NONNULL(f, "filter");
+    return tf::wire::encode(kind, 0, f->payload_size(), buf, cap, written,
+                            [&](tf::wire::Writer &w) { f->write_payload(w); });
+}
+
+template <class Handle>
+tf_status deserialize(Mode mode, tf::wire::Kind kind, const void *buf, size_t len, Handle **out) {
+    return guard([&] {
+        TF_REQUIRE_NONNULL(out, "out");
+        TF_REQUIRE_NONNULL(buf, "buf");
+        tf::wire::Reader payload;
+        tf_status st = tf::wire::open(buf, len, kind, 0, nullptr, &payload);
+        if (st != TF_OK) return st;
+        std::unique_ptr<AgePartitioned> f;
+        st = AgePartitioned::read(mode, payload, &f);
+        if (st != TF_OK) return st;
+        *out = new Handle(std::move(*f));
+        return TF_OK;
+    });
+}
+
+tf_status check_span(uint64_t span, uint32_t l) {
+    if (span < l)
+        return fail(TF_ERR_INVALID_ARGUMENT,
+                    "span (%llu) must be >= l (%u): use a finer time unit so that a generation lasts a unit",
+                    (unsigned long long)span, l);
+    return TF_OK;
+}
+}  // namespace
+
+extern "C" {
+
+TF_API tf_status tf_age_bloom_choose(double error_rate, uint32_t *k, uint32_t *l) {
+    TF_REQUIRE_NONNULL(k, "k");
+    TF_REQUIRE_NONNULL(l, "l");
+    return guard([&] { return tf::bloom::choose_kl(error_rate, k, l); });
+}
+
+TF_API tf_status tf_age_bloom_false_positive_rate(uint32_t k, uint32_t l, double *rate) {
+    TF_REQUIRE_NONNULL(rate, "rate");
+    tf_status st = AgePartitioned::check_params(k, l, 64);
+    if (st != TF_OK) return st;
+    return guard([&] {
+        *rate = tf::bloom::steady_false_positive_rate(k, l);
+        return TF_OK;
+    });
+}
+
+TF_API tf_status tf_age_bloom_bits_per_element(uint32_t k, uint32_t l, double *bits) {
+    TF_REQUIRE_NONNULL(bits, "bits");
+    tf_status st = AgePartitioned::check_params(k, l, 64);
+    if (st != TF_OK) return st;
+    *bits = tf::bloom::steady_bits_per_element(k, l);
+    return TF_OK;
+}
+
+TF_API tf_status tf_age_bloom_new_for(double error_rate, uint64_t capacity, uint32_t seed, tf_age_bloom **out) {
+    return guard([&] {
+        TF_REQUIRE_NONNULL(out, "out");
+        if (capacity == 0) return fail(TF_ERR_INVALID_ARGUMENT, "capacity must be >= 1");
+        uint32_t k, l;
+        tf_status st = tf::bloom::choose_kl(error_rate, &k, &l);
+        if (st != TF_OK) return st;
+        const uint64_t g = (capacity + l - 1) / l;
+        const uint64_t bits = slice_bits_for(k, double(g));
+        if (bits == 0) return fail(TF_ERR_TOO_LARGE, "capacity %llu needs slices over 2^40 bits", (unsigned long long)capacity);
+        return make(Mode::Count, k, l, bits, g, 0, seed, out);
+    });
+}
+
+TF_API tf_status tf_age_bloom_new(uint32_t k, uint32_t l, uint64_t slice_bits, uint32_t seed, tf_age_bloom **out) {
+    return guard([&] {
+        TF_REQUIRE_NONNULL(out, "out");
+        tf_status st = AgePartitioned::check_params(k, l, slice_bits);
+        if (st != TF_OK) return st;
+        uint64_t g = uint64_t(std::floor(double(slice_bits) * kLn2 / double(k)));
+        if (g == 0) g = 1;
+        return make(Mode::Count, k, l, slice_bits, g, 0, seed, out);
+    });
+}
+
+TF_API void tf_age_bloom_free(tf_age_bloom *filter) { delete filter; }
+
+TF_API tf_status tf_age_bloom_add(tf_age_bloom *filter, const void *key, size_t key_len) {
+    TF_REQUIRE_NONNULL(filter, "filter");
+    TF_REQUIRE_KEY(key, key_len);
+    filter->add(key, key_len);
+    return TF_OK;
+}
+
+TF_API tf_status tf_age_bloom_contains(const tf_age_bloom *filter, const void *key, size_t key_len, int *present) {
+    TF_REQUIRE_NONNULL(filter, "filter");
+    TF_REQUIRE_KEY(key, key_len);
+    TF_REQUIRE_NONNULL(present, "present");
+    *present = filter->contains(key, key_len) ? 1 : 0;
+    return TF_OK;
+}
+
+TF_API tf_status tf_age_bloom_add_if_absent(tf_age_bloom *filter, const void *key, size_t key_len, int *was_present) {
+    TF_REQUIRE_NONNULL(filter, "filter");
+    TF_REQUIRE_KEY(key, key_len);
+    TF_REQUIRE_NONNULL(was_present, "was_present");
+    const bool present = filter->contains(key, key_len);
+    if (!present) filter->add(key, key_len);
+    *was_present = present ? 1 : 0;
+    return TF_OK;
+}
+
+TF_API tf_status tf_age_bloom_clear(tf_age_bloom *filter) {
+    TF_REQUIRE_NONNULL(filter, "filter");
+    filter->clear();
+    return TF_OK;
+}
+
+TF_API tf_status tf_age_bloom_stats(const tf_age_bloom *filter, uint64_t *slices, uint64_t *bits,
+                                    double *bits_per_element, uint64_t *inserts, double *fpr_now) {
+    TF_REQUIRE_NONNULL(filter, "filter");
+    return guard([&] {
+        if (slices) *slices = filter->slices();
+        if (bits) *bits = filter->total_bits();
+        if (bits_per_element) *bits_per_element = double(filter->total_bits()) / double(filter->window_elements(0));
+        if (inserts) *inserts = filter->inserts();
+        if (fpr_now) *fpr_now = filter->expected_fpr(0);
+        return TF_OK;
+    });
+}
+
+TF_API tf_status tf_age_bloom_info(const tf_age_bloom *filter, uint32_t *k, uint32_t *l, uint64_t *slice_bits,
+                                   uint64_t *generation, uint64_t *capacity, uint32_t *seed) {
+    TF_REQUIRE_NONNULL(filter, "filter");
+    if (k) *k = filter->k();
+    if (l) *l = filter->l();
+    if (slice_bits) *slice_bits = filter->slice_bits(0);
+    if (generation) *generation = filter->generation();
+    if (capacity) *capacity = filter->window_elements(0);
+    if (seed) *seed = filter->seed();
+    return TF_OK;
+}
+
+TF_API tf_status tf_age_bloom_memory(const tf_age_bloom *filter, size_t *bytes) {
+    TF_REQUIRE_NONNULL(filter, "filter");
+    TF_REQUIRE_NONNULL(bytes, "bytes");
+    *bytes = filter->memory();
+    return TF_OK;
+}
+
+TF_API tf_status tf_age_bloom_serialized_size(const tf_age_bloom *filter, size_t *size) {
+    return serialized_size(filter, size);
+}
+
+TF_API tf_status tf_age_bloom_serialize(const tf_age_bloom *filter, void *buf, size_t capacity, size_t *written) {
+    return serialize(filter, tf::wire::Kind::AgeBloom, buf, capacity, written);
+}
+
+TF_API tf_status tf_age_bloom_deserialize(const void *buf, size_t len, tf_age_bloom **out) {
+    return deserialize(Mode::Count, tf::wire::Kind::AgeBloom, buf, len, out);
+}
+
+/* ---- time-limited ---------------------------------------------------- */
+
+TF_API tf_status tf_time_bloom_new_for(double error_rate, uint64_t span, uint64_t initial_capacity, uint32_t seed,
+                                       tf_time_bloom **out) {
+    return guard([&] {
+        TF_REQUIRE_NONNULL(out, "out");
+        if (initial_capacity == 0) return fail(TF_ERR_INVALID_ARGUMENT, "initial_capacity must be >= 1");
+        uint32_t k, l;
+        tf_status st = tf::bloom::choose_kl(error_rate, &k, &l);
+        if (st != TF_OK) return st;
+        st = check_span(span, l);
+        if (st != TF_OK) return st;
+        const uint64_t bits = slice_bits_for(k, std::ceil(double(initial_capacity) / double(l)));
+        if (bits == 0)
+            return fail(TF_ERR_TOO_LARGE, "initial capacity %llu needs slices over 2^40 bits",
+                        (unsigned long long)initial_capacity);
+        return make(Mode::Time, k, l, bits, 0, span, seed, out);
+    });
+}
+
+TF_API tf_status tf_time_bloom_new(uint32_t k, uint32_t l, uint64_t slice_bits, uint64_t span, uint32_t seed,
+                                   tf_time_bloom **out) {
+    return guard([&] {
+        TF_REQUIRE_NONNULL(out, "out");
+        tf_status st = AgePartitioned::check_params(k, l, slice_bits);
+        if (st != TF_OK) return st;
+        st = check_span(span, l);
+        if (st != TF_OK) return st;
+        return make(Mode::Time, k, l, slice_bits, 0, span, seed, out);
+    });
+}
+
+TF_API void tf_time_bloom_free(tf_time_bloom *filter) { delete filter; }
+
+TF_API tf_status tf_time_bloom_add(tf_time_bloom *filter, const void *key, size_t key_len, uint64_t now) {
+    TF_REQUIRE_NONNULL(filter, "filter");
+    TF_REQUIRE_KEY(key, key_len);
+    TF_REQUIRE_TIME(now);
+    return guard([&] { return filter->add_at(key, key_len, now); });
+}
+
+TF_API tf_status tf_time_bloom_contains(const tf_time_bloom *filter, const void *key, size_t key_len, uint64_t now,
+                                        int *present) {
+    TF_REQUIRE_NONNULL(filter, "filter");
+    TF_REQUIRE_KEY(key, key_len);
+    TF_REQUIRE_NONNULL(present, "present");
+    TF_REQUIRE_TIME(now);
+    *present = filter->contains_at(key, key_len, now) ? 1 : 0;
+    return TF_OK;
+}
+
+TF_API tf_status tf_time_bloom_add_if_absent(tf_time_bloom *filter, const void *key, size_t key_len, uint64_t now,
+                                             int *was_present) {
+    TF_REQUIRE_NONNULL(filter, "filter");
+    TF_REQUIRE_KEY(key, key_len);
+    TF_REQUIRE_NONNULL(was_present, "was_present");
+    TF_REQUIRE_TIME(now);
+    return guard([&] {
+        const bool present = filter->contains_at(key, key_len, now);
+        if (!present) {
+            tf_status st = filter->add_at(key, key_len, now);
+            if (st != TF_OK) return st;
+        }
+        *was_present = present ? 1 : 0;
+        return TF_OK;
+    });
+}
+
+TF_API tf_status tf_time_bloom_clear(tf_time_bloom *filter) {
+    TF_REQUIRE_NONNULL(filter, "filter");
+    filter->clear();
+    return TF_OK;
+}
+
+TF_API tf_status tf_time_bloom_stats(const tf_time_bloom *filter, uint64_t now, uint64_t *slices, uint64_t *bits,
+                                     double *bits_per_element, uint64_t *inserts, double *fpr_now) {
+    TF_REQUIRE_NONNULL(filter, "filter");
+    TF_REQUIRE_TIME(now);
+    return guard([&] {
+        if (slices) *slices = filter->slices();
+        if (bits) *bits = filter->total_bits();
+        if (bits_per_element) {
+            const uint64_t n = filter->window_elements(now);
+            *bits_per_element = n ? double(filter->total_bits()) / double(n) : 0.0;
+        }
+        if (inserts) *inserts = filter->inserts();
+        if (fpr_now) *fpr_now = filter->expected_fpr(now);
+        return TF_OK;
+    });
+}
+
+TF_API tf_status tf_time_bloom_slice_bits(const tf_time_bloom *filter, uint64_t i, uint64_t *bits) {
+    TF_REQUIRE_NONNULL(filter, "filter");
+    TF_REQUIRE_NONNULL(bits, "bits");
+    if (i >= filter->slices())
+        return fail(TF_ERR_INVALID_ARGUMENT, "slice %llu does not exist (%zu slices)", (unsigned long long)i,
+                    filter->slices());
+    *bits = filter->slice_bits(size_t(i));
+    return TF_OK;
+}
+
+TF_API tf_status tf_time_bloom_info(const tf_time_bloom *filter, uint32_t *k, uint32_t *l, uint64_t *span,
+                                    uint32_t *seed) {
+    TF_REQUIRE_NONNULL(filter, "filter");
+    if (k) *k = filter->k();
+    if (l) *l = filter->l();
+    if (span) *span = filter->span();
+    if (seed) *seed = filter->seed();
+    return TF_OK;
+}
+
+TF_API tf_status tf_time_bloom_memory(const tf_time_bloom *filter, size_t *bytes) {
+    TF_REQUIRE_NONNULL(filter, "filter");
+    TF_REQUIRE_NONNULL(bytes, "bytes");
+    *bytes = filter->memory();
+    return TF_OK;
+}
+
+TF_API tf_status tf_time_bloom_serialized_size(const tf_time_bloom *filter, size_t *size) {
+    return serialized_size(filter, size);
+}
+
+TF_API tf_status tf_time_bloom_serialize(const tf_time_bloom *filter, void *buf, size_t capacity, size_t *written) {
+    return serialize(filter, tf::wire::Kind::TimeBloom, buf, capacity, written);
+}
+
+TF_API tf_status tf_time_bloom_deserialize(const void *buf, size_t len, tf_time_bloom **out) {
+    return deserialize(Mode::Time, tf::wire::Kind::TimeBloom, buf, len, out);
+}
+
+}  // extern "C"
