@@ -250,9 +250,15 @@ tf_status AgePartitioned::shift_time(uint64_t now) {
     if (slices_.size() >= kMaxSlices)
         return fail(TF_ERR_TOO_LARGE, "time-limited filter reached %u slices; the clock may not be advancing",
                     kMaxSlices);
+    // A new slice is at most kMaxGrowth times the largest slice present, so
+    // one shift never allocates more than a bounded multiple of what the
+    // filter already holds (a jump in rate is followed over a few shifts).
+    uint64_t largest = 64;
+    for (const Slice &old : slices_) largest = std::max(largest, old.m);
+    const uint64_t cap = std::min<uint64_t>(kMaxSliceBits, largest * kMaxGrowth);
     try {  // allocate before changing anything; push_front changes nothing if it throws
         Slice s;
-        s.m = bits_for_capacity(c0);  // equation 8
+        s.m = std::min(bits_for_capacity(c0), cap);  // equation 8
         s.words.assign(words_for(s.m), 0);
         s.serial = next_serial_;
         slices_.push_front(std::move(s));
@@ -400,11 +406,14 @@ tf_status AgePartitioned::read(Mode mode, wire::Reader &r, std::unique_ptr<AgePa
     if (!r.ok()) return fail(TF_ERR_CORRUPT, "%s payload too short for its header", what);
     if (f->k_ == 0 || f->k_ > kMaxK || f->l_ == 0 || f->l_ > kMaxL)
         return fail(TF_ERR_CORRUPT, "%s blob has k = %u, l = %u", what, f->k_, f->l_);
+    if (f->gen_inserts_ > f->inserts_ || f->burst_inserts_ > f->inserts_)
+        return fail(TF_ERR_CORRUPT, "%s blob has generation counters above its insert count", what);
     const size_t base = size_t(f->k_) + f->l_;
     if (mode == Mode::Count) {
         if (count != base) return fail(TF_ERR_CORRUPT, "%s blob has %u slices, k + l = %zu", what, count, base);
-        if (f->generation_ == 0 || f->until_shift_ > f->generation_ || f->span_ != 0)
-            return fail(TF_ERR_CORRUPT, "%s blob has an invalid generation", what);
+        if (f->generation_ == 0 || f->until_shift_ > f->generation_ || f->span_ != 0 || f->high_water_ != 0 ||
+            f->last_shift_ != 0 || f->burst_inserts_ != 0)
+            return fail(TF_ERR_CORRUPT, "%s blob has an invalid generation or clock", what);
     } else {
         if (count < base || count > kMaxSlices)
             return fail(TF_ERR_CORRUPT, "%s blob has %u slices (k + l = %zu)", what, count, base);
@@ -417,8 +426,7 @@ tf_status AgePartitioned::read(Mode mode, wire::Reader &r, std::unique_ptr<AgePa
         uint64_t prev_serial = 0;
         for (uint32_t i = 0; i < count; ++i) {
             const uint64_t m = probe.u64(), n = probe.u64(), t = probe.u64(), serial = probe.u64();
-            probe.u64();  // owned
-            probe.u64();  // own_end
+            const uint64_t probe_owned = probe.u64(), probe_own_end = probe.u64();
             if (!probe.ok()) return fail(TF_ERR_CORRUPT, "%s blob ends inside slice %u", what, i);
             if (m < 64 || m > kMaxSliceBits)
                 return fail(TF_ERR_CORRUPT, "%s blob: slice %u has %llu bits", what, i, (unsigned long long)m);
@@ -427,8 +435,11 @@ tf_status AgePartitioned::read(Mode mode, wire::Reader &r, std::unique_ptr<AgePa
             if (serial >= f->next_serial_ || (i > 0 && serial + 1 != prev_serial))
                 return fail(TF_ERR_CORRUPT, "%s blob: slice %u has serial %llu out of order", what, i,
                             (unsigned long long)serial);
-            if (n > f->inserts_ && mode == Mode::Count)
+            const uint64_t owned = probe_owned, own_end = probe_own_end;
+            if (n > f->inserts_ || owned > f->inserts_)
                 return fail(TF_ERR_CORRUPT, "%s blob: slice %u counts more inserts than the filter", what, i);
+            if (own_end > f->high_water_ || (mode == Mode::Count && (t != 0 || own_end != 0)))
+                return fail(TF_ERR_CORRUPT, "%s blob: slice %u has an invalid time", what, i);
             prev_serial = serial;
             const uint64_t words = words_for(m);
             if (words > probe.remaining() / 8)

@@ -39,6 +39,8 @@ constexpr uint64_t kMaxSliceBits = uint64_t(1) << 40;
 // At most this many slices in a time-limited filter (a guard against
 // degenerate rates; the adaptation keeps it near k + l).
 constexpr uint32_t kMaxSlices = 4 * kMaxL;
+// A shift creates a slice of at most kMaxGrowth times the largest slice.
+constexpr uint64_t kMaxGrowth = 16;
 
 struct Slice {
     std::vector<uint64_t> words;  // m bits, rounded up to whole words

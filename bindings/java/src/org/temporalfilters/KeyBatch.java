@@ -1,0 +1,69 @@
+package org.temporalfilters;
+
+/**
+ * Keys packed for the batch calls ({@code updateBatch}, {@code queryBatch}):
+ * their bytes laid end to end plus their lengths, which is what crosses into
+ * the native library in one call. Packing costs a copy of the keys; a batch
+ * that is queried or updated many times can be packed once and reused.
+ * Immutable, hence safe to share between threads.
+ */
+public final class KeyBatch {
+    final byte[] data;
+    final int[] lens;
+
+    private KeyBatch(byte[] data, int[] lens) {
+        this.data = data;
+        this.lens = lens;
+    }
+
+    /**
+     * Packs binary keys (any bytes, NUL included).
+     *
+     * @throws TemporalFiltersException {@link Status#ERR_NULL} when the array or
+     *         one of its keys is null; {@link Status#ERR_TOO_LARGE} when the keys
+     *         together exceed the largest Java array
+     */
+    public static KeyBatch of(byte[]... keys) {
+        Native.notNull(keys, "keys");
+        long total = 0;
+        for (int i = 0; i < keys.length; i++) {
+            if (keys[i] == null) {
+                throw new TemporalFiltersException(Status.ERR_NULL, "keys[" + i + "] is null");
+            }
+            total += keys[i].length;
+        }
+        if (total > Native.MAX_ARRAY) {
+            throw new TemporalFiltersException(Status.ERR_TOO_LARGE,
+                    "the keys of a batch total " + total + " bytes, more than a Java array holds");
+        }
+        byte[] data = new byte[(int) total];
+        int[] lens = new int[keys.length];
+        int off = 0;
+        for (int i = 0; i < keys.length; i++) {
+            System.arraycopy(keys[i], 0, data, off, keys[i].length);
+            lens[i] = keys[i].length;
+            off += lens[i];
+        }
+        return new KeyBatch(data, lens);
+    }
+
+    /**
+     * Packs string keys, each encoded as UTF-8 (the same bytes as the String
+     * forms of the single-key calls).
+     *
+     * @throws TemporalFiltersException as {@link #of(byte[]...)}
+     */
+    public static KeyBatch of(String... keys) {
+        Native.notNull(keys, "keys");
+        byte[][] bytes = new byte[keys.length][];
+        for (int i = 0; i < keys.length; i++) {
+            bytes[i] = Native.utf8(keys[i], "keys[" + i + "]");
+        }
+        return of(bytes);
+    }
+
+    /** The number of keys. */
+    public int size() {
+        return lens.length;
+    }
+}

@@ -1,0 +1,333 @@
+/*
+ * bindings/java/temporalfilters_java.i - the Java side of the SWIG bindings.
+ *
+ * Generates the package-private JNI layer of org.temporalfilters (classes
+ * TemporalFiltersNative, TemporalFiltersJNI, RecencySketchNative and
+ * NativeStatus); the public API is the hand-written idiomatic layer in
+ * src/org/temporalfilters (RecencySketch, TemporalFiltersException, ...).
+ *
+ * Type mapping:
+ *   uint64_t             Java long. A negative argument is rejected with
+ *                        TF_ERR_INVALID_ARGUMENT before the C call, never
+ *                        wrapped; a result above Long.MAX_VALUE (only saturated
+ *                        times, e.g. next-allowed at the end of time) is
+ *                        clamped to Long.MAX_VALUE.
+ *   uint32_t             Java long, checked to be within 0 .. 2^32-1.
+ *   byte patterns        byte[] (binary-safe, copied into the call's own
+ *                        buffer: on the stack when small); int[] key lengths;
+ *                        long[] timestamps in and out.
+ * Errors: every failure, whether found by the library, by the shared
+ * interface or by a typemap here, is recorded with tf_binding_fail/check and
+ * raised by the %exception block as org.temporalfilters.TemporalFiltersException
+ * (status, status name, message). A typemap that rejects an argument records
+ * the failure and lets the wrapper run on: the call itself is skipped, and the
+ * cleanup code of every argument still runs, so nothing leaks.
+ */
+%module(jniclassname = "TemporalFiltersJNI") TemporalFiltersNative
+
+/* The generated classes are package-private: users see the idiomatic layer. */
+%pragma(java) moduleclassmodifiers = "final class"
+%pragma(java) jniclassclassmodifiers = "final class"
+%typemap(javaclassmodifiers) struct RecencySketchNative "final class"
+%typemap(javaclassmodifiers) enum tf_status "final class"
+
+/* The JNI library is loaded with the class that declares the native methods.
+ * -Dorg.temporalfilters.jni=/path/libtemporalfilters_jni.so overrides the
+ * search of java.library.path. */
+%pragma(java) jniclasscode = %{
+  static {
+    String path = System.getProperty("org.temporalfilters.jni");
+    if (path != null && !path.isEmpty()) {
+      System.load(path);
+    } else {
+      System.loadLibrary("temporalfilters_jni");
+    }
+  }
+%}
+
+/* No finalizer anywhere: the idiomatic classes free their handles in close()
+ * and through a java.lang.ref.Cleaner. */
+%typemap(javafinalize) SWIGTYPE ""
+
+/* Status codes as int constants read from the C header at class-load time
+ * (class NativeStatus); the idiomatic class Status is checked against them. */
+%include "enumtypeunsafe.swg"
+%rename(NativeStatus) tf_status;
+/* The flag values are pinned by the idiomatic layer (RecencySketch.CONCURRENT,
+ * BLOCKED) and by the golden test; no constants interface is generated. */
+%ignore TF_RECENCY_SKETCH_CONCURRENT;
+%ignore TF_RECENCY_SKETCH_BLOCKED;
+
+/* The factories return a new handle that Java owns. */
+%newobject RecencySketchNative::new_for;
+%newobject RecencySketchNative::deserialize;
+
+/* close() and is_closed() of the shared interface dereference the handle
+ * itself; the Java layer frees the whole handle instead (delete(), which sets
+ * the proxy's pointer to 0), after which every remaining method fails cleanly
+ * with TF_ERR_NULL because the shared helpers check for a NULL handle. */
+%ignore RecencySketchNative::close;
+%ignore RecencySketchNative::is_closed;
+
+/* ---- exceptions ------------------------------------------------------- */
+
+/* The call runs only when no argument was rejected; any failure is raised
+ * right after it. When the call is skipped, the wrapper's C result (if it has
+ * one) is zeroed so that nothing reads an uninitialized value:
+ * TF_JAVA_SKIPPED($null) does that, since $null is "0" in a wrapper that
+ * returns a value and empty in a void one. Output typemaps below write back
+ * only when no exception is pending (ExceptionCheck), as JNI requires. */
+%exception {
+    if (!tf_java_pending()) {
+        $action
+    } else {
+        TF_JAVA_SKIPPED($null)
+    }
+    tf_java_raise_pending(jenv);
+}
+
+/* ---- scalars ----------------------------------------------------------- */
+
+%typemap(jni) uint64_t "jlong"
+%typemap(jtype) uint64_t "long"
+%typemap(jstype) uint64_t "long"
+%typemap(javain) uint64_t "$javainput"
+%typemap(javaout) uint64_t {
+    return $jnicall;
+  }
+%typemap(in) uint64_t %{
+    $1 = 0;
+    if ($input < 0)
+        tf_java_reject(TF_ERR_INVALID_ARGUMENT, "$1_name", "is negative (Java long timestamps and sizes must be >= 0)");
+    else
+        $1 = (uint64_t)$input;
+%}
+%typemap(out) uint64_t %{ $result = tf_java_clamp($1); %}
+
+%typemap(jni) uint32_t "jlong"
+%typemap(jtype) uint32_t "long"
+%typemap(jstype) uint32_t "long"
+%typemap(javain) uint32_t "$javainput"
+%typemap(javaout) uint32_t {
+    return $jnicall;
+  }
+%typemap(in) uint32_t %{
+    $1 = 0;
+    if ($input < 0 || $input > (jlong)UINT32_MAX)
+        tf_java_reject(TF_ERR_INVALID_ARGUMENT, "$1_name", "is outside 0 .. 4294967295");
+    else
+        $1 = (uint32_t)$input;
+%}
+%typemap(out) uint32_t %{ $result = (jlong)$1; %}
+
+/* ---- byte strings: keys, blobs, keys laid end to end ------------------------ */
+
+%define TF_JAVA_BYTES_IN(NAME, LEN)
+%typemap(jni) (const void *NAME, size_t LEN) "jbyteArray"
+%typemap(jtype) (const void *NAME, size_t LEN) "byte[]"
+%typemap(jstype) (const void *NAME, size_t LEN) "byte[]"
+%typemap(javain) (const void *NAME, size_t LEN) "$javainput"
+%typemap(in) (const void *NAME, size_t LEN) (jlong stack[TF_JAVA_STACK_BYTES / sizeof(jlong)], void *heap = NULL) %{
+    $1 = tf_java_copy_in(jenv, $input, 1, stack, sizeof stack, &heap, &$2, "$1_name");
+%}
+%typemap(freearg) (const void *NAME, size_t LEN) %{ free(heap$argnum); %}
+%enddef
+
+TF_JAVA_BYTES_IN(key, key_len)
+TF_JAVA_BYTES_IN(blob, blob_len)
+TF_JAVA_BYTES_IN(keys_data, keys_data_len)
+
+/* serialize_into: a byte[] the Java side allocated, filled on success. */
+%typemap(jni) (void *out_buf, size_t out_cap) "jbyteArray"
+%typemap(jtype) (void *out_buf, size_t out_cap) "byte[]"
+%typemap(jstype) (void *out_buf, size_t out_cap) "byte[]"
+%typemap(javain) (void *out_buf, size_t out_cap) "$javainput"
+%typemap(in) (void *out_buf, size_t out_cap) (jlong stack[TF_JAVA_STACK_BYTES / sizeof(jlong)], void *heap = NULL) %{
+    $1 = tf_java_buffer(jenv, $input, 1, stack, sizeof stack, &heap, &$2, "$1_name");
+%}
+%typemap(argout) (void *out_buf, size_t out_cap) %{
+    if ($1 && !(*jenv)->ExceptionCheck(jenv))
+        (*jenv)->SetByteArrayRegion(jenv, $input, 0, (jsize)$2, (const jbyte *)$1);
+%}
+%typemap(freearg) (void *out_buf, size_t out_cap) %{ free(heap$argnum); %}
+
+/* ---- batches ------------------------------------------------------------ */
+
+%typemap(jni) (const int32_t *key_lens, size_t key_count) "jintArray"
+%typemap(jtype) (const int32_t *key_lens, size_t key_count) "int[]"
+%typemap(jstype) (const int32_t *key_lens, size_t key_count) "int[]"
+%typemap(javain) (const int32_t *key_lens, size_t key_count) "$javainput"
+%typemap(in) (const int32_t *key_lens, size_t key_count)
+    (jlong stack[TF_JAVA_STACK_BYTES / sizeof(jlong)], void *heap = NULL) %{
+    $1 = ($1_ltype)tf_java_copy_in(jenv, $input, 4, stack, sizeof stack, &heap, &$2,
+                                          "$1_name");
+%}
+%typemap(freearg) (const int32_t *key_lens, size_t key_count) %{ free(heap$argnum); %}
+
+/* Timestamps in: each must be >= 0 as a Java long (the C call rejects 0). */
+%typemap(jni) (const uint64_t *times, size_t time_count) "jlongArray"
+%typemap(jtype) (const uint64_t *times, size_t time_count) "long[]"
+%typemap(jstype) (const uint64_t *times, size_t time_count) "long[]"
+%typemap(javain) (const uint64_t *times, size_t time_count) "$javainput"
+%typemap(in) (const uint64_t *times, size_t time_count)
+    (jlong stack[TF_JAVA_STACK_BYTES / sizeof(jlong)], void *heap = NULL) %{
+    {
+        const jlong *t = (const jlong *)tf_java_copy_in(jenv, $input, 8, stack, sizeof stack, &heap, &$2,
+                                                        "$1_name");
+        size_t i;
+        for (i = 0; t && i < $2; ++i) {
+            if (t[i] < 0) {
+                char what[64];
+                snprintf(what, sizeof what, "[%zu] is negative", i);
+                tf_java_reject(TF_ERR_INVALID_ARGUMENT, "$1_name", what);
+                break;
+            }
+        }
+        $1 = ($1_ltype)t;
+    }
+%}
+%typemap(freearg) (const uint64_t *times, size_t time_count) %{ free(heap$argnum); %}
+
+/* Timestamps out: one per key, clamped to Long.MAX_VALUE. */
+%typemap(jni) (uint64_t *out_times, size_t out_count) "jlongArray"
+%typemap(jtype) (uint64_t *out_times, size_t out_count) "long[]"
+%typemap(jstype) (uint64_t *out_times, size_t out_count) "long[]"
+%typemap(javain) (uint64_t *out_times, size_t out_count) "$javainput"
+%typemap(in) (uint64_t *out_times, size_t out_count)
+    (jlong stack[TF_JAVA_STACK_BYTES / sizeof(jlong)], void *heap = NULL) %{
+    $1 = ($1_ltype)tf_java_buffer(jenv, $input, 8, stack, sizeof stack, &heap, &$2,
+                                        "$1_name");
+%}
+%typemap(argout) (uint64_t *out_times, size_t out_count) %{
+    if ($1 && !(*jenv)->ExceptionCheck(jenv)) {
+        size_t i;
+        for (i = 0; i < $2; ++i) ((jlong *)$1)[i] = tf_java_clamp($1[i]);
+        (*jenv)->SetLongArrayRegion(jenv, $input, 0, (jsize)$2, (const jlong *)$1);
+    }
+%}
+%typemap(freearg) (uint64_t *out_times, size_t out_count) %{ free(heap$argnum); %}
+
+/* pace's next_allowed: element 0 of a long[] of length >= 1. */
+%typemap(jni) uint64_t *next_allowed "jlongArray"
+%typemap(jtype) uint64_t *next_allowed "long[]"
+%typemap(jstype) uint64_t *next_allowed "long[]"
+%typemap(javain) uint64_t *next_allowed "$javainput"
+%typemap(in) uint64_t *next_allowed (uint64_t value = 0) %{
+    $1 = &value;
+    if (!$input)
+        tf_java_reject(TF_ERR_NULL, "$1_name", "is null");
+    else if ((*jenv)->GetArrayLength(jenv, $input) < 1)
+        tf_java_reject(TF_ERR_INVALID_ARGUMENT, "$1_name", "is empty");
+%}
+%typemap(argout) uint64_t *next_allowed %{
+    if (!(*jenv)->ExceptionCheck(jenv)) {
+        jlong v = tf_java_clamp(value$argnum);
+        (*jenv)->SetLongArrayRegion(jenv, $input, 0, 1, &v);
+    }
+%}
+
+%include "temporalfilters.i"
+
+/* Helpers of the typemaps above. They use the shared interface's error slot
+ * (tf_binding_status_, tf_binding_fail), so they come after it; the wrapper
+ * functions that call them are emitted after every such block. */
+%{
+#include <limits.h>
+
+/* Keys, blobs and arrays up to this many bytes are copied to the stack;
+ * larger ones to the heap. */
+#define TF_JAVA_STACK_BYTES 2048
+
+/* A failure is already recorded for this call (by a typemap). */
+#define tf_java_pending() (tf_binding_status_ != 0)
+
+/* See %exception: zeroes `result` in wrappers that have one. */
+#define TF_JAVA_SKIPPED(null_value) TF_JAVA_SKIPPED_##null_value
+#define TF_JAVA_SKIPPED_
+#define TF_JAVA_SKIPPED_0 memset(&result, 0, sizeof result);
+
+static jlong tf_java_clamp(uint64_t v) {
+    return v > (uint64_t)INT64_MAX ? (jlong)INT64_MAX : (jlong)v;
+}
+
+/* Records a rejected argument: "<name> <what>". */
+static void tf_java_reject(tf_status st, const char *name, const char *what) {
+    char msg[200];
+    snprintf(msg, sizeof msg, "%s %s", name, what);
+    tf_binding_fail(st, msg);
+}
+
+/* Throws org.temporalfilters.TemporalFiltersException(status, name, message).
+ * If the class cannot be found or built, the JVM's own error stays pending. */
+static void tf_java_throw(JNIEnv *jenv, int status, const char *message) {
+    char clean[512];
+    size_t i;
+    /* NewStringUTF wants modified UTF-8: keep the message to printable ASCII. */
+    for (i = 0; message[i] != '\0' && i + 1 < sizeof clean; ++i) {
+        unsigned char c = (unsigned char)message[i];
+        clean[i] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
+    }
+    clean[i] = '\0';
+    jclass cls = (*jenv)->FindClass(jenv, "org/temporalfilters/TemporalFiltersException");
+    if (!cls) return;
+    jmethodID ctor = (*jenv)->GetMethodID(jenv, cls, "<init>", "(ILjava/lang/String;Ljava/lang/String;)V");
+    jstring jname = ctor ? (*jenv)->NewStringUTF(jenv, tf_status_string(status)) : NULL;
+    jstring jmsg = jname ? (*jenv)->NewStringUTF(jenv, clean) : NULL;
+    jobject ex = jmsg ? (*jenv)->NewObject(jenv, cls, ctor, (jint)status, jname, jmsg) : NULL;
+    if (ex) {
+        (*jenv)->Throw(jenv, (jthrowable)ex);
+        (*jenv)->DeleteLocalRef(jenv, ex);
+    }
+    if (jmsg) (*jenv)->DeleteLocalRef(jenv, jmsg);
+    if (jname) (*jenv)->DeleteLocalRef(jenv, jname);
+    (*jenv)->DeleteLocalRef(jenv, cls);
+}
+
+/* Raises the call's pending failure, if any; returns 1 when it did. */
+static int tf_java_raise_pending(JNIEnv *jenv) {
+    const char *msg = NULL;
+    int st = tf_binding_take_error(&msg);
+    if (st == 0) return 0;
+    tf_java_throw(jenv, st, msg);
+    return 1;
+}
+
+/* An array's length (in *count) and a buffer for that many elements of elem
+ * bytes: `stack` when it fits in cap bytes, else a heap block stored in *heap
+ * for the caller to free. Returns NULL with a failure recorded when the array
+ * is null or the block cannot be allocated. Nothing is copied. */
+static void *tf_java_buffer(JNIEnv *jenv, jarray arr, size_t elem, void *stack, size_t cap, void **heap,
+                            size_t *count, const char *name) {
+    *count = 0;
+    if (!arr) {
+        tf_java_reject(TF_ERR_NULL, name, "is null");
+        return NULL;
+    }
+    jsize n = (*jenv)->GetArrayLength(jenv, arr);
+    void *p = stack;
+    if ((size_t)n * elem > cap) {
+        p = *heap = malloc((size_t)n * elem);
+        if (!p) {
+            tf_java_reject(TF_ERR_OUT_OF_MEMORY, name, "does not fit in memory");
+            return NULL;
+        }
+    }
+    *count = (size_t)n;
+    return p;
+}
+
+/* An input array: tf_java_buffer, filled with a copy of the array (elem is
+ * 1, 4 or 8: byte[], int[] or long[]). */
+static void *tf_java_copy_in(JNIEnv *jenv, jarray arr, size_t elem, void *stack, size_t cap, void **heap,
+                             size_t *count, const char *name) {
+    void *p = tf_java_buffer(jenv, arr, elem, stack, cap, heap, count, name);
+    if (!p) return NULL;
+    jsize n = (jsize)*count;
+    switch (elem) {
+    case 1: (*jenv)->GetByteArrayRegion(jenv, (jbyteArray)arr, 0, n, (jbyte *)p); break;
+    case 4: (*jenv)->GetIntArrayRegion(jenv, (jintArray)arr, 0, n, (jint *)p); break;
+    default: (*jenv)->GetLongArrayRegion(jenv, (jlongArray)arr, 0, n, (jlong *)p); break;
+    }
+    return p;
+}
+%}
