@@ -27,8 +27,9 @@ jobs=${FUZZ_JOBS:-1}
 declare -A max_len=(
   [recency_deserialize]=4096
   [recency_ops]=2048
+  [bloom]=8192
 )
-all_targets=(recency_deserialize recency_ops)
+all_targets=(recency_deserialize recency_ops bloom)
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then targets=("${all_targets[@]}"); fi
 for t in "${targets[@]}"; do

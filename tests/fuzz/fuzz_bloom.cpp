@@ -1,0 +1,266 @@
+// Fuzz target for the age-partitioned (count window) and time-limited Bloom
+// filters, through the public C API only (plus libmurmurhash to reseal
+// blobs).
+//
+// The first input byte picks what the rest is:
+//   0 / 1   a blob for tf_age_bloom_deserialize / tf_time_bloom_deserialize,
+//           as given;
+//   2 / 3   the same, with the payload length and checksum repaired so that
+//           mutations reach the structural checks behind the checksum;
+//   4 / 5   an operation program on a small count-window / time filter,
+//           checked against an exact record of what was inserted when.
+// A blob that deserializes must serialize back to the same bytes, keep
+// working, and never lose a key it has just been given. Any violated
+// invariant aborts (that is how a fuzzer reports a finding).
+#include <climits>
+#include <cstring>
+#include <deque>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <murmurhash.h>
+
+#include "fuzz_common.hpp"
+
+namespace {
+
+constexpr size_t kOverhead = 28;
+
+void put_le64(uint8_t *p, uint64_t v) {
+    for (int i = 0; i < 8; ++i) p[i] = uint8_t(v >> (8 * i));
+}
+
+std::vector<uint8_t> seal(std::vector<uint8_t> blob) {
+    put_le64(blob.data() + 12, uint64_t(blob.size() - kOverhead));
+    uint64_t h[2];
+    lmmh_x64_128(blob.data(), unsigned(blob.size() - 8), 0, h);
+    put_le64(blob.data() + blob.size() - 8, h[0]);
+    return blob;
+}
+
+// One interface over the two filters, so that every check is written once.
+struct Age {
+    using H = tf_age_bloom;
+    static tf_status deserialize(const void *b, size_t n, H **out) { return tf_age_bloom_deserialize(b, n, out); }
+    static std::vector<uint8_t> snapshot(const H *f) {
+        size_t size = 0, written = 0;
+        FUZZ_CHECK(tf_age_bloom_serialized_size(f, &size) == TF_OK);
+        std::vector<uint8_t> blob(size);
+        FUZZ_CHECK(tf_age_bloom_serialize(f, blob.data(), size, &written) == TF_OK && written == size);
+        return blob;
+    }
+    static tf_status add(H *f, const void *k, size_t n, uint64_t) { return tf_age_bloom_add(f, k, n); }
+    static bool contains(const H *f, const void *k, size_t n, uint64_t) {
+        int p = -1;
+        FUZZ_CHECK(tf_age_bloom_contains(f, k, n, &p) == TF_OK);
+        FUZZ_CHECK(p == 0 || p == 1);
+        return p == 1;
+    }
+    static void stats(const H *f, uint64_t) {
+        uint64_t slices = 0, bits = 0, inserts = 0;
+        double bpe = -1, fpr = -1;
+        FUZZ_CHECK(tf_age_bloom_stats(f, &slices, &bits, &bpe, &inserts, &fpr) == TF_OK);
+        FUZZ_CHECK(fpr >= 0.0 && fpr <= 1.0);
+        FUZZ_CHECK(bits >= 64 * slices);
+    }
+    static void free(H *f) { tf_age_bloom_free(f); }
+};
+
+struct Time {
+    using H = tf_time_bloom;
+    static tf_status deserialize(const void *b, size_t n, H **out) { return tf_time_bloom_deserialize(b, n, out); }
+    static std::vector<uint8_t> snapshot(const H *f) {
+        size_t size = 0, written = 0;
+        FUZZ_CHECK(tf_time_bloom_serialized_size(f, &size) == TF_OK);
+        std::vector<uint8_t> blob(size);
+        FUZZ_CHECK(tf_time_bloom_serialize(f, blob.data(), size, &written) == TF_OK && written == size);
+        return blob;
+    }
+    static tf_status add(H *f, const void *k, size_t n, uint64_t now) { return tf_time_bloom_add(f, k, n, now); }
+    static bool contains(const H *f, const void *k, size_t n, uint64_t now) {
+        int p = -1;
+        FUZZ_CHECK(tf_time_bloom_contains(f, k, n, now, &p) == TF_OK);
+        FUZZ_CHECK(p == 0 || p == 1);
+        return p == 1;
+    }
+    static void stats(const H *f, uint64_t now) {
+        uint64_t slices = 0, bits = 0, inserts = 0;
+        double bpe = -1, fpr = -1;
+        FUZZ_CHECK(tf_time_bloom_stats(f, now, &slices, &bits, &bpe, &inserts, &fpr) == TF_OK);
+        FUZZ_CHECK(fpr >= 0.0 && fpr <= 1.0);
+        FUZZ_CHECK(bits >= 64 * slices);
+        uint64_t s0 = 0;
+        FUZZ_CHECK(tf_time_bloom_slice_bits(f, 0, &s0) == TF_OK && s0 >= 64);
+        FUZZ_CHECK(tf_time_bloom_slice_bits(f, slices, &s0) == TF_ERR_INVALID_ARGUMENT);
+    }
+    static void free(H *f) { tf_time_bloom_free(f); }
+};
+
+// A blob that loads must round-trip exactly and keep its promise for a key
+// added right after.
+template <class F>
+void check_blob(const uint8_t *data, size_t size) {
+    typename F::H *f = nullptr;
+    tf_clear_last_error();
+    const tf_status st = F::deserialize(data, size, &f);
+    if (st != TF_OK) {
+        fuzz_check_failure(st);
+        FUZZ_CHECK(fuzz_is_deserialize_error(st));
+        FUZZ_CHECK(st != TF_ERR_OUT_OF_MEMORY);  // never more than the blob's own size
+        FUZZ_CHECK(f == nullptr);
+        return;
+    }
+    FUZZ_CHECK(f != nullptr);
+    const std::vector<uint8_t> again = F::snapshot(f);
+    FUZZ_CHECK(again.size() == size && std::memcmp(again.data(), data, size) == 0);
+    // Use it: stats, then a few inserts at increasing times, each found.
+    uint64_t now = 1;
+    for (size_t i = 0; i < 24 && i + 20 < size; ++i) now = now * 31 + data[20 + i];
+    now = now % (uint64_t(1) << 62) + 1;
+    F::stats(f, now);
+    for (int i = 0; i < 4; ++i) {
+        const uint64_t key = 0xfeed0000u + uint64_t(i);
+        const tf_status ast = F::add(f, &key, sizeof key, now + uint64_t(i));
+        if (ast != TF_OK) {
+            fuzz_check_failure(ast);
+            FUZZ_CHECK(ast == TF_ERR_OUT_OF_MEMORY || ast == TF_ERR_TOO_LARGE);
+            continue;
+        }
+        FUZZ_CHECK(F::contains(f, &key, sizeof key, now + uint64_t(i)));
+    }
+    F::stats(f, now + 4);
+    F::free(f);
+}
+
+// A little reader over the program bytes.
+struct Input {
+    const uint8_t *p;
+    size_t n;
+    size_t pos = 0;
+    bool more() const { return pos < n; }
+    uint8_t byte() { return pos < n ? p[pos++] : 0; }
+    uint16_t u16() { return uint16_t(byte() | (byte() << 8)); }
+};
+
+// Operation programs. Count window: every key among the last l * g inserts
+// must be found. Time window: every key inserted at t >= now - span must
+// be found, with now clamped to the highest insert time (as the library
+// does).
+template <class F>
+void run_program(Input in, bool time_mode) {
+    const uint32_t k = 1 + in.byte() % 8, l = 1 + in.byte() % 8;
+    const uint64_t bits = 64 + uint64_t(in.u16() % 2048);
+    const uint64_t span = l + in.u16() % 2000;
+    typename F::H *f = nullptr;
+    uint64_t capacity = 0;  // count window: l * g
+    if constexpr (std::is_same<F, Time>::value) {
+        FUZZ_CHECK(tf_time_bloom_new(k, l, bits, span, in.byte(), &f) == TF_OK);
+    } else {
+        FUZZ_CHECK(tf_age_bloom_new(k, l, bits, in.byte(), &f) == TF_OK);
+        FUZZ_CHECK(tf_age_bloom_info(f, nullptr, nullptr, nullptr, nullptr, &capacity, nullptr) == TF_OK);
+    }
+    std::deque<std::pair<uint16_t, uint64_t>> recent;  // (key, time) of inserts, newest last
+    uint64_t now = 1, high = 0;
+    int steps = 0;
+    // The library clamps a query's time to the highest time it has seen.
+    auto must_hold = [&](uint16_t, uint64_t t, size_t age) {
+        const uint64_t at = now > high ? now : high;
+        if (time_mode) return at < span || t >= at - span;
+        return age < capacity;
+    };
+    while (in.more() && steps++ < 4000) {
+        const uint8_t op = in.byte() % 8;
+        const uint16_t key = in.u16() % 512;
+        switch (op) {
+            case 0:
+            case 1: {  // insert (time moves by the program's choice, also backwards)
+                const tf_status st = F::add(f, &key, sizeof key, now);
+                if (st != TF_OK) {
+                    fuzz_check_failure(st);
+                    FUZZ_CHECK(st == TF_ERR_TOO_LARGE || st == TF_ERR_OUT_OF_MEMORY);
+                    break;
+                }
+                if (now > high) high = now;
+                recent.emplace_back(key, time_mode ? high : 0);  // the clock is clamped
+                if (recent.size() > 2048) recent.pop_front();
+                break;
+            }
+            case 2: {  // query a key: never a false negative
+                bool must = false;
+                for (size_t i = recent.size(); i-- > 0;)
+                    if (recent[i].first == key && must_hold(key, recent[i].second, recent.size() - 1 - i)) must = true;
+                const bool got = F::contains(f, &key, sizeof key, now);
+                FUZZ_CHECK(got || !must);
+                break;
+            }
+            case 3: {  // the clock moves: forwards a lot, a little, not at all, or back
+                const uint8_t how = in.byte();
+                if (how < 64) now += how;
+                else if (how < 128) now += uint64_t(how) * 50;
+                else if (how < 192) now = now > 100 ? now - (how - 128) : 1;
+                break;
+            }
+            case 4: {  // full sweep of the recent keys
+                for (size_t i = 0; i < recent.size(); ++i)
+                    if (must_hold(recent[i].first, recent[i].second, recent.size() - 1 - i))
+                        FUZZ_CHECK(F::contains(f, &recent[i].first, sizeof recent[i].first, now));
+                break;
+            }
+            case 5: {  // serialize, deserialize, continue on the copy
+                const std::vector<uint8_t> blob = F::snapshot(f);
+                typename F::H *copy = nullptr;
+                FUZZ_CHECK(F::deserialize(blob.data(), blob.size(), &copy) == TF_OK);
+                FUZZ_CHECK(F::snapshot(copy) == blob);
+                F::free(f);
+                f = copy;
+                break;
+            }
+            case 6:
+                F::stats(f, now);
+                break;
+            case 7: {  // invalid calls change nothing
+                const std::vector<uint8_t> before = F::snapshot(f);
+                int p = 0;
+                if constexpr (std::is_same<F, Time>::value) {
+                    FUZZ_CHECK(tf_time_bloom_add(f, nullptr, 3, now) == TF_ERR_NULL);
+                    FUZZ_CHECK(tf_time_bloom_add(f, &key, sizeof key, 0) == TF_ERR_INVALID_ARGUMENT);
+                    FUZZ_CHECK(tf_time_bloom_contains(f, &key, sizeof key, 0, &p) == TF_ERR_INVALID_ARGUMENT);
+                    FUZZ_CHECK(tf_time_bloom_add_if_absent(f, &key, sizeof key, now, nullptr) == TF_ERR_NULL);
+                } else {
+                    FUZZ_CHECK(tf_age_bloom_add(f, nullptr, 3) == TF_ERR_NULL);
+                    FUZZ_CHECK(tf_age_bloom_contains(f, &key, sizeof key, nullptr) == TF_ERR_NULL);
+                    FUZZ_CHECK(tf_age_bloom_add_if_absent(f, nullptr, 1, &p) == TF_ERR_NULL);
+                }
+                FUZZ_CHECK(F::snapshot(f) == before);
+                break;
+            }
+        }
+    }
+    F::free(f);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    if (size == 0) return 0;
+    const uint8_t mode = data[0] % 6;
+    const uint8_t *rest = data + 1;
+    const size_t n = size - 1;
+    switch (mode) {
+        case 0: check_blob<Age>(rest, n); break;
+        case 1: check_blob<Time>(rest, n); break;
+        case 2:
+        case 3:
+            if (n >= kOverhead && n <= UINT_MAX) {
+                const std::vector<uint8_t> fixed = seal(std::vector<uint8_t>(rest, rest + n));
+                if (mode == 2) check_blob<Age>(fixed.data(), fixed.size());
+                else check_blob<Time>(fixed.data(), fixed.size());
+            }
+            break;
+        case 4: run_program<Age>(Input{rest, n}, false); break;
+        case 5: run_program<Time>(Input{rest, n}, true); break;
+    }
+    return 0;
+}
