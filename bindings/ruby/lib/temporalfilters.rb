@@ -1,0 +1,349 @@
+# frozen_string_literal: true
+
+# Ruby bindings of libtemporalfilters: time-aware probabilistic data
+# structures.
+#
+#   require "temporalfilters"
+#
+#   sketch = TemporalFilters::RecencySketch.for_target(100_000, 0.01)
+#   sketch.update("user-42", now_ms)
+#   sketch.query("user-42")          # => a time >= the true last update, 0 = never
+#   sketch.pace("user-42", now_ms, 1000).granted?
+#
+# Conventions, for every structure:
+# - Keys are Strings taken as raw bytes, whatever their encoding; NUL bytes
+#   are fine. "é" in UTF-8 and the same two bytes in ASCII-8BIT are the same
+#   key. A key of another class raises TypeError.
+# - Timestamps, intervals and TTLs are Integers in the caller's unit, in
+#   0...2**64 (the C type is uint64_t). A value outside that range raises
+#   TemporalFilters::InvalidArgument: it is never wrapped. 0 means "never" and
+#   is refused as a "now" by the library itself (also InvalidArgument).
+# - Every failure of the library raises a subclass of TemporalFilters::Error
+#   carrying the library's status code (#status), its name (#status_name) and
+#   the library's message (#message).
+# - Memory is freed by the garbage collector; #close frees it at once. Any
+#   call on a closed object raises TemporalFilters::NullError.
+#
+# The classes here are a thin layer over the SWIG extension
+# temporalfilters_native (module TemporalFilters::Native), generated from
+# bindings/temporalfilters.i, which raises the errors directly from C.
+
+module TemporalFilters
+  # The base class of every error raised by the library.
+  #
+  #   rescue TemporalFilters::Error => e
+  #     e.status       # => -2
+  #     e.status_name  # => "TF_ERR_INVALID_ARGUMENT"
+  #     e.message      # => the library's explanation
+  class Error < StandardError
+    # The status code of the subclass (nil for Error itself).
+    STATUS = nil
+
+    # The library's status code, a negative Integer (see common.h).
+    attr_reader :status
+
+    # message: the library's message; status: the status code, by default
+    # the one of the class.
+    def initialize(message = nil, status = nil)
+      @status = status || self.class::STATUS
+      super(message || (@status ? TemporalFilters.status_name(@status) : "temporalfilters error"))
+    end
+
+    # The name of the status code, e.g. "TF_ERR_CHECKSUM".
+    def status_name
+      @status ? TemporalFilters.status_name(@status) : "TF_ERR_UNKNOWN"
+    end
+
+    # The Error subclass for a status code; Error itself for a code this
+    # version does not know.
+    def self.class_for(status)
+      BY_STATUS.fetch(status, Error)
+    end
+  end
+
+  # A blob given to deserialize is not a valid serialization. Its subclasses
+  # say why: Truncated, BadMagic, UnsupportedVersion, WrongKind,
+  # ChecksumError, Corrupt.
+  class BlobError < Error; end
+
+  # Status code => Error subclass. One class per status of common.h:
+  #
+  #   NullError          TF_ERR_NULL                 (-1)  the object is closed
+  #   InvalidArgument    TF_ERR_INVALID_ARGUMENT     (-2)  a value out of its range
+  #   OutOfMemory        TF_ERR_OUT_OF_MEMORY        (-3)
+  #   TooLarge           TF_ERR_TOO_LARGE            (-4)  sizes beyond the library's limits
+  #   BufferTooSmall     TF_ERR_BUFFER_TOO_SMALL     (-5)
+  #   Truncated          TF_ERR_TRUNCATED            (-6)  BlobError
+  #   BadMagic           TF_ERR_BAD_MAGIC            (-7)  BlobError
+  #   UnsupportedVersion TF_ERR_UNSUPPORTED_VERSION  (-8)  BlobError
+  #   WrongKind          TF_ERR_WRONG_KIND           (-9)  BlobError
+  #   ChecksumError      TF_ERR_CHECKSUM             (-10) BlobError
+  #   Corrupt            TF_ERR_CORRUPT              (-11) BlobError
+  #   Incompatible       TF_ERR_INCOMPATIBLE         (-12) merging different shapes/seeds
+  #   InternalError      TF_ERR_INTERNAL             (-13) a bug in the library
+  BY_STATUS = {}
+
+  {
+    NullError: [-1, Error],
+    InvalidArgument: [-2, Error],
+    OutOfMemory: [-3, Error],
+    TooLarge: [-4, Error],
+    BufferTooSmall: [-5, Error],
+    Truncated: [-6, BlobError],
+    BadMagic: [-7, BlobError],
+    UnsupportedVersion: [-8, BlobError],
+    WrongKind: [-9, BlobError],
+    ChecksumError: [-10, BlobError],
+    Corrupt: [-11, BlobError],
+    Incompatible: [-12, Error],
+    InternalError: [-13, Error]
+  }.each do |name, (status, parent)|
+    klass = Class.new(parent)
+    klass.const_set(:STATUS, status)
+    const_set(name, klass)
+    BY_STATUS[status] = klass
+  end
+  BY_STATUS.freeze
+end
+
+require "temporalfilters_native"
+
+module TemporalFilters
+  # The version of the library loaded, "MAJOR.MINOR.PATCH".
+  VERSION = Native.tf_version_string.freeze
+
+  # The timestamp meaning "never seen".
+  NEVER = 0
+
+  # The name of a status code, e.g. status_name(-10) => "TF_ERR_CHECKSUM".
+  def self.status_name(status)
+    Native.tf_status_string(status)
+  end
+
+  # The system's real-time clock in milliseconds since the Unix epoch (>= 1):
+  # a convenient "now" when the caller's unit is the millisecond.
+  def self.clock_now_ms
+    Native.tf_clock_now_ms
+  end
+
+  # "When did I last see this key?" in fixed memory: depth rows of width
+  # 64-bit timestamp cells. A query never answers older than the key's true
+  # last update; it may answer newer, with the probability the sizing helper
+  # targets (see include/temporalfilters/recency_sketch.h).
+  #
+  # Thread safety follows the C library: created with CONCURRENT, update,
+  # query, pace, ttl_insert, ttl_maybe_live?, error_estimate, memory, the
+  # getters, serialize and merge-as-source may run from many threads at once;
+  # clear, merge-into and close need exclusive access. Without CONCURRENT, no
+  # call may overlap a modifying one. (Ruby's global VM lock serializes the
+  # calls of Ruby threads anyway, but not those of other native threads.)
+  class RecencySketch
+    # Creation flag: lock-free mode, safe from many threads.
+    CONCURRENT = Native::TF_RECENCY_SKETCH_CONCURRENT
+    # Creation flag: all of a key's cells in one cache line (depth <= 8).
+    BLOCKED = Native::TF_RECENCY_SKETCH_BLOCKED
+
+    # The result of #pace: granted (true/false) and next_allowed, the earliest
+    # time the key may be granted again (now + interval after a grant, the
+    # last grant + interval after a denial; saturating at 2**64 - 1).
+    PaceResult = Struct.new(:granted, :next_allowed) do
+      alias_method :granted?, :granted
+    end
+
+    # An empty sketch of depth rows of width cells (width >= 1; depth 1..32,
+    # 1..8 with BLOCKED); seed: the hash seed (sketches merge only with equal
+    # seeds); flags: 0 or CONCURRENT | BLOCKED.
+    # Raises InvalidArgument, TooLarge, OutOfMemory.
+    def initialize(width, depth, seed = 0, flags = 0)
+      @native = Native::RecencySketchNative.new(width, depth, seed, flags)
+    end
+
+    # The smallest sketch whose probability of a too-new answer, with
+    # expected_keys distinct keys updated within the horizon queried about,
+    # is at most too_new_probability (in (0, 1)).
+    # Raises InvalidArgument, TooLarge.
+    def self.for_target(expected_keys, too_new_probability, seed = 0, flags = 0)
+      adopt(Native::RecencySketchNative.new_for(expected_keys, too_new_probability, seed, flags))
+    end
+
+    # The dimensions for_target would choose: [width, depth].
+    def self.dimensions(expected_keys, too_new_probability, flags = 0)
+      [Native::RecencySketchNative.dimensions_width(expected_keys, too_new_probability, flags),
+       Native::RecencySketchNative.dimensions_depth(expected_keys, too_new_probability, flags)]
+    end
+
+    # A sketch from a blob written by #serialize (in any language).
+    # Raises a BlobError subclass (Truncated, BadMagic, UnsupportedVersion,
+    # WrongKind, ChecksumError, Corrupt) for an invalid blob.
+    def self.deserialize(blob)
+      adopt(Native::RecencySketchNative.deserialize(blob))
+    end
+
+    def self.adopt(native)
+      sketch = allocate
+      sketch.instance_variable_set(:@native, native)
+      sketch
+    end
+    private_class_method :adopt
+    # Every sketch comes from new, for_target, deserialize or a copy.
+    private_class_method :allocate
+
+    # Records that key was seen at now (>= 1). Older times than already
+    # recorded never make the answer older.
+    def update(key, now)
+      @native.update(key, now)
+      self
+    end
+
+    # The estimated last time key was updated: >= the true one, or NEVER (0)
+    # for a key never seen.
+    def query(key)
+      @native.query(key)
+    end
+
+    # True when query(key) is NEVER: the key was certainly never updated.
+    def never_seen?(key)
+      @native.query(key) == NEVER
+    end
+
+    # Request pacing: grants key at now when no grant is recorded within the
+    # last interval, and records the grant. Never grants a key twice within
+    # interval. Returns a PaceResult.
+    def pace(key, now, interval)
+      granted, next_allowed = @native.pace(key, now, interval)
+      PaceResult.new(granted == 1, next_allowed)
+    end
+
+    # TTL prefilter: records that key was cached at now for ttl. Use a sketch
+    # for TTLs or for last-seen times, not both.
+    def ttl_insert(key, now, ttl)
+      @native.ttl_insert(key, now, ttl)
+      self
+    end
+
+    # False when key is certainly expired (or never inserted) at now; true
+    # when it may still be live. Its estimated expiry is query(key).
+    def ttl_maybe_live?(key, now)
+      @native.ttl_maybe_live(key, now) == 1
+    end
+    alias ttl_maybe_live ttl_maybe_live?
+
+    # Updates keys[i] at times[i] for every i: the same as single updates,
+    # faster. Both Arrays must have the same length (else InvalidArgument);
+    # nothing changes when any argument is invalid.
+    def update_batch(keys, times)
+      @native.update_batch(keys, times)
+      self
+    end
+
+    # query for every key of the Array keys, as an Array of Integers.
+    def query_batch(keys)
+      raise TypeError, "keys must be an Array, not #{keys.class}" unless keys.is_a?(Array)
+
+      @native.query_batch(keys, keys.size)
+    end
+
+    # Merges other into self by cell-wise maximum (self then answers as if it
+    # had seen both streams). Raises Incompatible when width, depth, layout or
+    # seed differ.
+    def merge(other)
+      raise TypeError, "cannot merge a #{other.class} into a RecencySketch" unless other.is_a?(RecencySketch)
+
+      @native.merge(other.native)
+      self
+    end
+
+    # Forgets every key.
+    def clear
+      @native.clear
+      self
+    end
+
+    # Estimated probability that a key last updated at or before since reads
+    # as newer than since (since = 0: that a never-seen key reads as seen).
+    # Scans the whole table.
+    def error_estimate(since = 0)
+      @native.error_estimate(since)
+    end
+
+    # Bytes of memory held (table and header).
+    def memory
+      @native.memory
+    end
+
+    # Cells per row, as given at creation.
+    def width
+      @native.width
+    end
+
+    # Rows, as given at creation.
+    def depth
+      @native.depth
+    end
+
+    # The hash seed.
+    def seed
+      @native.seed
+    end
+
+    # The creation flags (CONCURRENT, BLOCKED).
+    def flags
+      @native.flags
+    end
+
+    # The number of timestamp cells allocated.
+    def cells
+      @native.cells
+    end
+
+    def concurrent?
+      (flags & CONCURRENT) != 0
+    end
+
+    def blocked?
+      (flags & BLOCKED) != 0
+    end
+
+    # The sketch as a binary String (Encoding::BINARY), readable by
+    # deserialize in every language binding.
+    def serialize
+      @native.serialize_into(@native.serialized_size)
+    end
+
+    # Frees the memory now (the GC does it otherwise). Idempotent; any later
+    # call raises NullError.
+    def close
+      @native.close
+      nil
+    end
+
+    def closed?
+      @native.is_closed
+    end
+
+    # dup and clone give an independent copy.
+    def initialize_copy(source)
+      super
+      @native = Native::RecencySketchNative.deserialize(source.serialize)
+    end
+
+    # Marshal support, through the wire format.
+    def _dump(_level)
+      serialize
+    end
+
+    def self._load(blob)
+      deserialize(blob)
+    end
+
+    def inspect
+      return "#<#{self.class} closed>" if closed?
+
+      "#<#{self.class} width=#{width} depth=#{depth} seed=#{seed} flags=#{flags}>"
+    end
+
+    protected
+
+    attr_reader :native
+  end
+end

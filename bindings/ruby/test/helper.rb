@@ -1,0 +1,124 @@
+# frozen_string_literal: true
+
+# Shared by the Ruby suites: minitest, the binding, the golden data and a
+# MurmurHash3 used to forge blobs with valid checksums.
+#
+# Run one suite by hand from the repository root:
+#   ruby -Ibindings/ruby/lib -I<build>/bindings/ruby bindings/ruby/test/test_errors.rb
+
+require "minitest/autorun"
+require "temporalfilters"
+
+module TestHelper
+  RS = TemporalFilters::RecencySketch
+
+  GOLDEN_DIR = ENV.fetch("TF_GOLDEN_DIR") { File.expand_path("../../../tests/data", __dir__) }
+
+  # The operations of tests/golden.h, through this binding.
+  GOLDEN_BINARY_KEY = [0x00, 0x62, 0x69, 0x6e, 0x00, 0xff, 0x7f].pack("C*")
+
+  def self.golden_sketch(flags)
+    width = (flags & RS::BLOCKED).zero? ? 256 : 96
+    s = RS.new(width, 3, 42, flags)
+    200.times { |i| s.update("key-#{i}", 1000 + 7 * i) }
+    (0...200).step(3) { |i| s.update("key-#{i}", i.odd? ? 5000 + i : 500 + i) }
+    s.update(GOLDEN_BINARY_KEY, 123_456_789)
+    s
+  end
+
+  def self.read_golden(name)
+    File.binread(File.join(GOLDEN_DIR, name))
+  end
+
+  # [[key (binary String), expected answer], ...] from a .expected file.
+  def self.read_expected(name)
+    File.readlines(File.join(GOLDEN_DIR, name), chomp: true).filter_map do |line|
+      next if line.start_with?("#") || line.strip.empty?
+
+      hex, answer = line.split
+      [[hex].pack("H*"), Integer(answer, 10)]
+    end
+  end
+
+  # ---- blobs ------------------------------------------------------------
+
+  MASK64 = (1 << 64) - 1
+
+  def self.rotl64(x, r)
+    ((x << r) | (x >> (64 - r))) & MASK64
+  end
+
+  def self.fmix64(k)
+    k ^= k >> 33
+    k = (k * 0xff51afd7ed558ccd) & MASK64
+    k ^= k >> 33
+    k = (k * 0xc4ceb9fe1a85ec53) & MASK64
+    k ^ (k >> 33)
+  end
+
+  C1 = 0x87c37b91114253d5
+  C2 = 0x4cf5ad432745937f
+
+  def self.mix_k1(k1)
+    (rotl64((k1 * C1) & MASK64, 31) * C2) & MASK64
+  end
+
+  def self.mix_k2(k2)
+    (rotl64((k2 * C2) & MASK64, 33) * C1) & MASK64
+  end
+
+  # The low 64 bits of MurmurHash3 x64_128 of data with seed 0: the blob
+  # checksum of the wire format (README "Wire format").
+  def self.murmur3_x64_128_low(data)
+    bytes = data.b
+    h1 = 0
+    h2 = 0
+    nblocks = bytes.bytesize / 16
+    nblocks.times do |b|
+      k1, k2 = bytes.byteslice(16 * b, 16).unpack("Q<Q<")
+      h1 ^= mix_k1(k1)
+      h1 = (rotl64(h1, 27) + h2) & MASK64
+      h1 = (h1 * 5 + 0x52dce729) & MASK64
+      h2 ^= mix_k2(k2)
+      h2 = (rotl64(h2, 31) + h1) & MASK64
+      h2 = (h2 * 5 + 0x38495ab5) & MASK64
+    end
+    tail = bytes.byteslice(16 * nblocks, bytes.bytesize % 16).bytes
+    if tail.size > 8
+      k2 = 0
+      tail[8..].each_with_index { |byte, i| k2 |= byte << (8 * i) }
+      h2 ^= mix_k2(k2)
+    end
+    unless tail.empty?
+      k1 = 0
+      tail[0, 8].each_with_index { |byte, i| k1 |= byte << (8 * i) }
+      h1 ^= mix_k1(k1)
+    end
+    h1 ^= bytes.bytesize
+    h2 ^= bytes.bytesize
+    h1 = (h1 + h2) & MASK64
+    h2 = (h2 + h1) & MASK64
+    h1 = fmix64(h1)
+    h2 = fmix64(h2)
+    (h1 + h2) & MASK64
+  end
+
+  # blob with `bytes` written at `offset` and its checksum made valid again.
+  def self.patch_blob(blob, offset, bytes)
+    b = blob.b.dup
+    b[offset, bytes.bytesize] = bytes.b
+    body = b.byteslice(0, b.bytesize - 8)
+    body + [murmur3_x64_128_low(body)].pack("Q<")
+  end
+
+  # Offsets of the wire format (README "Wire format").
+  OFF_VERSION = 4
+  OFF_KIND = 6
+  OFF_FLAGS = 8
+  OFF_PAYLOAD_LEN = 12
+  OFF_WIDTH = 20
+  OFF_DEPTH = 28
+  OFF_SEED = 32
+  OFF_CELL_COUNT = 36
+  OFF_CELLS = 44
+end
