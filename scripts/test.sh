@@ -16,13 +16,13 @@ start=$(date +%s)
 step() { echo; echo "==> $* ($(($(date +%s) - start)) s)"; }
 
 step "plain build (gcc, -Werror)"
-tf_setup build/plain -Dwerror=true -Dbuildtype=debugoptimized
+tf_setup build/plain -Dwerror=true -Dbuildtype=debugoptimized "${TF_BINDING_OPTIONS[@]}"
 meson compile -C build/plain
 meson test -C build/plain --print-errorlogs --num-processes 2
 
 step "AddressSanitizer + UndefinedBehaviorSanitizer"
 tf_setup build/sanitize -Dwerror=true -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=false \
-    -Dbenchmarks=false
+    -Dbenchmarks=false "${TF_BINDING_OPTIONS[@]}"
 meson compile -C build/sanitize
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:halt_on_error=1 \
 UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1 \
