@@ -155,6 +155,7 @@ tf_status RecencySketch::dimensions(uint64_t n, double p, uint32_t flags, uint64
             for (int tries = 0; tries < 8 && w * d < limit && model_probability(n, uint64_t(w), d, flags) > p;
                  ++tries)
                 w = std::ceil(w * (1.0 + 1e-12)) + 1.0;
+            if (!(w * d < limit)) continue;  // too large (and not representable as uint64_t)
             if (w * d < best_cells) best_cells = w * d, best_w = uint64_t(w), best_d = d;
         }
     } else {

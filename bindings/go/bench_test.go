@@ -1,0 +1,232 @@
+package temporalfilters
+
+import (
+	"flag"
+	"fmt"
+	"math/rand"
+	"os"
+	"sort"
+	"testing"
+	"time"
+
+	"temporalfilters/internal/native"
+)
+
+// The binding benchmark (meson test --benchmark: go_recency_sketch; a quick
+// run is the test go_bench_smoke): update and query ns/op through this
+// package, one key per call and in batches, beside the C figure measured in
+// the same run on the same sketch and keys by the native layer's C loop
+// (c_loop_ns), and the ratio binding / C. Medians over several repetitions.
+//
+//	go_test -test.run '^TestBenchmarkReport$' -test.v -tf.bench=full
+var benchMode = flag.String("tf.bench", "", "run TestBenchmarkReport: quick or full")
+
+const (
+	benchKeyLen = 16
+	benchBatch  = 64
+)
+
+type benchConfig struct {
+	keys, reps int
+}
+
+// median of a copy of xs
+func median(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func TestBenchmarkReport(t *testing.T) {
+	var cfg benchConfig
+	switch *benchMode {
+	case "":
+		t.Skip("the benchmark runs with -tf.bench=quick or -tf.bench=full")
+	case "quick":
+		cfg = benchConfig{keys: 1 << 12, reps: 3}
+	case "full":
+		cfg = benchConfig{keys: 1 << 18, reps: 9}
+	default:
+		t.Fatalf("-tf.bench=%q: want quick or full", *benchMode)
+	}
+
+	// 1 Mi cells (8 MiB): 2^18 x 4, the standard layout.
+	s := mustNew(t, 1<<18, 4, 1, 0)
+	rng := rand.New(rand.NewSource(42))
+	data := make([]byte, cfg.keys*benchKeyLen) // the keys end to end, for the C loop
+	rng.Read(data)
+	keys := make([][]byte, cfg.keys)
+	for i := range keys {
+		keys[i] = data[i*benchKeyLen : (i+1)*benchKeyLen : (i+1)*benchKeyLen]
+	}
+	times := make([]uint64, cfg.keys)
+	out := make([]uint64, benchBatch)
+	var sink uint64
+	now := uint64(1)
+	nextTimes := func() {
+		for i := range times {
+			times[i] = now + uint64(i)
+		}
+		now += uint64(len(times))
+	}
+	perOp := func(start time.Time) float64 {
+		return float64(time.Since(start).Nanoseconds()) / float64(cfg.keys)
+	}
+
+	type row struct {
+		name   string
+		run    func() float64 // one repetition over all keys: ns/op
+		c      func() float64 // the C figure for the same operation
+		values []float64
+		cVals  []float64
+	}
+	cLoop := func(op int) func() float64 {
+		return func() float64 {
+			v := native.C_loop_ns(s.r.p, data, benchKeyLen, op, now)
+			now += uint64(cfg.keys)
+			return v
+		}
+	}
+	rows := []*row{
+		{name: "update", c: cLoop(0), run: func() float64 {
+			nextTimes()
+			start := time.Now()
+			for i, k := range keys {
+				if err := s.Update(k, times[i]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return perOp(start)
+		}},
+		{name: fmt.Sprintf("update batch %d", benchBatch), c: cLoop(0), run: func() float64 {
+			nextTimes()
+			start := time.Now()
+			for i := 0; i < len(keys); i += benchBatch {
+				if err := s.UpdateBatch(keys[i:i+benchBatch], times[i:i+benchBatch]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return perOp(start)
+		}},
+		{name: "query", c: cLoop(1), run: func() float64 {
+			start := time.Now()
+			for _, k := range keys {
+				v, err := s.Query(k)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sink += v
+			}
+			return perOp(start)
+		}},
+		{name: fmt.Sprintf("query batch %d", benchBatch), c: cLoop(1), run: func() float64 {
+			start := time.Now()
+			for i := 0; i < len(keys); i += benchBatch {
+				if err := s.QueryBatchInto(out, keys[i:i+benchBatch]); err != nil {
+					t.Fatal(err)
+				}
+				sink += out[0]
+			}
+			return perOp(start)
+		}},
+	}
+	// warm-up: fault the table in, let the runtime settle
+	for _, r := range rows {
+		r.run()
+		r.c()
+	}
+	// Repetitions interleave the binding and C loops, so that both see the
+	// same machine state.
+	for rep := 0; rep < cfg.reps; rep++ {
+		for _, r := range rows {
+			r.values = append(r.values, r.run())
+			r.cVals = append(r.cVals, r.c())
+		}
+	}
+	if sink == 0 {
+		t.Fatal("queries returned nothing")
+	}
+
+	fmt.Printf("\nGo binding vs C: RecencySketch 2^18 x 4 (1 Mi cells, 8 MiB), %d keys of %d bytes, "+
+		"median of %d repetitions (%s)\n", cfg.keys, benchKeyLen, cfg.reps, *benchMode)
+	fmt.Printf("%-18s %12s %12s %8s\n", "operation", "Go ns/op", "C ns/op", "Go/C")
+	for _, r := range rows {
+		g, c := median(r.values), median(r.cVals)
+		if g <= 0 || c <= 0 {
+			t.Fatalf("%s: nonsensical timings %v / %v", r.name, r.values, r.cVals)
+		}
+		fmt.Printf("%-18s %12.1f %12.1f %8.2f\n", r.name, g, c, g/c)
+	}
+	fmt.Println("(C: one tf_recency_sketch_update/query call per key in a C loop; batch rows compare the binding's batch calls with it)")
+	if bt := os.Getenv("TF_BUILDTYPE"); bt != "release" {
+		fmt.Printf("warning: the C library is a %q build; the figures mean something in -Dbuildtype=release\n", bt)
+	}
+}
+
+// Standard Go benchmarks of the same calls, for go test -bench and pprof
+// (a small table, so that they measure the binding rather than the cache).
+
+func benchSketch(b *testing.B) (*RecencySketch, [][]byte) {
+	s, err := NewRecencySketch(1<<12, 4, 1, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	rng := rand.New(rand.NewSource(1))
+	keys := make([][]byte, 1024)
+	for i := range keys {
+		keys[i] = make([]byte, benchKeyLen)
+		rng.Read(keys[i])
+	}
+	return s, keys
+}
+
+func BenchmarkUpdate(b *testing.B) {
+	s, keys := benchSketch(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := s.Update(keys[i%len(keys)], uint64(i+1)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkQuery(b *testing.B) {
+	s, keys := benchSketch(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := s.Query(keys[i%len(keys)]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkUpdateBatch64(b *testing.B) {
+	s, keys := benchSketch(b)
+	times := make([]uint64, benchBatch)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for j := range times {
+			times[j] = uint64(i + 1)
+		}
+		off := (i * benchBatch) % len(keys)
+		if err := s.UpdateBatch(keys[off:off+benchBatch], times); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkQueryBatch64(b *testing.B) {
+	s, keys := benchSketch(b)
+	out := make([]uint64, benchBatch)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		off := (i * benchBatch) % len(keys)
+		if err := s.QueryBatchInto(out, keys[off:off+benchBatch]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,145 @@
+package temporalfilters
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"temporalfilters/internal/native"
+)
+
+// Status is a status code of the C library (tf_status in
+// temporalfilters/common.h). The values are part of the library's ABI.
+//
+// A Status other than StatusOK is also an error: the sentinels ErrNull ...
+// ErrInternal are Status values, for use with errors.Is.
+type Status int
+
+// The status codes of the C library.
+const (
+	StatusOK                 Status = 0
+	StatusNull               Status = -1
+	StatusInvalidArgument    Status = -2
+	StatusOutOfMemory        Status = -3
+	StatusTooLarge           Status = -4
+	StatusBufferTooSmall     Status = -5
+	StatusTruncated          Status = -6
+	StatusBadMagic           Status = -7
+	StatusUnsupportedVersion Status = -8
+	StatusWrongKind          Status = -9
+	StatusChecksum           Status = -10
+	StatusCorrupt            Status = -11
+	StatusIncompatible       Status = -12
+	StatusInternal           Status = -13
+)
+
+// Sentinel errors, one per failing status. Every error returned by this
+// package is an *Error whose Is method matches the sentinel of its status:
+//
+//	if errors.Is(err, temporalfilters.ErrChecksum) { ... }
+var (
+	ErrNull               error = StatusNull               // a required argument was nil, or the sketch is closed
+	ErrInvalidArgument    error = StatusInvalidArgument    // an argument is out of its documented range
+	ErrOutOfMemory        error = StatusOutOfMemory        // an allocation failed
+	ErrTooLarge           error = StatusTooLarge           // sizes overflow or exceed the library's limits
+	ErrBufferTooSmall     error = StatusBufferTooSmall     // an output buffer is too short
+	ErrTruncated          error = StatusTruncated          // a blob is shorter than its header says
+	ErrBadMagic           error = StatusBadMagic           // a blob does not start with "TFLT"
+	ErrUnsupportedVersion error = StatusUnsupportedVersion // a blob's format version is unknown
+	ErrWrongKind          error = StatusWrongKind          // a blob holds another kind of structure
+	ErrChecksum           error = StatusChecksum           // a blob's checksum does not match its bytes
+	ErrCorrupt            error = StatusCorrupt            // a blob's fields break the structure's invariants
+	ErrIncompatible       error = StatusIncompatible       // two structures differ in shape or seed
+	ErrInternal           error = StatusInternal           // a bug in the library; please report it
+)
+
+// String returns the C name of the status, e.g. "TF_ERR_CHECKSUM"
+// (tf_status_string), or "TF_ERR_UNKNOWN" for a code the library does not
+// define.
+func (s Status) String() string {
+	return native.Tf_status_string(int(s))
+}
+
+// Error returns the status name, so that a Status can serve as a sentinel
+// error.
+func (s Status) Error() string {
+	return "temporalfilters: " + s.String()
+}
+
+// Error is the error returned for every failing call: the status code, its
+// name and the library's message explaining this failure.
+type Error struct {
+	Status  Status // the failing status, never StatusOK
+	Name    string // the status name, e.g. "TF_ERR_CHECKSUM"
+	Message string // the library's message, e.g. "blob checksum mismatch (...)"
+}
+
+// Error formats the error as "temporalfilters: <name>: <message>".
+func (e *Error) Error() string {
+	if e.Message == "" {
+		return "temporalfilters: " + e.Name
+	}
+	return "temporalfilters: " + e.Name + ": " + e.Message
+}
+
+// Is reports whether target is the sentinel of e's status (ErrNull, ...) or
+// an *Error with the same status.
+func (e *Error) Is(target error) bool {
+	switch t := target.(type) {
+	case Status:
+		return t == e.Status
+	case *Error:
+		return t != nil && t.Status == e.Status
+	}
+	return false
+}
+
+func newError(status Status, message string) *Error {
+	return &Error{Status: status, Name: status.String(), Message: message}
+}
+
+// closedError is what every method of a closed (or zero) sketch returns; the
+// same status and message as the shared native layer gives.
+func closedError() error {
+	return newError(StatusNull, "the RecencySketch is closed")
+}
+
+// panicPrefix starts the panic message of a failed native call (see
+// temporalfilters_go.i): "tf:<status>:<message>".
+const panicPrefix = "tf:"
+
+// catch turns the panic of a failed native call into *err. It must be
+// deferred directly (recover only works there). Any other panic is not ours
+// and goes on.
+func catch(err *error) {
+	if r := recover(); r != nil {
+		e, ok := parsePanic(r)
+		if !ok {
+			panic(r)
+		}
+		*err = e
+	}
+}
+
+// parsePanic decodes "tf:<status>:<message>".
+func parsePanic(r interface{}) (*Error, bool) {
+	msg, ok := r.(string)
+	if !ok || !strings.HasPrefix(msg, panicPrefix) {
+		return nil, false
+	}
+	rest := msg[len(panicPrefix):]
+	colon := strings.IndexByte(rest, ':')
+	if colon < 0 {
+		return nil, false
+	}
+	code, err := strconv.Atoi(rest[:colon])
+	if err != nil || code >= 0 {
+		return nil, false
+	}
+	return newError(Status(code), rest[colon+1:]), true
+}
+
+// invalidArgument is an error found by this layer before calling C.
+func invalidArgument(format string, args ...interface{}) error {
+	return newError(StatusInvalidArgument, fmt.Sprintf(format, args...))
+}

@@ -1,0 +1,370 @@
+package temporalfilters
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"temporalfilters/internal/native"
+)
+
+var allSentinels = []error{
+	ErrNull, ErrInvalidArgument, ErrOutOfMemory, ErrTooLarge, ErrBufferTooSmall, ErrTruncated,
+	ErrBadMagic, ErrUnsupportedVersion, ErrWrongKind, ErrChecksum, ErrCorrupt, ErrIncompatible,
+	ErrInternal,
+}
+
+// wantStatus checks that err is an *Error of the sentinel's status (and of
+// no other), with the status name and a message.
+func wantStatus(t *testing.T, err error, sentinel error) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("no error, want %v", sentinel)
+	}
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("error %v (%T) is not an *Error", err, err)
+	}
+	want := sentinel.(Status)
+	if e.Status != want || e.Name != want.String() {
+		t.Fatalf("error %v: status %d (%s), want %d (%s)", err, e.Status, e.Name, want, want.String())
+	}
+	if e.Message == "" {
+		t.Fatalf("error %v has no message", err)
+	}
+	for _, other := range allSentinels {
+		if errors.Is(err, other) != (other == sentinel) {
+			t.Fatalf("errors.Is(%v, %v) = %v", err, other, !(other == sentinel))
+		}
+	}
+}
+
+func TestStatusValues(t *testing.T) {
+	pairs := []struct {
+		goStatus Status
+		native   native.Enum_SS_tf_status
+		name     string
+	}{
+		{StatusOK, native.TF_OK, "TF_OK"},
+		{StatusNull, native.TF_ERR_NULL, "TF_ERR_NULL"},
+		{StatusInvalidArgument, native.TF_ERR_INVALID_ARGUMENT, "TF_ERR_INVALID_ARGUMENT"},
+		{StatusOutOfMemory, native.TF_ERR_OUT_OF_MEMORY, "TF_ERR_OUT_OF_MEMORY"},
+		{StatusTooLarge, native.TF_ERR_TOO_LARGE, "TF_ERR_TOO_LARGE"},
+		{StatusBufferTooSmall, native.TF_ERR_BUFFER_TOO_SMALL, "TF_ERR_BUFFER_TOO_SMALL"},
+		{StatusTruncated, native.TF_ERR_TRUNCATED, "TF_ERR_TRUNCATED"},
+		{StatusBadMagic, native.TF_ERR_BAD_MAGIC, "TF_ERR_BAD_MAGIC"},
+		{StatusUnsupportedVersion, native.TF_ERR_UNSUPPORTED_VERSION, "TF_ERR_UNSUPPORTED_VERSION"},
+		{StatusWrongKind, native.TF_ERR_WRONG_KIND, "TF_ERR_WRONG_KIND"},
+		{StatusChecksum, native.TF_ERR_CHECKSUM, "TF_ERR_CHECKSUM"},
+		{StatusCorrupt, native.TF_ERR_CORRUPT, "TF_ERR_CORRUPT"},
+		{StatusIncompatible, native.TF_ERR_INCOMPATIBLE, "TF_ERR_INCOMPATIBLE"},
+		{StatusInternal, native.TF_ERR_INTERNAL, "TF_ERR_INTERNAL"},
+	}
+	for i, p := range pairs {
+		if int(p.goStatus) != int(p.native) || int(p.goStatus) != -i {
+			t.Errorf("%s: Go %d, C %d", p.name, p.goStatus, p.native)
+		}
+		if p.goStatus.String() != p.name {
+			t.Errorf("Status(%d).String() = %q, want %q", p.goStatus, p.goStatus.String(), p.name)
+		}
+		if i > 0 && allSentinels[i-1] != error(p.goStatus) {
+			t.Errorf("sentinel %d is %v, want %v", i-1, allSentinels[i-1], p.goStatus)
+		}
+	}
+	if got := Status(-99).String(); got != "TF_ERR_UNKNOWN" {
+		t.Errorf("Status(-99) = %q", got)
+	}
+	if Concurrent != uint32(native.TF_RECENCY_SKETCH_CONCURRENT) || Blocked != uint32(native.TF_RECENCY_SKETCH_BLOCKED) {
+		t.Error("flag values differ from the C header's")
+	}
+	if ErrChecksum.Error() != "temporalfilters: TF_ERR_CHECKSUM" {
+		t.Errorf("ErrChecksum.Error() = %q", ErrChecksum.Error())
+	}
+}
+
+func TestErrorType(t *testing.T) {
+	_, err := NewRecencySketch(0, 4, 0, 0)
+	wantStatus(t, err, ErrInvalidArgument)
+	var e *Error
+	errors.As(err, &e)
+	if !strings.HasPrefix(err.Error(), "temporalfilters: TF_ERR_INVALID_ARGUMENT: ") ||
+		!strings.Contains(err.Error(), e.Message) {
+		t.Errorf("Error() = %q", err.Error())
+	}
+	// wrapping keeps errors.Is and errors.As working
+	wrapped := fmt.Errorf("loading: %w", err)
+	if !errors.Is(wrapped, ErrInvalidArgument) || errors.Is(wrapped, ErrNull) {
+		t.Error("errors.Is through %w")
+	}
+	// an *Error matches another *Error of the same status
+	if !errors.Is(err, &Error{Status: StatusInvalidArgument}) || errors.Is(err, &Error{Status: StatusNull}) {
+		t.Error("*Error.Is(*Error)")
+	}
+}
+
+func TestConstructorErrors(t *testing.T) {
+	bad := []struct {
+		width              uint64
+		depth, seed, flags uint32
+		want               error
+	}{
+		{0, 4, 0, 0, ErrInvalidArgument},
+		{100, 0, 0, 0, ErrInvalidArgument},
+		{100, 33, 0, 0, ErrInvalidArgument},
+		{100, 9, 0, Blocked, ErrInvalidArgument},
+		{100, 4, 0, 4, ErrInvalidArgument},
+		{100, 4, 0, 0x80000000, ErrInvalidArgument},
+		{math.MaxUint64, 2, 0, 0, ErrTooLarge},
+		{1 << 62, 4, 0, 0, ErrTooLarge},
+	}
+	for _, c := range bad {
+		s, err := NewRecencySketch(c.width, c.depth, c.seed, c.flags)
+		if s != nil {
+			t.Errorf("NewRecencySketch(%d, %d, %d, %d) returned a sketch with the error", c.width, c.depth, c.seed, c.flags)
+		}
+		wantStatus(t, err, c.want)
+	}
+	// the largest depths are accepted
+	for _, c := range []struct{ depth, flags uint32 }{{32, 0}, {8, Blocked}} {
+		s, err := NewRecencySketch(3, c.depth, 0, c.flags)
+		must(t, err)
+		s.Close()
+	}
+
+	badFor := []struct {
+		n     uint64
+		p     float64
+		flags uint32
+		want  error
+	}{
+		{0, 0.01, 0, ErrInvalidArgument},
+		{10, 0, 0, ErrInvalidArgument},
+		{10, 1, 0, ErrInvalidArgument},
+		{10, -0.5, 0, ErrInvalidArgument},
+		{10, math.NaN(), 0, ErrInvalidArgument},
+		{10, math.Inf(1), 0, ErrInvalidArgument},
+		{10, 0.01, 0x80, ErrInvalidArgument},
+		{math.MaxUint64, 1e-300, 0, ErrTooLarge},
+		{math.MaxUint64, 1e-12, Blocked, ErrTooLarge},
+	}
+	for _, c := range badFor {
+		w, d, err := RecencySketchDimensions(c.n, c.p, c.flags)
+		wantStatus(t, err, c.want)
+		_ = w + uint64(d)
+		s, err := NewRecencySketchFor(c.n, c.p, 0, c.flags)
+		if s != nil {
+			t.Errorf("NewRecencySketchFor(%d, %g) returned a sketch with the error", c.n, c.p)
+		}
+		wantStatus(t, err, c.want)
+	}
+}
+
+func TestArgumentErrors(t *testing.T) {
+	s := exactSketch(t, 0)
+	k := []byte("k")
+	wantStatus(t, s.Update(k, 0), ErrInvalidArgument)
+	wantStatus(t, s.UpdateString("k", 0), ErrInvalidArgument)
+	_, err := s.Pace(k, 0, 10)
+	wantStatus(t, err, ErrInvalidArgument)
+	_, err = s.Pace(k, 10, 0)
+	wantStatus(t, err, ErrInvalidArgument)
+	wantStatus(t, s.TTLInsert(k, 0, 10), ErrInvalidArgument)
+	wantStatus(t, s.TTLInsert(k, 10, 0), ErrInvalidArgument)
+	_, err = s.TTLMaybeLive(k, 0)
+	wantStatus(t, err, ErrInvalidArgument)
+	// none of them changed anything
+	if got := mustQuery(t, s, k); got != Never {
+		t.Fatalf("failed calls recorded %d", got)
+	}
+	// a failure does not stick: the next call succeeds
+	must(t, s.Update(k, 1))
+}
+
+// checkClosed calls every method of s and wants a clean ErrNull.
+func checkClosed(t *testing.T, s *RecencySketch) {
+	t.Helper()
+	k := []byte("k")
+	check := func(what string, err error) {
+		t.Helper()
+		wantStatus(t, err, ErrNull)
+		if !strings.Contains(err.Error(), "closed") {
+			t.Errorf("%s: message %q does not say closed", what, err)
+		}
+	}
+	check("Update", s.Update(k, 1))
+	check("UpdateString", s.UpdateString("k", 1))
+	_, err := s.Query(k)
+	check("Query", err)
+	_, err = s.QueryString("k")
+	check("QueryString", err)
+	_, _, err = s.LastSeen(k)
+	check("LastSeen", err)
+	_, err = s.Pace(k, 1, 1)
+	check("Pace", err)
+	check("TTLInsert", s.TTLInsert(k, 1, 1))
+	_, err = s.TTLMaybeLive(k, 1)
+	check("TTLMaybeLive", err)
+	check("UpdateBatch", s.UpdateBatch([][]byte{k}, []uint64{1}))
+	check("UpdateBatchStrings", s.UpdateBatchStrings([]string{"k"}, []uint64{1}))
+	_, err = s.QueryBatch([][]byte{k})
+	check("QueryBatch", err)
+	_, err = s.QueryBatchStrings([]string{"k"})
+	check("QueryBatchStrings", err)
+	check("Clear", s.Clear())
+	_, err = s.ErrorEstimate(0)
+	check("ErrorEstimate", err)
+	_, err = s.Memory()
+	check("Memory", err)
+	_, err = s.Info()
+	check("Info", err)
+	_, err = s.Width()
+	check("Width", err)
+	_, err = s.Depth()
+	check("Depth", err)
+	_, err = s.Seed()
+	check("Seed", err)
+	_, err = s.Flags()
+	check("Flags", err)
+	_, err = s.Cells()
+	check("Cells", err)
+	_, err = s.Serialize()
+	check("Serialize", err)
+	_, err = s.MarshalBinary()
+	check("MarshalBinary", err)
+	open, err := NewRecencySketch(16, 2, 0, 0)
+	must(t, err)
+	defer open.Close()
+	check("Merge into closed", s.Merge(open))
+	check("Merge from closed", open.Merge(s))
+	if got := s.String(); got != "RecencySketch(closed)" {
+		t.Errorf("String = %q", got)
+	}
+	must(t, s.Close()) // idempotent
+}
+
+func TestClosed(t *testing.T) {
+	s, err := NewRecencySketch(64, 2, 0, Concurrent)
+	must(t, err)
+	must(t, s.Update([]byte("k"), 5))
+	must(t, s.Close())
+	must(t, s.Close())
+	checkClosed(t, s)
+	// a copy of the value shares the closed sketch
+	s2, err := NewRecencySketch(64, 2, 0, 0)
+	must(t, err)
+	cp := *s2
+	must(t, s2.Close())
+	checkClosed(t, &cp)
+}
+
+func TestZeroAndNilSketch(t *testing.T) {
+	var zero RecencySketch
+	checkClosed(t, &zero)
+	var nilSketch *RecencySketch
+	checkClosed(t, nilSketch)
+}
+
+// corrupt returns a copy of the golden blob edited by f.
+func corrupt(t *testing.T, f func(b []byte) []byte) []byte {
+	t.Helper()
+	b := append([]byte(nil), readGoldenBlob(t, "recency_sketch_v1")...)
+	return f(b)
+}
+
+func TestDeserializeErrors(t *testing.T) {
+	const payload = 20 // the payload starts after the 20-byte envelope header
+	cases := []struct {
+		name string
+		blob []byte
+		want error
+	}{
+		{"nil", nil, ErrTruncated},
+		{"empty", []byte{}, ErrTruncated},
+		{"short", []byte("TFLT"), ErrTruncated},
+		{"truncated by one", corrupt(t, func(b []byte) []byte { return b[:len(b)-1] }), ErrTruncated},
+		{"truncated to the header", corrupt(t, func(b []byte) []byte { return b[:28] }), ErrTruncated},
+		{"bad magic", corrupt(t, func(b []byte) []byte { b[0] = 'X'; return b }), ErrBadMagic},
+		{"version 2", corrupt(t, func(b []byte) []byte { b[4] = 2; return b }), ErrUnsupportedVersion},
+		{"kind 2", corrupt(t, func(b []byte) []byte { b[6] = 2; return b }), ErrWrongKind},
+		{"kind 0", corrupt(t, func(b []byte) []byte { b[6] = 0; return b }), ErrWrongKind},
+		{"a cell bit flipped", corrupt(t, func(b []byte) []byte { b[len(b)-20] ^= 1; return b }), ErrChecksum},
+		{"checksum bit flipped", corrupt(t, func(b []byte) []byte { b[len(b)-1] ^= 0x80; return b }), ErrChecksum},
+		{"trailing byte", corrupt(t, func(b []byte) []byte { return append(b, 0) }), ErrCorrupt},
+		{"undefined flag bit (resealed)", corrupt(t, func(b []byte) []byte { b[8] |= 0x10; return reseal(b) }), ErrCorrupt},
+		{"depth 0 (resealed)", corrupt(t, func(b []byte) []byte {
+			binary.LittleEndian.PutUint32(b[payload+8:], 0)
+			return reseal(b)
+		}), ErrCorrupt},
+		{"depth 33 (resealed)", corrupt(t, func(b []byte) []byte {
+			binary.LittleEndian.PutUint32(b[payload+8:], 33)
+			return reseal(b)
+		}), ErrCorrupt},
+		{"cell count off by one (resealed)", corrupt(t, func(b []byte) []byte {
+			binary.LittleEndian.PutUint64(b[payload+16:], 256*3+1)
+			return reseal(b)
+		}), ErrCorrupt},
+		{"width doubled (resealed)", corrupt(t, func(b []byte) []byte {
+			binary.LittleEndian.PutUint64(b[payload:], 512)
+			return reseal(b)
+		}), ErrCorrupt},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := DeserializeRecencySketch(c.blob)
+			if s != nil {
+				s.Close()
+				t.Fatal("a sketch came back with the error")
+			}
+			wantStatus(t, err, c.want)
+			var z RecencySketch
+			wantStatus(t, z.UnmarshalBinary(c.blob), c.want)
+			checkClosed(t, &z)
+		})
+	}
+	// The resealed edits are only rejected for their content: the same
+	// resealing of an unedited blob is accepted.
+	s, err := DeserializeRecencySketch(corrupt(t, reseal))
+	must(t, err)
+	s.Close()
+}
+
+// The layer recovers only the panics of failed native calls.
+func TestForeignPanicsPropagate(t *testing.T) {
+	for _, v := range []interface{}{"boom", "tf:x:not a status", "tf:5:positive", "tf:-2", errors.New("tf:-2:an error value")} {
+		func() {
+			defer func() {
+				if r := recover(); r != v {
+					t.Errorf("panic(%v) recovered as %v", v, r)
+				}
+			}()
+			_ = func() (err error) {
+				defer catch(&err)
+				panic(v)
+			}()
+			t.Errorf("panic(%v) was swallowed", v)
+		}()
+	}
+	// and a well-formed one becomes the error
+	err := func() (err error) {
+		defer catch(&err)
+		panic("tf:-10:bad sum: with a colon")
+	}()
+	wantStatus(t, err, ErrChecksum)
+	if e := err.(*Error); e.Message != "bad sum: with a colon" {
+		t.Errorf("message %q", e.Message)
+	}
+}
+
+func TestVersionAndClock(t *testing.T) {
+	v := Version()
+	if parts := strings.Split(v, "."); len(parts) != 3 {
+		t.Errorf("Version() = %q", v)
+	}
+	a := NowMillis()
+	if a < 1600000000000 {
+		t.Errorf("NowMillis() = %d, before 2020", a)
+	}
+}

@@ -1,0 +1,67 @@
+package temporalfilters_test
+
+import (
+	"errors"
+	"fmt"
+	"log"
+
+	"temporalfilters"
+)
+
+func Example() {
+	// Sized for 10,000 distinct keys with at most 1% too-new answers.
+	s, err := temporalfilters.NewRecencySketchFor(10000, 0.01, 42, 0)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+
+	if err := s.UpdateString("alice", 1700000000); err != nil {
+		log.Fatal(err)
+	}
+	last, seen, err := s.LastSeenString("alice")
+	fmt.Println(last, seen, err)
+	_, seen, _ = s.LastSeenString("bob")
+	fmt.Println("bob seen:", seen)
+	// Output:
+	// 1700000000 true <nil>
+	// bob seen: false
+}
+
+func ExampleRecencySketch_Pace() {
+	s, err := temporalfilters.NewRecencySketch(4096, 4, 1, temporalfilters.Concurrent)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+
+	// at most one request per client per 100 ms
+	for _, now := range []uint64{1000, 1040, 1100} {
+		res, err := s.PaceString("client-7", now, 100)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("t=%d granted=%v next=%d\n", now, res.Granted, res.NextAllowed)
+	}
+	// Output:
+	// t=1000 granted=true next=1100
+	// t=1040 granted=false next=1100
+	// t=1100 granted=true next=1200
+}
+
+func ExampleDeserializeRecencySketch() {
+	s, _ := temporalfilters.NewRecencySketch(64, 2, 0, 0)
+	defer s.Close()
+	blob, _ := s.MarshalBinary()
+
+	blob[len(blob)-1] ^= 1 // damage the checksum
+	_, err := temporalfilters.DeserializeRecencySketch(blob)
+	fmt.Println(errors.Is(err, temporalfilters.ErrChecksum))
+	var e *temporalfilters.Error
+	if errors.As(err, &e) {
+		fmt.Println(int(e.Status), e.Name)
+	}
+	// Output:
+	// true
+	// -10 TF_ERR_CHECKSUM
+}

@@ -1,0 +1,3 @@
+module temporalfilters
+
+go 1.19

@@ -1,0 +1,224 @@
+package temporalfilters
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The golden blobs of tests/data are written by the C library
+// (tests/make_golden.c) from the operations of tests/golden.h. Every binding
+// reads them and gets the answers listed in the .expected files, and
+// rebuilds them through its own layer byte for byte: since every language
+// writes exactly these bytes and reads them, a blob written by one language
+// is read by all the others.
+
+type goldenCase struct {
+	name  string // file name without extension
+	width uint64
+	flags uint32
+}
+
+var goldenCases = []goldenCase{
+	{"recency_sketch_v1", 256, 0},
+	{"recency_sketch_blocked_v1", 96, Blocked | Concurrent},
+}
+
+// goldenBinaryKey is the key with NUL bytes of tests/golden.h.
+var goldenBinaryKey = []byte{0x00, 'b', 'i', 'n', 0x00, 0xff, 0x7f}
+
+func goldenDir(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("TF_GOLDEN_DIR")
+	if dir == "" {
+		t.Fatal("TF_GOLDEN_DIR is not set (meson test sets it to tests/data)")
+	}
+	return dir
+}
+
+func readGoldenBlob(t *testing.T, name string) []byte {
+	t.Helper()
+	blob, err := os.ReadFile(filepath.Join(goldenDir(t), name+".tfb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return blob
+}
+
+type expectedAnswer struct {
+	key  []byte
+	last uint64
+}
+
+func readExpected(t *testing.T, name string) []expectedAnswer {
+	t.Helper()
+	f, err := os.Open(filepath.Join(goldenDir(t), name+".expected"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []expectedAnswer
+	sc := bufio.NewScanner(f)
+	for line := 1; sc.Scan(); line++ {
+		text := strings.TrimSpace(sc.Text())
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		fields := strings.Fields(text)
+		if len(fields) != 2 {
+			t.Fatalf("%s.expected:%d: want \"<hex key> <time>\", got %q", name, line, text)
+		}
+		key, err := hex.DecodeString(fields[0])
+		if err != nil {
+			t.Fatalf("%s.expected:%d: %v", name, line, err)
+		}
+		last, err := strconv.ParseUint(fields[1], 10, 64)
+		if err != nil {
+			t.Fatalf("%s.expected:%d: %v", name, line, err)
+		}
+		out = append(out, expectedAnswer{key, last})
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	// GOLDEN_RS_KEYS string keys plus the binary key.
+	if len(out) != 251 {
+		t.Fatalf("%s.expected: %d answers, want 251", name, len(out))
+	}
+	return out
+}
+
+// buildGolden replays tests/golden.h through this binding, one call per
+// operation (batch: through UpdateBatch, in the same order).
+func buildGolden(t *testing.T, c goldenCase, batch bool) *RecencySketch {
+	t.Helper()
+	s := mustNew(t, c.width, 3, 42, c.flags)
+	var keys [][]byte
+	var times []uint64
+	op := func(key []byte, now uint64) {
+		if batch {
+			keys = append(keys, key)
+			times = append(times, now)
+		} else if err := s.Update(key, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < 200; i++ {
+		op([]byte(fmt.Sprintf("key-%d", i)), 1000+7*uint64(i))
+	}
+	for i := 0; i < 200; i += 3 {
+		now := uint64(500 + i)
+		if i%2 == 1 {
+			now = uint64(5000 + i)
+		}
+		op([]byte(fmt.Sprintf("key-%d", i)), now)
+	}
+	op(goldenBinaryKey, 123456789)
+	if batch {
+		if err := s.UpdateBatch(keys, times); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s
+}
+
+func TestGoldenRead(t *testing.T) {
+	for _, c := range goldenCases {
+		t.Run(c.name, func(t *testing.T) {
+			blob := readGoldenBlob(t, c.name)
+			s, err := DeserializeRecencySketch(blob)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			info, err := s.Info()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if info.Width != c.width || info.Depth != 3 || info.Seed != 42 || info.Flags != c.flags {
+				t.Fatalf("info = %+v, want width %d depth 3 seed 42 flags %d", info, c.width, c.flags)
+			}
+			answers := readExpected(t, c.name)
+			keys := make([][]byte, len(answers))
+			sawBinary, sawNever := false, false
+			for i, a := range answers {
+				keys[i] = a.key
+				got, err := s.Query(a.key)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got != a.last {
+					t.Errorf("Query(%q) = %d, want %d", a.key, got, a.last)
+				}
+				sawBinary = sawBinary || bytes.Equal(a.key, goldenBinaryKey)
+				sawNever = sawNever || a.last == Never
+			}
+			if !sawBinary || !sawNever {
+				t.Errorf("expected answers lack the binary key (%v) or a never-seen key (%v)", sawBinary, sawNever)
+			}
+			got, err := s.QueryBatch(keys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, a := range answers {
+				if got[i] != a.last {
+					t.Errorf("QueryBatch[%d] (%q) = %d, want %d", i, a.key, got[i], a.last)
+				}
+			}
+			again, err := s.Serialize()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(again, blob) {
+				t.Error("the deserialized golden sketch serializes to other bytes")
+			}
+		})
+	}
+}
+
+func TestGoldenWrite(t *testing.T) {
+	for _, c := range goldenCases {
+		for _, batch := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/batch=%v", c.name, batch), func(t *testing.T) {
+				s := buildGolden(t, c, batch)
+				got, err := s.MarshalBinary()
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := readGoldenBlob(t, c.name)
+				if !bytes.Equal(got, want) {
+					t.Fatalf("rebuilt sketch: %d bytes, differs from the golden blob (%d bytes) at byte %d",
+						len(got), len(want), firstDiff(got, want))
+				}
+			})
+		}
+	}
+}
+
+// TestGoldenChecksum pins the test's own MurmurHash3 (used to craft blobs)
+// against the checksums the C library wrote.
+func TestGoldenChecksum(t *testing.T) {
+	for _, c := range goldenCases {
+		blob := readGoldenBlob(t, c.name)
+		n := len(blob) - 8
+		if got, want := murmur3x64Low(blob[:n], 0), binary.LittleEndian.Uint64(blob[n:]); got != want {
+			t.Errorf("%s: checksum %#x, the blob says %#x", c.name, got, want)
+		}
+	}
+}
+
+func firstDiff(a, b []byte) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}

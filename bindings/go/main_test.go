@@ -1,0 +1,70 @@
+package temporalfilters
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"temporalfilters/internal/native"
+)
+
+// TestMain runs the suite, then checks that every native sketch was freed
+// and, in the sanitized build, that LeakSanitizer finds no leak in the C
+// code (Go 1.19 does not run LeakSanitizer's exit-time check itself).
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if code == 0 {
+		if n := waitFreed(0, 10*time.Second); n != 0 {
+			fmt.Fprintf(os.Stderr, "FAIL: %d native sketches were never freed\n", n)
+			code = 1
+		}
+		switch native.Tf_go_leak_check() {
+		case 1:
+			fmt.Fprintln(os.Stderr, "FAIL: LeakSanitizer found leaks (above)")
+			code = 1
+		case 0:
+			fmt.Println("LeakSanitizer: no leaks")
+		}
+	}
+	os.Exit(code)
+}
+
+// waitFreed runs the collector until at most want native sketches are left
+// (finalizers free the ones nobody closed) or the time is up; it returns
+// how many are left.
+func waitFreed(want int64, limit time.Duration) int64 {
+	deadline := time.Now().Add(limit)
+	for {
+		n := atomic.LoadInt64(&liveSketches)
+		if n <= want || time.Now().After(deadline) {
+			return n
+		}
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestFinalizerFreesUnclosedSketches(t *testing.T) {
+	before := atomic.LoadInt64(&liveSketches)
+	func() {
+		for i := 0; i < 50; i++ {
+			s, err := NewRecencySketch(1024, 4, uint32(i), Concurrent)
+			must(t, err)
+			must(t, s.Update([]byte("k"), 1))
+			// dropped without Close
+		}
+		var z RecencySketch
+		blob := mustSerialize(t, mustNew(t, 8, 1, 0, 0))
+		must(t, z.UnmarshalBinary(blob))
+		// z dropped without Close too
+	}()
+	if got := atomic.LoadInt64(&liveSketches); got < before+51 {
+		t.Fatalf("%d live sketches, want at least %d", got, before+51)
+	}
+	if left := waitFreed(before+1, 10*time.Second); left > before+1 { // +1: mustNew's, closed at cleanup
+		t.Fatalf("the finalizers left %d sketches, want %d", left, before+1)
+	}
+}

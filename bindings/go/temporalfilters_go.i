@@ -1,0 +1,106 @@
+/*
+ * bindings/go/temporalfilters_go.i - the Go side of the shared SWIG interface.
+ *
+ * Generated with `swig -go -cgo -intgosize 64 -package native` into the
+ * internal package temporalfilters/internal/native; the idiomatic package
+ * temporalfilters (bindings/go/*.go) is the only user of it.
+ *
+ * Typemaps: every (pointer, length) pair of the shared interface becomes one
+ * Go slice, passed to C without copying (cgo allows it: the memory of a
+ * []byte, []int32 or []uint64 holds no Go pointers, and C keeps no reference
+ * after the call). uint64_t maps to uint64 and uint32_t to uint (64 bits
+ * here), which the idiomatic layer only ever fills from uint32 values, so no
+ * value is wrapped. uint64_t *next_allowed is a *uint64 the caller owns.
+ *
+ * Errors: Go has no exceptions. After each wrapped call the %exception block
+ * takes the failure the shared layer recorded (tf_binding_take_error) and
+ * panics with "tf:<status>:<message>" through SWIG's _swig_gopanic; the
+ * idiomatic layer recovers exactly those panics into error values.
+ */
+%module temporalfilters
+
+/* LP64 (what -intgosize 64 targets): uint64_t is unsigned long, as in C. */
+#define SWIGWORDSIZE64
+%include <stdint.i>
+
+/* The package links against the library; where to find it (-L, -rpath) comes
+ * from CGO_LDFLAGS (the Meson build sets it) or the system's defaults. */
+%insert(cgo_comment_typedefs) %{
+#cgo LDFLAGS: -ltemporalfilters
+%}
+
+/* (pointer, length) pairs as Go slices. */
+%typemap(gotype) (const void *key, size_t key_len), (const void *blob, size_t blob_len),
+                 (void *out_buf, size_t out_cap), (const void *keys_data, size_t keys_data_len) "[]byte"
+%typemap(gotype) (const int32_t *key_lens, size_t key_count) "[]int32"
+%typemap(gotype) (const uint64_t *times, size_t time_count), (uint64_t *out_times, size_t out_count) "[]uint64"
+%typemap(in) (const void *key, size_t key_len), (const void *blob, size_t blob_len),
+             (void *out_buf, size_t out_cap), (const void *keys_data, size_t keys_data_len),
+             (const int32_t *key_lens, size_t key_count),
+             (const uint64_t *times, size_t time_count), (uint64_t *out_times, size_t out_count) %{
+  $1 = ($1_ltype)$input.array;
+  $2 = (size_t)$input.len;
+%}
+
+/* An output timestamp: the caller passes a *uint64 (never nil). */
+%typemap(gotype) uint64_t *next_allowed "*uint64"
+%typemap(in) uint64_t *next_allowed %{
+  $1 = (uint64_t *)$input;
+%}
+
+/* Raise the failure of the call just made, if any, as a Go panic. */
+%exception %{
+  $action
+  tf_go_raise_pending();
+%}
+
+%include "temporalfilters.i"
+
+%{
+/* The panic message; thread-local, not on the stack: the panic leaves this
+ * C frame without returning, and the Go side copies the text first.
+ *
+ * Go unwinds the C frames of the failed call (this one, the wrapper, cgo's
+ * export stub of the panic function) without running their epilogues.
+ * Under AddressSanitizer the stack redzones of such frames would stay
+ * poisoned and trip later calls on the same thread's stack, so the
+ * sanitized build compiles the cgo code (this wrapper and cgo's stubs) with
+ * --param=asan-stack=0 (see go_build.py); the library itself keeps its full
+ * instrumentation, and its frames have all returned by then. */
+static __thread char tf_go_panic_message_[640];
+
+/* Panics with "tf:<status>:<message>" when the call just made failed. */
+static void tf_go_raise_pending(void) {
+    const char *msg = NULL;
+    int st = tf_binding_take_error(&msg);
+    if (st == 0) return;
+    snprintf(tf_go_panic_message_, sizeof tf_go_panic_message_, "tf:%d:%s", st, msg);
+    _swig_gopanic(tf_go_panic_message_);
+}
+%}
+
+/* For the Go test suite under AddressSanitizer: runs LeakSanitizer now and
+ * returns 1 when it found leaks (and printed them), 0 when none, -1 in a
+ * build without it. Go 1.19 exits without running LeakSanitizer's exit-time
+ * check, so the suite calls this at its end, after freeing everything. */
+%{
+#if defined(__SANITIZE_ADDRESS__) /* gcc */
+#define TF_GO_ASAN 1
+#elif defined(__has_feature) /* clang */
+#if __has_feature(address_sanitizer)
+#define TF_GO_ASAN 1
+#endif
+#endif
+#ifdef TF_GO_ASAN
+#include <sanitizer/lsan_interface.h>
+#endif
+%}
+%inline %{
+int tf_go_leak_check(void) {
+#ifdef TF_GO_ASAN
+    return __lsan_do_recoverable_leak_check() ? 1 : 0;
+#else
+    return -1;
+#endif
+}
+%}
