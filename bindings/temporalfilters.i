@@ -4,6 +4,8 @@
  * which starts with %module, defines the typemaps for the argument patterns
  * below and the %exception block, then %includes this file.
  *
+ * Classes: RecencySketchNative, AgeBloomNative, TimeBloomNative.
+ *
  * Shape: every C handle becomes a class "<Name>Native" whose only field is
  * the handle. The class is created by its constructor (tf_<noun>_new) or a
  * static factory (new_for, deserialize), destroyed by the language's
@@ -63,6 +65,9 @@ static void tf_binding_fail(tf_status st, const char *msg) {
     tf_binding_status_ = st;
     snprintf(tf_binding_message_, sizeof tf_binding_message_, "%s", msg);
 }
+
+/* Whether the current call has recorded a failure (without taking it). */
+static __attribute__((unused)) int tf_binding_pending(void) { return tf_binding_status_ != 0; }
 
 /* Takes the pending failure, if any: returns its status (0 when none) and
  * points *msg at its message (valid until the next call on this thread). */
@@ -124,62 +129,94 @@ static void tf_binding_free_split(const void **ptrs, size_t *lens, const void **
 
 #define TF_BINDING_SMALL_BATCH 64
 
-/* ---- RecencySketch --------------------------------------------------- */
+/* ---- handles ------------------------------------------------------------ */
 
-typedef struct RecencySketchNative {
-    tf_recency_sketch *s;
-} RecencySketchNative;
-
-static RecencySketchNative *tf_binding_wrap_rs(tf_recency_sketch *s) {
-    RecencySketchNative *h = (RecencySketchNative *)malloc(sizeof *h);
-    if (!h) {
-        tf_recency_sketch_free(s);
-        tf_binding_fail(TF_ERR_OUT_OF_MEMORY, "out of memory");
-        return NULL;
+/* Each C handle type gets a struct Native { ctype *s; } and two helpers:
+ * tf_binding_wrap_<Native>(s) boxes a new handle (freeing it on failure),
+ * tf_binding_get_<Native>(h) returns the handle or NULL with TF_ERR_NULL
+ * ("the <Label> is closed") recorded. */
+#define TF_BINDING_HANDLE(Native, ctype, freefn, Label)                                  \
+    typedef struct Native {                                                              \
+        ctype *s;                                                                        \
+    } Native;                                                                            \
+    static Native *tf_binding_wrap_##Native(ctype *s) {                                  \
+        Native *h = (Native *)malloc(sizeof *h);                                         \
+        if (!h) {                                                                        \
+            freefn(s);                                                                   \
+            tf_binding_fail(TF_ERR_OUT_OF_MEMORY, "out of memory");                      \
+            return NULL;                                                                 \
+        }                                                                                \
+        h->s = s;                                                                        \
+        return h;                                                                        \
+    }                                                                                    \
+    static ctype *tf_binding_get_##Native(const Native *h) {                             \
+        if (!h || !h->s) {                                                               \
+            tf_binding_fail(TF_ERR_NULL, "the " Label " is closed");                     \
+            return NULL;                                                                 \
+        }                                                                                \
+        return h->s;                                                                     \
     }
-    h->s = s;
-    return h;
-}
 
-/* The handle, or NULL with TF_ERR_NULL recorded when closed. */
-static tf_recency_sketch *tf_binding_rs(const RecencySketchNative *h) {
-    if (!h || !h->s) {
-        tf_binding_fail(TF_ERR_NULL, "the RecencySketch is closed");
-        return NULL;
-    }
-    return h->s;
-}
+TF_BINDING_HANDLE(RecencySketchNative, tf_recency_sketch, tf_recency_sketch_free, "RecencySketch")
+TF_BINDING_HANDLE(AgeBloomNative, tf_age_bloom, tf_age_bloom_free, "AgeBloom")
+TF_BINDING_HANDLE(TimeBloomNative, tf_time_bloom, tf_time_bloom_free, "TimeBloom")
+
+/* Kept for the language files written before the macro. */
+#define tf_binding_wrap_rs tf_binding_wrap_RecencySketchNative
+#define tf_binding_rs tf_binding_get_RecencySketchNative
 
 /* ---- the C figure for the binding benchmarks -------------------------- */
 
-/* Runs `op` (0 update, 1 query) over `count` keys of `key_len` bytes laid
- * end to end, in C, and returns nanoseconds per operation. Timestamps are
- * t0, t0+1, ... The benchmarks of every binding call this in the same run
- * as their own loop, so the ratio binding / C is measured, not guessed. */
+static volatile uint64_t tf_binding_sink_;
+
+/* Runs `op` over `count` keys of `key_len` bytes laid end to end, in C, and
+ * returns nanoseconds per key: 0 update and 1 query, one call per key;
+ * 2 update_batch and 3 query_batch, 64 keys per call. Timestamps are t0,
+ * t0+1, ... The benchmarks of every binding call this in the same run as
+ * their own loop, so the ratio binding / C is measured, not guessed. */
 static double tf_binding_c_loop_ns(RecencySketchNative *h, const void *keys_data, size_t keys_data_len,
                                    uint32_t key_len, int op, uint64_t t0) {
     tf_recency_sketch *s = tf_binding_rs(h);
     if (!s) return 0.0;
-    if (key_len == 0 || keys_data_len % key_len != 0) {
-        tf_binding_fail(TF_ERR_INVALID_ARGUMENT, "keys_data is not a whole number of keys");
+    if (key_len == 0 || keys_data_len % key_len != 0 || op < 0 || op > 3) {
+        tf_binding_fail(TF_ERR_INVALID_ARGUMENT, "c_loop_ns: keys_data is not a whole number of keys, or bad op");
         return 0.0;
     }
     const size_t n = keys_data_len / key_len;
     const unsigned char *p = (const unsigned char *)keys_data;
+    const void *ptrs[64];
+    size_t lens[64];
+    uint64_t times[64];
     struct timespec a, b;
     uint64_t sink = 0;
     clock_gettime(CLOCK_MONOTONIC, &a);
-    for (size_t i = 0; i < n; ++i, p += key_len) {
-        if (op == 0) {
-            tf_recency_sketch_update(s, p, key_len, t0 + i);
-        } else {
-            uint64_t t = 0;
-            tf_recency_sketch_query(s, p, key_len, &t);
-            sink += t;
+    if (op <= 1) {
+        for (size_t i = 0; i < n; ++i, p += key_len) {
+            if (op == 0) {
+                tf_recency_sketch_update(s, p, key_len, t0 + i);
+            } else {
+                uint64_t t = 0;
+                tf_recency_sketch_query(s, p, key_len, &t);
+                sink += t;
+            }
+        }
+    } else {
+        for (size_t i = 0; i < n; i += 64) {
+            const size_t g = n - i < 64 ? n - i : 64;
+            for (size_t j = 0; j < g; ++j, p += key_len) {
+                ptrs[j] = p;
+                lens[j] = key_len;
+                times[j] = t0 + i + j;
+            }
+            if (op == 2) {
+                tf_recency_sketch_update_batch(s, ptrs, lens, g, times);
+            } else {
+                tf_recency_sketch_query_batch(s, ptrs, lens, g, times);
+                for (size_t j = 0; j < g; ++j) sink += times[j];
+            }
         }
     }
     clock_gettime(CLOCK_MONOTONIC, &b);
-    static volatile uint64_t tf_binding_sink_;
     tf_binding_sink_ = sink;
     double ns = (double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec);
     return n ? ns / (double)n : 0.0;
@@ -216,6 +253,14 @@ uint64_t tf_clock_now_ms(void);
 %rename(c_loop_ns) tf_binding_c_loop_ns;
 double tf_binding_c_loop_ns(RecencySketchNative *h, const void *keys_data, size_t keys_data_len,
                             uint32_t key_len, int op, uint64_t t0);
+
+/* Factories return new objects the language owns. */
+%newobject RecencySketchNative::new_for;
+%newobject RecencySketchNative::deserialize;
+%newobject AgeBloomNative::new_for;
+%newobject AgeBloomNative::deserialize;
+%newobject TimeBloomNative::new_for;
+%newobject TimeBloomNative::deserialize;
 
 %nodefaultctor RecencySketchNative;
 %nodefaultdtor RecencySketchNative;
@@ -261,10 +306,11 @@ typedef struct RecencySketchNative {} RecencySketchNative;
 
     /* Frees the sketch now; idempotent. Later calls fail with TF_ERR_NULL. */
     void close() {
+        if (!$self) return;
         tf_recency_sketch_free($self->s);
         $self->s = NULL;
     }
-    bool is_closed() { return $self->s == NULL; }
+    bool is_closed() { return !$self || $self->s == NULL; }
 
     void update(const void *key, size_t key_len, uint64_t now) {
         tf_recency_sketch *s = tf_binding_rs($self);
@@ -408,5 +454,317 @@ typedef struct RecencySketchNative {} RecencySketchNative;
             return;
         tf_binding_check(tf_recency_sketch_query_batch(s, ptrs, lens, key_count, out_times));
         tf_binding_free_split(ptrs, lens, small);
+    }
+}
+
+/* ---- AgeBloom (count window) ------------------------------------------- */
+
+%nodefaultctor AgeBloomNative;
+%nodefaultdtor AgeBloomNative;
+typedef struct AgeBloomNative {} AgeBloomNative;
+
+%extend AgeBloomNative {
+    /* Low-level: k + l slices of slice_bits bits. */
+    AgeBloomNative(uint32_t k, uint32_t l, uint64_t slice_bits, uint32_t seed) {
+        tf_age_bloom *f = NULL;
+        if (tf_binding_check(tf_age_bloom_new(k, l, slice_bits, seed, &f)) != TF_OK) return NULL;
+        return tf_binding_wrap_AgeBloomNative(f);
+    }
+    ~AgeBloomNative() {
+        if ($self) tf_age_bloom_free($self->s);
+        free($self);
+    }
+    static AgeBloomNative *new_for(double error_rate, uint64_t capacity, uint32_t seed) {
+        tf_age_bloom *f = NULL;
+        if (tf_binding_check(tf_age_bloom_new_for(error_rate, capacity, seed, &f)) != TF_OK) return NULL;
+        return tf_binding_wrap_AgeBloomNative(f);
+    }
+    static AgeBloomNative *deserialize(const void *blob, size_t blob_len) {
+        tf_age_bloom *f = NULL;
+        if (tf_binding_check(tf_age_bloom_deserialize(blob, blob_len, &f)) != TF_OK) return NULL;
+        return tf_binding_wrap_AgeBloomNative(f);
+    }
+    /* The sizing helpers, one number per call (pure functions). */
+    static uint32_t choose_k(double error_rate) {
+        uint32_t k = 0, l = 0;
+        tf_binding_check(tf_age_bloom_choose(error_rate, &k, &l));
+        return k;
+    }
+    static uint32_t choose_l(double error_rate) {
+        uint32_t k = 0, l = 0;
+        tf_binding_check(tf_age_bloom_choose(error_rate, &k, &l));
+        return l;
+    }
+    static double false_positive_rate(uint32_t k, uint32_t l) {
+        double r = 0.0;
+        tf_binding_check(tf_age_bloom_false_positive_rate(k, l, &r));
+        return r;
+    }
+    static double steady_bits_per_element(uint32_t k, uint32_t l) {
+        double b = 0.0;
+        tf_binding_check(tf_age_bloom_bits_per_element(k, l, &b));
+        return b;
+    }
+
+    void close() {
+        if (!$self) return;
+        tf_age_bloom_free($self->s);
+        $self->s = NULL;
+    }
+    bool is_closed() { return !$self || $self->s == NULL; }
+
+    void add(const void *key, size_t key_len) {
+        tf_age_bloom *f = tf_binding_get_AgeBloomNative($self);
+        if (f) tf_binding_check(tf_age_bloom_add(f, key, key_len));
+    }
+    int contains(const void *key, size_t key_len) {
+        int present = 0;
+        tf_age_bloom *f = tf_binding_get_AgeBloomNative($self);
+        if (f) tf_binding_check(tf_age_bloom_contains(f, key, key_len, &present));
+        return present;
+    }
+    /* 1 when the key was present (and so not inserted), 0 when it was added. */
+    int add_if_absent(const void *key, size_t key_len) {
+        int was = 0;
+        tf_age_bloom *f = tf_binding_get_AgeBloomNative($self);
+        if (f) tf_binding_check(tf_age_bloom_add_if_absent(f, key, key_len, &was));
+        return was;
+    }
+    void clear() {
+        tf_age_bloom *f = tf_binding_get_AgeBloomNative($self);
+        if (f) tf_binding_check(tf_age_bloom_clear(f));
+    }
+
+    /* tf_age_bloom_stats, one number per call. */
+    uint64_t slices() {
+        uint64_t v = 0;
+        tf_age_bloom *f = tf_binding_get_AgeBloomNative($self);
+        if (f) tf_binding_check(tf_age_bloom_stats(f, &v, NULL, NULL, NULL, NULL));
+        return v;
+    }
+    uint64_t bits() {
+        uint64_t v = 0;
+        tf_age_bloom *f = tf_binding_get_AgeBloomNative($self);
+        if (f) tf_binding_check(tf_age_bloom_stats(f, NULL, &v, NULL, NULL, NULL));
+        return v;
+    }
+    double bits_per_element() {
+        double v = 0;
+        tf_age_bloom *f = tf_binding_get_AgeBloomNative($self);
+        if (f) tf_binding_check(tf_age_bloom_stats(f, NULL, NULL, &v, NULL, NULL));
+        return v;
+    }
+    uint64_t inserts() {
+        uint64_t v = 0;
+        tf_age_bloom *f = tf_binding_get_AgeBloomNative($self);
+        if (f) tf_binding_check(tf_age_bloom_stats(f, NULL, NULL, NULL, &v, NULL));
+        return v;
+    }
+    double fpr_now() {
+        double v = 0;
+        tf_age_bloom *f = tf_binding_get_AgeBloomNative($self);
+        if (f) tf_binding_check(tf_age_bloom_stats(f, NULL, NULL, NULL, NULL, &v));
+        return v;
+    }
+
+    /* tf_age_bloom_info, one number per call. */
+    uint32_t k() {
+        uint32_t v = 0;
+        tf_age_bloom *f = tf_binding_get_AgeBloomNative($self);
+        if (f) tf_binding_check(tf_age_bloom_info(f, &v, NULL, NULL, NULL, NULL, NULL));
+        return v;
+    }
+    uint32_t l() {
+        uint32_t v = 0;
+        tf_age_bloom *f = tf_binding_get_AgeBloomNative($self);
+        if (f) tf_binding_check(tf_age_bloom_info(f, NULL, &v, NULL, NULL, NULL, NULL));
+        return v;
+    }
+    uint64_t slice_bits() {
+        uint64_t v = 0;
+        tf_age_bloom *f = tf_binding_get_AgeBloomNative($self);
+        if (f) tf_binding_check(tf_age_bloom_info(f, NULL, NULL, &v, NULL, NULL, NULL));
+        return v;
+    }
+    uint64_t generation() {
+        uint64_t v = 0;
+        tf_age_bloom *f = tf_binding_get_AgeBloomNative($self);
+        if (f) tf_binding_check(tf_age_bloom_info(f, NULL, NULL, NULL, &v, NULL, NULL));
+        return v;
+    }
+    uint64_t capacity() {
+        uint64_t v = 0;
+        tf_age_bloom *f = tf_binding_get_AgeBloomNative($self);
+        if (f) tf_binding_check(tf_age_bloom_info(f, NULL, NULL, NULL, NULL, &v, NULL));
+        return v;
+    }
+    uint32_t seed() {
+        uint32_t v = 0;
+        tf_age_bloom *f = tf_binding_get_AgeBloomNative($self);
+        if (f) tf_binding_check(tf_age_bloom_info(f, NULL, NULL, NULL, NULL, NULL, &v));
+        return v;
+    }
+    uint64_t memory() {
+        size_t b = 0;
+        tf_age_bloom *f = tf_binding_get_AgeBloomNative($self);
+        if (f) tf_binding_check(tf_age_bloom_memory(f, &b));
+        return (uint64_t)b;
+    }
+
+    uint64_t serialized_size() {
+        size_t n = 0;
+        tf_age_bloom *f = tf_binding_get_AgeBloomNative($self);
+        if (f) tf_binding_check(tf_age_bloom_serialized_size(f, &n));
+        return (uint64_t)n;
+    }
+    void serialize_into(void *out_buf, size_t out_cap) {
+        size_t written = 0;
+        tf_age_bloom *f = tf_binding_get_AgeBloomNative($self);
+        if (!f) return;
+        if (tf_binding_check(tf_age_bloom_serialize(f, out_buf, out_cap, &written)) == TF_OK && written != out_cap)
+            tf_binding_fail(TF_ERR_BUFFER_TOO_SMALL, "serialize_into: buffer size differs from serialized_size()");
+    }
+}
+
+/* ---- TimeBloom (time window) ------------------------------------------- */
+
+%nodefaultctor TimeBloomNative;
+%nodefaultdtor TimeBloomNative;
+typedef struct TimeBloomNative {} TimeBloomNative;
+
+%extend TimeBloomNative {
+    /* Low-level: k + l initial slices of slice_bits bits; span >= l. */
+    TimeBloomNative(uint32_t k, uint32_t l, uint64_t slice_bits, uint64_t span, uint32_t seed) {
+        tf_time_bloom *f = NULL;
+        if (tf_binding_check(tf_time_bloom_new(k, l, slice_bits, span, seed, &f)) != TF_OK) return NULL;
+        return tf_binding_wrap_TimeBloomNative(f);
+    }
+    ~TimeBloomNative() {
+        if ($self) tf_time_bloom_free($self->s);
+        free($self);
+    }
+    static TimeBloomNative *new_for(double error_rate, uint64_t span, uint64_t initial_capacity, uint32_t seed) {
+        tf_time_bloom *f = NULL;
+        if (tf_binding_check(tf_time_bloom_new_for(error_rate, span, initial_capacity, seed, &f)) != TF_OK)
+            return NULL;
+        return tf_binding_wrap_TimeBloomNative(f);
+    }
+    static TimeBloomNative *deserialize(const void *blob, size_t blob_len) {
+        tf_time_bloom *f = NULL;
+        if (tf_binding_check(tf_time_bloom_deserialize(blob, blob_len, &f)) != TF_OK) return NULL;
+        return tf_binding_wrap_TimeBloomNative(f);
+    }
+
+    void close() {
+        if (!$self) return;
+        tf_time_bloom_free($self->s);
+        $self->s = NULL;
+    }
+    bool is_closed() { return !$self || $self->s == NULL; }
+
+    void add(const void *key, size_t key_len, uint64_t now) {
+        tf_time_bloom *f = tf_binding_get_TimeBloomNative($self);
+        if (f) tf_binding_check(tf_time_bloom_add(f, key, key_len, now));
+    }
+    int contains(const void *key, size_t key_len, uint64_t now) {
+        int present = 0;
+        tf_time_bloom *f = tf_binding_get_TimeBloomNative($self);
+        if (f) tf_binding_check(tf_time_bloom_contains(f, key, key_len, now, &present));
+        return present;
+    }
+    /* 1 when the key was present within the span (and so not inserted). */
+    int add_if_absent(const void *key, size_t key_len, uint64_t now) {
+        int was = 0;
+        tf_time_bloom *f = tf_binding_get_TimeBloomNative($self);
+        if (f) tf_binding_check(tf_time_bloom_add_if_absent(f, key, key_len, now, &was));
+        return was;
+    }
+    void clear() {
+        tf_time_bloom *f = tf_binding_get_TimeBloomNative($self);
+        if (f) tf_binding_check(tf_time_bloom_clear(f));
+    }
+
+    /* tf_time_bloom_stats at time now, one number per call. */
+    uint64_t slices() {
+        uint64_t v = 0;
+        tf_time_bloom *f = tf_binding_get_TimeBloomNative($self);
+        if (f) tf_binding_check(tf_time_bloom_stats(f, 1, &v, NULL, NULL, NULL, NULL));
+        return v;
+    }
+    uint64_t bits() {
+        uint64_t v = 0;
+        tf_time_bloom *f = tf_binding_get_TimeBloomNative($self);
+        if (f) tf_binding_check(tf_time_bloom_stats(f, 1, NULL, &v, NULL, NULL, NULL));
+        return v;
+    }
+    double bits_per_element(uint64_t now) {
+        double v = 0;
+        tf_time_bloom *f = tf_binding_get_TimeBloomNative($self);
+        if (f) tf_binding_check(tf_time_bloom_stats(f, now, NULL, NULL, &v, NULL, NULL));
+        return v;
+    }
+    uint64_t inserts() {
+        uint64_t v = 0;
+        tf_time_bloom *f = tf_binding_get_TimeBloomNative($self);
+        if (f) tf_binding_check(tf_time_bloom_stats(f, 1, NULL, NULL, NULL, &v, NULL));
+        return v;
+    }
+    double fpr_now(uint64_t now) {
+        double v = 0;
+        tf_time_bloom *f = tf_binding_get_TimeBloomNative($self);
+        if (f) tf_binding_check(tf_time_bloom_stats(f, now, NULL, NULL, NULL, NULL, &v));
+        return v;
+    }
+    /* Size of slice i (0 = newest) in bits. */
+    uint64_t slice_bits(uint64_t i) {
+        uint64_t v = 0;
+        tf_time_bloom *f = tf_binding_get_TimeBloomNative($self);
+        if (f) tf_binding_check(tf_time_bloom_slice_bits(f, i, &v));
+        return v;
+    }
+
+    uint32_t k() {
+        uint32_t v = 0;
+        tf_time_bloom *f = tf_binding_get_TimeBloomNative($self);
+        if (f) tf_binding_check(tf_time_bloom_info(f, &v, NULL, NULL, NULL));
+        return v;
+    }
+    uint32_t l() {
+        uint32_t v = 0;
+        tf_time_bloom *f = tf_binding_get_TimeBloomNative($self);
+        if (f) tf_binding_check(tf_time_bloom_info(f, NULL, &v, NULL, NULL));
+        return v;
+    }
+    uint64_t span() {
+        uint64_t v = 0;
+        tf_time_bloom *f = tf_binding_get_TimeBloomNative($self);
+        if (f) tf_binding_check(tf_time_bloom_info(f, NULL, NULL, &v, NULL));
+        return v;
+    }
+    uint32_t seed() {
+        uint32_t v = 0;
+        tf_time_bloom *f = tf_binding_get_TimeBloomNative($self);
+        if (f) tf_binding_check(tf_time_bloom_info(f, NULL, NULL, NULL, &v));
+        return v;
+    }
+    uint64_t memory() {
+        size_t b = 0;
+        tf_time_bloom *f = tf_binding_get_TimeBloomNative($self);
+        if (f) tf_binding_check(tf_time_bloom_memory(f, &b));
+        return (uint64_t)b;
+    }
+
+    uint64_t serialized_size() {
+        size_t n = 0;
+        tf_time_bloom *f = tf_binding_get_TimeBloomNative($self);
+        if (f) tf_binding_check(tf_time_bloom_serialized_size(f, &n));
+        return (uint64_t)n;
+    }
+    void serialize_into(void *out_buf, size_t out_cap) {
+        size_t written = 0;
+        tf_time_bloom *f = tf_binding_get_TimeBloomNative($self);
+        if (!f) return;
+        if (tf_binding_check(tf_time_bloom_serialize(f, out_buf, out_cap, &written)) == TF_OK && written != out_cap)
+            tf_binding_fail(TF_ERR_BUFFER_TOO_SMALL, "serialize_into: buffer size differs from serialized_size()");
     }
 }

@@ -119,8 +119,9 @@ TF_API tf_status tf_age_bloom_clear(tf_age_bloom *filter);
  *  bits              total bits of all slices.
  *  bits_per_element  bits / capacity (l * g).
  *  inserts           inserts since creation or clear.
- *  fpr_now           exact false-positive rate for the current fill of
- *                    every slice (the same dynamic program).
+ *  fpr_now           false-positive rate for the measured fill (set bits / m)
+ *                    of every slice, by the same dynamic program; exact
+ *                    under the model of independent bits. O(bits / 64).
  * Errors: TF_ERR_NULL (filter).
  */
 TF_API tf_status tf_age_bloom_stats(const tf_age_bloom *filter, uint64_t *slices, uint64_t *bits,

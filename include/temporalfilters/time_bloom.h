@@ -103,8 +103,9 @@ TF_API tf_status tf_time_bloom_clear(tf_time_bloom *filter);
  *  bits              total bits.
  *  bits_per_element  bits / inserts within the span (0 when none).
  *  inserts           inserts since creation or clear.
- *  fpr_now           exact false-positive rate for the current slices,
- *                    slices older than the span counting as empty.
+ *  fpr_now           false-positive rate for the measured fill (set bits / m)
+ *                    of every slice, slices older than the span counting as
+ *                    empty (the dynamic program of tf_age_bloom_*). O(bits / 64).
  * Errors: TF_ERR_NULL (filter), TF_ERR_INVALID_ARGUMENT (now == 0).
  */
 TF_API tf_status tf_time_bloom_stats(const tf_time_bloom *filter, uint64_t now, uint64_t *slices, uint64_t *bits,

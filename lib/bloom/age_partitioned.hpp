@@ -53,7 +53,7 @@ struct Slice {
 
     bool test(uint64_t bit) const { return (words[bit >> 6] >> (bit & 63)) & 1u; }
     void set(uint64_t bit) { words[bit >> 6] |= uint64_t(1) << (bit & 63); }
-    double fill() const;  // expected fill ratio 1 - (1 - 1/m)^n
+    double fill() const;  // measured fill ratio: set bits / m
 };
 
 // The k hash values of a key (not yet reduced to a slice size).
