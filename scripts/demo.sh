@@ -6,8 +6,9 @@
 # Works from any directory. Installs the Debian build packages that are
 # missing (with sudo when not root), configures a release build in
 # <repo>/build-demo (reconfiguring it when it exists), builds the demo and
-# the C examples, runs tf-demo with the given arguments (e.g. --events N,
-# --seed S, or a CSV file of timestamp,key lines), then the two C examples.
+# the examples, runs tf-demo with the given arguments (e.g. --events N,
+# --seed S, or a CSV file of timestamp,key lines), then the C examples and
+# the Java, Go and Ruby pacing examples.
 set -euo pipefail
 
 source "$(dirname -- "${BASH_SOURCE[0]}")/lib.sh"
@@ -32,36 +33,43 @@ quietly() {
     fi
 }
 
-# 1. Build dependencies (Debian/Ubuntu).
+# 1. Build dependencies (Debian/Ubuntu), the bindings' toolchains included.
 if command -v dpkg >/dev/null 2>&1; then
-    tf_ensure_packages "${TF_BUILD_PACKAGES[@]}"
+    tf_ensure_packages "${TF_BUILD_PACKAGES[@]}" "${TF_BINDING_PACKAGES[@]}"
 else
-    echo "demo.sh: no dpkg here; assuming ${TF_BUILD_PACKAGES[*]} (or equivalents) are installed" >&2
+    echo "demo.sh: no dpkg here; assuming ${TF_BUILD_PACKAGES[*]} ${TF_BINDING_PACKAGES[*]} are installed" >&2
 fi
 command -v meson >/dev/null 2>&1 || die "meson not found"
 command -v ninja >/dev/null 2>&1 || die "ninja not found"
 
 # 2. Configure and build (release).
+setup_args=(-Dbuildtype=release -Dexamples=true "${TF_BINDING_OPTIONS[@]}")
 if [[ -f "$build/meson-private/coredata.dat" ]]; then
     step "reconfiguring $build (release)"
-    quietly setup meson setup --reconfigure "$build" "$repo" -Dbuildtype=release -Dexamples=true
+    quietly setup meson setup --reconfigure "$build" "$repo" "${setup_args[@]}"
 else
     step "configuring $build (release)"
-    quietly setup meson setup "$build" "$repo" -Dbuildtype=release -Dexamples=true
+    quietly setup meson setup "$build" "$repo" "${setup_args[@]}"
 fi
-step "building tf-demo and the C examples"
-quietly build ninja -C "$build" examples/demo/tf-demo examples/pacing examples/ttl_cache
+step "building tf-demo, the C examples and the binding examples"
+quietly build ninja -C "$build" examples/demo/tf-demo examples/pacing examples/ttl_cache examples/click_dedup \
+    java-examples go-examples bindings/ruby/temporalfilters_native.so
 
 # 3. Run.
 status=0
-step "tf-demo${*:+ $*}"
-"$build/examples/demo/tf-demo" "$@" || status=$?
-
-step "examples/pacing"
-"$build/examples/pacing" || status=$((status ? status : $?))
-
-step "examples/ttl_cache"
-"$build/examples/ttl_cache" || status=$((status ? status : $?))
+run() {  # run LABEL CMD...: runs and remembers the first failure
+    step "$1"
+    shift
+    "$@" || status=$((status ? status : $?))
+}
+run "tf-demo${*:+ $*}" "$build/examples/demo/tf-demo" "$@"
+run "examples/pacing.c" "$build/examples/pacing"
+run "examples/ttl_cache.c" "$build/examples/ttl_cache"
+run "examples/click_dedup.c" "$build/examples/click_dedup"
+run "examples/java/Pacing.java" java -Djava.library.path="$build/bindings/java" \
+    -cp "$build/bindings/java/temporalfilters.jar:$build/bindings/java/temporalfilters-examples.jar" Pacing
+run "examples/go/pacing" "$build/bindings/go/go_pacing"
+run "examples/ruby/pacing.rb" ruby -I"$repo/bindings/ruby/lib" -I"$build/bindings/ruby" "$repo/examples/ruby/pacing.rb"
 
 echo
 if ((status == 0)); then

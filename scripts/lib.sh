@@ -25,10 +25,11 @@ tf_ensure_packages() {
 
 # The packages every build needs.
 TF_BUILD_PACKAGES=(meson ninja-build g++ gcc pkg-config libcmocka-dev libmurmurhash-dev)
+# The bindings: SWIG; JDK + JUnit 4; Go; Ruby + minitest.
+TF_BINDING_PACKAGES=(python3 swig openjdk-17-jdk-headless junit4 golang-go ruby ruby-dev ruby-minitest)
 # Extra packages for the full test run: clang + libFuzzer, sanitizer
-# runtimes, and the bindings (SWIG; JDK + JUnit 4; Go; Ruby + minitest).
-TF_TEST_PACKAGES=(clang libclang-rt-14-dev binutils python3
-                  swig openjdk-17-jdk-headless junit4 golang-go ruby ruby-dev ruby-minitest)
+# runtimes, and the bindings.
+TF_TEST_PACKAGES=(clang libclang-rt-14-dev binutils "${TF_BINDING_PACKAGES[@]}")
 # The binding options scripts/test.sh and scripts/demo.sh configure with:
 # enabled, so that a missing tool fails loudly instead of skipping a suite.
 TF_BINDING_OPTIONS=(-Djava=enabled -Dgo=enabled -Druby=enabled)

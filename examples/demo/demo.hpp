@@ -7,10 +7,12 @@
 #define TF_DEMO_DEMO_HPP
 
 #include <chrono>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <temporalfilters.h>
@@ -158,6 +160,66 @@ struct CountingAllocator {
     bool operator==(const CountingAllocator<U> &o) const { return counter == o.counter; }
     template <class U>
     bool operator!=(const CountingAllocator<U> &o) const { return counter != o.counter; }
+};
+
+// The exact reference of a section: key bytes -> a number (a timestamp or
+// an event index), with its heap counted.
+using ExactValue = std::pair<const std::string, uint64_t>;
+using ExactMap = std::unordered_map<std::string, uint64_t, std::hash<std::string>, std::equal_to<std::string>,
+                                    CountingAllocator<ExactValue>>;
+
+struct Exact {
+    HeapCounter heap;
+    ExactMap map{CountingAllocator<ExactValue>(&heap)};
+    std::string key;  // reused lookup buffer: no allocation per lookup
+
+    const std::string &k(const Stream &s, uint32_t i) {
+        key.assign(s.keys.data(i), s.keys.size(i));
+        return key;
+    }
+    // Heap bytes, including keys too long for the string's inline buffer.
+    size_t memory() const {
+        size_t n = heap.bytes + sizeof map;
+        for (const auto &e : map)
+            if (e.first.capacity() > 15) n += malloc_chunk(e.first.capacity() + 1);
+        return n;
+    }
+};
+
+// Verdicts. A hard promise: PASS or FAIL.
+inline const char *hard(bool ok) { return ok ? "PASS" : "FAIL"; }
+
+// A measured rate against its target: "ok" unless it exceeds the target by
+// more than three standard errors of a sample of `n` independent keys.
+inline const char *soft(double measured, double target, uint64_t n) {
+    if (n == 0) return "";
+    return measured <= target + 3.0 * std::sqrt(target * (1.0 - target) / double(n)) ? "ok" : "HIGH";
+}
+
+inline double ratio(uint64_t a, uint64_t b) { return b == 0 ? 0.0 : double(a) / double(b); }
+
+// Counts the distinct keys behind a set of observations. Observations of one
+// key are correlated (an idle key whose cells are covered stays covered), so
+// statistical verdicts count keys, not observations.
+class DistinctKeys {
+   public:
+    explicit DistinctKeys(size_t keys) : seen_(keys, 0) {}
+    void add(uint32_t k) {
+        if (!seen_[k]) seen_[k] = 1, ++n_;
+    }
+    uint64_t count() const { return n_; }
+
+   private:
+    std::vector<char> seen_;
+    uint64_t n_ = 0;
+};
+
+// Samples of a structure's own error estimate, weighted by the number of
+// measurements they stand next to.
+struct EstimateMean {
+    double sum = 0.0, weight = 0.0;
+    void add(double p, double w) { sum += p * w, weight += w; }
+    double mean() const { return weight == 0.0 ? 0.0 : sum / weight; }
 };
 
 // Deterministic pseudo-random numbers (SplitMix64).

@@ -1,0 +1,359 @@
+// section_age_bloom.cpp - the age-partitioned Bloom filter (count window)
+// part of tf-demo.
+//
+// "Was this key among the last N events?" For every event the filter is
+// asked, then the event is inserted; an exact map of key -> number of its
+// last insert gives the true answer. The window N is the mean number of
+// events per horizon (one minute of the synthetic stream), and the filter
+// is sized with tf_age_bloom_new_for() for it and for --target.
+//
+// Measured: memory and time next to the map; misses of keys within the
+// window (the hard promise: none); false positives on the stream's keys
+// that left the window long enough ago that none of their bits can be
+// left, and on never-seen probe keys next to the filter's own estimate
+// (stats' fpr_now); bits per element; a serialization round trip.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "demo.hpp"
+
+namespace demo {
+
+namespace {
+
+constexpr size_t kBlock = 4096;         // events per timed block
+constexpr int kAbsentProbes = 2000;     // never-seen keys asked per checkpoint
+constexpr int kPresentProbes = 1000;    // keys of the window asked per checkpoint
+constexpr uint64_t kMaxCheckpoints = 400;
+
+struct FilterDeleter {
+    void operator()(tf_age_bloom *f) const { tf_age_bloom_free(f); }
+};
+using Filter = std::unique_ptr<tf_age_bloom, FilterDeleter>;
+
+// Never-seen keys: a prefix no stream key has, and a serial.
+class ProbeKeys {
+   public:
+    // Fills `keys` with the next n probe keys (n separate strings).
+    void next(size_t n, std::vector<std::string> *keys) {
+        keys->resize(n);
+        char buf[40];
+        for (size_t i = 0; i < n; ++i) {
+            const int len = std::snprintf(buf, sizeof buf, "\x01probe:%llu", (unsigned long long)serial_++);
+            (*keys)[i].assign(buf, size_t(len));
+        }
+    }
+
+   private:
+    uint64_t serial_ = 0;
+};
+
+// The false-positive rate of a query that needs k consecutive matches among
+// slices whose bits are set with probabilities r[0..n): a dynamic program
+// over the length of the current run of matches.
+double run_of_k(uint32_t k, const std::vector<double> &r) {
+    std::vector<double> run(k, 0.0), next(k);  // run[j]: no k yet, last j slices matched
+    run[0] = 1.0;
+    double hit = 0.0;
+    for (double p : r) {
+        std::fill(next.begin(), next.end(), 0.0);
+        for (uint32_t j = 0; j < k; ++j) {
+            next[0] += run[j] * (1.0 - p);
+            if (j + 1 == k)
+                hit += run[j] * p;
+            else
+                next[j + 1] += run[j] * p;
+        }
+        run.swap(next);
+    }
+    return hit;
+}
+
+// The rate the filter would have if its fill ratios were computed from the
+// distinct keys each slice holds rather than from its inserts (fpr_now):
+// a repeated key sets bits that are already set. After n inserts, with
+// generation g, the slice at position p was the newest during generation
+// G - p (G = (n - 1) / g, the current one) and took the inserts of
+// generations G - p .. G - p + k - 1 (those that have happened).
+class DistinctModel {
+   public:
+    DistinctModel(const Stream &s, uint32_t k, uint32_t l, uint64_t g, uint64_t m)
+        : s_(s), k_(k), l_(l), g_(g), m_(m), in_(s.keys.count(), 0) {}
+
+    double rate(uint64_t n) {
+        if (n == 0) return 0.0;
+        const int64_t G = int64_t((n - 1) / g_);
+        std::vector<double> r;
+        uint64_t distinct = 0;
+        int64_t lo = G + 1, hi = G;  // generations [lo, hi] are counted in in_
+        for (uint32_t p = 0; p < k_ + l_; ++p) {
+            const int64_t a = G - int64_t(p), b = std::min<int64_t>(G, a + k_ - 1);
+            for (; lo > std::max<int64_t>(a, 0); --lo) distinct += change(lo - 1, n, +1);
+            for (; hi > b && hi >= lo; --hi) distinct -= change(hi, n, -1);
+            const double d = b < 0 || b < lo ? 0.0 : double(distinct);
+            r.push_back(-std::expm1(d * std::log1p(-1.0 / double(m_))));
+        }
+        for (; hi >= lo; --hi) change(hi, n, -1);  // leave in_ all zero
+        return run_of_k(k_, r);
+    }
+
+   private:
+    // Adds (+1) or removes (-1) the keys of generation `gen`; returns how
+    // many keys entered or left the set.
+    uint64_t change(int64_t gen, uint64_t n, int d) {
+        uint64_t moved = 0;
+        const uint64_t from = uint64_t(gen) * g_, to = std::min<uint64_t>(n, from + g_);
+        for (uint64_t i = from; i < to; ++i) {
+            uint32_t &c = in_[s_.key[size_t(i)]];
+            if (d > 0)
+                moved += c++ == 0;
+            else
+                moved += --c == 0;
+        }
+        return moved;
+    }
+
+    const Stream &s_;
+    uint32_t k_, l_;
+    uint64_t g_, m_;
+    std::vector<uint32_t> in_;  // per key: inserts of the counted generations
+};
+
+// The largest number of distinct keys among `window` consecutive events:
+// the least an exact structure must hold to answer for the window.
+uint64_t distinct_per_count_window(const Stream &s, uint64_t window) {
+    std::vector<uint32_t> in_window(s.keys.count(), 0);
+    uint64_t distinct = 0, best = 0;
+    for (size_t i = 0; i < s.events(); ++i) {
+        if (in_window[s.key[i]]++ == 0) ++distinct;
+        if (i >= window && --in_window[s.key[i - window]] == 0) --distinct;
+        best = std::max(best, distinct);
+    }
+    return best;
+}
+
+Outcome count_window(const Context &ctx) {
+    const Stream &s = ctx.stream;
+    const double target = ctx.options.target;
+    const uint64_t events = s.events();
+
+    // The window: the mean number of events per horizon.
+    const uint64_t time_span = s.last - s.first;
+    double per_horizon = time_span == 0 ? double(events) : double(events) * double(ctx.horizon) / double(time_span);
+    const uint64_t want = uint64_t(std::max(1.0, std::min(double(events), std::round(per_horizon))));
+
+    tf_age_bloom *raw = nullptr;
+    if (!check(tf_age_bloom_new_for(target, want, uint32_t(ctx.options.seed * 2654435761u + 4), &raw),
+               "tf_age_bloom_new_for"))
+        return Outcome::api_error;
+    Filter filter(raw);
+    tf_age_bloom *f = raw;
+    uint32_t k = 0, l = 0;
+    uint64_t slice_bits = 0, g = 0, window = 0;
+    double peak = 0.0, steady_bpe = 0.0;
+    if (!check(tf_age_bloom_info(f, &k, &l, &slice_bits, &g, &window, nullptr), "tf_age_bloom_info") ||
+        !check(tf_age_bloom_false_positive_rate(k, l, &peak), "tf_age_bloom_false_positive_rate") ||
+        !check(tf_age_bloom_bits_per_element(k, l, &steady_bpe), "tf_age_bloom_bits_per_element"))
+        return Outcome::api_error;
+    // A key whose last insert is (k + l) g or more inserts ago has no bit
+    // left in any slice: it is as absent as a key never seen. Between l g
+    // and (k + l) g it may still be found (partly by its own bits), which
+    // is allowed and not counted as a false positive here.
+    const uint64_t gone = uint64_t(k + l) * g;
+
+    Exact exact;  // key -> number of its last insert (1-based)
+    std::vector<uint64_t> truth(s.keys.count(), 0);
+    std::vector<int> present(kBlock);
+    std::vector<uint64_t> ref(kBlock);
+    std::vector<std::string> probes;
+    ProbeKeys probe_keys;
+    Stopwatch filter_time, exact_time, absent_time, present_time;
+    uint64_t misses = 0, in_window = 0, out_answers = 0, out_present = 0, reference_mismatch = 0;
+    uint64_t absent_probes = 0, absent_present = 0, present_probes = 0, present_missed = 0;
+    DistinctKeys out_keys(s.keys.count());
+    EstimateMean estimate, distinct_estimate;
+    DistinctModel model(s, k, l, g, slice_bits);
+    Rng rng(ctx.options.seed ^ 0xA9E5B100u);
+    // Checkpoints every half window, at most kMaxCheckpoints of them.
+    const uint64_t checkpoint_every = std::max<uint64_t>({1, window / 2, events / kMaxCheckpoints});
+    uint64_t next_checkpoint = checkpoint_every;
+
+    for (size_t begin = 0, end = 0; begin < events; begin = end) {
+        end = size_t(std::min<uint64_t>({events, begin + kBlock, next_checkpoint}));
+        filter_time.start();
+        for (size_t i = begin; i < end; ++i) {
+            const uint32_t key = s.key[i];
+            tf_status st = tf_age_bloom_contains(f, s.keys.data(key), s.keys.size(key), &present[i - begin]);
+            if (st == TF_OK) st = tf_age_bloom_add(f, s.keys.data(key), s.keys.size(key));
+            if (st != TF_OK) {
+                filter_time.stop();
+                check(st, "tf_age_bloom_contains/add");
+                return Outcome::api_error;
+            }
+        }
+        filter_time.stop();
+        exact_time.start();
+        for (size_t i = begin; i < end; ++i) {
+            auto it = exact.map.try_emplace(exact.k(s, s.key[i]), 0);
+            ref[i - begin] = it.first->second;
+            it.first->second = i + 1;
+        }
+        exact_time.stop();
+        for (size_t i = begin; i < end; ++i) {
+            const uint32_t key = s.key[i];
+            const uint64_t last = truth[key];  // i inserts made so far; age = i - last
+            if (ref[i - begin] != last) ++reference_mismatch;
+            if (last != 0 && i - last < window) {
+                ++in_window;
+                if (!present[i - begin] && ++misses <= 5)
+                    std::fprintf(stderr, "tf-demo: FAIL: key \"%.*s\" inserted %llu events ago reads absent\n",
+                                 int(s.keys.size(key)), s.keys.data(key), (unsigned long long)(i - last));
+            } else if (last == 0 || i - last >= gone) {
+                ++out_answers;
+                out_keys.add(key);
+                out_present += present[i - begin] != 0;
+            }
+            truth[key] = i + 1;
+        }
+
+        // Checkpoint: never-seen keys and keys of the window, next to the
+        // filter's own estimate for its current fill.
+        const uint64_t n = end;
+        if (n < next_checkpoint && end != events) continue;
+        next_checkpoint = n + checkpoint_every;
+        double fpr_now = 0.0;
+        if (!check(tf_age_bloom_stats(f, nullptr, nullptr, nullptr, nullptr, &fpr_now), "tf_age_bloom_stats"))
+            return Outcome::api_error;
+        probe_keys.next(kAbsentProbes, &probes);
+        uint64_t hits = 0;
+        absent_time.start();
+        tf_status st = TF_OK;
+        for (const std::string &p : probes) {
+            int yes = 0;
+            st = tf_age_bloom_contains(f, p.data(), p.size(), &yes);
+            if (st != TF_OK) break;
+            hits += uint64_t(yes);
+        }
+        absent_time.stop();
+        if (!check(st, "tf_age_bloom_contains")) return Outcome::api_error;
+        absent_probes += probes.size();
+        absent_present += hits;
+        estimate.add(fpr_now, double(probes.size()));
+        distinct_estimate.add(model.rate(n), double(probes.size()));
+        // Keys of the last min(window, n) events: all must be found.
+        std::vector<uint32_t> recent(kPresentProbes);
+        const uint64_t span_events = std::min<uint64_t>(window, n);
+        for (uint32_t &r : recent) r = s.key[size_t(n - 1 - rng.below(span_events))];
+        uint64_t found = 0;
+        present_time.start();
+        for (uint32_t key : recent) {
+            int yes = 0;
+            st = tf_age_bloom_contains(f, s.keys.data(key), s.keys.size(key), &yes);
+            if (st != TF_OK) break;
+            found += uint64_t(yes);
+        }
+        present_time.stop();
+        if (!check(st, "tf_age_bloom_contains")) return Outcome::api_error;
+        present_probes += recent.size();
+        present_missed += recent.size() - found;
+    }
+
+    // The filter survives a serialization round trip: the copy answers
+    // every question as the original does and reports the same state.
+    size_t blob_size = 0, written = 0, memory = 0;
+    uint64_t inserts = 0, bits = 0;
+    double fpr_end = 0.0, bpe_end = 0.0;
+    bool round_trip = true;
+    if (!check(tf_age_bloom_memory(f, &memory), "tf_age_bloom_memory") ||
+        !check(tf_age_bloom_stats(f, nullptr, &bits, &bpe_end, &inserts, &fpr_end), "tf_age_bloom_stats") ||
+        !check(tf_age_bloom_serialized_size(f, &blob_size), "tf_age_bloom_serialized_size"))
+        return Outcome::api_error;
+    {
+        std::vector<unsigned char> blob(blob_size);
+        tf_age_bloom *copy_raw = nullptr;
+        if (!check(tf_age_bloom_serialize(f, blob.data(), blob.size(), &written), "tf_age_bloom_serialize") ||
+            !check(tf_age_bloom_deserialize(blob.data(), written, &copy_raw), "tf_age_bloom_deserialize"))
+            return Outcome::api_error;
+        Filter copy(copy_raw);
+        uint64_t copy_inserts = 0;
+        double copy_fpr = 0.0;
+        if (!check(tf_age_bloom_stats(copy_raw, nullptr, nullptr, nullptr, &copy_inserts, &copy_fpr),
+                   "tf_age_bloom_stats"))
+            return Outcome::api_error;
+        round_trip = copy_inserts == inserts && copy_fpr == fpr_end;
+        probe_keys.next(5000, &probes);
+        for (uint32_t key = 0; key < s.keys.count(); key += 1 + s.keys.count() / 5000)
+            probes.emplace_back(s.keys.data(key), s.keys.size(key));
+        for (const std::string &p : probes) {
+            int a = 0, b = 0;
+            if (!check(tf_age_bloom_contains(f, p.data(), p.size(), &a), "tf_age_bloom_contains") ||
+                !check(tf_age_bloom_contains(copy_raw, p.data(), p.size(), &b), "tf_age_bloom_contains"))
+                return Outcome::api_error;
+            round_trip = round_trip && a == b;
+        }
+    }
+    if (reference_mismatch != 0) {
+        std::fprintf(stderr, "tf-demo: internal error: the exact map disagrees with the truth %llu times\n",
+                     (unsigned long long)reference_mismatch);
+        return Outcome::api_error;
+    }
+
+    // The report.
+    const uint64_t window_keys = distinct_per_count_window(s, window);
+    const size_t exact_bytes = exact.memory();
+    const double per_entry = exact.map.empty() ? 0.0 : double(exact_bytes) / double(exact.map.size());
+    const double out_rate = ratio(out_present, out_answers), probe_rate = ratio(absent_present, absent_probes);
+    char buf[240];
+    print_subtitle("count window:", "was the key among the last N events? contains, then add, per event");
+    std::snprintf(buf, sizeof buf, "new_for(p %.4g, N = %s events, the mean per %s) -> k = %u, l = %u", target,
+                  count(want).c_str(), span(s, ctx.horizon).c_str(), unsigned(k), unsigned(l));
+    print_row("sized", buf);
+    std::snprintf(buf, sizeof buf, "%u slices of %s bits, generation g = %s; window l g = %s events",
+                  unsigned(k + l), count(slice_bits).c_str(), count(g).c_str(), count(window).c_str());
+    print_row("", buf);
+    print_columns("", "filter", "exact map", "exact, pruned");
+    print_columns("memory", bytes(memory), bytes(exact_bytes), bytes(size_t(per_entry * double(window_keys))));
+    print_columns("time per event", nanos(filter_time.per(events)), nanos(exact_time.per(events)), "");
+    print_row("time per contains", nanos(absent_time.per(absent_probes)) + " never-seen key, " +
+                                       nanos(present_time.per(present_probes)) + " key of the window");
+    print_verdict("missed in window",
+                  count(misses + present_missed) + " of " + count(in_window + present_probes) +
+                      " keys of the last " + count(window) + " events (must be 0)",
+                  hard(misses + present_missed == 0));
+    print_verdict("false positives",
+                  percent(out_rate) + " of " + count(out_answers) + " keys new or " + count(gone) +
+                      "+ events back",
+                  soft(out_rate, target, out_keys.count()));
+    print_verdict("  never-seen keys",
+                  percent(probe_rate) + " of " + count(absent_probes) + " probes; fpr_now " +
+                      percent(estimate.mean()),
+                  soft(probe_rate, target, absent_probes));
+    std::snprintf(buf, sizeof buf, "<= %s; at its peak, just before a shift, %s (exact)", percent(target).c_str(),
+                  percent(peak).c_str());
+    print_row("  promised", buf);
+    // fpr_now takes each slice's fill from its number of inserts; a key
+    // repeated within a slice's generations sets no new bit.
+    std::snprintf(buf, sizeof buf, "%.0f%% of the inserts repeat a key of the window: fill ratios from the",
+                  100.0 * ratio(in_window, events));
+    print_row("  repeats", buf);
+    print_row("", "distinct keys of each slice give " + percent(distinct_estimate.mean()) + " (fpr_now counts inserts)");
+    std::snprintf(buf, sizeof buf, "%.1f (stats); (k + l) k / (l ln 2) = %.1f", bpe_end, steady_bpe);
+    print_row("bits per element", buf);
+    print_verdict("serialized", bytes(written) + " blob; the copy answers identically", hard(round_trip));
+    return misses + present_missed == 0 && round_trip ? Outcome::ok : Outcome::promise_broken;
+}
+
+class AgeBloomSection : public Section {
+   public:
+    const char *title() const override { return "Age-partitioned Bloom filter (tf_age_bloom)"; }
+    Outcome run(const Context &ctx) override { return count_window(ctx); }
+};
+
+}  // namespace
+
+std::unique_ptr<Section> make_age_bloom_section() { return std::make_unique<AgeBloomSection>(); }
+
+}  // namespace demo
