@@ -49,4 +49,80 @@ fail:
     return NULL;
 }
 
+/* ------------------------------------------------------------------ */
+/* Bloom filters (age_bloom_v1.tfb, time_bloom_v1.tfb)                 */
+
+#define GOLDEN_AB_INSERTED 300 /* "key-0" .. "key-299" are added */
+#define GOLDEN_AB_KEYS 350     /* "key-0" .. "key-349" are queried */
+
+/* Builds the golden count-window filter, age_bloom_v1.tfb:
+ *   tf_age_bloom_new(k = 3, l = 4, slice_bits = 200, seed = 42)
+ *     (generation g = floor(200 ln 2 / 3) = 46, window l * g = 184 inserts)
+ *   tf_age_bloom_add("key-i") for i = 0 .. 299, in order
+ *   tf_age_bloom_add_if_absent("key-i") for i = 290 .. 319, in order
+ *     (290 .. 299 are in the window: present, not inserted again;
+ *      300 .. 319 are inserted unless a false positive says present)
+ *   tf_age_bloom_add(golden_binary_key)
+ * The .expected file lists tf_age_bloom_contains for "key-0" .. "key-349"
+ * and then golden_binary_key. Returns NULL on any failure. */
+static inline tf_age_bloom *golden_age_bloom(void) {
+    tf_age_bloom *f = NULL;
+    if (tf_age_bloom_new(3, 4, 200, 42, &f) != TF_OK) return NULL;
+    char key[32];
+    for (unsigned i = 0; i < GOLDEN_AB_INSERTED; ++i) {
+        size_t n = golden_key(i, key, sizeof key);
+        if (tf_age_bloom_add(f, key, n) != TF_OK) goto fail;
+    }
+    for (unsigned i = 290; i < 320; ++i) {
+        size_t n = golden_key(i, key, sizeof key);
+        int was_present;
+        if (tf_age_bloom_add_if_absent(f, key, n, &was_present) != TF_OK) goto fail;
+    }
+    if (tf_age_bloom_add(f, golden_binary_key, sizeof golden_binary_key) != TF_OK) goto fail;
+    return f;
+fail:
+    tf_age_bloom_free(f);
+    return NULL;
+}
+
+#define GOLDEN_TB_KEYS 260 /* "key-0" .. "key-259" are queried */
+#define GOLDEN_TB_SPAN 1000
+/* the .expected file answers tf_time_bloom_contains at these two times */
+#define GOLDEN_TB_QUERY_1 3000
+#define GOLDEN_TB_QUERY_2 3400
+
+/* Builds the golden time-window filter, time_bloom_v1.tfb:
+ *   tf_time_bloom_new(k = 3, l = 4, slice_bits = 128, span = 1000, seed = 42)
+ *   tf_time_bloom_add("key-i", now = 1000 + 10 * i) for i = 0 .. 199, in order
+ *   tf_time_bloom_add("key-i", now = 3000) for i = 200 .. 239 (a burst at
+ *     one timestamp)
+ *   tf_time_bloom_add("key-i", now = 2500) for i = 240 .. 244 (a clock
+ *     that went backwards: clamped to 3000)
+ *   tf_time_bloom_add_if_absent("key-i", now = 3000) for i = 195 .. 199 and
+ *     245 .. 249
+ *   tf_time_bloom_add(golden_binary_key, now = 3000)
+ * The .expected file lists, for now = GOLDEN_TB_QUERY_1 and then
+ * GOLDEN_TB_QUERY_2, tf_time_bloom_contains for "key-0" .. "key-259" and
+ * golden_binary_key. Returns NULL on any failure. */
+static inline tf_time_bloom *golden_time_bloom(void) {
+    tf_time_bloom *f = NULL;
+    if (tf_time_bloom_new(3, 4, 128, GOLDEN_TB_SPAN, 42, &f) != TF_OK) return NULL;
+    char key[32];
+    int was_present;
+    for (unsigned i = 0; i < 245; ++i) {
+        size_t n = golden_key(i, key, sizeof key);
+        uint64_t now = i < 200 ? 1000 + 10 * (uint64_t)i : i < 240 ? 3000 : 2500;
+        if (tf_time_bloom_add(f, key, n, now) != TF_OK) goto fail;
+    }
+    for (unsigned j = 0; j < 10; ++j) {
+        size_t n = golden_key(j < 5 ? 195 + j : 240 + j, key, sizeof key);
+        if (tf_time_bloom_add_if_absent(f, key, n, 3000, &was_present) != TF_OK) goto fail;
+    }
+    if (tf_time_bloom_add(f, golden_binary_key, sizeof golden_binary_key, 3000) != TF_OK) goto fail;
+    return f;
+fail:
+    tf_time_bloom_free(f);
+    return NULL;
+}
+
 #endif

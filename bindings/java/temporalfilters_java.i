@@ -2,9 +2,10 @@
  * bindings/java/temporalfilters_java.i - the Java side of the SWIG bindings.
  *
  * Generates the package-private JNI layer of org.temporalfilters (classes
- * TemporalFiltersNative, TemporalFiltersJNI, RecencySketchNative and
- * NativeStatus); the public API is the hand-written idiomatic layer in
- * src/org/temporalfilters (RecencySketch, TemporalFiltersException, ...).
+ * TemporalFiltersNative, TemporalFiltersJNI, RecencySketchNative,
+ * AgeBloomNative, TimeBloomNative and NativeStatus); the public API is the
+ * hand-written idiomatic layer in src/org/temporalfilters (RecencySketch,
+ * AgeBloom, TimeBloom, TemporalFiltersException, ...).
  *
  * Type mapping:
  *   uint64_t             Java long. A negative argument is rejected with
@@ -29,6 +30,8 @@
 %pragma(java) moduleclassmodifiers = "final class"
 %pragma(java) jniclassclassmodifiers = "final class"
 %typemap(javaclassmodifiers) struct RecencySketchNative "final class"
+%typemap(javaclassmodifiers) struct AgeBloomNative "final class"
+%typemap(javaclassmodifiers) struct TimeBloomNative "final class"
 %typemap(javaclassmodifiers) enum tf_status "final class"
 
 /* The JNI library is loaded with the class that declares the native methods.
@@ -61,6 +64,10 @@
 /* The factories return a new handle that Java owns. */
 %newobject RecencySketchNative::new_for;
 %newobject RecencySketchNative::deserialize;
+%newobject AgeBloomNative::new_for;
+%newobject AgeBloomNative::deserialize;
+%newobject TimeBloomNative::new_for;
+%newobject TimeBloomNative::deserialize;
 
 /* close() and is_closed() of the shared interface dereference the handle
  * itself; the Java layer frees the whole handle instead (delete(), which sets
@@ -68,6 +75,10 @@
  * with TF_ERR_NULL because the shared helpers check for a NULL handle. */
 %ignore RecencySketchNative::close;
 %ignore RecencySketchNative::is_closed;
+%ignore AgeBloomNative::close;
+%ignore AgeBloomNative::is_closed;
+%ignore TimeBloomNative::close;
+%ignore TimeBloomNative::is_closed;
 
 /* ---- exceptions ------------------------------------------------------- */
 

@@ -5,7 +5,7 @@
  * temporalfilters_native), which defines the module TemporalFilters::Native
  * holding the raw handle classes of bindings/temporalfilters.i. Ruby code
  * should not use it directly: lib/temporalfilters.rb puts the idiomatic
- * classes (TemporalFilters::RecencySketch, ...) on top.
+ * classes (TemporalFilters::RecencySketch, AgeBloom, TimeBloom) on top.
  *
  * What this file adds to the shared interface:
  *  - typemaps for its argument patterns: keys and blobs are Strings taken as
@@ -127,7 +127,7 @@ static VALUE tf_rb_key_at(VALUE ary, long i) {
 
 /* ---- the handle of a method ------------------------------------------ */
 
-/* For every handle class (RecencySketchNative and the ones to come). */
+/* For every handle class (RecencySketchNative, AgeBloomNative, TimeBloomNative). */
 %typemap(in) SWIGTYPE *self
     "$1 = ($1_ltype)tf_rb_self_ptr($input, ((swig_class *)$1_descriptor->clientdata)->klass);"
 
@@ -235,8 +235,12 @@ static VALUE tf_rb_key_at(VALUE ary, long i) {
 }
 
 /* The static factories hand over a new handle: the Ruby object owns it and
- * the GC frees it (destructor -> tf_recency_sketch_free). */
+ * the GC frees it (destructor -> tf_<noun>_free). */
 %newobject RecencySketchNative::new_for;
 %newobject RecencySketchNative::deserialize;
+%newobject AgeBloomNative::new_for;
+%newobject AgeBloomNative::deserialize;
+%newobject TimeBloomNative::new_for;
+%newobject TimeBloomNative::deserialize;
 
 %include "temporalfilters.i"

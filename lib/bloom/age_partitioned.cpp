@@ -119,8 +119,15 @@ AgePartitioned::AgePartitioned(Mode mode, uint32_t k, uint32_t l, uint64_t slice
 }
 
 void AgePartitioned::hashes(const void *key, size_t len, KeyHashes *h) const {
+    // The k values come from enhanced double hashing, each passed through one
+    // more non-linear mix. Reduced straight to a small slice, the plain
+    // sequence h1 + j h2 + ... puts two keys whose (h1, h2) are close in the
+    // high bits at the same position of every slice at once, which adds
+    // about n / m^2 to the false-positive rate (measured: 1.16% for a 1%
+    // target with slices of a few hundred bits); mixed, the slices' bits are
+    // independent.
     IndexSequence seq(key_hash(key, len, seed_));
-    for (uint32_t j = 0; j < k_; ++j) h->v[j] = seq.next_raw();
+    for (uint32_t j = 0; j < k_; ++j) h->v[j] = detail::fmix64(seq.next_raw());
 }
 
 bool AgePartitioned::stale(const Slice &s, uint64_t now) const {

@@ -112,7 +112,7 @@ TF_API tf_status tf_age_bloom_new_for(double error_rate, uint64_t capacity, uint
         uint32_t k, l;
         tf_status st = tf::bloom::choose_kl(error_rate, &k, &l);
         if (st != TF_OK) return st;
-        const uint64_t g = (capacity + l - 1) / l;
+        const uint64_t g = capacity / l + (capacity % l != 0);  // ceil, without overflow
         const uint64_t bits = slice_bits_for(k, double(g));
         if (bits == 0) return fail(TF_ERR_TOO_LARGE, "capacity %llu needs slices over 2^40 bits", (unsigned long long)capacity);
         return make(Mode::Count, k, l, bits, g, 0, seed, out);

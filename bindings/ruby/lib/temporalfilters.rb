@@ -10,6 +10,14 @@
 #   sketch.query("user-42")          # => a time >= the true last update, 0 = never
 #   sketch.pace("user-42", now_ms, 1000).granted?
 #
+#   seen = TemporalFilters::AgeBloom.for_target(0.01, 100_000)   # the last 100k inserts
+#   seen.add_if_absent("click-1")    # => false (was absent, now added)
+#   seen.contains?("click-1")        # => true
+#
+#   recent = TemporalFilters::TimeBloom.for_target(0.01, 60_000, 10_000)  # the last minute (ms)
+#   recent.add("ip-1", now_ms)
+#   recent.contains?("ip-1", now_ms + 59_000)   # => true
+#
 # Conventions, for every structure:
 # - Keys are Strings taken as raw bytes, whatever their encoding; NUL bytes
 #   are fine. "é" in UTF-8 and the same two bytes in ASCII-8BIT are the same
@@ -345,5 +353,356 @@ module TemporalFilters
     protected
 
     attr_reader :native
+  end
+
+  # What AgeBloom and TimeBloom share: a native handle owned by the Ruby
+  # object (freed by the GC, or at once by #close), the wire format
+  # (#serialize, .deserialize, Marshal) and copies (dup, clone). Each class
+  # names its SWIG handle class as NATIVE. Not meant for use on its own.
+  module NativeHandle # :nodoc:
+    def self.included(base)
+      base.extend(ClassMethods)
+      # Every object comes from new, a factory, deserialize or a copy.
+      base.private_class_method :allocate
+    end
+
+    module ClassMethods # :nodoc:
+      # An object from a blob written by #serialize (in any language).
+      # Raises a BlobError subclass (Truncated, BadMagic, UnsupportedVersion,
+      # WrongKind, ChecksumError, Corrupt) for an invalid blob, WrongKind in
+      # particular for the blob of another structure.
+      def deserialize(blob)
+        adopt(self::NATIVE.deserialize(blob))
+      end
+
+      # Marshal support, through the wire format.
+      def _load(blob)
+        deserialize(blob)
+      end
+
+      private
+
+      def adopt(native)
+        obj = allocate
+        obj.instance_variable_set(:@native, native)
+        obj
+      end
+    end
+
+    # Bytes of memory held (slices and header).
+    def memory
+      @native.memory
+    end
+
+    # The filter as a binary String (Encoding::BINARY), readable by
+    # deserialize in every language binding.
+    def serialize
+      @native.serialize_into(@native.serialized_size)
+    end
+
+    # Frees the memory now (the GC does it otherwise). Idempotent; any later
+    # call raises NullError.
+    def close
+      @native.close
+      nil
+    end
+
+    def closed?
+      @native.is_closed
+    end
+
+    # dup and clone give an independent copy.
+    def initialize_copy(source)
+      super
+      @native = self.class::NATIVE.deserialize(source.serialize)
+    end
+
+    # Marshal support, through the wire format.
+    def _dump(_level)
+      serialize
+    end
+  end
+
+  # "Was this key among the last N inserts?": the count-window
+  # age-partitioned Bloom filter (include/temporalfilters/age_bloom.h).
+  # k + l slices of slice_bits bits; every generation of g inserts the oldest
+  # slice is emptied and becomes the newest.
+  #
+  # No false negatives within the window: every key among the last
+  # capacity (= l * generation) inserts is reported present. A key not
+  # inserted in the window is reported present with probability at most
+  # AgeBloom.false_positive_rate(k, l).
+  #
+  # Not internally synchronised: contains?, the getters, stats, memory and
+  # serialize may overlap each other (from native threads); add,
+  # add_if_absent, clear and close need exclusive access.
+  class AgeBloom
+    NATIVE = Native::AgeBloomNative
+    include NativeHandle
+
+    # The state of a filter at one moment, from #stats: slices (k + l), bits
+    # (of all slices), bits_per_element (bits / capacity), inserts (since
+    # creation or clear) and fpr_now (the false-positive rate for the measured
+    # fill of every slice).
+    Stats = Struct.new(:slices, :bits, :bits_per_element, :inserts, :fpr_now)
+
+    # Low level: k + l slices of slice_bits bits; the generation is
+    # max(1, floor(slice_bits * ln 2 / k)) inserts and the capacity l times
+    # that. k in 1..64, l in 1..1024, slice_bits in 64..2**40; seed: the hash
+    # seed. Raises InvalidArgument, TooLarge (slice_bits over 2**40),
+    # OutOfMemory.
+    def initialize(k, l, slice_bits, seed = 0)
+      @native = NATIVE.new(k, l, slice_bits, seed)
+    end
+
+    # A filter that remembers at least the last capacity (>= 1) inserts with
+    # a false-positive rate of at most error_rate (in (0, 1)): (k, l) from
+    # AgeBloom.choose. Raises InvalidArgument, TooLarge, OutOfMemory.
+    def self.for_target(error_rate, capacity, seed = 0)
+      adopt(NATIVE.new_for(error_rate, capacity, seed))
+    end
+
+    # The [k, l] for_target picks for error_rate (in (0, 1)): the pair whose
+    # steady false-positive rate is at most error_rate with the fewest bits
+    # per element. Shared by TimeBloom. Raises InvalidArgument, TooLarge (no
+    # pair with k <= 64 meets it).
+    def self.choose(error_rate)
+      [NATIVE.choose_k(error_rate), NATIVE.choose_l(error_rate)]
+    end
+
+    # The exact steady-state false-positive rate of (k, l), at its peak just
+    # before a shift. Raises InvalidArgument for k or l out of range.
+    def self.false_positive_rate(k, l)
+      NATIVE.false_positive_rate(k, l)
+    end
+
+    # Bits per element of capacity at steady state, (k + l) k / (l ln 2).
+    # Raises InvalidArgument for k or l out of range.
+    def self.bits_per_element(k, l)
+      NATIVE.steady_bits_per_element(k, l)
+    end
+
+    # Inserts key (shifting first when the generation is full). Returns self.
+    def add(key)
+      @native.add(key)
+      self
+    end
+
+    # True when key is (probably) among the last inserts; false when it is
+    # certainly not among the last capacity inserts.
+    def contains?(key)
+      @native.contains(key) == 1
+    end
+    alias contains contains?
+    alias include? contains?
+
+    # De-duplication in one call: returns true when key was present (and
+    # then does not insert it), false when it was absent and is now added.
+    def add_if_absent(key)
+      @native.add_if_absent(key) == 1
+    end
+
+    # Forgets every key (the shape stays). Returns self.
+    def clear
+      @native.clear
+      self
+    end
+
+    # A Stats snapshot (fpr_now scans every slice: O(bits / 64)).
+    def stats
+      Stats.new(slices, bits, bits_per_element, inserts, fpr_now)
+    end
+
+    # The number of slices, k + l.
+    def slices
+      @native.slices
+    end
+
+    # Total bits of all slices.
+    def bits
+      @native.bits
+    end
+
+    # bits / capacity.
+    def bits_per_element
+      @native.bits_per_element
+    end
+
+    # Inserts since creation or clear.
+    def inserts
+      @native.inserts
+    end
+
+    # The false-positive rate for the measured fill of every slice.
+    def fpr_now
+      @native.fpr_now
+    end
+
+    # Hash functions: bits set per insert, slices a key must match.
+    def k
+      @native.k
+    end
+
+    # Slices beyond the first k: the window spans l generations.
+    def l
+      @native.l
+    end
+
+    # Bits per slice.
+    def slice_bits
+      @native.slice_bits
+    end
+
+    # Inserts per generation (between two shifts).
+    def generation
+      @native.generation
+    end
+
+    # The window in inserts: l * generation.
+    def capacity
+      @native.capacity
+    end
+
+    # The hash seed.
+    def seed
+      @native.seed
+    end
+
+    def inspect
+      return "#<#{self.class} closed>" if closed?
+
+      "#<#{self.class} k=#{k} l=#{l} slice_bits=#{slice_bits} capacity=#{capacity} seed=#{seed}>"
+    end
+  end
+
+  # "Was this key inserted within the last span time units?": the
+  # time-limited Bloom filter (include/temporalfilters/time_bloom.h). Slices
+  # of varying size with timestamps; new slices follow the measured insertion
+  # rate and slices older than the span retire.
+  #
+  # No false negatives within the span: a key added at t is reported present
+  # at every now with now - span <= t. At a steady rate the false-positive
+  # rate is at most the target given to for_target. Times are Integers in
+  # the caller's unit, in 1...2**64 for now (0 and values outside 0...2**64
+  # raise InvalidArgument); the unit must be fine enough that span >= l. A
+  # clock that goes backwards is clamped to the highest time seen.
+  #
+  # Not internally synchronised: contains?, the getters, stats, memory and
+  # serialize may overlap each other (from native threads); add,
+  # add_if_absent, clear and close need exclusive access.
+  class TimeBloom
+    NATIVE = Native::TimeBloomNative
+    include NativeHandle
+
+    # The state of a filter at a time now, from #stats(now): slices (>= k +
+    # l), bits (of all slices), bits_per_element (bits / inserts within the
+    # span, 0.0 when none), inserts (since creation or clear) and fpr_now (the
+    # false-positive rate for the measured fill, slices older than the span
+    # counting as empty).
+    Stats = Struct.new(:slices, :bits, :bits_per_element, :inserts, :fpr_now)
+
+    # Low level: k + l initial slices of slice_bits bits; k in 1..64, l in
+    # 1..1024, slice_bits in 64..2**40, span >= l. Raises InvalidArgument,
+    # TooLarge, OutOfMemory.
+    def initialize(k, l, slice_bits, span, seed = 0)
+      @native = NATIVE.new(k, l, slice_bits, span, seed)
+    end
+
+    # A filter for the keys of the last span time units with a
+    # false-positive rate of at most error_rate (in (0, 1)) at a steady rate:
+    # (k, l) from AgeBloom.choose, initial slices sized for initial_capacity
+    # (>= 1) inserts per span; the sizes adapt from the first shift. span
+    # must be >= the chosen l. Raises InvalidArgument, TooLarge, OutOfMemory.
+    def self.for_target(error_rate, span, initial_capacity, seed = 0)
+      adopt(NATIVE.new_for(error_rate, span, initial_capacity, seed))
+    end
+
+    # Inserts key at time now. A shift may add a slice: OutOfMemory, or
+    # TooLarge past 4096 slices, leave the filter unchanged. Returns self.
+    def add(key, now)
+      @native.add(key, now)
+      self
+    end
+
+    # True when key was (probably) added within the span before now; false
+    # when it certainly was not.
+    def contains?(key, now)
+      @native.contains(key, now) == 1
+    end
+    alias contains contains?
+
+    # contains? then add when absent: returns true when key was present
+    # within the span (and then does not insert it), false when it is added.
+    def add_if_absent(key, now)
+      @native.add_if_absent(key, now) == 1
+    end
+
+    # Forgets every key (the slices keep their sizes). Returns self.
+    def clear
+      @native.clear
+      self
+    end
+
+    # A Stats snapshot at time now (fpr_now scans every slice).
+    def stats(now)
+      Stats.new(slices, bits, bits_per_element(now), inserts, fpr_now(now))
+    end
+
+    # The current number of slices (>= k + l).
+    def slices
+      @native.slices
+    end
+
+    # Total bits of all slices.
+    def bits
+      @native.bits
+    end
+
+    # bits / inserts within the span before now (0.0 when none).
+    def bits_per_element(now)
+      @native.bits_per_element(now)
+    end
+
+    # Inserts since creation or clear.
+    def inserts
+      @native.inserts
+    end
+
+    # The false-positive rate at now for the measured fill of every slice.
+    def fpr_now(now)
+      @native.fpr_now(now)
+    end
+
+    # The size of slice i (0 = the newest) in bits; InvalidArgument when
+    # there is no slice i.
+    def slice_bits(i)
+      @native.slice_bits(i)
+    end
+
+    # Hash functions: bits set per insert, slices a key must match.
+    def k
+      @native.k
+    end
+
+    # The minimum number of slices beyond the first k.
+    def l
+      @native.l
+    end
+
+    # The window, in the caller's time unit.
+    def span
+      @native.span
+    end
+
+    # The hash seed.
+    def seed
+      @native.seed
+    end
+
+    def inspect
+      return "#<#{self.class} closed>" if closed?
+
+      "#<#{self.class} k=#{k} l=#{l} span=#{span} slices=#{slices} seed=#{seed}>"
+    end
   end
 end

@@ -1,7 +1,8 @@
 # frozen_string_literal: true
 
-# Shared by the Ruby suites: minitest, the binding, the golden data and a
-# MurmurHash3 used to forge blobs with valid checksums.
+# Shared by the Ruby suites: minitest, the binding, the golden data (and the
+# operations of tests/golden.h behind it) and a MurmurHash3 used to forge
+# blobs with valid checksums.
 #
 # Run one suite by hand from the repository root:
 #   ruby -Ibindings/ruby/lib -I<build>/bindings/ruby bindings/ruby/test/test_errors.rb
@@ -26,6 +27,30 @@ module TestHelper
     s
   end
 
+  # golden_age_bloom() of tests/golden.h: age_bloom_v1.tfb.
+  def self.golden_age_bloom
+    f = TemporalFilters::AgeBloom.new(3, 4, 200, 42)
+    300.times { |i| f.add("key-#{i}") }
+    (290...320).each { |i| f.add_if_absent("key-#{i}") }
+    f.add(GOLDEN_BINARY_KEY)
+    f
+  end
+
+  # golden_time_bloom() of tests/golden.h: time_bloom_v1.tfb.
+  def self.golden_time_bloom
+    f = TemporalFilters::TimeBloom.new(3, 4, 128, 1000, 42)
+    245.times do |i|
+      now = if i < 200 then 1000 + 10 * i
+            elsif i < 240 then 3000 # a burst at one timestamp
+            else 2500 # a clock that went backwards
+            end
+      f.add("key-#{i}", now)
+    end
+    [*195..199, *245..249].each { |i| f.add_if_absent("key-#{i}", 3000) }
+    f.add(GOLDEN_BINARY_KEY, 3000)
+    f
+  end
+
   def self.read_golden(name)
     File.binread(File.join(GOLDEN_DIR, name))
   end
@@ -37,6 +62,18 @@ module TestHelper
 
       hex, answer = line.split
       [[hex].pack("H*"), Integer(answer, 10)]
+    end
+  end
+
+  # The rows of a .expected file with any number of columns: the key (a
+  # binary String) and the other columns as Integers, e.g.
+  # [[key, now, present], ...] for time_bloom_v1.expected.
+  def self.read_expected_rows(name)
+    File.readlines(File.join(GOLDEN_DIR, name), chomp: true).filter_map do |line|
+      next if line.start_with?("#") || line.strip.empty?
+
+      hex, *numbers = line.split
+      [[hex].pack("H*"), *numbers.map { |n| Integer(n, 10) }]
     end
   end
 
@@ -121,4 +158,10 @@ module TestHelper
   OFF_SEED = 32
   OFF_CELL_COUNT = 36
   OFF_CELLS = 44
+  # The payload of both Bloom filters starts with u32 k, u32 l, u32 seed,
+  # u32 slice count (lib/bloom/age_partitioned.cpp, write_payload).
+  OFF_BLOOM_K = 20
+  OFF_BLOOM_L = 24
+  OFF_BLOOM_SEED = 28
+  OFF_BLOOM_SLICES = 32
 end

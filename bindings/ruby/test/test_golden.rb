@@ -1,9 +1,10 @@
 # frozen_string_literal: true
 
 # The cross-language check: the golden blobs of tests/data (written by the C
-# library) read back with every expected answer, and the same sketches
-# rebuilt through this binding from the operations of tests/golden.h
-# serialize to exactly those bytes. Every binding runs the same check, so a
+# library: recency sketches, age_bloom_v1, time_bloom_v1) read back with
+# every expected answer, and the same structures rebuilt through this
+# binding from the operations of tests/golden.h serialize to exactly those
+# bytes. Every binding runs the same check, so a
 # blob written by one language is read by all the others.
 
 require_relative "helper"
@@ -43,6 +44,92 @@ class TestGolden < Minitest::Test
       blob = H.read_golden("#{name}.tfb")
       body = blob.byteslice(0, blob.bytesize - 8)
       assert_equal blob.byteslice(-8, 8).unpack1("Q<"), H.murmur3_x64_128_low(body)
+    end
+  end
+
+  # ---- the Bloom filters (age_bloom_v1, time_bloom_v1) -------------------
+  #
+  # The answers and bytes come from the files only (the owner regenerates
+  # them when the hashing changes); what is checked beside them holds for any
+  # hash: the shape, and no false negatives for the keys certainly in the
+  # window.
+
+  def test_read_age_bloom_v1
+    blob = H.read_golden("age_bloom_v1.tfb")
+    expected = H.read_expected_rows("age_bloom_v1.expected")
+    assert_equal 351, expected.size, "350 text keys and the binary key"
+    assert_equal Array.new(350) { |i| "key-#{i}" } + [H::GOLDEN_BINARY_KEY], expected.map(&:first)
+    assert(expected.all? { |row| row.size == 2 && [0, 1].include?(row[1]) })
+    f = TemporalFilters::AgeBloom.deserialize(blob)
+    assert_equal [3, 4, 200, 46, 184, 42], [f.k, f.l, f.slice_bits, f.generation, f.capacity, f.seed]
+    assert_equal 7, f.slices
+    assert_operator f.inserts, :>=, 301
+    assert_operator f.inserts, :<=, 321
+    expected.each { |key, answer| assert_equal answer == 1, f.contains?(key), key.inspect }
+    # at most 321 inserts: keys 137 .. 299 and the binary key are in the window
+    (137...300).each { |i| assert_equal ["key-#{i}", 1], expected[i], "no false negative in the file" }
+    assert_equal 1, expected.last[1]
+    assert_equal blob, f.serialize, "read and written back unchanged"
+  end
+
+  def test_write_age_bloom_v1
+    blob = H.read_golden("age_bloom_v1.tfb")
+    mine = H.golden_age_bloom.serialize
+    assert_equal blob.bytesize, mine.bytesize
+    assert_equal blob, mine, "this binding writes the golden bytes"
+  end
+
+  def test_read_time_bloom_v1
+    blob = H.read_golden("time_bloom_v1.tfb")
+    expected = H.read_expected_rows("time_bloom_v1.expected")
+    keys = Array.new(260) { |i| "key-#{i}" } + [H::GOLDEN_BINARY_KEY]
+    assert_equal 2 * 261, expected.size, "260 text keys and the binary key at two times"
+    assert_equal keys + keys, expected.map(&:first)
+    assert_equal [3000] * 261 + [3400] * 261, expected.map { |row| row[1] }
+    assert(expected.all? { |row| row.size == 3 && [0, 1].include?(row[2]) })
+    f = TemporalFilters::TimeBloom.deserialize(blob)
+    assert_equal [3, 4, 1000, 42], [f.k, f.l, f.span, f.seed]
+    assert_operator f.slices, :>=, 7
+    assert_operator f.inserts, :>=, 246
+    assert_operator f.inserts, :<=, 256
+    expected.each do |key, now, answer|
+      assert_equal answer == 1, f.contains?(key, now), "#{key.inspect} at #{now}"
+    end
+    # added at 1000 + 10 i (i < 200) or at 3000 (200 .. 244, clamped; the
+    # binary key): present while within the span (245 .. 249 were added only
+    # unless a false positive said present, so they prove nothing)
+    expected.each_with_index do |(key, now, answer), row|
+      i = row % 261
+      next unless i == 260 || (i < 245 && (i >= 200 || 1000 + 10 * i >= now - 1000))
+
+      assert_equal 1, answer, "#{key.inspect} at #{now}: no false negative in the file"
+    end
+    assert_equal blob, f.serialize, "read and written back unchanged (contains? changes nothing)"
+  end
+
+  def test_write_time_bloom_v1
+    blob = H.read_golden("time_bloom_v1.tfb")
+    mine = H.golden_time_bloom.serialize
+    assert_equal blob.bytesize, mine.bytesize
+    assert_equal blob, mine, "this binding writes the golden bytes"
+  end
+
+  def test_checksum_helper_on_the_bloom_blobs
+    %w[age_bloom_v1 time_bloom_v1].each do |name|
+      blob = H.read_golden("#{name}.tfb")
+      body = blob.byteslice(0, blob.bytesize - 8)
+      assert_equal blob.byteslice(-8, 8).unpack1("Q<"), H.murmur3_x64_128_low(body), name
+    end
+  end
+
+  def test_golden_blobs_are_of_their_kind_only
+    age = H.read_golden("age_bloom_v1.tfb")
+    time = H.read_golden("time_bloom_v1.tfb")
+    assert_raises(TemporalFilters::WrongKind) { TemporalFilters::TimeBloom.deserialize(age) }
+    assert_raises(TemporalFilters::WrongKind) { TemporalFilters::AgeBloom.deserialize(time) }
+    assert_raises(TemporalFilters::WrongKind) { RS.deserialize(age) }
+    assert_raises(TemporalFilters::WrongKind) do
+      TemporalFilters::AgeBloom.deserialize(H.read_golden("recency_sketch_v1.tfb"))
     end
   end
 

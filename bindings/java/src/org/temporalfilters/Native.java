@@ -2,6 +2,7 @@ package org.temporalfilters;
 
 import java.lang.ref.Cleaner;
 import java.nio.charset.StandardCharsets;
+import java.util.function.Consumer;
 
 /* Shared plumbing of the idiomatic classes. */
 final class Native {
@@ -21,6 +22,19 @@ final class Native {
             throw new TemporalFiltersException(Status.ERR_NULL, name + " is null");
         }
         return key.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /* The second step of a two-step serialization: a byte[] of `size` bytes
+     * (serialized_size() of the native object) filled by `into`
+     * (serialize_into). `what` names the object in the error message. */
+    static byte[] serialize(long size, String what, Consumer<byte[]> into) {
+        if (size > MAX_ARRAY) {
+            throw new TemporalFiltersException(Status.ERR_TOO_LARGE,
+                    "the " + what + "'s blob (" + size + " bytes) does not fit in a Java byte[]");
+        }
+        byte[] blob = new byte[(int) size];
+        into.accept(blob);
+        return blob;
     }
 
     static <T> T notNull(T value, String name) {

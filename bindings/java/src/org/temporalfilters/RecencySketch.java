@@ -386,14 +386,7 @@ public final class RecencySketch implements AutoCloseable {
      */
     public byte[] serialize() {
         try {
-            long size = handle.serialized_size();
-            if (size > Native.MAX_ARRAY) {
-                throw new TemporalFiltersException(Status.ERR_TOO_LARGE,
-                        "the sketch's blob (" + size + " bytes) does not fit in a Java byte[]");
-            }
-            byte[] blob = new byte[(int) size];
-            handle.serialize_into(blob);
-            return blob;
+            return Native.serialize(handle.serialized_size(), "sketch", handle::serialize_into);
         } finally {
             Reference.reachabilityFence(this);
         }

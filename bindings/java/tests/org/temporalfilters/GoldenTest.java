@@ -10,11 +10,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.Test;
 
 /*
- * The golden blobs of tests/data, shared by the C suite and every binding:
+ * The golden blobs of tests/data (RecencySketch in both layouts, AgeBloom,
+ * TimeBloom), shared by the C suite and every binding:
  * each blob reads back with the answers recorded in its .expected file, and
  * the operations of tests/golden.h, replayed through this binding, serialize
  * to exactly the golden bytes. Since every language writes those same bytes
@@ -79,6 +81,120 @@ public class GoldenTest {
             assertArrayEquals(java.util.Arrays.copyOf(want, checked), s.queryBatch(ks));
             // and the blob writes back unchanged
             assertArrayEquals(golden, s.serialize());
+        }
+    }
+
+    /* The non-comment lines of an .expected file, split into fields. */
+    private static List<String[]> expected(String name, int fields) throws IOException {
+        List<String[]> rows = new ArrayList<>();
+        for (String line : Files.readAllLines(dataDir().resolve(name + ".expected"), StandardCharsets.US_ASCII)) {
+            if (line.startsWith("#") || line.isBlank()) {
+                continue;
+            }
+            String[] f = line.trim().split("\\s+");
+            assertEquals(name + ": " + line, fields, f.length);
+            rows.add(f);
+        }
+        return rows;
+    }
+
+    private static boolean bit(String field) {
+        assertTrue("0 or 1: " + field, field.equals("0") || field.equals("1"));
+        return field.equals("1");
+    }
+
+    /* tests/golden.h, golden_age_bloom(). */
+    private static AgeBloom rebuildAgeBloom() {
+        AgeBloom f = new AgeBloom(3, 4, 200, 42);
+        for (int i = 0; i < 300; i++) {
+            f.add("key-" + i);
+        }
+        for (int i = 290; i < 320; i++) {
+            f.addIfAbsent("key-" + i);
+        }
+        f.add(BINARY_KEY);
+        return f;
+    }
+
+    /* tests/golden.h, golden_time_bloom(). */
+    private static TimeBloom rebuildTimeBloom() {
+        TimeBloom f = new TimeBloom(3, 4, 128, 1000, 42);
+        for (int i = 0; i < 245; i++) {
+            long now = i < 200 ? 1000 + 10L * i : i < 240 ? 3000 : 2500;
+            f.add("key-" + i, now);
+        }
+        for (int j = 0; j < 10; j++) {
+            f.addIfAbsent("key-" + (j < 5 ? 195 + j : 240 + j), 3000);
+        }
+        f.add(BINARY_KEY, 3000);
+        return f;
+    }
+
+    @Test
+    public void ageBloom() throws IOException {
+        String name = "age_bloom_v1";
+        byte[] golden = Files.readAllBytes(dataDir().resolve(name + ".tfb"));
+        List<String[]> rows = expected(name, 2);
+
+        try (AgeBloom built = rebuildAgeBloom()) {
+            assertArrayEquals(name + ": rebuilt filter differs from the golden blob", golden, built.serialize());
+        }
+
+        try (AgeBloom f = AgeBloom.deserialize(golden)) {
+            assertEquals(3, f.k());
+            assertEquals(4, f.l());
+            assertEquals(200, f.sliceBits());
+            assertEquals(42, f.seed());
+            assertEquals(184, f.capacity()); // 4 generations of floor(200 ln 2 / 3) = 46
+            int present = 0;
+            for (String[] row : rows) {
+                boolean want = bit(row[1]);
+                assertEquals(name + " " + row[0], want, f.contains(TestSupport.hex(row[0])));
+                present += want ? 1 : 0;
+            }
+            assertEquals(351, rows.size()); // key-0 .. key-349 and the binary key
+            assertEquals("key-0", new String(TestSupport.hex(rows.get(0)[0]), StandardCharsets.US_ASCII));
+            assertArrayEquals(BINARY_KEY, TestSupport.hex(rows.get(350)[0]));
+            assertTrue(f.contains(BINARY_KEY)); // the last insert
+            assertTrue(f.contains("key-299"));
+            assertTrue("present " + present, present >= 184); // at least the window
+            // the blob writes back unchanged
+            assertArrayEquals(golden, f.serialize());
+        }
+    }
+
+    @Test
+    public void timeBloom() throws IOException {
+        String name = "time_bloom_v1";
+        byte[] golden = Files.readAllBytes(dataDir().resolve(name + ".tfb"));
+        List<String[]> rows = expected(name, 3);
+
+        try (TimeBloom built = rebuildTimeBloom()) {
+            assertArrayEquals(name + ": rebuilt filter differs from the golden blob", golden, built.serialize());
+        }
+
+        try (TimeBloom f = TimeBloom.deserialize(golden)) {
+            assertEquals(3, f.k());
+            assertEquals(4, f.l());
+            assertEquals(1000, f.span());
+            assertEquals(42, f.seed());
+            int at3000 = 0;
+            int at3400 = 0;
+            for (String[] row : rows) {
+                long now = Long.parseLong(row[1]);
+                boolean want = bit(row[2]);
+                assertEquals(name + " " + row[0] + " at " + now, want, f.contains(TestSupport.hex(row[0]), now));
+                at3000 += now == 3000 ? 1 : 0;
+                at3400 += now == 3400 ? 1 : 0;
+            }
+            // key-0 .. key-259 and the binary key, at now = 3000 and at 3400
+            assertEquals(261, at3000);
+            assertEquals(261, at3400);
+            assertEquals(522, rows.size());
+            // within the span at both times: the burst at 3000 and the binary key
+            assertTrue(f.contains(BINARY_KEY, 3400));
+            assertTrue(f.contains("key-239", 3400));
+            assertArrayEquals(golden, f.serialize());
         }
     }
 
