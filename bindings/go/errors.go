@@ -101,7 +101,13 @@ func newError(status Status, message string) *Error {
 // closedError is what every method of a closed (or zero) sketch returns; the
 // same status and message as the shared native layer gives.
 func closedError() error {
-	return newError(StatusNull, "the RecencySketch is closed")
+	return closedErrorOf("RecencySketch")
+}
+
+// closedErrorOf is closedError for the structure named what ("AgeBloom",
+// ...): "the <what> is closed", as the native layer says it.
+func closedErrorOf(what string) error {
+	return newError(StatusNull, "the "+what+" is closed")
 }
 
 // panicPrefix starts the panic message of a failed native call (see

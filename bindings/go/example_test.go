@@ -65,3 +65,51 @@ func ExampleDeserializeRecencySketch() {
 	// true
 	// -10 TF_ERR_CHECKSUM
 }
+
+func ExampleAgeBloom() {
+	// De-duplication over the last 100,000 events, at most 1% false positives.
+	f, err := temporalfilters.NewAgeBloomFor(0.01, 100000, 42)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Close()
+
+	for _, click := range []string{"ad-1/user-9", "ad-2/user-9", "ad-1/user-9"} {
+		dup, err := f.AddIfAbsentString(click)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(click, "duplicate:", dup)
+	}
+	info, _ := f.Info()
+	fmt.Println(info.K, info.L, info.Capacity >= 100000)
+	// Output:
+	// ad-1/user-9 duplicate: false
+	// ad-2/user-9 duplicate: false
+	// ad-1/user-9 duplicate: true
+	// 12 87 true
+}
+
+func ExampleTimeBloom() {
+	// Keys of the last 60,000 ms, at most 1% false positives at a steady rate.
+	f, err := temporalfilters.NewTimeBloomFor(0.01, 60000, 10000, 42)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Close()
+
+	if err := f.AddString("session-7", 1000); err != nil {
+		log.Fatal(err)
+	}
+	for _, now := range []uint64{1000, 61000, 61001} {
+		seen, _ := f.ContainsString("session-7", now)
+		fmt.Printf("t=%d seen=%v\n", now, seen)
+	}
+	_, err = f.ContainsString("session-7", 0)
+	fmt.Println(errors.Is(err, temporalfilters.ErrInvalidArgument))
+	// Output:
+	// t=1000 seen=true
+	// t=61000 seen=true
+	// t=61001 seen=false
+	// true
+}

@@ -11,14 +11,14 @@ import (
 	"temporalfilters/internal/native"
 )
 
-// TestMain runs the suite, then checks that every native sketch was freed
-// and, in the sanitized build, that LeakSanitizer finds no leak in the C
-// code (Go 1.19 does not run LeakSanitizer's exit-time check itself).
+// TestMain runs the suite, then checks that every native sketch and filter
+// was freed and, in the sanitized build, that LeakSanitizer finds no leak in
+// the C code (Go 1.19 does not run LeakSanitizer's exit-time check itself).
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if code == 0 {
 		if n := waitFreed(0, 10*time.Second); n != 0 {
-			fmt.Fprintf(os.Stderr, "FAIL: %d native sketches were never freed\n", n)
+			fmt.Fprintf(os.Stderr, "FAIL: %d native sketches or filters were never freed\n", n)
 			code = 1
 		}
 		switch native.Tf_go_leak_check() {

@@ -69,7 +69,8 @@ type rsHandle struct {
 	p native.SwigcptrRecencySketchNative
 }
 
-// liveSketches counts the native sketches not yet freed (for the tests).
+// liveSketches counts the native objects not yet freed, sketches and Bloom
+// filters alike (for the tests).
 var liveSketches int64
 
 func (h *rsHandle) free() {

@@ -1,0 +1,614 @@
+package temporalfilters
+
+import (
+	"bytes"
+	"encoding"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand"
+	"strings"
+	"testing"
+)
+
+func mustAgeBloom(t *testing.T, k, l uint32, sliceBits uint64, seed uint32) *AgeBloom {
+	t.Helper()
+	f, err := NewAgeBloom(k, l, sliceBits, seed)
+	if err != nil {
+		t.Fatalf("NewAgeBloom(%d, %d, %d, %d): %v", k, l, sliceBits, seed, err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+func mustAgeBloomFor(t *testing.T, rate float64, capacity uint64, seed uint32) *AgeBloom {
+	t.Helper()
+	f, err := NewAgeBloomFor(rate, capacity, seed)
+	if err != nil {
+		t.Fatalf("NewAgeBloomFor(%g, %d, %d): %v", rate, capacity, seed, err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+func abContains(t *testing.T, f *AgeBloom, key []byte) bool {
+	t.Helper()
+	p, err := f.Contains(key)
+	if err != nil {
+		t.Fatalf("Contains(%q): %v", key, err)
+	}
+	return p
+}
+
+func abInfo(t *testing.T, f *AgeBloom) AgeBloomInfo {
+	t.Helper()
+	info, err := f.Info()
+	must(t, err)
+	return info
+}
+
+func abStats(t *testing.T, f *AgeBloom) AgeBloomStats {
+	t.Helper()
+	st, err := f.Stats()
+	must(t, err)
+	return st
+}
+
+func abSerialize(t *testing.T, f *AgeBloom) []byte {
+	t.Helper()
+	b, err := f.Serialize()
+	must(t, err)
+	return b
+}
+
+// idKey is the i-th key of a stream, with a tag per stream and a NUL byte
+// inside.
+func idKey(tag byte, i int) []byte {
+	k := make([]byte, 10)
+	k[0] = tag
+	k[1] = 0
+	binary.LittleEndian.PutUint64(k[2:], uint64(i))
+	return k
+}
+
+func TestAgeBloomBasics(t *testing.T) {
+	f := mustAgeBloom(t, 4, 6, 1000, 1)
+	for _, k := range []string{"a", "b", ""} {
+		if abContains(t, f, []byte(k)) {
+			t.Fatalf("an empty filter contains %q", k)
+		}
+	}
+	must(t, f.Add([]byte("a")))
+	if !abContains(t, f, []byte("a")) {
+		t.Fatal("a key added is not contained")
+	}
+	// string and byte forms are the same key
+	must(t, f.AddString("héllo wörld"))
+	if !abContains(t, f, []byte("héllo wörld")) {
+		t.Fatal("AddString: the UTF-8 bytes are not contained")
+	}
+	if p, err := f.ContainsString("a"); err != nil || !p {
+		t.Fatalf("ContainsString(a) = %v, %v", p, err)
+	}
+	// a substring is exactly its own bytes (no copy is made)
+	big := "prefix-middle-suffix"
+	must(t, f.AddString(big[7:13]))
+	if !abContains(t, f, []byte("middle")) {
+		t.Fatal("substring key not contained")
+	}
+	// binary keys: NUL bytes count; the empty key is a key
+	must(t, f.Add([]byte{'x', 0, 'y'}))
+	if !abContains(t, f, []byte{'x', 0, 'y'}) {
+		t.Fatal("binary key not contained")
+	}
+	if p, err := f.ContainsString("x\x00y"); err != nil || !p {
+		t.Fatalf("ContainsString(x NUL y) = %v, %v", p, err)
+	}
+	must(t, f.Add(nil))
+	for _, k := range [][]byte{nil, {}} {
+		if !abContains(t, f, k) {
+			t.Fatalf("empty key %#v not contained", k)
+		}
+	}
+	if p, err := f.ContainsString(""); err != nil || !p {
+		t.Fatalf(`ContainsString("") = %v, %v`, p, err)
+	}
+	if st := abStats(t, f); st.Inserts != 5 {
+		t.Fatalf("Inserts = %d, want 5", st.Inserts)
+	}
+}
+
+func TestAgeBloomAddIfAbsent(t *testing.T) {
+	f := mustAgeBloom(t, 4, 6, 1000, 2)
+	was, err := f.AddIfAbsent([]byte("click-1"))
+	if err != nil || was {
+		t.Fatalf("first AddIfAbsent = %v, %v; want false", was, err)
+	}
+	was, err = f.AddIfAbsent([]byte("click-1"))
+	if err != nil || !was {
+		t.Fatalf("second AddIfAbsent = %v, %v; want true", was, err)
+	}
+	if was, err := f.AddIfAbsentString("click-1"); err != nil || !was {
+		t.Fatalf("AddIfAbsentString of the same key = %v, %v; want true", was, err)
+	}
+	if was, err := f.AddIfAbsentString("click-2"); err != nil || was {
+		t.Fatalf("AddIfAbsentString(click-2) = %v, %v; want false", was, err)
+	}
+	// a duplicate is not inserted again
+	if st := abStats(t, f); st.Inserts != 2 {
+		t.Fatalf("Inserts = %d, want 2 (the duplicates are not inserted)", st.Inserts)
+	}
+	if !abContains(t, f, []byte("click-2")) {
+		t.Fatal("AddIfAbsent did not insert")
+	}
+}
+
+func TestAgeBloomShape(t *testing.T) {
+	f := mustAgeBloom(t, 3, 4, 200, 42)
+	info := abInfo(t, f)
+	// generation floor(200 ln 2 / 3) = 46, capacity l * g
+	want := AgeBloomInfo{K: 3, L: 4, SliceBits: 200, Generation: 46, Capacity: 184, Seed: 42}
+	if info != want {
+		t.Fatalf("Info = %+v, want %+v", info, want)
+	}
+	if c, err := f.Capacity(); err != nil || c != 184 {
+		t.Fatalf("Capacity = %d, %v", c, err)
+	}
+	st := abStats(t, f)
+	if st.Slices != 7 || st.Bits != 1400 || st.Inserts != 0 || st.FPRNow != 0 ||
+		math.Abs(st.BitsPerElement-1400.0/184) > 1e-9 {
+		t.Fatalf("Stats of an empty filter = %+v", st)
+	}
+	mem, err := f.Memory()
+	if err != nil || mem < 1400/8 || mem > 1400/8+4096 {
+		t.Fatalf("Memory = %d, %v", mem, err)
+	}
+	if got := f.String(); got != "AgeBloom(k=3, l=4, 200-bit slices, capacity 184, seed 42)" {
+		t.Fatalf("String = %q", got)
+	}
+	for i := 0; i < 100; i++ {
+		must(t, f.Add(idKey('s', i)))
+	}
+	st = abStats(t, f)
+	if st.Inserts != 100 || !(st.FPRNow > 0 && st.FPRNow < 1) {
+		t.Fatalf("Stats after 100 inserts = %+v", st)
+	}
+	// the smallest generation: one insert per shift
+	g1 := mustAgeBloom(t, 64, 2, 64, 0)
+	if info := abInfo(t, g1); info.Generation != 1 || info.Capacity != 2 {
+		t.Fatalf("k=64, 64-bit slices: %+v, want generation 1", info)
+	}
+}
+
+func TestAgeBloomSizing(t *testing.T) {
+	// the same pair as the C library's sizing
+	k, l, err := AgeBloomChoose(0.01)
+	if err != nil || k != 12 || l != 87 {
+		t.Fatalf("AgeBloomChoose(0.01) = %d, %d, %v; want 12, 87", k, l, err)
+	}
+	r, err := AgeBloomFalsePositiveRate(12, 87)
+	if err != nil || !(r > 0 && r <= 0.01) {
+		t.Fatalf("AgeBloomFalsePositiveRate(12, 87) = %g, %v; want in (0, 0.01]", r, err)
+	}
+	b, err := AgeBloomBitsPerElement(12, 87)
+	if want := float64(12+87) * 12 / (87 * math.Ln2); err != nil || math.Abs(b-want) > 1e-9 {
+		t.Fatalf("AgeBloomBitsPerElement(12, 87) = %g, %v; want %g", b, err, want)
+	}
+	prevBits := 0.0
+	for _, rate := range []float64{0.5, 0.1, 0.01, 0.001, 1e-4, 1e-6} {
+		k, l, err := AgeBloomChoose(rate)
+		if err != nil || k < 1 || k > 64 || l < 1 || l > 256 {
+			t.Fatalf("AgeBloomChoose(%g) = %d, %d, %v", rate, k, l, err)
+		}
+		r, err := AgeBloomFalsePositiveRate(k, l)
+		if err != nil || r > rate {
+			t.Fatalf("AgeBloomChoose(%g) = (%d, %d) whose rate is %g, %v", rate, k, l, r, err)
+		}
+		b, err := AgeBloomBitsPerElement(k, l)
+		must(t, err)
+		if b <= prevBits {
+			t.Fatalf("rate %g needs %g bits per element, no more than a larger rate (%g)", rate, b, prevBits)
+		}
+		prevBits = b
+		// the factory uses the same pair
+		f, err := NewAgeBloomFor(rate, 1000, 1)
+		must(t, err)
+		info := abInfo(t, f)
+		f.Close()
+		if info.K != k || info.L != l || info.Capacity < 1000 || info.Capacity != uint64(info.L)*info.Generation {
+			t.Fatalf("NewAgeBloomFor(%g, 1000): %+v, want k %d l %d capacity >= 1000", rate, info, k, l)
+		}
+	}
+	// the rate grows with l and falls with k
+	r1, _ := AgeBloomFalsePositiveRate(12, 10)
+	r2, _ := AgeBloomFalsePositiveRate(12, 100)
+	r3, _ := AgeBloomFalsePositiveRate(16, 100)
+	if !(r1 < r2 && r3 < r2) {
+		t.Fatalf("rates (12,10) %g, (12,100) %g, (16,100) %g", r1, r2, r3)
+	}
+	// the limits are fine
+	if r, err := AgeBloomFalsePositiveRate(64, 1024); err != nil || !(r > 0 && r < 1) {
+		t.Fatalf("AgeBloomFalsePositiveRate(64, 1024) = %g, %v", r, err)
+	}
+	if _, err := AgeBloomBitsPerElement(1, 1); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestAgeBloomSizingErrors(t *testing.T) {
+	for _, rate := range []float64{0, 1, -0.1, 1.5, math.NaN(), math.Inf(1), math.Inf(-1), math.Copysign(0, -1)} {
+		k, l, err := AgeBloomChoose(rate)
+		wantStatus(t, err, ErrInvalidArgument)
+		if k != 0 || l != 0 {
+			t.Errorf("AgeBloomChoose(%g) failed with %d, %d", rate, k, l)
+		}
+	}
+	_, _, err := AgeBloomChoose(1e-300)
+	wantStatus(t, err, ErrTooLarge)
+	for _, kl := range [][2]uint32{{0, 5}, {65, 5}, {math.MaxUint32, 5}, {5, 0}, {5, 1025}, {5, math.MaxUint32}} {
+		r, err := AgeBloomFalsePositiveRate(kl[0], kl[1])
+		wantStatus(t, err, ErrInvalidArgument)
+		b, err2 := AgeBloomBitsPerElement(kl[0], kl[1])
+		wantStatus(t, err2, ErrInvalidArgument)
+		if r != 0 || b != 0 {
+			t.Errorf("(%d, %d): failed with %g, %g", kl[0], kl[1], r, b)
+		}
+	}
+}
+
+func TestAgeBloomConstructorErrors(t *testing.T) {
+	bad := []struct {
+		k, l      uint32
+		sliceBits uint64
+		want      error
+	}{
+		{0, 3, 1000, ErrInvalidArgument},
+		{65, 3, 1000, ErrInvalidArgument},
+		{math.MaxUint32, 3, 1000, ErrInvalidArgument},
+		{3, 0, 1000, ErrInvalidArgument},
+		{3, 1025, 1000, ErrInvalidArgument},
+		{3, 3, 0, ErrInvalidArgument},
+		{3, 3, 63, ErrInvalidArgument},
+		{3, 3, 1<<40 + 1, ErrTooLarge},
+		{3, 3, math.MaxUint64, ErrTooLarge},
+	}
+	for _, c := range bad {
+		f, err := NewAgeBloom(c.k, c.l, c.sliceBits, 0)
+		if f != nil {
+			t.Errorf("NewAgeBloom(%d, %d, %d) returned a filter with the error", c.k, c.l, c.sliceBits)
+		}
+		wantStatus(t, err, c.want)
+	}
+	badFor := []struct {
+		rate     float64
+		capacity uint64
+		want     error
+	}{
+		{0.01, 0, ErrInvalidArgument},
+		{0, 1000, ErrInvalidArgument},
+		{1, 1000, ErrInvalidArgument},
+		{-0.5, 1000, ErrInvalidArgument},
+		{math.NaN(), 1000, ErrInvalidArgument},
+		{math.Inf(1), 1000, ErrInvalidArgument},
+		{1e-300, 1000, ErrTooLarge},
+		{0.01, 1 << 50, ErrTooLarge},
+		{0.01, math.MaxUint64 / 2, ErrTooLarge},
+		{0.01, math.MaxUint64, ErrTooLarge}, // ceil(capacity / l) must not wrap around
+		{0.01, math.MaxUint64 - 5, ErrTooLarge},
+	}
+	for _, c := range badFor {
+		f, err := NewAgeBloomFor(c.rate, c.capacity, 0)
+		if f != nil {
+			t.Errorf("NewAgeBloomFor(%g, %d) returned a filter with the error", c.rate, c.capacity)
+		}
+		wantStatus(t, err, c.want)
+	}
+	// the smallest filters are fine
+	for _, mk := range []func() (*AgeBloom, error){
+		func() (*AgeBloom, error) { return NewAgeBloom(1, 1, 64, 0) },
+		func() (*AgeBloom, error) { return NewAgeBloom(64, 1024, 64, 0) },
+		func() (*AgeBloom, error) { return NewAgeBloomFor(0.999, 1, 0) },
+	} {
+		f, err := mk()
+		must(t, err)
+		f.Close()
+	}
+}
+
+// The count window: every key among the last Capacity inserts is contained
+// (also the one with exactly Capacity inserts after it), checked against an
+// exact record of the stream; keys long gone are absent but for false
+// positives, and the false-positive rate of keys never added meets the
+// target.
+func TestAgeBloomWindow(t *testing.T) {
+	for _, c := range []struct {
+		rate     float64
+		capacity uint64
+		n        int
+	}{
+		{0.01, 1000, 12000},
+		{0.1, 300, 5000},
+	} {
+		t.Run(fmt.Sprintf("rate=%g/capacity=%d", c.rate, c.capacity), func(t *testing.T) {
+			f := mustAgeBloomFor(t, c.rate, c.capacity, 7)
+			info := abInfo(t, f)
+			W := int(info.Capacity)
+			if info.Capacity != uint64(info.L)*info.Generation || W < int(c.capacity) {
+				t.Fatalf("Info = %+v: capacity is not l*g >= %d", info, c.capacity)
+			}
+			checked := 0
+			for i := 0; i < c.n; i++ {
+				must(t, f.Add(idKey('w', i)))
+				// the key with exactly W inserts after it
+				if i >= W && !abContains(t, f, idKey('w', i-W)) {
+					t.Fatalf("after insert %d: the key added %d inserts before (the window) is not contained", i, W)
+				}
+				// now and then the whole window
+				if i%997 == 0 || i == c.n-1 {
+					for j := i; j >= 0 && j >= i-W; j-- {
+						if !abContains(t, f, idKey('w', j)) {
+							t.Fatalf("after insert %d: key %d (%d inserts ago) is not contained", i, j, i-j)
+						}
+						checked++
+					}
+				}
+			}
+			if checked < 5*W {
+				t.Fatalf("only %d window keys checked", checked)
+			}
+			// never added: the false-positive rate (its peak is the target)
+			fp := 0
+			const probes = 20000
+			for i := 0; i < probes; i++ {
+				if abContains(t, f, idKey('n', i)) {
+					fp++
+				}
+			}
+			t.Logf("%+v: %d window keys checked; false positives %d of %d (%.4g, target %g)",
+				info, checked, fp, probes, float64(fp)/probes, c.rate)
+			if got := float64(fp) / probes; got > 2*c.rate {
+				t.Fatalf("false-positive rate %g, target %g", got, c.rate)
+			}
+			// long gone (many windows ago): absent but for false positives
+			old := 0
+			for i := 0; i < W; i++ {
+				if abContains(t, f, idKey('w', i)) {
+					old++
+				}
+			}
+			if got := float64(old) / float64(W); got > 2*c.rate+0.01 {
+				t.Fatalf("%d of the first %d keys still contained (%g)", old, W, got)
+			}
+			if st := abStats(t, f); st.Inserts != uint64(c.n) || st.FPRNow > 1.5*c.rate || st.FPRNow <= 0 {
+				t.Fatalf("Stats = %+v after %d inserts, target rate %g", st, c.n, c.rate)
+			}
+		})
+	}
+}
+
+func TestAgeBloomClear(t *testing.T) {
+	f := mustAgeBloom(t, 4, 4, 500, 3)
+	for i := 0; i < 200; i++ {
+		must(t, f.Add(idKey('c', i)))
+	}
+	before := abInfo(t, f)
+	must(t, f.Clear())
+	for i := 0; i < 200; i++ {
+		if abContains(t, f, idKey('c', i)) {
+			t.Fatalf("after Clear: key %d is contained", i)
+		}
+	}
+	st := abStats(t, f)
+	if st.Inserts != 0 || st.FPRNow != 0 {
+		t.Fatalf("Stats after Clear = %+v", st)
+	}
+	if abInfo(t, f) != before {
+		t.Fatal("Clear changed the shape")
+	}
+	must(t, f.Add([]byte("again")))
+	if !abContains(t, f, []byte("again")) {
+		t.Fatal("a cleared filter does not take keys")
+	}
+}
+
+// checkAgeBloomClosed calls every method of f and wants a clean ErrNull.
+func checkAgeBloomClosed(t *testing.T, f *AgeBloom) {
+	t.Helper()
+	k := []byte("k")
+	check := func(what string, err error) {
+		t.Helper()
+		wantStatus(t, err, ErrNull)
+		if !strings.Contains(err.Error(), "AgeBloom is closed") {
+			t.Errorf("%s: message %q does not say the AgeBloom is closed", what, err)
+		}
+	}
+	check("Add", f.Add(k))
+	check("AddString", f.AddString("k"))
+	_, err := f.Contains(k)
+	check("Contains", err)
+	_, err = f.ContainsString("k")
+	check("ContainsString", err)
+	_, err = f.AddIfAbsent(k)
+	check("AddIfAbsent", err)
+	_, err = f.AddIfAbsentString("k")
+	check("AddIfAbsentString", err)
+	check("Clear", f.Clear())
+	_, err = f.Stats()
+	check("Stats", err)
+	_, err = f.Info()
+	check("Info", err)
+	_, err = f.Capacity()
+	check("Capacity", err)
+	_, err = f.Memory()
+	check("Memory", err)
+	_, err = f.Serialize()
+	check("Serialize", err)
+	_, err = f.MarshalBinary()
+	check("MarshalBinary", err)
+	if got := f.String(); got != "AgeBloom(closed)" {
+		t.Errorf("String = %q", got)
+	}
+	must(t, f.Close()) // idempotent
+}
+
+func TestAgeBloomClosed(t *testing.T) {
+	f, err := NewAgeBloom(3, 4, 200, 0)
+	must(t, err)
+	must(t, f.Add([]byte("k")))
+	must(t, f.Close())
+	must(t, f.Close())
+	checkAgeBloomClosed(t, f)
+	// a copy of the value shares the closed filter
+	f2, err := NewAgeBloomFor(0.01, 100, 0)
+	must(t, err)
+	cp := *f2
+	must(t, f2.Close())
+	checkAgeBloomClosed(t, &cp)
+	var zero AgeBloom
+	checkAgeBloomClosed(t, &zero)
+	var nilFilter *AgeBloom
+	checkAgeBloomClosed(t, nilFilter)
+}
+
+// bloomDeserializeCases are the broken blobs every Bloom filter rejects;
+// own is a valid blob of the filter's kind, other one of the other Bloom
+// filter's kind.
+func bloomDeserializeCases(t *testing.T, own, other []byte) []struct {
+	name string
+	blob []byte
+	want error
+} {
+	edit := func(f func(b []byte) []byte) []byte {
+		return f(append([]byte(nil), own...))
+	}
+	return []struct {
+		name string
+		blob []byte
+		want error
+	}{
+		{"nil", nil, ErrTruncated},
+		{"empty", []byte{}, ErrTruncated},
+		{"short", []byte("TFLT"), ErrTruncated},
+		{"truncated by one", edit(func(b []byte) []byte { return b[:len(b)-1] }), ErrTruncated},
+		{"truncated to half", edit(func(b []byte) []byte { return b[:len(b)/2] }), ErrTruncated},
+		{"a recency sketch", readGoldenBlob(t, "recency_sketch_v1"), ErrWrongKind},
+		{"the other Bloom filter", other, ErrWrongKind},
+		{"bad magic", edit(func(b []byte) []byte { b[0] = 'X'; return b }), ErrBadMagic},
+		{"version 2", edit(func(b []byte) []byte { b[4] = 2; return b }), ErrUnsupportedVersion},
+		{"kind 0", edit(func(b []byte) []byte { b[6] = 0; return b }), ErrWrongKind},
+		{"a bit flipped", edit(func(b []byte) []byte { b[len(b)-20] ^= 1; return b }), ErrChecksum},
+		{"checksum bit flipped", edit(func(b []byte) []byte { b[len(b)-1] ^= 0x80; return b }), ErrChecksum},
+		{"trailing byte", edit(func(b []byte) []byte { return append(b, 0) }), ErrCorrupt},
+	}
+}
+
+func TestAgeBloomDeserializeErrors(t *testing.T) {
+	own := readGoldenBlob(t, "age_bloom_v1")
+	other := readGoldenBlob(t, "time_bloom_v1")
+	for _, c := range bloomDeserializeCases(t, own, other) {
+		t.Run(c.name, func(t *testing.T) {
+			f, err := DeserializeAgeBloom(c.blob)
+			if f != nil {
+				f.Close()
+				t.Fatal("a filter came back with the error")
+			}
+			wantStatus(t, err, c.want)
+			var z AgeBloom
+			wantStatus(t, z.UnmarshalBinary(c.blob), c.want)
+			checkAgeBloomClosed(t, &z)
+		})
+	}
+	// an AgeBloom blob is no recency sketch either
+	s, err := DeserializeRecencySketch(own)
+	if s != nil {
+		s.Close()
+	}
+	wantStatus(t, err, ErrWrongKind)
+	// resealing an unedited blob changes nothing
+	f, err := DeserializeAgeBloom(reseal(append([]byte(nil), own...)))
+	must(t, err)
+	f.Close()
+}
+
+func TestAgeBloomSerializeRoundTrip(t *testing.T) {
+	f := mustAgeBloom(t, 5, 8, 3000, 11)
+	rng := rand.New(rand.NewSource(5))
+	keys := randomKeys(rng, 3000)
+	for _, k := range keys {
+		must(t, f.Add(k))
+	}
+	blob := abSerialize(t, f)
+	c, err := DeserializeAgeBloom(blob)
+	must(t, err)
+	defer c.Close()
+	probe := append(randomKeys(rng, 2000), keys...)
+	for _, k := range probe {
+		if a, b := abContains(t, f, k), abContains(t, c, k); a != b {
+			t.Fatalf("copy answers %v for %q, original %v", b, k, a)
+		}
+	}
+	if !bytes.Equal(abSerialize(t, c), blob) {
+		t.Fatal("the copy serializes differently")
+	}
+	if abInfo(t, c) != abInfo(t, f) || abStats(t, c) != abStats(t, f) {
+		t.Fatalf("copy %+v %+v, original %+v %+v", abInfo(t, c), abStats(t, c), abInfo(t, f), abStats(t, f))
+	}
+	// the copy goes on exactly as the original would, independently
+	must(t, c.Add([]byte("next")))
+	must(t, f.Add([]byte("next")))
+	if !bytes.Equal(abSerialize(t, c), abSerialize(t, f)) {
+		t.Fatal("the same insert into the copy and the original gives other bytes")
+	}
+	must(t, f.Clear())
+	if !abContains(t, c, keys[len(keys)-1]) {
+		t.Fatal("clearing the original cleared the copy")
+	}
+}
+
+func TestAgeBloomBinaryMarshaler(t *testing.T) {
+	src := mustAgeBloom(t, 4, 6, 1000, 9)
+	must(t, src.Add([]byte("k")))
+	var m encoding.BinaryMarshaler = src
+	blob, err := m.MarshalBinary()
+	must(t, err)
+
+	// into a zero value inside another struct
+	var holder struct {
+		n int
+		f AgeBloom
+	}
+	var u encoding.BinaryUnmarshaler = &holder.f
+	must(t, u.UnmarshalBinary(blob))
+	defer holder.f.Close()
+	if !abContains(t, &holder.f, []byte("k")) || holder.n != 0 {
+		t.Fatal("unmarshaled zero value lacks the key")
+	}
+
+	// into an open filter of another shape: its state is replaced
+	other := mustAgeBloom(t, 2, 2, 64, 1)
+	must(t, other.Add([]byte("old")))
+	must(t, other.UnmarshalBinary(blob))
+	if info := abInfo(t, other); info != abInfo(t, src) {
+		t.Fatalf("replaced filter info = %+v", info)
+	}
+	if !abContains(t, other, []byte("k")) || abContains(t, other, []byte("old")) {
+		t.Fatal("the replaced filter does not answer as the blob")
+	}
+
+	// a failed UnmarshalBinary leaves the filter as it was
+	wantStatus(t, other.UnmarshalBinary(blob[:len(blob)-1]), ErrTruncated)
+	wantStatus(t, other.UnmarshalBinary(readGoldenBlob(t, "time_bloom_v1")), ErrWrongKind)
+	if !bytes.Equal(abSerialize(t, other), blob) {
+		t.Fatal("a failed UnmarshalBinary changed the filter")
+	}
+
+	// into a closed filter: it is open again
+	must(t, other.Close())
+	must(t, other.UnmarshalBinary(blob))
+	if !abContains(t, other, []byte("k")) {
+		t.Fatal("the reopened filter lacks the key")
+	}
+
+	var nilFilter *AgeBloom
+	wantStatus(t, nilFilter.UnmarshalBinary(blob), ErrNull)
+}

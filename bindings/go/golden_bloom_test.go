@@ -1,0 +1,286 @@
+package temporalfilters
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The golden Bloom filter blobs of tests/data (age_bloom_v1.tfb,
+// time_bloom_v1.tfb) and their .expected answers, written by the C library
+// (tests/make_golden.c) from the operations of tests/golden.h
+// (golden_age_bloom, golden_time_bloom). As for the recency sketches, this
+// suite (a) reads both blobs and gets every listed answer, and (b) replays
+// the same operations through this package and gets the blobs byte for
+// byte. Nothing here is hard-coded from the files: they may be regenerated
+// (a hashing change), and then these tests follow them.
+
+// goldenBloomAnswer is one line of a Bloom filter's .expected file:
+// "<key hex> <0|1>" (age) or "<key hex> <now> <0|1>" (time).
+type goldenBloomAnswer struct {
+	key     []byte
+	now     uint64 // 0 for the count-window filter
+	present bool
+}
+
+func readBloomExpected(t *testing.T, name string, withNow bool) []goldenBloomAnswer {
+	t.Helper()
+	f, err := os.Open(filepath.Join(goldenDir(t), name+".expected"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	want := 2
+	form := "<hex key> <0|1>"
+	if withNow {
+		want = 3
+		form = "<hex key> <now> <0|1>"
+	}
+	var out []goldenBloomAnswer
+	sc := bufio.NewScanner(f)
+	for line := 1; sc.Scan(); line++ {
+		text := strings.TrimSpace(sc.Text())
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		fields := strings.Fields(text)
+		if len(fields) != want {
+			t.Fatalf("%s.expected:%d: want %q, got %q", name, line, form, text)
+		}
+		var a goldenBloomAnswer
+		if a.key, err = hex.DecodeString(fields[0]); err != nil {
+			t.Fatalf("%s.expected:%d: %v", name, line, err)
+		}
+		if withNow {
+			if a.now, err = strconv.ParseUint(fields[1], 10, 64); err != nil {
+				t.Fatalf("%s.expected:%d: %v", name, line, err)
+			}
+		}
+		switch fields[want-1] {
+		case "0":
+		case "1":
+			a.present = true
+		default:
+			t.Fatalf("%s.expected:%d: the answer must be 0 or 1, got %q", name, line, fields[want-1])
+		}
+		out = append(out, a)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// checkGoldenAnswers wants both answers among the list and the binary key
+// with NUL bytes in it: a file that cannot tell a broken filter from a
+// working one proves nothing.
+func checkGoldenAnswers(t *testing.T, name string, answers []goldenBloomAnswer, wantLines int) {
+	t.Helper()
+	if len(answers) != wantLines {
+		t.Fatalf("%s.expected: %d answers, want %d", name, len(answers), wantLines)
+	}
+	present, binaryKey := 0, false
+	for _, a := range answers {
+		if a.present {
+			present++
+		}
+		binaryKey = binaryKey || bytes.Equal(a.key, goldenBinaryKey)
+	}
+	if present == 0 || present == len(answers) || !binaryKey {
+		t.Fatalf("%s.expected: %d of %d present, binary key listed: %v; want both answers and the binary key",
+			name, present, len(answers), binaryKey)
+	}
+}
+
+func goldenKeyBytes(i int) []byte {
+	return []byte(fmt.Sprintf("key-%d", i))
+}
+
+// buildGoldenAgeBloom replays golden_age_bloom() of tests/golden.h.
+func buildGoldenAgeBloom(t *testing.T) *AgeBloom {
+	t.Helper()
+	f := mustAgeBloom(t, 3, 4, 200, 42)
+	for i := 0; i < 300; i++ {
+		must(t, f.Add(goldenKeyBytes(i)))
+	}
+	for i := 290; i < 320; i++ {
+		if _, err := f.AddIfAbsentString(fmt.Sprintf("key-%d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(t, f.Add(goldenBinaryKey))
+	return f
+}
+
+// buildGoldenTimeBloom replays golden_time_bloom() of tests/golden.h.
+func buildGoldenTimeBloom(t *testing.T) *TimeBloom {
+	t.Helper()
+	f := mustTimeBloom(t, 3, 4, 128, 1000, 42)
+	for i := 0; i < 245; i++ {
+		now := uint64(1000 + 10*i)
+		if i >= 240 {
+			now = 2500 // a clock that went backwards: clamped to 3000
+		} else if i >= 200 {
+			now = 3000 // a burst at one timestamp
+		}
+		must(t, f.Add(goldenKeyBytes(i), now))
+	}
+	for j := 0; j < 10; j++ {
+		i := 240 + j
+		if j < 5 {
+			i = 195 + j
+		}
+		if _, err := f.AddIfAbsent(goldenKeyBytes(i), 3000); err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(t, f.Add(goldenBinaryKey, 3000))
+	return f
+}
+
+func TestGoldenAgeBloomRead(t *testing.T) {
+	const name = "age_bloom_v1"
+	blob := readGoldenBlob(t, name)
+	answers := readBloomExpected(t, name, false)
+	checkGoldenAnswers(t, name, answers, 350+1) // GOLDEN_AB_KEYS string keys and the binary key
+	f, err := DeserializeAgeBloom(blob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	info, err := f.Info()
+	must(t, err)
+	want := AgeBloomInfo{K: 3, L: 4, SliceBits: 200, Generation: 46, Capacity: 184, Seed: 42}
+	if info != want {
+		t.Fatalf("Info = %+v, want %+v", info, want)
+	}
+	for _, a := range answers {
+		got, err := f.Contains(a.key)
+		must(t, err)
+		if got != a.present {
+			t.Errorf("Contains(%q) = %v, want %v", a.key, got, a.present)
+		}
+	}
+	// The string form asks the same question.
+	for _, a := range answers[:20] {
+		if got, err := f.ContainsString(string(a.key)); err != nil || got != a.present {
+			t.Errorf("ContainsString(%q) = %v, %v; want %v", a.key, got, err, a.present)
+		}
+	}
+	// The last window is all there, whatever the hashing.
+	// (the last 184 inserts: the binary key, at most 20 of key-300 ..
+	// key-319, and so at least key-137 .. key-299)
+	for i := 140; i < 300; i++ {
+		if got, err := f.Contains(goldenKeyBytes(i)); err != nil || !got {
+			t.Errorf("key-%d of the last window: Contains = %v, %v", i, got, err)
+		}
+	}
+	again, err := f.Serialize()
+	must(t, err)
+	if !bytes.Equal(again, blob) {
+		t.Error("the deserialized golden filter serializes to other bytes")
+	}
+}
+
+func TestGoldenTimeBloomRead(t *testing.T) {
+	const name = "time_bloom_v1"
+	blob := readGoldenBlob(t, name)
+	answers := readBloomExpected(t, name, true)
+	checkGoldenAnswers(t, name, answers, 2*(260+1)) // two times x (GOLDEN_TB_KEYS + the binary key)
+	times := map[uint64]int{}
+	for _, a := range answers {
+		times[a.now]++
+	}
+	if len(times) != 2 || times[3000] != 261 || times[3400] != 261 {
+		t.Fatalf("time_bloom_v1.expected: answers per time %v, want 261 at 3000 and at 3400", times)
+	}
+	f, err := DeserializeTimeBloom(blob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	info, err := f.Info()
+	must(t, err)
+	if want := (TimeBloomInfo{K: 3, L: 4, Span: 1000, Seed: 42}); info != want {
+		t.Fatalf("Info = %+v, want %+v", info, want)
+	}
+	for _, a := range answers {
+		got, err := f.Contains(a.key, a.now)
+		must(t, err)
+		if got != a.present {
+			t.Errorf("Contains(%q, %d) = %v, want %v", a.key, a.now, got, a.present)
+		}
+	}
+	for _, a := range answers[:20] {
+		if got, err := f.ContainsString(string(a.key), a.now); err != nil || got != a.present {
+			t.Errorf("ContainsString(%q, %d) = %v, %v; want %v", a.key, a.now, got, err, a.present)
+		}
+	}
+	// Within the span, whatever the hashing: at 3000 every key added at
+	// 2000 or later (key-100 on) and the burst; the binary key at both times.
+	for i := 100; i < 245; i++ {
+		if got, err := f.Contains(goldenKeyBytes(i), 3000); err != nil || !got {
+			t.Errorf("key-%d at 3000: Contains = %v, %v", i, got, err)
+		}
+	}
+	for _, now := range []uint64{3000, 3400, 4000} {
+		if got, err := f.Contains(goldenBinaryKey, now); err != nil || !got {
+			t.Errorf("the binary key at %d: Contains = %v, %v", now, got, err)
+		}
+	}
+	again, err := f.Serialize()
+	must(t, err)
+	if !bytes.Equal(again, blob) {
+		t.Error("the deserialized golden filter serializes to other bytes")
+	}
+}
+
+func TestGoldenAgeBloomWrite(t *testing.T) {
+	f := buildGoldenAgeBloom(t)
+	got, err := f.MarshalBinary()
+	must(t, err)
+	want := readGoldenBlob(t, "age_bloom_v1")
+	if !bytes.Equal(got, want) {
+		t.Fatalf("rebuilt filter: %d bytes, differs from the golden blob (%d bytes) at byte %d",
+			len(got), len(want), firstDiff(got, want))
+	}
+	// and the rebuilt filter gives the recorded answers itself
+	for _, a := range readBloomExpected(t, "age_bloom_v1", false) {
+		if p, err := f.Contains(a.key); err != nil || p != a.present {
+			t.Fatalf("rebuilt filter: Contains(%q) = %v, %v; want %v", a.key, p, err, a.present)
+		}
+	}
+}
+
+func TestGoldenTimeBloomWrite(t *testing.T) {
+	f := buildGoldenTimeBloom(t)
+	got, err := f.MarshalBinary()
+	must(t, err)
+	want := readGoldenBlob(t, "time_bloom_v1")
+	if !bytes.Equal(got, want) {
+		t.Fatalf("rebuilt filter: %d bytes, differs from the golden blob (%d bytes) at byte %d",
+			len(got), len(want), firstDiff(got, want))
+	}
+	for _, a := range readBloomExpected(t, "time_bloom_v1", true) {
+		if p, err := f.Contains(a.key, a.now); err != nil || p != a.present {
+			t.Fatalf("rebuilt filter: Contains(%q, %d) = %v, %v; want %v", a.key, a.now, p, err, a.present)
+		}
+	}
+}
+
+// TestGoldenBloomChecksum: the golden Bloom blobs carry the same checksum as
+// every blob (and so the tests may reseal edited copies of them).
+func TestGoldenBloomChecksum(t *testing.T) {
+	for _, name := range []string{"age_bloom_v1", "time_bloom_v1"} {
+		blob := readGoldenBlob(t, name)
+		if c := reseal(append([]byte(nil), blob...)); !bytes.Equal(c, blob) {
+			t.Errorf("%s: the checksum differs from MurmurHash3 of the bytes before it", name)
+		}
+	}
+}
