@@ -17,15 +17,28 @@
  * time t is reported present at every now with now - span <= t (clock
  * clamped, below). At a steady insertion rate the false-positive rate is at
  * most the target given to tf_time_bloom_new_for() (its peak is
- * tf_age_bloom_false_positive_rate(k, l)); while the rate changes it may
- * rise above the target for about one span. tf_time_bloom_stats() gives the
- * exact rate for the current slices.
+ * tf_age_bloom_false_positive_rate(k, l)). While the rate changes, the
+ * filter holds more than k + l slices for about one span, and the rate rises
+ * with them, to about target * (slices - k + 1) / (l + 1) (measured: 1.2x
+ * the target in the span after a tenfold jump, 1.7x during a burst of 16
+ * spans' worth of inserts at one timestamp). tf_time_bloom_stats() gives
+ * the rate for the current slices.
  *
  * ADAPTATION: under a burst the filter adds slices and returns to k + l once
- * the rate settles; an over-sized initial capacity shrinks s_0 at the first
- * shift. A burst of many generations within one time unit is measured as
- * such (no division by zero; the slices grow with the burst instead of
- * multiplying).
+ * the rate settles (k + l + 1 or + 2 right after a shift, since generations
+ * are whole numbers of inserts); an over-sized initial capacity shrinks s_0
+ * at the first shift. The rate of equation 6 is measured over the latest
+ * generations that cover at least one target period (span / l), and
+ * extrapolated at most 4x from a shorter history, so a burst of many
+ * generations within one time unit neither divides by zero nor is taken for
+ * a rate sustained over the whole period: the slices grow geometrically
+ * with it and its memory is linear in its size. Beyond the paper: a
+ * generation also ends after one target period even if its slices are not
+ * full (so that slices sized for a past burst move on and retire), and
+ * stale slices retire down to k rather than k + l (they hold nothing a
+ * query may find). A burst far above the sized capacity still adds slices,
+ * and with them false positives, until it leaves the span: size the initial
+ * capacity for the bursts you expect.
  *
  * TIME: `now` and `span` are in the caller's unit, which must be fine enough
  * that span >= l. A clock that goes backwards is clamped to the highest time

@@ -135,10 +135,17 @@ bool AgePartitioned::stale(const Slice &s, uint64_t now) const {
     return mode_ == Mode::Time && now > span_ && s.t < now - span_;
 }
 
-bool AgePartitioned::retirable(const Slice &s, uint64_t now) const {
-    // Stale (equation 3), or one of the initial slices that never received
-    // an insert: it holds nothing, so dropping it loses nothing.
-    return s.t == 0 || stale(s, now);
+bool AgePartitioned::retirable(size_t i, uint64_t now) const {
+    // Equation 3: a slice whose last insert is older than the span holds
+    // nothing a query may still find, so it goes, down to the k slices an
+    // insert needs (the paper keeps k + l; its conclusion notes k would do,
+    // and keeping stale slices would hold the memory of a past burst for
+    // ever). The initial slices that never received an insert go too, but
+    // only down to k + l, the filter's steady shape.
+    const Slice &s = slices_[i];
+    if (i < k_) return false;
+    if (stale(s, now)) return true;
+    return s.t == 0 && i >= size_t(k_) + l_;
 }
 
 void AgePartitioned::insert_bits(const KeyHashes &h, uint64_t now) {
@@ -222,31 +229,56 @@ uint64_t AgePartitioned::next_generation() const {
     return uint64_t(std::min(g, 1e18));
 }
 
+double AgePartitioned::target_generation(uint64_t now) const {
+    // Equation 6: the target generation size tg is the number of inserts the
+    // current rate brings in one target period t_span / l. The paper
+    // measures the rate over the last generation alone (g inserts in t_s),
+    // which divides by zero when a burst fills a generation within one time
+    // unit, and reads a short burst as a rate sustained for a whole period
+    // (a burst of B at one timestamp then sizes slices for B per unit, and
+    // memory grows as B^2). Here the rate is measured over the most recent
+    // completed generations that together cover at least one period:
+    // tg = inserts / elapsed * period. At a steady rate this is exactly
+    // equation 6; a burst counts once, spread over the period; a sustained
+    // change is followed within one period. While the history is shorter
+    // than a period (a filter's first inserts, or a burst within one time
+    // unit) the rate is extrapolated at most kMaxExtrapolation times: slices
+    // then grow geometrically with a burst (few slices, so the rate of false
+    // positives stays moderate) while memory stays linear in the burst.
+    const double period = double(span_) / double(l_);
+    double n = double(gen_inserts_);
+    uint64_t start = last_shift_;  // start of the generation being closed
+    // slices_[i] (i >= 1) owns the generation that ended when slices_[i-1]'s
+    // began; it began when slices_[i+1]'s generation ended.
+    for (size_t i = 1; double(now - start) < period && i + 1 < slices_.size(); ++i) {
+        const Slice &g = slices_[i], &before = slices_[i + 1];
+        if (g.own_end == 0 || before.own_end == 0 || before.own_end > start) break;
+        n += double(g.owned);
+        start = before.own_end;
+    }
+    const double elapsed = double(now - start);
+    const double tg = n * std::min(period / std::max(elapsed, 1.0), kMaxExtrapolation);
+    return std::max(tg, 1.0);
+}
+
 tf_status AgePartitioned::shift_time(uint64_t now) {
-    // Equation 6: the target generation size is the number of inserts the
-    // current rate brings in t_span / l. The rate is measured over the last
-    // generation (g inserts in t_s). Timestamps are integers, so t_s = 0
-    // means "within one time unit": g per unit is then a lower bound of the
-    // rate, and max(t_s, 1) never overestimates it by more than 2x. A burst
-    // of many generations inside one unit is measured by all the inserts
-    // made at this same timestamp, so that the slices grow with it instead
-    // of multiplying.
-    const double t_s = double(std::max<uint64_t>(now - last_shift_, 1));
-    double tg = double(gen_inserts_) * double(span_) / (t_s * double(l_));
-    tg = std::max(tg, double(burst_inserts_) * double(span_) / double(l_));
-    tg = std::max(tg, 1.0);
+    const double tg = target_generation(now);
 
     // Equation 7, generalised: the new s_0 takes one generation at each of
     // positions 0..k-1. While an old slice (now at position p = 1..k-1,
     // with u_p inserts per remaining generation, equation 4) is still among
     // the first k, generations are at most u_p; otherwise they are the
     // target tg. With a single limiting slice s_j this is exactly
-    // c_0 = count + j * tg (count = the inserts s_j can still take).
+    // c_0 = count + j * tg (count = the inserts s_j can still take). u_p is
+    // not rounded down here: the floors of equation 4 only spread a slice's
+    // capacity unevenly over its generations, and summing floored shares
+    // would shrink every new slice by up to k inserts, a bias that keeps
+    // small slices small for ever.
     std::vector<double> u(k_, std::numeric_limits<double>::infinity());
     for (uint32_t p = 1; p < k_; ++p) {
         const Slice &s = slices_[p - 1];  // before the shift, s_{p-1}
         const double n = stale(s, now) ? 0.0 : double(s.n);
-        u[p] = std::max(0.0, std::floor((double(s.m) * kLn2 - n) / double(k_ - p)));
+        u[p] = std::max(0.0, (double(s.m) * kLn2 - n) / double(k_ - p));
     }
     // prefix_min[q] = min(u_1..u_q)
     double c0 = 0.0, prefix = std::numeric_limits<double>::infinity();
@@ -258,9 +290,11 @@ tf_status AgePartitioned::shift_time(uint64_t now) {
         c0 += std::min(tg, q >= 1 ? prefix_min[q] : std::numeric_limits<double>::infinity());
     }
 
-    if (slices_.size() >= kMaxSlices)
-        return fail(TF_ERR_TOO_LARGE, "time-limited filter reached %u slices; the clock may not be advancing",
-                    kMaxSlices);
+    // The limit counts the slices that remain once the stale ones retire.
+    size_t remaining = slices_.size();
+    while (remaining > 0 && retirable(remaining - 1, now)) --remaining;
+    if (remaining >= kMaxSlices)
+        return fail(TF_ERR_TOO_LARGE, "time-limited filter reached %u slices within its span", kMaxSlices);
     // A new slice is at most kMaxGrowth times the largest slice present, so
     // one shift never allocates more than a bounded multiple of what the
     // filter already holds (a jump in rate is followed over a few shifts).
@@ -278,8 +312,8 @@ tf_status AgePartitioned::shift_time(uint64_t now) {
     }
     slices_[1].own_end = now;
     next_serial_++;
-    // Equation 3: retire slices older than the span, keeping k + l.
-    while (slices_.size() > size_t(k_) + l_ && retirable(slices_.back(), now)) slices_.pop_back();
+    // Equation 3: retire what is older than the span.
+    while (retirable(slices_.size() - 1, now)) slices_.pop_back();
     last_shift_ = now;
     gen_inserts_ = 0;
     until_shift_ = next_generation();
@@ -290,26 +324,29 @@ tf_status AgePartitioned::add_at(const void *key, size_t len, uint64_t now) {
     now = clamp(now);
     KeyHashes h;
     hashes(key, len, &h);
-    const uint64_t prev_high = high_water_, prev_burst = burst_inserts_, prev_last = last_shift_;
-    if (now > high_water_) burst_inserts_ = 0;
+    const uint64_t prev_high = high_water_, prev_last = last_shift_;
     high_water_ = now;
     if (last_shift_ == 0) last_shift_ = now;  // the clock starts at the first insert
-    if (until_shift_ == 0) {
+    // Equations 4-5 shift when the newest slices have taken their share.
+    // A generation also ends once it has lasted a target period (span / l)
+    // with at least one insert: otherwise slices sized for a past burst
+    // would take their share only after many spans, staying in the first k
+    // (never stale, never retired) and holding the burst's memory.
+    const bool period_over = gen_inserts_ > 0 && (now - last_shift_) >= span_ / l_;
+    if (until_shift_ == 0 || period_over) {
         tf_status st = shift_time(now);
         if (st != TF_OK) {  // nothing changed but these
             high_water_ = prev_high;
-            burst_inserts_ = prev_burst;
             last_shift_ = prev_last;
             return st;
         }
     }
     // Equation 3 between shifts too (one comparison): the oldest slice
     // leaves as soon as it is stale rather than at the next shift.
-    if (slices_.size() > size_t(k_) + l_ && retirable(slices_.back(), now)) slices_.pop_back();
+    if (retirable(slices_.size() - 1, now)) slices_.pop_back();
     insert_bits(h, now);
     until_shift_--;
     gen_inserts_++;
-    burst_inserts_++;
     inserts_++;
     slices_.front().owned++;
     return TF_OK;
@@ -326,7 +363,7 @@ void AgePartitioned::clear() {
         std::fill(s.words.begin(), s.words.end(), uint64_t(0));
         s.n = s.t = s.owned = s.own_end = 0;
     }
-    inserts_ = gen_inserts_ = burst_inserts_ = 0;
+    inserts_ = gen_inserts_ = 0;
     last_shift_ = 0;
     until_shift_ = mode_ == Mode::Count ? generation_ : next_generation();
 }
@@ -367,13 +404,12 @@ size_t AgePartitioned::memory() const {
 // Payload (kinds 2 and 3), little-endian:
 //   u32 k, u32 l, u32 seed, u32 slice count S,
 //   u64 span, u64 generation, u64 until_shift, u64 gen_inserts,
-//   u64 burst_inserts, u64 last_shift, u64 high_water, u64 inserts,
-//   u64 next_serial,
+//   u64 last_shift, u64 high_water, u64 inserts, u64 next_serial,
 //   S times: u64 m, u64 n, u64 t, u64 serial, u64 owned, u64 own_end,
 //            u64 words[ceil(m / 64)]
 // (s_0 first).
 namespace {
-constexpr size_t kHeaderBytes = 4 * 4 + 9 * 8;
+constexpr size_t kHeaderBytes = 4 * 4 + 8 * 8;
 constexpr size_t kSliceHeaderBytes = 6 * 8;
 }  // namespace
 
@@ -388,8 +424,8 @@ void AgePartitioned::write_payload(wire::Writer &w) const {
     w.u32(l_);
     w.u32(seed_);
     w.u32(uint32_t(slices_.size()));
-    for (uint64_t v : {span_, generation_, until_shift_, gen_inserts_, burst_inserts_, last_shift_, high_water_,
-                       inserts_, next_serial_})
+    for (uint64_t v : {span_, generation_, until_shift_, gen_inserts_, last_shift_, high_water_, inserts_,
+                       next_serial_})
         w.u64(v);
     for (const Slice &s : slices_) {
         for (uint64_t v : {s.m, s.n, s.t, s.serial, s.owned, s.own_end}) w.u64(v);
@@ -409,7 +445,6 @@ tf_status AgePartitioned::read(Mode mode, wire::Reader &r, std::unique_ptr<AgePa
     f->generation_ = r.u64();
     f->until_shift_ = r.u64();
     f->gen_inserts_ = r.u64();
-    f->burst_inserts_ = r.u64();
     f->last_shift_ = r.u64();
     f->high_water_ = r.u64();
     f->inserts_ = r.u64();
@@ -417,17 +452,17 @@ tf_status AgePartitioned::read(Mode mode, wire::Reader &r, std::unique_ptr<AgePa
     if (!r.ok()) return fail(TF_ERR_CORRUPT, "%s payload too short for its header", what);
     if (f->k_ == 0 || f->k_ > kMaxK || f->l_ == 0 || f->l_ > kMaxL)
         return fail(TF_ERR_CORRUPT, "%s blob has k = %u, l = %u", what, f->k_, f->l_);
-    if (f->gen_inserts_ > f->inserts_ || f->burst_inserts_ > f->inserts_)
-        return fail(TF_ERR_CORRUPT, "%s blob has generation counters above its insert count", what);
+    if (f->gen_inserts_ > f->inserts_)
+        return fail(TF_ERR_CORRUPT, "%s blob has a generation counter above its insert count", what);
     const size_t base = size_t(f->k_) + f->l_;
     if (mode == Mode::Count) {
         if (count != base) return fail(TF_ERR_CORRUPT, "%s blob has %u slices, k + l = %zu", what, count, base);
         if (f->generation_ == 0 || f->until_shift_ > f->generation_ || f->span_ != 0 || f->high_water_ != 0 ||
-            f->last_shift_ != 0 || f->burst_inserts_ != 0)
+            f->last_shift_ != 0)
             return fail(TF_ERR_CORRUPT, "%s blob has an invalid generation or clock", what);
     } else {
-        if (count < base || count > kMaxSlices)
-            return fail(TF_ERR_CORRUPT, "%s blob has %u slices (k + l = %zu)", what, count, base);
+        if (count < f->k_ || count > kMaxSlices)
+            return fail(TF_ERR_CORRUPT, "%s blob has %u slices (k = %u)", what, count, f->k_);
         if (f->span_ < f->l_) return fail(TF_ERR_CORRUPT, "%s blob has a span shorter than l", what);
         if (f->last_shift_ > f->high_water_) return fail(TF_ERR_CORRUPT, "%s blob has its last shift in the future", what);
     }

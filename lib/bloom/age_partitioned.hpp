@@ -41,6 +41,9 @@ constexpr uint64_t kMaxSliceBits = uint64_t(1) << 40;
 constexpr uint32_t kMaxSlices = 4 * kMaxL;
 // A shift creates a slice of at most kMaxGrowth times the largest slice.
 constexpr uint64_t kMaxGrowth = 16;
+// Equation 6 extrapolates a rate measured over less than a target period at
+// most this many times.
+constexpr double kMaxExtrapolation = 4.0;
 
 struct Slice {
     std::vector<uint64_t> words;  // m bits, rounded up to whole words
@@ -134,12 +137,14 @@ class AgePartitioned {
     void insert_bits(const KeyHashes &h, uint64_t now);
     bool query(const KeyHashes &h, uint64_t now) const;
     bool stale(const Slice &s, uint64_t now) const;
-    bool retirable(const Slice &s, uint64_t now) const;
+    bool retirable(size_t i, uint64_t now) const;
     uint64_t clamp(uint64_t now) const { return now > high_water_ ? now : high_water_; }
     // Count window: drop the oldest slice, reuse it as the newest.
     void shift_count();
     // Time window: equations 3 and 6-8 (see the .cpp); may fail.
     tf_status shift_time(uint64_t now);
+    // Equation 6, measured over at least one target period.
+    double target_generation(uint64_t now) const;
     // Equations 4-5: inserts until the next shift.
     uint64_t next_generation() const;
 
@@ -149,7 +154,6 @@ class AgePartitioned {
     uint64_t generation_ = 0;      // count window: g
     uint64_t until_shift_ = 0;     // inserts left in the current generation
     uint64_t gen_inserts_ = 0;     // inserts in the current generation
-    uint64_t burst_inserts_ = 0;   // inserts at the current highest timestamp
     uint64_t last_shift_ = 0;      // time of the last shift (0: none yet)
     uint64_t high_water_ = 0;      // highest time seen
     uint64_t inserts_ = 0;         // since creation or clear

@@ -125,7 +125,7 @@ public class TimeBloomTest {
             assertTrue("false positives " + fp + " of " + asked, fp < asked / 10);
             TimeBloom.Stats s = f.stats(high);
             assertEquals(n, s.inserts());
-            assertTrue(s.slices() >= f.k() + f.l());
+            assertTrue(s.slices() >= f.k()); // stale slices retire, down to k
             long bits = 0;
             for (int i = 0; i < s.slices(); i++) {
                 bits += f.sliceBits(i);
@@ -156,7 +156,10 @@ public class TimeBloomTest {
             for (int i = 0; i < 3000; i++) {
                 f.add("b-" + i, 5000); // all at one timestamp
             }
-            assertTrue(f.stats(5000).bits() > 100 * base);
+            // the slices grow with the burst, and memory stays linear in it
+            long bits = f.stats(5000).bits();
+            assertTrue(bits > 20 * base);
+            assertTrue(bits < 64L * 3000);
             for (int i = 0; i < 3000; i++) {
                 assertTrue("b-" + i, f.contains("b-" + i, 6000));
             }
