@@ -798,12 +798,15 @@ static void test_under_dimensioned_converges(void **state) {
                   k, l, (unsigned long long)max_slices, (unsigned long long)last_max, k + l,
                   (unsigned long long)s0_bits(f), optimum, 100 * dev, fpr, peak);
     tf_time_bloom_free(f);
-    /* Generations are whole numbers of inserts (equation 4 rounds down), so
-     * at 34.5 inserts per target period a span holds up to l + 1 shifts:
-     * k + l + 2 slices right after a shift. */
-    assert_true(last_max <= k + l + 2);
+    /* Generations are whole numbers of inserts: a span holds l or l + 1 of
+     * them, so k + l + 1 slices right after a shift. fpr_now reads the
+     * measured fill of slices of ~600 bits, whose popcount at fill 1/2 has a
+     * relative standard deviation of 2% (about 2k% on the rate through the
+     * k-th power); its maximum over a span may pass the model's peak by a
+     * few percent: 10% allowed. */
+    assert_true(last_max <= k + l + 1);
     assert_true(dev <= 0.05);
-    assert_true(fpr <= 1.02 * peak);
+    assert_true(fpr <= 1.1 * peak);
 }
 
 /* ------------------------------------------------------------------ */

@@ -106,13 +106,13 @@ tf_status AgePartitioned::check_params(uint32_t k, uint32_t l, uint64_t slice_bi
 AgePartitioned::AgePartitioned(Mode mode, uint32_t k, uint32_t l, uint64_t slice_bits, uint64_t generation,
                                uint64_t span, uint32_t seed)
     : mode_(mode), k_(k), l_(l), seed_(seed), span_(span), generation_(generation) {
-    for (uint32_t i = 0; i < k + l; ++i) {
+    for (uint32_t serial = 0; serial < k + l; ++serial) {  // the oldest first
         Slice s;
         s.m = slice_bits;
         s.words.assign(words_for(slice_bits), 0);
-        // s_0 is the newest: the highest serial.
-        s.serial = uint64_t(k + l - 1 - i);
-        slices_.push_back(std::move(s));
+        s.serial = serial;
+        s.hidx = serial % k;
+        slices_.push_front(std::move(s));
     }
     next_serial_ = k + l;
     until_shift_ = mode == Mode::Count ? generation : next_generation();
@@ -202,11 +202,11 @@ bool AgePartitioned::contains(const void *key, size_t len) const {
 }
 
 void AgePartitioned::shift_count() {
-    Slice s = std::move(slices_.back());
-    slices_.pop_back();
+    Slice s = slices_.take_back();
     std::fill(s.words.begin(), s.words.end(), uint64_t(0));
     s.n = 0;
     s.serial = next_serial_++;
+    s.hidx = uint32_t(s.serial % k_);
     slices_.push_front(std::move(s));
     until_shift_ = generation_;
     gen_inserts_ = 0;
@@ -258,7 +258,11 @@ double AgePartitioned::target_generation(uint64_t now) const {
     }
     const double elapsed = double(now - start);
     const double tg = n * std::min(period / std::max(elapsed, 1.0), kMaxExtrapolation);
-    return std::max(tg, 1.0);
+    // Generations are whole numbers of inserts: aim at the next whole
+    // number, so that slices are sized for exactly that many and equation 4
+    // does not round every generation down (at 21.6 inserts per period that
+    // made generations of 21 and 4 more slices than l in every span).
+    return std::max(std::ceil(tg - 1e-9), 1.0);
 }
 
 tf_status AgePartitioned::shift_time(uint64_t now) {
@@ -306,6 +310,7 @@ tf_status AgePartitioned::shift_time(uint64_t now) {
         s.m = std::min(bits_for_capacity(c0), cap);  // equation 8
         s.words.assign(words_for(s.m), 0);
         s.serial = next_serial_;
+        s.hidx = uint32_t(next_serial_ % k_);
         slices_.push_front(std::move(s));
     } catch (const std::bad_alloc &) {
         return fail(TF_ERR_OUT_OF_MEMORY, "out of memory for a new slice of the time-limited filter");
@@ -377,15 +382,23 @@ uint64_t AgePartitioned::total_bits() const {
 uint64_t AgePartitioned::window_elements(uint64_t now) const {
     if (mode_ == Mode::Count) return uint64_t(l_) * generation_;
     now = clamp(now);
-    // Each generation's inserts are owned by the slice that was s_0 then;
-    // count the generations that ended within the span.
-    uint64_t n = 0;
+    if (now <= span_) return inserts_;
+    // Each generation's inserts are owned by the slice that was s_0 then,
+    // between the end of the previous generation and its own end; the
+    // inserts are taken as spread evenly over that interval, and counted in
+    // the part of it that lies within the span.
+    const double cutoff = double(now - span_);
+    double n = 0.0;
     for (size_t i = 0; i < slices_.size(); ++i) {
         const Slice &s = slices_[i];
-        const uint64_t end = i == 0 ? high_water_ : s.own_end;
-        if (now <= span_ || end >= now - span_) n += s.owned;
+        if (s.owned == 0) continue;
+        const double end = double(i == 0 ? high_water_ : s.own_end);
+        const double start = i + 1 < slices_.size() && slices_[i + 1].own_end != 0 ? double(slices_[i + 1].own_end) : end;
+        if (end < cutoff) continue;
+        const double frac = end > start ? std::min(1.0, (end - cutoff) / (end - start)) : 1.0;
+        n += frac * double(s.owned);
     }
-    return n;
+    return uint64_t(std::llround(n));
 }
 
 double AgePartitioned::expected_fpr(uint64_t now) const {
@@ -427,7 +440,8 @@ void AgePartitioned::write_payload(wire::Writer &w) const {
     for (uint64_t v : {span_, generation_, until_shift_, gen_inserts_, last_shift_, high_water_, inserts_,
                        next_serial_})
         w.u64(v);
-    for (const Slice &s : slices_) {
+    for (size_t i = 0; i < slices_.size(); ++i) {  // s_0 first
+        const Slice &s = slices_[i];
         for (uint64_t v : {s.m, s.n, s.t, s.serial, s.owned, s.own_end}) w.u64(v);
         w.u64_array(s.words.data(), s.words.size());
     }
@@ -496,6 +510,8 @@ tf_status AgePartitioned::read(Mode mode, wire::Reader &r, std::unique_ptr<AgePa
         if (!probe.done()) return fail(TF_ERR_CORRUPT, "%s blob has %zu trailing payload bytes", what, probe.remaining());
     }
     uint64_t first_m = 0;
+    std::vector<Slice> newest_first;
+    newest_first.reserve(count);
     for (uint32_t i = 0; i < count; ++i) {
         Slice s;
         s.m = r.u64();
@@ -513,8 +529,10 @@ tf_status AgePartitioned::read(Mode mode, wire::Reader &r, std::unique_ptr<AgePa
         // bits beyond m in the last word must be clear
         if (s.m % 64 != 0 && (s.words.back() >> (s.m % 64)) != 0)
             return fail(TF_ERR_CORRUPT, "%s blob: slice %u sets bits beyond its size", what, i);
-        f->slices_.push_back(std::move(s));
+        s.hidx = uint32_t(s.serial % f->k_);
+        newest_first.push_back(std::move(s));
     }
+    for (size_t i = newest_first.size(); i-- > 0;) f->slices_.push_front(std::move(newest_first[i]));
     if (!r.done()) return fail(TF_ERR_INTERNAL, "%s payload read failed", what);
     if (mode == Mode::Count && f->generation_ > uint64_t(double(first_m) * kLn2 / f->k_) + 1)
         return fail(TF_ERR_CORRUPT, "%s blob: generation too large for its slices", what);

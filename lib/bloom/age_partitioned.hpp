@@ -20,7 +20,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <vector>
 
@@ -51,12 +50,41 @@ struct Slice {
     uint64_t n = 0;               // inserts received
     uint64_t t = 0;               // time of the last insert (time window; 0 = never)
     uint64_t serial = 0;          // creation number; hash function = serial mod k
+    uint32_t hidx = 0;            // serial mod k (not serialized)
     uint64_t owned = 0;           // inserts made while this slice was s_0 (its generation)
     uint64_t own_end = 0;         // time its generation ended (time window)
 
     bool test(uint64_t bit) const { return (words[bit >> 6] >> (bit & 63)) & 1u; }
     void set(uint64_t bit) { words[bit >> 6] |= uint64_t(1) << (bit & 63); }
     double fill() const;  // measured fill ratio: set bits / m
+};
+
+// The slices, indexed s_0 (newest) first, stored oldest first: a shift
+// appends, a retirement erases the first element, and indexing costs no
+// division (std::deque's does).
+class SliceSeq {
+   public:
+    size_t size() const { return v_.size(); }
+    Slice &operator[](size_t i) { return v_[v_.size() - 1 - i]; }
+    const Slice &operator[](size_t i) const { return v_[v_.size() - 1 - i]; }
+    Slice &front() { return v_.back(); }  // s_0
+    const Slice &back() const { return v_.front(); }  // the oldest
+    // Strong guarantee: on bad_alloc nothing changes.
+    void push_front(Slice &&s) { v_.push_back(std::move(s)); }
+    void pop_back() { v_.erase(v_.begin()); }
+    Slice take_back() {
+        Slice s = std::move(v_.front());
+        v_.erase(v_.begin());
+        return s;
+    }
+    // Unordered iteration (oldest first).
+    std::vector<Slice>::iterator begin() { return v_.begin(); }
+    std::vector<Slice>::iterator end() { return v_.end(); }
+    std::vector<Slice>::const_iterator begin() const { return v_.begin(); }
+    std::vector<Slice>::const_iterator end() const { return v_.end(); }
+
+   private:
+    std::vector<Slice> v_;
 };
 
 // The k hash values of a key (not yet reduced to a slice size).
@@ -133,7 +161,7 @@ class AgePartitioned {
    private:
     AgePartitioned() = default;
     void hashes(const void *key, size_t len, KeyHashes *h) const;
-    uint64_t bit_for(const Slice &s, const KeyHashes &h) const { return reduce(h.v[s.serial % k_], s.m); }
+    uint64_t bit_for(const Slice &s, const KeyHashes &h) const { return reduce(h.v[s.hidx], s.m); }
     void insert_bits(const KeyHashes &h, uint64_t now);
     bool query(const KeyHashes &h, uint64_t now) const;
     bool stale(const Slice &s, uint64_t now) const;
@@ -158,7 +186,7 @@ class AgePartitioned {
     uint64_t high_water_ = 0;      // highest time seen
     uint64_t inserts_ = 0;         // since creation or clear
     uint64_t next_serial_ = 0;
-    std::deque<Slice> slices_;     // front: s_0, the newest
+    SliceSeq slices_;              // index 0: s_0, the newest
 };
 
 }  // namespace bloom

@@ -17,9 +17,11 @@
 //   run_threads                 run a body on N threads that start together;
 //                               wall time plus each thread's own time
 //   Bench / Case                interleaved repetitions with a warm-up, median
-//                               ns/op per case
+//                               ns/op per case (wall clock, or per-thread CPU
+//                               time for single-threaded cases)
 //   FloorBuffer, floor_pass     the physical floor, with the packaged
 //                               lmmh_x64_128 and the inline tf::murmur3_x64_128
+//   floor_pass_lines            the floor of a structure that reads N lines
 //   heap_in_use, CountingAllocator
 //                               bytes per key of the exact baselines
 //   Table, print_environment    output helpers
@@ -41,6 +43,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <functional>
 #include <memory>
 #include <new>
@@ -270,6 +273,15 @@ inline uint64_t now_ns() {
                         .count());
 }
 
+// CPU time consumed by the calling thread (CLOCK_THREAD_CPUTIME_ID): unlike
+// the wall clock it does not count the time the thread waited for a CPU,
+// which on a shared machine can dominate the spread of the results.
+inline uint64_t thread_cpu_ns() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+}
+
 inline double median(std::vector<double> v) {
     if (v.empty()) return 0.0;
     std::sort(v.begin(), v.end());
@@ -346,12 +358,21 @@ struct Case {
     double median_thread_ns(unsigned t) const { return median(thread_ns_per_op.at(t)); }
 };
 
+// How Bench times a run.
+enum class BenchClock {
+    wall,        // steady_clock from the first thread's start to the last one's end (default)
+    thread_cpu,  // single-threaded cases only: the thread's CPU time (thread_cpu_ns);
+                 // cases with more threads still use the wall clock
+};
+
 // Runs every case once untimed (warm-up: caches, page faults, first
 // inserts), then `reps` rounds in which every case runs once, in order.
 // Interleaving the cases spreads the machine's noise over all of them, which
 // keeps the ratios between cases stable even when absolute times drift.
 class Bench {
    public:
+    void set_clock(BenchClock c) { clock_ = c; }
+    BenchClock clock() const { return clock_; }
     Case &add(Case c) {
         cases_.push_back(std::make_unique<Case>(std::move(c)));
         return *cases_.back();
@@ -367,7 +388,15 @@ class Bench {
             }
             for (auto &c : cases_) {
                 Case &k = *c;
-                ThreadTimes t = run_threads(k.threads, [&](unsigned th) { k.body(th, round); });
+                ThreadTimes t;
+                if (clock_ == BenchClock::thread_cpu && k.threads == 1) {
+                    const uint64_t t0 = thread_cpu_ns();
+                    k.body(0u, round);
+                    t.wall_ns = double(thread_cpu_ns() - t0);
+                    t.thread_ns.assign(1, t.wall_ns);
+                } else {
+                    t = run_threads(k.threads, [&](unsigned th) { k.body(th, round); });
+                }
                 if (round == 0) {
                     k.thread_ns_per_op.assign(k.threads, {});
                     continue;
@@ -387,6 +416,7 @@ class Bench {
 
    private:
     std::vector<std::unique_ptr<Case>> cases_;
+    BenchClock clock_ = BenchClock::wall;
 };
 
 // ---------------------------------------------------------------------------
@@ -443,6 +473,26 @@ inline uint64_t floor_pass(const FloorBuffer &buf, const KeyArray &stream, size_
             const tf::Hash128 h = tf::murmur3_x64_128(p, len, seed);
             sink += buf.line(tf::reduce(h.h1, lines))[0] ^ h.h2;
         }
+    }
+    return sink;
+}
+
+// The floor of a structure that reads `lines` cache lines per key: one
+// inline MurmurHash3 x64_128 of the key, then `lines` random line reads at
+// indices derived from the hash by double hashing (tf::IndexSequence). The
+// reads do not depend on one another and no branch decides between them, so
+// the processor can overlap them: this is the cost of the memory traffic
+// alone. With lines = 1 it reads a line chosen like floor_pass's, not the
+// same one.
+inline uint64_t floor_pass_lines(const FloorBuffer &buf, const KeyArray &stream, size_t first, size_t count,
+                                 uint32_t seed, unsigned lines) {
+    const size_t len = stream.len();
+    const uint8_t *p = stream[first];
+    const uint64_t n = buf.lines();
+    uint64_t sink = 0;
+    for (size_t i = 0; i < count; ++i, p += len) {
+        tf::IndexSequence s(tf::murmur3_x64_128(p, len, seed));
+        for (unsigned j = 0; j < lines; ++j) sink += buf.line(s.next(n))[0];
     }
     return sink;
 }
