@@ -7,6 +7,7 @@
  *   temporalfilters/recency_sketch.h  RecencySketch: last-seen time, pacing, TTL prefilter
  *   temporalfilters/age_bloom.h       age-partitioned Bloom filter: among the last N inserts?
  *   temporalfilters/time_bloom.h      time-limited Bloom filter: inserted within the last T?
+ *   temporalfilters/rate_limiter.h    sliding-window rate limiter: may this key act now?
  */
 #ifndef TEMPORALFILTERS_H
 #define TEMPORALFILTERS_H
@@ -15,5 +16,6 @@
 #include "temporalfilters/recency_sketch.h"
 #include "temporalfilters/age_bloom.h"
 #include "temporalfilters/time_bloom.h"
+#include "temporalfilters/rate_limiter.h"
 
 #endif /* TEMPORALFILTERS_H */

@@ -1,0 +1,160 @@
+// The C API of the rate limiter: argument checks, then the core.
+#include <memory>
+
+#include "common/status.hpp"
+#include "common/wire.hpp"
+#include "rate_limiter/rate_limiter.hpp"
+
+using tf::fail;
+using tf::guard;
+using tf::rate::RateLimiter;
+
+struct tf_rate_limiter {
+    std::unique_ptr<RateLimiter> impl;
+};
+
+namespace {
+tf_status fill(const tf::rate::Decision &d, int *allowed, uint64_t *remaining, uint64_t *retry_at) {
+    *allowed = d.allowed ? 1 : 0;
+    if (remaining) *remaining = d.remaining;
+    if (retry_at) *retry_at = d.retry_at;
+    return TF_OK;
+}
+
+tf_status decide(tf_rate_limiter *rl, const void *key, size_t key_len, uint64_t now, uint64_t n, bool take,
+                 int *allowed, uint64_t *remaining, uint64_t *retry_at) {
+    TF_REQUIRE_NONNULL(rl, "limiter");
+    TF_REQUIRE_KEY(key, key_len);
+    TF_REQUIRE_NONNULL(allowed, "allowed");
+    TF_REQUIRE_TIME(now);
+    if (n == 0) return fail(TF_ERR_INVALID_ARGUMENT, "n must be >= 1");
+    return guard([&] {
+        tf::rate::Decision d;
+        tf_status st = rl->impl->decide(key, key_len, now, n, take, &d);
+        if (st != TF_OK) return st;
+        return fill(d, allowed, remaining, retry_at);
+    });
+}
+}  // namespace
+
+extern "C" {
+
+TF_API tf_status tf_rate_limiter_new(uint64_t limit, uint64_t window, uint64_t bucket_width, uint32_t flags,
+                                     tf_rate_limiter **out) {
+    return guard([&] {
+        TF_REQUIRE_NONNULL(out, "out");
+        tf_status st = RateLimiter::check(limit, window, bucket_width, flags);
+        if (st != TF_OK) return st;
+        std::unique_ptr<RateLimiter> impl(new RateLimiter(limit, window, bucket_width, flags));
+        *out = new tf_rate_limiter{std::move(impl)};
+        return TF_OK;
+    });
+}
+
+TF_API void tf_rate_limiter_free(tf_rate_limiter *limiter) { delete limiter; }
+
+TF_API tf_status tf_rate_limiter_set_global_limit(tf_rate_limiter *limiter, uint64_t limit) {
+    TF_REQUIRE_NONNULL(limiter, "limiter");
+    return guard([&] { return limiter->impl->set_global_limit(limit); });
+}
+
+TF_API tf_status tf_rate_limiter_set_key_limit(tf_rate_limiter *limiter, const void *key, size_t key_len,
+                                               uint64_t limit) {
+    TF_REQUIRE_NONNULL(limiter, "limiter");
+    TF_REQUIRE_KEY(key, key_len);
+    return guard([&] { return limiter->impl->set_key_limit(key, key_len, limit); });
+}
+
+TF_API tf_status tf_rate_limiter_set_max_keys(tf_rate_limiter *limiter, uint64_t max_keys) {
+    TF_REQUIRE_NONNULL(limiter, "limiter");
+    limiter->impl->set_max_keys(max_keys);
+    return TF_OK;
+}
+
+TF_API tf_status tf_rate_limiter_acquire(tf_rate_limiter *limiter, const void *key, size_t key_len, uint64_t now,
+                                         uint64_t n, int *allowed, uint64_t *remaining, uint64_t *retry_at) {
+    return decide(limiter, key, key_len, now, n, true, allowed, remaining, retry_at);
+}
+
+TF_API tf_status tf_rate_limiter_peek(tf_rate_limiter *limiter, const void *key, size_t key_len, uint64_t now,
+                                      uint64_t n, int *allowed, uint64_t *remaining, uint64_t *retry_at) {
+    return decide(limiter, key, key_len, now, n, false, allowed, remaining, retry_at);
+}
+
+TF_API tf_status tf_rate_limiter_refund(tf_rate_limiter *limiter, const void *key, size_t key_len, uint64_t now,
+                                        uint64_t n) {
+    TF_REQUIRE_NONNULL(limiter, "limiter");
+    TF_REQUIRE_KEY(key, key_len);
+    TF_REQUIRE_TIME(now);
+    return guard([&] {
+        limiter->impl->refund(key, key_len, now, n);
+        return TF_OK;
+    });
+}
+
+TF_API tf_status tf_rate_limiter_reset(tf_rate_limiter *limiter, const void *key, size_t key_len) {
+    TF_REQUIRE_NONNULL(limiter, "limiter");
+    TF_REQUIRE_KEY(key, key_len);
+    return guard([&] {
+        limiter->impl->reset(key, key_len);
+        return TF_OK;
+    });
+}
+
+TF_API tf_status tf_rate_limiter_stats(tf_rate_limiter *limiter, uint64_t *keys, uint64_t *reclaimed,
+                                       uint64_t *denied_full, uint64_t *allowed_full, size_t *bytes) {
+    TF_REQUIRE_NONNULL(limiter, "limiter");
+    return guard([&] {
+        limiter->impl->stats(keys, reclaimed, denied_full, allowed_full, bytes);
+        return TF_OK;
+    });
+}
+
+TF_API tf_status tf_rate_limiter_serialized_size(tf_rate_limiter *limiter, size_t *size) {
+    TF_REQUIRE_NONNULL(limiter, "limiter");
+    TF_REQUIRE_NONNULL(size, "size");
+    return guard([&] {
+        limiter->impl->lock_all();
+        const size_t payload = limiter->impl->payload_size();
+        limiter->impl->unlock_all();
+        if (!tf::wire::blob_size(payload, size)) return fail(TF_ERR_TOO_LARGE, "blob size overflows size_t");
+        return TF_OK;
+    });
+}
+
+TF_API tf_status tf_rate_limiter_serialize(tf_rate_limiter *limiter, void *buf, size_t capacity, size_t *written) {
+    TF_REQUIRE_NONNULL(limiter, "limiter");
+    return guard([&] {
+        RateLimiter &rl = *limiter->impl;
+        rl.lock_all();
+        tf_status st;
+        try {
+            st = tf::wire::encode(tf::wire::Kind::RateLimiter, rl.flags(), rl.payload_size(), buf, capacity, written,
+                                  [&](tf::wire::Writer &w) { rl.write_payload(w); });
+        } catch (...) {
+            rl.unlock_all();
+            throw;
+        }
+        rl.unlock_all();
+        return st;
+    });
+}
+
+TF_API tf_status tf_rate_limiter_deserialize(const void *buf, size_t len, tf_rate_limiter **out) {
+    return guard([&] {
+        TF_REQUIRE_NONNULL(out, "out");
+        TF_REQUIRE_NONNULL(buf, "buf");
+        uint32_t flags;
+        tf::wire::Reader payload;
+        tf_status st = tf::wire::open(buf, len, tf::wire::Kind::RateLimiter,
+                                      TF_RATE_LIMITER_EXACT | TF_RATE_LIMITER_FULL_ALLOW, &flags, &payload);
+        if (st != TF_OK) return st;
+        std::unique_ptr<RateLimiter> rl;
+        st = RateLimiter::read(payload, flags, &rl);
+        if (st != TF_OK) return st;
+        *out = new tf_rate_limiter{std::move(rl)};
+        return TF_OK;
+    });
+}
+
+}  // extern "C"
