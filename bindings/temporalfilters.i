@@ -4,7 +4,8 @@
  * which starts with %module, defines the typemaps for the argument patterns
  * below and the %exception block, then %includes this file.
  *
- * Classes: RecencySketchNative, AgeBloomNative, TimeBloomNative.
+ * Classes: RecencySketchNative, AgeBloomNative, TimeBloomNative,
+ * RateLimiterNative.
  *
  * Shape: every C handle becomes a class "<Name>Native" whose only field is
  * the handle. The class is created by its constructor (tf_<noun>_new) or a
@@ -160,6 +161,7 @@ static void tf_binding_free_split(const void **ptrs, size_t *lens, const void **
 TF_BINDING_HANDLE(RecencySketchNative, tf_recency_sketch, tf_recency_sketch_free, "RecencySketch")
 TF_BINDING_HANDLE(AgeBloomNative, tf_age_bloom, tf_age_bloom_free, "AgeBloom")
 TF_BINDING_HANDLE(TimeBloomNative, tf_time_bloom, tf_time_bloom_free, "TimeBloom")
+TF_BINDING_HANDLE(RateLimiterNative, tf_rate_limiter, tf_rate_limiter_free, "RateLimiter")
 
 /* Kept for the language files written before the macro. */
 #define tf_binding_wrap_rs tf_binding_wrap_RecencySketchNative
@@ -245,6 +247,8 @@ enum tf_status {
 
 #define TF_RECENCY_SKETCH_CONCURRENT 1
 #define TF_RECENCY_SKETCH_BLOCKED 2
+#define TF_RATE_LIMITER_EXACT 1
+#define TF_RATE_LIMITER_FULL_ALLOW 2
 
 const char *tf_status_string(int status);
 const char *tf_version_string(void);
@@ -261,6 +265,7 @@ double tf_binding_c_loop_ns(RecencySketchNative *h, const void *keys_data, size_
 %newobject AgeBloomNative::deserialize;
 %newobject TimeBloomNative::new_for;
 %newobject TimeBloomNative::deserialize;
+%newobject RateLimiterNative::deserialize;
 
 %nodefaultctor RecencySketchNative;
 %nodefaultdtor RecencySketchNative;
@@ -765,6 +770,123 @@ typedef struct TimeBloomNative {} TimeBloomNative;
         tf_time_bloom *f = tf_binding_get_TimeBloomNative($self);
         if (!f) return;
         if (tf_binding_check(tf_time_bloom_serialize(f, out_buf, out_cap, &written)) == TF_OK && written != out_cap)
+            tf_binding_fail(TF_ERR_BUFFER_TOO_SMALL, "serialize_into: buffer size differs from serialized_size()");
+    }
+}
+
+/* ---- RateLimiter ---------------------------------------------------------- */
+
+%nodefaultctor RateLimiterNative;
+%nodefaultdtor RateLimiterNative;
+typedef struct RateLimiterNative {} RateLimiterNative;
+
+%extend RateLimiterNative {
+    RateLimiterNative(uint64_t limit, uint64_t window, uint64_t bucket_width, uint32_t flags) {
+        tf_rate_limiter *r = NULL;
+        if (tf_binding_check(tf_rate_limiter_new(limit, window, bucket_width, flags, &r)) != TF_OK) return NULL;
+        return tf_binding_wrap_RateLimiterNative(r);
+    }
+    ~RateLimiterNative() {
+        if ($self) tf_rate_limiter_free($self->s);
+        free($self);
+    }
+    static RateLimiterNative *deserialize(const void *blob, size_t blob_len) {
+        tf_rate_limiter *r = NULL;
+        if (tf_binding_check(tf_rate_limiter_deserialize(blob, blob_len, &r)) != TF_OK) return NULL;
+        return tf_binding_wrap_RateLimiterNative(r);
+    }
+
+    void close() {
+        if (!$self) return;
+        tf_rate_limiter_free($self->s);
+        $self->s = NULL;
+    }
+    bool is_closed() { return !$self || $self->s == NULL; }
+
+    void set_global_limit(uint64_t limit) {
+        tf_rate_limiter *r = tf_binding_get_RateLimiterNative($self);
+        if (r) tf_binding_check(tf_rate_limiter_set_global_limit(r, limit));
+    }
+    void set_key_limit(const void *key, size_t key_len, uint64_t limit) {
+        tf_rate_limiter *r = tf_binding_get_RateLimiterNative($self);
+        if (r) tf_binding_check(tf_rate_limiter_set_key_limit(r, key, key_len, limit));
+    }
+    void set_max_keys(uint64_t max_keys) {
+        tf_rate_limiter *r = tf_binding_get_RateLimiterNative($self);
+        if (r) tf_binding_check(tf_rate_limiter_set_max_keys(r, max_keys));
+    }
+
+    /* A decision in one call: returns 1 when allowed, 0 when denied;
+     * *remaining and *retry_at as in C (output pointers, like pace's
+     * next_allowed). */
+    int acquire(const void *key, size_t key_len, uint64_t now, uint64_t n, uint64_t *remaining, uint64_t *retry_at) {
+        int allowed = 0;
+        *remaining = 0;
+        *retry_at = 0;
+        tf_rate_limiter *r = tf_binding_get_RateLimiterNative($self);
+        if (r) tf_binding_check(tf_rate_limiter_acquire(r, key, key_len, now, n, &allowed, remaining, retry_at));
+        return allowed;
+    }
+    int peek(const void *key, size_t key_len, uint64_t now, uint64_t n, uint64_t *remaining, uint64_t *retry_at) {
+        int allowed = 0;
+        *remaining = 0;
+        *retry_at = 0;
+        tf_rate_limiter *r = tf_binding_get_RateLimiterNative($self);
+        if (r) tf_binding_check(tf_rate_limiter_peek(r, key, key_len, now, n, &allowed, remaining, retry_at));
+        return allowed;
+    }
+    void refund(const void *key, size_t key_len, uint64_t now, uint64_t n) {
+        tf_rate_limiter *r = tf_binding_get_RateLimiterNative($self);
+        if (r) tf_binding_check(tf_rate_limiter_refund(r, key, key_len, now, n));
+    }
+    void reset(const void *key, size_t key_len) {
+        tf_rate_limiter *r = tf_binding_get_RateLimiterNative($self);
+        if (r) tf_binding_check(tf_rate_limiter_reset(r, key, key_len));
+    }
+
+    /* tf_rate_limiter_stats, one number per call. */
+    uint64_t keys() {
+        uint64_t v = 0;
+        tf_rate_limiter *r = tf_binding_get_RateLimiterNative($self);
+        if (r) tf_binding_check(tf_rate_limiter_stats(r, &v, NULL, NULL, NULL, NULL));
+        return v;
+    }
+    uint64_t reclaimed() {
+        uint64_t v = 0;
+        tf_rate_limiter *r = tf_binding_get_RateLimiterNative($self);
+        if (r) tf_binding_check(tf_rate_limiter_stats(r, NULL, &v, NULL, NULL, NULL));
+        return v;
+    }
+    uint64_t denied_full() {
+        uint64_t v = 0;
+        tf_rate_limiter *r = tf_binding_get_RateLimiterNative($self);
+        if (r) tf_binding_check(tf_rate_limiter_stats(r, NULL, NULL, &v, NULL, NULL));
+        return v;
+    }
+    uint64_t allowed_full() {
+        uint64_t v = 0;
+        tf_rate_limiter *r = tf_binding_get_RateLimiterNative($self);
+        if (r) tf_binding_check(tf_rate_limiter_stats(r, NULL, NULL, NULL, &v, NULL));
+        return v;
+    }
+    uint64_t memory() {
+        size_t b = 0;
+        tf_rate_limiter *r = tf_binding_get_RateLimiterNative($self);
+        if (r) tf_binding_check(tf_rate_limiter_stats(r, NULL, NULL, NULL, NULL, &b));
+        return (uint64_t)b;
+    }
+
+    uint64_t serialized_size() {
+        size_t n = 0;
+        tf_rate_limiter *r = tf_binding_get_RateLimiterNative($self);
+        if (r) tf_binding_check(tf_rate_limiter_serialized_size(r, &n));
+        return (uint64_t)n;
+    }
+    void serialize_into(void *out_buf, size_t out_cap) {
+        size_t written = 0;
+        tf_rate_limiter *r = tf_binding_get_RateLimiterNative($self);
+        if (!r) return;
+        if (tf_binding_check(tf_rate_limiter_serialize(r, out_buf, out_cap, &written)) == TF_OK && written != out_cap)
             tf_binding_fail(TF_ERR_BUFFER_TOO_SMALL, "serialize_into: buffer size differs from serialized_size()");
     }
 }

@@ -54,6 +54,8 @@
   tf_go_raise_pending();
 %}
 
+/* The rate limiter's output timestamps use pace's typemap. */
+%apply uint64_t *next_allowed { uint64_t *remaining, uint64_t *retry_at };
 %include "temporalfilters.i"
 
 %{

@@ -60,6 +60,8 @@
  * BLOCKED) and by the golden test; no constants interface is generated. */
 %ignore TF_RECENCY_SKETCH_CONCURRENT;
 %ignore TF_RECENCY_SKETCH_BLOCKED;
+%ignore TF_RATE_LIMITER_EXACT;
+%ignore TF_RATE_LIMITER_FULL_ALLOW;
 
 /* The factories return a new handle that Java owns. */
 %newobject RecencySketchNative::new_for;
@@ -79,6 +81,8 @@
 %ignore AgeBloomNative::is_closed;
 %ignore TimeBloomNative::close;
 %ignore TimeBloomNative::is_closed;
+%ignore RateLimiterNative::close;
+%ignore RateLimiterNative::is_closed;
 
 /* ---- exceptions ------------------------------------------------------- */
 
@@ -237,6 +241,8 @@ TF_JAVA_BYTES_IN(keys_data, keys_data_len)
     }
 %}
 
+/* The rate limiter's output timestamps use pace's typemap. */
+%apply uint64_t *next_allowed { uint64_t *remaining, uint64_t *retry_at };
 %include "temporalfilters.i"
 
 /* Helpers of the typemaps above. They use the shared interface's error slot

@@ -243,4 +243,6 @@ static VALUE tf_rb_key_at(VALUE ary, long i) {
 %newobject TimeBloomNative::new_for;
 %newobject TimeBloomNative::deserialize;
 
+/* The rate limiter's output timestamps use pace's typemap. */
+%apply uint64_t *next_allowed { uint64_t *remaining, uint64_t *retry_at };
 %include "temporalfilters.i"
