@@ -125,4 +125,47 @@ fail:
     return NULL;
 }
 
+/* ------------------------------------------------------------------ */
+/* Rate limiter (rate_limiter_v1.tfb, rate_limiter_exact_v1.tfb)       */
+
+#define GOLDEN_RL_KEYS 40      /* "key-0" .. "key-39" are peeked */
+#define GOLDEN_RL_PEEK_AT 3000 /* the .expected answers are peeks at this time, n = 1 */
+
+/* Builds a golden rate limiter; `exact` picks the mode:
+ *   tf_rate_limiter_new(limit 5, window 1000, bucket width 100,
+ *                       flags exact ? TF_RATE_LIMITER_EXACT : 0)
+ *   tf_rate_limiter_set_global_limit(120)
+ *   tf_rate_limiter_set_key_limit("key-7", 9)
+ *   for i = 0 .. 299, in order:
+ *     tf_rate_limiter_acquire("key-<i mod 30>", now = 1000 + 7 * i,
+ *                             n = 1 + (i mod 3 == 0))
+ *   tf_rate_limiter_refund("key-3", now = 3000, 1)
+ *   tf_rate_limiter_acquire(golden_binary_key, now = 2990, n = 2)
+ * (denied acquires change nothing). The .expected file lists
+ * tf_rate_limiter_peek(key, now = 3000, n = 1) for "key-0" .. "key-39" and
+ * then golden_binary_key: "<key hex> <allowed> <remaining> <retry_at>".
+ * Returns NULL on any failure. */
+static inline tf_rate_limiter *golden_rate_limiter(int exact) {
+    tf_rate_limiter *r = NULL;
+    if (tf_rate_limiter_new(5, 1000, 100, exact ? TF_RATE_LIMITER_EXACT : 0, &r) != TF_OK) return NULL;
+    char key[32];
+    int allowed;
+    if (tf_rate_limiter_set_global_limit(r, 120) != TF_OK) goto fail;
+    if (tf_rate_limiter_set_key_limit(r, "key-7", 5, 9) != TF_OK) goto fail;
+    for (unsigned i = 0; i < 300; ++i) {
+        size_t n = golden_key(i % 30, key, sizeof key);
+        if (tf_rate_limiter_acquire(r, key, n, 1000 + 7 * (uint64_t)i, 1 + (i % 3 == 0), &allowed, NULL, NULL) !=
+            TF_OK)
+            goto fail;
+    }
+    if (tf_rate_limiter_refund(r, "key-3", 5, 3000, 1) != TF_OK) goto fail;
+    if (tf_rate_limiter_acquire(r, golden_binary_key, sizeof golden_binary_key, 2990, 2, &allowed, NULL, NULL) !=
+        TF_OK)
+        goto fail;
+    return r;
+fail:
+    tf_rate_limiter_free(r);
+    return NULL;
+}
+
 #endif

@@ -1,0 +1,2 @@
+/* placeholder: written by the rate limiter test helper */
+int main(void) { return 0; }
