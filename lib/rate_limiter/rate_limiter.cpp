@@ -247,6 +247,15 @@ void RateLimiter::global_take(uint64_t now, uint64_t n) {
         bucket_take(spec_, BucketView<uint64_t>{global_counts_.data(), &global_total_, &global_latest_}, n);
 }
 
+bool RateLimiter::reserve_key() {
+    const uint64_t max = max_keys_.load();
+    uint64_t cur = keys_.load();
+    do {
+        if (max != 0 && cur >= max) return false;
+    } while (!keys_.compare_exchange_weak(cur, cur + 1));
+    return true;
+}
+
 tf_status RateLimiter::set_global_limit(uint64_t limit) {
     if (exact() && limit > (uint64_t(1) << 24))
         return fail(TF_ERR_INVALID_ARGUMENT, "an exact global limit must be <= 2^24, got %llu",
@@ -330,11 +339,19 @@ tf_status RateLimiter::decide(const void *key, size_t len, uint64_t now, uint64_
             *out = d;
             return TF_OK;
         }
-        const uint64_t max = max_keys_.load();
-        if (max != 0 && keys_.load() >= max) {
+        if (n > limit) {  // never grantable: nothing to track
+            Decision d;
+            d.remaining = limit;
+            d.retry_at = kNever;
+            *out = d;
+            return TF_OK;
+        }
+        // Reserve the key's place in the count first, so that concurrent
+        // shards never pass max_keys together.
+        if (!reserve_key()) {
             const size_t gone = sh.table.sweep(64, [&](Table::Rec q) { return idle(q, now); });
             if (gone) keys_ -= gone, reclaimed_ += gone;
-            if (keys_.load() >= max) {
+            if (!reserve_key()) {
                 Decision d;
                 if (flags_ & TF_RATE_LIMITER_FULL_ALLOW) {
                     allowed_full_++;
@@ -348,16 +365,17 @@ tf_status RateLimiter::decide(const void *key, size_t len, uint64_t now, uint64_
                 return TF_OK;
             }
         }
-        Ring *ring = exact() ? new_ring(limit) : nullptr;  // may throw: nothing changed
-        try {
+        Ring *ring = nullptr;
+        try {  // nothing changes if an allocation fails
+            if (exact()) ring = new_ring(limit);
             r = sh.table.insert(key, len, h);
         } catch (...) {
             std::free(ring);
+            keys_--;
             throw;
         }
         r.limit() = limit;
         if (ring) ring_of(r) = ring;
-        keys_++;
     }
     // the key's own clock never goes back
     const uint64_t t = std::max(now, r.latest());

@@ -123,6 +123,8 @@ class RateLimiter {
     bool exact() const { return (flags_ & TF_RATE_LIMITER_EXACT) != 0; }
 
    private:
+    // Counts a new key, unless max_keys is reached.
+    bool reserve_key();
     // The key's limit: its override, else the default.
     uint32_t limit_for(const void *key, size_t len) const;
     Decision key_decide(Table::Rec r, uint64_t now, uint64_t n);
