@@ -14,10 +14,12 @@ libdir=$(meson introspect "$build" --buildoptions | python3 -c 'import json,sys;
 case $libdir in /*) ;; *) libdir=$prefix/$libdir ;; esac
 root=$stage$prefix
 
-for f in include/temporalfilters.h include/temporalfilters/common.h include/temporalfilters/recency_sketch.h \
-         include/temporalfilters/version.h; do
-    [ -f "$root/$f" ] || { echo "missing installed file: $f"; exit 1; }
+src=$(cd "$here/../.." && pwd)
+for h in "$src"/include/temporalfilters.h "$src"/include/temporalfilters/*.h; do
+    f=${h#"$src"/}
+    [ -f "$root/$f" ] || { echo "missing installed header: $f"; exit 1; }
 done
+[ -f "$root/include/temporalfilters/version.h" ] || { echo "missing installed header: version.h"; exit 1; }
 so=$stage$libdir/libtemporalfilters.so
 [ -L "$so" ] || { echo "missing $so symlink"; exit 1; }
 [ -e "$so.0" ] || { echo "missing $so.0"; exit 1; }
