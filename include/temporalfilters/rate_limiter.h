@@ -9,15 +9,20 @@
  *    window / bucket_width buckets; a key's state is a fixed ring of bucket
  *    counts plus a running total. A bucket leaves the window when
  *    floor(now / bucket_width) - window / bucket_width reaches it, so a
- *    request may be admitted up to bucket_width - 1 time units early: in any
- *    real window of length `window` a key can get up to about
- *    limit * (1 + 1 / buckets) requests in the worst case (README.md gives
- *    the measured over-admission on random and adversarial traffic). Memory:
- *    56 bytes per key for 10 buckets and keys of up to 16 bytes, 64 with the
- *    table's spare room.
+ *    permit may leave up to bucket_width - 1 time units early. The promise:
+ *    never more than `limit` grants in any interval of length
+ *    window - bucket_width + 1; in an interval of the full window length up
+ *    to 2 * limit under adversarial traffic (a burst at the end of a bucket
+ *    and another as it leaves). On random traffic the excess over the exact
+ *    mode is a few percent with 10 buckets (README.md has the measured
+ *    figures; the seed estimates buckets / 2 percent false positives).
+ *    Memory: 47 bytes per record for 10 buckets and keys of up to 16 bytes
+ *    (25 + 2 * (buckets + 1) in general; longer keys are stored apart), in
+ *    a table kept 76-85% full: 55-62 bytes per key.
  *  - EXACT (TF_RATE_LIMITER_EXACT): a key keeps the times of its last
  *    `limit` grants; never more than `limit` grants in any half-open interval
- *    (t - window, t]. Memory: 8 * limit + 40 bytes per key.
+ *    (t - window, t]. Memory: a 33-byte record plus 8 * limit + 16 bytes
+ *    for its ring of grant times.
  *
  * Decisions report allowed/denied, the permits remaining in the window, and
  * the earliest time at which the same request would be allowed (for a
@@ -25,13 +30,25 @@
  * its own limit (an override) is still held to the global limit.
  *
  * Keys live in a hash table keyed by their bytes (sharded: 64 shards, each
- * with its own lock). Keys whose window is empty (idle) are reclaimed by an
- * incremental sweep that visits a few slots per request, never a full scan.
- * An optional maximum number of tracked keys bounds memory; when it is
- * reached and no idle key can be reclaimed, new keys are denied
- * (TF_RATE_LIMITER_FULL_DENY, the default: fail closed) or admitted without
- * being tracked (TF_RATE_LIMITER_FULL_ALLOW: fail open); counters say how
- * often.
+ * with its own lock). A key is idle once every permit it took has left the
+ * window (its last request is a window old); idle keys are reclaimed by
+ * sweeps that visit a few slots at a time, never a full scan: 4 slots of
+ * the key's shard when a new key is inserted, and 4 slots of another shard
+ * (round robin) every 8th request of a thread. A reclaimed key starts
+ * afresh; since another key's newer time may reclaim it while its own
+ * clock is behind, each shard remembers the latest time up to which a key
+ * it reclaimed could still hold permits (its reclaim horizon): a key not
+ * tracked that asks before that time is denied until then (retry_at = the
+ * horizon), so a key's clock running behind never earns it extra permits.
+ *
+ * An optional maximum number of tracked keys bounds memory. When it is
+ * reached, a new key first reclaims an idle key (its shard's next 16 slots,
+ * then 16 slots of every other shard whose lock is free); when none is
+ * found it is denied (TF_RATE_LIMITER_FULL_DENY, the default: fail closed,
+ * retry_at = UINT64_MAX) or admitted without being tracked
+ * (TF_RATE_LIMITER_FULL_ALLOW: fail open, still held to the global limit);
+ * counters say how often. After a search that found nothing, the next 63
+ * new keys only look at their own shard.
  *
  * TIME: `now` in the caller's unit (window and bucket_width in the same
  * unit), >= 1. A clock that goes backwards is clamped per key (and for the
@@ -85,17 +102,22 @@ TF_API void tf_rate_limiter_free(tf_rate_limiter *limiter);
 /*
  * A global limit over all keys together, in the same window: at most
  * `limit` permits granted in total (0 removes it). Requests are then
- * granted only when both the key and the global window allow them.
- * In exact mode the global window keeps `limit` timestamps (8 bytes each,
- * limit <= 2^24). Errors: TF_ERR_NULL, TF_ERR_INVALID_ARGUMENT,
- * TF_ERR_OUT_OF_MEMORY.
+ * granted only when both the key and the global window allow them; the
+ * remaining count is the smaller of the two, and retry_at the later.
+ * Setting it starts an empty global window (the keys' own windows are
+ * kept). In exact mode the global window keeps `limit` timestamps (8 bytes
+ * each, limit <= 2^24). Errors: TF_ERR_NULL, TF_ERR_INVALID_ARGUMENT,
+ * TF_ERR_OUT_OF_MEMORY (nothing changed).
  */
 TF_API tf_status tf_rate_limiter_set_global_limit(tf_rate_limiter *limiter, uint64_t limit);
 
 /*
  * Gives `key` its own limit (an override of the default; 0 removes the
  * override). Overrides persist while the key is idle or reclaimed. A key
- * with an override is still held to the global limit.
+ * with an override is still held to the global limit. Lowering a key's
+ * limit below what it holds denies it until enough permits leave (exact
+ * mode keeps its newest grants that fit). A bucketed key with an override
+ * costs a lookup in the override map on each request.
  * Errors: TF_ERR_NULL, TF_ERR_INVALID_ARGUMENT (limit above the mode's
  * maximum), TF_ERR_OUT_OF_MEMORY.
  */
@@ -107,6 +129,9 @@ TF_API tf_status tf_rate_limiter_set_max_keys(tf_rate_limiter *limiter, uint64_t
 
 /*
  * Asks for `n` permits for `key` at `now` (>= 1) and takes them when allowed.
+ * Like the seed, the key's window is first brought to `now` (granted or
+ * not: a later call with an earlier time is clamped to it); a denied
+ * request takes nothing.
  *  allowed     receives 1 when granted, 0 when denied (nothing taken).
  *  remaining   (may be NULL) permits left to the key in the window after the
  *              decision (bounded by the global window's when one is set).
@@ -121,13 +146,15 @@ TF_API tf_status tf_rate_limiter_set_max_keys(tf_rate_limiter *limiter, uint64_t
 TF_API tf_status tf_rate_limiter_acquire(tf_rate_limiter *limiter, const void *key, size_t key_len, uint64_t now,
                                          uint64_t n, int *allowed, uint64_t *remaining, uint64_t *retry_at);
 
-/* The decision acquire() would make now, without taking anything or
- * creating the key. Same arguments and errors. */
+/* The decision acquire() would make now, without changing anything: no
+ * permit taken, no clock moved, no key created or reclaimed (a full table
+ * is looked at, not swept). Same arguments and errors. */
 TF_API tf_status tf_rate_limiter_peek(tf_rate_limiter *limiter, const void *key, size_t key_len, uint64_t now,
                                       uint64_t n, int *allowed, uint64_t *remaining, uint64_t *retry_at);
 
 /* Gives back up to `n` permits the key took (the most recent first), also
- * to the global window. Errors: TF_ERR_NULL, TF_ERR_INVALID_ARGUMENT
+ * to the global window (the same buckets, or grant times, as the key's, if
+ * they are still in it). Errors: TF_ERR_NULL, TF_ERR_INVALID_ARGUMENT
  * (now == 0). A key not tracked is a no-op. */
 TF_API tf_status tf_rate_limiter_refund(tf_rate_limiter *limiter, const void *key, size_t key_len, uint64_t now,
                                         uint64_t n);

@@ -30,8 +30,7 @@ tf_status decide(tf_rate_limiter *rl, const void *key, size_t key_len, uint64_t 
     if (n == 0) return fail(TF_ERR_INVALID_ARGUMENT, "n must be >= 1");
     return guard([&] {
         tf::rate::Decision d;
-        tf_status st = rl->impl->decide(key, key_len, now, n, take, &d);
-        if (st != TF_OK) return st;
+        rl->impl->decide(key, key_len, now, n, take, &d);
         return fill(d, allowed, remaining, retry_at);
     });
 }

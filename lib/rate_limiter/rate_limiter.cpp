@@ -1,24 +1,36 @@
 #include "rate_limiter/rate_limiter.hpp"
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <new>
+
+#include "common/memory.hpp"
 
 namespace tf {
 namespace rate {
 
 namespace {
 
-// Exact mode: a key's grant times live in a heap ring.
+// Exact mode: a key's grant times live in a heap ring whose capacity is the
+// key's limit.
 struct Ring {
     uint32_t cap, start, count, pad;
     uint64_t times[1];
 };
 
-Ring *&ring_of(Table::Rec r) { return *reinterpret_cast<Ring **>(r.state()); }
+size_t ring_bytes(uint32_t cap) { return sizeof(Ring) + sizeof(uint64_t) * (cap ? cap - 1 : 0); }
+
+Ring *ring_of(Table::Rec r) {
+    Ring *g;
+    std::memcpy(&g, r.state(), sizeof g);
+    return g;
+}
+void set_ring(Table::Rec r, Ring *g) { std::memcpy(r.state(), &g, sizeof g); }
 
 Ring *new_ring(uint32_t cap) {
-    void *p = std::calloc(1, sizeof(Ring) + sizeof(uint64_t) * (cap ? cap - 1 : 0));
+    void *p = std::calloc(1, ring_bytes(cap));
     if (!p) throw std::bad_alloc();
     Ring *g = static_cast<Ring *>(p);
     g->cap = cap;
@@ -27,10 +39,56 @@ Ring *new_ring(uint32_t cap) {
 
 ExactView view_of(Ring *g, uint64_t *latest) { return ExactView{g->times, g->cap, &g->start, &g->count, latest}; }
 
-BucketView<uint16_t> view_of(Table::Rec r, uint32_t nb) {
-    uint16_t *total = reinterpret_cast<uint16_t *>(r.state());
-    (void)nb;
-    return BucketView<uint16_t>{total + 1, total, &r.latest()};
+uint16_t ld16(const uint8_t *p) {
+    uint16_t v;
+    std::memcpy(&v, p, 2);
+    return v;
+}
+void st16(uint8_t *p, uint64_t v) {
+    const uint16_t x = uint16_t(v);
+    std::memcpy(p, &x, 2);
+}
+
+// A key's bucketed state inside its record (window.hpp's state interface).
+struct KeyBuckets {
+    Table::Rec r;
+    uint64_t latest() const { return r.latest(); }
+    void set_latest(uint64_t v) { r.set_latest(v); }
+    uint64_t total() const { return ld16(r.state()); }
+    void set_total(uint64_t v) { st16(r.state(), v); }
+    uint64_t count(uint32_t i) const { return ld16(r.state() + 2 + 2 * size_t(i)); }
+    void set_count(uint32_t i, uint64_t v) { st16(r.state() + 2 + 2 * size_t(i), v); }
+};
+
+// The global bucketed window.
+struct GlobalBuckets {
+    uint64_t *counts, *total_, *latest_;
+    uint64_t latest() const { return *latest_; }
+    void set_latest(uint64_t v) { *latest_ = v; }
+    uint64_t total() const { return *total_; }
+    void set_total(uint64_t v) { *total_ = v; }
+    uint64_t count(uint32_t i) const { return counts[i]; }
+    void set_count(uint32_t i, uint64_t v) { counts[i] = v; }
+};
+
+// A fresh key's window is empty.
+Decision empty_decide(uint64_t limit, uint64_t n) {
+    Decision d;
+    d.allowed = n <= limit;
+    d.remaining = d.allowed ? limit - n : limit;
+    d.retry_at = d.allowed ? 0 : kNever;
+    return d;
+}
+
+Decision deny_never() {
+    Decision d;
+    d.retry_at = kNever;
+    return d;
+}
+
+bool key_less(const uint8_t *a, size_t na, const uint8_t *b, size_t nb) {
+    const int c = std::memcmp(a, b, std::min(na, nb));
+    return c != 0 ? c < 0 : na < nb;
 }
 
 }  // namespace
@@ -38,65 +96,73 @@ BucketView<uint16_t> view_of(Table::Rec r, uint32_t nb) {
 // ---- the table -------------------------------------------------------------
 
 const uint8_t *Table::Rec::key() const {
-    if (code() == kOutOfLine) {
+    if ((code() & kLenMask) == kOutOfLine) {
         const uint8_t *q;
-        std::memcpy(&q, p + 16, sizeof q);
+        std::memcpy(&q, p + 9, sizeof q);
         return q;
     }
-    return p + 16;
+    return p + 9;
 }
 
 size_t Table::Rec::key_len() const {
-    if (code() == kOutOfLine) {
+    const uint8_t c = code() & kLenMask;
+    if (c == kOutOfLine) {
         uint64_t n;
-        std::memcpy(&n, p + 24, 8);
+        std::memcpy(&n, p + 17, 8);
         return size_t(n);
     }
-    return code();
+    return size_t(c - 1);
 }
 
 Table::~Table() {
     for (size_t i = 0; i < cap_; ++i)
-        if (at(i).code() != kEmpty) release(at(i));
+        if (!at(i).empty()) release(at(i));
     std::free(slots_);
 }
 
-size_t Table::bytes() const {
-    size_t b = cap_ * stride_;
-    for (size_t i = 0; i < cap_; ++i) {
-        Rec r = at(i);
-        if (r.code() == kEmpty) continue;
-        if (r.code() == kOutOfLine) b += r.key_len();
-        if (exact_) b += sizeof(Ring) + 8 * size_t(ring_of(r)->cap);
-    }
-    return b;
-}
+size_t Table::bytes() const { return cap_ * stride_ + extra_; }
 
 void Table::release(Rec r) {
-    if (r.code() == kOutOfLine) std::free(const_cast<uint8_t *>(r.key()));
-    if (exact_) std::free(ring_of(r));
+    if ((r.code() & kLenMask) == kOutOfLine) {
+        extra_ -= r.key_len();
+        std::free(const_cast<uint8_t *>(r.key()));
+    }
+    if (exact_) {
+        Ring *g = ring_of(r);
+        if (g) {
+            extra_ -= ring_bytes(g->cap);
+            std::free(g);
+        }
+    }
 }
 
 Table::Rec Table::find(const void *key, size_t len, const Hash128 &h) const {
-    if (cap_ == 0) return Rec{nullptr};
-    for (size_t i = home(h);; i = (i + 1) & (cap_ - 1)) {
+    if (count_ == 0) return Rec{nullptr};
+    for (size_t i = home(h);; i = next(i)) {
         Rec r = at(i);
-        if (r.code() == kEmpty) return Rec{nullptr};
+        if (r.empty()) return Rec{nullptr};
         if (r.key_len() == len && (len == 0 || std::memcmp(r.key(), key, len) == 0)) return r;
     }
 }
 
+void Table::reserve_one() {
+    if ((count_ + 1) * kMaxLoadDen > cap_ * kMaxLoadNum) grow();
+}
+
 void Table::grow() {
-    const size_t ncap = cap_ ? cap_ * 2 : 16;
-    uint8_t *nslots = static_cast<uint8_t *>(std::malloc(ncap * stride_));
+    // grow by 1/8 (1/4 while small): the load stays within 85% / 1.125
+    // = 76% and 85% once the table is large
+    const size_t ncap = cap_ < 1024 ? std::max<size_t>(16, cap_ + cap_ / 4) : cap_ + cap_ / 8;
+    size_t bytes;
+    if (mul_overflows(ncap, stride_, &bytes)) throw std::bad_alloc();
+    uint8_t *nslots = static_cast<uint8_t *>(std::calloc(ncap, stride_));
     if (!nslots) throw std::bad_alloc();
-    for (size_t i = 0; i < ncap; ++i) Rec{nslots + i * stride_}.code() = kEmpty;
     for (size_t i = 0; i < cap_; ++i) {
         Rec r = at(i);
-        if (r.code() == kEmpty) continue;
+        if (r.empty()) continue;
         const Hash128 h = key_hash(r.key(), r.key_len(), 0);
-        size_t j = size_t(h.h2) & (ncap - 1);
-        while (Rec{nslots + j * stride_}.code() != kEmpty) j = (j + 1) & (ncap - 1);
+        size_t j = size_t(reduce_range(h.h2, ncap));
+        while (nslots[j * stride_ + 8] != 0) j = j + 1 == ncap ? 0 : j + 1;
         std::memcpy(nslots + j * stride_, r.p, stride_);
     }
     std::free(slots_);
@@ -106,7 +172,7 @@ void Table::grow() {
 }
 
 Table::Rec Table::insert(const void *key, size_t len, const Hash128 &h) {
-    if ((count_ + 1) * 8 > cap_ * 7) grow();  // load <= 7/8
+    reserve_one();
     uint8_t *copy = nullptr;
     if (len > kInlineKey) {
         copy = static_cast<uint8_t *>(std::malloc(len));
@@ -114,17 +180,18 @@ Table::Rec Table::insert(const void *key, size_t len, const Hash128 &h) {
         std::memcpy(copy, key, len);
     }
     size_t i = home(h);
-    while (at(i).code() != kEmpty) i = (i + 1) & (cap_ - 1);
+    while (!at(i).empty()) i = next(i);
     Rec r = at(i);
     std::memset(r.p, 0, stride_);
     if (copy) {
-        r.code() = kOutOfLine;
+        r.p[8] = kOutOfLine;
         const uint64_t n = len;
-        std::memcpy(r.p + 16, &copy, sizeof copy);
-        std::memcpy(r.p + 24, &n, 8);
+        std::memcpy(r.p + 9, &copy, sizeof copy);
+        std::memcpy(r.p + 17, &n, 8);
+        extra_ += len;
     } else {
-        r.code() = uint16_t(len);
-        if (len) std::memcpy(r.p + 16, key, len);
+        r.p[8] = uint8_t(len + 1);
+        if (len) std::memcpy(r.p + 9, key, len);
     }
     ++count_;
     return r;
@@ -134,9 +201,9 @@ void Table::erase(Rec r) {
     release(r);
     size_t i = size_t(r.p - slots_) / stride_;
     // backward-shift deletion: pull later records of the same run back
-    for (size_t j = (i + 1) & (cap_ - 1);; j = (j + 1) & (cap_ - 1)) {
+    for (size_t j = next(i);; j = next(j)) {
         Rec q = at(j);
-        if (q.code() == kEmpty) break;
+        if (q.empty()) break;
         const size_t want = home(key_hash(q.key(), q.key_len(), 0));
         // q may move to i when its home is not cyclically in (i, j]
         const bool in_between = i <= j ? (want > i && want <= j) : (want > i || want <= j);
@@ -145,24 +212,34 @@ void Table::erase(Rec r) {
             i = j;
         }
     }
-    at(i).code() = kEmpty;
+    std::memset(at(i).p, 0, stride_);
     --count_;
 }
 
 template <class F>
 size_t Table::sweep(size_t slots, F &&idle) {
     size_t removed = 0;
-    for (size_t s = 0; s < slots && cap_ > 0 && count_ > 0; ++s) {
-        cursor_ = (cursor_ + 1) & (cap_ - 1);
+    for (size_t s = 0; s < slots && count_ > 0; ++s) {
+        cursor_ = next(cursor_);
         Rec r = at(cursor_);
-        if (r.code() != kEmpty && idle(r)) {
+        if (!r.empty() && idle(r)) {
             erase(r);
             ++removed;
-            // a record shifted into the cursor's slot is looked at next time
-            cursor_ = (cursor_ - 1) & (cap_ - 1);
+            // a record shifted into the cursor's slot is looked at next
+            cursor_ = cursor_ == 0 ? cap_ - 1 : cursor_ - 1;
         }
     }
     return removed;
+}
+
+template <class F>
+bool Table::any(size_t slots, F &&idle) const {
+    size_t c = cursor_;
+    for (size_t s = 0; s < slots && count_ > 0; ++s) {
+        c = next(c);
+        if (!at(c).empty() && idle(at(c))) return true;
+    }
+    return false;
 }
 
 // ---- the limiter -------------------------------------------------------------
@@ -192,59 +269,92 @@ tf_status RateLimiter::check(uint64_t limit, uint64_t window, uint64_t width, ui
 RateLimiter::RateLimiter(uint64_t limit, uint64_t window, uint64_t width, uint32_t flags)
     : limit_(limit), window_(window), flags_(flags) {
     const bool ex = exact();
-    spec_ = BucketSpec{ex ? window : width, ex ? 1u : uint32_t(window / width)};
-    size_t stride = Table::kHeader + state_bytes();
-    stride = (stride + 7) & ~size_t(7);
-    for (Shard &s : shards_) s.table.init(stride, ex);
+    spec_ = ex ? BucketSpec(window, 1) : BucketSpec(width, uint32_t(window / width));
+    for (Shard &s : shards_) s.table.init(Table::kStateOffset + state_bytes(), ex);
 }
 
-uint32_t RateLimiter::limit_for(const void *key, size_t len) const {
-    if (has_overrides_.load(std::memory_order_acquire)) {
-        std::shared_lock<std::shared_mutex> lock(overrides_mu_);
-        auto it = overrides_.find(std::string(static_cast<const char *>(key), len));
-        if (it != overrides_.end()) return it->second;
+uint32_t RateLimiter::override_of(const void *key, size_t len) const {
+    std::shared_lock<std::shared_mutex> lock(overrides_mu_);
+    if (overrides_.empty()) return 0;
+    auto it = overrides_.find(std::string(static_cast<const char *>(key), len));
+    return it == overrides_.end() ? 0 : it->second;
+}
+
+uint64_t RateLimiter::limit_of(Table::Rec r) const {
+    if (exact()) return ring_of(r)->cap;
+    if (r.overridden()) {
+        const uint32_t o = override_of(r.key(), r.key_len());
+        if (o) return o;
     }
-    return uint32_t(limit_);
+    return limit_;
 }
 
-Decision RateLimiter::key_decide(Table::Rec r, uint64_t now, uint64_t n) {
+Decision RateLimiter::key_decide(Table::Rec r, uint64_t t, uint64_t limit, uint64_t n) const {
     if (exact()) {
         Ring *g = ring_of(r);
-        ExactView v = view_of(g, &r.latest());
-        exact_advance(v, window_, now);
-        return exact_decide(v, window_, r.limit(), n);
+        uint64_t latest = r.latest();
+        return exact_decide(view_of(g, &latest), window_, t, limit, n);
     }
-    BucketView<uint16_t> v = view_of(r, spec_.nb);
-    advance(spec_, v, now);
-    return bucket_decide(spec_, v, r.limit(), n);
+    return bucket_decide(spec_, KeyBuckets{r}, t, limit, n);
 }
 
-void RateLimiter::key_take(Table::Rec r, uint64_t now, uint64_t n) {
+void RateLimiter::key_advance(Table::Rec r, uint64_t t) {
+    if (exact()) {
+        uint64_t latest = r.latest();
+        exact_advance(view_of(ring_of(r), &latest), window_, t);
+        r.set_latest(latest);
+    } else {
+        KeyBuckets st{r};
+        bucket_advance(spec_, st, t);
+    }
+}
+
+void RateLimiter::key_take(Table::Rec r, uint64_t t, uint64_t n) {
+    key_advance(r, t);
+    if (exact()) {
+        uint64_t latest = r.latest();
+        exact_take(view_of(ring_of(r), &latest), t, n);
+    } else {
+        KeyBuckets st{r};
+        bucket_take(spec_, st, n);
+    }
+}
+
+void RateLimiter::global_advance(uint64_t t) {
     if (exact())
-        exact_take(view_of(ring_of(r), &r.latest()), now, n);
-    else
-        bucket_take(spec_, view_of(r, spec_.nb), n);
+        exact_advance(ExactView{global_ring_.data(), uint32_t(global_ring_.size()), &global_start_, &global_count_,
+                                &global_latest_},
+                      window_, t);
+    else {
+        GlobalBuckets st{global_counts_.data(), &global_total_, &global_latest_};
+        bucket_advance(spec_, st, t);
+    }
 }
 
-Decision RateLimiter::global_decide(uint64_t now, uint64_t n) {
+Decision RateLimiter::global_decide(uint64_t t, uint64_t n) const {
+    if (exact()) {
+        uint32_t start = global_start_, count = global_count_;
+        uint64_t latest = global_latest_;
+        ExactView v{const_cast<uint64_t *>(global_ring_.data()), uint32_t(global_ring_.size()), &start, &count,
+                    &latest};
+        return exact_decide(v, window_, t, global_limit_, n);
+    }
+    uint64_t total = global_total_, latest = global_latest_;
+    return bucket_decide(spec_, GlobalBuckets{const_cast<uint64_t *>(global_counts_.data()), &total, &latest}, t,
+                         global_limit_, n);
+}
+
+void RateLimiter::global_take(uint64_t t, uint64_t n) {
     if (exact()) {
         ExactView v{global_ring_.data(), uint32_t(global_ring_.size()), &global_start_, &global_count_,
                     &global_latest_};
-        exact_advance(v, window_, now);
-        return exact_decide(v, window_, global_limit_, n);
+        exact_advance(v, window_, t);
+        exact_take(v, t, n);
+    } else {
+        GlobalBuckets st{global_counts_.data(), &global_total_, &global_latest_};
+        bucket_advance(spec_, st, t);
+        bucket_take(spec_, st, n);
     }
-    BucketView<uint64_t> v{global_counts_.data(), &global_total_, &global_latest_};
-    advance(spec_, v, now);
-    return bucket_decide(spec_, v, global_limit_, n);
-}
-
-void RateLimiter::global_take(uint64_t now, uint64_t n) {
-    if (exact())
-        exact_take(ExactView{global_ring_.data(), uint32_t(global_ring_.size()), &global_start_, &global_count_,
-                             &global_latest_},
-                   now, n);
-    else
-        bucket_take(spec_, BucketView<uint64_t>{global_counts_.data(), &global_total_, &global_latest_}, n);
 }
 
 bool RateLimiter::reserve_key() {
@@ -256,18 +366,69 @@ bool RateLimiter::reserve_key() {
     return true;
 }
 
+size_t RateLimiter::sweep_shard(Shard &sh, size_t slots, uint64_t now) {
+    const size_t gone = sh.table.sweep(slots, [&](Table::Rec r) {
+        if (!idle(r, now)) return false;
+        sh.horizon = std::max(sh.horizon, sat_add(r.latest(), window_));
+        return true;
+    });
+    if (gone) keys_ -= gone, reclaimed_ += gone;
+    return gone;
+}
+
+// Room for a new key in a full table: an idle record from the caller's shard,
+// then from each other shard whose lock is free, 16 slots each, so that
+// idle keys are found wherever they are without a full scan. After a
+// search that found nothing, the next 63 full-table requests only look at
+// their own shard (a flood of new keys into a full table of busy keys
+// costs little).
+bool RateLimiter::make_room(Shard &own, uint64_t now, bool peek) {
+    constexpr size_t kSlots = 16;
+    auto idle0 = [&](Table::Rec r) { return idle(r, now); };
+    if (peek ? own.table.any(kSlots, idle0) : sweep_shard(own, kSlots, now) > 0) return true;
+    if (!peek) {
+        uint32_t skip = room_skip_.load(std::memory_order_relaxed);
+        if (skip > 0) {
+            room_skip_.store(skip - 1, std::memory_order_relaxed);
+            return false;
+        }
+    }
+    const size_t self = size_t(&own - shards_);
+    for (size_t i = 1; i < kShards; ++i) {
+        Shard &o = shards_[(self + i) % kShards];
+        if (!o.mu.try_lock()) continue;
+        const bool found = peek ? o.table.any(kSlots, idle0) : sweep_shard(o, kSlots, now) > 0;
+        o.mu.unlock();
+        if (found) return true;
+    }
+    if (!peek) room_skip_.store(63, std::memory_order_relaxed);
+    return false;
+}
+
+// Keys that go idle where no new key arrives are reclaimed too: every 8th
+// request of a thread sweeps 4 slots of one shard, round robin, when its
+// lock is free.
+void RateLimiter::background_sweep(const Shard &own, uint64_t now) {
+    thread_local uint32_t tick = 0;
+    if ((++tick & 7) != 0) return;
+    Shard &o = shards_[(size_t(tick >> 3) + size_t(&own - shards_)) % kShards];
+    if (!o.mu.try_lock()) return;
+    sweep_shard(o, 4, now);
+    o.mu.unlock();
+}
+
 tf_status RateLimiter::set_global_limit(uint64_t limit) {
     if (exact() && limit > (uint64_t(1) << 24))
         return fail(TF_ERR_INVALID_ARGUMENT, "an exact global limit must be <= 2^24, got %llu",
                     (unsigned long long)limit);
-    std::lock_guard<std::mutex> lock(global_mu_);
     std::vector<uint64_t> counts, ring;
-    if (limit != 0) {
+    if (limit != 0) {  // may throw: nothing changed yet
         if (exact())
-            ring.assign(size_t(limit), 0);  // may throw: nothing changed yet
+            ring.assign(size_t(limit), 0);
         else
             counts.assign(spec_.nb, 0);
     }
+    std::lock_guard<std::mutex> lock(global_mu_);
     global_counts_.swap(counts);
     global_ring_.swap(ring);
     global_limit_ = limit;
@@ -288,115 +449,120 @@ tf_status RateLimiter::set_key_limit(const void *key, size_t len, uint64_t limit
     const uint32_t effective = uint32_t(limit ? limit : limit_);
     Ring *fresh = nullptr;
     if (r.p && exact() && ring_of(r)->cap != effective) fresh = new_ring(effective);  // before any change
-    {
+    try {
         std::unique_lock<std::shared_mutex> olock(overrides_mu_);
         std::string k(static_cast<const char *>(key), len);
         if (limit)
             overrides_[k] = uint32_t(limit);
         else
             overrides_.erase(k);
-        has_overrides_.store(!overrides_.empty(), std::memory_order_release);
+    } catch (...) {
+        std::free(fresh);
+        throw;
     }
     if (r.p) {
-        r.limit() = effective;
+        r.set_overridden(limit != 0);
         if (fresh) {  // keep the newest grants that fit
             Ring *old = ring_of(r);
             const uint32_t keep = std::min(old->count, fresh->cap);
             for (uint32_t i = 0; i < keep; ++i)
                 fresh->times[i] = old->times[(old->start + old->count - keep + i) % old->cap];
             fresh->count = keep;
+            sh.table.add_extra(ring_bytes(fresh->cap), ring_bytes(old->cap));
             std::free(old);
-            ring_of(r) = fresh;
+            set_ring(r, fresh);
         }
     }
     return TF_OK;
 }
 
-tf_status RateLimiter::decide(const void *key, size_t len, uint64_t now, uint64_t n, bool take, Decision *out) {
+void RateLimiter::decide(const void *key, size_t len, uint64_t now, uint64_t n, bool take, Decision *out) {
     const Hash128 h = key_hash(key, len, 0);
     Shard &sh = shard_of(h);
-    std::lock_guard<std::mutex> lock(sh.mu);
-    // idle reclamation: a few slots per request, never a full scan
-    if (take) {
-        const size_t gone = sh.table.sweep(2, [&](Table::Rec r) { return idle(r, now); });
-        if (gone) keys_ -= gone, reclaimed_ += gone;
-    }
-    Table::Rec r = sh.table.find(key, len, h);
-    const bool fresh_key = r.p == nullptr;
-    if (fresh_key) {
-        const uint32_t limit = limit_for(key, len);
-        if (!take) {  // a peek at a key never seen: its window is empty
-            Decision d;
-            d.allowed = n <= limit;
-            d.remaining = d.allowed ? limit - n : limit;
-            d.retry_at = d.allowed ? 0 : kNever;
-            if (d.allowed && global_limit_ != 0) {
-                std::lock_guard<std::mutex> g(global_mu_);
-                const Decision gd = global_decide(std::max(now, global_latest_), n);
-                if (!gd.allowed) d = gd;
-                d.remaining = std::min(d.remaining, gd.remaining);
-            }
-            *out = d;
-            return TF_OK;
-        }
-        if (n > limit) {  // never grantable: nothing to track
-            Decision d;
-            d.remaining = limit;
-            d.retry_at = kNever;
-            *out = d;
-            return TF_OK;
-        }
-        // Reserve the key's place in the count first, so that concurrent
-        // shards never pass max_keys together.
-        if (!reserve_key()) {
-            const size_t gone = sh.table.sweep(64, [&](Table::Rec q) { return idle(q, now); });
-            if (gone) keys_ -= gone, reclaimed_ += gone;
-            if (!reserve_key()) {
-                Decision d;
-                if (flags_ & TF_RATE_LIMITER_FULL_ALLOW) {
-                    allowed_full_++;
-                    d.allowed = true;
-                    d.remaining = 0;
-                } else {
-                    denied_full_++;
-                    d.retry_at = kNever;
-                }
-                *out = d;
-                return TF_OK;
-            }
-        }
-        Ring *ring = nullptr;
-        try {  // nothing changes if an allocation fails
-            if (exact()) ring = new_ring(limit);
-            r = sh.table.insert(key, len, h);
-        } catch (...) {
-            std::free(ring);
-            keys_--;
-            throw;
-        }
-        r.limit() = limit;
-        if (ring) ring_of(r) = ring;
-    }
-    // the key's own clock never goes back
-    const uint64_t t = std::max(now, r.latest());
-    Decision d = key_decide(r, t, n);
-    if (d.allowed && global_limit_ != 0) {
-        std::lock_guard<std::mutex> g(global_mu_);
-        const Decision gd = global_decide(std::max(t, global_latest_), n);
-        if (!gd.allowed) {
-            d = gd;
+    {
+        std::lock_guard<std::mutex> lock(sh.mu);
+        Table::Rec r = sh.table.find(key, len, h);
+        const bool fresh = r.p == nullptr;
+        bool untracked = false;
+        uint64_t t;
+        Decision d;
+        if (!fresh) {
+            t = std::max(now, r.latest());  // the key's own clock never goes back
+            if (take) key_advance(r, t);    // the seed's step 1, granted or not
+            d = key_decide(r, t, limit_of(r), n);
         } else {
-            d.remaining = std::min(d.remaining, gd.remaining);
-            if (take) global_take(std::max(t, global_latest_), n);
+            t = now;
+            const uint32_t o = override_of(key, len);
+            const uint64_t key_limit = o ? o : limit_;
+            d = empty_decide(key_limit, n);
+            if (d.allowed && now < sh.horizon) {  // a reclaimed key may have had grants until then
+                d.allowed = false;
+                d.remaining = 0;
+                d.retry_at = sh.horizon;
+            }
+            if (d.allowed) {
+                const uint64_t max = max_keys_.load();
+                if (!take) {
+                    if (max != 0 && keys_.load() >= max && !make_room(sh, now, true)) {
+                        if (flags_ & TF_RATE_LIMITER_FULL_ALLOW)
+                            d.remaining = 0;
+                        else
+                            d = deny_never();
+                    }
+                } else {
+                    if (!reserve_key() && !(make_room(sh, now, false) && reserve_key())) {
+                        if (flags_ & TF_RATE_LIMITER_FULL_ALLOW) {
+                            untracked = true;
+                            d.remaining = 0;
+                        } else {
+                            denied_full_++;
+                            *out = deny_never();
+                            return;
+                        }
+                    }
+                    if (!untracked) {
+                        // a new key: reclaim a little first, then insert
+                        // (nothing changed if that fails)
+                        sweep_shard(sh, 4, now);
+                        Ring *ring = nullptr;
+                        try {
+                            if (exact()) ring = new_ring(uint32_t(key_limit));
+                            r = sh.table.insert(key, len, h);
+                        } catch (...) {
+                            std::free(ring);
+                            keys_--;
+                            throw;
+                        }
+                        if (o) r.set_overridden(true);
+                        if (ring) {
+                            set_ring(r, ring);
+                            sh.table.add_extra(ring_bytes(ring->cap), 0);
+                        }
+                    }
+                }
+            }
         }
+        if (global_limit_.load(std::memory_order_acquire) != 0) {
+            std::lock_guard<std::mutex> g(global_mu_);
+            if (global_limit_ != 0) {
+                const uint64_t gt = std::max(t, global_latest_);
+                if (take) global_advance(gt);
+                d = combine(d, global_decide(gt, n));
+                if (d.allowed && take) global_take(gt, n);
+            }
+        }
+        if (d.allowed && take) {
+            if (untracked)
+                allowed_full_++;
+            else
+                key_take(r, t, n);
+        } else if (fresh && r.p) {  // a denied first request leaves nothing behind
+            sh.table.erase(r);
+            keys_--;
+        }
+        *out = d;
     }
-    if (d.allowed && take) key_take(r, t, n);
-    if (fresh_key && !d.allowed) {  // a denied first request leaves nothing behind
-        sh.table.erase(r);
-        keys_--;
-    }
-    *out = d;
-    return TF_OK;
+    if (take) background_sweep(sh, now);
 }
 
 void RateLimiter::refund(const void *key, size_t len, uint64_t now, uint64_t n) {
@@ -406,31 +572,32 @@ void RateLimiter::refund(const void *key, size_t len, uint64_t now, uint64_t n) 
     Table::Rec r = sh.table.find(key, len, h);
     if (!r.p) return;
     const uint64_t t = std::max(now, r.latest());
-    uint64_t back = 0;
+    std::unique_lock<std::mutex> g(global_mu_, std::defer_lock);
+    const bool global = global_limit_.load(std::memory_order_acquire) != 0;
+    if (global) g.lock();
+    // the global window gives back the same permits: the key's buckets, or
+    // its grant times
+    const uint64_t gt = std::max(t, global_latest_);
+    const bool to_global = global && global_limit_ != 0;
     if (exact()) {
-        ExactView v = view_of(ring_of(r), &r.latest());
+        uint64_t latest = r.latest();
+        ExactView v = view_of(ring_of(r), &latest);
         exact_advance(v, window_, t);
-        back = std::min<uint64_t>(n, *v.count);
-        exact_refund(v, back);
+        ExactView gv{global_ring_.data(), uint32_t(global_ring_.size()), &global_start_, &global_count_,
+                     &global_latest_};
+        if (to_global) exact_advance(gv, window_, gt);
+        exact_refund(v, n, [&](uint64_t time) {
+            if (to_global) exact_remove(gv, time);
+        });
+        r.set_latest(latest);
     } else {
-        BucketView<uint16_t> v = view_of(r, spec_.nb);
-        advance(spec_, v, t);
-        back = std::min<uint64_t>(n, *v.total);
-        bucket_refund(spec_, v, back);
-    }
-    if (back && global_limit_ != 0) {
-        std::lock_guard<std::mutex> g(global_mu_);
-        const uint64_t gt = std::max(t, global_latest_);
-        if (exact()) {
-            ExactView v{global_ring_.data(), uint32_t(global_ring_.size()), &global_start_, &global_count_,
-                        &global_latest_};
-            exact_advance(v, window_, gt);
-            exact_refund(v, back);
-        } else {
-            BucketView<uint64_t> v{global_counts_.data(), &global_total_, &global_latest_};
-            advance(spec_, v, gt);
-            bucket_refund(spec_, v, back);
-        }
+        KeyBuckets st{r};
+        bucket_advance(spec_, st, t);
+        GlobalBuckets gs{global_counts_.data(), &global_total_, &global_latest_};
+        if (to_global) bucket_advance(spec_, gs, gt);
+        bucket_refund(spec_, st, n, [&](uint64_t j, uint64_t b) {
+            if (to_global) bucket_remove(spec_, gs, j, b);
+        });
     }
 }
 
@@ -471,12 +638,18 @@ void RateLimiter::stats(uint64_t *keys, uint64_t *reclaimed, uint64_t *denied_fu
 //
 // Payload (kind 4; envelope flags = creation flags), little-endian:
 //   u64 limit, u64 window, u64 bucket width, u64 max_keys, u64 global limit,
-//   u64 reclaimed, u64 denied_full, u64 allowed_full,
-//   global window: u64 latest, then bucketed: u64 counts[nb] (when a global
-//     limit is set), exact: u32 count, u64 times[count] oldest first,
+//   u64 reclaimed, u64 denied_full, u64 allowed_full, u64 horizon (the
+//     latest of the shards' reclaim horizons),
+//   global window: u64 latest, then, when a global limit is set,
+//     bucketed: u64 counts[nb] (bucket j in slot j mod nb),
+//     exact: u32 count, u64 times[count] oldest first,
 //   u64 override count, each: u32 limit, u32 key length, key bytes,
-//   u64 key count, each: u32 key length, key bytes, u64 latest, u32 limit,
-//     then bucketed: u16 counts[nb]; exact: u32 count, u64 times[count].
+//   u64 key count, each: u32 key length, key bytes, u64 latest,
+//     then bucketed: u16 counts[nb] (slot order); exact: u32 count,
+//     u64 times[count] oldest first.
+// Overrides and keys are in increasing order of their bytes (shorter first
+// on a common prefix), so equal states give equal blobs whatever the
+// tables' history.
 
 void RateLimiter::lock_all() {
     for (Shard &s : shards_) s.mu.lock();
@@ -491,22 +664,24 @@ void RateLimiter::unlock_all() {
 }
 
 size_t RateLimiter::payload_size() const {
-    size_t n = 8 * 8 + 8;
+    size_t n = 9 * 8 + 8;
     if (global_limit_) n += exact() ? 4 + 8 * size_t(global_count_) : 8 * size_t(spec_.nb);
     n += 8;
     for (const auto &kv : overrides_) n += 8 + kv.first.size();
     n += 8;
     for (const Shard &s : shards_)
         s.table.for_each([&](Table::Rec r) {
-            n += 4 + r.key_len() + 8 + 4;
+            n += 4 + r.key_len() + 8;
             n += exact() ? 4 + 8 * size_t(ring_of(r)->count) : 2 * size_t(spec_.nb);
         });
     return n;
 }
 
 void RateLimiter::write_payload(wire::Writer &w) const {
+    uint64_t horizon = 0;
+    for (const Shard &s : shards_) horizon = std::max(horizon, s.horizon);
     for (uint64_t v : {limit_, window_, spec_.width, max_keys_.load(), global_limit_.load(), reclaimed_.load(),
-                       denied_full_.load(), allowed_full_.load()})
+                       denied_full_.load(), allowed_full_.load(), horizon})
         w.u64(v);
     w.u64(global_latest_);
     if (global_limit_) {
@@ -518,36 +693,44 @@ void RateLimiter::write_payload(wire::Writer &w) const {
             for (uint64_t c : global_counts_) w.u64(c);
         }
     }
-    w.u64(overrides_.size());
-    for (const auto &kv : overrides_) {
-        w.u32(kv.second);
-        w.u32(uint32_t(kv.first.size()));
-        w.bytes(kv.first.data(), kv.first.size());
+    std::vector<const std::pair<const std::string, uint32_t> *> over;
+    over.reserve(overrides_.size());
+    for (const auto &kv : overrides_) over.push_back(&kv);
+    std::sort(over.begin(), over.end(), [](auto *a, auto *b) {
+        return key_less(reinterpret_cast<const uint8_t *>(a->first.data()), a->first.size(),
+                        reinterpret_cast<const uint8_t *>(b->first.data()), b->first.size());
+    });
+    w.u64(over.size());
+    for (auto *kv : over) {
+        w.u32(kv->second);
+        w.u32(uint32_t(kv->first.size()));
+        w.bytes(kv->first.data(), kv->first.size());
     }
-    uint64_t count = 0;
-    for (const Shard &s : shards_) count += s.table.size();
-    w.u64(count);
-    for (const Shard &s : shards_)
-        s.table.for_each([&](Table::Rec r) {
-            w.u32(uint32_t(r.key_len()));
-            w.bytes(r.key(), r.key_len());
-            w.u64(r.latest());
-            w.u32(r.limit());
-            if (exact()) {
-                const Ring *g = ring_of(r);
-                w.u32(g->count);
-                for (uint32_t i = 0; i < g->count; ++i) w.u64(g->times[(g->start + i) % g->cap]);
-            } else {
-                const uint16_t *c = reinterpret_cast<const uint16_t *>(r.state()) + 1;
-                for (uint32_t i = 0; i < spec_.nb; ++i) w.u16(c[i]);
-            }
-        });
+    std::vector<Table::Rec> recs;
+    for (const Shard &s : shards_) recs.reserve(recs.size() + s.table.size());
+    for (const Shard &s : shards_) s.table.for_each([&](Table::Rec r) { recs.push_back(r); });
+    std::sort(recs.begin(), recs.end(),
+              [](Table::Rec a, Table::Rec b) { return key_less(a.key(), a.key_len(), b.key(), b.key_len()); });
+    w.u64(recs.size());
+    for (Table::Rec r : recs) {
+        w.u32(uint32_t(r.key_len()));
+        w.bytes(r.key(), r.key_len());
+        w.u64(r.latest());
+        if (exact()) {
+            const Ring *g = ring_of(r);
+            w.u32(g->count);
+            for (uint32_t i = 0; i < g->count; ++i) w.u64(g->times[(g->start + i) % g->cap]);
+        } else {
+            for (uint32_t i = 0; i < spec_.nb; ++i) w.u16(ld16(r.state() + 2 + 2 * size_t(i)));
+        }
+    }
 }
 
 tf_status RateLimiter::read(wire::Reader &r, uint32_t flags, std::unique_ptr<RateLimiter> *out) {
     const char *what = "rate limiter blob";
     const uint64_t limit = r.u64(), window = r.u64(), width = r.u64(), max_keys = r.u64(), glimit = r.u64();
-    const uint64_t reclaimed = r.u64(), denied = r.u64(), allowed = r.u64(), glatest = r.u64();
+    const uint64_t reclaimed = r.u64(), denied = r.u64(), allowed = r.u64(), horizon = r.u64(),
+                   glatest = r.u64();
     if (!r.ok()) return fail(TF_ERR_CORRUPT, "%s: payload too short for its header", what);
     if (check(limit, window, width, flags) != TF_OK) {
         char why[256];
@@ -565,10 +748,11 @@ tf_status RateLimiter::read(wire::Reader &r, uint32_t flags, std::unique_ptr<Rat
     rl->reclaimed_ = reclaimed;
     rl->denied_full_ = denied;
     rl->allowed_full_ = allowed;
+    for (Shard &s : rl->shards_) s.horizon = horizon;
     if (glimit) {
         if (exact) {
             const uint32_t count = r.u32();
-            if (count > glimit || count > r.remaining() / 8)
+            if (!r.ok() || count > glimit || count > r.remaining() / 8)
                 return fail(TF_ERR_CORRUPT, "%s: global window holds %u grants", what, count);
             rl->global_ring_.assign(size_t(glimit), 0);
             uint64_t prev = 0;
@@ -590,6 +774,7 @@ tf_status RateLimiter::read(wire::Reader &r, uint32_t flags, std::unique_ptr<Rat
                 total += rl->global_counts_[i];
             }
             if (total > glimit) return fail(TF_ERR_CORRUPT, "%s: global window over its limit", what);
+            if (total > 0 && glatest == 0) return fail(TF_ERR_CORRUPT, "%s: global grants without a clock", what);
             rl->global_total_ = total;
         }
         rl->global_limit_.store(glimit);
@@ -598,34 +783,46 @@ tf_status RateLimiter::read(wire::Reader &r, uint32_t flags, std::unique_ptr<Rat
         return fail(TF_ERR_CORRUPT, "%s: a global clock without a global limit", what);
     }
     const uint64_t n_over = r.u64();
-    if (!r.ok() || n_over > r.remaining() / 8) return fail(TF_ERR_CORRUPT, "%s: %llu overrides", what, (unsigned long long)n_over);
+    if (!r.ok() || n_over > r.remaining() / 8)
+        return fail(TF_ERR_CORRUPT, "%s: %llu overrides", what, (unsigned long long)n_over);
+    const uint8_t *prev_key = nullptr;
+    size_t prev_len = 0;
     for (uint64_t i = 0; i < n_over; ++i) {
         const uint32_t lim = r.u32(), klen = r.u32();
         const uint8_t *k = r.view(klen);
-        if (!k || lim == 0 || lim > key_max) return fail(TF_ERR_CORRUPT, "%s: override %llu is invalid", what, (unsigned long long)i);
-        if (!rl->overrides_.emplace(std::string(reinterpret_cast<const char *>(k), klen), lim).second)
-            return fail(TF_ERR_CORRUPT, "%s: a key is overridden twice", what);
+        if (!k || lim == 0 || lim > key_max)
+            return fail(TF_ERR_CORRUPT, "%s: override %llu is invalid", what, (unsigned long long)i);
+        if (prev_key && !key_less(prev_key, prev_len, k, klen))
+            return fail(TF_ERR_CORRUPT, "%s: overrides out of order or repeated", what);
+        prev_key = k;
+        prev_len = klen;
+        rl->overrides_.emplace(std::string(reinterpret_cast<const char *>(k), klen), lim);
     }
-    rl->has_overrides_ = !rl->overrides_.empty();
     const uint64_t n_keys = r.u64();
-    if (!r.ok() || n_keys > r.remaining() / 16) return fail(TF_ERR_CORRUPT, "%s: %llu keys", what, (unsigned long long)n_keys);
+    if (!r.ok() || n_keys > r.remaining() / 12)
+        return fail(TF_ERR_CORRUPT, "%s: %llu keys", what, (unsigned long long)n_keys);
+    prev_key = nullptr;
     for (uint64_t i = 0; i < n_keys; ++i) {
         const uint32_t klen = r.u32();
         const uint8_t *k = r.view(klen);
         const uint64_t latest = r.u64();
-        const uint32_t lim = r.u32();
         if (!r.ok() || !k) return fail(TF_ERR_CORRUPT, "%s: key %llu truncated", what, (unsigned long long)i);
-        if (lim == 0 || lim > key_max || latest == 0)
-            return fail(TF_ERR_CORRUPT, "%s: key %llu has limit %u, time %llu", what, (unsigned long long)i, lim,
-                        (unsigned long long)latest);
+        if (latest == 0) return fail(TF_ERR_CORRUPT, "%s: key %llu has no clock", what, (unsigned long long)i);
+        if (prev_key && !key_less(prev_key, prev_len, k, klen))
+            return fail(TF_ERR_CORRUPT, "%s: keys out of order or repeated at key %llu", what,
+                        (unsigned long long)i);
+        prev_key = k;
+        prev_len = klen;
+        auto o = rl->overrides_.find(std::string(reinterpret_cast<const char *>(k), klen));
+        const uint64_t lim = o == rl->overrides_.end() ? limit : o->second;
         const Hash128 h = key_hash(k, klen, 0);
         Shard &sh = rl->shard_of(h);
-        if (sh.table.find(k, klen, h).p) return fail(TF_ERR_CORRUPT, "%s: key %llu appears twice", what, (unsigned long long)i);
         if (exact) {
             const uint32_t count = r.u32();
             if (!r.ok() || count > lim || count > r.remaining() / 8)
-                return fail(TF_ERR_CORRUPT, "%s: key %llu holds %u grants", what, (unsigned long long)i, count);
-            Ring *g = new_ring(lim);
+                return fail(TF_ERR_CORRUPT, "%s: key %llu holds %u grants (limit %llu)", what,
+                            (unsigned long long)i, count, (unsigned long long)lim);
+            Ring *g = new_ring(uint32_t(lim));
             uint64_t prev = 0;
             bool ordered = true;
             for (uint32_t j = 0; j < count; ++j) {
@@ -636,7 +833,8 @@ tf_status RateLimiter::read(wire::Reader &r, uint32_t flags, std::unique_ptr<Rat
             g->count = count;
             if (!ordered) {
                 std::free(g);
-                return fail(TF_ERR_CORRUPT, "%s: key %llu's grant times are out of order", what, (unsigned long long)i);
+                return fail(TF_ERR_CORRUPT, "%s: key %llu's grant times are out of order", what,
+                            (unsigned long long)i);
             }
             Table::Rec rec;
             try {
@@ -645,21 +843,26 @@ tf_status RateLimiter::read(wire::Reader &r, uint32_t flags, std::unique_ptr<Rat
                 std::free(g);
                 throw;
             }
-            rec.latest() = latest;
-            rec.limit() = lim;
-            ring_of(rec) = g;
+            rec.set_latest(latest);
+            set_ring(rec, g);
+            sh.table.add_extra(ring_bytes(g->cap), 0);
+            if (o != rl->overrides_.end()) rec.set_overridden(true);
         } else {
-            if (r.remaining() / 2 < nb) return fail(TF_ERR_CORRUPT, "%s: key %llu truncated", what, (unsigned long long)i);
-            uint16_t counts[TF_RATE_LIMITER_MAX_BUCKETS];
+            if (r.remaining() / 2 < nb)
+                return fail(TF_ERR_CORRUPT, "%s: key %llu truncated", what, (unsigned long long)i);
+            const uint8_t *counts = r.view(2 * size_t(nb));
             uint64_t total = 0;
-            for (uint32_t j = 0; j < nb; ++j) total += counts[j] = r.u16();
-            if (total > lim) return fail(TF_ERR_CORRUPT, "%s: key %llu is over its limit", what, (unsigned long long)i);
+            for (uint32_t j = 0; j < nb; ++j) total += ld16(counts + 2 * size_t(j));
+            // a lowered override may leave a key above its limit; the
+            // running total must fit its 16 bits
+            if (total > TF_RATE_LIMITER_MAX_KEY_LIMIT)
+                return fail(TF_ERR_CORRUPT, "%s: key %llu holds %llu permits", what, (unsigned long long)i,
+                            (unsigned long long)total);
             Table::Rec rec = sh.table.insert(k, klen, h);
-            rec.latest() = latest;
-            rec.limit() = lim;
-            uint16_t *st = reinterpret_cast<uint16_t *>(rec.state());
-            st[0] = uint16_t(total);
-            std::memcpy(st + 1, counts, 2 * size_t(nb));
+            rec.set_latest(latest);
+            st16(rec.state(), total);
+            std::memcpy(rec.state() + 2, counts, 2 * size_t(nb));
+            if (o != rl->overrides_.end()) rec.set_overridden(true);
         }
         rl->keys_++;
     }

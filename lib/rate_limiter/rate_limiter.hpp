@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
@@ -26,24 +27,38 @@ namespace rate {
 constexpr uint32_t kShards = 64;
 constexpr size_t kInlineKey = 16;
 
-// One shard's open-addressing table (linear probing, backward-shift
-// deletion). A record is `stride` bytes:
-//   u64 latest | u32 limit | u16 key code | u16 pad | 16 bytes key |
-//   state (bucketed: u16 total, u16 counts[nb]; exact: pointer to a ring)
-// The key code is its length (0..16, stored inline), kOutOfLine (the 16
-// bytes hold a heap pointer and a length) or kEmpty.
+// One shard's open-addressing table: linear probing from
+// reduce_range(hash, capacity) (any capacity, so that it can grow by 1/8 at
+// a time and stay between 76% and 85% full), backward-shift deletion.
+// Records are packed, `stride` bytes, no padding (fields are read with
+// memcpy):
+//   u64 latest | u8 code | 16 bytes key | state
+// code: 0 = empty slot; low 5 bits = key length + 1 (1..17) for a key
+// stored inline, or kOutOfLine (the 16 bytes hold a heap pointer and the
+// length); bit kOverride = the key has its own limit.
+// state: bucketed: u16 total, u16 counts[nb] (47 bytes for 10 buckets);
+// exact: a pointer to the key's ring of grant times (33 bytes).
 class Table {
    public:
-    static constexpr uint16_t kEmpty = 0xFFFF;
-    static constexpr uint16_t kOutOfLine = 0xFFFE;
-    static constexpr size_t kHeader = 32;
+    static constexpr uint8_t kOutOfLine = 18;
+    static constexpr uint8_t kLenMask = 0x1F;
+    static constexpr uint8_t kOverride = 0x80;
+    static constexpr size_t kStateOffset = 25;
+    static constexpr uint64_t kMaxLoadNum = 17, kMaxLoadDen = 20;  // 85%
 
     struct Rec {
         uint8_t *p;
-        uint64_t &latest() const { return *reinterpret_cast<uint64_t *>(p); }
-        uint32_t &limit() const { return *reinterpret_cast<uint32_t *>(p + 8); }
-        uint16_t &code() const { return *reinterpret_cast<uint16_t *>(p + 12); }
-        uint8_t *state() const { return p + kHeader; }
+        uint64_t latest() const {
+            uint64_t v;
+            std::memcpy(&v, p, 8);
+            return v;
+        }
+        void set_latest(uint64_t v) const { std::memcpy(p, &v, 8); }
+        uint8_t code() const { return p[8]; }
+        bool empty() const { return p[8] == 0; }
+        bool overridden() const { return (p[8] & kOverride) != 0; }
+        void set_overridden(bool on) const { p[8] = uint8_t(on ? p[8] | kOverride : p[8] & ~kOverride); }
+        uint8_t *state() const { return p + kStateOffset; }
         const uint8_t *key() const;
         size_t key_len() const;
     };
@@ -58,42 +73,55 @@ class Table {
         exact_ = exact;
     }
     size_t size() const { return count_; }
-    size_t capacity() const { return cap_; }
     size_t bytes() const;
 
     // The record of `key` (hash h), or {nullptr}.
     Rec find(const void *key, size_t len, const Hash128 &h) const;
-    // Inserts an empty record for a key that is not there; may grow the
-    // table (throws std::bad_alloc, nothing changed). The state is zeroed.
+    // Inserts a zeroed record for a key that is not there and returns it;
+    // grows the table first if needed. Throws std::bad_alloc with nothing
+    // changed.
     Rec insert(const void *key, size_t len, const Hash128 &h);
+    // Makes sure one more insert cannot fail for want of table room
+    // (throws std::bad_alloc, nothing changed).
+    void reserve_one();
     // Removes the record (frees its out-of-line key and exact ring).
     void erase(Rec r);
-    // Visits up to `slots` slots from the sweep cursor; `idle` decides.
+    // Accounts for memory a record owns outside the table (exact rings).
+    void add_extra(size_t add, size_t sub) { extra_ = extra_ + add - sub; }
+    // Visits up to `slots` slots from the sweep cursor; removes the records
+    // `idle(rec)` says to (it may look at them first). Returns how many.
     template <class F>
     size_t sweep(size_t slots, F &&idle);
-    // Every record, in slot order.
+    // Whether one of the next `slots` slots holds a record `idle` accepts.
+    template <class F>
+    bool any(size_t slots, F &&idle) const;
     template <class F>
     void for_each(F &&f) const {
-        for (size_t i = 0; i < cap_; ++i) {
-            Rec r{slots_ + i * stride_};
-            if (r.code() != kEmpty) f(r);
-        }
+        for (size_t i = 0; i < cap_; ++i)
+            if (!at(i).empty()) f(at(i));
     }
 
    private:
     Rec at(size_t i) const { return Rec{slots_ + i * stride_}; }
-    size_t home(const Hash128 &h) const { return size_t(h.h2) & (cap_ - 1); }
+    size_t home(const Hash128 &h) const { return size_t(reduce_range(h.h2, cap_)); }
+    size_t next(size_t i) const { return i + 1 == cap_ ? 0 : i + 1; }
     void grow();
     void release(Rec r);  // frees what a record owns outside the table
 
     uint8_t *slots_ = nullptr;
     size_t cap_ = 0, count_ = 0, stride_ = 0, cursor_ = 0;
+    size_t extra_ = 0;  // out-of-line keys and exact rings
     bool exact_ = false;
 };
 
-struct Shard {
+struct alignas(64) Shard {
     std::mutex mu;
     Table table;
+    // A key absent from the table may still have had grants up to this
+    // time minus a window: records reclaimed here were last used at most
+    // horizon - window. A new key asking before the horizon is refused
+    // until then (its past cannot be known).
+    uint64_t horizon = 0;
 };
 
 class RateLimiter {
@@ -106,7 +134,7 @@ class RateLimiter {
     tf_status set_key_limit(const void *key, size_t len, uint64_t limit);
     void set_max_keys(uint64_t n) { max_keys_.store(n); }
     // acquire (take = true) or peek (take = false)
-    tf_status decide(const void *key, size_t len, uint64_t now, uint64_t n, bool take, Decision *out);
+    void decide(const void *key, size_t len, uint64_t now, uint64_t n, bool take, Decision *out);
     void refund(const void *key, size_t len, uint64_t now, uint64_t n);
     void reset(const void *key, size_t len);
     void stats(uint64_t *keys, uint64_t *reclaimed, uint64_t *denied_full, uint64_t *allowed_full,
@@ -123,16 +151,29 @@ class RateLimiter {
     bool exact() const { return (flags_ & TF_RATE_LIMITER_EXACT) != 0; }
 
    private:
-    // Counts a new key, unless max_keys is reached.
     bool reserve_key();
-    // The key's limit: its override, else the default.
-    uint32_t limit_for(const void *key, size_t len) const;
-    Decision key_decide(Table::Rec r, uint64_t now, uint64_t n);
-    void key_take(Table::Rec r, uint64_t now, uint64_t n);
-    bool idle(Table::Rec r, uint64_t now) const { return r.latest() != 0 && now >= r.latest() && now - r.latest() >= window_; }
-    // The global window (caller holds global_mu_).
-    Decision global_decide(uint64_t now, uint64_t n);
-    void global_take(uint64_t now, uint64_t n);
+    // The override of a key, 0 if none (overrides_mu_ not held).
+    uint32_t override_of(const void *key, size_t len) const;
+    uint64_t limit_of(Table::Rec r) const;
+    Decision key_decide(Table::Rec r, uint64_t t, uint64_t limit, uint64_t n) const;
+    void key_advance(Table::Rec r, uint64_t t);
+    void key_take(Table::Rec r, uint64_t t, uint64_t n);
+    void global_advance(uint64_t t);
+    // The global window's decision at t (caller holds global_mu_, limit set).
+    Decision global_decide(uint64_t t, uint64_t n) const;
+    void global_take(uint64_t t, uint64_t n);
+    // Reclaims the idle records among the next `slots` slots.
+    size_t sweep_shard(Shard &sh, size_t slots, uint64_t now);
+    // Idle: every permit of the record has left the window by `now`.
+    bool idle(Table::Rec r, uint64_t now) const {
+        const uint64_t l = r.latest();
+        return now >= l && now - l >= window_;
+    }
+    // Makes room for one key in a full table: reclaims an idle record from
+    // any shard (own shard locked by the caller, others tried). peek only
+    // looks.
+    bool make_room(Shard &own, uint64_t now, bool peek);
+    void background_sweep(const Shard &own, uint64_t now);
     Shard &shard_of(const Hash128 &h) { return shards_[h.h1 >> 58]; }
     size_t state_bytes() const { return exact() ? sizeof(void *) : 2 + 2 * size_t(spec_.nb); }
 
@@ -141,7 +182,7 @@ class RateLimiter {
     uint32_t flags_;
     Shard shards_[kShards];
 
-    std::mutex global_mu_;
+    mutable std::mutex global_mu_;
     std::atomic<uint64_t> global_limit_{0};  // written under global_mu_
     uint64_t global_latest_ = 0, global_total_ = 0;
     std::vector<uint64_t> global_counts_;  // bucketed: nb
@@ -150,9 +191,9 @@ class RateLimiter {
 
     mutable std::shared_mutex overrides_mu_;
     std::unordered_map<std::string, uint32_t> overrides_;
-    std::atomic<bool> has_overrides_{false};
 
     std::atomic<uint64_t> max_keys_{0};
+    std::atomic<uint32_t> room_skip_{0};  // see make_room
     std::atomic<uint64_t> keys_{0}, reclaimed_{0}, denied_full_{0}, allowed_full_{0};
 };
 

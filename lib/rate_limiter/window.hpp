@@ -1,21 +1,29 @@
 // The decision logic of the rate limiter (seed 002), separate from where the
-// state lives: pure functions over a small state view, so that the same
-// logic can run over the in-process hash table today and over another store
+// state lives: functions over a small state interface, so that the same
+// logic runs over the in-process hash table today and over another store
 // (e.g. Redis) later.
 //
 // Bucketed window (the seed): the window of `window` time units is split
 // into nb = window / width buckets; bucket index = time / width. A state is
-// a ring of nb counts, their total, and `latest`, the latest time seen (its
-// bucket is the ring's head). Buckets with index <= head - nb have left the
-// window (the seed's "ts <= (now - 1000) / 100").
+// a ring of nb counts (bucket j in slot j mod nb), their total, and
+// `latest`, the latest time at which the state was advanced (its bucket is
+// the ring's head; 0 = never). At time t the buckets with index
+// <= t / width - nb have left the window (the seed's
+// "ts <= (now - 1000) / 100").
 //
 // Exact window: the times of the last `limit` grants, oldest first; a grant
-// at t leaves the window at t + window.
+// at g leaves the window at g + window.
+//
+// Every decide function is read-only: a peek, and an acquire that is
+// denied, change nothing (the seed: "queue remains unchanged"). Only a
+// grant advances the state (advance, then take).
 #ifndef TF_LIB_RATE_LIMITER_WINDOW_HPP
 #define TF_LIB_RATE_LIMITER_WINDOW_HPP
 
 #include <algorithm>
 #include <cstdint>
+
+#include "common/fastdiv.hpp"
 
 namespace tf {
 namespace rate {
@@ -28,91 +36,148 @@ struct Decision {
     uint64_t retry_at = 0;  // 0 when allowed; kNever when it never can be
 };
 
+// Both windows' answers together: granted when both grant; the fewer
+// remaining; and the later of the two retry times (each window only frees
+// permits as time passes, so at the later time both grant).
+inline Decision combine(const Decision &a, const Decision &b) {
+    Decision d;
+    d.allowed = a.allowed && b.allowed;
+    d.remaining = std::min(a.remaining, b.remaining);
+    d.retry_at = d.allowed ? 0 : std::max(a.allowed ? 0 : a.retry_at, b.allowed ? 0 : b.retry_at);
+    return d;
+}
+
 // ---- bucketed ------------------------------------------------------------
 
 struct BucketSpec {
-    uint64_t width;  // bucket width
-    uint32_t nb;     // buckets per window
+    uint64_t width = 1;  // bucket width
+    uint32_t nb = 1;     // buckets per window
+    Divider by_width, by_nb;
+
+    BucketSpec() = default;
+    BucketSpec(uint64_t w, uint32_t n) : width(w), nb(n), by_width(w), by_nb(n) {}
+    uint64_t bucket(uint64_t t) const { return by_width.div(t); }
+    uint32_t slot(uint64_t j) const { return uint32_t(by_nb.mod(j)); }
+    // the time at which bucket j leaves the window (saturating)
+    uint64_t leaves_at(uint64_t j) const {
+        const uint64_t k = j + nb;
+        return k < j || k > kNever / width ? kNever : k * width;
+    }
 };
 
-// A view over one bucketed state. C is the count type (uint16_t per key,
-// uint64_t for the global window).
-template <class C>
-struct BucketView {
-    C *counts;         // nb counts; slot = bucket index mod nb
-    C *total;          // sum of counts
-    uint64_t *latest;  // latest time seen, 0 = never
-};
+// A bucketed state S provides:
+//   uint64_t latest() const;          void set_latest(uint64_t);
+//   uint64_t total() const;           void set_total(uint64_t);
+//   uint64_t count(uint32_t slot) const;  void set_count(uint32_t slot, uint64_t);
 
-// Brings the ring to time t (t >= *latest: the caller clamps): empties the
-// buckets that left the window.
-template <class C>
-inline void advance(const BucketSpec &s, BucketView<C> v, uint64_t t) {
-    if (*v.latest == 0) {
-        std::fill(v.counts, v.counts + s.nb, C(0));
-        *v.total = 0;
-        *v.latest = t;
-        return;
+// The permits of the state still in the window at t (t >= latest).
+template <class S>
+inline uint64_t bucket_used(const BucketSpec &s, const S &st, uint64_t t) {
+    if (st.latest() == 0) return 0;
+    const uint64_t head = s.bucket(st.latest()), now = s.bucket(t);
+    if (now == head) return st.total();
+    if (now - head >= s.nb) return 0;
+    uint64_t gone = 0;
+    uint32_t slot = s.slot(head + 1);
+    for (uint64_t i = 0; i < now - head; ++i) {
+        gone += st.count(slot);
+        if (++slot == s.nb) slot = 0;
     }
-    const uint64_t head = *v.latest / s.width, now = t / s.width;
-    if (now > head) {
-        const uint64_t steps = std::min<uint64_t>(now - head, s.nb);
-        for (uint64_t i = 1; i <= steps; ++i) {
-            C &c = v.counts[(head + i) % s.nb];
-            *v.total = C(*v.total - c);
-            c = 0;
-        }
-    }
-    *v.latest = std::max(*v.latest, t);
+    return st.total() - gone;
 }
 
-// The earliest time at which `need` of the current permits have left the
-// window: walk the ring from its oldest bucket.
-template <class C>
-inline uint64_t bucket_retry_at(const BucketSpec &s, BucketView<C> v, uint64_t need) {
-    const uint64_t head = *v.latest / s.width;
+// The earliest time at or after t at which `need` of the permits in the
+// window at t have left it.
+template <class S>
+inline uint64_t bucket_retry_at(const BucketSpec &s, const S &st, uint64_t t, uint64_t need) {
+    if (need == 0) return t;
+    const uint64_t head = s.bucket(st.latest()), now = s.bucket(t);
+    // live buckets: (now - nb, head]
+    uint64_t j = now >= s.nb - 1 ? now - (s.nb - 1) : 0;
+    if (head >= s.nb - 1) j = std::max(j, head - (s.nb - 1));
     uint64_t freed = 0;
-    for (uint64_t j = head >= s.nb - 1 ? head - (s.nb - 1) : 0; j <= head; ++j) {
-        freed += v.counts[j % s.nb];
-        // bucket j leaves the window when time / width reaches j + nb
-        if (freed >= need) return (j + s.nb) > kNever / s.width ? kNever : (j + s.nb) * s.width;
+    for (uint32_t slot = s.slot(j); j <= head; ++j) {
+        freed += st.count(slot);
+        if (freed >= need) return s.leaves_at(j);
+        if (++slot == s.nb) slot = 0;
     }
     return kNever;
 }
 
-// Decides n permits against `limit` (the state already advanced).
-template <class C>
-inline Decision bucket_decide(const BucketSpec &s, BucketView<C> v, uint64_t limit, uint64_t n) {
+// The decision for n permits against `limit` at t (t >= latest); read-only.
+template <class S>
+inline Decision bucket_decide(const BucketSpec &s, const S &st, uint64_t t, uint64_t limit, uint64_t n) {
     Decision d;
-    const uint64_t used = *v.total;
+    const uint64_t used = bucket_used(s, st, t);
     if (n <= limit && used <= limit - n) {
         d.allowed = true;
         d.remaining = limit - used - n;
         return d;
     }
     d.remaining = used >= limit ? 0 : limit - used;
-    d.retry_at = n > limit ? kNever : bucket_retry_at(s, v, used + n - limit);
+    d.retry_at = n > limit ? kNever : bucket_retry_at(s, st, t, used + n - limit);
     return d;
 }
 
-template <class C>
-inline void bucket_take(const BucketSpec &s, BucketView<C> v, uint64_t n) {
-    C &c = v.counts[(*v.latest / s.width) % s.nb];
-    c = C(c + n);
-    *v.total = C(*v.total + n);
+// Brings the ring to time t (t >= latest: the caller clamps): empties the
+// buckets that left the window.
+template <class S>
+inline void bucket_advance(const BucketSpec &s, S &st, uint64_t t) {
+    const uint64_t head = s.bucket(st.latest()), now = s.bucket(t);
+    if (st.latest() == 0 || now - head >= s.nb) {
+        for (uint32_t i = 0; i < s.nb; ++i) st.set_count(i, 0);
+        st.set_total(0);
+    } else if (now > head) {
+        uint64_t total = st.total();
+        uint32_t slot = s.slot(head + 1);
+        for (uint64_t i = 0; i < now - head; ++i) {
+            total -= st.count(slot);
+            st.set_count(slot, 0);
+            if (++slot == s.nb) slot = 0;
+        }
+        st.set_total(total);
+    }
+    st.set_latest(std::max(st.latest(), t));
 }
 
-// Gives back up to n permits, newest bucket first.
-template <class C>
-inline void bucket_refund(const BucketSpec &s, BucketView<C> v, uint64_t n) {
-    const uint64_t head = *v.latest / s.width;
-    for (uint64_t i = 0; i < s.nb && i <= head && n > 0; ++i) {
-        C &c = v.counts[(head - i) % s.nb];
-        const uint64_t back = std::min<uint64_t>(c, n);
-        c = C(c - back);
-        *v.total = C(*v.total - back);
-        n -= back;
+// Records n permits in the head bucket (advanced to t before).
+template <class S>
+inline void bucket_take(const BucketSpec &s, S &st, uint64_t n) {
+    const uint32_t slot = s.slot(s.bucket(st.latest()));
+    st.set_count(slot, st.count(slot) + n);
+    st.set_total(st.total() + n);
+}
+
+// Gives back up to n permits, newest bucket first (advanced before);
+// reports each (bucket index, permits) given back to `back`. Returns the
+// permits given back.
+template <class S, class F>
+inline uint64_t bucket_refund(const BucketSpec &s, S &st, uint64_t n, F &&back) {
+    const uint64_t head = s.bucket(st.latest());
+    uint64_t done = 0;
+    for (uint64_t i = 0; i < s.nb && i <= head && done < n; ++i) {
+        const uint32_t slot = s.slot(head - i);
+        const uint64_t c = st.count(slot), b = std::min(c, n - done);
+        if (b == 0) continue;
+        st.set_count(slot, c - b);
+        st.set_total(st.total() - b);
+        back(head - i, b);
+        done += b;
     }
+    return done;
+}
+
+// Takes up to n permits out of bucket j if it is still in the window
+// (the global window's side of a key's refund).
+template <class S>
+inline void bucket_remove(const BucketSpec &s, S &st, uint64_t j, uint64_t n) {
+    if (st.latest() == 0) return;
+    const uint64_t head = s.bucket(st.latest());
+    if (j > head || head - j >= s.nb) return;
+    const uint32_t slot = s.slot(j);
+    const uint64_t b = std::min(st.count(slot), n);
+    st.set_count(slot, st.count(slot) - b);
+    st.set_total(st.total() - b);
 }
 
 // ---- exact ----------------------------------------------------------------
@@ -124,25 +189,33 @@ struct ExactView {
     uint32_t *start;
     uint32_t *count;
     uint64_t *latest;
+
+    uint64_t &at(uint32_t i) const {
+        const uint64_t k = uint64_t(*start) + i;
+        return times[k >= cap ? k - cap : k];
+    }
 };
 
-inline uint64_t &exact_at(ExactView v, uint32_t i) { return v.times[(*v.start + i) % v.cap]; }
-
-// Drops the grants that left the window (t + window <= now).
-inline void exact_advance(ExactView v, uint64_t window, uint64_t now) {
-    if (now >= window) {  // before that nothing can have left the window
-        const uint64_t cutoff = now - window;
-        while (*v.count > 0 && exact_at(v, 0) <= cutoff) {
-            *v.start = (*v.start + 1) % v.cap;
-            --*v.count;
-        }
+// The number of grants that have left the window at t (time <= t - window):
+// a binary search, the times being sorted.
+inline uint32_t exact_expired(const ExactView &v, uint64_t window, uint64_t t) {
+    if (t < window) return 0;
+    const uint64_t cutoff = t - window;
+    uint32_t lo = 0, hi = *v.count;
+    while (lo < hi) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (v.at(mid) <= cutoff)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    *v.latest = std::max(*v.latest, now);
+    return lo;
 }
 
-inline Decision exact_decide(ExactView v, uint64_t window, uint64_t limit, uint64_t n) {
+inline Decision exact_decide(const ExactView &v, uint64_t window, uint64_t t, uint64_t limit, uint64_t n) {
     Decision d;
-    const uint64_t used = *v.count;
+    const uint32_t gone = exact_expired(v, window, t);
+    const uint64_t used = *v.count - gone;
     if (n <= limit && used <= limit - n) {
         d.allowed = true;
         d.remaining = limit - used - n;
@@ -152,22 +225,49 @@ inline Decision exact_decide(ExactView v, uint64_t window, uint64_t limit, uint6
     if (n > limit) {
         d.retry_at = kNever;
     } else {
-        // the (used + n - limit)-th oldest grant must leave
-        const uint64_t t = exact_at(v, uint32_t(used + n - limit - 1));
-        d.retry_at = t > kNever - window ? kNever : t + window;
+        // the (used + n - limit)-th oldest live grant must leave
+        const uint64_t g = v.at(uint32_t(gone + used + n - limit - 1));
+        d.retry_at = g > kNever - window ? kNever : g + window;
     }
     return d;
 }
 
-// Records n grants at `now` (the caller checked count + n <= cap).
-inline void exact_take(ExactView v, uint64_t now, uint64_t n) {
+// Drops the grants that left the window at t.
+inline void exact_advance(ExactView v, uint64_t window, uint64_t t) {
+    const uint32_t gone = exact_expired(v, window, t);
+    *v.start = uint32_t((uint64_t(*v.start) + gone) % v.cap);
+    *v.count -= gone;
+    *v.latest = std::max(*v.latest, t);
+}
+
+// Records n grants at t (the caller checked count + n <= cap).
+inline void exact_take(ExactView v, uint64_t t, uint64_t n) {
     for (uint64_t i = 0; i < n; ++i) {
-        v.times[(*v.start + *v.count) % v.cap] = now;
         ++*v.count;
+        v.at(*v.count - 1) = t;
     }
 }
 
-inline void exact_refund(ExactView v, uint64_t n) { *v.count -= uint32_t(std::min<uint64_t>(n, *v.count)); }
+// Gives back up to n grants, newest first, reporting each grant's time.
+template <class F>
+inline uint64_t exact_refund(ExactView v, uint64_t n, F &&back) {
+    uint64_t done = 0;
+    for (; done < n && *v.count > 0; ++done) {
+        back(v.at(*v.count - 1));
+        --*v.count;
+    }
+    return done;
+}
+
+// Removes one grant at time g, the newest such, if there is one (the global
+// window's side of a key's refund): the later grants move down by one.
+inline void exact_remove(ExactView v, uint64_t g) {
+    uint32_t i = *v.count;
+    while (i > 0 && v.at(i - 1) > g) --i;
+    if (i == 0 || v.at(i - 1) != g) return;
+    for (uint32_t j = i; j < *v.count; ++j) v.at(j - 1) = v.at(j);
+    --*v.count;
+}
 
 }  // namespace rate
 }  // namespace tf
