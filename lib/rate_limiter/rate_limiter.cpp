@@ -138,10 +138,26 @@ void Table::release(Rec r) {
 
 Table::Rec Table::find(const void *key, size_t len, const Hash128 &h) const {
     if (count_ == 0) return Rec{nullptr};
+    if (len <= kInlineKey) {
+        // an inline key is zero-padded to 16 bytes: two word compares
+        uint64_t k[2] = {0, 0};
+        if (len) std::memcpy(k, key, len);
+        const uint8_t code = uint8_t(len + 1);
+        for (size_t i = home(h);; i = next(i)) {
+            Rec r = at(i);
+            const uint8_t c = r.code();
+            if (c == 0) return Rec{nullptr};
+            if ((c & kLenMask) != code) continue;
+            uint64_t w[2];
+            std::memcpy(w, r.p + 9, 16);
+            if (w[0] == k[0] && w[1] == k[1]) return r;
+        }
+    }
     for (size_t i = home(h);; i = next(i)) {
         Rec r = at(i);
         if (r.empty()) return Rec{nullptr};
-        if (r.key_len() == len && (len == 0 || std::memcmp(r.key(), key, len) == 0)) return r;
+        if ((r.code() & kLenMask) == kOutOfLine && r.key_len() == len && std::memcmp(r.key(), key, len) == 0)
+            return r;
     }
 }
 
