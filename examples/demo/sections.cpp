@@ -10,12 +10,14 @@ namespace demo {
 std::unique_ptr<Section> make_recency_sketch_section();
 std::unique_ptr<Section> make_age_bloom_section();
 std::unique_ptr<Section> make_time_bloom_section();
+std::unique_ptr<Section> make_rate_limiter_section();
 
 const std::vector<SectionFactory> &all_sections() {
     static const std::vector<SectionFactory> list = {
         make_recency_sketch_section,
         make_age_bloom_section,
         make_time_bloom_section,
+        make_rate_limiter_section,
     };
     return list;
 }
