@@ -11,6 +11,7 @@
 #include <murmurhash.h>
 
 // The library's headers come before cmocka's, which defines a fail() macro.
+#include "common/fastdiv.hpp"
 #include "common/hash.hpp"
 #include "common/wire.hpp"
 
@@ -171,6 +172,40 @@ void test_envelope(void **) {
 
 }  // namespace
 
+// tf::Divider (division by a run-time constant without a divide) equals the
+// divide instruction for every kind of divisor and numerator: powers of two,
+// their neighbours, small and huge divisors, numerators at the ends of the
+// range and random ones.
+static void test_divider_matches_division(void **) {
+    std::vector<uint64_t> ds = {1, 2, 3, 5, 7, 10, 60, 100, 1000, 4096, 4095, 4097, 1000000007ULL,
+                                UINT64_MAX, UINT64_MAX - 1, UINT64_MAX / 2, (uint64_t(1) << 63) + 1};
+    for (int b = 0; b < 64; ++b) {
+        ds.push_back(uint64_t(1) << b);
+        ds.push_back((uint64_t(1) << b) + 1);
+        if (b > 1) ds.push_back((uint64_t(1) << b) - 1);
+    }
+    uint64_t x = 0x9E3779B97F4A7C15ULL;
+    auto next = [&x] {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        return x;
+    };
+    for (int i = 0; i < 200; ++i) ds.push_back(next() >> (next() % 64));
+    for (uint64_t d : ds) {
+        if (d == 0) continue;
+        const tf::Divider div(d);
+        std::vector<uint64_t> ns = {0, 1, d - 1, d, d + 1, 2 * d - 1, 2 * d, UINT64_MAX, UINT64_MAX - 1,
+                                    UINT64_MAX - d, UINT64_MAX / d * d, UINT64_MAX / d * d - 1};
+        for (int i = 0; i < 2000; ++i) ns.push_back(i % 2 ? next() : next() >> (next() % 64));
+        for (uint64_t n : ns) {
+            if (div.div(n) != n / d || div.mod(n) != n % d)
+                fail_msg("%llu / %llu: got %llu rem %llu", (unsigned long long)n, (unsigned long long)d,
+                         (unsigned long long)div.div(n), (unsigned long long)div.mod(n));
+        }
+    }
+}
+
 int main() {
     const CMUnitTest tests[] = {
         cmocka_unit_test(test_inline_matches_package),
@@ -179,6 +214,7 @@ int main() {
         cmocka_unit_test(test_writer_bounds),
         cmocka_unit_test(test_reader_bounds),
         cmocka_unit_test(test_envelope),
+        cmocka_unit_test(test_divider_matches_division),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -38,10 +38,6 @@ class Divider {
     uint64_t d_ = 1, hi_ = 0, lo_ = 0;
 };
 
-// An index in [0, n) from a 64-bit hash, without a division (the high half
-// of hash * n): uniform for a uniform hash, and any n works.
-inline uint64_t reduce_range(uint64_t hash, uint64_t n) { return uint64_t(((u128)hash * n) >> 64); }
-
 }  // namespace tf
 
 #endif

@@ -177,7 +177,7 @@ void Table::grow() {
         Rec r = at(i);
         if (r.empty()) continue;
         const Hash128 h = key_hash(r.key(), r.key_len(), 0);
-        size_t j = size_t(reduce_range(h.h2, ncap));
+        size_t j = size_t(reduce(h.h2, ncap));
         while (nslots[j * stride_ + 8] != 0) j = j + 1 == ncap ? 0 : j + 1;
         std::memcpy(nslots + j * stride_, r.p, stride_);
     }

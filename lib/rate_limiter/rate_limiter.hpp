@@ -28,7 +28,7 @@ constexpr uint32_t kShards = 64;
 constexpr size_t kInlineKey = 16;
 
 // One shard's open-addressing table: linear probing from
-// reduce_range(hash, capacity) (any capacity, so that it can grow by 1/8 at
+// reduce(hash, capacity) (any capacity, so that it can grow by 1/8 at
 // a time and stay between 76% and 85% full), backward-shift deletion.
 // Records are packed, `stride` bytes, no padding (fields are read with
 // memcpy):
@@ -103,7 +103,7 @@ class Table {
 
    private:
     Rec at(size_t i) const { return Rec{slots_ + i * stride_}; }
-    size_t home(const Hash128 &h) const { return size_t(reduce_range(h.h2, cap_)); }
+    size_t home(const Hash128 &h) const { return size_t(reduce(h.h2, cap_)); }
     size_t next(size_t i) const { return i + 1 == cap_ ? 0 : i + 1; }
     void grow();
     void release(Rec r);  // frees what a record owns outside the table
