@@ -1179,6 +1179,46 @@ static void test_peek_when_full(void **state) {
     }
 }
 
+/* After a room search that found nothing, acquire looks only at its own
+ * shard for a while; peek must answer the same (found by the Go binding's
+ * tests). */
+static void test_peek_follows_the_room_search(void **state) {
+    (void)state;
+    for (size_t m = 0; m < NMODES; ++m) {
+        tf_rate_limiter *r = make(5, 100, 10, kModes[m]);
+        OK(tf_rate_limiter_set_max_keys(r, 1));
+        EXPECT(acq(r, "A", 10, 1), 1, 4, 0);
+        EXPECT(acq(r, "B", 11, 1), 0, 0, NEVER); /* full, A not idle yet */
+        char key[8];
+        for (int i = 0; i < 40; ++i) {
+            snprintf(key, sizeof key, "Z%d", i);
+            dec p = peek(r, key, 1000, 1), a = acq(r, key, 1000, 1);
+            if (p.allowed != a.allowed || p.remaining != a.remaining || p.retry_at != a.retry_at)
+                fail_msg("%s: %s: peek says (%d, %llu, %llu), acquire then (%d, %llu, %llu)",
+                         kModes[m] ? "exact" : "bucketed", key, p.allowed, ULL(p.remaining), ULL(p.retry_at),
+                         a.allowed, ULL(a.remaining), ULL(a.retry_at));
+        }
+        tf_rate_limiter_free(r);
+    }
+}
+
+/* A request a full table refuses still brings the global window to its
+ * time, like any other denied acquire (found by the Go binding's tests). */
+static void test_full_table_denial_moves_the_global_clock(void **state) {
+    (void)state;
+    for (size_t m = 0; m < NMODES; ++m) {
+        tf_rate_limiter *r = make(5, 100, 10, kModes[m]);
+        OK(tf_rate_limiter_set_global_limit(r, 2));
+        OK(tf_rate_limiter_set_max_keys(r, 1));
+        EXPECT(acq(r, "A", 10, 1), 1, 1, 0);
+        EXPECT(acq(r, "A", 20, 1), 1, 0, 0);
+        EXPECT(acq(r, "B", 115, 1), 0, 0, NEVER); /* full: A is not idle at 115 */
+        /* the global window is at 115: the permit of 10 has left it */
+        EXPECT(acq(r, "A", 50, 1), 1, 0, 0);
+        tf_rate_limiter_free(r);
+    }
+}
+
 /* Memory per key as documented (56 bytes per key for 10 buckets and short
  * keys, plus the table's spare room: the table doubles past a load of 7/8,
  * so between 64 and 128 per key; exact: 8 * limit + 40 plus spare room). */
@@ -2266,6 +2306,8 @@ int main(void) {
         cmocka_unit_test(test_max_keys),
         cmocka_unit_test(test_max_keys_reclaims_idle_keys),
         cmocka_unit_test(test_peek_when_full),
+        cmocka_unit_test(test_peek_follows_the_room_search),
+        cmocka_unit_test(test_full_table_denial_moves_the_global_clock),
         cmocka_unit_test(test_memory_per_key),
         cmocka_unit_test(test_clock_backwards),
         cmocka_unit_test(test_concurrent_windows),

@@ -177,11 +177,12 @@ TF_API tf_status tf_rate_limiter_stats(tf_rate_limiter *limiter, uint64_t *keys,
 /*
  * Serialization (wire format kind 4): the parameters, global window,
  * overrides and every tracked key's state, so a restarted service forgets
- * nobody who is limited. The limiter must not be modified concurrently
- * while it is serialized (the snapshot would mix moments); the size may
- * change between serialized_size and serialize, in which case serialize
- * returns TF_ERR_BUFFER_TOO_SMALL with the new size. Same contract as the
- * other structures otherwise.
+ * nobody who is limited. serialize takes every lock of the limiter, so the
+ * snapshot is one consistent moment (other threads' calls wait meanwhile);
+ * the size may change between serialized_size and serialize, in which case
+ * serialize returns TF_ERR_BUFFER_TOO_SMALL with the new size. Keys and
+ * overrides are written in increasing order of their bytes: equal states
+ * give equal blobs. Same contract as the other structures otherwise.
  */
 TF_API tf_status tf_rate_limiter_serialized_size(tf_rate_limiter *limiter, size_t *size);
 TF_API tf_status tf_rate_limiter_serialize(tf_rate_limiter *limiter, void *buf, size_t capacity, size_t *written);

@@ -402,12 +402,10 @@ bool RateLimiter::make_room(Shard &own, uint64_t now, bool peek) {
     constexpr size_t kSlots = 16;
     auto idle0 = [&](Table::Rec r) { return idle(r, now); };
     if (peek ? own.table.any(kSlots, idle0) : sweep_shard(own, kSlots, now) > 0) return true;
-    if (!peek) {
-        uint32_t skip = room_skip_.load(std::memory_order_relaxed);
-        if (skip > 0) {
-            room_skip_.store(skip - 1, std::memory_order_relaxed);
-            return false;
-        }
+    const uint32_t skip = room_skip_.load(std::memory_order_relaxed);
+    if (skip > 0) {  // peek answers as acquire would, without counting
+        if (!peek) room_skip_.store(skip - 1, std::memory_order_relaxed);
+        return false;
     }
     const size_t self = size_t(&own - shards_);
     for (size_t i = 1; i < kShards; ++i) {
@@ -532,11 +530,10 @@ void RateLimiter::decide(const void *key, size_t len, uint64_t now, uint64_t n, 
                             d.remaining = 0;
                         } else {
                             denied_full_++;
-                            *out = deny_never();
-                            return;
+                            d = deny_never();  // the global window's clock still moves, below
                         }
                     }
-                    if (!untracked) {
+                    if (d.allowed && !untracked) {
                         // a new key: reclaim a little first, then insert
                         // (nothing changed if that fails)
                         sweep_shard(sh, 4, now);
