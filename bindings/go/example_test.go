@@ -113,3 +113,67 @@ func ExampleTimeBloom() {
 	// t=61001 seen=false
 	// true
 }
+
+func ExampleRateLimiter() {
+	// The worked example of the rate limiter's README: at most 5 requests
+	// per second (1000 ms), in 100 ms buckets; times in ms.
+	rl, err := temporalfilters.NewRateLimiter(5, 1000, 100, 0)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer rl.Close()
+
+	for _, now := range []uint64{1592171101900, 1592171101950, 1592171102013, 1592171102810,
+		1592171102850, 1592171102890, 1592171102980} {
+		d, err := rl.AcquireString("client-7", now, 1)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if d.Allowed {
+			fmt.Printf("t=%d allowed, %d left\n", now, d.Remaining)
+		} else {
+			fmt.Printf("t=%d 429 Too Many Requests, Retry-After %d ms\n", now, d.RetryAfter(now))
+		}
+	}
+	// Output:
+	// t=1592171101900 allowed, 4 left
+	// t=1592171101950 allowed, 3 left
+	// t=1592171102013 allowed, 2 left
+	// t=1592171102810 allowed, 1 left
+	// t=1592171102850 allowed, 0 left
+	// t=1592171102890 429 Too Many Requests, Retry-After 10 ms
+	// t=1592171102980 allowed, 1 left
+}
+
+func ExampleRateLimiter_exact() {
+	// Exact mode: never more than 1 request per 1000 ms in any window. A
+	// global limit of 100 per window caps all keys together, also a key with
+	// its own higher limit.
+	rl, err := temporalfilters.NewRateLimiter(1, 1000, 0, temporalfilters.Exact)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer rl.Close()
+	if err := rl.SetGlobalLimit(100); err != nil {
+		log.Fatal(err)
+	}
+	if err := rl.SetKeyLimitString("batch-job", 500); err != nil {
+		log.Fatal(err)
+	}
+
+	d, _ := rl.AcquireString("u", 1990, 1)
+	fmt.Println(d)
+	d, _ = rl.AcquireString("u", 2930, 1) // the bucketed mode would admit it
+	fmt.Println(d, d.RetryAfter(2930))
+	// above the global limit: never; remaining is the smaller of the key's
+	// (500) and the global window's (100, u's permit has left it)
+	d, _ = rl.AcquireString("batch-job", 3000, 200)
+	fmt.Println(d, d.RetryAt == temporalfilters.RetryNever)
+	d, _ = rl.AcquireString("batch-job", 3000, 99)
+	fmt.Println(d)
+	// Output:
+	// allowed (remaining 0)
+	// denied (remaining 0, retry at 2990) 60
+	// denied (remaining 100, never) true
+	// allowed (remaining 1)
+}

@@ -1,0 +1,213 @@
+package temporalfilters
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The golden rate limiter blobs of tests/data (rate_limiter_v1.tfb,
+// bucketed, and rate_limiter_exact_v1.tfb) and their .expected answers,
+// written by the C library (tests/make_golden.c) from the operations of
+// golden_rate_limiter() in tests/golden.h. This suite (a) reads both blobs
+// and gets every listed answer, and (b) replays the same operations through
+// this package and gets the blobs byte for byte. Nothing here is hard-coded
+// from the files: when they are regenerated, these tests follow them.
+
+const (
+	goldenRLKeys   = 40   // GOLDEN_RL_KEYS: "key-0" .. "key-39" are peeked
+	goldenRLPeekAt = 3000 // GOLDEN_RL_PEEK_AT: the answers are peeks at this time, n = 1
+)
+
+var goldenRateCases = []struct {
+	name  string
+	flags uint32
+}{
+	{"rate_limiter_v1", 0},
+	{"rate_limiter_exact_v1", Exact},
+}
+
+// goldenRateAnswer is one line of a rate limiter's .expected file:
+// "<key hex> <allowed> <remaining> <retry_at>".
+type goldenRateAnswer struct {
+	key  []byte
+	want Decision
+}
+
+func readRateExpected(t *testing.T, name string) []goldenRateAnswer {
+	t.Helper()
+	f, err := os.Open(filepath.Join(goldenDir(t), name+".expected"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []goldenRateAnswer
+	sc := bufio.NewScanner(f)
+	for line := 1; sc.Scan(); line++ {
+		text := strings.TrimSpace(sc.Text())
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		fields := strings.Fields(text)
+		if len(fields) != 4 {
+			t.Fatalf("%s.expected:%d: want \"<key hex> <allowed> <remaining> <retry_at>\", got %q", name, line, text)
+		}
+		var a goldenRateAnswer
+		if a.key, err = hex.DecodeString(fields[0]); err != nil {
+			t.Fatalf("%s.expected:%d: %v", name, line, err)
+		}
+		switch fields[1] {
+		case "0":
+		case "1":
+			a.want.Allowed = true
+		default:
+			t.Fatalf("%s.expected:%d: allowed must be 0 or 1, got %q", name, line, fields[1])
+		}
+		if a.want.Remaining, err = strconv.ParseUint(fields[2], 10, 64); err != nil {
+			t.Fatalf("%s.expected:%d: %v", name, line, err)
+		}
+		if a.want.RetryAt, err = strconv.ParseUint(fields[3], 10, 64); err != nil {
+			t.Fatalf("%s.expected:%d: %v", name, line, err)
+		}
+		out = append(out, a)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	// "key-0" .. "key-39" in order, then the binary key; both answers among
+	// them: a file that cannot tell a broken limiter from a working one
+	// proves nothing.
+	if len(out) != goldenRLKeys+1 {
+		t.Fatalf("%s.expected: %d answers, want %d", name, len(out), goldenRLKeys+1)
+	}
+	grants := 0
+	for i, a := range out {
+		want := goldenBinaryKey
+		if i < goldenRLKeys {
+			want = goldenKeyBytes(i)
+		}
+		if !bytes.Equal(a.key, want) {
+			t.Fatalf("%s.expected: answer %d is for %q, want %q", name, i, a.key, want)
+		}
+		if a.want.Allowed {
+			grants++
+		}
+	}
+	if grants == 0 || grants == len(out) {
+		t.Fatalf("%s.expected: %d of %d allowed; want both answers", name, grants, len(out))
+	}
+	return out
+}
+
+// buildGoldenRateLimiter replays golden_rate_limiter() of tests/golden.h.
+func buildGoldenRateLimiter(t *testing.T, flags uint32) *RateLimiter {
+	t.Helper()
+	r := mustRateLimiter(t, 5, 1000, 100, flags)
+	must(t, r.SetGlobalLimit(120))
+	must(t, r.SetKeyLimitString("key-7", 9))
+	for i := 0; i < 300; i++ {
+		n := uint64(1)
+		if i%3 == 0 {
+			n = 2
+		}
+		if _, err := r.Acquire(goldenKeyBytes(i%30), 1000+7*uint64(i), n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(t, r.RefundString("key-3", 3000, 1))
+	if _, err := r.Acquire(goldenBinaryKey, 2990, 2); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func checkGoldenRateAnswers(t *testing.T, r *RateLimiter, answers []goldenRateAnswer) {
+	t.Helper()
+	for i, a := range answers {
+		var got Decision
+		var err error
+		if i%2 == 0 { // the string form asks the same question
+			got, err = r.Peek(a.key, goldenRLPeekAt, 1)
+		} else {
+			got, err = r.PeekString(string(a.key), goldenRLPeekAt, 1)
+		}
+		must(t, err)
+		if got != a.want {
+			t.Errorf("Peek(%q, %d, 1) = %+v, want %+v", a.key, goldenRLPeekAt, got, a.want)
+		}
+	}
+}
+
+func TestGoldenRateLimiterRead(t *testing.T) {
+	for _, c := range goldenRateCases {
+		t.Run(c.name, func(t *testing.T) {
+			blob := readGoldenBlob(t, c.name)
+			answers := readRateExpected(t, c.name)
+			r, err := DeserializeRateLimiter(blob)
+			must(t, err)
+			defer r.Close()
+			// the flags are in the envelope: exact mode or not
+			if got := uint32(blob[8]); got != c.flags {
+				t.Fatalf("envelope flags %d, want %d", got, c.flags)
+			}
+			again := rlSerialize(t, r)
+			if !bytes.Equal(again, blob) {
+				t.Fatalf("the deserialized golden limiter serializes to other bytes (%d, the blob %d; first difference at %d)",
+					len(again), len(blob), firstDiff(again, blob))
+			}
+			st := rlStats(t, r)
+			// 30 keys requested, plus the binary key; each tracked unless idle
+			if st.Keys == 0 || st.Keys > 31 || st.DeniedFull != 0 || st.AllowedFull != 0 {
+				t.Fatalf("Stats = %+v", st)
+			}
+			checkGoldenRateAnswers(t, r, answers)
+			// Whatever the hashing: keys never requested see their full
+			// limit, bounded by the global window; peeks create no key.
+			for i := 30; i < goldenRLKeys; i++ {
+				a := answers[i]
+				if !a.want.Allowed || a.want.Remaining > 4 || a.want.RetryAt != 0 {
+					t.Errorf("key-%d (never requested) answers %+v", i, a.want)
+				}
+			}
+			if got := rlStats(t, r); got.Keys != st.Keys {
+				t.Fatalf("peeks changed the keys: %+v, before %+v", got, st)
+			}
+		})
+	}
+}
+
+func TestGoldenRateLimiterWrite(t *testing.T) {
+	for _, c := range goldenRateCases {
+		t.Run(c.name, func(t *testing.T) {
+			r := buildGoldenRateLimiter(t, c.flags)
+			got, err := r.MarshalBinary()
+			must(t, err)
+			want := readGoldenBlob(t, c.name)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("rebuilt limiter: %d bytes, differs from the golden blob (%d bytes) at byte %d",
+					len(got), len(want), firstDiff(got, want))
+			}
+			// and the rebuilt limiter gives the recorded answers itself
+			checkGoldenRateAnswers(t, r, readRateExpected(t, c.name))
+		})
+	}
+}
+
+// TestGoldenRateLimiterChecksum: the golden rate limiter blobs carry the
+// same checksum as every blob (and so the tests may reseal edited copies).
+func TestGoldenRateLimiterChecksum(t *testing.T) {
+	for _, c := range goldenRateCases {
+		blob := readGoldenBlob(t, c.name)
+		if got := reseal(append([]byte(nil), blob...)); !bytes.Equal(got, blob) {
+			t.Errorf("%s: the checksum differs from MurmurHash3 of the bytes before it", c.name)
+		}
+		if kind := int(blob[6]) | int(blob[7])<<8; kind != 4 {
+			t.Errorf("%s: kind %d, want 4", c.name, kind)
+		}
+	}
+}
