@@ -5,7 +5,8 @@
  * temporalfilters_native), which defines the module TemporalFilters::Native
  * holding the raw handle classes of bindings/temporalfilters.i. Ruby code
  * should not use it directly: lib/temporalfilters.rb puts the idiomatic
- * classes (TemporalFilters::RecencySketch, AgeBloom, TimeBloom) on top.
+ * classes (TemporalFilters::RecencySketch, AgeBloom, TimeBloom, RateLimiter)
+ * on top.
  *
  * What this file adds to the shared interface:
  *  - typemaps for its argument patterns: keys and blobs are Strings taken as
@@ -127,7 +128,8 @@ static VALUE tf_rb_key_at(VALUE ary, long i) {
 
 /* ---- the handle of a method ------------------------------------------ */
 
-/* For every handle class (RecencySketchNative, AgeBloomNative, TimeBloomNative). */
+/* For every handle class (RecencySketchNative, AgeBloomNative, TimeBloomNative,
+ * RateLimiterNative). */
 %typemap(in) SWIGTYPE *self
     "$1 = ($1_ltype)tf_rb_self_ptr($input, ((swig_class *)$1_descriptor->clientdata)->klass);"
 
@@ -242,7 +244,9 @@ static VALUE tf_rb_key_at(VALUE ary, long i) {
 %newobject AgeBloomNative::deserialize;
 %newobject TimeBloomNative::new_for;
 %newobject TimeBloomNative::deserialize;
+%newobject RateLimiterNative::deserialize;
 
-/* The rate limiter's output timestamps use pace's typemap. */
+/* The rate limiter's outputs use pace's typemap: acquire and peek return
+ * [allowed, remaining, retry_at] (retry_at up to 2**64 - 1, "never"). */
 %apply uint64_t *next_allowed { uint64_t *remaining, uint64_t *retry_at };
 %include "temporalfilters.i"

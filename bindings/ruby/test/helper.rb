@@ -51,6 +51,18 @@ module TestHelper
     f
   end
 
+  # golden_rate_limiter() of tests/golden.h: rate_limiter_v1.tfb (exact =
+  # false) and rate_limiter_exact_v1.tfb (exact = true).
+  def self.golden_rate_limiter(exact)
+    rl = TemporalFilters::RateLimiter.new(5, 1000, 100, exact ? TemporalFilters::RateLimiter::EXACT : 0)
+    rl.set_global_limit(120)
+    rl.set_key_limit("key-7", 9)
+    300.times { |i| rl.acquire("key-#{i % 30}", 1000 + 7 * i, (i % 3).zero? ? 2 : 1) }
+    rl.refund("key-3", 3000, 1)
+    rl.acquire(GOLDEN_BINARY_KEY, 2990, 2)
+    rl
+  end
+
   def self.read_golden(name)
     File.binread(File.join(GOLDEN_DIR, name))
   end
@@ -164,4 +176,11 @@ module TestHelper
   OFF_BLOOM_L = 24
   OFF_BLOOM_SEED = 28
   OFF_BLOOM_SLICES = 32
+  # The rate limiter's payload starts with u64 limit, window, bucket width,
+  # max_keys, global limit (lib/rate_limiter/rate_limiter.cpp, "wire format").
+  OFF_RL_LIMIT = 20
+  OFF_RL_WINDOW = 28
+  OFF_RL_WIDTH = 36
+  OFF_RL_MAX_KEYS = 44
+  OFF_RL_GLOBAL = 52
 end

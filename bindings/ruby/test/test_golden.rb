@@ -1,7 +1,8 @@
 # frozen_string_literal: true
 
 # The cross-language check: the golden blobs of tests/data (written by the C
-# library: recency sketches, age_bloom_v1, time_bloom_v1) read back with
+# library: recency sketches, age_bloom_v1, time_bloom_v1, rate_limiter_v1
+# and rate_limiter_exact_v1) read back with
 # every expected answer, and the same structures rebuilt through this
 # binding from the operations of tests/golden.h serialize to exactly those
 # bytes. Every binding runs the same check, so a
@@ -130,6 +131,56 @@ class TestGolden < Minitest::Test
     assert_raises(TemporalFilters::WrongKind) { RS.deserialize(age) }
     assert_raises(TemporalFilters::WrongKind) do
       TemporalFilters::AgeBloom.deserialize(H.read_golden("recency_sketch_v1.tfb"))
+    end
+  end
+
+  # ---- the rate limiter (rate_limiter_v1, rate_limiter_exact_v1) ----------
+  #
+  # The .expected files list peek(key, now = 3000, n = 1) for "key-0" ..
+  # "key-39" and the binary key: "<key hex> <allowed> <remaining> <retry_at>".
+
+  RATE_LIMITERS = { "rate_limiter_v1" => false, "rate_limiter_exact_v1" => true }.freeze
+
+  RATE_LIMITERS.each do |name, exact|
+    define_method("test_read_#{name}") do
+      blob = H.read_golden("#{name}.tfb")
+      expected = H.read_expected_rows("#{name}.expected")
+      assert_equal Array.new(40) { |i| "key-#{i}" } + [H::GOLDEN_BINARY_KEY], expected.map(&:first)
+      assert(expected.all? { |row| row.size == 4 && [0, 1].include?(row[1]) })
+      assert_equal (exact ? 1 : 0), blob.byteslice(H::OFF_FLAGS, 4).unpack1("L<")
+      rl = TemporalFilters::RateLimiter.deserialize(blob)
+      assert_equal 31, rl.tracked_keys, "key-0 .. key-29 and the binary key"
+      assert_equal blob, rl.serialize, "read and written back unchanged"
+      expected.each do |key, allowed, remaining, retry_at|
+        d = rl.peek(key, 3000)
+        assert_equal [allowed == 1, remaining, retry_at], [d.allowed?, d.remaining, d.retry_at], key.inspect
+      end
+      # what holds beside the file: keys never requested have their whole
+      # limit (bounded by the global window), denials say when
+      (30...40).each { |i| assert_equal [1, 4], expected[i][1, 2] }
+      expected.each { |_, allowed, _, retry_at| assert_operator retry_at, :>, 3000 if allowed.zero? }
+      assert_equal 31, rl.tracked_keys, "peeks create no key"
+      assert_equal blob, rl.serialize, "peeks change nothing (no clock moved)"
+    end
+
+    define_method("test_write_#{name}") do
+      blob = H.read_golden("#{name}.tfb")
+      mine = H.golden_rate_limiter(exact).serialize
+      assert_equal blob.bytesize, mine.bytesize
+      assert_equal blob, mine, "this binding writes the golden bytes"
+    end
+  end
+
+  def test_rate_limiter_blobs_are_of_their_kind_only
+    RATE_LIMITERS.each_key do |name|
+      blob = H.read_golden("#{name}.tfb")
+      body = blob.byteslice(0, blob.bytesize - 8)
+      assert_equal blob.byteslice(-8, 8).unpack1("Q<"), H.murmur3_x64_128_low(body), name
+      assert_raises(TemporalFilters::WrongKind) { RS.deserialize(blob) }
+      assert_raises(TemporalFilters::WrongKind) { TemporalFilters::AgeBloom.deserialize(blob) }
+    end
+    assert_raises(TemporalFilters::WrongKind) do
+      TemporalFilters::RateLimiter.deserialize(H.read_golden("time_bloom_v1.tfb"))
     end
   end
 

@@ -1,12 +1,15 @@
 # frozen_string_literal: true
 
-# A CONCURRENT sketch shared by many Ruby threads. Ruby's global VM lock
-# serializes the calls, but the threads still interleave between calls, and
-# the library's promises must hold under any interleaving: afterwards no key
-# reads older than the latest time any thread wrote for it, and pacing never
-# granted one key twice within its interval.
+# A CONCURRENT sketch and a rate limiter shared by many Ruby threads. Ruby's
+# global VM lock serializes the calls, but the threads still interleave
+# between calls, and the library's promises must hold under any
+# interleaving: afterwards no key reads older than the latest time any
+# thread wrote for it, pacing never granted one key twice within its
+# interval, and the rate limiter never granted a key (or all keys together)
+# more than its limit within a window.
 
 require_relative "helper"
+require_relative "rate_limiter_model"
 
 class TestThreads < Minitest::Test
   RS = TemporalFilters::RecencySketch
@@ -82,6 +85,95 @@ class TestThreads < Minitest::Test
       end
     end
     assert_operator total, :>, 20, "pacing granted something"
+  end
+
+  # Many threads on one limiter, in phases: in each phase every thread makes
+  # a few requests at the same `now` (so that no key's clock goes backwards,
+  # whatever the interleaving), then waits for the others; the phases step
+  # by less than the window, so each window spans many of them. Afterwards:
+  # exact mode, never more than a key's limit in any (t - window, t] and
+  # never more than the global limit over all keys; bucketed mode, never
+  # more than the limit in any `buckets` consecutive buckets.
+  def run_limiter_threads(rl, exact:, limit:, window:, width:, global:, vip_limit:)
+    keys = KEYS.first(12)
+    inboxes = Array.new(THREADS) { Queue.new }
+    done = Queue.new
+    grants = Array.new(THREADS) { [] }
+    errors = Array.new(THREADS, 0)
+    workers = Array.new(THREADS) do |t|
+      Thread.new do
+        rng = Random.new(500 + t)
+        while (now = inboxes[t].pop)
+          12.times do |i|
+            k = keys[rng.rand(keys.size)]
+            n = 1 + rng.rand(2)
+            d = i.even? ? rl.acquire(k, now, n) : rl.peek(k, now, n)
+            raise "remaining #{d.remaining} after #{k.inspect}" if d.remaining > vip_limit
+            raise "denied without a retry time" if d.denied? && d.retry_at <= now
+            n.times { grants[t] << [k, now] } if i.even? && d.allowed?
+            if (i % 5).zero? # an error on this thread never reaches another
+              begin
+                rl.acquire(k, now, 0)
+              rescue TemporalFilters::InvalidArgument
+                errors[t] += 1
+              end
+            end
+            Thread.pass
+          end
+          done << t
+        end
+      end
+    end
+    60.times do |phase|
+      now = 1000 + phase * (window / 7)
+      inboxes.each { |q| q << now }
+      THREADS.times { done.pop }
+    end
+    inboxes.each(&:close)
+    workers.each(&:join)
+    assert_equal [60 * 3] * THREADS, errors
+    all = grants.flatten(1)
+    by_key = all.group_by(&:first).transform_values { |list| list.map(&:last).sort }
+    assert_operator by_key.size, :>, 6
+    reached = 0
+    by_key.each do |k, times|
+      own = k == keys[0] ? vip_limit : limit
+      if exact
+        most = RateLimiterModel.max_in_window(times, window)
+        assert_operator most, :<=, own, k.inspect
+        reached += 1 if most == own
+      else
+        counts = times.group_by { |x| x / width }.transform_values(&:size)
+        counts.each_key do |b|
+          assert_operator (b...b + window / width).sum { |j| counts.fetch(j, 0) }, :<=, own, k.inspect
+        end
+      end
+    end
+    return unless exact
+
+    if global
+      # some 70 permits are asked for in every phase, 30 free up per window
+      assert_equal global, RateLimiterModel.max_in_window(all.map(&:last).sort, window),
+                   "the global limit was reached, never passed"
+    else
+      # some 9 permits per key and phase: the keys reach their limit
+      assert_operator reached, :>, by_key.size / 2, "the traffic pushed the keys to their limit"
+    end
+  end
+
+  def test_rate_limiter_exact_never_over_the_limit
+    rl = TemporalFilters::RateLimiter.exact(4, 140).set_key_limit(KEYS[0], 9)
+    run_limiter_threads(rl, exact: true, limit: 4, window: 140, width: nil, global: nil, vip_limit: 9)
+  end
+
+  def test_rate_limiter_exact_never_over_the_global_limit
+    rl = TemporalFilters::RateLimiter.exact(4, 140).set_global_limit(30).set_key_limit(KEYS[0], 9)
+    run_limiter_threads(rl, exact: true, limit: 4, window: 140, width: nil, global: 30, vip_limit: 9)
+  end
+
+  def test_rate_limiter_bucketed_never_over_the_limit_per_bucket_window
+    rl = TemporalFilters::RateLimiter.new(4, 140, 20).set_key_limit(KEYS[0], 9)
+    run_limiter_threads(rl, exact: false, limit: 4, window: 140, width: 20, global: nil, vip_limit: 9)
   end
 
   def test_threads_on_separate_sketches
