@@ -50,6 +50,18 @@ inline tf_status guard(F &&body) noexcept {
                               "now must be >= 1 (0 means never)");                   \
     } while (0)
 
+// Checks the key arrays of a batch call: keys[i] may be NULL only when its
+// length is 0.
+inline tf_status check_key_batch(const void *const *keys, const size_t *key_lens, size_t count) {
+    if (count == 0) return TF_OK;
+    TF_REQUIRE_NONNULL(keys, "keys");
+    TF_REQUIRE_NONNULL(key_lens, "key_lens");
+    for (size_t i = 0; i < count; ++i)
+        if (keys[i] == nullptr && key_lens[i] != 0)
+            return fail(TF_ERR_NULL, "keys[%zu] is NULL but key_lens[%zu] is %zu", i, i, key_lens[i]);
+    return TF_OK;
+}
+
 }  // namespace tf
 
 #endif

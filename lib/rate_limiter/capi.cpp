@@ -1,4 +1,5 @@
 // The C API of the rate limiter: argument checks, then the core.
+#include <algorithm>
 #include <memory>
 
 #include "common/status.hpp"
@@ -73,6 +74,32 @@ TF_API tf_status tf_rate_limiter_set_max_keys(tf_rate_limiter *limiter, uint64_t
 TF_API tf_status tf_rate_limiter_acquire(tf_rate_limiter *limiter, const void *key, size_t key_len, uint64_t now,
                                          uint64_t n, int *allowed, uint64_t *remaining, uint64_t *retry_at) {
     return decide(limiter, key, key_len, now, n, true, allowed, remaining, retry_at);
+}
+
+TF_API tf_status tf_rate_limiter_acquire_batch(tf_rate_limiter *limiter, const void *const *keys,
+                                               const size_t *key_lens, size_t count, const uint64_t *times,
+                                               uint64_t n, int *allowed, uint64_t *remaining, uint64_t *retry_at) {
+    TF_REQUIRE_NONNULL(limiter, "limiter");
+    tf_status st = tf::check_key_batch(keys, key_lens, count);
+    if (st != TF_OK || count == 0) return st;
+    TF_REQUIRE_NONNULL(times, "times");
+    TF_REQUIRE_NONNULL(allowed, "allowed");
+    for (size_t i = 0; i < count; ++i)
+        if (times[i] == 0) return fail(TF_ERR_INVALID_ARGUMENT, "times[%zu] is 0; timestamps must be >= 1", i);
+    if (n == 0) return fail(TF_ERR_INVALID_ARGUMENT, "n must be >= 1");
+    return guard([&] {
+        // decided in chunks, so that the decisions need no allocation
+        constexpr size_t kChunk = 64;
+        tf::rate::Decision d[kChunk];
+        for (size_t at = 0; at < count; at += kChunk) {
+            const size_t m = std::min(kChunk, count - at);
+            limiter->impl->acquire_batch(keys + at, key_lens + at, m, times + at, n, d);
+            for (size_t i = 0; i < m; ++i)
+                fill(d[i], &allowed[at + i], remaining ? &remaining[at + i] : nullptr,
+                     retry_at ? &retry_at[at + i] : nullptr);
+        }
+        return TF_OK;
+    });
 }
 
 TF_API tf_status tf_rate_limiter_peek(tf_rate_limiter *limiter, const void *key, size_t key_len, uint64_t now,

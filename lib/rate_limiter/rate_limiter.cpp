@@ -185,6 +185,9 @@ void Table::grow() {
     slots_ = nslots;
     cap_ = ncap;
     cursor_ = 0;
+    hint_cap_.store(0, std::memory_order_relaxed);
+    hint_slots_.store(slots_, std::memory_order_relaxed);
+    hint_cap_.store(cap_, std::memory_order_relaxed);
 }
 
 Table::Rec Table::insert(const void *key, size_t len, const Hash128 &h) {
@@ -420,12 +423,10 @@ bool RateLimiter::make_room(Shard &own, uint64_t now, bool peek) {
 }
 
 // Keys that go idle where no new key arrives are reclaimed too: every 8th
-// request of a thread sweeps 4 slots of one shard, round robin, when its
-// lock is free.
-void RateLimiter::background_sweep(const Shard &own, uint64_t now) {
-    thread_local uint32_t tick = 0;
-    if ((++tick & 7) != 0) return;
-    Shard &o = shards_[(size_t(tick >> 3) + size_t(&own - shards_)) % kShards];
+// acquire of a shard sweeps 4 slots of another shard (round robin), when
+// its lock is free.
+void RateLimiter::background_sweep(size_t shard, uint64_t now) {
+    Shard &o = shards_[shard];
     if (!o.mu.try_lock()) return;
     sweep_shard(o, 4, now);
     o.mu.unlock();
@@ -490,11 +491,36 @@ tf_status RateLimiter::set_key_limit(const void *key, size_t len, uint64_t limit
     return TF_OK;
 }
 
-void RateLimiter::decide(const void *key, size_t len, uint64_t now, uint64_t n, bool take, Decision *out) {
-    const Hash128 h = key_hash(key, len, 0);
+void RateLimiter::acquire_batch(const void *const *keys, const size_t *lens, size_t count, const uint64_t *times,
+                                uint64_t n, Decision *out) {
+    // A decision waits for its record's cache line; one call per key cannot
+    // overlap that wait with the next key's. Here the hashes run kAhead keys
+    // ahead and their lines are prefetched, so the misses overlap.
+    constexpr size_t kAhead = 8;
+    Hash128 hs[kAhead];
+    const size_t first = std::min(count, kAhead);
+    for (size_t i = 0; i < first; ++i) {
+        hs[i] = key_hash(keys[i], lens[i], 0);
+        shard_of(hs[i]).table.prefetch(hs[i]);
+    }
+    for (size_t i = 0; i < count; ++i) {
+        const Hash128 h = hs[i % kAhead];
+        if (i + kAhead < count) {
+            Hash128 &a = hs[i % kAhead];
+            a = key_hash(keys[i + kAhead], lens[i + kAhead], 0);
+            shard_of(a).table.prefetch(a);
+        }
+        decide_hashed(keys[i], lens[i], h, times[i], n, true, &out[i]);
+    }
+}
+
+void RateLimiter::decide_hashed(const void *key, size_t len, const Hash128 &h, uint64_t now, uint64_t n, bool take,
+                                Decision *out) {
     Shard &sh = shard_of(h);
+    size_t sweep = kShards;  // the shard to sweep afterwards, if any
     {
         std::lock_guard<std::mutex> lock(sh.mu);
+        if (take && (++sh.ops & 7) == 0) sweep = size_t(&sh - shards_ + (sh.ops >> 3)) % kShards;
         Table::Rec r = sh.table.find(key, len, h);
         const bool fresh = r.p == nullptr;
         bool untracked = false;
@@ -575,7 +601,7 @@ void RateLimiter::decide(const void *key, size_t len, uint64_t now, uint64_t n, 
         }
         *out = d;
     }
-    if (take) background_sweep(sh, now);
+    if (sweep < kShards) background_sweep(sweep, now);
 }
 
 void RateLimiter::refund(const void *key, size_t len, uint64_t now, uint64_t n) {

@@ -86,6 +86,17 @@ class Table {
     void reserve_one();
     // Removes the record (frees its out-of-line key and exact ring).
     void erase(Rec r);
+    // Starts loading the lines where `h`'s record would be, without the
+    // shard's lock (a hint: it reads the table's address through relaxed
+    // atomics and a prefetch never faults).
+    void prefetch(const Hash128 &h) const {
+        const uint8_t *s = hint_slots_.load(std::memory_order_relaxed);
+        const size_t cap = hint_cap_.load(std::memory_order_relaxed);
+        if (cap == 0) return;
+        const uint8_t *p = s + size_t(reduce(h.h2, cap)) * stride_;
+        __builtin_prefetch(p, 1);
+        __builtin_prefetch(p + 64, 1);
+    }
     // Accounts for memory a record owns outside the table (exact rings).
     void add_extra(size_t add, size_t sub) { extra_ = extra_ + add - sub; }
     // Visits up to `slots` slots from the sweep cursor; removes the records
@@ -111,6 +122,8 @@ class Table {
     uint8_t *slots_ = nullptr;
     size_t cap_ = 0, count_ = 0, stride_ = 0, cursor_ = 0;
     size_t extra_ = 0;  // out-of-line keys and exact rings
+    std::atomic<const uint8_t *> hint_slots_{nullptr};  // slots_ and cap_ for prefetch()
+    std::atomic<size_t> hint_cap_{0};
     bool exact_ = false;
 };
 
@@ -122,6 +135,9 @@ struct alignas(64) Shard {
     // horizon - window. A new key asking before the horizon is refused
     // until then (its past cannot be known).
     uint64_t horizon = 0;
+    // Acquires decided here; every 8th sweeps another shard (a per-shard
+    // count, so that the same calls reclaim the same keys).
+    uint64_t ops = 0;
 };
 
 class RateLimiter {
@@ -134,7 +150,13 @@ class RateLimiter {
     tf_status set_key_limit(const void *key, size_t len, uint64_t limit);
     void set_max_keys(uint64_t n) { max_keys_.store(n); }
     // acquire (take = true) or peek (take = false)
-    void decide(const void *key, size_t len, uint64_t now, uint64_t n, bool take, Decision *out);
+    void decide(const void *key, size_t len, uint64_t now, uint64_t n, bool take, Decision *out) {
+        decide_hashed(key, len, key_hash(key, len, 0), now, n, take, out);
+    }
+    // acquire of each key in turn (times[i], the same n), the records of
+    // the next keys prefetched while one is decided
+    void acquire_batch(const void *const *keys, const size_t *lens, size_t count, const uint64_t *times, uint64_t n,
+                       Decision *out);
     void refund(const void *key, size_t len, uint64_t now, uint64_t n);
     void reset(const void *key, size_t len);
     void stats(uint64_t *keys, uint64_t *reclaimed, uint64_t *denied_full, uint64_t *allowed_full,
@@ -151,6 +173,8 @@ class RateLimiter {
     bool exact() const { return (flags_ & TF_RATE_LIMITER_EXACT) != 0; }
 
    private:
+    void decide_hashed(const void *key, size_t len, const Hash128 &h, uint64_t now, uint64_t n, bool take,
+                       Decision *out);
     bool reserve_key();
     // The override of a key, 0 if none (overrides_mu_ not held).
     uint32_t override_of(const void *key, size_t len) const;
@@ -173,7 +197,7 @@ class RateLimiter {
     // any shard (own shard locked by the caller, others tried). peek only
     // looks.
     bool make_room(Shard &own, uint64_t now, bool peek);
-    void background_sweep(const Shard &own, uint64_t now);
+    void background_sweep(size_t shard, uint64_t now);
     Shard &shard_of(const Hash128 &h) { return shards_[h.h1 >> 58]; }
     size_t state_bytes() const { return exact() ? sizeof(void *) : 2 + 2 * size_t(spec_.nb); }
 

@@ -71,23 +71,10 @@ TF_API tf_status tf_recency_sketch_query(const tf_recency_sketch *sketch, const 
     return TF_OK;
 }
 
-namespace {
-// Checks the arrays of a batch call; keys[i] may be NULL only when empty.
-tf_status check_batch(const void *const *keys, const size_t *key_lens, size_t count) {
-    if (count == 0) return TF_OK;
-    TF_REQUIRE_NONNULL(keys, "keys");
-    TF_REQUIRE_NONNULL(key_lens, "key_lens");
-    for (size_t i = 0; i < count; ++i)
-        if (keys[i] == nullptr && key_lens[i] != 0)
-            return fail(TF_ERR_NULL, "keys[%zu] is NULL but key_lens[%zu] is %zu", i, i, key_lens[i]);
-    return TF_OK;
-}
-}  // namespace
-
 TF_API tf_status tf_recency_sketch_update_batch(tf_recency_sketch *sketch, const void *const *keys,
                                                 const size_t *key_lens, size_t count, const uint64_t *times) {
     TF_REQUIRE_NONNULL(sketch, "sketch");
-    tf_status st = check_batch(keys, key_lens, count);
+    tf_status st = tf::check_key_batch(keys, key_lens, count);
     if (st != TF_OK || count == 0) return st;
     TF_REQUIRE_NONNULL(times, "times");
     for (size_t i = 0; i < count; ++i)
@@ -99,7 +86,7 @@ TF_API tf_status tf_recency_sketch_update_batch(tf_recency_sketch *sketch, const
 TF_API tf_status tf_recency_sketch_query_batch(const tf_recency_sketch *sketch, const void *const *keys,
                                                const size_t *key_lens, size_t count, uint64_t *last_seen) {
     TF_REQUIRE_NONNULL(sketch, "sketch");
-    tf_status st = check_batch(keys, key_lens, count);
+    tf_status st = tf::check_key_batch(keys, key_lens, count);
     if (st != TF_OK || count == 0) return st;
     TF_REQUIRE_NONNULL(last_seen, "last_seen");
     sketch->query_batch(keys, key_lens, count, last_seen);
