@@ -3,9 +3,10 @@
  *
  * Generates the package-private JNI layer of org.temporalfilters (classes
  * TemporalFiltersNative, TemporalFiltersJNI, RecencySketchNative,
- * AgeBloomNative, TimeBloomNative and NativeStatus); the public API is the
- * hand-written idiomatic layer in src/org/temporalfilters (RecencySketch,
- * AgeBloom, TimeBloom, TemporalFiltersException, ...).
+ * AgeBloomNative, TimeBloomNative, RateLimiterNative and NativeStatus); the
+ * public API is the hand-written idiomatic layer in src/org/temporalfilters
+ * (RecencySketch, AgeBloom, TimeBloom, RateLimiter, TemporalFiltersException,
+ * ...).
  *
  * Type mapping:
  *   uint64_t             Java long. A negative argument is rejected with
@@ -32,6 +33,7 @@
 %typemap(javaclassmodifiers) struct RecencySketchNative "final class"
 %typemap(javaclassmodifiers) struct AgeBloomNative "final class"
 %typemap(javaclassmodifiers) struct TimeBloomNative "final class"
+%typemap(javaclassmodifiers) struct RateLimiterNative "final class"
 %typemap(javaclassmodifiers) enum tf_status "final class"
 
 /* The JNI library is loaded with the class that declares the native methods.
@@ -57,7 +59,8 @@
 %include "enumtypeunsafe.swg"
 %rename(NativeStatus) tf_status;
 /* The flag values are pinned by the idiomatic layer (RecencySketch.CONCURRENT,
- * BLOCKED) and by the golden test; no constants interface is generated. */
+ * BLOCKED, RateLimiter.EXACT, FULL_ALLOW) and by the golden test; no
+ * constants interface is generated. */
 %ignore TF_RECENCY_SKETCH_CONCURRENT;
 %ignore TF_RECENCY_SKETCH_BLOCKED;
 %ignore TF_RATE_LIMITER_EXACT;
@@ -70,6 +73,7 @@
 %newobject AgeBloomNative::deserialize;
 %newobject TimeBloomNative::new_for;
 %newobject TimeBloomNative::deserialize;
+%newobject RateLimiterNative::deserialize;
 
 /* close() and is_closed() of the shared interface dereference the handle
  * itself; the Java layer frees the whole handle instead (delete(), which sets
@@ -241,7 +245,9 @@ TF_JAVA_BYTES_IN(keys_data, keys_data_len)
     }
 %}
 
-/* The rate limiter's output timestamps use pace's typemap. */
+/* The rate limiter's outputs (acquire and peek: remaining, retry_at) use
+ * pace's typemap: a long[] of length >= 1, clamped to Long.MAX_VALUE, so a
+ * retry_at of UINT64_MAX ("never") reads as Long.MAX_VALUE. */
 %apply uint64_t *next_allowed { uint64_t *remaining, uint64_t *retry_at };
 %include "temporalfilters.i"
 

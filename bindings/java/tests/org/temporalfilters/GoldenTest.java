@@ -16,7 +16,8 @@ import org.junit.Test;
 
 /*
  * The golden blobs of tests/data (RecencySketch in both layouts, AgeBloom,
- * TimeBloom), shared by the C suite and every binding:
+ * TimeBloom, RateLimiter in both modes), shared by the C suite and every
+ * binding:
  * each blob reads back with the answers recorded in its .expected file, and
  * the operations of tests/golden.h, replayed through this binding, serialize
  * to exactly the golden bytes. Since every language writes those same bytes
@@ -196,6 +197,73 @@ public class GoldenTest {
             assertTrue(f.contains("key-239", 3400));
             assertArrayEquals(golden, f.serialize());
         }
+    }
+
+    /* tests/golden.h, golden_rate_limiter(exact): the same calls, in order. */
+    private static RateLimiter rebuildRateLimiter(boolean exact) {
+        RateLimiter r = new RateLimiter(5, 1000, 100, exact ? RateLimiter.EXACT : 0);
+        r.setGlobalLimit(120);
+        r.setKeyLimit("key-7", 9);
+        for (int i = 0; i < 300; i++) {
+            r.acquire("key-" + (i % 30), 1000 + 7L * i, 1 + (i % 3 == 0 ? 1 : 0));
+        }
+        r.refund("key-3", 3000, 1);
+        r.acquire(BINARY_KEY, 2990, 2);
+        return r;
+    }
+
+    private static void checkRateLimiter(String name, boolean exact) throws IOException {
+        byte[] golden = Files.readAllBytes(dataDir().resolve(name + ".tfb"));
+        List<String[]> rows = expected(name, 4);
+
+        assertEquals(exact ? RateLimiter.EXACT : 0, golden[8]); // the envelope flags
+        assertEquals(41, rows.size()); // key-0 .. key-39 and the binary key
+        assertEquals("key-0", new String(TestSupport.hex(rows.get(0)[0]), StandardCharsets.US_ASCII));
+        assertArrayEquals(BINARY_KEY, TestSupport.hex(rows.get(40)[0]));
+
+        // replayed here, the calls give the golden bytes exactly (keys and
+        // overrides in byte order: equal states, equal blobs), and the answers
+        try (RateLimiter built = rebuildRateLimiter(exact)) {
+            assertArrayEquals(name + ": rebuilt limiter differs from the golden blob", golden, built.serialize());
+            checkPeeks(name + " (rebuilt)", built, rows);
+            assertArrayEquals(name + ": peeks changed the rebuilt limiter", golden, built.serialize());
+        }
+
+        try (RateLimiter r = RateLimiter.deserialize(golden)) {
+            assertEquals(5, r.limit());
+            assertEquals(1000, r.window());
+            assertEquals(exact ? 0 : 100, r.bucketWidth());
+            assertEquals(exact ? RateLimiter.EXACT : 0, r.flags());
+            // the blob writes back unchanged
+            assertArrayEquals(golden, r.serialize());
+            assertEquals(31, r.stats().keys()); // key-0 .. key-29 and the binary key
+            checkPeeks(name, r, rows);
+            // peeks change nothing (no clock moved, no key created): still the golden bytes
+            assertEquals(31, r.stats().keys());
+            assertArrayEquals(name + ": peeks changed the limiter", golden, r.serialize());
+        }
+    }
+
+    /* The .expected answers: peek(key, 3000, 1). */
+    private static void checkPeeks(String name, RateLimiter r, List<String[]> rows) {
+        int allowed = 0;
+        for (String[] row : rows) {
+            RateLimiter.Decision want = new RateLimiter.Decision(bit(row[1]), Long.parseLong(row[2]),
+                    Long.parseLong(row[3]));
+            assertEquals(name + " " + row[0], want, r.peek(TestSupport.hex(row[0]), 3000, 1));
+            allowed += want.allowed() ? 1 : 0;
+        }
+        assertTrue("allowed " + allowed, allowed > 0 && allowed < rows.size());
+    }
+
+    @Test
+    public void rateLimiterBucketed() throws IOException {
+        checkRateLimiter("rate_limiter_v1", false);
+    }
+
+    @Test
+    public void rateLimiterExact() throws IOException {
+        checkRateLimiter("rate_limiter_exact_v1", true);
     }
 
     @Test

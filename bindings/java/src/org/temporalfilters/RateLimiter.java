@@ -1,0 +1,584 @@
+package org.temporalfilters;
+
+import java.lang.ref.Cleaner;
+import java.lang.ref.Reference;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * "May this key make another request now?": the sliding-window rate limiter of
+ * the native library ({@code temporalfilters/rate_limiter.h}, which states the
+ * guarantees in full). Each key may take at most {@code limit} permits per
+ * {@code window} time units.
+ *
+ * <p><b>Modes.</b> By default (bucketed, the seed's algorithm) the window is
+ * split into {@code window / bucketWidth} buckets and a key keeps a fixed ring
+ * of bucket counts: constant memory and time per key. A bucket leaves the
+ * window as a whole, so a request may be admitted up to
+ * {@code bucketWidth - 1} time units early: no span of
+ * {@code window - bucketWidth + 1} time units ever holds more than
+ * {@code limit} grants, but a whole window can hold up to twice the limit
+ * (a burst late in one bucket, another as soon as that bucket has left: the
+ * seed's own example). With {@link #EXACT} a key keeps the times of its last
+ * {@code limit} grants and never gets more than {@code limit} permits in any
+ * interval {@code (t - window, t]}.
+ *
+ * <p><b>Memory.</b> Bucketed, a key's record takes 47 bytes for 10 buckets
+ * and keys of up to 16 bytes ({@code 25 + 2 * (buckets + 1)} in general;
+ * longer keys are stored apart), in hash tables kept 76-85% full: 55-62 bytes
+ * per key. Exact: a 33-byte record plus a ring of {@code 8 * limit + 16}
+ * bytes. {@link #memory()} reports the total.
+ *
+ * <p><b>Decisions</b> ({@link #acquire}, {@link #peek}) come back as a
+ * {@link Decision}: allowed or not, the permits remaining in the window, and,
+ * when denied, the earliest time at which the same request would be allowed
+ * (for an HTTP {@code Retry-After}: {@link Decision#retryAfter(long)}), or
+ * {@link #NEVER}. A {@linkplain #setGlobalLimit global limit} caps all keys
+ * together, and then every decision (acquire and peek, whether the key allows
+ * the request or not) asks both the key's window and the global one: allowed
+ * when both allow, {@code remaining} the smaller of the two, {@code retryAt}
+ * the later of the times at which each refusing window would allow (a window
+ * that allows counts as 0, one that never can as {@link #NEVER}). A key with
+ * its {@linkplain #setKeyLimit own limit} is still held to the global one.
+ *
+ * <p><b>Idle keys</b> are reclaimed: a key is idle once its last request is a
+ * window old. Sweeps visit a few table slots at a time, never a full scan: 4
+ * slots of the key's shard (of 64) when a new key is inserted, and 4 slots of
+ * another shard, round robin, every 8th {@code acquire}. A reclaimed key
+ * starts afresh; but since another key's later time may reclaim a key whose
+ * own clock is behind, each shard remembers its <i>reclaim horizon</i>, the
+ * latest time up to which a key it reclaimed could still hold permits, and a
+ * key the limiter does not hold that asks before it is denied until then
+ * ({@code remaining} 0, {@code retryAt} the horizon): a clock that runs behind
+ * never earns a key extra permits.
+ *
+ * <p><b>The key bound.</b> {@link #setMaxKeys} bounds the number of keys
+ * tracked. When it is reached, a new key first reclaims an idle key (16 slots
+ * of its own shard, then 16 slots of every other shard whose lock is free);
+ * when there is none, it is denied with {@code retryAt} {@link #NEVER} (the
+ * default: fail closed) or, with {@link #FULL_ALLOW}, admitted without being
+ * tracked ({@code remaining} 0; fail open), still held to and charged to the
+ * global limit. {@link #stats()} counts both.
+ *
+ * <p><b>Keys</b> are byte strings: {@code byte[]} (binary-safe, NUL bytes
+ * included) or {@code String}, which stands for its UTF-8 bytes.
+ *
+ * <p><b>Time</b> is always an argument, a {@code long} in the caller's own unit
+ * (the unit of {@code window} and {@code bucketWidth}); {@code now} must be
+ * &gt;= 1. The native library counts time in unsigned 64-bit integers; Java has
+ * no such type, so a negative argument (a time, a limit, a count) is rejected
+ * with {@link Status#ERR_INVALID_ARGUMENT}, never reinterpreted, and a result
+ * above {@link Long#MAX_VALUE} is returned as {@link Long#MAX_VALUE}: in
+ * particular a retry time that never comes (C's {@code UINT64_MAX}) is
+ * {@link #NEVER}. {@link #acquire} first brings the key's window (and the
+ * global window) to {@code now}, granted or not, so a later call with an
+ * earlier time is clamped to the latest time that key (or the global window)
+ * has seen: nothing is forgotten early. {@link #peek} changes nothing.
+ *
+ * <p><b>Errors</b>: every failure is a {@link TemporalFiltersException} carrying
+ * the C status. A denial is not an error: it is a {@link Decision} with
+ * {@code allowed() == false}.
+ *
+ * <p><b>Resources</b>: the native memory is freed by {@link #close()}; use
+ * try-with-resources. A limiter that is never closed is freed by a
+ * {@link Cleaner} after it becomes unreachable. Any call on a closed limiter
+ * fails with {@link Status#ERR_NULL} ("the RateLimiter is closed").
+ *
+ * <p><b>Threads</b>: the limiter is internally synchronised (sharded locks):
+ * every method may be called from any number of threads at once, and the
+ * decisions on one key are linearizable, except {@link #close}, which needs
+ * exclusive access. {@link #serialize()} is a snapshot of one consistent
+ * moment (the native library holds every lock while it writes).
+ */
+public final class RateLimiter implements AutoCloseable {
+    /** Flag: exact mode, no over-admission ({@code TF_RATE_LIMITER_EXACT}). */
+    public static final int EXACT = 1;
+    /**
+     * Flag: when {@link #setMaxKeys the key bound} is reached, admit new keys
+     * without tracking them (fail open) instead of denying them (fail closed,
+     * the default) ({@code TF_RATE_LIMITER_FULL_ALLOW}).
+     */
+    public static final int FULL_ALLOW = 2;
+    /** The largest per-key limit in bucketed mode ({@code TF_RATE_LIMITER_MAX_KEY_LIMIT}). */
+    public static final long MAX_KEY_LIMIT = 65535;
+    /** The largest per-key limit with {@link #EXACT} ({@code TF_RATE_LIMITER_MAX_EXACT_LIMIT}). */
+    public static final long MAX_EXACT_LIMIT = 1L << 20;
+    /** The most buckets per window, {@code window / bucketWidth} ({@code TF_RATE_LIMITER_MAX_BUCKETS}). */
+    public static final long MAX_BUCKETS = 4096;
+    /** The largest {@linkplain #setGlobalLimit global limit} with {@link #EXACT}. */
+    public static final long MAX_EXACT_GLOBAL_LIMIT = 1L << 24;
+    /**
+     * The {@link Decision#retryAt()} of a request that will never be allowed as
+     * it stands: more permits than the key's or the global limit, or a new key
+     * denied because the limiter tracks {@link #setMaxKeys as many keys as it
+     * may} and none is idle (fail closed). It is {@link Long#MAX_VALUE}, the
+     * clamp of C's {@code UINT64_MAX}.
+     */
+    public static final long NEVER = Long.MAX_VALUE;
+
+    /**
+     * The answer of {@link #acquire} and {@link #peek}: a value (equal decisions
+     * are {@code equals}).
+     *
+     * @param allowed   whether the permits were (for {@link #peek}: would be)
+     *                  granted; with a global limit, whether both the key's and
+     *                  the global window allow them
+     * @param remaining permits left to the key in the window after the decision
+     *                  (after a denial: before it, nothing being taken); with a
+     *                  global limit the smaller of the key's and the global
+     *                  window's, whether the request was allowed or not; 0 for a
+     *                  new key admitted untracked ({@link RateLimiter#FULL_ALLOW}),
+     *                  denied by a full table, or denied until its shard's
+     *                  reclaim horizon
+     * @param retryAt   0 when allowed; otherwise the earliest time at which the
+     *                  same request would be allowed if nothing else happened
+     *                  (with a global limit the later of the two windows'
+     *                  times), or {@link RateLimiter#NEVER} when it never can be
+     */
+    public record Decision(boolean allowed, long remaining, long retryAt) {
+        /**
+         * How long to wait from {@code now} before retrying, in the caller's
+         * time unit (the value of a {@code Retry-After} header when the unit is
+         * the second; round up for a coarser unit): 0 when allowed,
+         * {@code retryAt - now} (at least 0) when denied,
+         * {@link RateLimiter#NEVER} when the request never can be allowed.
+         */
+        public long retryAfter(long now) {
+            if (allowed) {
+                return 0;
+            }
+            if (retryAt == NEVER) {
+                return NEVER;
+            }
+            return Math.max(0, retryAt - now);
+        }
+    }
+
+    /**
+     * The limiter's counters ({@code tf_rate_limiter_stats}); under concurrent
+     * use each is exact at the moment it was read.
+     *
+     * @param keys        keys tracked now
+     * @param reclaimed   idle keys reclaimed so far
+     * @param deniedFull  requests of new keys denied because the key bound was reached
+     * @param allowedFull requests of new keys admitted untracked because the key
+     *                    bound was reached ({@link #FULL_ALLOW})
+     */
+    public record Stats(long keys, long reclaimed, long deniedFull, long allowedFull) {
+    }
+
+    /* serialize(): how many times the two native calls are tried. */
+    private static final int SERIALIZE_ATTEMPTS = 8;
+
+    private final RateLimiterNative handle;
+    private final Cleaner.Cleanable cleanable;
+    private volatile boolean closed;
+    private final long limit;
+    private final long window;
+    private final long bucketWidth;
+    private final int flags;
+
+    /* The cleaning action holds the native proxy only, never the limiter. */
+    private static final class Release implements Runnable {
+        private final RateLimiterNative handle;
+
+        Release(RateLimiterNative handle) {
+            this.handle = handle;
+        }
+
+        @Override
+        public void run() {
+            handle.delete();
+        }
+    }
+
+    /**
+     * Creates a limiter: each key at most {@code limit} permits per
+     * {@code window} ({@code tf_rate_limiter_new}).
+     *
+     * @param limit       permits per window and key, 1 .. {@link #MAX_KEY_LIMIT}
+     *                    (1 .. {@link #MAX_EXACT_LIMIT} with {@link #EXACT})
+     * @param window      the window's length in the caller's time unit, &gt;= 1
+     * @param bucketWidth bucketed mode: the width of a bucket, which must divide
+     *                    {@code window}, with at most {@link #MAX_BUCKETS}
+     *                    buckets per window;
+     *                    ignored (may be 0) with {@link #EXACT}
+     * @param flags       0 or an OR of {@link #EXACT} and {@link #FULL_ALLOW}
+     * @throws TemporalFiltersException {@link Status#ERR_INVALID_ARGUMENT} (a zero
+     *         limit or window, a bucket width of 0 or not dividing the window,
+     *         too many buckets, a limit above the mode's maximum, an unknown
+     *         flag, a negative number), {@link Status#ERR_OUT_OF_MEMORY}
+     */
+    public RateLimiter(long limit, long window, long bucketWidth, int flags) {
+        this(new RateLimiterNative(limit, window, bucketWidth, flags), limit, window,
+                (flags & EXACT) != 0 ? 0 : bucketWidth, flags);
+    }
+
+    private RateLimiter(RateLimiterNative handle, long limit, long window, long bucketWidth, int flags) {
+        if (handle == null) {
+            throw new TemporalFiltersException(Status.ERR_INTERNAL, "the native layer returned no handle");
+        }
+        this.handle = handle;
+        this.cleanable = Native.CLEANER.register(this, new Release(handle));
+        this.limit = limit;
+        this.window = window;
+        this.bucketWidth = bucketWidth;
+        this.flags = flags;
+    }
+
+    /**
+     * Reads a limiter from a blob written by {@link #serialize()} here or by any
+     * other binding or the C API (wire format kind 4): its parameters, global
+     * window, overrides, key bound, counters, reclaim horizon (every shard of
+     * the new limiter takes the blob's) and every tracked key's state.
+     *
+     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null blob),
+     *         {@link Status#ERR_TRUNCATED}, {@link Status#ERR_BAD_MAGIC},
+     *         {@link Status#ERR_UNSUPPORTED_VERSION}, {@link Status#ERR_WRONG_KIND}
+     *         (a blob of another structure), {@link Status#ERR_CHECKSUM},
+     *         {@link Status#ERR_CORRUPT}, {@link Status#ERR_OUT_OF_MEMORY}
+     */
+    public static RateLimiter deserialize(byte[] blob) {
+        RateLimiterNative handle = RateLimiterNative.deserialize(blob);
+        if (handle == null) {
+            throw new TemporalFiltersException(Status.ERR_INTERNAL, "the native layer returned no handle");
+        }
+        // The native layer accepted the blob, so its envelope (README.md,
+        // "Wire format": the flags at offset 8) and the payload's first fields
+        // (limit, window, bucket width from offset 20; the layout is in
+        // lib/rate_limiter/rate_limiter.cpp) are there and valid.
+        ByteBuffer b = ByteBuffer.wrap(blob).order(ByteOrder.LITTLE_ENDIAN);
+        int flags = b.getInt(8);
+        return new RateLimiter(handle, b.getLong(20), b.getLong(28), (flags & EXACT) != 0 ? 0 : b.getLong(36), flags);
+    }
+
+    /**
+     * Frees the native memory now. Idempotent; afterwards every call fails with
+     * {@link Status#ERR_NULL}. Needs exclusive access: no other thread may be
+     * using the limiter.
+     */
+    @Override
+    public void close() {
+        closed = true;
+        cleanable.clean();
+    }
+
+    /** Whether {@link #close()} was called. */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new TemporalFiltersException(Status.ERR_NULL, "the RateLimiter is closed");
+        }
+    }
+
+    /**
+     * The default per-key limit: permits per window.
+     *
+     * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed)
+     */
+    public long limit() {
+        checkOpen();
+        return limit;
+    }
+
+    /**
+     * The window's length, in the caller's time unit.
+     *
+     * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed)
+     */
+    public long window() {
+        checkOpen();
+        return window;
+    }
+
+    /**
+     * The width of a bucket (bucketed mode), 0 with {@link #EXACT}.
+     *
+     * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed)
+     */
+    public long bucketWidth() {
+        checkOpen();
+        return bucketWidth;
+    }
+
+    /**
+     * The creation flags ({@link #EXACT}, {@link #FULL_ALLOW}).
+     *
+     * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed)
+     */
+    public int flags() {
+        checkOpen();
+        return flags;
+    }
+
+    /**
+     * Caps all keys together: at most {@code limit} permits granted in total
+     * per window (0 removes the cap), in the same window. Every decision then
+     * asks the global window too: a request is granted only when both its key
+     * and the global window allow it, {@code remaining} is the smaller of the
+     * two and {@code retryAt} the later. Setting it starts an empty global
+     * window (the keys' own windows are kept). In exact mode the global window
+     * keeps {@code limit} grant times (8 bytes each).
+     *
+     * @param limit 0 or the global permits per window (at most
+     *              {@link #MAX_EXACT_GLOBAL_LIMIT} with {@link #EXACT})
+     * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed),
+     *         {@link Status#ERR_INVALID_ARGUMENT} (negative, or too large for
+     *         exact mode), {@link Status#ERR_OUT_OF_MEMORY}
+     */
+    public void setGlobalLimit(long limit) {
+        try {
+            handle.set_global_limit(limit);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /**
+     * Gives {@code key} its own limit instead of the default (0 removes the
+     * override). The override persists while the key is idle or reclaimed; the
+     * key is still held to the global limit. Lowering a key's limit below what
+     * it holds denies it until enough permits leave (exact mode keeps its
+     * newest grants that fit).
+     *
+     * @param limit 0, or 1 .. {@link #MAX_KEY_LIMIT} ({@link #MAX_EXACT_LIMIT}
+     *              with {@link #EXACT})
+     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null key, closed),
+     *         {@link Status#ERR_INVALID_ARGUMENT} (negative, or above the mode's
+     *         maximum), {@link Status#ERR_OUT_OF_MEMORY}
+     */
+    public void setKeyLimit(byte[] key, long limit) {
+        try {
+            handle.set_key_limit(key, limit);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** {@link #setKeyLimit(byte[], long)} with the key's UTF-8 bytes. */
+    public void setKeyLimit(String key, long limit) {
+        setKeyLimit(Native.utf8(key, "key"), limit);
+    }
+
+    /**
+     * Tracks at most {@code maxKeys} keys at once (0: no bound). When the bound
+     * is reached, a new key first reclaims an idle key (16 slots of its own
+     * shard, then 16 slots of every other shard whose lock is free); when none
+     * is found, its requests are denied with {@link Decision#retryAt()}
+     * {@link #NEVER} (fail closed) or, with {@link #FULL_ALLOW}, admitted
+     * without being tracked (fail open: {@code remaining} 0, and still held to
+     * and charged to the global limit); {@link #stats()} counts each (peeks are
+     * not counted). After a search that found nothing, the next 63 new keys
+     * only look at their own shard. Keys already tracked are served as usual.
+     *
+     * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed),
+     *         {@link Status#ERR_INVALID_ARGUMENT} (negative)
+     */
+    public void setMaxKeys(long maxKeys) {
+        try {
+            handle.set_max_keys(maxKeys);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /**
+     * Asks for {@code n} permits for {@code key} at {@code now} and takes them
+     * when allowed, from the key's window and the global one (all or nothing:
+     * a denied request takes nothing). Like the seed, the key's window (and
+     * the global window) is first brought to {@code now}, granted or not: a
+     * later call with an earlier time is clamped to it. A new key is tracked
+     * from its first granted request on (a denied first request leaves nothing
+     * behind); one the limiter does not hold that asks before its shard's
+     * reclaim horizon is denied until then.
+     *
+     * @param now the current time, &gt;= 1
+     * @param n   permits, &gt;= 1; more than the key's (or the global) limit is
+     *            denied with {@link #NEVER}
+     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null key, closed),
+     *         {@link Status#ERR_INVALID_ARGUMENT} (now or n &lt;= 0),
+     *         {@link Status#ERR_OUT_OF_MEMORY} (the key could not be tracked;
+     *         nothing changed)
+     */
+    public Decision acquire(byte[] key, long now, long n) {
+        long[] remaining = new long[1];
+        long[] retryAt = new long[1];
+        try {
+            boolean allowed = handle.acquire(key, now, n, remaining, retryAt) != 0;
+            return new Decision(allowed, remaining[0], retryAt[0]);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** {@link #acquire(byte[], long, long)} with the key's UTF-8 bytes. */
+    public Decision acquire(String key, long now, long n) {
+        return acquire(Native.utf8(key, "key"), now, n);
+    }
+
+    /** One permit: {@link #acquire(byte[], long, long) acquire(key, now, 1)}. */
+    public Decision acquire(byte[] key, long now) {
+        return acquire(key, now, 1);
+    }
+
+    /** One permit, with the key's UTF-8 bytes. */
+    public Decision acquire(String key, long now) {
+        return acquire(Native.utf8(key, "key"), now, 1);
+    }
+
+    /**
+     * The decision {@link #acquire(byte[], long, long)} would make at
+     * {@code now}, without changing anything: no permit taken, no clock moved
+     * (neither the key's nor the global window's), no key created or
+     * reclaimed; {@link #serialize()} gives the same bytes before and after.
+     * On a full table it looks for an idle key without removing it, so it
+     * answers as {@code acquire} would.
+     *
+     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null key, closed),
+     *         {@link Status#ERR_INVALID_ARGUMENT} (now or n &lt;= 0)
+     */
+    public Decision peek(byte[] key, long now, long n) {
+        long[] remaining = new long[1];
+        long[] retryAt = new long[1];
+        try {
+            boolean allowed = handle.peek(key, now, n, remaining, retryAt) != 0;
+            return new Decision(allowed, remaining[0], retryAt[0]);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** {@link #peek(byte[], long, long)} with the key's UTF-8 bytes. */
+    public Decision peek(String key, long now, long n) {
+        return peek(Native.utf8(key, "key"), now, n);
+    }
+
+    /** One permit: {@link #peek(byte[], long, long) peek(key, now, 1)}. */
+    public Decision peek(byte[] key, long now) {
+        return peek(key, now, 1);
+    }
+
+    /** One permit, with the key's UTF-8 bytes. */
+    public Decision peek(String key, long now) {
+        return peek(Native.utf8(key, "key"), now, 1);
+    }
+
+    /**
+     * Gives back up to {@code n} permits that {@code key} took and still holds
+     * in its window (the most recent first): for a request that was admitted
+     * but not served. The global window gets the same permits back (the same
+     * buckets, or grant times, as the key's, if they are still in it). Like
+     * {@code acquire}, it first brings the key's window (and the global one)
+     * to {@code now}. A key not tracked is left alone; {@code n} = 0 gives
+     * nothing back.
+     *
+     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null key, closed),
+     *         {@link Status#ERR_INVALID_ARGUMENT} (now &lt;= 0, n &lt; 0)
+     */
+    public void refund(byte[] key, long now, long n) {
+        try {
+            handle.refund(key, now, n);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** {@link #refund(byte[], long, long)} with the key's UTF-8 bytes. */
+    public void refund(String key, long now, long n) {
+        refund(Native.utf8(key, "key"), now, n);
+    }
+
+    /**
+     * Forgets the key's requests: the limiter stops tracking it, and it starts
+     * afresh (its override, if any, stays). Permits it took stay counted in
+     * the global window.
+     *
+     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null key, closed)
+     */
+    public void reset(byte[] key) {
+        try {
+            handle.reset(key);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** {@link #reset(byte[])} with the key's UTF-8 bytes. */
+    public void reset(String key) {
+        reset(Native.utf8(key, "key"));
+    }
+
+    /**
+     * The counters: keys tracked, idle keys reclaimed, new keys denied or
+     * admitted untracked because of the key bound.
+     *
+     * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed)
+     */
+    public Stats stats() {
+        try {
+            return new Stats(handle.keys(), handle.reclaimed(), handle.denied_full(), handle.allowed_full());
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /**
+     * Bytes of native memory held: the key tables (fixed-size records, with
+     * the tables' spare room), exact-mode rings, keys longer than 16 bytes
+     * (stored apart), the global window and the overrides. Visits every shard.
+     *
+     * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed)
+     */
+    public long memory() {
+        try {
+            return handle.memory();
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /**
+     * The whole state as a blob (wire format kind 4): parameters, flags, key
+     * bound, counters, the reclaim horizon (the latest of the shards'), the
+     * global window, the overrides and every tracked key's window, so that a
+     * restarted service forgets nobody who is limited. Keys and overrides are
+     * written in increasing order of their bytes, so equal states give equal
+     * blobs, whatever the order in which keys came. Any binding reads it back
+     * with its deserialize. The native library takes every lock of the
+     * limiter while it writes, so the blob is one consistent moment (other
+     * threads' calls wait meanwhile); if they change its size between the
+     * native calls that size and fill it, this method starts again, up to a
+     * few times.
+     *
+     * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed),
+     *         {@link Status#ERR_TOO_LARGE} (the blob exceeds the largest Java
+     *         array), {@link Status#ERR_BUFFER_TOO_SMALL} (its size kept changing)
+     */
+    public byte[] serialize() {
+        try {
+            for (int attempt = 1;; attempt++) {
+                try {
+                    return Native.serialize(handle.serialized_size(), "limiter", handle::serialize_into);
+                } catch (TemporalFiltersException e) {
+                    if (e.status() != Status.ERR_BUFFER_TOO_SMALL || attempt >= SERIALIZE_ATTEMPTS) {
+                        throw e;
+                    }
+                }
+            }
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    @Override
+    public String toString() {
+        if (closed) {
+            return "RateLimiter(closed)";
+        }
+        return "RateLimiter(limit=" + limit + ", window=" + window + ", bucketWidth=" + bucketWidth + ", flags="
+                + flags + ", keys=" + stats().keys() + ")";
+    }
+}
