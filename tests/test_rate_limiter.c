@@ -1047,7 +1047,7 @@ static void test_idle_reclamation(void **state) {
         for (int i = 0; i < 20000; ++i) {
             (void)acq_id(r, 1000 + tu_below(&g, 1000), 1000 + W + (uint64_t)i / 100, 1);
             s = stats_of(r);
-            assert_true(s.reclaimed - prev <= 4); /* never a full scan: no new key here, so a request sweeps at most 4 slots */
+            assert_true(s.reclaimed - prev <= 8); /* never a full scan: no new key here, so a request sweeps at most 8 slots */
             prev = s.reclaimed;
         }
         /* all of A (but key 7, asked at 1999) and vip are gone, B stays */

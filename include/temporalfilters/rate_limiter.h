@@ -33,8 +33,8 @@
  * with its own lock). A key is idle once every permit it took has left the
  * window (its last request is a window old); idle keys are reclaimed by
  * sweeps that visit a few slots at a time, never a full scan: 4 slots of
- * the key's shard when a new key is inserted, and 4 slots of another shard
- * (round robin) every 8th request of a thread. A reclaimed key starts
+ * the key's shard when a new key is inserted, and 8 slots of another shard
+ * (round robin) every 16th request of a shard. A reclaimed key starts
  * afresh; since another key's newer time may reclaim it while its own
  * clock is behind, each shard remembers the latest time up to which a key
  * it reclaimed could still hold permits (its reclaim horizon): a key not

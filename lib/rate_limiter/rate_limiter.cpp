@@ -328,8 +328,8 @@ void RateLimiter::key_advance(Table::Rec r, uint64_t t) {
     }
 }
 
+// Records n permits at t (the state was advanced to t).
 void RateLimiter::key_take(Table::Rec r, uint64_t t, uint64_t n) {
-    key_advance(r, t);
     if (exact()) {
         uint64_t latest = r.latest();
         exact_take(view_of(ring_of(r), &latest), t, n);
@@ -422,13 +422,13 @@ bool RateLimiter::make_room(Shard &own, uint64_t now, bool peek) {
     return false;
 }
 
-// Keys that go idle where no new key arrives are reclaimed too: every 8th
-// acquire of a shard sweeps 4 slots of another shard (round robin), when
-// its lock is free.
+// Keys that go idle where no new key arrives are reclaimed too: every 16th
+// acquire of a shard sweeps 8 slots of another shard (round robin; one
+// sequential run of memory), when its lock is free.
 void RateLimiter::background_sweep(size_t shard, uint64_t now) {
     Shard &o = shards_[shard];
     if (!o.mu.try_lock()) return;
-    sweep_shard(o, 4, now);
+    sweep_shard(o, 8, now);
     o.mu.unlock();
 }
 
@@ -518,9 +518,10 @@ void RateLimiter::decide_hashed(const void *key, size_t len, const Hash128 &h, u
                                 Decision *out) {
     Shard &sh = shard_of(h);
     size_t sweep = kShards;  // the shard to sweep afterwards, if any
+    sh.table.prefetch(h);    // the record's line loads while the lock is taken
     {
         std::lock_guard<std::mutex> lock(sh.mu);
-        if (take && (++sh.ops & 7) == 0) sweep = size_t(&sh - shards_ + (sh.ops >> 3)) % kShards;
+        if (take && (++sh.ops & 15) == 0) sweep = size_t(&sh - shards_ + (sh.ops >> 4)) % kShards;
         Table::Rec r = sh.table.find(key, len, h);
         const bool fresh = r.p == nullptr;
         bool untracked = false;
@@ -591,10 +592,12 @@ void RateLimiter::decide_hashed(const void *key, size_t len, const Hash128 &h, u
             }
         }
         if (d.allowed && take) {
-            if (untracked)
+            if (untracked) {
                 allowed_full_++;
-            else
+            } else {
+                if (fresh) key_advance(r, t);  // a new record starts its clock
                 key_take(r, t, n);
+            }
         } else if (fresh && r.p) {  // a denied first request leaves nothing behind
             sh.table.erase(r);
             keys_--;

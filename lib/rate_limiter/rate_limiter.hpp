@@ -135,7 +135,7 @@ struct alignas(64) Shard {
     // horizon - window. A new key asking before the horizon is refused
     // until then (its past cannot be known).
     uint64_t horizon = 0;
-    // Acquires decided here; every 8th sweeps another shard (a per-shard
+    // Acquires decided here; every 16th sweeps another shard (a per-shard
     // count, so that the same calls reclaim the same keys).
     uint64_t ops = 0;
 };
