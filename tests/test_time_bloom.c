@@ -1616,19 +1616,7 @@ static void test_deserialize_bit_flips(void **state) {
         blob[bit / 8] ^= (unsigned char)(1u << (bit % 8));
         tf_status st = try_blob(blob, n);
         size_t off = bit / 8;
-        tf_status want;
-        if (off < 4)
-            want = TF_ERR_BAD_MAGIC;
-        else if (off < 6)
-            want = TF_ERR_UNSUPPORTED_VERSION;
-        else if (off < 8)
-            want = TF_ERR_WRONG_KIND;
-        else if (off < 12)
-            want = TF_ERR_CHECKSUM;
-        else if (off < 20)
-            want = (blob[off] & (1u << (bit % 8))) ? TF_ERR_TRUNCATED : TF_ERR_CORRUPT;
-        else
-            want = TF_ERR_CHECKSUM;
+        const tf_status want = tu_flipped_status(blob, bit);
         if (st != want)
             fail_msg("bit %zu (byte %zu): got %s, want %s", bit, off, tf_status_string(st), tf_status_string(want));
         blob[bit / 8] ^= (unsigned char)(1u << (bit % 8));

@@ -63,3 +63,13 @@ void tu_fix_checksum(unsigned char *blob, size_t len) {
     lmmh_x64_128(blob, (unsigned)(len - 8), 0, h);
     tu_put_le(blob + len - 8, h[0], 8);
 }
+
+tf_status tu_flipped_status(const unsigned char *blob, size_t bit) {
+    const size_t off = bit / 8;
+    if (off < 4) return TF_ERR_BAD_MAGIC;
+    if (off < 6) return TF_ERR_UNSUPPORTED_VERSION;
+    if (off < 8) return TF_ERR_WRONG_KIND;
+    if (off < 12) return TF_ERR_CHECKSUM;
+    if (off < 20) return (blob[off] & (1u << (bit % 8))) ? TF_ERR_TRUNCATED : TF_ERR_CORRUPT;
+    return TF_ERR_CHECKSUM;
+}

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "temporalfilters/common.h"
+
 /* splitmix64: a small, good, deterministic generator. */
 typedef struct { uint64_t s; } tu_rng;
 uint64_t tu_next(tu_rng *r);
@@ -27,6 +29,13 @@ const char *tu_data_path(const char *name);
 /* Recomputes the checksum of a blob after a test edited its header or
  * payload (MurmurHash3 x64_128 of [0, len-8) through libmurmurhash). */
 void tu_fix_checksum(unsigned char *blob, size_t len);
+
+/* The status deserialize must return for a valid blob with one bit flipped
+ * (`blob` as flipped, `bit` its index): magic, version and kind bytes give
+ * their own errors; the payload length, TF_ERR_TRUNCATED when the flip set
+ * a bit (longer than the blob) and TF_ERR_CORRUPT when it cleared one
+ * (bytes left over); anything else, TF_ERR_CHECKSUM. */
+tf_status tu_flipped_status(const unsigned char *blob, size_t bit);
 
 /* Writes a little-endian field into a blob. */
 void tu_put_le(unsigned char *p, uint64_t v, int bytes);
