@@ -28,8 +28,9 @@ declare -A max_len=(
   [recency_deserialize]=4096
   [recency_ops]=2048
   [bloom]=8192
+  [rate_limiter]=4096
 )
-all_targets=(recency_deserialize recency_ops bloom)
+all_targets=(recency_deserialize recency_ops bloom rate_limiter)
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then targets=("${all_targets[@]}"); fi
 for t in "${targets[@]}"; do

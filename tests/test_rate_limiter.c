@@ -1325,6 +1325,39 @@ static void test_acquire_batch_bad_input(void **state) {
     tf_rate_limiter_free(r);
 }
 
+/* A bound lowered below the keys tracked: a new key reclaims as many idle
+ * keys as it takes to go under it, and peek counts alike (found by the
+ * fuzz target). With one idle key too few, the new key is refused. */
+static void test_lowered_bound_makes_room(void **state) {
+    (void)state;
+    for (size_t m = 0; m < NMODES; ++m) {
+        tf_rate_limiter *r = make(5, 100, 10, kModes[m]);
+        EXPECT(acq(r, "A", 1, 1), 1, 4, 0);
+        EXPECT(acq(r, "B", 1, 1), 1, 4, 0);
+        EXPECT(acq(r, "C", 1, 1), 1, 4, 0);
+        OK(tf_rate_limiter_set_max_keys(r, 1));
+        EXPECT(peek(r, "D", 1000, 1), 1, 4, 0);
+        EXPECT(acq(r, "D", 1000, 1), 1, 4, 0);
+        rl_stats s = stats_of(r);
+        assert_int_equal(s.keys, 1);
+        assert_int_equal(s.reclaimed, 3);
+        assert_int_equal(s.denied_full, 0);
+        /* two busy keys, one idle, bound 2: reclaiming the idle one is not enough */
+        OK(tf_rate_limiter_set_max_keys(r, 0));
+        EXPECT(acq(r, "E", 1000, 1), 1, 4, 0);
+        EXPECT(acq(r, "F", 1500, 1), 1, 4, 0);
+        EXPECT(acq(r, "G", 1500, 1), 1, 4, 0);
+        OK(tf_rate_limiter_set_max_keys(r, 2));
+        /* at 1550: D and E idle, F and G busy; 4 keys, bound 2: 3 must go, 2 can */
+        EXPECT(peek(r, "H", 1550, 1), 0, 0, NEVER);
+        EXPECT(acq(r, "H", 1550, 1), 0, 0, NEVER);
+        s = stats_of(r);
+        assert_int_equal(s.keys, 2); /* the idle ones went anyway */
+        assert_int_equal(s.denied_full, 1);
+        tf_rate_limiter_free(r);
+    }
+}
+
 /* Memory per key as documented (56 bytes per key for 10 buckets and short
  * keys, plus the table's spare room: the table doubles past a load of 7/8,
  * so between 64 and 128 per key; exact: 8 * limit + 40 plus spare room). */
@@ -2402,6 +2435,7 @@ int main(void) {
         cmocka_unit_test(test_peek_when_full),
         cmocka_unit_test(test_peek_follows_the_room_search),
         cmocka_unit_test(test_full_table_denial_moves_the_global_clock),
+        cmocka_unit_test(test_lowered_bound_makes_room),
         cmocka_unit_test(test_acquire_batch_equals_single_calls),
         cmocka_unit_test(test_acquire_batch_bad_input),
         cmocka_unit_test(test_memory_per_key),

@@ -252,13 +252,13 @@ size_t Table::sweep(size_t slots, F &&idle) {
 }
 
 template <class F>
-bool Table::any(size_t slots, F &&idle) const {
-    size_t c = cursor_;
+size_t Table::count(size_t slots, F &&idle) const {
+    size_t c = cursor_, n = 0;
     for (size_t s = 0; s < slots && count_ > 0; ++s) {
         c = next(c);
-        if (!at(c).empty() && idle(at(c))) return true;
+        if (!at(c).empty() && idle(at(c))) ++n;
     }
-    return false;
+    return n;
 }
 
 // ---- the limiter -------------------------------------------------------------
@@ -395,31 +395,32 @@ size_t RateLimiter::sweep_shard(Shard &sh, size_t slots, uint64_t now) {
     return gone;
 }
 
-// Room for a new key in a full table: an idle record from the caller's shard,
-// then from each other shard whose lock is free, 16 slots each, so that
-// idle keys are found wherever they are without a full scan. After a
-// search that found nothing, the next 63 full-table requests only look at
-// their own shard (a flood of new keys into a full table of busy keys
-// costs little).
-bool RateLimiter::make_room(Shard &own, uint64_t now, bool peek) {
+// Room for new keys in a full table: `need` idle records (more than one
+// when the bound was lowered below the keys tracked), from the caller's
+// shard, then from each other shard whose lock is free, 16 slots each, so
+// that idle keys are found wherever they are without a full scan. Returns
+// how many were reclaimed (peek: found). After a search that found too few,
+// the next 63 full-table requests only look at their own shard (a flood of
+// new keys into a full table of busy keys costs little).
+size_t RateLimiter::make_room(Shard &own, uint64_t now, bool peek, uint64_t need) {
     constexpr size_t kSlots = 16;
     auto idle0 = [&](Table::Rec r) { return idle(r, now); };
-    if (peek ? own.table.any(kSlots, idle0) : sweep_shard(own, kSlots, now) > 0) return true;
+    size_t found = peek ? own.table.count(kSlots, idle0) : sweep_shard(own, kSlots, now);
+    if (found >= need) return found;
     const uint32_t skip = room_skip_.load(std::memory_order_relaxed);
     if (skip > 0) {  // peek answers as acquire would, without counting
         if (!peek) room_skip_.store(skip - 1, std::memory_order_relaxed);
-        return false;
+        return found;
     }
     const size_t self = size_t(&own - shards_);
-    for (size_t i = 1; i < kShards; ++i) {
+    for (size_t i = 1; i < kShards && found < need; ++i) {
         Shard &o = shards_[(self + i) % kShards];
         if (!o.mu.try_lock()) continue;
-        const bool found = peek ? o.table.any(kSlots, idle0) : sweep_shard(o, kSlots, now) > 0;
+        found += peek ? o.table.count(kSlots, idle0) : sweep_shard(o, kSlots, now);
         o.mu.unlock();
-        if (found) return true;
     }
-    if (!peek) room_skip_.store(63, std::memory_order_relaxed);
-    return false;
+    if (found < need && !peek) room_skip_.store(63, std::memory_order_relaxed);
+    return found;
 }
 
 // Keys that go idle where no new key arrives are reclaimed too: every 16th
@@ -544,14 +545,20 @@ void RateLimiter::decide_hashed(const void *key, size_t len, const Hash128 &h, u
             if (d.allowed) {
                 const uint64_t max = max_keys_.load();
                 if (!take) {
-                    if (max != 0 && keys_.load() >= max && !make_room(sh, now, true)) {
+                    const uint64_t k = keys_.load();
+                    if (max != 0 && k >= max && make_room(sh, now, true, k - max + 1) < k - max + 1) {
                         if (flags_ & TF_RATE_LIMITER_FULL_ALLOW)
                             d.remaining = 0;
                         else
                             d = deny_never();
                     }
                 } else {
-                    if (!reserve_key() && !(make_room(sh, now, false) && reserve_key())) {
+                    bool room = reserve_key();
+                    if (!room) {
+                        const uint64_t k = keys_.load();
+                        room = make_room(sh, now, false, k >= max ? k - max + 1 : 1) > 0 && reserve_key();
+                    }
+                    if (!room) {
                         if (flags_ & TF_RATE_LIMITER_FULL_ALLOW) {
                             untracked = true;
                             d.remaining = 0;

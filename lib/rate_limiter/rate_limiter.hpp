@@ -103,9 +103,9 @@ class Table {
     // `idle(rec)` says to (it may look at them first). Returns how many.
     template <class F>
     size_t sweep(size_t slots, F &&idle);
-    // Whether one of the next `slots` slots holds a record `idle` accepts.
+    // How many of the next `slots` slots hold a record `idle` accepts.
     template <class F>
-    bool any(size_t slots, F &&idle) const;
+    size_t count(size_t slots, F &&idle) const;
     template <class F>
     void for_each(F &&f) const {
         for (size_t i = 0; i < cap_; ++i)
@@ -196,7 +196,7 @@ class RateLimiter {
     // Makes room for one key in a full table: reclaims an idle record from
     // any shard (own shard locked by the caller, others tried). peek only
     // looks.
-    bool make_room(Shard &own, uint64_t now, bool peek);
+    size_t make_room(Shard &own, uint64_t now, bool peek, uint64_t need);
     void background_sweep(size_t shard, uint64_t now);
     Shard &shard_of(const Hash128 &h) { return shards_[h.h1 >> 58]; }
     size_t state_bytes() const { return exact() ? sizeof(void *) : 2 + 2 * size_t(spec_.nb); }

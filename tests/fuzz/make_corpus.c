@@ -1,7 +1,7 @@
 /*
  * make_corpus - writes the seed corpus of the fuzz targets.
  *
- *   make_corpus DESERIALIZE_DIR OPS_DIR
+ *   make_corpus DESERIALIZE_DIR OPS_DIR [RATE_LIMITER_DIR]
  *
  * DESERIALIZE_DIR (tests/fuzz/corpus/recency_deserialize) receives valid
  * RecencySketch blobs of several shapes and flags, made through the public
@@ -9,13 +9,18 @@
  * and blobs whose checksum is right but whose fields break an invariant.
  * OPS_DIR (tests/fuzz/corpus/recency_ops) receives operation programs for
  * fuzz_recency_ops (the input format is described at the top of
- * fuzz_recency_ops.cpp).
+ * fuzz_recency_ops.cpp). RATE_LIMITER_DIR (tests/fuzz/corpus/rate_limiter)
+ * receives inputs of fuzz_rate_limiter (format at the top of
+ * fuzz_rate_limiter.cpp): the two golden rate limiter blobs (tests/golden.h)
+ * as given and with fields patched behind a resealed checksum, small blobs
+ * with a full table, a reclaim horizon and a global window, damaged blobs,
+ * and operation programs for both modes.
  *
  * The outputs are committed; rerun this (it is built with the tests, never
  * run by them) only when the format or the op encoding changes, then check
  * that every file is still small:
  *   build/tests/fuzz/make_corpus tests/fuzz/corpus/recency_deserialize \
- *       tests/fuzz/corpus/recency_ops
+ *       tests/fuzz/corpus/recency_ops tests/fuzz/corpus/rate_limiter
  *
  * The damaged blobs that keep a valid checksum patch fields of the recency
  * sketch payload (width u64, depth u32, seed u32, cell count u64, cells) as
@@ -29,6 +34,8 @@
 
 #include <murmurhash.h>
 #include <temporalfilters.h>
+
+#include "../golden.h"
 
 #define HEADER_SIZE 20
 #define TRAILER_SIZE 8
@@ -393,13 +400,236 @@ static void ops_corpus(const char *dir) {
 #undef EMIT
 }
 
+/* ------------------------------------------------------------------ */
+/* fuzz_rate_limiter                                                    */
+
+/* The first byte of an input picks the mode. */
+enum { RL_BLOB = 0, RL_SEALED = 1, RL_BUCKETED = 2, RL_EXACT = 3 };
+
+/* Payload fields of a rate limiter blob (kind 4), after the envelope. */
+#define RLF_MAX_KEYS (HEADER_SIZE + 24)
+#define RLF_GLOBAL_LIMIT (HEADER_SIZE + 32)
+#define RLF_HORIZON (HEADER_SIZE + 64)
+#define RLF_GLOBAL_LATEST (HEADER_SIZE + 72)
+#define RLF_FLAGS 8
+
+static blob rl_serialize(tf_rate_limiter *r) {
+    blob b;
+    size_t written = 0;
+    if (tf_rate_limiter_serialized_size(r, &b.len) != TF_OK) die("rate limiter serialized_size failed");
+    b.data = malloc(b.len + 1);
+    if (b.data == NULL) die("out of memory");
+    if (tf_rate_limiter_serialize(r, b.data, b.len, &written) != TF_OK || written != b.len)
+        die("rate limiter serialize failed");
+    tf_rate_limiter_free(r);
+    return b;
+}
+
+static void rl_acquire(tf_rate_limiter *r, const char *key, uint64_t now, uint64_t n) {
+    int allowed;
+    if (tf_rate_limiter_acquire(r, key, strlen(key), now, n, &allowed, NULL, NULL) != TF_OK) die("acquire failed");
+}
+
+/* Writes <mode byte><blob> after checking how the blob (resealed first
+ * for RL_SEALED, as the target does) deserializes. */
+static void rl_emit(const char *dir, const char *name, int mode, const blob *b, tf_status want) {
+    uint8_t *in = malloc(b->len + 1);
+    tf_rate_limiter *r = NULL;
+    tf_status got;
+    if (in == NULL) die("out of memory");
+    in[0] = (uint8_t)mode;
+    memcpy(in + 1, b->data, b->len);
+    if (mode == RL_SEALED) {
+        put_le(in + 1 + 12, b->len - HEADER_SIZE - TRAILER_SIZE, 8);
+        fix_checksum(in + 1, b->len);
+    }
+    got = tf_rate_limiter_deserialize(in + 1, b->len, &r);
+    if (got != want) {
+        fprintf(stderr, "make_corpus: %s: deserialize gives %s, expected %s\n", name, tf_status_string(got),
+                tf_status_string(want));
+        ++failures;
+    }
+    tf_rate_limiter_free(r);
+    write_file(dir, name, in, b->len + 1);
+    free(in);
+}
+
+static void rl_blobs(const char *dir) {
+    blob golden = rl_serialize(golden_rate_limiter(0)), exact = rl_serialize(golden_rate_limiter(1)), b;
+    tf_rate_limiter *r = NULL;
+    uint64_t keys = 0;
+
+    rl_emit(dir, "blob_golden", RL_BLOB, &golden, TF_OK);
+    rl_emit(dir, "blob_golden_exact", RL_BLOB, &exact, TF_OK);
+
+    /* resealed: a reclaim horizon above the keys' clocks */
+    b = copy_blob(&golden);
+    put_le(b.data + RLF_HORIZON, 3500, 8);
+    rl_emit(dir, "sealed_golden_horizon", RL_SEALED, &b, TF_OK);
+    free(b.data);
+    /* resealed: fail-open, the table exactly full */
+    b = copy_blob(&exact);
+    if (tf_rate_limiter_deserialize(exact.data, exact.len, &r) != TF_OK) die("golden blob does not load");
+    if (tf_rate_limiter_stats(r, &keys, NULL, NULL, NULL, NULL) != TF_OK) die("stats failed");
+    tf_rate_limiter_free(r);
+    put_le(b.data + RLF_MAX_KEYS, keys, 8);
+    put_le(b.data + RLF_FLAGS, TF_RATE_LIMITER_EXACT | TF_RATE_LIMITER_FULL_ALLOW, 4);
+    rl_emit(dir, "sealed_golden_exact_full_allow", RL_SEALED, &b, TF_OK);
+    free(b.data);
+    /* resealed but broken: a global clock without a global limit */
+    b = copy_blob(&golden);
+    put_le(b.data + RLF_GLOBAL_LIMIT, 0, 8);
+    rl_emit(dir, "sealed_golden_no_global", RL_SEALED, &b, TF_ERR_CORRUPT);
+    free(b.data);
+
+    /* damaged as given */
+    b = copy_blob(&golden);
+    b.len -= 1;
+    rl_emit(dir, "blob_truncated", RL_BLOB, &b, TF_ERR_TRUNCATED);
+    free(b.data);
+    b = copy_blob(&exact);
+    b.data[RLF_GLOBAL_LATEST] ^= 0x01;
+    rl_emit(dir, "blob_bitflip", RL_BLOB, &b, TF_ERR_CHECKSUM);
+    free(b.data);
+
+    /* small: two keys of a full table (one idle, one reclaimed: a horizon),
+     * a global window, an override; fail-closed */
+    if (tf_rate_limiter_new(2, 100, 10, 0, &r) != TF_OK) die("new failed");
+    if (tf_rate_limiter_set_global_limit(r, 3) != TF_OK || tf_rate_limiter_set_max_keys(r, 2) != TF_OK ||
+        tf_rate_limiter_set_key_limit(r, "vip", 3, 5) != TF_OK)
+        die("setting up the limiter failed");
+    rl_acquire(r, "a", 10, 1);
+    rl_acquire(r, "b", 20, 2);
+    rl_acquire(r, "c", 150, 1); /* a and b idle: one is reclaimed */
+    rl_acquire(r, "vip", 160, 2);
+    b = rl_serialize(r);
+    rl_emit(dir, "blob_small_full", RL_BLOB, &b, TF_OK);
+    free(b.data);
+    /* the same in exact mode, fail-open, keys up to 40 bytes */
+    if (tf_rate_limiter_new(3, 50, 0, TF_RATE_LIMITER_EXACT | TF_RATE_LIMITER_FULL_ALLOW, &r) != TF_OK)
+        die("new failed");
+    if (tf_rate_limiter_set_global_limit(r, 4) != TF_OK || tf_rate_limiter_set_max_keys(r, 2) != TF_OK)
+        die("setting up the limiter failed");
+    rl_acquire(r, "0123456789abcdef", 5, 2);
+    rl_acquire(r, "a key that is stored outside the table, 40", 7, 1);
+    rl_acquire(r, "untracked", 8, 1); /* full: admitted untracked */
+    rl_acquire(r, "x", 100, 1);       /* both idle: one is reclaimed */
+    b = rl_serialize(r);
+    rl_emit(dir, "blob_small_exact_full_allow", RL_BLOB, &b, TF_OK);
+    free(b.data);
+
+    free(golden.data);
+    free(exact.data);
+}
+
+/* Op encoding of fuzz_rate_limiter.cpp (opcode, key, operand). */
+enum { RL_ACQ = 0, RL_PEEK_ACQ = 2, RL_PEEK, RL_CLOCK, RL_REFUND, RL_RESET, RL_KEY_LIMIT, RL_ROUND_TRIP, RL_STATS,
+       RL_MAX_KEYS, RL_INVALID };
+#define RL_N(x) ((x) - 1)     /* n = 1..4 */
+#define RL_OVER 14            /* n = limit + 1 */
+#define RL_HUGE 0xFF          /* n = UINT64_MAX */
+#define RL_FWD(x) (x)         /* clock += x (x < 96) */
+#define RL_BUCKETS(x) (95 + (x)) /* clock += x buckets (1..64) */
+#define RL_WINDOWS(x) (159 + (x)) /* clock += x windows (1..40) */
+#define RL_BACKB(x) (199 + (x)) /* clock -= x buckets (1..40) */
+#define RL_BACK(x) (239 + (x))  /* clock -= x (1..12) */
+#define RL_END(k) (252 + (k))   /* clock = UINT64_MAX - k windows (0..3) */
+#define RL_KL(l) (l)          /* key limit l (0..10 but 7; 0 removes the override) */
+#define RL_KL7 18
+#define RL_KL_BAD 7           /* above the maximum: refused */
+#define RL_GLOBAL(g) (4 * ((g) - 1) + 1) /* global limit g (1..24) */
+#define RL_MAX(m) (4 * ((m) - 1))        /* max_keys m (1..6) */
+#define RL_NONE 0                        /* no global limit, or 1 for max_keys: see RL_NOMAX */
+#define RL_NOMAX 1
+#define W16(v) (uint8_t)((v) & 0xff), (uint8_t)(((v) >> 8) & 0xff)
+/* header: mode, full-allow, limit, buckets, width, [exact: ignored width], global, max_keys, start */
+#define RL_HEAD(mode, allow, limit, nb, width) (mode), (allow), (limit) - 1, (nb) - 1, W16((width) - 1)
+#define CLOCK(how) RL_CLOCK, 0, (how)
+
+static const uint8_t prog_basic[] = {
+    RL_HEAD(RL_BUCKETED, 0, 3, 10, 10), RL_NONE, RL_NOMAX, W16(999),
+    RL_ACQ, 1, RL_N(1), RL_ACQ, 1, RL_N(2), RL_PEEK, 1, RL_N(1), RL_ACQ, 1, RL_N(1), CLOCK(RL_FWD(50)),
+    RL_ACQ, 2, RL_N(3), RL_REFUND, 1, 2, RL_PEEK_ACQ, 1, RL_N(1), CLOCK(RL_BUCKETS(5)), RL_ACQ, 1, RL_N(2),
+    CLOCK(RL_BACK(7)), RL_ACQ, 1, RL_N(1), RL_KEY_LIMIT, 3, RL_KL(5), RL_ACQ, 3, RL_N(4), RL_ACQ, 3, RL_OVER,
+    RL_PEEK, 3, RL_HUGE, RL_RESET, 3, RL_STATS, 0, RL_ROUND_TRIP, 0, CLOCK(RL_WINDOWS(1)), RL_PEEK_ACQ, 1, RL_N(3),
+    RL_ACQ, 0, RL_N(1), RL_ACQ, 8, RL_N(1), RL_ACQ, 10, RL_N(1), RL_ACQ, 11, RL_N(2), RL_STATS, 0};
+
+static const uint8_t prog_global[] = {
+    RL_HEAD(RL_BUCKETED, 0, 5, 4, 25), RL_GLOBAL(4), RL_NOMAX, W16(4999),
+    RL_ACQ, 1, RL_N(2), RL_ACQ, 2, RL_N(1), RL_PEEK, 3, RL_N(2), RL_PEEK_ACQ, 3, RL_N(1), RL_ACQ, 4, RL_N(1),
+    RL_REFUND, 1, 1, RL_PEEK_ACQ, 4, RL_N(1), CLOCK(RL_FWD(30)), RL_KEY_LIMIT, 5, RL_KL(9), RL_ACQ, 5, RL_N(4),
+    CLOCK(RL_BACKB(3)), RL_ACQ, 2, RL_N(1), RL_ACQ, 6, RL_N(1), RL_PEEK, 5, RL_HUGE, RL_ACQ, 5, RL_OVER,
+    CLOCK(RL_BUCKETS(4)), RL_PEEK_ACQ, 1, RL_N(4), RL_REFUND, 1, 3, RL_REFUND, 2, 1, RL_ACQ, 7, RL_N(2),
+    RL_ROUND_TRIP, 0, RL_ACQ, 7, RL_N(2), RL_RESET, 7, RL_ACQ, 7, RL_N(1), RL_STATS, 0};
+
+/* a full table: idle keys make room (and set reclaim horizons), a reclaimed
+ * key asks at an earlier time, a round trip, then a fruitless search */
+static const uint8_t prog_full_deny[] = {
+    RL_HEAD(RL_BUCKETED, 0, 2, 5, 20), RL_NONE, RL_MAX(2), W16(1999),
+    RL_ACQ, 1, RL_N(1), RL_ACQ, 2, RL_N(2), CLOCK(RL_WINDOWS(2)), RL_PEEK_ACQ, 3, RL_N(1), RL_ACQ, 4, RL_N(1),
+    CLOCK(RL_BACKB(9)), RL_ACQ, 1, RL_N(1), RL_PEEK_ACQ, 2, RL_N(1), RL_ROUND_TRIP, 0, RL_ACQ, 5, RL_N(1),
+    CLOCK(RL_WINDOWS(3)), RL_PEEK_ACQ, 6, RL_N(2), RL_PEEK_ACQ, 7, RL_N(1), RL_MAX_KEYS, 0, 1, RL_ACQ, 8, RL_N(1),
+    RL_MAX_KEYS, 0, 0, RL_ACQ, 9, RL_N(1), RL_STATS, 0, RL_RESET, 9, RL_ACQ, 10, RL_N(1)};
+
+static const uint8_t prog_full_allow[] = {
+    RL_HEAD(RL_BUCKETED, 1, 4, 3, 100), RL_GLOBAL(3), RL_MAX(1), W16(100),
+    RL_ACQ, 1, RL_N(1), RL_PEEK_ACQ, 2, RL_N(1), RL_PEEK_ACQ, 3, RL_N(1), RL_ACQ, 4, RL_N(1), RL_STATS, 0,
+    CLOCK(RL_WINDOWS(1)), RL_PEEK_ACQ, 5, RL_N(2), RL_ACQ, 1, RL_N(1), CLOCK(RL_END(1)), RL_ACQ, 6, RL_N(3),
+    RL_PEEK_ACQ, 6, RL_N(1), CLOCK(RL_END(0)), RL_PEEK_ACQ, 6, RL_N(1), RL_ACQ, 7, RL_N(1), RL_ROUND_TRIP, 0,
+    RL_INVALID, 1, 0, RL_INVALID, 2, 1, RL_INVALID, 3, 2, RL_INVALID, 4, 3, RL_INVALID, 5, 4, RL_INVALID, 6, 5,
+    RL_INVALID, 7, 6, RL_INVALID, 8, 7, RL_INVALID, 9, 8, RL_INVALID, 10, 9, RL_KEY_LIMIT, 1, RL_KL_BAD, RL_STATS, 0};
+
+static const uint8_t exact_basic[] = {
+    RL_HEAD(RL_EXACT, 0, 3, 10, 10), 0, RL_NONE, RL_NOMAX, W16(999),
+    RL_ACQ, 1, RL_N(2), CLOCK(RL_FWD(30)), RL_ACQ, 1, RL_N(1), RL_PEEK_ACQ, 1, RL_N(1), CLOCK(RL_FWD(71)),
+    RL_PEEK_ACQ, 1, RL_N(2), CLOCK(RL_BACK(3)), RL_ACQ, 1, RL_N(1), RL_REFUND, 1, 3, RL_ACQ, 1, RL_N(3),
+    RL_KEY_LIMIT, 1, RL_KL(1), RL_PEEK, 1, RL_N(1), RL_KEY_LIMIT, 1, RL_KL7, RL_ACQ, 1, RL_N(4), RL_KEY_LIMIT, 1,
+    RL_KL(0), RL_ACQ, 1, RL_OVER, RL_ROUND_TRIP, 0, RL_ACQ, 9, RL_N(1), RL_ACQ, 10, RL_N(1), RL_STATS, 0};
+
+static const uint8_t exact_global_refund[] = {
+    RL_HEAD(RL_EXACT, 0, 8, 1, 100), 0, RL_GLOBAL(2), RL_NOMAX, W16(9),
+    RL_ACQ, 1, RL_N(1), CLOCK(RL_FWD(40)), RL_ACQ, 2, RL_N(1), CLOCK(RL_FWD(10)), RL_REFUND, 1, 1,
+    CLOCK(RL_FWD(51)), RL_PEEK_ACQ, 3, RL_N(1), RL_PEEK_ACQ, 4, RL_N(1), CLOCK(RL_BACK(12)), RL_ACQ, 2, RL_N(1),
+    RL_REFUND, 2, 2, RL_ACQ, 5, RL_N(2), RL_ACQ, 6, RL_HUGE, CLOCK(RL_WINDOWS(1)), RL_PEEK_ACQ, 6, RL_N(2),
+    RL_ROUND_TRIP, 0, RL_REFUND, 6, 1, RL_ACQ, 6, RL_N(1), RL_STATS, 0};
+
+static const uint8_t exact_full_horizon[] = {
+    RL_HEAD(RL_EXACT, 0, 2, 1, 50), 0, RL_NONE, RL_MAX(1), W16(499),
+    RL_ACQ, 1, RL_N(2), CLOCK(RL_WINDOWS(1)), RL_PEEK_ACQ, 2, RL_N(1), CLOCK(RL_BACK(12)), RL_PEEK_ACQ, 1, RL_N(1),
+    CLOCK(RL_BACK(12)), RL_ACQ, 3, RL_N(1), RL_ROUND_TRIP, 0, RL_PEEK_ACQ, 1, RL_N(1), CLOCK(RL_FWD(30)),
+    RL_PEEK_ACQ, 1, RL_N(1), RL_MAX_KEYS, 0, 2, RL_ACQ, 4, RL_N(1), CLOCK(RL_WINDOWS(2)), RL_ACQ, 5, RL_N(1),
+    RL_ACQ, 6, RL_N(1), RL_STATS, 0};
+
+static const uint8_t exact_end_of_time[] = {
+    RL_HEAD(RL_EXACT, 1, 4, 1, 400), 7, RL_GLOBAL(5), RL_MAX(3), W16(65535),
+    RL_ACQ, 1, RL_N(4), RL_ACQ, 2, RL_N(1), CLOCK(RL_END(2)), RL_ACQ, 3, RL_N(2), RL_ACQ, 4, RL_N(2),
+    RL_PEEK_ACQ, 5, RL_N(1), CLOCK(RL_END(0)), RL_PEEK_ACQ, 3, RL_N(1), RL_KEY_LIMIT, 3, RL_KL(1),
+    RL_ACQ, 3, RL_N(1), RL_REFUND, 3, 3, RL_ROUND_TRIP, 0, CLOCK(RL_BACK(1)), RL_ACQ, 1, RL_N(1), RL_STATS, 0};
+
+static void rl_programs(const char *dir) {
+#define EMIT(name) write_file(dir, #name, name, sizeof name)
+    EMIT(prog_basic);
+    EMIT(prog_global);
+    EMIT(prog_full_deny);
+    EMIT(prog_full_allow);
+    EMIT(exact_basic);
+    EMIT(exact_global_refund);
+    EMIT(exact_full_horizon);
+    EMIT(exact_end_of_time);
+#undef EMIT
+}
+
 int main(int argc, char **argv) {
-    if (argc != 3) {
-        fprintf(stderr, "usage: %s DESERIALIZE_DIR OPS_DIR\n", argv[0]);
+    if (argc != 3 && argc != 4) {
+        fprintf(stderr, "usage: %s DESERIALIZE_DIR OPS_DIR [RATE_LIMITER_DIR]\n", argv[0]);
         return 2;
     }
     deserialize_corpus(argv[1]);
     ops_corpus(argv[2]);
+    if (argc == 4) {
+        rl_blobs(argv[3]);
+        rl_programs(argv[3]);
+    }
     if (failures) {
         fprintf(stderr, "make_corpus: %d damaged blob(s) are not refused as intended\n", failures);
         return 1;
