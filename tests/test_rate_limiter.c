@@ -284,13 +284,16 @@ static dec ref_op(ref *m, size_t id, uint64_t now, uint64_t n, int take, dec *kd
     if (kd) *kd = d;
     uint64_t gt = 0;
     if (m->global) {
-        /* both windows: granted when both grant, the fewer remaining, the
-         * later retry time */
+        /* both windows: granted when both grant, the fewer remaining after
+         * the decision (a denial takes nothing: a window that would have
+         * granted keeps its n), the later retry time */
         gt = t > m->glatest ? t : m->glatest;
         dec gd = rule(&m->gwin, gt, m->global, n);
         dec both;
         both.allowed = d.allowed && gd.allowed;
-        both.remaining = gd.remaining < d.remaining ? gd.remaining : d.remaining;
+        const uint64_t rem_k = !both.allowed && d.allowed ? d.remaining + n : d.remaining;
+        const uint64_t rem_g = !both.allowed && gd.allowed ? gd.remaining + n : gd.remaining;
+        both.remaining = rem_g < rem_k ? rem_g : rem_k;
         const uint64_t rk = d.allowed ? 0 : d.retry_at, rg = gd.allowed ? 0 : gd.retry_at;
         both.retry_at = both.allowed ? 0 : rk > rg ? rk : rg;
         d = both;
@@ -937,6 +940,14 @@ static void test_remaining_bounded_by_global(void **state) {
         if (d.remaining != 0)
             fail_msg("%s: remaining %llu although the global window has no room",
                      kModes[m] ? "exact" : "bucketed", ULL(d.remaining));
+        tf_rate_limiter_free(r);
+        /* the key would grant n = 2 (then 0 left), the global window has 1:
+         * denied, nothing taken, so 1 remains (the key still has 2) */
+        r = make(3, 100, 10, kModes[m]);
+        OK(tf_rate_limiter_set_global_limit(r, 2));
+        EXPECT(acq(r, "A", 5, 1), 1, 1, 0);
+        EXPECT(peek(r, "A", 6, 2), 0, 1, (kModes[m] & EXACT) ? 105 : 100);
+        EXPECT(acq(r, "A", 6, 2), 0, 1, (kModes[m] & EXACT) ? 105 : 100);
         tf_rate_limiter_free(r);
     }
 }

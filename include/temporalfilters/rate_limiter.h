@@ -134,7 +134,8 @@ TF_API tf_status tf_rate_limiter_set_max_keys(tf_rate_limiter *limiter, uint64_t
  * request takes nothing.
  *  allowed     receives 1 when granted, 0 when denied (nothing taken).
  *  remaining   (may be NULL) permits left to the key in the window after the
- *              decision (bounded by the global window's when one is set).
+ *              decision (a denied request takes nothing), bounded by what
+ *              is left in the global window when one is set.
  *  retry_at    (may be NULL) 0 when granted; otherwise the earliest time at
  *              which the same request would be granted if nothing else
  *              happened (a Retry-After of retry_at - now), or UINT64_MAX

@@ -594,7 +594,7 @@ void RateLimiter::decide_hashed(const void *key, size_t len, const Hash128 &h, u
             if (global_limit_ != 0) {
                 const uint64_t gt = std::max(t, global_latest_);
                 if (take) global_advance(gt);
-                d = combine(d, global_decide(gt, n));
+                d = combine(d, global_decide(gt, n), n);
                 if (d.allowed && take) global_take(gt, n);
             }
         }

@@ -36,13 +36,20 @@ struct Decision {
     uint64_t retry_at = 0;  // 0 when allowed; kNever when it never can be
 };
 
-// Both windows' answers together: granted when both grant; the fewer
-// remaining; and the later of the two retry times (each window only frees
-// permits as time passes, so at the later time both grant).
-inline Decision combine(const Decision &a, const Decision &b) {
+// Both windows' answers to a request of n permits together: granted when
+// both grant; the fewer remaining after the decision (when it is denied,
+// nothing is taken, so a window that would have granted keeps its n); and
+// the later of the two retry times (each window only frees permits as time
+// passes, so at the later time both grant).
+inline Decision combine(const Decision &a, const Decision &b, uint64_t n) {
     Decision d;
     d.allowed = a.allowed && b.allowed;
-    d.remaining = std::min(a.remaining, b.remaining);
+    if (d.allowed) {
+        d.remaining = std::min(a.remaining, b.remaining);
+    } else {
+        const uint64_t ra = a.allowed ? a.remaining + n : a.remaining, rb = b.allowed ? b.remaining + n : b.remaining;
+        d.remaining = std::min(ra, rb);
+    }
     d.retry_at = d.allowed ? 0 : std::max(a.allowed ? 0 : a.retry_at, b.allowed ? 0 : b.retry_at);
     return d;
 }

@@ -609,11 +609,14 @@ Decision decide(const View &v, uint64_t limit, uint64_t n) {
     return d;
 }
 
-// The key's and the global window's decisions together.
-Decision combine(const Decision &k, const Decision &g) {
+// The key's and the global window's decisions on n permits together (a
+// denial takes nothing: a window that would have granted keeps its n).
+Decision combine(const Decision &k, const Decision &g, uint64_t n) {
     Decision d;
     d.allowed = k.allowed && g.allowed;
-    d.remaining = std::min(k.remaining, g.remaining);
+    const uint64_t rk = !d.allowed && k.allowed ? k.remaining + n : k.remaining;
+    const uint64_t rg = !d.allowed && g.allowed ? g.remaining + n : g.remaining;
+    d.remaining = std::min(rk, rg);
     d.retry_at = d.allowed ? 0 : std::max(k.allowed ? 0 : k.retry_at, g.allowed ? 0 : g.retry_at);
     return d;
 }
@@ -894,7 +897,7 @@ class Program {
                 const uint64_t gt = std::max(t, global_.latest);
                 const Decision gd = decide(view(spec_, global_, gt), global_limit_, n);
                 if (acquire) advance(spec_, global_, gt);
-                d = combine(d, gd);
+                d = combine(d, gd, n);
                 if (d.allowed && acquire) take(spec_, global_, n);
             }
             if (d.allowed && acquire) take(spec_, key.w, n);
@@ -919,7 +922,7 @@ class Program {
         const uint64_t gt = std::max(now, global_.latest);
         Decision gd;
         if (global_limit_) gd = decide(view(spec_, global_, gt), global_limit_, n);
-        auto with_global = [&](const Decision &d) { return global_limit_ ? combine(d, gd) : d; };
+        auto with_global = [&](const Decision &d) { return global_limit_ ? combine(d, gd, n) : d; };
         auto add = [&](Outcome how, const Decision &d0, bool room) {
             Cand c;
             c.how = how;
