@@ -31,6 +31,7 @@
  *   (const int32_t *key_lens, size_t key_count)       their lengths
  *   (const uint64_t *times, size_t time_count)        one timestamp per key
  *   (uint64_t *out_times, size_t out_count)           one result per key
+ *   (int32_t *out_allowed, size_t allowed_count)      one 1/0 answer per key
  *   uint64_t *next_allowed                            an output timestamp
  *   uint64_t / uint32_t scalars                       range-checked, never
  *                                                     wrapped (Java has no
@@ -129,6 +130,11 @@ static void tf_binding_free_split(const void **ptrs, size_t *lens, const void **
 }
 
 #define TF_BINDING_SMALL_BATCH 64
+
+/* The rate limiter's batch writes its C int answers straight into the
+ * languages' int32 arrays: int must be int32_t (it is wherever the bindings
+ * build; this refuses to compile otherwise). */
+typedef char tf_binding_int_is_int32_[sizeof(int) == sizeof(int32_t) ? 1 : -1] __attribute__((unused));
 
 /* ---- handles ------------------------------------------------------------ */
 
@@ -776,6 +782,12 @@ typedef struct TimeBloomNative {} TimeBloomNative;
 
 /* ---- RateLimiter ---------------------------------------------------------- */
 
+/* acquire_batch's per-key outputs use the pattern of query_batch's results. */
+%apply (uint64_t *out_times, size_t out_count) {
+    (uint64_t *out_remaining, size_t remaining_count),
+    (uint64_t *out_retry_at, size_t retry_at_count)
+};
+
 %nodefaultctor RateLimiterNative;
 %nodefaultdtor RateLimiterNative;
 typedef struct RateLimiterNative {} RateLimiterNative;
@@ -835,6 +847,52 @@ typedef struct RateLimiterNative {} RateLimiterNative;
         if (r) tf_binding_check(tf_rate_limiter_peek(r, key, key_len, now, n, &allowed, remaining, retry_at));
         return allowed;
     }
+
+    /* tf_rate_limiter_acquire_batch: the same as key_count acquire calls in
+     * order, keys laid end to end in keys_data (key_lens[i] bytes each),
+     * times[i] for key i, one n for all. The answers go to out_allowed (1
+     * granted, 0 denied), out_remaining and out_retry_at (as acquire's), one
+     * entry per key; returns the number of keys granted (a scalar result
+     * also makes Ruby's outputs a flat [granted, allowed, remaining,
+     * retry_at]: appended to a void result, the first Array would swallow
+     * the others). Every argument is
+     * checked before any decision, so a refused call changes nothing: the
+     * lengths of times and of the outputs must equal key_count, and n must be
+     * >= 1 even for an empty batch (the C call would accept n == 0 with no
+     * keys; the bindings refuse a bad n whatever the batch's size). On
+     * TF_ERR_OUT_OF_MEMORY the decisions before the failing key stand. */
+    uint64_t acquire_batch(const void *keys_data, size_t keys_data_len, const int32_t *key_lens, size_t key_count,
+                           const uint64_t *times, size_t time_count, uint64_t n, int32_t *out_allowed,
+                           size_t allowed_count, uint64_t *out_remaining, size_t remaining_count,
+                           uint64_t *out_retry_at, size_t retry_at_count) {
+        tf_rate_limiter *r = tf_binding_get_RateLimiterNative($self);
+        if (!r) return 0;
+        if (time_count != key_count) {
+            tf_binding_fail(TF_ERR_INVALID_ARGUMENT, "acquire_batch: one timestamp per key is needed");
+            return 0;
+        }
+        if (allowed_count != key_count || remaining_count != key_count || retry_at_count != key_count) {
+            tf_binding_fail(TF_ERR_INVALID_ARGUMENT, "acquire_batch: every output must hold one entry per key");
+            return 0;
+        }
+        if (n == 0) {
+            tf_binding_fail(TF_ERR_INVALID_ARGUMENT, "acquire_batch: n must be >= 1");
+            return 0;
+        }
+        const void *small[TF_BINDING_SMALL_BATCH], **ptrs = NULL;
+        size_t small_lens[TF_BINDING_SMALL_BATCH], *lens = NULL;
+        if (tf_binding_split_keys(keys_data, keys_data_len, key_lens, key_count, small, small_lens,
+                                  TF_BINDING_SMALL_BATCH, &ptrs, &lens) != 0)
+            return 0;
+        uint64_t granted = 0;
+        if (tf_binding_check(tf_rate_limiter_acquire_batch(r, ptrs, lens, key_count, times, n, (int *)out_allowed,
+                                                           out_remaining, out_retry_at)) == TF_OK) {
+            for (size_t i = 0; i < key_count; ++i) granted += out_allowed[i] != 0;
+        }
+        tf_binding_free_split(ptrs, lens, small);
+        return granted;
+    }
+
     void refund(const void *key, size_t key_len, uint64_t now, uint64_t n) {
         tf_rate_limiter *r = tf_binding_get_RateLimiterNative($self);
         if (r) tf_binding_check(tf_rate_limiter_refund(r, key, key_len, now, n));

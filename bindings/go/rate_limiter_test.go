@@ -277,14 +277,24 @@ func (m *refWindow) take(exact bool, now, width, n uint64) {
 	}
 }
 
-// combineDecisions is the documented rule when a global limit is set:
-// allowed when both windows allow, the fewer remaining permits, and, when
-// denied, the later of the two retry times (a window that allows
-// contributes 0, one that never can RetryNever).
-func combineDecisions(key, global Decision) Decision {
-	d := Decision{Allowed: key.Allowed && global.Allowed, Remaining: key.Remaining}
-	if global.Remaining < d.Remaining {
-		d.Remaining = global.Remaining
+// combineDecisions is the documented rule when a global limit is set, for
+// a request of n permits: allowed when both windows allow; the fewer
+// remaining permits after the decision (a denial takes nothing, so a window
+// that would have granted keeps its n); and, when denied, the later of the
+// two retry times (a window that allows contributes 0, one that never can
+// RetryNever).
+func combineDecisions(key, global Decision, n uint64) Decision {
+	d := Decision{Allowed: key.Allowed && global.Allowed}
+	kr, gr := key.Remaining, global.Remaining
+	if !d.Allowed && key.Allowed {
+		kr += n
+	}
+	if !d.Allowed && global.Allowed {
+		gr += n
+	}
+	d.Remaining = kr
+	if gr < d.Remaining {
+		d.Remaining = gr
 	}
 	if !d.Allowed {
 		d.RetryAt = key.RetryAt // 0 when the key allows
@@ -305,7 +315,7 @@ func (m *refLimiter) decide(key string, now, n uint64, take bool) Decision {
 	if m.globalLimit != 0 {
 		// every decision asks both windows, whether the key allows or not
 		kd := d
-		d = combineDecisions(kd, m.decideWin(&m.global, now, m.globalLimit, n))
+		d = combineDecisions(kd, m.decideWin(&m.global, now, m.globalLimit, n), n)
 		if !kd.Allowed && d != kd {
 			m.globalShaped++
 		}
@@ -630,14 +640,15 @@ func TestRateLimiterGlobalOnEveryDecision(t *testing.T) {
 			// B: its key allows (1 left), the global window denies
 			both("B", r, "B", 60, 1, denied(0, 110))
 
-			// the key denies, the global window allows with fewer
-			// remaining: A keeps 1 permit of its own, the global window
-			// none after this request
+			// the key denies, the global window would allow: A keeps 1
+			// permit of its own; the global window would have none left
+			// after this request, but a denial takes nothing, so it keeps
+			// its 2 and the key's 1 is the fewer
 			r = mustRateLimiter(t, 5, 100, 10, mode.flags)
 			must(t, r.SetGlobalLimit(10))
 			wantDecision(t, "A", rlAcquire(t, r, "A", 1, 4), allowed(1))
 			wantDecision(t, "B", rlAcquire(t, r, "B", 2, 4), allowed(1))
-			both("A 2", r, "A", 3, 2, denied(0, pick(exact, 101, 100)))
+			both("A 2", r, "A", 3, 2, denied(1, pick(exact, 101, 100)))
 			// the key never can (6 above its 5): never, whatever the global
 			// window's retry time (101 or 100); the key's 1 remaining is
 			// fewer than the global window's 2
@@ -870,8 +881,8 @@ func TestRateLimiterPeekRefundReset(t *testing.T) {
 
 // Idle keys (a whole window since their latest request) are reclaimed by
 // the requests of other keys, a few slots at a time: 4 slots of the key's
-// shard when a new key is inserted, and 4 slots of another shard (round
-// robin) every 8th request of a thread.
+// shard when a new key is inserted, and 8 slots of another shard (round
+// robin) every 16th request of a shard.
 func TestRateLimiterIdleReclamation(t *testing.T) {
 	for _, mode := range bothRateModes {
 		t.Run(mode.name, func(t *testing.T) {

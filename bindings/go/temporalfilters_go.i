@@ -32,11 +32,11 @@
 /* (pointer, length) pairs as Go slices. */
 %typemap(gotype) (const void *key, size_t key_len), (const void *blob, size_t blob_len),
                  (void *out_buf, size_t out_cap), (const void *keys_data, size_t keys_data_len) "[]byte"
-%typemap(gotype) (const int32_t *key_lens, size_t key_count) "[]int32"
+%typemap(gotype) (const int32_t *key_lens, size_t key_count), (int32_t *out_allowed, size_t allowed_count) "[]int32"
 %typemap(gotype) (const uint64_t *times, size_t time_count), (uint64_t *out_times, size_t out_count) "[]uint64"
 %typemap(in) (const void *key, size_t key_len), (const void *blob, size_t blob_len),
              (void *out_buf, size_t out_cap), (const void *keys_data, size_t keys_data_len),
-             (const int32_t *key_lens, size_t key_count),
+             (const int32_t *key_lens, size_t key_count), (int32_t *out_allowed, size_t allowed_count),
              (const uint64_t *times, size_t time_count), (uint64_t *out_times, size_t out_count) %{
   $1 = ($1_ltype)$input.array;
   $2 = (size_t)$input.len;

@@ -17,7 +17,8 @@
  *   uint32_t             Java long, checked to be within 0 .. 2^32-1.
  *   byte patterns        byte[] (binary-safe, copied into the call's own
  *                        buffer: on the stack when small); int[] key lengths;
- *                        long[] timestamps in and out.
+ *                        long[] timestamps in and out; int[] answers out
+ *                        (the rate limiter's batch).
  * Errors: every failure, whether found by the library, by the shared
  * interface or by a typemap here, is recorded with tf_binding_fail/check and
  * raised by the %exception block as org.temporalfilters.TemporalFiltersException
@@ -225,6 +226,22 @@ TF_JAVA_BYTES_IN(keys_data, keys_data_len)
     }
 %}
 %typemap(freearg) (uint64_t *out_times, size_t out_count) %{ free(heap$argnum); %}
+
+/* The rate limiter batch's answers: one int (1 granted, 0 denied) per key,
+ * written into an int[] the Java side allocated. */
+%typemap(jni) (int32_t *out_allowed, size_t allowed_count) "jintArray"
+%typemap(jtype) (int32_t *out_allowed, size_t allowed_count) "int[]"
+%typemap(jstype) (int32_t *out_allowed, size_t allowed_count) "int[]"
+%typemap(javain) (int32_t *out_allowed, size_t allowed_count) "$javainput"
+%typemap(in) (int32_t *out_allowed, size_t allowed_count)
+    (jlong stack[TF_JAVA_STACK_BYTES / sizeof(jlong)], void *heap = NULL) %{
+    $1 = ($1_ltype)tf_java_buffer(jenv, $input, 4, stack, sizeof stack, &heap, &$2, "$1_name");
+%}
+%typemap(argout) (int32_t *out_allowed, size_t allowed_count) %{
+    if ($1 && !(*jenv)->ExceptionCheck(jenv))
+        (*jenv)->SetIntArrayRegion(jenv, $input, 0, (jsize)$2, (const jint *)$1);
+%}
+%typemap(freearg) (int32_t *out_allowed, size_t allowed_count) %{ free(heap$argnum); %}
 
 /* pace's next_allowed: element 0 of a long[] of length >= 1. */
 %typemap(jni) uint64_t *next_allowed "jlongArray"

@@ -205,6 +205,23 @@ static VALUE tf_rb_key_at(VALUE ary, long i) {
     if (tf_out_hold$argnum) ALLOCV_END(tf_out_hold$argnum);
 }
 
+/* The rate limiter batch's answers, one per key: the Ruby argument is their
+ * number; they come back as an Array of true (granted) and false. */
+%typemap(in) (int32_t *out_allowed, size_t allowed_count) (VALUE tf_allowed_hold = 0) {
+    size_t n = (size_t)tf_rb_to_u64($input, "count", LONG_MAX / sizeof(int32_t));
+    $1 = ALLOCV_N(int32_t, tf_allowed_hold, n ? n : 1);
+    memset($1, 0, (n ? n : 1) * sizeof(int32_t));
+    $2 = n;
+}
+%typemap(argout) (int32_t *out_allowed, size_t allowed_count) {
+    VALUE ary = rb_ary_new_capa((long)$2);
+    for (size_t i = 0; i < $2; ++i) rb_ary_push(ary, $1[i] ? Qtrue : Qfalse);
+    $result = SWIG_Ruby_AppendOutput($result, ary);
+}
+%typemap(freearg) (int32_t *out_allowed, size_t allowed_count) {
+    if (tf_allowed_hold$argnum) ALLOCV_END(tf_allowed_hold$argnum);
+}
+
 /* A buffer filled by the call: the Ruby argument is its size; the call
  * returns it as a binary (ASCII-8BIT) String. */
 %typemap(in) (void *out_buf, size_t out_cap) (VALUE tf_buf_str = Qnil) {

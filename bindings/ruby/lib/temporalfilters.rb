@@ -739,8 +739,8 @@ module TemporalFilters
   #
   # Idle keys (every permit they took has left the window) are reclaimed a
   # few slots at a time, never by a full scan: 4 slots of the key's shard
-  # when a new key is inserted, 4 slots of another shard (round robin) every
-  # 8th request of a thread. Each shard remembers its reclaim horizon (the
+  # when a new key is inserted, 8 slots of another shard (round robin) every
+  # 16th request of a shard. Each shard remembers its reclaim horizon (the
   # latest time + window of the keys it reclaimed): a key that is not
   # tracked and asks before it is denied until then (remaining 0, retry_at
   # the horizon), so a key whose clock runs behind the others' never gets
@@ -855,6 +855,27 @@ module TemporalFilters
     def acquire(key, now, n = 1)
       allowed, remaining, retry_at = @native.acquire(key, now, n)
       Decision.new(allowed == 1, remaining, retry_at)
+    end
+
+    # acquire(keys[i], times[i], n) for every key of the Array keys, in
+    # order, in one native call: an Array of one Decision per key, and the
+    # same state afterwards as those single calls. The library fetches the
+    # table lines of the next keys while it decides one, so their cache
+    # misses overlap (about twice the throughput of single calls on a limiter
+    # of a million keys, larger than the CPU's caches), and the cost of a
+    # call into C is paid once: for requests that arrive together (a server
+    # gathering one event-loop tick's requests, a queue admitted at once).
+    # Not atomic: other threads' calls may come between its keys. times
+    # holds one Integer (>= 1) per key. Every argument is checked before any
+    # decision, so a refused call changes nothing: InvalidArgument when
+    # times.size != keys.size, a time is 0 or n is 0 (even for an empty
+    # batch), TypeError for a key that is not a String.
+    def acquire_batch(keys, times, n = 1)
+      raise TypeError, "keys must be an Array, not #{keys.class}" unless keys.is_a?(Array)
+
+      count = keys.size
+      _granted, allowed, remaining, retry_at = @native.acquire_batch(keys, times, n, count, count, count)
+      Array.new(count) { |i| Decision.new(allowed[i], remaining[i], retry_at[i]) }
     end
 
     # The Decision #acquire would make at now, without changing anything: no

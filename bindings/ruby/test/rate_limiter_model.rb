@@ -15,8 +15,10 @@
 #
 # With a global limit every decision (acquire and peek, whether the key
 # allows or not) asks both windows: allowed when both allow, remaining the
-# smaller of the two, retry_at the later of the two windows' retry times (a
-# window that allows counts 0, one that never can RETRY_NEVER). A refund
+# smaller of the two after the decision (a denial takes nothing, so a window
+# that would have granted keeps its n), retry_at the later of the two
+# windows' retry times (a window that allows counts 0, one that never can
+# RETRY_NEVER). A refund
 # gives the key's own permits (its newest buckets or grant times) back to
 # the global window.
 #
@@ -157,7 +159,12 @@ class RateLimiterModel
       # both windows, whatever the key's own answer
       g_allowed, g_remaining, g_retry_at = @global.decide(now, @global_limit, n)
       retry_at = [allowed ? 0 : retry_at, g_allowed ? 0 : g_retry_at].max
-      allowed &&= g_allowed
+      both = allowed && g_allowed
+      # the fewer remaining after the decision: a denial takes nothing, so a
+      # window that would have granted keeps its n
+      remaining += n if allowed && !both
+      g_remaining += n if g_allowed && !both
+      allowed = both
       remaining = [remaining, g_remaining].min
       retry_at = 0 if allowed
     end

@@ -280,10 +280,11 @@ class TestRateLimiter < Minitest::Test
       rl.set_global_limit(3)
       assert_equal [true, 1, 0], triple(rl.acquire("A", 5))
       assert_equal [true, 1, 0], triple(rl.acquire("B", 6))
-      # the key allows 2 (leaving it 0), the global window refuses (1 left):
-      # remaining is the smaller, 0
-      assert_equal [false, 0, free_at], triple(rl.acquire("C", 7, 2))
-      assert_equal [false, 0, free_at], triple(rl.peek("C", 7, 2))
+      # the key would allow 2 (leaving it 0), the global window refuses (1
+      # left): denied, nothing taken, so the key keeps its 2 and remaining
+      # is the global window's 1
+      assert_equal [false, 1, free_at], triple(rl.acquire("C", 7, 2))
+      assert_equal [false, 1, free_at], triple(rl.peek("C", 7, 2))
       assert_equal [true, 0, 0], triple(rl.acquire("C", 7)), "the global window's last permit"
     end
   end
@@ -508,8 +509,8 @@ class TestRateLimiter < Minitest::Test
       assert_equal 2000, rl.tracked_keys
       mem = rl.memory
       # two windows later other keys come: each new key sweeps 4 slots of
-      # its shard, and every 8th request 4 slots of another shard (round
-      # robin; 64 shards)
+      # its shard, and every 16th request of a shard 8 slots of another
+      # shard (round robin; 64 shards)
       4000.times { |i| rl.acquire("new-#{i % 1000}", 3000 + i / 10) }
       s = rl.stats
       assert_instance_of RL::Stats, s
@@ -535,7 +536,7 @@ class TestRateLimiter < Minitest::Test
     [RL.new(1, 1000, 100), RL.exact(1, 1000)].each do |rl|
       assert_equal [true, 0, 0], triple(rl.acquire("A", 1000))
       # 3000 new keys at 5000: each sweeps 4 slots of its shard as it is
-      # inserted, and every 8th request 4 slots of another shard, so they
+      # inserted, and every 16th request of a shard 8 slots of another, so they
       # reach A wherever it is (some 200 are enough here); none is idle
       others = 3000
       others.times { |i| assert rl.allow?("other-#{i}", 5000) }

@@ -1,10 +1,12 @@
 package org.temporalfilters;
 
 /**
- * Keys packed for the batch calls ({@code updateBatch}, {@code queryBatch}):
- * their bytes laid end to end plus their lengths, which is what crosses into
- * the native library in one call. Packing costs a copy of the keys; a batch
- * that is queried or updated many times can be packed once and reused.
+ * Keys packed for the batch calls ({@link RecencySketch#updateBatch},
+ * {@link RecencySketch#queryBatch}, {@link RateLimiter#acquireBatch}): their
+ * bytes laid end to end plus their lengths, which is what crosses into the
+ * native library in one call. Packing costs a copy of the keys; a batch that
+ * is used many times (say, the same set of clients asked about on every
+ * tick) can be packed once and reused.
  * Immutable, hence safe to share between threads.
  */
 public final class KeyBatch {

@@ -24,7 +24,9 @@ import org.junit.Test;
  *    permits still in the window;
  *  - with a global limit every decision (acquire and peek, whether the key
  *    allows or not) asks both windows: allowed when both allow, remaining
- *    the smaller, retry time the later of those of the windows that refuse;
+ *    the smaller after the decision (a denial takes nothing: a window that
+ *    would have granted keeps its n), retry time the later of those of the
+ *    windows that refuse;
  *  - acquire first brings the key's window (when the limiter holds the key)
  *    and the global window to its time, granted or not; an earlier time is
  *    clamped to it; a denied request takes nothing; peek changes nothing;
@@ -108,12 +110,16 @@ public class RateLimiterPropertyTest {
         }
     }
 
-    /* Both windows' answers: granted when both grant, the fewer remaining,
-     * the later retry time of the windows that refuse. */
-    private static RateLimiter.Decision combine(RateLimiter.Decision a, RateLimiter.Decision b) {
+    /* Both windows' answers to a request of n permits: granted when both
+     * grant; the fewer remaining after the decision (a denial takes nothing,
+     * so a window that would have granted keeps its n); the later retry time
+     * of the windows that refuse. */
+    private static RateLimiter.Decision combine(RateLimiter.Decision a, RateLimiter.Decision b, long n) {
         boolean allowed = a.allowed() && b.allowed();
         long retryAt = allowed ? 0 : Math.max(a.allowed() ? 0 : a.retryAt(), b.allowed() ? 0 : b.retryAt());
-        return new RateLimiter.Decision(allowed, Math.min(a.remaining(), b.remaining()), retryAt);
+        long ra = !allowed && a.allowed() ? a.remaining() + n : a.remaining();
+        long rb = !allowed && b.allowed() ? b.remaining() + n : b.remaining();
+        return new RateLimiter.Decision(allowed, Math.min(ra, rb), retryAt);
     }
 
     /* The whole limiter: key windows and clocks, overrides, the global window
@@ -202,7 +208,7 @@ public class RateLimiterPropertyTest {
             long gt = 0;
             if (globalLimit != 0) {
                 gt = Math.max(t, globalLatest);
-                d = combine(d, global.decide(gt, globalLimit, n));
+                d = combine(d, global.decide(gt, globalLimit, n), n);
             }
             if (take) {
                 if (known[k]) { // the seed's step 1, granted or not

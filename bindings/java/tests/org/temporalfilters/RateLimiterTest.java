@@ -342,16 +342,21 @@ public class RateLimiterTest {
                 // A needs its permit of 5 gone (105), the global window both (110)
                 assertDecision(m, false, 0, 110, rl.peek("A", 15, 2));
                 assertDecision(m, false, 0, 110, rl.acquire("A", 15, 2));
-                assertDecision(m, false, 0, 110, rl.acquire("A", 109, 2));
+                // at 109 A's own window would grant (its permit of 5 has left),
+                // the global window has 1 permit until 110: denied, nothing
+                // taken, so A keeps its 2 and the global window's 1 is the fewer
+                assertDecision(m, false, 1, 110, rl.acquire("A", 109, 2));
                 assertDecision(m, true, 0, 0, rl.acquire("A", 110, 2));
             }
             // the key refuses, the global window would grant: the key's time,
-            // and the fewer remaining (the global window's)
+            // and the fewer remaining: the global window would have none left
+            // after the request, but a denial takes nothing, so it keeps its
+            // 2 and the key's 1 is the fewer
             try (RateLimiter rl = new RateLimiter(2, 100, 5, flags)) {
                 rl.setGlobalLimit(5);
                 assertDecision(m, true, 1, 0, rl.acquire("A", 5));
                 assertDecision(m, true, 0, 0, rl.acquire("B", 6, 2));
-                assertDecision(m, false, 0, 105, rl.acquire("A", 7, 2)); // A alone: 1 remaining
+                assertDecision(m, false, 1, 105, rl.acquire("A", 7, 2)); // A alone: 1 remaining
                 assertDecision(m, true, 0, 0, rl.acquire("A", 7));
             }
         }
@@ -527,8 +532,8 @@ public class RateLimiterTest {
 
     /* rate_limiter.h: a key is idle once its last request is a window old;
      * idle keys are reclaimed by sweeps of a few slots, never a full scan (4
-     * slots of the key's shard when a new key is inserted, 4 slots of another
-     * shard every 8th request), so by the requests that come in. */
+     * slots of the key's shard when a new key is inserted, 8 slots of another
+     * shard every 16th request of a shard), so by the requests that come in. */
     @Test
     public void idleKeysAreReclaimed() {
         try (RateLimiter rl = new RateLimiter(100, 1000, 100, 0)) {
