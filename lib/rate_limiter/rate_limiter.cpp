@@ -460,7 +460,7 @@ tf_status RateLimiter::set_key_limit(const void *key, size_t len, uint64_t limit
                     (unsigned long long)max);
     const Hash128 h = key_hash(key, len, 0);
     Shard &sh = shard_of(h);
-    std::lock_guard<std::mutex> lock(sh.mu);
+    std::lock_guard<ShardLock> lock(sh.mu);
     Table::Rec r = sh.table.find(key, len, h);
     const uint32_t effective = uint32_t(limit ? limit : limit_);
     Ring *fresh = nullptr;
@@ -521,7 +521,7 @@ void RateLimiter::decide_hashed(const void *key, size_t len, const Hash128 &h, u
     size_t sweep = kShards;  // the shard to sweep afterwards, if any
     sh.table.prefetch(h);    // the record's line loads while the lock is taken
     {
-        std::lock_guard<std::mutex> lock(sh.mu);
+        std::lock_guard<ShardLock> lock(sh.mu);
         if (take && (++sh.ops & 15) == 0) sweep = size_t(&sh - shards_ + (sh.ops >> 4)) % kShards;
         Table::Rec r = sh.table.find(key, len, h);
         const bool fresh = r.p == nullptr;
@@ -617,7 +617,7 @@ void RateLimiter::decide_hashed(const void *key, size_t len, const Hash128 &h, u
 void RateLimiter::refund(const void *key, size_t len, uint64_t now, uint64_t n) {
     const Hash128 h = key_hash(key, len, 0);
     Shard &sh = shard_of(h);
-    std::lock_guard<std::mutex> lock(sh.mu);
+    std::lock_guard<ShardLock> lock(sh.mu);
     Table::Rec r = sh.table.find(key, len, h);
     if (!r.p) return;
     const uint64_t t = std::max(now, r.latest());
@@ -653,7 +653,7 @@ void RateLimiter::refund(const void *key, size_t len, uint64_t now, uint64_t n) 
 void RateLimiter::reset(const void *key, size_t len) {
     const Hash128 h = key_hash(key, len, 0);
     Shard &sh = shard_of(h);
-    std::lock_guard<std::mutex> lock(sh.mu);
+    std::lock_guard<ShardLock> lock(sh.mu);
     Table::Rec r = sh.table.find(key, len, h);
     if (r.p) {
         sh.table.erase(r);
@@ -670,7 +670,7 @@ void RateLimiter::stats(uint64_t *keys, uint64_t *reclaimed, uint64_t *denied_fu
     if (bytes) {
         size_t b = sizeof(*this);
         for (Shard &s : shards_) {
-            std::lock_guard<std::mutex> lock(s.mu);
+            std::lock_guard<ShardLock> lock(s.mu);
             b += s.table.bytes();
         }
         {

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <shared_mutex>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -127,8 +128,38 @@ class Table {
     bool exact_ = false;
 };
 
+// A shard's lock: its critical sections are short (a lookup and a
+// decision), so a test-and-test-and-set lock whose unlock is a plain store
+// costs less than a mutex; a waiter that spins long yields its CPU (the
+// holder may be growing the table, or descheduled).
+class ShardLock {
+   public:
+    void lock() {
+        for (unsigned spins = 0; held_.exchange(true, std::memory_order_acquire); ++spins) {
+            while (held_.load(std::memory_order_relaxed)) {
+                if (++spins < 64)
+                    cpu_relax();
+                else
+                    std::this_thread::yield();
+            }
+        }
+    }
+    bool try_lock() { return !held_.load(std::memory_order_relaxed) && !held_.exchange(true, std::memory_order_acquire); }
+    void unlock() { held_.store(false, std::memory_order_release); }
+
+   private:
+    static void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#elif defined(__aarch64__) || defined(__arm__)
+        __asm__ __volatile__("yield");
+#endif
+    }
+    std::atomic<bool> held_{false};
+};
+
 struct alignas(64) Shard {
-    std::mutex mu;
+    ShardLock mu;
     Table table;
     // A key absent from the table may still have had grants up to this
     // time minus a window: records reclaimed here were last used at most

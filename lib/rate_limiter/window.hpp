@@ -81,6 +81,7 @@ struct BucketSpec {
 template <class S>
 inline uint64_t bucket_used(const BucketSpec &s, const S &st, uint64_t t) {
     if (st.latest() == 0) return 0;
+    if (st.latest() == t) return st.total();  // just advanced: no division
     const uint64_t head = s.bucket(st.latest()), now = s.bucket(t);
     if (now == head) return st.total();
     if (now - head >= s.nb) return 0;
