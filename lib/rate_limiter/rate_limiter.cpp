@@ -293,8 +293,8 @@ RateLimiter::RateLimiter(uint64_t limit, uint64_t window, uint64_t width, uint32
 }
 
 uint32_t RateLimiter::override_of(const void *key, size_t len) const {
+    if (!has_overrides_.load(std::memory_order_acquire)) return 0;  // no lock for the common case
     std::shared_lock<std::shared_mutex> lock(overrides_mu_);
-    if (overrides_.empty()) return 0;
     auto it = overrides_.find(std::string(static_cast<const char *>(key), len));
     return it == overrides_.end() ? 0 : it->second;
 }
@@ -472,6 +472,7 @@ tf_status RateLimiter::set_key_limit(const void *key, size_t len, uint64_t limit
             overrides_[k] = uint32_t(limit);
         else
             overrides_.erase(k);
+        has_overrides_.store(!overrides_.empty(), std::memory_order_release);
     } catch (...) {
         std::free(fresh);
         throw;
@@ -847,6 +848,7 @@ tf_status RateLimiter::read(wire::Reader &r, uint32_t flags, std::unique_ptr<Rat
         prev_len = klen;
         rl->overrides_.emplace(std::string(reinterpret_cast<const char *>(k), klen), lim);
     }
+    rl->has_overrides_ = !rl->overrides_.empty();
     const uint64_t n_keys = r.u64();
     if (!r.ok() || n_keys > r.remaining() / 12)
         return fail(TF_ERR_CORRUPT, "%s: %llu keys", what, (unsigned long long)n_keys);

@@ -246,6 +246,7 @@ class RateLimiter {
 
     mutable std::shared_mutex overrides_mu_;
     std::unordered_map<std::string, uint32_t> overrides_;
+    std::atomic<bool> has_overrides_{false};  // overrides_ is not empty
 
     std::atomic<uint64_t> max_keys_{0};
     std::atomic<uint32_t> room_skip_{0};  // see make_room

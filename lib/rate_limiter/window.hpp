@@ -102,7 +102,6 @@ inline uint64_t bucket_retry_at(const BucketSpec &s, const S &st, uint64_t t, ui
     const uint64_t head = s.bucket(st.latest()), now = s.bucket(t);
     // live buckets: (now - nb, head]
     uint64_t j = now >= s.nb - 1 ? now - (s.nb - 1) : 0;
-    if (head >= s.nb - 1) j = std::max(j, head - (s.nb - 1));
     uint64_t freed = 0;
     for (uint32_t slot = s.slot(j); j <= head; ++j) {
         freed += st.count(slot);
