@@ -1010,24 +1010,17 @@ static void test_serialize_round_trip(void **state) {
     }
 }
 
+/* serialize for tu_check_serialize_contract */
+static tf_status serialize_any(const void *obj, void *buf, size_t capacity, size_t *written) {
+    return tf_recency_sketch_serialize((const tf_recency_sketch *)obj, buf, capacity, written);
+}
+
 static void test_serialize_buffer_too_small(void **state) {
     (void)state;
     tf_recency_sketch *s = random_sketch(0, 3, 100);
     size_t need;
     OK(tf_recency_sketch_serialized_size(s, &need));
-    unsigned char *buf = malloc(need);
-    memset(buf, 0xAA, need);
-    size_t written = 0;
-    assert_int_equal(tf_recency_sketch_serialize(s, buf, need - 1, &written), TF_ERR_BUFFER_TOO_SMALL);
-    assert_int_equal(written, need);
-    for (size_t i = 0; i < need; ++i) assert_int_equal(buf[i], 0xAA); /* nothing written */
-    /* the size-query idiom: NULL buffer, zero capacity */
-    written = 0;
-    assert_int_equal(tf_recency_sketch_serialize(s, NULL, 0, &written), TF_ERR_BUFFER_TOO_SMALL);
-    assert_int_equal(written, need);
-    OK(tf_recency_sketch_serialize(s, buf, need, &written));
-    assert_int_equal(written, need);
-    free(buf);
+    tu_check_serialize_contract(s, need, serialize_any);
     tf_recency_sketch_free(s);
 }
 
@@ -1072,16 +1065,7 @@ static void test_deserialize_bit_flips(void **state) {
     for (uint64_t i = 0; i < 50; ++i) upd(s, i, 100 + i);
     size_t n;
     unsigned char *blob = snap(s, &n);
-    for (size_t bit = 0; bit < n * 8; ++bit) {
-        blob[bit / 8] ^= (unsigned char)(1u << (bit % 8));
-        tf_status st = try_blob(blob, n);
-        size_t off = bit / 8;
-        const tf_status want = tu_flipped_status(blob, bit);
-        if (st != want)
-            fail_msg("bit %zu (byte %zu): got %s, want %s", bit, off, tf_status_string(st), tf_status_string(want));
-        blob[bit / 8] ^= (unsigned char)(1u << (bit % 8));
-    }
-    assert_int_equal(try_blob(blob, n), TF_OK);
+    tu_check_bit_flips(blob, n, try_blob);
     free(blob);
     tf_recency_sketch_free(s);
 }

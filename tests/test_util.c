@@ -1,9 +1,14 @@
 #include "test_util.h"
 
+#include <setjmp.h>
+#include <stdarg.h>
+
 #include <murmurhash.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <cmocka.h>
 
 uint64_t tu_next(tu_rng *r) {
     uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
@@ -72,4 +77,32 @@ tf_status tu_flipped_status(const unsigned char *blob, size_t bit) {
     if (off < 12) return TF_ERR_CHECKSUM;
     if (off < 20) return (blob[off] & (1u << (bit % 8))) ? TF_ERR_TRUNCATED : TF_ERR_CORRUPT;
     return TF_ERR_CHECKSUM;
+}
+
+void tu_check_bit_flips(unsigned char *blob, size_t len, tu_try_blob_fn try_blob) {
+    for (size_t bit = 0; bit < len * 8; ++bit) {
+        const size_t off = bit / 8;
+        blob[off] ^= (unsigned char)(1u << (bit % 8));
+        const tf_status st = try_blob(blob, len), want = tu_flipped_status(blob, bit);
+        if (st != want)
+            fail_msg("bit %zu (byte %zu): got %s, want %s", bit, off, tf_status_string(st), tf_status_string(want));
+        blob[off] ^= (unsigned char)(1u << (bit % 8));
+    }
+    assert_int_equal(try_blob(blob, len), TF_OK);
+}
+
+void tu_check_serialize_contract(const void *obj, size_t need, tu_serialize_fn serialize) {
+    unsigned char *buf = malloc(need);
+    assert_non_null(buf);
+    memset(buf, 0xAA, need);
+    size_t written = 0;
+    assert_int_equal(serialize(obj, buf, need - 1, &written), TF_ERR_BUFFER_TOO_SMALL);
+    assert_int_equal(written, need);
+    for (size_t i = 0; i < need; ++i) assert_int_equal(buf[i], 0xAA); /* nothing written */
+    written = 0; /* the size-query idiom: NULL buffer, zero capacity */
+    assert_int_equal(serialize(obj, NULL, 0, &written), TF_ERR_BUFFER_TOO_SMALL);
+    assert_int_equal(written, need);
+    assert_int_equal(serialize(obj, buf, need, &written), TF_OK);
+    assert_int_equal(written, need);
+    free(buf);
 }

@@ -37,6 +37,22 @@ void tu_fix_checksum(unsigned char *blob, size_t len);
  * (bytes left over); anything else, TF_ERR_CHECKSUM. */
 tf_status tu_flipped_status(const unsigned char *blob, size_t bit);
 
+/* Deserializes a blob (and frees what it made); a structure's suite passes
+ * its own. */
+typedef tf_status (*tu_try_blob_fn)(const unsigned char *blob, size_t len);
+
+/* Flips every bit of a valid blob in turn: each flip gets the status
+ * tu_flipped_status names, and the blob reads again afterwards. */
+void tu_check_bit_flips(unsigned char *blob, size_t len, tu_try_blob_fn try_blob);
+
+/* Serializes `obj` (a structure's serialize, wrapped by its suite). */
+typedef tf_status (*tu_serialize_fn)(const void *obj, void *buf, size_t capacity, size_t *written);
+
+/* The serialize contract for an object that needs `need` bytes: one byte
+ * too few is TF_ERR_BUFFER_TOO_SMALL with `need` reported and nothing
+ * written, NULL/0 asks for the size the same way, `need` bytes work. */
+void tu_check_serialize_contract(const void *obj, size_t need, tu_serialize_fn serialize);
+
 /* Writes a little-endian field into a blob. */
 void tu_put_le(unsigned char *p, uint64_t v, int bytes);
 

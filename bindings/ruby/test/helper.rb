@@ -15,6 +15,13 @@ module TestHelper
 
   GOLDEN_DIR = ENV.fetch("TF_GOLDEN_DIR") { File.expand_path("../../../tests/data", __dir__) }
 
+  # The process's resident memory in MiB, for the tests that check that
+  # the garbage collector frees native handles. Read from /proc: the project
+  # targets Linux, where a missing /proc is an error, not a reason to skip.
+  def self.rss_mib
+    File.read("/proc/self/status")[/^VmRSS:\s+(\d+)/, 1].to_i / 1024
+  end
+
   # The operations of tests/golden.h, through this binding.
   GOLDEN_BINARY_KEY = [0x00, 0x62, 0x69, 0x6e, 0x00, 0xff, 0x7f].pack("C*")
 

@@ -260,18 +260,13 @@ class TestAgeBloom < Minitest::Test
     assert AB.new(2, 2, 64).add("k").contains?("k")
   end
 
-  def rss_mib
-    File.read("/proc/self/status")[/^VmRSS:\s+(\d+)/, 1].to_i / 1024
-  end
-
   def test_garbage_collector_frees_filters_of_the_factories
-    skip "needs /proc" unless File.exist?("/proc/self/status")
     # 2 MiB filters from deserialize and for_target, dropped without close:
     # 800 MiB if the objects of the factories did not own their handles.
     # (Under ASan up to 256 MiB of freed memory stays in its quarantine.)
     blob = AB.new(1, 1, 1 << 23).add("x").serialize # 2 slices of 1 MiB
     GC.start
-    base = rss_mib
+    base = TestHelper.rss_mib
     400.times do |i|
       # (for_target is slow in a debug build: it searches every k)
       f = (i % 40) == 5 ? AB.for_target(0.01, 800_000) : AB.deserialize(blob)
@@ -279,6 +274,6 @@ class TestAgeBloom < Minitest::Test
       GC.start if i % 10 == 9
     end
     GC.start
-    assert_operator rss_mib - base, :<, 450, "memory of dropped filters came back"
+    assert_operator TestHelper.rss_mib - base, :<, 450, "memory of dropped filters came back"
   end
 end

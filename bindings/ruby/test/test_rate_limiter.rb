@@ -716,12 +716,7 @@ class TestRateLimiter < Minitest::Test
     assert RL.new(1, 1, 1).allow?("k", 1)
   end
 
-  def rss_mib
-    File.read("/proc/self/status")[/^VmRSS:\s+(\d+)/, 1].to_i / 1024
-  end
-
   def test_garbage_collector_frees_deserialized_limiters
-    skip "needs /proc" unless File.exist?("/proc/self/status")
     # 4096 buckets of 2 bytes a key: 64 keys and the tables' spare slots hold
     # some 3 MiB per limiter (a 0.5 MiB blob). 100 limiters dropped without
     # close keep about 300 MiB more than 100 closed ones if deserialize does
@@ -733,7 +728,7 @@ class TestRateLimiter < Minitest::Test
     rl.close
     growth = lambda do |close|
       GC.start
-      base = rss_mib
+      base = TestHelper.rss_mib
       100.times do |i|
         copy = RL.deserialize(blob)
         assert_equal 64, copy.tracked_keys if i.zero?
@@ -741,7 +736,7 @@ class TestRateLimiter < Minitest::Test
         GC.start if i % 10 == 9
       end
       GC.start
-      rss_mib - base
+      TestHelper.rss_mib - base
     end
     closed = growth.call(true)
     dropped = growth.call(false)

@@ -350,23 +350,18 @@ class TestRecencySketch < Minitest::Test
     assert_equal 3, RS.new(8, 1).update("k", 3).query("k")
   end
 
-  def rss_mib
-    File.read("/proc/self/status")[/^VmRSS:\s+(\d+)/, 1].to_i / 1024
-  end
-
   def test_garbage_collector_frees_deserialized_sketches
-    skip "needs /proc" unless File.exist?("/proc/self/status")
     # 200 sketches of 8 MiB, dropped without close: 1600 MiB if the objects
     # made by the class factories did not own their handles.
     blob = RS.new(1 << 18, 4).update("x", 1).serialize
     GC.start
-    base = rss_mib
+    base = TestHelper.rss_mib
     200.times do |i|
       s = RS.deserialize(blob)
       assert_equal 1, s.query("x") if i.zero?
       GC.start if i % 10 == 9
     end
     GC.start
-    assert_operator rss_mib - base, :<, 700, "memory of dropped sketches came back"
+    assert_operator TestHelper.rss_mib - base, :<, 700, "memory of dropped sketches came back"
   end
 end
