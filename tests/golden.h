@@ -65,9 +65,24 @@ fail:
  *   tf_age_bloom_add(golden_binary_key)
  * The .expected file lists tf_age_bloom_contains for "key-0" .. "key-349"
  * and then golden_binary_key. Returns NULL on any failure. */
+static inline tf_age_bloom *golden_age_bloom_fill(tf_age_bloom *f);
 static inline tf_age_bloom *golden_age_bloom(void) {
     tf_age_bloom *f = NULL;
     if (tf_age_bloom_new(3, 4, 200, 42, &f) != TF_OK) return NULL;
+    return golden_age_bloom_fill(f);
+}
+
+/* The blocked layout, age_bloom_blocked_v1.tfb: the same inserts into
+ *   tf_age_bloom_new_blocked(k = 3, l = 4, slice_bits = 200, seed = 42)
+ *     (slices of 224 bits, generation g = floor(224 ln 2 / 3) = 51, window
+ *      l * g = 204 inserts); the .expected file has the same layout. */
+static inline tf_age_bloom *golden_age_bloom_blocked(void) {
+    tf_age_bloom *f = NULL;
+    if (tf_age_bloom_new_blocked(3, 4, 200, 42, &f) != TF_OK) return NULL;
+    return golden_age_bloom_fill(f);
+}
+
+static inline tf_age_bloom *golden_age_bloom_fill(tf_age_bloom *f) {
     char key[32];
     for (unsigned i = 0; i < GOLDEN_AB_INSERTED; ++i) {
         size_t n = golden_key(i, key, sizeof key);

@@ -64,9 +64,7 @@ static FILE *open_expected(const char *dir, const char *name) {
     return fopen(path, "w");
 }
 
-static int write_age_bloom(const char *dir) {
-    const char *name = "age_bloom_v1";
-    tf_age_bloom *b = golden_age_bloom();
+static int write_age_bloom_as(const char *dir, const char *name, tf_age_bloom *b) {
     if (!b) return 1;
     size_t size = 0, written = 0;
     unsigned char *buf = NULL;
@@ -94,6 +92,11 @@ out:
     free(buf);
     tf_age_bloom_free(b);
     return rc;
+}
+
+static int write_age_bloom(const char *dir) {
+    return write_age_bloom_as(dir, "age_bloom_v1", golden_age_bloom()) ||
+           write_age_bloom_as(dir, "age_bloom_blocked_v1", golden_age_bloom_blocked());
 }
 
 static int write_time_bloom(const char *dir) {

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "bloom/age_partitioned.hpp"
+#include "bloom/blocked.hpp"
 #include "common/status.hpp"
 #include "common/wire.hpp"
 #include "temporalfilters/age_bloom.h"
@@ -12,10 +13,13 @@
 using tf::fail;
 using tf::guard;
 using tf::bloom::AgePartitioned;
+using tf::bloom::BlockedAgeBloom;
 using Mode = tf::bloom::AgePartitioned::Mode;
 
-struct tf_age_bloom : AgePartitioned {
-    explicit tf_age_bloom(AgePartitioned &&f) : AgePartitioned(std::move(f)) {}
+// A count-window filter in one of the two layouts (exactly one is set).
+struct tf_age_bloom {
+    std::unique_ptr<AgePartitioned> classic;
+    std::unique_ptr<BlockedAgeBloom> blocked;
 };
 struct tf_time_bloom : AgePartitioned {
     explicit tf_time_bloom(AgePartitioned &&f) : AgePartitioned(std::move(f)) {}
@@ -30,6 +34,21 @@ uint64_t slice_bits_for(uint32_t k, double g) {
     double m = std::ceil(double(k) * g / kLn2);
     if (m < 64.0) m = 64.0;
     return m > double(tf::bloom::kMaxSliceBits) ? 0 : uint64_t(m);
+}
+
+tf_status make_age(uint32_t k, uint32_t l, uint64_t bits, uint64_t generation, uint32_t seed, tf_age_bloom **out) {
+    std::unique_ptr<tf_age_bloom> h(new tf_age_bloom);
+    h->classic.reset(new AgePartitioned(Mode::Count, k, l, bits, generation, 0, seed));
+    *out = h.release();
+    return TF_OK;
+}
+
+tf_status make_blocked(uint32_t k, uint32_t l, uint64_t blocks, uint64_t generation, uint32_t seed,
+                       tf_age_bloom **out) {
+    std::unique_ptr<tf_age_bloom> h(new tf_age_bloom);
+    h->blocked.reset(new BlockedAgeBloom(k, l, blocks, generation, seed));
+    *out = h.release();
+    return TF_OK;
 }
 
 template <class Handle>
@@ -115,7 +134,7 @@ TF_API tf_status tf_age_bloom_new_for(double error_rate, uint64_t capacity, uint
         const uint64_t g = capacity / l + (capacity % l != 0);  // ceil, without overflow
         const uint64_t bits = slice_bits_for(k, double(g));
         if (bits == 0) return fail(TF_ERR_TOO_LARGE, "capacity %llu needs slices over 2^40 bits", (unsigned long long)capacity);
-        return make(Mode::Count, k, l, bits, g, 0, seed, out);
+        return make_age(k, l, bits, g, seed, out);
     });
 }
 
@@ -126,16 +145,64 @@ TF_API tf_status tf_age_bloom_new(uint32_t k, uint32_t l, uint64_t slice_bits, u
         if (st != TF_OK) return st;
         uint64_t g = uint64_t(std::floor(double(slice_bits) * kLn2 / double(k)));
         if (g == 0) g = 1;
-        return make(Mode::Count, k, l, slice_bits, g, 0, seed, out);
+        return make_age(k, l, slice_bits, g, seed, out);
+    });
+}
+
+TF_API tf_status tf_age_bloom_choose_blocked(double error_rate, uint32_t *k, uint32_t *l, double *fill) {
+    TF_REQUIRE_NONNULL(k, "k");
+    TF_REQUIRE_NONNULL(l, "l");
+    TF_REQUIRE_NONNULL(fill, "fill");
+    return guard([&] { return tf::bloom::choose_blocked(error_rate, k, l, fill); });
+}
+
+TF_API tf_status tf_age_bloom_new_blocked_for(double error_rate, uint64_t capacity, uint32_t seed, tf_age_bloom **out) {
+    return guard([&] {
+        TF_REQUIRE_NONNULL(out, "out");
+        if (capacity == 0) return fail(TF_ERR_INVALID_ARGUMENT, "capacity must be >= 1");
+        uint32_t k, l;
+        double rho;
+        tf_status st = tf::bloom::choose_blocked(error_rate, &k, &l, &rho);
+        if (st != TF_OK) return st;
+        const uint64_t g = capacity / l + (capacity % l != 0);
+        // k generations of g inserts leave a slice at fill rho.
+        const double bits = std::ceil(double(k) * double(g) / -std::log1p(-rho));
+        const double blocks = std::ceil(bits / tf::bloom::kLaneBits);
+        if (blocks > double(tf::bloom::kBlockedMaxBlocks))
+            return fail(TF_ERR_TOO_LARGE, "capacity %llu needs slices over 2^40 bits", (unsigned long long)capacity);
+        return make_blocked(k, l, uint64_t(blocks), g, seed, out);
+    });
+}
+
+TF_API tf_status tf_age_bloom_new_blocked(uint32_t k, uint32_t l, uint64_t slice_bits, uint32_t seed,
+                                          tf_age_bloom **out) {
+    return guard([&] {
+        TF_REQUIRE_NONNULL(out, "out");
+        tf_status st = BlockedAgeBloom::check_params(k, l, slice_bits);
+        if (st != TF_OK) return st;
+        const uint64_t blocks = (slice_bits + tf::bloom::kLaneBits - 1) / tf::bloom::kLaneBits;
+        uint64_t g = uint64_t(std::floor(double(blocks * tf::bloom::kLaneBits) * kLn2 / double(k)));
+        if (g == 0) g = 1;
+        return make_blocked(k, l, blocks, g, seed, out);
     });
 }
 
 TF_API void tf_age_bloom_free(tf_age_bloom *filter) { delete filter; }
 
+TF_API tf_status tf_age_bloom_is_blocked(const tf_age_bloom *filter, int *blocked) {
+    TF_REQUIRE_NONNULL(filter, "filter");
+    TF_REQUIRE_NONNULL(blocked, "blocked");
+    *blocked = filter->blocked ? 1 : 0;
+    return TF_OK;
+}
+
 TF_API tf_status tf_age_bloom_add(tf_age_bloom *filter, const void *key, size_t key_len) {
     TF_REQUIRE_NONNULL(filter, "filter");
     TF_REQUIRE_KEY(key, key_len);
-    filter->add(key, key_len);
+    if (filter->blocked)
+        filter->blocked->add(key, key_len);
+    else
+        filter->classic->add(key, key_len);
     return TF_OK;
 }
 
@@ -143,7 +210,7 @@ TF_API tf_status tf_age_bloom_contains(const tf_age_bloom *filter, const void *k
     TF_REQUIRE_NONNULL(filter, "filter");
     TF_REQUIRE_KEY(key, key_len);
     TF_REQUIRE_NONNULL(present, "present");
-    *present = filter->contains(key, key_len) ? 1 : 0;
+    *present = (filter->blocked ? filter->blocked->contains(key, key_len) : filter->classic->contains(key, key_len)) ? 1 : 0;
     return TF_OK;
 }
 
@@ -151,15 +218,23 @@ TF_API tf_status tf_age_bloom_add_if_absent(tf_age_bloom *filter, const void *ke
     TF_REQUIRE_NONNULL(filter, "filter");
     TF_REQUIRE_KEY(key, key_len);
     TF_REQUIRE_NONNULL(was_present, "was_present");
-    const bool present = filter->contains(key, key_len);
-    if (!present) filter->add(key, key_len);
+    bool present;
+    if (filter->blocked) {
+        present = filter->blocked->add_if_absent(key, key_len);
+    } else {
+        present = filter->classic->contains(key, key_len);
+        if (!present) filter->classic->add(key, key_len);
+    }
     *was_present = present ? 1 : 0;
     return TF_OK;
 }
 
 TF_API tf_status tf_age_bloom_clear(tf_age_bloom *filter) {
     TF_REQUIRE_NONNULL(filter, "filter");
-    filter->clear();
+    if (filter->blocked)
+        filter->blocked->clear();
+    else
+        filter->classic->clear();
     return TF_OK;
 }
 
@@ -167,11 +242,20 @@ TF_API tf_status tf_age_bloom_stats(const tf_age_bloom *filter, uint64_t *slices
                                     double *bits_per_element, uint64_t *inserts, double *fpr_now) {
     TF_REQUIRE_NONNULL(filter, "filter");
     return guard([&] {
-        if (slices) *slices = filter->slices();
-        if (bits) *bits = filter->total_bits();
-        if (bits_per_element) *bits_per_element = double(filter->total_bits()) / double(filter->window_elements(0));
-        if (inserts) *inserts = filter->inserts();
-        if (fpr_now) *fpr_now = filter->expected_fpr(0);
+        if (const BlockedAgeBloom *b = filter->blocked.get()) {
+            if (slices) *slices = b->slices();
+            if (bits) *bits = b->total_bits();
+            if (bits_per_element) *bits_per_element = double(b->total_bits()) / double(b->capacity());
+            if (inserts) *inserts = b->inserts();
+            if (fpr_now) *fpr_now = b->expected_fpr();
+            return TF_OK;
+        }
+        const AgePartitioned &f = *filter->classic;
+        if (slices) *slices = f.slices();
+        if (bits) *bits = f.total_bits();
+        if (bits_per_element) *bits_per_element = double(f.total_bits()) / double(f.window_elements(0));
+        if (inserts) *inserts = f.inserts();
+        if (fpr_now) *fpr_now = f.expected_fpr(0);
         return TF_OK;
     });
 }
@@ -179,32 +263,76 @@ TF_API tf_status tf_age_bloom_stats(const tf_age_bloom *filter, uint64_t *slices
 TF_API tf_status tf_age_bloom_info(const tf_age_bloom *filter, uint32_t *k, uint32_t *l, uint64_t *slice_bits,
                                    uint64_t *generation, uint64_t *capacity, uint32_t *seed) {
     TF_REQUIRE_NONNULL(filter, "filter");
-    if (k) *k = filter->k();
-    if (l) *l = filter->l();
-    if (slice_bits) *slice_bits = filter->slice_bits(0);
-    if (generation) *generation = filter->generation();
-    if (capacity) *capacity = filter->window_elements(0);
-    if (seed) *seed = filter->seed();
+    if (const BlockedAgeBloom *b = filter->blocked.get()) {
+        if (k) *k = b->k();
+        if (l) *l = b->l();
+        if (slice_bits) *slice_bits = b->slice_bits();
+        if (generation) *generation = b->generation();
+        if (capacity) *capacity = b->capacity();
+        if (seed) *seed = b->seed();
+        return TF_OK;
+    }
+    const AgePartitioned &f = *filter->classic;
+    if (k) *k = f.k();
+    if (l) *l = f.l();
+    if (slice_bits) *slice_bits = f.slice_bits(0);
+    if (generation) *generation = f.generation();
+    if (capacity) *capacity = f.window_elements(0);
+    if (seed) *seed = f.seed();
     return TF_OK;
 }
 
 TF_API tf_status tf_age_bloom_memory(const tf_age_bloom *filter, size_t *bytes) {
     TF_REQUIRE_NONNULL(filter, "filter");
     TF_REQUIRE_NONNULL(bytes, "bytes");
-    *bytes = filter->memory();
+    *bytes = sizeof(*filter) + (filter->blocked ? filter->blocked->memory() : filter->classic->memory());
     return TF_OK;
 }
 
+namespace {
+size_t age_payload_size(const tf_age_bloom *f) {
+    return f->blocked ? f->blocked->payload_size() : f->classic->payload_size();
+}
+}  // namespace
+
 TF_API tf_status tf_age_bloom_serialized_size(const tf_age_bloom *filter, size_t *size) {
-    return serialized_size(filter, size);
+    TF_REQUIRE_NONNULL(filter, "filter");
+    TF_REQUIRE_NONNULL(size, "size");
+    if (!tf::wire::blob_size(age_payload_size(filter), size)) return fail(TF_ERR_TOO_LARGE, "blob size overflows size_t");
+    return TF_OK;
 }
 
 TF_API tf_status tf_age_bloom_serialize(const tf_age_bloom *filter, void *buf, size_t capacity, size_t *written) {
-    return serialize(filter, tf::wire::Kind::AgeBloom, buf, capacity, written);
+    TF_REQUIRE_NONNULL(filter, "filter");
+    if (filter->blocked)
+        return tf::wire::encode(tf::wire::Kind::AgeBloom, tf::bloom::kBlockedWireFlag, filter->blocked->payload_size(),
+                                buf, capacity, written,
+                                [&](tf::wire::Writer &w) { filter->blocked->write_payload(w); });
+    return tf::wire::encode(tf::wire::Kind::AgeBloom, 0, filter->classic->payload_size(), buf, capacity, written,
+                            [&](tf::wire::Writer &w) { filter->classic->write_payload(w); });
 }
 
 TF_API tf_status tf_age_bloom_deserialize(const void *buf, size_t len, tf_age_bloom **out) {
-    return deserialize(Mode::Count, tf::wire::Kind::AgeBloom, buf, len, out);
+    return guard([&] {
+        TF_REQUIRE_NONNULL(out, "out");
+        TF_REQUIRE_NONNULL(buf, "buf");
+        tf::wire::Reader payload;
+        uint32_t flags = 0;
+        tf_status st =
+            tf::wire::open(buf, len, tf::wire::Kind::AgeBloom, tf::bloom::kBlockedWireFlag, &flags, &payload);
+        if (st != TF_OK) return st;
+        std::unique_ptr<tf_age_bloom> h(new tf_age_bloom);
+        if (flags & tf::bloom::kBlockedWireFlag) {
+            st = BlockedAgeBloom::read(payload, &h->blocked);
+        } else {
+            std::unique_ptr<AgePartitioned> f;
+            st = AgePartitioned::read(Mode::Count, payload, &f);
+            h->classic = std::move(f);
+        }
+        if (st != TF_OK) return st;
+        *out = h.release();
+        return TF_OK;
+    });
 }
 
 /* ---- time-limited ---------------------------------------------------- */

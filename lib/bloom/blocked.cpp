@@ -1,0 +1,362 @@
+#include "bloom/blocked.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define TF_HAVE_X86 1
+#endif
+
+#include "common/hash.hpp"
+
+namespace tf {
+namespace bloom {
+
+namespace {
+// Quantiles per evaluation of the model: the U-average is a midpoint rule
+// over this many strata of equal probability.
+constexpr uint32_t kStrata = 48;
+
+// The midpoint quantiles of Poisson(lambda) for the kStrata strata.
+void poisson_quantiles(double lambda, uint32_t *out) {
+    double p = std::exp(-lambda), cdf = p;
+    uint32_t x = 0;
+    const uint32_t xmax = uint32_t(lambda * 10.0) + 200;
+    for (uint32_t t = 0; t < kStrata; ++t) {
+        const double u = (t + 0.5) / kStrata;
+        while (cdf < u && x < xmax) {
+            ++x;
+            p *= lambda / x;
+            cdf += p;
+        }
+        out[t] = x;
+    }
+}
+
+// Probability of a run of k among independent bits with probabilities r[].
+double run_probability(uint32_t k, const double *r, uint32_t n) {
+    double run[kBlockedMaxSlices] = {1.0}, next[kBlockedMaxSlices];
+    double hit = 0.0;
+    for (uint32_t i = 0; i < n; ++i) {
+        std::fill(next, next + k, 0.0);
+        for (uint32_t j = 0; j < k; ++j) {
+            if (run[j] == 0.0) continue;
+            next[0] += run[j] * (1.0 - r[i]);
+            if (j + 1 == k)
+                hit += run[j] * r[i];
+            else
+                next[j + 1] += run[j] * r[i];
+        }
+        std::copy(next, next + k, run);
+    }
+    return hit;
+}
+}  // namespace
+
+double blocked_false_positive_model(uint32_t k, const double *load, uint32_t slices) {
+    if (k == 0 || slices == 0 || slices > kBlockedMaxSlices || k > slices) return 0.0;
+    static thread_local uint32_t q[kBlockedMaxSlices][kStrata];
+    for (uint32_t i = 0; i < slices; ++i) poisson_quantiles(std::max(0.0, load[i]), q[i]);
+    const double miss = 1.0 - 1.0 / kLaneBits;
+    double sum = 0.0, r[kBlockedMaxSlices];
+    for (uint32_t t = 0; t < kStrata; ++t) {
+        for (uint32_t i = 0; i < slices; ++i) r[i] = 1.0 - std::pow(miss, double(q[i][t]));
+        sum += run_probability(k, r, slices);
+    }
+    return sum / kStrata;
+}
+
+double blocked_steady_false_positive_model(uint32_t k, uint32_t l, double rho) {
+    const uint32_t s = k + l;
+    if (k == 0 || l == 0 || s > kBlockedMaxSlices || !(rho > 0.0 && rho < 1.0)) return 1.0;
+    const double full = -double(kLaneBits) * std::log1p(-rho);
+    double load[kBlockedMaxSlices];
+    for (uint32_t i = 0; i < s; ++i) load[i] = full * double(std::min(i + 1, k)) / double(k);
+    return blocked_false_positive_model(k, load, s);
+}
+
+tf_status choose_blocked(double target, uint32_t *k_out, uint32_t *l_out, double *rho_out) {
+    if (!(target > 0.0 && target < 1.0))
+        return fail(TF_ERR_INVALID_ARGUMENT, "error rate must be in (0, 1), got %g", target);
+    double best = std::numeric_limits<double>::infinity();
+    uint32_t bk = 0, bl = 0;
+    double brho = 0.0;
+    for (uint32_t s : {kLanes, 2 * kLanes}) {
+        for (uint32_t k = 1; k < s; ++k) {
+            const uint32_t l = s - k;
+            // The rate rises with rho: bisect for the fullest slices that
+            // meet the target.
+            double lo = 0.005, hi = 0.9;
+            if (blocked_steady_false_positive_model(k, l, lo) > target) continue;
+            for (int it = 0; it < 20; ++it) {
+                const double mid = 0.5 * (lo + hi);
+                (blocked_steady_false_positive_model(k, l, mid) <= target ? lo : hi) = mid;
+            }
+            const double bpe = double(s) * k / (double(l) * -std::log1p(-lo));
+            if (bpe < best - 1e-9) best = bpe, bk = k, bl = l, brho = lo;
+        }
+    }
+    if (bk == 0) return fail(TF_ERR_TOO_LARGE, "no blocked (k, l) with k + l <= 32 meets error rate %g", target);
+    *k_out = bk;
+    *l_out = bl;
+    *rho_out = brho;
+    return TF_OK;
+}
+
+namespace detail {
+
+uint32_t lane_bits_scalar(const uint32_t *line, const uint8_t *pos) {
+    uint32_t m = 0;
+    for (uint32_t s = 0; s < kLanes; ++s) m |= ((line[s] >> pos[s]) & 1u) << s;
+    return m;
+}
+
+#ifdef TF_HAVE_X86
+__attribute__((target("avx2"))) uint32_t lane_bits_avx2(const uint32_t *line, const uint8_t *pos) {
+    const __m128i p8 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(pos));
+    const __m256i c31 = _mm256_set1_epi32(31);
+    // Shift each lane left so that its bit pos lands in the sign bit, then
+    // collect the sign bits.
+    const __m256i sh0 = _mm256_sub_epi32(c31, _mm256_cvtepu8_epi32(p8));
+    const __m256i sh1 = _mm256_sub_epi32(c31, _mm256_cvtepu8_epi32(_mm_srli_si128(p8, 8)));
+    const __m256i w0 = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(line));
+    const __m256i w1 = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(line + 8));
+    const uint32_t lo = uint32_t(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_sllv_epi32(w0, sh0))));
+    const uint32_t hi = uint32_t(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_sllv_epi32(w1, sh1))));
+    return lo | (hi << 8);
+}
+bool cpu_has_avx2() {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2");
+}
+#else
+uint32_t lane_bits_avx2(const uint32_t *line, const uint8_t *pos) { return lane_bits_scalar(line, pos); }
+bool cpu_has_avx2() { return false; }
+#endif
+
+}  // namespace detail
+
+tf_status BlockedAgeBloom::check_params(uint32_t k, uint32_t l, uint64_t slice_bits) {
+    if (k == 0 || l == 0 || uint64_t(k) + l > kBlockedMaxSlices)
+        return fail(TF_ERR_INVALID_ARGUMENT, "blocked layout needs k >= 1, l >= 1 and k + l <= %u, got k = %u, l = %u",
+                    kBlockedMaxSlices, k, l);
+    if (slice_bits < kLaneBits)
+        return fail(TF_ERR_INVALID_ARGUMENT, "slice_bits must be >= %u, got %llu", kLaneBits,
+                    (unsigned long long)slice_bits);
+    if (slice_bits > kBlockedMaxBlocks * kLaneBits)
+        return fail(TF_ERR_TOO_LARGE, "slice_bits must be <= 2^40, got %llu", (unsigned long long)slice_bits);
+    return TF_OK;
+}
+
+void BlockedAgeBloom::allocate() {
+    slots_ = k_ + l_;
+    bands_ = (slots_ + kLanes - 1) / kLanes;
+    const uint64_t lines = uint64_t(bands_) * blocks_;  // <= 2 * 2^35: no overflow below
+    ZeroedBlock block(size_t(lines * kCacheLine));
+    mem_.swap(block);
+    words_ = static_cast<uint32_t *>(mem_.data());
+    avx2_ = detail::cpu_has_avx2();
+}
+
+BlockedAgeBloom::BlockedAgeBloom(uint32_t k, uint32_t l, uint64_t blocks, uint64_t generation, uint32_t seed)
+    : k_(k), l_(l), seed_(seed), blocks_(blocks), generation_(generation) {
+    allocate();
+    next_serial_ = slots_;  // slices 0 .. S-1 in slots 0 .. S-1; s_0 is the last
+    top_ = slots_ - 1;
+    until_shift_ = generation_;
+}
+
+void BlockedAgeBloom::locate(const void *key, size_t len, Probe *p) const {
+    // One 128-bit MurmurHash3, stretched by enhanced double hashing and
+    // re-mixed (as in the classic layout): a block per band, then a byte per
+    // slot whose low 5 bits are the key's bit in that slot's lane.
+    IndexSequence seq(key_hash(key, len, seed_));
+    for (uint32_t b = 0; b < bands_; ++b)
+        p->line[b] = words_ + reduce(tf::detail::fmix64(seq.next_raw()), blocks_) * kLanes + uint64_t(b) * blocks_ * kLanes;
+    for (uint32_t i = 0; i < bands_ * kLanes; i += 8) {
+        const uint64_t v = tf::detail::fmix64(seq.next_raw()) & 0x1f1f1f1f1f1f1f1full;
+        std::memcpy(p->pos + i, &v, 8);
+    }
+}
+
+uint32_t BlockedAgeBloom::slot_bits(const Probe &p) const {
+    uint32_t m;
+    if (avx2_) {
+        m = detail::lane_bits_avx2(p.line[0], p.pos);
+        if (bands_ > 1) m |= detail::lane_bits_avx2(p.line[1], p.pos + kLanes) << kLanes;
+    } else {
+        m = detail::lane_bits_scalar(p.line[0], p.pos);
+        if (bands_ > 1) m |= detail::lane_bits_scalar(p.line[1], p.pos + kLanes) << kLanes;
+    }
+    return m;
+}
+
+bool BlockedAgeBloom::query(const Probe &p) const {
+    // Slot order to age order: starting from the oldest slot (top + 1), the
+    // slots in increasing order (mod S) are the slices from oldest to
+    // newest, so a rotation by top + 1 makes runs of slices runs of bits and
+    // keeps the newest and the oldest apart.
+    const uint64_t m = slot_bits(p);
+    const uint32_t r = top_ + 1 == slots_ ? 0 : top_ + 1;
+    const uint64_t all = (uint64_t(1) << slots_) - 1;
+    const uint64_t x = r == 0 ? m : ((m >> r) | (m << (slots_ - r))) & all;
+    return detail::has_run(x, k_);
+}
+
+void BlockedAgeBloom::insert(const Probe &p) {
+    uint32_t s = top_;
+    for (uint32_t i = 0; i < k_; ++i) {
+        p.line[s / kLanes][s % kLanes] |= uint32_t(1) << p.pos[s];
+        s = s == 0 ? slots_ - 1 : s - 1;
+    }
+    until_shift_--;
+    gen_inserts_++;
+    inserts_++;
+}
+
+void BlockedAgeBloom::shift() {
+    // The oldest slice (slot top + 1) is recycled as the newest.
+    top_ = top_ + 1 == slots_ ? 0 : top_ + 1;
+    const uint32_t band = top_ / kLanes, lane = top_ % kLanes;
+    uint32_t *w = lane_word(band, 0, lane);
+    for (uint64_t b = 0; b < blocks_; ++b, w += kLanes) *w = 0;
+    next_serial_++;
+    until_shift_ = generation_;
+    gen_inserts_ = 0;
+}
+
+void BlockedAgeBloom::add(const void *key, size_t len) {
+    Probe p;
+    locate(key, len, &p);
+    if (until_shift_ == 0) shift();
+    insert(p);
+}
+
+bool BlockedAgeBloom::contains(const void *key, size_t len) const {
+    Probe p;
+    locate(key, len, &p);
+    return query(p);
+}
+
+bool BlockedAgeBloom::add_if_absent(const void *key, size_t len) {
+    Probe p;
+    locate(key, len, &p);
+    if (query(p)) return true;
+    if (until_shift_ == 0) shift();
+    insert(p);
+    return false;
+}
+
+void BlockedAgeBloom::clear() {
+    std::memset(words_, 0, size_t(uint64_t(bands_) * blocks_ * kCacheLine));
+    inserts_ = gen_inserts_ = 0;
+    until_shift_ = generation_;
+}
+
+double BlockedAgeBloom::expected_fpr() const {
+    // Measured fill f of each slot; the lane load whose expected fill is f
+    // is -32 ln(1 - f). A full slot (f = 1) has an unbounded load: it sets
+    // every bit, so it is given a load at which the model's fill rounds to 1.
+    uint64_t set[kBlockedMaxSlices] = {0};
+    for (uint32_t b = 0; b < bands_; ++b)
+        for (uint64_t j = 0; j < blocks_; ++j) {
+            const uint32_t *line = lane_word(b, j, 0);
+            for (uint32_t lane = 0; lane < kLanes && b * kLanes + lane < slots_; ++lane)
+                set[b * kLanes + lane] += uint64_t(__builtin_popcount(line[lane]));
+        }
+    double load[kBlockedMaxSlices];
+    const double bits = double(blocks_) * kLaneBits;
+    for (uint32_t i = 0; i < slots_; ++i) {
+        const uint32_t s = (top_ + slots_ - i) % slots_;  // age i
+        const double f = double(set[s]) / bits;
+        load[i] = f >= 1.0 ? 4000.0 : -double(kLaneBits) * std::log1p(-f);
+    }
+    return blocked_false_positive_model(k_, load, slots_);
+}
+
+// Payload (kind 2 with flag kBlockedWireFlag), little-endian:
+//   u32 k, u32 l, u32 seed, u32 reserved (0),
+//   u64 blocks, u64 generation, u64 until_shift, u64 gen_inserts,
+//   u64 inserts, u64 next_serial,
+//   u64 words[bands * blocks * 8]: the lines in memory order (band 0's
+//   blocks, then band 1's), each 64-bit word holding lanes 2i (low half)
+//   and 2i + 1 (high half); lanes of slots >= k + l are 0.
+namespace {
+constexpr size_t kBlockedHeader = 4 * 4 + 6 * 8;
+}
+
+size_t BlockedAgeBloom::payload_size() const {
+    return kBlockedHeader + size_t(uint64_t(bands_) * blocks_ * kCacheLine);
+}
+
+void BlockedAgeBloom::write_payload(wire::Writer &w) const {
+    w.u32(k_);
+    w.u32(l_);
+    w.u32(seed_);
+    w.u32(0);
+    for (uint64_t v : {blocks_, generation_, until_shift_, gen_inserts_, inserts_, next_serial_}) w.u64(v);
+    const uint64_t lines = uint64_t(bands_) * blocks_;
+    uint64_t buf[kLanes / 2];
+    for (uint64_t i = 0; i < lines; ++i) {
+        const uint32_t *line = words_ + i * kLanes;
+        for (uint32_t j = 0; j < kLanes / 2; ++j) buf[j] = uint64_t(line[2 * j]) | (uint64_t(line[2 * j + 1]) << 32);
+        w.u64_array(buf, kLanes / 2);
+    }
+}
+
+tf_status BlockedAgeBloom::read(wire::Reader &r, std::unique_ptr<BlockedAgeBloom> *out) {
+    const char *what = "blocked age-partitioned Bloom filter";
+    std::unique_ptr<BlockedAgeBloom> f(new BlockedAgeBloom());
+    f->k_ = r.u32();
+    f->l_ = r.u32();
+    f->seed_ = r.u32();
+    const uint32_t reserved = r.u32();
+    f->blocks_ = r.u64();
+    f->generation_ = r.u64();
+    f->until_shift_ = r.u64();
+    f->gen_inserts_ = r.u64();
+    f->inserts_ = r.u64();
+    f->next_serial_ = r.u64();
+    if (!r.ok()) return fail(TF_ERR_CORRUPT, "%s payload too short for its header", what);
+    if (reserved != 0) return fail(TF_ERR_CORRUPT, "%s blob has a nonzero reserved field", what);
+    if (f->k_ == 0 || f->l_ == 0 || uint64_t(f->k_) + f->l_ > kBlockedMaxSlices)
+        return fail(TF_ERR_CORRUPT, "%s blob has k = %u, l = %u", what, f->k_, f->l_);
+    if (f->blocks_ == 0 || f->blocks_ > kBlockedMaxBlocks)
+        return fail(TF_ERR_CORRUPT, "%s blob has %llu blocks", what, (unsigned long long)f->blocks_);
+    // A generation fills a slice's k generations to at most 90% (the
+    // constructors stay below ln 2 * bits / k, or ln 10 * bits / k).
+    const double max_gen = std::log(10.0) * double(f->blocks_) * kLaneBits / double(f->k_) + 1.0;
+    if (f->generation_ == 0 || double(f->generation_) > max_gen || f->until_shift_ > f->generation_)
+        return fail(TF_ERR_CORRUPT, "%s blob has an invalid generation", what);
+    if (f->gen_inserts_ > f->inserts_ || f->gen_inserts_ + f->until_shift_ != f->generation_ ||
+        f->next_serial_ < uint64_t(f->k_) + f->l_)
+        return fail(TF_ERR_CORRUPT, "%s blob has inconsistent counters", what);
+    const uint32_t slots = f->k_ + f->l_, bands = (slots + kLanes - 1) / kLanes;
+    const uint64_t lines = uint64_t(bands) * f->blocks_;
+    if (lines > r.remaining() / kCacheLine || r.remaining() != lines * kCacheLine)
+        return fail(TF_ERR_CORRUPT, "%s blob holds %zu bytes of lines, needs %llu", what, r.remaining(),
+                    (unsigned long long)(lines * kCacheLine));
+    f->allocate();
+    f->top_ = uint32_t((f->next_serial_ - 1) % slots);
+    uint64_t buf[kLanes / 2];
+    for (uint64_t i = 0; i < lines; ++i) {
+        r.u64_array(buf, kLanes / 2);
+        uint32_t *line = f->words_ + i * kLanes;
+        const uint32_t band = uint32_t(i / f->blocks_);
+        for (uint32_t j = 0; j < kLanes; ++j) {
+            line[j] = uint32_t(buf[j / 2] >> (32 * (j % 2)));
+            if (line[j] != 0 && band * kLanes + j >= slots)
+                return fail(TF_ERR_CORRUPT, "%s blob sets bits in an unused lane", what);
+        }
+    }
+    if (!r.done()) return fail(TF_ERR_INTERNAL, "%s payload read failed", what);
+    *out = std::move(f);
+    return TF_OK;
+}
+
+}  // namespace bloom
+}  // namespace tf

@@ -1,0 +1,143 @@
+// The blocked count-window age-partitioned Bloom filter: the filter of
+// section 5 (k + l slices, a shift every g inserts, a query needs the key's
+// bit in k consecutive slices) with a layout built for speed.
+//
+// The classic layout keeps every slice in its own array, so a query reads
+// one cache line per slice it probes (19 at 1e-3) and each probe decides
+// where the next goes. Here the S = k + l <= 32 slices are the 32-bit lanes
+// of 64-byte lines: slot s (a slice's place, reused when the slice is
+// recycled) is lane s % 16 of band s / 16, and a key owns one line per band
+// (at most two), chosen by its hash, plus one bit position per slot within
+// its lane. A query fetches its one or two lines at once, gathers the key's
+// S bits into a mask (AVX2 where the CPU has it) and looks for a run of k
+// set bits in age order with a few shifts: no branch per slice.
+//
+// The price is the blocking: the keys that share a line share it in every
+// slot, so a line that drew more keys than average is fuller in all the
+// slots a query checks, and the k matches are no longer independent. The
+// sizing therefore uses a model in which the number of keys per lane is
+// Poisson and perfectly correlated across all slots (one quantile U per
+// key): a line's load per slot is the U-quantile of Poisson(lambda_s), each
+// slot's bit is set with probability 1 - (31/32)^load, and the dynamic
+// program over runs of k is averaged over U. Full correlation overstates
+// the dependence (slots more than k apart share no keys), so the model is
+// conservative: measured rates come out below it. To meet a target the
+// blocked filter keeps its slices less full than 1/2 and costs about 1.2x
+// (1e-2) to 1.35x (1e-3) the classic layout's bits per element (more at
+// 1e-4 and below, where the classic layout is the better choice).
+#ifndef TF_LIB_BLOOM_BLOCKED_HPP
+#define TF_LIB_BLOOM_BLOCKED_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "common/memory.hpp"
+#include "common/status.hpp"
+#include "common/wire.hpp"
+
+namespace tf {
+namespace bloom {
+
+constexpr uint32_t kBlockedMaxSlices = 32;  // k + l
+constexpr uint32_t kLanes = 16;             // 32-bit lanes per 64-byte line
+constexpr uint32_t kLaneBits = 32;
+// Slices of at most 2^40 bits, as in the classic layout.
+constexpr uint64_t kBlockedMaxBlocks = (uint64_t(1) << 40) / kLaneBits;
+// Wire flag of kind 2 (age_bloom) marking the blocked layout.
+constexpr uint32_t kBlockedWireFlag = 1;
+
+// The model's false-positive rate (see above) for a query over S slices in
+// age order whose lanes carry on average load[i] keys (i = 0 newest).
+double blocked_false_positive_model(uint32_t k, const double *load, uint32_t slices);
+
+// At steady state, just before a shift, with slices at fill ratio rho when
+// they leave the first k (lane load -32 ln(1 - rho) * min(i + 1, k) / k).
+double blocked_steady_false_positive_model(uint32_t k, uint32_t l, double rho);
+
+// The (k, l, rho) with k + l in {16, 32} that meets `target` under the model
+// with the fewest bits per element of capacity, 16 ceil(S / 16) k /
+// (l (-ln(1 - rho))). Fails with TF_ERR_INVALID_ARGUMENT for a target outside
+// (0, 1) and TF_ERR_TOO_LARGE when no triple meets it.
+tf_status choose_blocked(double target, uint32_t *k, uint32_t *l, double *rho);
+
+namespace detail {
+// Bit s of the result: bit pos[s] (0..31) of lane s of the line, s < 16.
+// The two give the same result; the AVX2 one needs a CPU that has it.
+uint32_t lane_bits_scalar(const uint32_t *line, const uint8_t *pos);
+uint32_t lane_bits_avx2(const uint32_t *line, const uint8_t *pos);
+bool cpu_has_avx2();
+// Whether x (bits 0..63) holds a run of k >= 1 consecutive set bits.
+inline bool has_run(uint64_t x, uint32_t k) {
+    uint32_t len = 1;
+    while (2 * len <= k) {
+        x &= x >> len;
+        len *= 2;
+    }
+    if (len < k) x &= x >> (k - len);
+    return x != 0;
+}
+}  // namespace detail
+
+class BlockedAgeBloom {
+   public:
+    // k + l <= 32 slices of `blocks` * 32 bits, a shift every `generation`
+    // inserts. Arguments must be valid (check_params); throws std::bad_alloc.
+    BlockedAgeBloom(uint32_t k, uint32_t l, uint64_t blocks, uint64_t generation, uint32_t seed);
+
+    // k >= 1, l >= 1, k + l <= 32, 32 <= slice_bits <= 2^40.
+    static tf_status check_params(uint32_t k, uint32_t l, uint64_t slice_bits);
+
+    void add(const void *key, size_t len);
+    bool contains(const void *key, size_t len) const;
+    // contains, then add when absent: one hash.
+    bool add_if_absent(const void *key, size_t len);
+    void clear();
+
+    uint32_t k() const { return k_; }
+    uint32_t l() const { return l_; }
+    uint32_t seed() const { return seed_; }
+    uint32_t slices() const { return k_ + l_; }
+    uint64_t slice_bits() const { return blocks_ * kLaneBits; }
+    uint64_t generation() const { return generation_; }
+    uint64_t capacity() const { return uint64_t(l_) * generation_; }
+    // Bits of memory the slices occupy (whole lines: unused lanes count).
+    uint64_t total_bits() const { return uint64_t(bands_) * blocks_ * kLanes * kLaneBits; }
+    uint64_t inserts() const { return inserts_; }
+    // The model's rate for the measured fill of every slice. O(bits / 32).
+    double expected_fpr() const;
+    size_t memory() const { return sizeof(*this) + mem_.footprint(); }
+
+    size_t payload_size() const;
+    void write_payload(wire::Writer &w) const;
+    static tf_status read(wire::Reader &r, std::unique_ptr<BlockedAgeBloom> *out);
+
+   private:
+    struct Probe {
+        uint32_t *line[2];
+        alignas(16) uint8_t pos[kBlockedMaxSlices];
+    };
+    BlockedAgeBloom() = default;
+    void allocate();
+    void locate(const void *key, size_t len, Probe *p) const;
+    uint32_t slot_bits(const Probe &p) const;
+    bool query(const Probe &p) const;
+    void insert(const Probe &p);
+    void shift();
+    uint32_t *lane_word(uint32_t band, uint64_t block, uint32_t lane) const {
+        return words_ + (uint64_t(band) * blocks_ + block) * kLanes + lane;
+    }
+
+    uint32_t k_ = 0, l_ = 0, slots_ = 0, bands_ = 0, seed_ = 0;
+    uint32_t top_ = 0;  // slot of s_0, the newest slice: (next_serial - 1) mod S
+    bool avx2_ = false;
+    uint64_t blocks_ = 0;
+    uint64_t generation_ = 0, until_shift_ = 0, gen_inserts_ = 0, inserts_ = 0, next_serial_ = 0;
+    ZeroedBlock mem_;
+    uint32_t *words_ = nullptr;
+};
+
+}  // namespace bloom
+}  // namespace tf
+
+#endif
