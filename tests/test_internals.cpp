@@ -1,6 +1,7 @@
 // Internal shared pieces: the inline MurmurHash3 against Debian's
 // libmurmurhash, index derivation, and the bounds-checked wire codec.
 #include <algorithm>
+#include <cmath>
 #include <cstdarg>
 #include <cstddef>
 #include <cstdint>
@@ -11,6 +12,8 @@
 #include <murmurhash.h>
 
 // The library's headers come before cmocka's, which defines a fail() macro.
+#include "bloom/age_partitioned.hpp"
+#include "bloom/blocked.hpp"
 #include "common/fastdiv.hpp"
 #include "common/hash.hpp"
 #include "common/wire.hpp"
@@ -206,6 +209,100 @@ static void test_divider_matches_division(void **) {
     }
 }
 
+
+namespace {
+uint64_t xorshift(uint64_t *x) {
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+}  // namespace
+
+// The blocked Bloom layout gathers a key's bit from each of 16 lanes: the
+// scalar and the AVX2 gathers equal a plain bit test, lane by lane.
+static void test_blocked_lane_bits(void **) {
+    namespace d = tf::bloom::detail;
+    const bool avx2 = d::cpu_has_avx2();
+    print_message("# AVX2 %s: %s\n", avx2 ? "present" : "absent",
+                  avx2 ? "both gathers checked" : "the scalar gather checked (the AVX2 one cannot run here)");
+    uint64_t x = 0x2545F4914F6CDD1DULL;
+    alignas(64) uint32_t line[16];
+    alignas(16) uint8_t pos[16];
+    for (int it = 0; it < 100000; ++it) {
+        const int kind = it % 4;  // random, all ones, all zeros, one bit per lane
+        for (int i = 0; i < 16; ++i) {
+            const uint32_t r = uint32_t(xorshift(&x));
+            line[i] = kind == 0 ? r : kind == 1 ? ~0u : kind == 2 ? 0u : (1u << (r % 32));
+            pos[i] = uint8_t(xorshift(&x) % 32);
+        }
+        uint32_t want = 0;
+        for (int i = 0; i < 16; ++i)
+            if (line[i] & (uint32_t(1) << pos[i])) want |= uint32_t(1) << i;
+        const uint32_t got = d::lane_bits_scalar(line, pos);
+        if (got != want) fail_msg("scalar gather: got %#x, want %#x", got, want);
+        if (avx2 && d::lane_bits_avx2(line, pos) != want)
+            fail_msg("AVX2 gather: got %#x, want %#x", d::lane_bits_avx2(line, pos), want);
+    }
+}
+
+// has_run(x, k) finds a run of k set bits exactly when a plain scan does.
+static void test_blocked_has_run(void **) {
+    uint64_t x = 0x9E3779B97F4A7C15ULL;
+    for (int it = 0; it < 200000; ++it) {
+        uint64_t v = xorshift(&x);
+        // denser words too, so that long runs occur
+        if (it % 3 == 1) v |= xorshift(&x);
+        if (it % 3 == 2) v |= xorshift(&x) | xorshift(&x);
+        v &= (uint64_t(1) << 32) - 1;
+        const uint32_t k = 1 + uint32_t(xorshift(&x) % 32);
+        uint32_t run = 0, best = 0;
+        for (int b = 0; b < 32; ++b) {
+            run = (v >> b) & 1 ? run + 1 : 0;
+            best = std::max(best, run);
+        }
+        if (tf::bloom::detail::has_run(v, k) != (best >= k))
+            fail_msg("has_run(%#llx, %u): longest run %u", (unsigned long long)v, k, best);
+    }
+    assert_false(tf::bloom::detail::has_run(0, 1));
+    assert_true(tf::bloom::detail::has_run(0xffffffffULL, 32));
+    assert_false(tf::bloom::detail::has_run(0x7fffffffULL, 32));
+}
+
+// The blocked layout's model: no keys, no false positives; one slice is
+// the expected fill of a Poisson load; and dependence only raises the rate
+// of a run above the independent slices' exact rate (same mean fills).
+static void test_blocked_model(void **) {
+    double zero[32] = {0};
+    assert_true(tf::bloom::blocked_false_positive_model(4, zero, 20) == 0.0);
+    for (double lambda : {1.0, 10.0, 22.2, 40.0}) {
+        const double got = tf::bloom::blocked_false_positive_model(1, &lambda, 1);
+        const double want = 1.0 - std::exp(-lambda / 32.0);  // E[1 - (31/32)^X], X ~ Poisson
+        if (std::fabs(got - want) > 0.02 * want) fail_msg("lambda %g: model %g, want %g", lambda, got, want);
+    }
+    // (At rates near 1 the union of many windows makes dependence lower the
+    // rate instead; the filters run at rates of 0.1 and below.)
+    const struct {
+        uint32_t k;
+        double fill;
+    } shapes[] = {{3, 0.12}, {5, 0.4}, {8, 0.37}, {11, 0.45}};
+    for (auto shape : shapes) {
+        const uint32_t k = shape.k;
+        for (uint32_t s : {16u, 32u}) {
+            double load[32], r[32];
+            for (uint32_t i = 0; i < s; ++i) {
+                load[i] = -32.0 * std::log1p(-shape.fill) * std::min(i + 1, k) / k;
+                r[i] = 1.0 - std::exp(-load[i] / 32.0);
+            }
+            const double model = tf::bloom::blocked_false_positive_model(k, load, s);
+            const double indep = tf::bloom::false_positive_rate(k, r, s);
+            print_message("# k %u, %u slices: model %.4g, independent slices %.4g\n", k, s, model, indep);
+            assert_true(indep < 0.2);
+            if (!(model >= 0.98 * indep)) fail_msg("model %g below the independent rate %g", model, indep);
+        }
+    }
+}
+
 int main() {
     const CMUnitTest tests[] = {
         cmocka_unit_test(test_inline_matches_package),
@@ -215,6 +312,9 @@ int main() {
         cmocka_unit_test(test_reader_bounds),
         cmocka_unit_test(test_envelope),
         cmocka_unit_test(test_divider_matches_division),
+        cmocka_unit_test(test_blocked_lane_bits),
+        cmocka_unit_test(test_blocked_has_run),
+        cmocka_unit_test(test_blocked_model),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

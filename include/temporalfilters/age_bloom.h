@@ -118,7 +118,8 @@ TF_API void tf_age_bloom_free(tf_age_bloom *filter);
  * the fill ratio `fill` of a slice leaving the first k that meet
  * `error_rate` under the model with the fewest bits per element.
  * Errors: TF_ERR_NULL, TF_ERR_INVALID_ARGUMENT (error_rate outside (0, 1)),
- * TF_ERR_TOO_LARGE (no pair meets it; below about 1e-9). Thread-safe.
+ * TF_ERR_TOO_LARGE (no pair meets it with slices at least 10% full: below
+ * about 1e-27). Thread-safe.
  */
 TF_API tf_status tf_age_bloom_choose_blocked(double error_rate, uint32_t *k, uint32_t *l, double *fill);
 

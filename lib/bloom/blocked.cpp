@@ -20,6 +20,7 @@ namespace {
 // Quantiles per evaluation of the model: the U-average is a midpoint rule
 // over this many strata of equal probability.
 constexpr uint32_t kStrata = 48;
+constexpr double kMinFill = 0.1;
 
 // The midpoint quantiles of Poisson(lambda) for the kStrata strata.
 void poisson_quantiles(double lambda, uint32_t *out) {
@@ -90,7 +91,9 @@ tf_status choose_blocked(double target, uint32_t *k_out, uint32_t *l_out, double
             const uint32_t l = s - k;
             // The rate rises with rho: bisect for the fullest slices that
             // meet the target.
-            double lo = 0.005, hi = 0.9;
+            // Fills below 10% would cost over 7x the classic layout's
+            // memory: such targets are for the classic layout.
+            double lo = kMinFill, hi = 0.9;
             if (blocked_steady_false_positive_model(k, l, lo) > target) continue;
             for (int it = 0; it < 20; ++it) {
                 const double mid = 0.5 * (lo + hi);

@@ -58,7 +58,7 @@ double blocked_steady_false_positive_model(uint32_t k, uint32_t l, double rho);
 // The (k, l, rho) with k + l in {16, 32} that meets `target` under the model
 // with the fewest bits per element of capacity, 16 ceil(S / 16) k /
 // (l (-ln(1 - rho))). Fails with TF_ERR_INVALID_ARGUMENT for a target outside
-// (0, 1) and TF_ERR_TOO_LARGE when no triple meets it.
+// (0, 1) and TF_ERR_TOO_LARGE when no triple with rho >= 0.1 meets it.
 tf_status choose_blocked(double target, uint32_t *k, uint32_t *l, double *rho);
 
 namespace detail {
