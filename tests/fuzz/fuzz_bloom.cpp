@@ -8,7 +8,8 @@
 //   2 / 3   the same, with the payload length and checksum repaired so that
 //           mutations reach the structural checks behind the checksum;
 //   4 / 5   an operation program on a small count-window / time filter,
-//           checked against an exact record of what was inserted when.
+//           checked against an exact record of what was inserted when;
+//   6       the same program on a count-window filter of the blocked layout.
 // A blob that deserializes must serialize back to the same bytes, keep
 // working, and never lose a key it has just been given. Any violated
 // invariant aborts (that is how a fuzzer reports a finding).
@@ -149,7 +150,7 @@ struct Input {
 // be found, with now clamped to the highest insert time (as the library
 // does).
 template <class F>
-void run_program(Input in, bool time_mode) {
+void run_program(Input in, bool time_mode, bool blocked = false) {
     const uint32_t k = 1 + in.byte() % 8, l = 1 + in.byte() % 8;
     const uint64_t bits = 64 + uint64_t(in.u16() % 2048);
     const uint64_t span = l + in.u16() % 2000;
@@ -158,7 +159,10 @@ void run_program(Input in, bool time_mode) {
     if constexpr (std::is_same<F, Time>::value) {
         FUZZ_CHECK(tf_time_bloom_new(k, l, bits, span, in.byte(), &f) == TF_OK);
     } else {
-        FUZZ_CHECK(tf_age_bloom_new(k, l, bits, in.byte(), &f) == TF_OK);
+        if (blocked)
+            FUZZ_CHECK(tf_age_bloom_new_blocked(k, l, bits, in.byte(), &f) == TF_OK);
+        else
+            FUZZ_CHECK(tf_age_bloom_new(k, l, bits, in.byte(), &f) == TF_OK);
         FUZZ_CHECK(tf_age_bloom_info(f, nullptr, nullptr, nullptr, nullptr, &capacity, nullptr) == TF_OK);
     }
     std::deque<std::pair<uint16_t, uint64_t>> recent;  // (key, time) of inserts, newest last
@@ -245,7 +249,7 @@ void run_program(Input in, bool time_mode) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size == 0) return 0;
-    const uint8_t mode = data[0] % 6;
+    const uint8_t mode = data[0] % 7;
     const uint8_t *rest = data + 1;
     const size_t n = size - 1;
     switch (mode) {
@@ -261,6 +265,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             break;
         case 4: run_program<Age>(Input{rest, n}, false); break;
         case 5: run_program<Time>(Input{rest, n}, true); break;
+        case 6: run_program<Age>(Input{rest, n}, false, true); break;
     }
     return 0;
 }
