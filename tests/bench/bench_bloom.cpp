@@ -1,17 +1,26 @@
 // Age-partitioned Bloom filter benchmark: add and contains ns/op (present
-// and absent keys) of the count-window filter (tf_age_bloom_new_for) and the
-// time-limited filter (tf_time_bloom_new_for), at capacities 1e5 and 1e6 and
-// error rates 1e-2 and 1e-3, beside a plain Bloom filter of the same error
-// rate (the speed baseline) and the physical floor (one MurmurHash3 x64_128
-// of the key plus one random cache-line read from a buffer of the
-// count-window filter's size), all in the same run, printed as ratios. It
-// also reports bits per element and the measured false-positive rate of
-// every filter, and where the time of a query goes (slices probed per
-// query, replayed from a serialized copy of the filter).
+// and absent keys) of the count-window filter in both of its layouts (the
+// classic one, tf_age_bloom_new_for, and the blocked one,
+// tf_age_bloom_new_blocked_for) and of the time-limited filter
+// (tf_time_bloom_new_for), at capacities 1e5 and 1e6 and error rates 1e-2
+// and 1e-3, beside a plain Bloom filter of the same error rate (the speed
+// baseline) and the physical floor (one MurmurHash3 x64_128 of the key plus
+// one random cache-line read from a buffer of the classic count-window
+// filter's size), all in the same run, printed as ratios. It also reports
+// bits per element and the measured false-positive rate of every filter,
+// and where the time of a query goes (slices probed per query of the
+// classic layout, replayed from a serialized copy of the filter; cache
+// lines per query of the blocked layout, from its shape).
 //
 // Goal (issue 4; reported, never asserted): at capacity 1e6 and error rate
 // 1e-3, the count-window filter's contains on absent keys within 3x of the
-// floor and its add within 4x.
+// floor and its add within 4x. The classic layout reads one cache line per
+// slice it probes (about 19 per absent query at 1e-3), far beyond the 3x
+// bound; the blocked layout (one or two lines per query) may meet it. The
+// program prints, for every configuration, a verdict line per layout
+// (ratio to floor_lmmh with its per-round range, the bound, met or not,
+// bits per element, measured FPR / target), and a summary for the goal's
+// configuration. The program reports; it never fails on speed.
 //
 // Method:
 //  - Keys: distinct random 16-byte keys (fixed seeds): `2 * capacity` old
@@ -21,44 +30,79 @@
 //    timed case reads its own op stream (successive random permutations of
 //    its key set, copied back to back), so fetching the next key is a
 //    sequential read and the time measured is the structure's.
-//  - Query filters: the count-window filter receives the old keys, then the
-//    present keys (the last `capacity` inserts, all in its window of l * g
-//    >= capacity inserts); the time-limited filter receives the same keys
-//    at times 1, 2, ... (one insert per time unit, span = capacity time
-//    units, initial capacity = capacity: the steady rate it was sized for)
-//    and is queried at the time of the last insert; the plain Bloom filter
-//    receives only the `capacity` present keys.
+//  - Query filters: the count-window filters (classic and blocked) receive
+//    the old keys, then the present keys (the last `capacity` inserts, all
+//    in their window of l * g >= capacity inserts); the time-limited filter
+//    receives the same keys at times 1, 2, ... (one insert per time unit,
+//    span = capacity time units, initial capacity = capacity: the steady
+//    rate it was sized for) and is queried at the time of the last insert;
+//    the plain Bloom filter receives only the `capacity` present keys.
 //  - Add cases use their own filters, filled with the old keys first so
-//    that they run at steady state: the count-window filter shifts every g
+//    that they run at steady state: the count-window filters shift every g
 //    inserts, the time-limited filter gets one insert per time unit (time
 //    keeps increasing from round to round) and shifts as it would in
 //    production. The plain Bloom filter does not forget: its add keeps
 //    setting bits of an ever fuller filter, which costs the same per add; it
 //    is the speed baseline, not a windowed structure.
+//  - The blocked layout (lib/bloom/blocked.hpp): k + l <= 32 slices stored
+//    as the 32-bit lanes of 64-byte lines, one line per 16 slices per key,
+//    so a query or an add touches 1 line (k + l <= 16) or 2 (k + l > 16);
+//    a shift clears one lane of every line of a band (slice_bits / 32 line
+//    writes every g inserts). It is sized by a conservative model and uses
+//    more bits per element than the classic layout; its expected rate is
+//    the model's (tf_age_bloom_stats fpr_now).
 //  - Plain Bloom filter (written here): m = ceil(-n ln p / ln^2 2) bits,
 //    k = round(m / n * ln 2) probes from the same enhanced double hashing of
 //    one 128-bit MurmurHash3 (tf::key_hash + tf::IndexSequence) that the
 //    library uses; contains stops at the first clear bit.
+//  - Floors: floor_lmmh (lmmh_x64_128 + 1 random line of a buffer the size
+//    of the classic count-window filter; the goal's floor) and floor_inline
+//    (the same with the inline hash the library uses); floor_lines and
+//    floor_add_lines (inline hash + as many independent random lines as the
+//    classic layout probes per absent query, or its k); floor_blk_inline
+//    (inline hash + 1 random line), floor_blk_lines (inline hash + as many
+//    independent random lines as the blocked filter reads per query: 2 when
+//    k + l > 16, else 1; its memory traffic alone) and floor_blk_lmmh
+//    (lmmh_x64_128 + 1 random line), all three over a buffer of the
+//    blocked filter's lines (tf_age_bloom_stats bits / 8; its
+//    tf_age_bloom_memory can be larger: a table of 4 MiB or more is mapped
+//    in whole 2 MiB pages, which it never reads beyond its lines).
 //  - Every case runs once untimed (warm-up), then `reps` rounds run every
 //    case once each, interleaved; the median ns/op is reported. Every case
 //    is single-threaded and is timed with the thread's CPU time
 //    (CLOCK_THREAD_CPUTIME_ID), so time spent waiting for a CPU on a shared
 //    machine does not count; on an idle machine it equals the wall time.
-//  - Present-key queries must all succeed (no false negatives): a failure
-//    makes the exit status 1.
-//  - Where the time goes: the program serializes the query filters and
-//    replays Algorithm 1 (section 5.3) on the copy with the library's hash
-//    derivation, counting the slices probed per query (each probe is a bit
-//    in a different slice, i.e. a different cache line). The replay is
-//    checked against tf_*_contains on every replayed key; if the library's
-//    layout or hashing changes, the counts are reported as unavailable. The
-//    same replay is also timed on absent keys ("reference: Algorithm 1 on a
-//    copy"): the algorithm's own cost on the same bits, without the
-//    library's per-probe overheads. A second floor reads as many random
-//    lines per key as the count-window filter probes for an absent key,
-//    without branches: the cost of the memory traffic alone.
+//  - Case order matters at the sizes measured: a case touches every line
+//    of a table of a few MiB several times per round, so a table that fits
+//    the last-level cache ends up in it, and a case that follows one on
+//    other memory starts cold and is slower. The goal's ratios therefore
+//    compare cases in the same position: floor_lmmh follows
+//    floor_add_lines (same buffer), floor_blk_lines and floor_blk_lmmh
+//    follow floor_blk_inline (same buffer), and each absent-key query
+//    follows the present-key query on the same filter. The first case of
+//    each buffer (floor_lines, floor_blk_inline), the present-key queries
+//    and the adds follow cases on other memory: compare them with one
+//    another, not with the floors.
+//  - Present-key queries must all succeed (no false negatives), in every
+//    filter and layout: a failure makes the exit status 1.
+//  - Where the time goes (classic layout only): the program serializes the
+//    classic and time-limited query filters and replays Algorithm 1
+//    (section 5.3) on the copy with the library's hash derivation, counting
+//    the slices probed per query (each probe is a bit in a different slice,
+//    i.e. a different cache line). The replay is checked against
+//    tf_*_contains on every replayed key; if the library's layout or hashing
+//    changes, the counts are reported as unavailable. The same replay is
+//    also timed on absent keys ("reference: Algorithm 1 on a copy"): the
+//    algorithm's own cost on the same bits, without the library's per-probe
+//    overheads. The blocked filter's blob is a different payload (flag bit
+//    0 set) and is never parsed here: the parser refuses any blob with
+//    flags. The blocked layout's lines per query follow from its k + l.
 //  - Hardware cache-miss counters are not read (perf events are often
 //    unavailable in containers and VMs); the probe counts stand in for them.
+//  - CSV (between BEGIN CSV and END CSV): one row per case; the column
+//    probes_per_query_or_bits_set holds, for blk_present and blk_absent,
+//    the cache lines read per query, for blk_add its k (bits set), and for
+//    floor_blk_lines its lines per key.
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -102,6 +146,20 @@ AgeBloom make_age(double error, uint64_t capacity) {
     tf_age_bloom *f = nullptr;
     check(tf_age_bloom_new_for(error, capacity, kFilterSeed, &f), "tf_age_bloom_new_for");
     return AgeBloom(f);
+}
+
+// The blocked layout, sized for the same target and window.
+AgeBloom make_age_blocked(double error, uint64_t capacity) {
+    tf_age_bloom *f = nullptr;
+    check(tf_age_bloom_new_blocked_for(error, capacity, kFilterSeed, &f), "tf_age_bloom_new_blocked_for");
+    AgeBloom b(f);
+    int blocked = 0;
+    check(tf_age_bloom_is_blocked(f, &blocked), "tf_age_bloom_is_blocked");
+    if (!blocked) {
+        std::fprintf(stderr, "bench_bloom: tf_age_bloom_new_blocked_for returned a classic filter\n");
+        std::exit(1);
+    }
+    return b;
 }
 
 TimeBloom make_time(double error, uint64_t capacity) {
@@ -169,7 +227,9 @@ class PlainBloom {
 //   S times: u64 m, n, t, serial, owned, own_end, words[ceil(m / 64)]
 // H has been 9 and 8 in the library's history; the parser takes the one
 // with which the payload parses to its exact end (and the replay is then
-// checked against the library key by key).
+// checked against the library key by key). Only blobs with flags 0 have this
+// payload: the blocked layout's blob (kind 2, flag bit 0) is another format,
+// so a blob with any flag is refused (the replay is then unavailable).
 struct ReplaySlice {
     uint64_t m = 0, t = 0, serial = 0;
     uint32_t fn = 0;  // hash function: serial mod k
@@ -238,6 +298,9 @@ Replay parse_payload(const std::vector<uint8_t> &blob, size_t end, unsigned coun
 
 Replay parse_blob(const std::vector<uint8_t> &blob, bool time_mode) {
     if (blob.size() < 28 || std::memcmp(blob.data(), "TFLT", 4) != 0) return Replay();
+    uint32_t flags = 0;
+    for (int i = 0; i < 4; ++i) flags |= uint32_t(blob[8 + size_t(i)]) << (8 * i);
+    if (flags != 0) return Replay();
     uint64_t payload = 0;
     for (int i = 0; i < 8; ++i) payload |= uint64_t(blob[12 + size_t(i)]) << (8 * i);
     if (payload > blob.size() - 28) return Replay();
@@ -355,17 +418,90 @@ struct ConfigReport {
             if (p.first == id) return p.second;
         return NAN;
     }
+    // ns/op of every timed round, per case (rounds are interleaved, so
+    // round i of two cases ran close together in time).
+    std::vector<std::pair<std::string, std::vector<double>>> rounds;
+    // The smallest and largest per-round ratio of case `id` to case `base`:
+    // how much the median ratio can be trusted on a noisy machine.
+    bool ratio_range(const std::string &id, const std::string &base, double *lo, double *hi) const {
+        const std::vector<double> *a = nullptr, *b = nullptr;
+        for (auto &p : rounds) {
+            if (p.first == id) a = &p.second;
+            if (p.first == base) b = &p.second;
+        }
+        if (a == nullptr || b == nullptr || a->empty() || a->size() != b->size()) return false;
+        *lo = INFINITY;
+        *hi = -INFINITY;
+        for (size_t i = 0; i < a->size(); ++i) {
+            const double r = (*a)[i] / (*b)[i];
+            *lo = std::min(*lo, r);
+            *hi = std::max(*hi, r);
+        }
+        return true;
+    }
     ProbeStats age_probes, time_probes;
     double plain_absent_probes = 0;
     unsigned floor_lines = 1;
     uint32_t age_k = 0, age_l = 0;
+    // The count window in both layouts: memory, bits per element (of
+    // capacity), measured and expected false-positive rates.
+    // blk_bytes: what tf_age_bloom_memory reports (a table of 4 MiB or more
+    // is mapped in whole 2 MiB pages, lib/common/memory.hpp); blk_table_bytes:
+    // the lines the blocked filter holds (tf_age_bloom_stats bits / 8), the
+    // memory its queries read at random.
+    size_t age_bytes = 0, blk_bytes = 0, blk_table_bytes = 0;
+    double age_bpe = 0, blk_bpe = 0;
+    FprResult fpr_age, fpr_blk;
+    // The blocked layout's shape: (k, l), slices filled to blk_fill when
+    // they leave the first k (tf_age_bloom_choose_blocked), lines per query
+    // (one per 16 slices), slice bits and generation.
+    uint32_t blk_k = 0, blk_l = 0, blk_lines = 1;
+    double blk_fill = 0;
+    uint64_t blk_slice_bits = 0, blk_generation = 0;
 };
 
 struct Row {
     const char *id;
-    int filter;  // 0 floor, 1 count window, 2 time window, 3 plain, 4 replay of the count window
+    // 0 floor, 1 count window (classic), 2 time window, 3 plain, 4 replay of
+    // the classic count window, 5 floor of the blocked filter's size,
+    // 6 count window (blocked)
+    int filter;
     const char *plain_id;  // the plain filter's case for the same operation
 };
+
+// ---- the goal (issue 4), reported per layout, never asserted ----
+
+constexpr uint64_t kGoalCapacity = 1000000;
+constexpr double kGoalError = 1e-3;
+constexpr double kGoalAbsent = 3.0;  // contains on absent keys: at most 3x floor_lmmh
+constexpr double kGoalAdd = 4.0;     // add: at most 4x floor_lmmh
+
+bool is_goal_config(const ConfigReport &r) { return r.capacity == kGoalCapacity && r.error == kGoalError; }
+
+// One line per layout ("age" = classic, "blk" = blocked): the goal's two
+// ratios to floor_lmmh against their bounds, bits per element and the
+// measured false-positive rate against the target.
+std::string verdict_line(const ConfigReport &r, const char *prefix) {
+    const std::string p = prefix;
+    const bool blk = p == "blk";
+    const double fl = r.get("floor_lmmh");
+    const double ab = r.get(p + "_absent") / fl, ad = r.get(p + "_add") / fl;
+    const FprResult &f = blk ? r.fpr_blk : r.fpr_age;
+    auto range = [&](const std::string &id) {
+        double lo = 0, hi = 0;
+        if (!r.ratio_range(id, "floor_lmmh", &lo, &hi)) return std::string();
+        return fmt("rounds %.2f", lo) + fmt("..%.2f, ", hi);
+    };
+    std::string s = blk ? "  blocked: " : "  classic: ";
+    s += fmt("contains absent %.2fx floor_lmmh", ab) + " (" + range(p + "_absent") +
+         fmt("goal <= %.0fx): ", kGoalAbsent) + (ab <= kGoalAbsent ? "MET" : "NOT MET");
+    s += fmt("; add %.2fx", ad) + " (" + range(p + "_add") + fmt("goal <= %.0fx): ", kGoalAdd) +
+         (ad <= kGoalAdd ? "MET" : "NOT MET");
+    s += fmt("; %.2f bits/elt", blk ? r.blk_bpe : r.age_bpe);
+    s += fmt("; FPR %.3g", f.rate()) + fmt(" = %.2fx target", f.rate() / r.error) +
+         (blk ? " (model: " : " (expected: ") + fmt("%.3g)", f.expected);
+    return s;
+}
 
 ConfigReport run_config(uint64_t capacity, double error, const Options &opt, uint64_t ops, unsigned reps,
                         std::vector<std::string> *csv, bool *false_negative) {
@@ -387,26 +523,31 @@ ConfigReport run_config(uint64_t capacity, double error, const Options &opt, uin
     // Query filters.
     std::fprintf(stderr, "[%s] filling the filters...\n", tag.c_str());
     AgeBloom age_q = make_age(error, capacity);
+    AgeBloom blk_q = make_age_blocked(error, capacity);
     TimeBloom time_q = make_time(error, capacity);
     PlainBloom plain_q(capacity, error, kFilterSeed);
     uint64_t t = 0;
     for (size_t i = 0; i < old_keys.count(); ++i) {
         check(tf_age_bloom_add(age_q.get(), old_keys[i], kKeyLen), "tf_age_bloom_add");
+        check(tf_age_bloom_add(blk_q.get(), old_keys[i], kKeyLen), "tf_age_bloom_add (blocked)");
         check(tf_time_bloom_add(time_q.get(), old_keys[i], kKeyLen, ++t), "tf_time_bloom_add");
     }
     for (size_t i = 0; i < present.count(); ++i) {
         check(tf_age_bloom_add(age_q.get(), present[i], kKeyLen), "tf_age_bloom_add");
+        check(tf_age_bloom_add(blk_q.get(), present[i], kKeyLen), "tf_age_bloom_add (blocked)");
         check(tf_time_bloom_add(time_q.get(), present[i], kKeyLen, ++t), "tf_time_bloom_add");
         plain_q.add(present[i], kKeyLen);
     }
     const uint64_t t_query = t;
     // Add filters, at steady state.
     AgeBloom age_a = make_age(error, capacity);
+    AgeBloom blk_a = make_age_blocked(error, capacity);
     TimeBloom time_a = make_time(error, capacity);
     PlainBloom plain_a(capacity, error, kFilterSeed);
     uint64_t ta = 0;
     for (size_t i = 0; i < old_keys.count(); ++i) {
         check(tf_age_bloom_add(age_a.get(), old_keys[i], kKeyLen), "tf_age_bloom_add");
+        check(tf_age_bloom_add(blk_a.get(), old_keys[i], kKeyLen), "tf_age_bloom_add (blocked)");
         check(tf_time_bloom_add(time_a.get(), old_keys[i], kKeyLen, ++ta), "tf_time_bloom_add");
     }
     for (size_t i = 0; i < present.count(); ++i) plain_a.add(present[i], kKeyLen);
@@ -414,6 +555,7 @@ ConfigReport run_config(uint64_t capacity, double error, const Options &opt, uin
 
     size_t age_bytes = 0;
     check(tf_age_bloom_memory(age_q.get(), &age_bytes), "tf_age_bloom_memory");
+    rep.age_bytes = age_bytes;
     size_t time_bytes = 0;
     check(tf_time_bloom_memory(time_q.get(), &time_bytes), "tf_time_bloom_memory");
     check(tf_age_bloom_info(age_q.get(), &rep.age_k, &rep.age_l, nullptr, nullptr, nullptr, nullptr),
@@ -426,6 +568,24 @@ ConfigReport run_config(uint64_t capacity, double error, const Options &opt, uin
           "tf_time_bloom_stats");
     uint32_t time_k = 0, time_l = 0;
     check(tf_time_bloom_info(time_q.get(), &time_k, &time_l, nullptr, nullptr), "tf_time_bloom_info");
+    rep.age_bpe = age_bpe;
+
+    // The blocked layout: shape, memory, bits per element, the model's rate.
+    check(tf_age_bloom_memory(blk_q.get(), &rep.blk_bytes), "tf_age_bloom_memory (blocked)");
+    check(tf_age_bloom_info(blk_q.get(), &rep.blk_k, &rep.blk_l, &rep.blk_slice_bits, &rep.blk_generation, nullptr,
+                            nullptr),
+          "tf_age_bloom_info (blocked)");
+    uint64_t blk_slices = 0, blk_bits = 0;
+    double blk_fpr_now = 0;
+    check(tf_age_bloom_stats(blk_q.get(), &blk_slices, &blk_bits, &rep.blk_bpe, nullptr, &blk_fpr_now),
+          "tf_age_bloom_stats (blocked)");
+    rep.blk_table_bytes = size_t(blk_bits / 8);
+    rep.blk_lines = unsigned((blk_slices + 15) / 16);  // one line per 16 slices (lib/bloom/blocked.hpp)
+    {
+        uint32_t ck = 0, cl = 0;
+        check(tf_age_bloom_choose_blocked(error, &ck, &cl, &rep.blk_fill), "tf_age_bloom_choose_blocked");
+        if (ck != rep.blk_k || cl != rep.blk_l) rep.blk_fill = NAN;  // not the sizing's shape: fill unknown
+    }
 
     // Probe counts (replay) and the plain filter's probes.
     std::fprintf(stderr, "[%s] replaying queries for probe counts...\n", tag.c_str());
@@ -457,21 +617,30 @@ ConfigReport run_config(uint64_t capacity, double error, const Options &opt, uin
     // Measured false-positive rates (untimed, fresh absent keys).
     std::fprintf(stderr, "[%s] measuring false-positive rates over %zu absent keys...\n", tag.c_str(),
                  fpr_keys.count());
-    FprResult fpr_age, fpr_time, fpr_plain;
+    FprResult fpr_age, fpr_blk, fpr_time, fpr_plain;
     for (size_t i = 0; i < fpr_keys.count(); ++i) {
         int p = 0;
         check(tf_age_bloom_contains(age_q.get(), fpr_keys[i], kKeyLen, &p), "tf_age_bloom_contains");
         fpr_age.fp += uint64_t(p);
+        check(tf_age_bloom_contains(blk_q.get(), fpr_keys[i], kKeyLen, &p), "tf_age_bloom_contains (blocked)");
+        fpr_blk.fp += uint64_t(p);
         check(tf_time_bloom_contains(time_q.get(), fpr_keys[i], kKeyLen, t_query, &p), "tf_time_bloom_contains");
         fpr_time.fp += uint64_t(p);
         fpr_plain.fp += plain_q.contains(fpr_keys[i], kKeyLen) ? 1u : 0u;
     }
-    fpr_age.queries = fpr_time.queries = fpr_plain.queries = fpr_keys.count();
+    fpr_age.queries = fpr_blk.queries = fpr_time.queries = fpr_plain.queries = fpr_keys.count();
     fpr_age.expected = age_fpr_now;
+    fpr_blk.expected = blk_fpr_now;
     fpr_time.expected = time_fpr_now;
     fpr_plain.expected = plain_q.expected_fpr(capacity);
 
+    rep.fpr_age = fpr_age;
+    rep.fpr_blk = fpr_blk;
+
     FloorBuffer floor_buf(age_bytes, opt.seed + 9);
+    // The blocked filter's floor: a buffer of its lines (not of its 2 MiB
+    // rounded mapping, which it never reads beyond its lines).
+    FloorBuffer floor_blk_buf(rep.blk_table_bytes, opt.seed + 10);
 
     std::atomic<uint64_t> failures{0}, false_negatives{0};
     Bench bench;
@@ -493,6 +662,24 @@ ConfigReport run_config(uint64_t capacity, double error, const Options &opt, uin
                }});
     floor_case("floor_lmmh", "floor: lmmh_x64_128 + 1 line", FloorHash::packaged);
     floor_case("floor_inline", "floor: inline murmur3 + 1 line", FloorHash::inlined);
+    // The floors of the blocked filter's size: the inline hash + 1 line
+    // (for information; it runs first on this buffer, so it starts cold),
+    // the memory traffic of its query (the inline hash + its 1 or 2 lines,
+    // 2 when k + l > 16), then lmmh_x64_128 + 1 line. The last two, like
+    // floor_lmmh (after floor_add_lines) and the absent-key queries (after
+    // the present-key ones), follow a case that read the same memory.
+    const unsigned blk_lines = rep.blk_lines;
+    bench.add({"floor_blk_inline", "floor (blocked size): inline murmur3 + 1 line", 1, ops, [&](unsigned, uint64_t) {
+                   do_not_optimize(floor_pass(floor_blk_buf, absent_stream, 0, ops, kFilterSeed, FloorHash::inlined));
+               }});
+    bench.add({"floor_blk_lines",
+               "floor (blocked size): inline murmur3 + " + fmt_u(blk_lines) + (blk_lines > 1 ? " lines" : " line"), 1,
+               ops, [&, blk_lines](unsigned, uint64_t) {
+                   do_not_optimize(floor_pass_lines(floor_blk_buf, absent_stream, 0, ops, kFilterSeed, blk_lines));
+               }});
+    bench.add({"floor_blk_lmmh", "floor (blocked size): lmmh_x64_128 + 1 line", 1, ops, [&](unsigned, uint64_t) {
+                   do_not_optimize(floor_pass(floor_blk_buf, absent_stream, 0, ops, kFilterSeed, FloorHash::packaged));
+               }});
 
     // Algorithm 1 alone on the serialized copy of the count-window query
     // filter (the same bits; a vector of slices with each slice's hash
@@ -508,21 +695,23 @@ ConfigReport run_config(uint64_t capacity, double error, const Options &opt, uin
                        do_not_optimize(hits);
                    }});
 
-    // Count window.
-    bench.add({"age_add", "count window: add", 1, ops, [&](unsigned, uint64_t) {
-                   const uint8_t *p = add_keys.data();
-                   uint64_t bad = 0;
-                   for (uint64_t i = 0; i < ops; ++i, p += kKeyLen)
-                       bad += tf_age_bloom_add(age_a.get(), p, kKeyLen) != TF_OK;
-                   if (bad) failures += bad;
-               }});
-    auto age_query = [&](const char *id, const char *label, const KeyArray &stream, bool expect_present) {
-        bench.add({id, label, 1, ops, [&, expect_present](unsigned, uint64_t) {
+    // Count window, both layouts.
+    auto age_add = [&](const char *id, const char *label, tf_age_bloom *f) {
+        bench.add({id, label, 1, ops, [&, f](unsigned, uint64_t) {
+                       const uint8_t *p = add_keys.data();
+                       uint64_t bad = 0;
+                       for (uint64_t i = 0; i < ops; ++i, p += kKeyLen) bad += tf_age_bloom_add(f, p, kKeyLen) != TF_OK;
+                       if (bad) failures += bad;
+                   }});
+    };
+    auto age_query = [&](const char *id, const char *label, const tf_age_bloom *f, const KeyArray &stream,
+                         bool expect_present) {
+        bench.add({id, label, 1, ops, [&, f, expect_present](unsigned, uint64_t) {
                        const uint8_t *p = stream.data();
                        uint64_t bad = 0, hits = 0;
                        for (uint64_t i = 0; i < ops; ++i, p += kKeyLen) {
                            int r = 0;
-                           bad += tf_age_bloom_contains(age_q.get(), p, kKeyLen, &r) != TF_OK;
+                           bad += tf_age_bloom_contains(f, p, kKeyLen, &r) != TF_OK;
                            hits += uint64_t(r);
                        }
                        if (bad) failures += bad;
@@ -530,8 +719,12 @@ ConfigReport run_config(uint64_t capacity, double error, const Options &opt, uin
                        do_not_optimize(hits);
                    }});
     };
-    age_query("age_present", "count window: contains present", present_stream, true);
-    age_query("age_absent", "count window: contains absent", absent_stream, false);
+    age_add("age_add", "count window: add", age_a.get());
+    age_query("age_present", "count window: contains present", age_q.get(), present_stream, true);
+    age_query("age_absent", "count window: contains absent", age_q.get(), absent_stream, false);
+    age_add("blk_add", "count window, blocked: add", blk_a.get());
+    age_query("blk_present", "count window, blocked: contains present", blk_q.get(), present_stream, true);
+    age_query("blk_absent", "count window, blocked: contains absent", blk_q.get(), absent_stream, false);
 
     // Time window.
     bench.add({"time_add", "time window: add", 1, ops, [&](unsigned, uint64_t run) {
@@ -589,7 +782,10 @@ ConfigReport run_config(uint64_t capacity, double error, const Options &opt, uin
                      false_negatives.load(), tag.c_str());
         *false_negative = true;
     }
-    for (auto &c : bench.cases()) rep.median.emplace_back(c->id, c->median_ns());
+    for (auto &c : bench.cases()) {
+        rep.median.emplace_back(c->id, c->median_ns());
+        rep.rounds.emplace_back(c->id, c->ns_per_op);
+    }
 
     // ---- the table ----
     static const Row rows[] = {
@@ -597,10 +793,16 @@ ConfigReport run_config(uint64_t capacity, double error, const Options &opt, uin
         {"floor_inline", 0, nullptr},
         {"floor_lines", 0, nullptr},
         {"floor_add_lines", 0, nullptr},
+        {"floor_blk_inline", 5, nullptr},
+        {"floor_blk_lines", 5, nullptr},
+        {"floor_blk_lmmh", 5, nullptr},
         {"age_add", 1, "plain_add"},
         {"age_present", 1, "plain_present"},
         {"age_absent", 1, "plain_absent"},
         {"age_replay_absent", 4, "plain_absent"},
+        {"blk_add", 6, "plain_add"},
+        {"blk_present", 6, "plain_present"},
+        {"blk_absent", 6, "plain_absent"},
         {"time_add", 2, "plain_add"},
         {"time_present", 2, "plain_present"},
         {"time_absent", 2, "plain_absent"},
@@ -610,12 +812,20 @@ ConfigReport run_config(uint64_t capacity, double error, const Options &opt, uin
     };
     const double plain_bpe = double(plain_q.bits()) / double(capacity);
     const double floor_bpe = double(floor_buf.bytes()) * 8.0 / double(capacity);
+    const double floor_blk_bpe = double(floor_blk_buf.bytes()) * 8.0 / double(capacity);
     std::printf("\n=== capacity %s, error rate %g ===\n", fmt_u(capacity).c_str(), error);
     std::printf("count window: (k, l) = (%u, %u), %" PRIu64 " slices, %s; time window: (%u, %u), %" PRIu64
                 " slices now, %s; plain Bloom: k = %u, %s; floor buffer %s\n",
                 rep.age_k, rep.age_l, age_slices, fmt_bytes(double(age_bytes)).c_str(), time_k, time_l, time_slices,
                 fmt_bytes(double(time_bytes)).c_str(), plain_q.k(), fmt_bytes(double(plain_q.bytes())).c_str(),
                 fmt_bytes(double(floor_buf.bytes())).c_str());
+    std::printf("count window, blocked: (k, l) = (%u, %u), %" PRIu64 " slices in %u line%s per key, slices of %" PRIu64
+                " bits filled to %.3f when they leave the first k, g = %" PRIu64 ", lines %s, memory %s (%.2fx the "
+                "classic); floor buffer (blocked size) %s\n",
+                rep.blk_k, rep.blk_l, blk_slices, rep.blk_lines, rep.blk_lines > 1 ? "s" : "", rep.blk_slice_bits,
+                rep.blk_fill, rep.blk_generation, fmt_bytes(double(rep.blk_table_bytes)).c_str(),
+                fmt_bytes(double(rep.blk_bytes)).c_str(), double(rep.blk_bytes) / double(age_bytes),
+                fmt_bytes(double(floor_blk_buf.bytes())).c_str());
     Table table({"case", "ns/op", "min..max", "x floor", "x floor(inl)", "x plain", "bits/elt", "probes/query",
                  "measured FPR", "expected", "meas/target"},
                 1);
@@ -631,6 +841,14 @@ ConfigReport run_config(uint64_t capacity, double error, const Options &opt, uin
         if (r.filter == 0) {
             bpe = fmt("%.2f", floor_bpe);
             probes = id == "floor_lines" ? fmt_u(lines) : id == "floor_add_lines" ? fmt_u(add_lines) : "1";
+        } else if (r.filter == 5) {
+            bpe = fmt("%.2f", floor_blk_bpe);
+            probes = id == "floor_blk_lines" ? fmt_u(blk_lines) : "1";
+        } else if (r.filter == 6) {
+            bpe = fmt("%.2f", rep.blk_bpe);
+            fr = &fpr_blk;
+            if (absent_row || present_row) probes = fmt_u(rep.blk_lines) + (rep.blk_lines > 1 ? " lines" : " line");
+            if (id == "blk_add") probes = fmt_u(rep.blk_k) + " (set)";
         } else if (r.filter == 1) {
             bpe = fmt("%.2f", age_bpe);
             fr = &fpr_age;
@@ -673,16 +891,24 @@ ConfigReport run_config(uint64_t capacity, double error, const Options &opt, uin
     }
     table.print(stdout);
     std::printf("probes/query: slices whose bit is read (each in a different slice: a different cache line once\n"
-                "the filter is larger than the cache), from a replay of Algorithm 1 on a serialized copy over %zu\n"
-                "absent and %zu present keys (%s); plain Bloom: bits read before the first clear one.\n",
+                "the filter is larger than the cache), from a replay of Algorithm 1 on a serialized copy of the\n"
+                "classic filters over %zu absent and %zu present keys (%s);\n"
+                "plain Bloom: bits read before the first clear one; blocked: the cache lines a query reads (one per\n"
+                "16 slices; all k + l slices' bits are tested in them), its add sets k bits in the same line%s.\n",
                 std::min(replay_n, absent.count()), std::min(replay_n, present.count()),
                 rep.age_probes.available && rep.time_probes.available
                     ? "the replay agreed with the library on every key"
-                    : "UNAVAILABLE: the replay disagreed with the library, whose layout or hashing has changed");
+                    : "UNAVAILABLE: the replay disagreed with the library, whose layout or hashing has changed",
+                rep.blk_lines > 1 ? "s" : "");
     std::printf("time window queried at the time of its last insert; its bits/elt = tf_time_bloom_stats (bits /\n"
-                "inserts within the span); count window bits/elt = bits / (l * g); plain = m / capacity (it does\n"
-                "not forget: it holds only the %s present keys when queried).\n",
+                "inserts within the span); count window bits/elt = bits / (l * g) (blocked: whole lines); plain =\n"
+                "m / capacity (it does not forget: it holds only the %s present keys when queried). expected:\n"
+                "fpr_now of tf_*_stats (blocked: its conservative model), plain: (1 - e^(-kn/m))^k.\n",
                 fmt_u(capacity).c_str());
+    std::printf("verdict (goal: contains absent <= %.0fx floor_lmmh, add <= %.0fx; stated for capacity %s at %g%s):\n",
+                kGoalAbsent, kGoalAdd, fmt_u(kGoalCapacity).c_str(), kGoalError,
+                is_goal_config(rep) ? "; this is that configuration" : "; shown here for reference");
+    std::printf("%s\n%s\n", verdict_line(rep, "age").c_str(), verdict_line(rep, "blk").c_str());
     return rep;
 }
 
@@ -718,11 +944,16 @@ int main(int argc, char **argv) {
                 opt.quick ? " (--quick smoke run)" : "", reps, ops);
     print_environment(stdout);
     std::printf("timing: per-thread CPU time (time spent waiting for a CPU is not counted)\n");
-    std::printf("columns: x floor = ns/op / floor (lmmh_x64_128 + 1 random line of a buffer the size of the count-\n"
-                "window filter); x floor(inl) = against the inline-hash floor (the hash the library uses); x plain =\n"
-                "ns/op / the plain Bloom filter's ns/op for the same operation; floor: ... + N lines = the inline hash\n"
-                "plus N independent random line reads, N = the count-window filter's mean probes per absent query,\n"
-                "or its k (the lines an add writes).\n");
+    std::printf("columns: x floor = ns/op / floor (lmmh_x64_128 + 1 random line of a buffer the size of the classic\n"
+                "count-window filter: floor_lmmh, the goal's floor, for every row, blocked rows included); x floor(inl)\n"
+                "= against the inline-hash floor (the hash the library uses); x plain = ns/op / the plain Bloom\n"
+                "filter's ns/op for the same operation; floor: ... + N lines = the inline hash plus N independent\n"
+                "random line reads, N = the classic count-window filter's mean probes per absent query, or its k\n"
+                "(the lines an add writes); floor (blocked size): the same over a buffer of the blocked filter's\n"
+                "lines: inline + 1 line, inline + the lines a blocked query reads (2 when k + l > 16), lmmh + 1 line.\n"
+                "Each absent-key query, floor_lmmh, floor_blk_lines and floor_blk_lmmh follow a case on the same\n"
+                "memory (warm); the present-key queries, the adds and the first floor of each buffer follow cases\n"
+                "on other memory (see the source's method).\n");
 
     const uint64_t t_start = now_ns();
     std::vector<std::string> csv;
@@ -732,57 +963,113 @@ int main(int argc, char **argv) {
         for (double e : errors) reports.push_back(run_config(cap, e, opt, ops, reps, &csv, &false_negative));
 
     // ---- the goal ----
-    const uint64_t goal_cap = 1000000;
     // The goal's configuration, or the largest capacity measured at 1e-3.
     const ConfigReport *g = nullptr;
     for (const ConfigReport &r : reports)
-        if (r.error == 1e-3 && (g == nullptr || (g->capacity != goal_cap && r.capacity > g->capacity) ||
-                                r.capacity == goal_cap))
+        if (r.error == kGoalError && (g == nullptr || (g->capacity != kGoalCapacity && r.capacity > g->capacity) ||
+                                      r.capacity == kGoalCapacity))
             g = &r;
     std::printf("\n=== goal (report only): count window at capacity 1e6 and error rate 1e-3: contains on absent keys\n"
-                "    within 3x of the floor, add within 4x ===\n");
+                "    within 3x of the floor (floor_lmmh), add within 4x; classic and blocked layouts ===\n");
     if (g != nullptr) {
-        if (g->capacity != goal_cap)
+        if (g->capacity != kGoalCapacity)
             std::printf("(capacity 1e6 not measured in this run; showing capacity %s instead)\n",
                         fmt_u(g->capacity).c_str());
         const double fl = g->get("floor_lmmh"), fli = g->get("floor_inline");
+        auto met = [](double x, double bound) {
+            return x <= bound ? std::string("MET") : fmt("NOT MET (%.1fx over the bound)", x / bound);
+        };
+
+        // Classic layout.
         const double ab = g->get("age_absent"), ad = g->get("age_add"), pr = g->get("age_present");
-        const bool q_ok = ab / fl <= 3.0, a_ok = ad / fl <= 4.0;
-        std::printf("contains absent: %.1f ns = %.2fx floor (%.2fx the inline-hash floor): %s%s\n", ab, ab / fl, ab / fli,
-                    q_ok ? "MET" : "NOT MET",
-                    q_ok ? "" : fmt(" (%.1fx over the 3x bound)", ab / fl / 3.0).c_str());
-        std::printf("add:             %.1f ns = %.2fx floor (%.2fx the inline-hash floor): %s%s\n", ad, ad / fl, ad / fli,
-                    a_ok ? "MET" : "NOT MET", a_ok ? "" : fmt(" (%.1fx over the 4x bound)", ad / fl / 4.0).c_str());
-        std::printf("contains present (for information): %.1f ns = %.2fx floor\n", pr, pr / fl);
+        const bool q_ok = ab / fl <= kGoalAbsent, a_ok = ad / fl <= kGoalAdd;
+        std::printf("classic layout: (k, l) = (%u, %u), %.2f bits/elt, measured FPR %.3g = %.2fx target\n", g->age_k,
+                    g->age_l, g->age_bpe, g->fpr_age.rate(), g->fpr_age.rate() / g->error);
+        std::printf("  contains absent: %.1f ns = %.2fx floor (%.2fx the inline-hash floor): %s\n", ab, ab / fl, ab / fli,
+                    met(ab / fl, kGoalAbsent).c_str());
+        std::printf("  add:             %.1f ns = %.2fx floor (%.2fx the inline-hash floor): %s\n", ad, ad / fl, ad / fli,
+                    met(ad / fl, kGoalAdd).c_str());
+        std::printf("  contains present (for information): %.1f ns = %.2fx floor\n", pr, pr / fl);
         if (g->age_probes.available) {
             const double lines_ns = g->get("floor_lines"), replay_ns = g->get("age_replay_absent");
-            std::printf("where the time goes (absent query, (k, l) = (%u, %u)):\n", g->age_k, g->age_l);
-            std::printf("  probes: %.2f slices per absent query (%.2f per present one), each a bit in a different slice,\n"
-                        "    so a different cache line once the filter outgrows the cache; the floor reads 1 line, the\n"
-                        "    plain Bloom filter %.2f bits (it stops at the first clear bit); add writes k = %u lines.\n",
+            std::printf("  where the time goes (absent query):\n");
+            std::printf("    probes: %.2f slices per absent query (%.2f per present one), each a bit in a different\n"
+                        "      slice, so a different cache line once the filter outgrows the cache; the floor reads 1\n"
+                        "      line, the plain Bloom filter %.2f bits (it stops at the first clear bit); add writes k = %u\n"
+                        "      lines.\n",
                         g->age_probes.absent, g->age_probes.present, g->plain_absent_probes, g->age_k);
-            std::printf("  memory traffic alone: one hash + %u independent random lines = %.1f ns (%.2fx floor).\n",
+            std::printf("    memory traffic alone: one hash + %u independent random lines = %.1f ns (%.2fx floor).\n",
                         g->floor_lines, lines_ns, lines_ns / fl);
-            std::printf("  the algorithm alone: Algorithm 1 on a serialized copy (same bits, vector of slices, hash\n"
-                        "    function per slice precomputed) = %.1f ns (%.2fx floor), %.1fx the independent reads: each\n"
-                        "    probe decides by a data-dependent branch where the next one goes (k down on a miss, one up\n"
-                        "    on a hit), so the loads overlap poorly.\n",
+            std::printf("    the algorithm alone: Algorithm 1 on a serialized copy (same bits, vector of slices, hash\n"
+                        "      function per slice precomputed) = %.1f ns (%.2fx floor), %.1fx the independent reads: each\n"
+                        "      probe decides by a data-dependent branch where the next one goes (k down on a miss, one\n"
+                        "      up on a hit), so the loads overlap poorly.\n",
                         replay_ns, replay_ns / fl, replay_ns / lines_ns);
-            std::printf("  the library: %.1f ns, %.1f ns (%.0f%%) above the reference; what differs is per probe: a\n"
-                        "    64-bit division serial %% k, deque indexing and the time check.\n",
+            std::printf("    the library: %.1f ns, %.1f ns (%.0f%%) above the reference; what differs is per probe: a\n"
+                        "      64-bit division serial %% k, deque indexing and the time check.\n",
                         ab, ab - replay_ns, 100.0 * (ab - replay_ns) / ab);
             const double add_lines_ns = g->get("floor_add_lines");
-            std::printf("  add: k = %u bits in k different slices, so %u random lines written per insert (and one\n"
-                        "    slice cleared every g inserts); one hash + %u independent random line reads cost %.1f ns\n"
-                        "    (%.2fx floor); the library's add takes %.1f ns, %.1f ns more. The 4x goal allows %.1f ns.\n",
+            std::printf("    add: k = %u bits in k different slices, so %u random lines written per insert (and one\n"
+                        "      slice cleared every g inserts); one hash + %u independent random line reads cost %.1f ns\n"
+                        "      (%.2fx floor); the library's add takes %.1f ns, %.1f ns more. The 4x goal allows %.1f ns.\n",
                         g->age_k, g->age_k, g->age_k, add_lines_ns, add_lines_ns / fl, ad, ad - add_lines_ns,
-                        4.0 * fl);
-            std::printf("  the 3x goal allows %.1f ns per absent query: %.1f ns beyond the floor, about %.1f probes at the\n"
-                        "    reference's %.1f ns per probe; a blocked layout (a key's bits for several consecutive slices\n"
-                        "    in one line) would have to bring the lines and the dependent branches per query near that.\n",
-                        3.0 * fl, 2.0 * fl, 2.0 * fl / std::max(1e-9, replay_ns / g->age_probes.absent),
-                        replay_ns / g->age_probes.absent);
+                        kGoalAdd * fl);
+            std::printf("    the 3x goal allows %.1f ns per absent query: %.1f ns beyond the floor, about %.1f probes at\n"
+                        "      the reference's %.1f ns per probe, against the %.2f it makes.\n",
+                        kGoalAbsent * fl, (kGoalAbsent - 1.0) * fl,
+                        (kGoalAbsent - 1.0) * fl / std::max(1e-9, replay_ns / g->age_probes.absent),
+                        replay_ns / g->age_probes.absent, g->age_probes.absent);
+        } else {
+            std::printf("  where the time goes: probe counts UNAVAILABLE (the replay of the classic blob disagreed with\n"
+                        "    the library).\n");
         }
+
+        // Blocked layout.
+        const double bab = g->get("blk_absent"), bad = g->get("blk_add"), bpr = g->get("blk_present");
+        const double flb = g->get("floor_blk_lmmh");
+        const bool bq_ok = bab / fl <= kGoalAbsent, ba_ok = bad / fl <= kGoalAdd;
+        std::printf("blocked layout: (k, l) = (%u, %u), %u slices in %u line%s per key, %.2f bits/elt (%.2fx the\n"
+                    "  classic's), measured FPR %.3g = %.2fx target (model %.3g)\n",
+                    g->blk_k, g->blk_l, g->blk_k + g->blk_l, g->blk_lines, g->blk_lines > 1 ? "s" : "", g->blk_bpe,
+                    g->blk_bpe / g->age_bpe, g->fpr_blk.rate(), g->fpr_blk.rate() / g->error, g->fpr_blk.expected);
+        std::printf("  contains absent: %.1f ns = %.2fx floor (%.2fx the inline-hash floor): %s\n", bab, bab / fl,
+                    bab / fli, met(bab / fl, kGoalAbsent).c_str());
+        std::printf("  add:             %.1f ns = %.2fx floor (%.2fx the inline-hash floor): %s\n", bad, bad / fl,
+                    bad / fli, met(bad / fl, kGoalAdd).c_str());
+        std::printf("  contains present (for information): %.1f ns = %.2fx floor\n", bpr, bpr / fl);
+        std::printf("  against the floor of its own size (lmmh_x64_128 + 1 line of a buffer of %s, %.1f ns = %.2fx\n"
+                    "    floor_lmmh): contains absent %.2fx (%s), add %.2fx (%s).\n",
+                    fmt_bytes(double(g->blk_table_bytes)).c_str(), flb, flb / fl, bab / flb,
+                    bab / flb <= kGoalAbsent ? "within 3x" : "over 3x", bad / flb,
+                    bad / flb <= kGoalAdd ? "within 4x" : "over 4x");
+        {
+            const double bl = g->get("floor_blk_lines");
+            std::printf("  memory traffic alone: one inline hash + %u independent random line%s of its size = %.1f ns\n"
+                        "    (%.2fx floor); the query takes %.1f ns more (absent), the add %.1f ns more.\n",
+                        g->blk_lines, g->blk_lines > 1 ? "s" : "", bl, bl / fl, bab - bl, bad - bl);
+        }
+        std::printf("  against the classic layout: speed (classic ns / blocked ns) contains absent %.2fx, add %.2fx,\n"
+                    "    contains present %.2fx; bits per element %.2fx; memory held (tf_age_bloom_memory: %s against\n"
+                    "    %s) %.2fx%s.\n",
+                    ab / bab, ad / bad, pr / bpr, g->blk_bpe / g->age_bpe, fmt_bytes(double(g->blk_bytes)).c_str(),
+                    fmt_bytes(double(g->age_bytes)).c_str(), double(g->blk_bytes) / double(g->age_bytes),
+                    g->blk_bytes > g->blk_table_bytes + (size_t(1) << 20)
+                        ? " (its one table of 4 MiB or more is mapped in whole 2 MiB pages)"
+                        : "");
+
+        // Conclusion.
+        const bool classic_ok = q_ok && a_ok, blocked_ok = bq_ok && ba_ok;
+        std::printf("conclusion (capacity %s, error rate %g): classic %s, blocked %s: the goal is %s.\n",
+                    fmt_u(g->capacity).c_str(), g->error, classic_ok ? "MET" : "NOT MET",
+                    blocked_ok ? "MET" : "NOT MET",
+                    blocked_ok && classic_ok ? "met by both layouts"
+                    : blocked_ok             ? "met by the blocked layout"
+                    : classic_ok             ? "met by the classic layout only"
+                                             : "met by neither layout");
+        std::printf("(medians of one run on a possibly shared machine: the ratios are indicative, see the per-round\n"
+                    " ranges in the verdict lines; the adds start on a cold filter, the floor does not (method).\n"
+                    " The blocked layout buys its query speed with %.2fx the classic layout's bits per element here.)\n",
+                    g->blk_bpe / g->age_bpe);
     }
 
     std::printf("\nBEGIN CSV\n");
