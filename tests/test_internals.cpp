@@ -219,8 +219,9 @@ uint64_t xorshift(uint64_t *x) {
 }
 }  // namespace
 
-// The blocked Bloom layout gathers a key's bit from each of 16 lanes: the
-// scalar and the AVX2 gathers equal a plain bit test, lane by lane.
+// The blocked Bloom layout gathers a key's bit from each of 16 lanes and
+// sets it in the selected ones: the scalar and the AVX2 versions equal a
+// plain bit test and a plain bit set, lane by lane.
 static void test_blocked_lane_bits(void **) {
     namespace d = tf::bloom::detail;
     const bool avx2 = d::cpu_has_avx2();
@@ -243,6 +244,19 @@ static void test_blocked_lane_bits(void **) {
         if (got != want) fail_msg("scalar gather: got %#x, want %#x", got, want);
         if (avx2 && d::lane_bits_avx2(line, pos) != want)
             fail_msg("AVX2 gather: got %#x, want %#x", d::lane_bits_avx2(line, pos), want);
+        // the scatter: sets exactly the selected lanes' bits
+        const uint32_t select = uint32_t(xorshift(&x)) & 0xffffu;
+        alignas(64) uint32_t a[16], b[16], c[16];
+        for (int i = 0; i < 16; ++i) {
+            a[i] = b[i] = line[i];
+            c[i] = line[i] | ((select >> i & 1) ? uint32_t(1) << pos[i] : 0u);
+        }
+        d::lane_set_scalar(a, pos, select);
+        if (std::memcmp(a, c, sizeof c) != 0) fail_msg("scalar scatter differs (select %#x)", select);
+        if (avx2) {
+            d::lane_set_avx2(b, pos, select);
+            if (std::memcmp(b, c, sizeof c) != 0) fail_msg("AVX2 scatter differs (select %#x)", select);
+        }
     }
 }
 

@@ -118,6 +118,11 @@ uint32_t lane_bits_scalar(const uint32_t *line, const uint8_t *pos) {
     return m;
 }
 
+void lane_set_scalar(uint32_t *line, const uint8_t *pos, uint32_t select) {
+    for (uint32_t s = 0; s < kLanes; ++s)
+        if (select >> s & 1) line[s] |= uint32_t(1) << pos[s];
+}
+
 #ifdef TF_HAVE_X86
 __attribute__((target("avx2"))) uint32_t lane_bits_avx2(const uint32_t *line, const uint8_t *pos) {
     const __m128i p8 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(pos));
@@ -132,12 +137,28 @@ __attribute__((target("avx2"))) uint32_t lane_bits_avx2(const uint32_t *line, co
     const uint32_t hi = uint32_t(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_sllv_epi32(w1, sh1))));
     return lo | (hi << 8);
 }
+__attribute__((target("avx2"))) void lane_set_avx2(uint32_t *line, const uint8_t *pos, uint32_t select) {
+    const __m128i p8 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(pos));
+    const __m256i one = _mm256_set1_epi32(1);
+    // Lane i is selected when bit i of `select` is set.
+    const __m256i bit_lo = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    const __m256i bit_hi = _mm256_slli_epi32(bit_lo, 8);
+    const __m256i sel = _mm256_set1_epi32(int(select));
+    const __m256i on0 = _mm256_cmpeq_epi32(_mm256_and_si256(sel, bit_lo), bit_lo);
+    const __m256i on1 = _mm256_cmpeq_epi32(_mm256_and_si256(sel, bit_hi), bit_hi);
+    const __m256i b0 = _mm256_and_si256(_mm256_sllv_epi32(one, _mm256_cvtepu8_epi32(p8)), on0);
+    const __m256i b1 = _mm256_and_si256(_mm256_sllv_epi32(one, _mm256_cvtepu8_epi32(_mm_srli_si128(p8, 8))), on1);
+    __m256i *w = reinterpret_cast<__m256i *>(line);
+    _mm256_storeu_si256(w, _mm256_or_si256(_mm256_loadu_si256(w), b0));
+    _mm256_storeu_si256(w + 1, _mm256_or_si256(_mm256_loadu_si256(w + 1), b1));
+}
 bool cpu_has_avx2() {
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx2");
 }
 #else
 uint32_t lane_bits_avx2(const uint32_t *line, const uint8_t *pos) { return lane_bits_scalar(line, pos); }
+void lane_set_avx2(uint32_t *line, const uint8_t *pos, uint32_t select) { lane_set_scalar(line, pos, select); }
 bool cpu_has_avx2() { return false; }
 #endif
 
@@ -158,10 +179,14 @@ tf_status BlockedAgeBloom::check_params(uint32_t k, uint32_t l, uint64_t slice_b
 void BlockedAgeBloom::allocate() {
     slots_ = k_ + l_;
     bands_ = (slots_ + kLanes - 1) / kLanes;
+    stride_ = bands_ * kLanes;
     const uint64_t lines = uint64_t(bands_) * blocks_;  // <= 2 * 2^35: no overflow below
-    ZeroedBlock block(size_t(lines * kCacheLine));
+    // A two-line block starts on a 128-byte boundary, so that the CPU's
+    // adjacent-line prefetch brings its second line with the first.
+    ZeroedBlock block(size_t(lines * kCacheLine + kCacheLine));
     mem_.swap(block);
-    words_ = static_cast<uint32_t *>(mem_.data());
+    const uintptr_t at = reinterpret_cast<uintptr_t>(mem_.data());
+    words_ = reinterpret_cast<uint32_t *>((at + 2 * kCacheLine - 1) & ~uintptr_t(2 * kCacheLine - 1));
     avx2_ = detail::cpu_has_avx2();
 }
 
@@ -170,16 +195,19 @@ BlockedAgeBloom::BlockedAgeBloom(uint32_t k, uint32_t l, uint64_t blocks, uint64
     allocate();
     next_serial_ = slots_;  // slices 0 .. S-1 in slots 0 .. S-1; s_0 is the last
     top_ = slots_ - 1;
+    young_ = young_slots(top_);
     until_shift_ = generation_;
 }
 
 void BlockedAgeBloom::locate(const void *key, size_t len, Probe *p) const {
     // One 128-bit MurmurHash3, stretched by enhanced double hashing and
-    // re-mixed (as in the classic layout): a block per band, then a byte per
-    // slot whose low 5 bits are the key's bit in that slot's lane.
+    // re-mixed (as in the classic layout): the block, then a byte per slot
+    // whose low 5 bits are the key's bit in that slot's lane.
     IndexSequence seq(key_hash(key, len, seed_));
-    for (uint32_t b = 0; b < bands_; ++b)
-        p->line[b] = words_ + reduce(tf::detail::fmix64(seq.next_raw()), blocks_) * kLanes + uint64_t(b) * blocks_ * kLanes;
+    p->line[0] = words_ + reduce(tf::detail::fmix64(seq.next_raw()), blocks_) * stride_;
+    p->line[1] = p->line[0] + kLanes;
+    __builtin_prefetch(p->line[0]);
+    if (bands_ > 1) __builtin_prefetch(p->line[1]);
     for (uint32_t i = 0; i < bands_ * kLanes; i += 8) {
         const uint64_t v = tf::detail::fmix64(seq.next_raw()) & 0x1f1f1f1f1f1f1f1full;
         std::memcpy(p->pos + i, &v, 8);
@@ -211,10 +239,13 @@ bool BlockedAgeBloom::query(const Probe &p) const {
 }
 
 void BlockedAgeBloom::insert(const Probe &p) {
-    uint32_t s = top_;
-    for (uint32_t i = 0; i < k_; ++i) {
-        p.line[s / kLanes][s % kLanes] |= uint32_t(1) << p.pos[s];
-        s = s == 0 ? slots_ - 1 : s - 1;
+    // The k newest slices: slots top, top - 1, ... (mod S).
+    if (avx2_) {
+        detail::lane_set_avx2(p.line[0], p.pos, young_ & 0xffffu);
+        if (bands_ > 1) detail::lane_set_avx2(p.line[1], p.pos + kLanes, young_ >> kLanes);
+    } else {
+        detail::lane_set_scalar(p.line[0], p.pos, young_ & 0xffffu);
+        if (bands_ > 1) detail::lane_set_scalar(p.line[1], p.pos + kLanes, young_ >> kLanes);
     }
     until_shift_--;
     gen_inserts_++;
@@ -224,12 +255,21 @@ void BlockedAgeBloom::insert(const Probe &p) {
 void BlockedAgeBloom::shift() {
     // The oldest slice (slot top + 1) is recycled as the newest.
     top_ = top_ + 1 == slots_ ? 0 : top_ + 1;
-    const uint32_t band = top_ / kLanes, lane = top_ % kLanes;
-    uint32_t *w = lane_word(band, 0, lane);
-    for (uint64_t b = 0; b < blocks_; ++b, w += kLanes) *w = 0;
+    uint32_t *w = words_ + top_;
+    for (uint64_t b = 0; b < blocks_; ++b, w += stride_) *w = 0;
     next_serial_++;
     until_shift_ = generation_;
     gen_inserts_ = 0;
+    young_ = young_slots(top_);
+}
+
+uint32_t BlockedAgeBloom::young_slots(uint32_t top) const {
+    uint32_t m = 0, s = top;
+    for (uint32_t i = 0; i < k_; ++i) {
+        m |= uint32_t(1) << s;
+        s = s == 0 ? slots_ - 1 : s - 1;
+    }
+    return m;
 }
 
 void BlockedAgeBloom::add(const void *key, size_t len) {
@@ -265,12 +305,10 @@ double BlockedAgeBloom::expected_fpr() const {
     // is -32 ln(1 - f). A full slot (f = 1) has an unbounded load: it sets
     // every bit, so it is given a load at which the model's fill rounds to 1.
     uint64_t set[kBlockedMaxSlices] = {0};
-    for (uint32_t b = 0; b < bands_; ++b)
-        for (uint64_t j = 0; j < blocks_; ++j) {
-            const uint32_t *line = lane_word(b, j, 0);
-            for (uint32_t lane = 0; lane < kLanes && b * kLanes + lane < slots_; ++lane)
-                set[b * kLanes + lane] += uint64_t(__builtin_popcount(line[lane]));
-        }
+    for (uint64_t j = 0; j < blocks_; ++j) {
+        const uint32_t *block = words_ + j * stride_;
+        for (uint32_t s = 0; s < slots_; ++s) set[s] += uint64_t(__builtin_popcount(block[s]));
+    }
     double load[kBlockedMaxSlices];
     const double bits = double(blocks_) * kLaneBits;
     for (uint32_t i = 0; i < slots_; ++i) {
@@ -285,9 +323,10 @@ double BlockedAgeBloom::expected_fpr() const {
 //   u32 k, u32 l, u32 seed, u32 reserved (0),
 //   u64 blocks, u64 generation, u64 until_shift, u64 gen_inserts,
 //   u64 inserts, u64 next_serial,
-//   u64 words[bands * blocks * 8]: the lines in memory order (band 0's
-//   blocks, then band 1's), each 64-bit word holding lanes 2i (low half)
-//   and 2i + 1 (high half); lanes of slots >= k + l are 0.
+//   u64 words[blocks * bands * 8]: the blocks in order, each its bands'
+//   lines (one line for k + l <= 16, two otherwise) whose 16 lanes are slots
+//   16 b .. 16 b + 15; each 64-bit word holds lanes 2i (low half) and
+//   2i + 1 (high half); lanes of slots >= k + l are 0.
 namespace {
 constexpr size_t kBlockedHeader = 4 * 4 + 6 * 8;
 }
@@ -345,11 +384,12 @@ tf_status BlockedAgeBloom::read(wire::Reader &r, std::unique_ptr<BlockedAgeBloom
                     (unsigned long long)(lines * kCacheLine));
     f->allocate();
     f->top_ = uint32_t((f->next_serial_ - 1) % slots);
+    f->young_ = f->young_slots(f->top_);
     uint64_t buf[kLanes / 2];
     for (uint64_t i = 0; i < lines; ++i) {
         r.u64_array(buf, kLanes / 2);
         uint32_t *line = f->words_ + i * kLanes;
-        const uint32_t band = uint32_t(i / f->blocks_);
+        const uint32_t band = uint32_t(i % bands);
         for (uint32_t j = 0; j < kLanes; ++j) {
             line[j] = uint32_t(buf[j / 2] >> (32 * (j % 2)));
             if (line[j] != 0 && band * kLanes + j >= slots)

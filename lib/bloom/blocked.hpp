@@ -6,11 +6,12 @@
 // one cache line per slice it probes (19 at 1e-3) and each probe decides
 // where the next goes. Here the S = k + l <= 32 slices are the 32-bit lanes
 // of 64-byte lines: slot s (a slice's place, reused when the slice is
-// recycled) is lane s % 16 of band s / 16, and a key owns one line per band
-// (at most two), chosen by its hash, plus one bit position per slot within
-// its lane. A query fetches its one or two lines at once, gathers the key's
-// S bits into a mask (AVX2 where the CPU has it) and looks for a run of k
-// set bits in age order with a few shifts: no branch per slice.
+// recycled) is lane s of a block of one line (S <= 16) or two adjacent
+// lines (a 128-byte block), and a key owns one block, chosen by its hash,
+// plus one bit position per slot within its lane. A query fetches its
+// block (the two lines together), gathers the key's S bits into a mask
+// (AVX2 where the CPU has it) and looks for a run of k set bits in age
+// order with a few shifts: no branch per slice.
 //
 // The price is the blocking: the keys that share a line share it in every
 // slot, so a line that drew more keys than average is fuller in all the
@@ -66,6 +67,9 @@ namespace detail {
 // The two give the same result; the AVX2 one needs a CPU that has it.
 uint32_t lane_bits_scalar(const uint32_t *line, const uint8_t *pos);
 uint32_t lane_bits_avx2(const uint32_t *line, const uint8_t *pos);
+// Sets bit pos[s] of lane s for every lane s whose bit in `select` is set.
+void lane_set_scalar(uint32_t *line, const uint8_t *pos, uint32_t select);
+void lane_set_avx2(uint32_t *line, const uint8_t *pos, uint32_t select);
 bool cpu_has_avx2();
 // Whether x (bits 0..63) holds a run of k >= 1 consecutive set bits.
 inline bool has_run(uint64_t x, uint32_t k) {
@@ -124,12 +128,11 @@ class BlockedAgeBloom {
     bool query(const Probe &p) const;
     void insert(const Probe &p);
     void shift();
-    uint32_t *lane_word(uint32_t band, uint64_t block, uint32_t lane) const {
-        return words_ + (uint64_t(band) * blocks_ + block) * kLanes + lane;
-    }
+    uint32_t young_slots(uint32_t top) const;  // slots of the k newest slices
 
-    uint32_t k_ = 0, l_ = 0, slots_ = 0, bands_ = 0, seed_ = 0;
-    uint32_t top_ = 0;  // slot of s_0, the newest slice: (next_serial - 1) mod S
+    uint32_t k_ = 0, l_ = 0, slots_ = 0, bands_ = 0, stride_ = 0, seed_ = 0;  // stride_: lanes per block
+    uint32_t top_ = 0;    // slot of s_0, the newest slice: (next_serial - 1) mod S
+    uint32_t young_ = 0;  // bit s: slot s holds one of the k newest slices
     bool avx2_ = false;
     uint64_t blocks_ = 0;
     uint64_t generation_ = 0, until_shift_ = 0, gen_inserts_ = 0, inserts_ = 0, next_serial_ = 0;
