@@ -9,8 +9,9 @@
  *
  * Shape: every C handle becomes a class "<Name>Native" whose only field is
  * the handle. The class is created by its constructor (tf_<noun>_new) or a
- * static factory (new_for, deserialize), destroyed by the language's
- * collector (destructor -> tf_<noun>_free) or earlier by close(). After
+ * static factory (new_for, deserialize; AgeBloomNative also new_blocked_for,
+ * new_blocked), destroyed by the language's collector (destructor ->
+ * tf_<noun>_free) or earlier by close(). After
  * close() the handle is NULL, so every method fails cleanly with TF_ERR_NULL
  * ("... is closed") instead of touching freed memory. The idiomatic classes of
  * each language (RecencySketch, ...) are thin layers over these.
@@ -268,6 +269,8 @@ double tf_binding_c_loop_ns(RecencySketchNative *h, const void *keys_data, size_
 %newobject RecencySketchNative::new_for;
 %newobject RecencySketchNative::deserialize;
 %newobject AgeBloomNative::new_for;
+%newobject AgeBloomNative::new_blocked_for;
+%newobject AgeBloomNative::new_blocked;
 %newobject AgeBloomNative::deserialize;
 %newobject TimeBloomNative::new_for;
 %newobject TimeBloomNative::deserialize;
@@ -490,6 +493,19 @@ typedef struct AgeBloomNative {} AgeBloomNative;
         if (tf_binding_check(tf_age_bloom_new_for(error_rate, capacity, seed, &f)) != TF_OK) return NULL;
         return tf_binding_wrap_AgeBloomNative(f);
     }
+    /* The blocked layout (k + l <= 32 slices as the 32-bit lanes of
+     * 64-byte lines): sized for a target, or low-level. Every other method
+     * works on both layouts; deserialize reads both. */
+    static AgeBloomNative *new_blocked_for(double error_rate, uint64_t capacity, uint32_t seed) {
+        tf_age_bloom *f = NULL;
+        if (tf_binding_check(tf_age_bloom_new_blocked_for(error_rate, capacity, seed, &f)) != TF_OK) return NULL;
+        return tf_binding_wrap_AgeBloomNative(f);
+    }
+    static AgeBloomNative *new_blocked(uint32_t k, uint32_t l, uint64_t slice_bits, uint32_t seed) {
+        tf_age_bloom *f = NULL;
+        if (tf_binding_check(tf_age_bloom_new_blocked(k, l, slice_bits, seed, &f)) != TF_OK) return NULL;
+        return tf_binding_wrap_AgeBloomNative(f);
+    }
     static AgeBloomNative *deserialize(const void *blob, size_t blob_len) {
         tf_age_bloom *f = NULL;
         if (tf_binding_check(tf_age_bloom_deserialize(blob, blob_len, &f)) != TF_OK) return NULL;
@@ -505,6 +521,26 @@ typedef struct AgeBloomNative {} AgeBloomNative;
         uint32_t k = 0, l = 0;
         tf_binding_check(tf_age_bloom_choose(error_rate, &k, &l));
         return l;
+    }
+    /* tf_age_bloom_choose_blocked, one number per call: k, l, and the fill
+     * ratio of a slice leaving the first k. */
+    static uint32_t choose_blocked_k(double error_rate) {
+        uint32_t k = 0, l = 0;
+        double fill = 0.0;
+        tf_binding_check(tf_age_bloom_choose_blocked(error_rate, &k, &l, &fill));
+        return k;
+    }
+    static uint32_t choose_blocked_l(double error_rate) {
+        uint32_t k = 0, l = 0;
+        double fill = 0.0;
+        tf_binding_check(tf_age_bloom_choose_blocked(error_rate, &k, &l, &fill));
+        return l;
+    }
+    static double choose_blocked_fill(double error_rate) {
+        uint32_t k = 0, l = 0;
+        double fill = 0.0;
+        tf_binding_check(tf_age_bloom_choose_blocked(error_rate, &k, &l, &fill));
+        return fill;
     }
     static double false_positive_rate(uint32_t k, uint32_t l) {
         double r = 0.0;
@@ -533,6 +569,13 @@ typedef struct AgeBloomNative {} AgeBloomNative;
         tf_age_bloom *f = tf_binding_get_AgeBloomNative($self);
         if (f) tf_binding_check(tf_age_bloom_contains(f, key, key_len, &present));
         return present;
+    }
+    /* 1 for the blocked layout, 0 for the classic one. */
+    int is_blocked() {
+        int blocked = 0;
+        tf_age_bloom *f = tf_binding_get_AgeBloomNative($self);
+        if (f) tf_binding_check(tf_age_bloom_is_blocked(f, &blocked));
+        return blocked;
     }
     /* 1 when the key was present (and so not inserted), 0 when it was added. */
     int add_if_absent(const void *key, size_t key_len) {

@@ -22,13 +22,29 @@ import (
 // Keys inserted between L*Generation and (L+1)*Generation inserts ago may
 // still be reported present. See temporalfilters/age_bloom.h.
 //
-// Create one with NewAgeBloom, NewAgeBloomFor or DeserializeAgeBloom, or
-// decode into a zero AgeBloom with UnmarshalBinary. Call Close when done.
-// Copies of an AgeBloom value share the same C filter.
+// Two layouts share this type. The classic one (NewAgeBloom,
+// NewAgeBloomFor) keeps each slice in its own array. The blocked one
+// (NewBlockedAgeBloom, NewBlockedAgeBloomFor) has the same window and the
+// same guarantee with K+L <= 32 slices stored as the 32-bit lanes of 64-byte
+// lines, so a query reads one or two cache lines instead of one per slice:
+// several times faster, for more memory (about 23 bits per element at 1e-2
+// and 35 at 1e-3, against 20 and 26; below 1e-3 the classic layout is the
+// better choice). Its sizing (AgeBloomChooseBlocked) uses a conservative
+// model of the blocking, which AgeBloomFalsePositiveRate does not describe;
+// Stats().FPRNow reports the model's rate. Every method works on both
+// layouts; IsBlocked (and Info().Blocked) tells which, and the blob records
+// it.
 //
-// Thread safety follows the C library: Contains, Stats, Info and the
-// getters, Memory and Serialize may run concurrently with each other; Add,
-// AddIfAbsent, Clear, UnmarshalBinary and Close need exclusive use.
+// Create one with NewAgeBloom, NewAgeBloomFor, NewBlockedAgeBloom,
+// NewBlockedAgeBloomFor or DeserializeAgeBloom, or decode into a zero
+// AgeBloom with UnmarshalBinary. Call Close when done. Copies of an AgeBloom
+// value share the same C filter.
+//
+// Thread safety follows the C library, for either layout: Contains, Stats,
+// Info and the getters (IsBlocked among them), Memory and Serialize may run
+// concurrently with each other; Add, AddIfAbsent, Clear, UnmarshalBinary and
+// Close need exclusive use. The constructors and sizing helpers are safe
+// from any goroutine.
 type AgeBloom struct {
 	h *handle
 }
@@ -37,19 +53,20 @@ type AgeBloom struct {
 type AgeBloomInfo struct {
 	K          uint32 // hash functions: bits set per insert, slices a query must match in a row
 	L          uint32 // slices beyond the first K: the window is L generations
-	SliceBits  uint64 // bits per slice
+	SliceBits  uint64 // bits per slice (blocked: a multiple of 32)
 	Generation uint64 // inserts between two shifts
 	Capacity   uint64 // the guaranteed window, L*Generation inserts
 	Seed       uint32 // hash seed
+	Blocked    bool   // the blocked layout (false: the classic one)
 }
 
 // AgeBloomStats is the current state of an AgeBloom.
 type AgeBloomStats struct {
 	Slices         uint64  // K+L
-	Bits           uint64  // total bits of all slices
+	Bits           uint64  // total bits of all slices (blocked: of all 64-byte lines, unused lanes included)
 	BitsPerElement float64 // Bits / Capacity
 	Inserts        uint64  // inserts since creation or Clear
-	FPRNow         float64 // false-positive rate for the measured fill of every slice
+	FPRNow         float64 // false-positive rate for the measured fill of every slice (blocked: the layout's conservative model)
 }
 
 var ageBloomKind = &handleKind{
@@ -93,8 +110,35 @@ func NewAgeBloomFor(errorRate float64, capacity uint64, seed uint32) (f *AgeBloo
 	return newAgeBloom(native.AgeBloomNativeNew_for(errorRate, capacity, uint(seed)))
 }
 
+// NewBlockedAgeBloom is the low-level constructor of the blocked layout:
+// K+L slices of sliceBits bits rounded up to a multiple of 32, generation
+// max(1, floor(roundedBits*ln 2/k)), capacity l*generation. Memory:
+// ceil((k+l)/16) lines of 64 bytes per 32 bits of slice (unused lanes
+// included).
+//
+// k >= 1 and l >= 1 with k+l <= 32, sliceBits is 32..2^40; seed is the hash
+// seed. Errors: ErrInvalidArgument (k or l of 0, k+l > 32, sliceBits below
+// 32; sliceBits above 2^40 is ErrTooLarge), ErrOutOfMemory.
+func NewBlockedAgeBloom(k, l uint32, sliceBits uint64, seed uint32) (f *AgeBloom, err error) {
+	defer catch(&err)
+	return newAgeBloom(native.AgeBloomNativeNew_blocked(uint(k), uint(l), sliceBits, uint(seed)))
+}
+
+// NewBlockedAgeBloomFor creates a filter of the blocked layout that
+// remembers at least the last capacity (>= 1) inserts with a false-positive
+// rate of at most errorRate, in (0, 1): (k, l) and the fill from
+// AgeBloomChooseBlocked, generation ceil(capacity/l), slices of
+// k*generation / -ln(1-fill) bits rounded up to a multiple of 32.
+// Errors: ErrInvalidArgument, ErrTooLarge (errorRate too small to meet, or
+// slices over 2^40 bits), ErrOutOfMemory.
+func NewBlockedAgeBloomFor(errorRate float64, capacity uint64, seed uint32) (f *AgeBloom, err error) {
+	defer catch(&err)
+	return newAgeBloom(native.AgeBloomNativeNew_blocked_for(errorRate, capacity, uint(seed)))
+}
+
 // DeserializeAgeBloom creates a filter from a blob written by Serialize (in
-// any language). The blob is checked completely first.
+// any language), of either layout (the blob says which). The blob is checked
+// completely first.
 // Errors: ErrTruncated, ErrBadMagic, ErrUnsupportedVersion, ErrWrongKind,
 // ErrChecksum, ErrCorrupt, ErrOutOfMemory.
 func DeserializeAgeBloom(blob []byte) (f *AgeBloom, err error) {
@@ -114,10 +158,25 @@ func AgeBloomChoose(errorRate float64) (k, l uint32, err error) {
 	return k, l, nil
 }
 
+// AgeBloomChooseBlocked is the sizing helper of the blocked layout: the
+// (k, l), with k+l of 16 or 32, and the fill ratio of a slice leaving the
+// first k (in (0, 1)) that meet errorRate, in (0, 1), with the fewest bits
+// per element under the layout's conservative model.
+// Errors: ErrInvalidArgument (errorRate NaN or outside (0, 1)), ErrTooLarge
+// (no blocked pair meets it: a target far below 1e-3, where the classic
+// layout is the better choice anyway).
+func AgeBloomChooseBlocked(errorRate float64) (k, l uint32, fill float64, err error) {
+	defer catch(&err)
+	k = uint32(native.AgeBloomNativeChoose_blocked_k(errorRate))
+	l = uint32(native.AgeBloomNativeChoose_blocked_l(errorRate))
+	fill = native.AgeBloomNativeChoose_blocked_fill(errorRate)
+	return k, l, fill, nil
+}
+
 // AgeBloomFalsePositiveRate is the exact steady-state false-positive rate of
-// a filter with parameters (k, l), at its peak just before a shift; also the
-// worst case of a TimeBloom at a steady rate. Errors: ErrInvalidArgument
-// (k not in 1..64 or l not in 1..1024).
+// a filter of the classic layout with parameters (k, l), at its peak just
+// before a shift; also the worst case of a TimeBloom at a steady rate.
+// Errors: ErrInvalidArgument (k not in 1..64 or l not in 1..1024).
 func AgeBloomFalsePositiveRate(k, l uint32) (rate float64, err error) {
 	defer catch(&err)
 	return native.AgeBloomNativeFalse_positive_rate(uint(k), uint(l)), nil
@@ -253,9 +312,24 @@ func (f *AgeBloom) Info() (info AgeBloomInfo, err error) {
 		Generation: p.Generation(),
 		Capacity:   p.Capacity(),
 		Seed:       uint32(p.Seed()),
+		Blocked:    p.Is_blocked() != 0,
 	}
 	runtime.KeepAlive(f)
 	return info, nil
+}
+
+// IsBlocked reports whether the filter has the blocked layout
+// (NewBlockedAgeBloom, NewBlockedAgeBloomFor, or a blob of one).
+// Errors: ErrNull (closed).
+func (f *AgeBloom) IsBlocked() (blocked bool, err error) {
+	defer catch(&err)
+	p := f.ptr()
+	if p == 0 {
+		return false, ageBloomClosed()
+	}
+	blocked = p.Is_blocked() != 0
+	runtime.KeepAlive(f)
+	return blocked, nil
 }
 
 // Capacity returns the guaranteed window in inserts, L*Generation.
@@ -314,12 +388,17 @@ func (f *AgeBloom) UnmarshalBinary(data []byte) (err error) {
 }
 
 // String describes the filter, e.g. "AgeBloom(k=3, l=4, 200-bit slices,
-// capacity 184, seed 42)".
+// capacity 184, seed 42)", or "AgeBloom(blocked, k=3, ...)" for the blocked
+// layout.
 func (f *AgeBloom) String() string {
 	info, err := f.Info()
 	if err != nil {
 		return "AgeBloom(closed)"
 	}
-	return fmt.Sprintf("AgeBloom(k=%d, l=%d, %d-bit slices, capacity %d, seed %d)",
-		info.K, info.L, info.SliceBits, info.Capacity, info.Seed)
+	layout := ""
+	if info.Blocked {
+		layout = "blocked, "
+	}
+	return fmt.Sprintf("AgeBloom(%sk=%d, l=%d, %d-bit slices, capacity %d, seed %d)",
+		layout, info.K, info.L, info.SliceBits, info.Capacity, info.Seed)
 }

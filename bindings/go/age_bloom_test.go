@@ -31,6 +31,33 @@ func mustAgeBloomFor(t *testing.T, rate float64, capacity uint64, seed uint32) *
 	return f
 }
 
+func mustBlockedAgeBloom(t *testing.T, k, l uint32, sliceBits uint64, seed uint32) *AgeBloom {
+	t.Helper()
+	f, err := NewBlockedAgeBloom(k, l, sliceBits, seed)
+	if err != nil {
+		t.Fatalf("NewBlockedAgeBloom(%d, %d, %d, %d): %v", k, l, sliceBits, seed, err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+func mustBlockedAgeBloomFor(t *testing.T, rate float64, capacity uint64, seed uint32) *AgeBloom {
+	t.Helper()
+	f, err := NewBlockedAgeBloomFor(rate, capacity, seed)
+	if err != nil {
+		t.Fatalf("NewBlockedAgeBloomFor(%g, %d, %d): %v", rate, capacity, seed, err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+func abIsBlocked(t *testing.T, f *AgeBloom) bool {
+	t.Helper()
+	b, err := f.IsBlocked()
+	must(t, err)
+	return b
+}
+
 func abContains(t *testing.T, f *AgeBloom, key []byte) bool {
 	t.Helper()
 	p, err := f.Contains(key)
@@ -439,6 +466,8 @@ func checkAgeBloomClosed(t *testing.T, f *AgeBloom) {
 	check("Info", err)
 	_, err = f.Capacity()
 	check("Capacity", err)
+	_, err = f.IsBlocked()
+	check("IsBlocked", err)
 	_, err = f.Memory()
 	check("Memory", err)
 	_, err = f.Serialize()
@@ -458,6 +487,12 @@ func TestAgeBloomClosed(t *testing.T) {
 	must(t, f.Close())
 	must(t, f.Close())
 	checkAgeBloomClosed(t, f)
+	// the blocked layout closes alike
+	b, err := NewBlockedAgeBloom(3, 4, 200, 0)
+	must(t, err)
+	must(t, b.Add([]byte("k")))
+	must(t, b.Close())
+	checkAgeBloomClosed(t, b)
 	// a copy of the value shares the closed filter
 	f2, err := NewAgeBloomFor(0.01, 100, 0)
 	must(t, err)
@@ -503,27 +538,31 @@ func bloomDeserializeCases(t *testing.T, own, other []byte) []struct {
 }
 
 func TestAgeBloomDeserializeErrors(t *testing.T) {
-	own := readGoldenBlob(t, "age_bloom_v1")
 	other := readGoldenBlob(t, "time_bloom_v1")
-	for _, c := range bloomDeserializeCases(t, own, other) {
-		t.Run(c.name, func(t *testing.T) {
-			f, err := DeserializeAgeBloom(c.blob)
-			if f != nil {
-				f.Close()
-				t.Fatal("a filter came back with the error")
-			}
-			wantStatus(t, err, c.want)
-			var z AgeBloom
-			wantStatus(t, z.UnmarshalBinary(c.blob), c.want)
-			checkAgeBloomClosed(t, &z)
-		})
+	// both layouts' blobs, broken alike
+	for _, name := range []string{"age_bloom_v1", "age_bloom_blocked_v1"} {
+		own := readGoldenBlob(t, name)
+		for _, c := range bloomDeserializeCases(t, own, other) {
+			t.Run(name+"/"+c.name, func(t *testing.T) {
+				f, err := DeserializeAgeBloom(c.blob)
+				if f != nil {
+					f.Close()
+					t.Fatal("a filter came back with the error")
+				}
+				wantStatus(t, err, c.want)
+				var z AgeBloom
+				wantStatus(t, z.UnmarshalBinary(c.blob), c.want)
+				checkAgeBloomClosed(t, &z)
+			})
+		}
+		// an AgeBloom blob is no recency sketch either
+		s, err := DeserializeRecencySketch(own)
+		if s != nil {
+			s.Close()
+		}
+		wantStatus(t, err, ErrWrongKind)
 	}
-	// an AgeBloom blob is no recency sketch either
-	s, err := DeserializeRecencySketch(own)
-	if s != nil {
-		s.Close()
-	}
-	wantStatus(t, err, ErrWrongKind)
+	own := readGoldenBlob(t, "age_bloom_v1")
 	// resealing an unedited blob changes nothing
 	f, err := DeserializeAgeBloom(reseal(append([]byte(nil), own...)))
 	must(t, err)
@@ -611,4 +650,293 @@ func TestAgeBloomBinaryMarshaler(t *testing.T) {
 
 	var nilFilter *AgeBloom
 	wantStatus(t, nilFilter.UnmarshalBinary(blob), ErrNull)
+}
+
+// ---- the blocked layout ----------------------------------------------------
+
+func TestBlockedAgeBloomShape(t *testing.T) {
+	f := mustBlockedAgeBloom(t, 3, 4, 200, 42)
+	if !abIsBlocked(t, f) {
+		t.Fatal("NewBlockedAgeBloom: IsBlocked = false")
+	}
+	// slices of 200 bits rounded up to 224, generation floor(224 ln 2 / 3) = 51
+	want := AgeBloomInfo{K: 3, L: 4, SliceBits: 224, Generation: 51, Capacity: 204, Seed: 42, Blocked: true}
+	if info := abInfo(t, f); info != want {
+		t.Fatalf("Info = %+v, want %+v", info, want)
+	}
+	// one band of 16 lanes (k+l <= 16): 7 lines of 512 bits, unused lanes included
+	st := abStats(t, f)
+	if st.Slices != 7 || st.Bits != 7*512 || st.Inserts != 0 || st.FPRNow != 0 ||
+		math.Abs(st.BitsPerElement-7*512.0/204) > 1e-9 {
+		t.Fatalf("Stats of an empty blocked filter = %+v", st)
+	}
+	if mem, err := f.Memory(); err != nil || mem < 7*64 || mem > 7*64+4096 {
+		t.Fatalf("Memory = %d, %v", mem, err)
+	}
+	if got := f.String(); got != "AgeBloom(blocked, k=3, l=4, 224-bit slices, capacity 204, seed 42)" {
+		t.Fatalf("String = %q", got)
+	}
+	// the classic layout says so too
+	for _, c := range []*AgeBloom{mustAgeBloom(t, 3, 4, 200, 42), mustAgeBloomFor(t, 0.01, 100, 1)} {
+		if abIsBlocked(t, c) || abInfo(t, c).Blocked {
+			t.Fatalf("%v: a classic filter reports the blocked layout", c)
+		}
+	}
+	// k+l = 32 takes two bands; the limits of k and l are fine
+	two := mustBlockedAgeBloom(t, 6, 26, 1000, 7)
+	if info, st := abInfo(t, two), abStats(t, two); info.SliceBits != 1024 || st.Slices != 32 || st.Bits != 2*32*512 {
+		t.Fatalf("k=6, l=26: %+v %+v", info, st)
+	}
+	for _, kl := range [][2]uint32{{1, 1}, {1, 31}, {31, 1}, {16, 16}} {
+		f := mustBlockedAgeBloom(t, kl[0], kl[1], 32, math.MaxUint32)
+		g := uint64(math.Max(1, math.Floor(32*math.Ln2/float64(kl[0]))))
+		info := abInfo(t, f)
+		if info.K != kl[0] || info.L != kl[1] || info.SliceBits != 32 || info.Generation != g ||
+			info.Seed != math.MaxUint32 || !info.Blocked {
+			t.Fatalf("NewBlockedAgeBloom(%d, %d, 32): %+v", kl[0], kl[1], info)
+		}
+	}
+}
+
+// The window of the blocked layout against an exact record of the stream:
+// after several windows of inserts, every key among the last Capacity
+// inserts is contained (checked after every insert for the oldest, now and
+// then for all); keys never added are false positives at about the rate the
+// sizing promises.
+func TestBlockedAgeBloomWindow(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		mk   func(t *testing.T) *AgeBloom
+		rate float64 // the target, 0 when low-level
+	}{
+		{"for/0.01/1000", func(t *testing.T) *AgeBloom { return mustBlockedAgeBloomFor(t, 0.01, 1000, 7) }, 0.01},
+		{"for/0.1/300", func(t *testing.T) *AgeBloom { return mustBlockedAgeBloomFor(t, 0.1, 300, 8) }, 0.1},
+		{"k=6,l=26,1024", func(t *testing.T) *AgeBloom { return mustBlockedAgeBloom(t, 6, 26, 1024, 9) }, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := c.mk(t)
+			info := abInfo(t, f)
+			W := int(info.Capacity)
+			if !info.Blocked || info.Capacity != uint64(info.L)*info.Generation {
+				t.Fatalf("Info = %+v", info)
+			}
+			n := 6*W + 123 // several windows
+			checked := 0
+			for i := 0; i < n; i++ {
+				must(t, f.Add(idKey('b', i)))
+				if i >= W-1 && !abContains(t, f, idKey('b', i-W+1)) {
+					t.Fatalf("after insert %d: the oldest key of the window (%d inserts ago) is not contained", i, W-1)
+				}
+				if i%(W/2+1) == 0 || i == n-1 {
+					for j := i; j >= 0 && j > i-W; j-- {
+						if !abContains(t, f, idKey('b', j)) {
+							t.Fatalf("after insert %d: key %d (%d inserts ago) is not contained", i, j, i-j)
+						}
+						checked++
+					}
+				}
+			}
+			if checked < 5*W {
+				t.Fatalf("only %d window keys checked", checked)
+			}
+			st := abStats(t, f)
+			if st.Inserts != uint64(n) || !(st.FPRNow > 0 && st.FPRNow < 1) {
+				t.Fatalf("Stats = %+v after %d inserts", st, n)
+			}
+			fp := 0
+			const probes = 20000
+			for i := 0; i < probes; i++ {
+				if abContains(t, f, idKey('n', i)) {
+					fp++
+				}
+			}
+			got := float64(fp) / probes
+			t.Logf("%+v: %d window keys checked; false positives %d of %d (%.4g, model %.4g, target %g)",
+				info, checked, fp, probes, got, st.FPRNow, c.rate)
+			// the model is conservative: measured at or under it
+			if got > 1.5*st.FPRNow+0.002 {
+				t.Fatalf("false-positive rate %g, model %g", got, st.FPRNow)
+			}
+			if c.rate > 0 && (got > 1.5*c.rate || st.FPRNow > 1.01*c.rate) {
+				t.Fatalf("false-positive rate %g (model %g), target %g", got, st.FPRNow, c.rate)
+			}
+		})
+	}
+}
+
+func TestBlockedAgeBloomAddIfAbsentAndClear(t *testing.T) {
+	f := mustBlockedAgeBloom(t, 4, 12, 1024, 3)
+	if was, err := f.AddIfAbsentString("click-1"); err != nil || was {
+		t.Fatalf("first AddIfAbsent = %v, %v; want false", was, err)
+	}
+	if was, err := f.AddIfAbsent([]byte("click-1")); err != nil || !was {
+		t.Fatalf("second AddIfAbsent = %v, %v; want true", was, err)
+	}
+	if st := abStats(t, f); st.Inserts != 1 {
+		t.Fatalf("Inserts = %d, want 1 (the duplicate is not inserted)", st.Inserts)
+	}
+	must(t, f.Add([]byte{'x', 0, 'y'}))
+	if !abContains(t, f, []byte{'x', 0, 'y'}) || abContains(t, f, []byte{'x', 0}) {
+		t.Fatal("binary keys: NUL bytes must count")
+	}
+	before := abInfo(t, f)
+	must(t, f.Clear())
+	if st := abStats(t, f); st.Inserts != 0 || st.FPRNow != 0 {
+		t.Fatalf("Stats after Clear = %+v", st)
+	}
+	if abInfo(t, f) != before || abContains(t, f, []byte("click-1")) {
+		t.Fatal("Clear changed the shape or kept a key")
+	}
+}
+
+func TestBlockedAgeBloomSizing(t *testing.T) {
+	prevBits := 0.0
+	for _, rate := range []float64{0.5, 0.1, 0.01, 0.001} {
+		k, l, fill, err := AgeBloomChooseBlocked(rate)
+		if err != nil || k < 1 || l < 1 || (k+l != 16 && k+l != 32) || !(fill > 0 && fill < 1) {
+			t.Fatalf("AgeBloomChooseBlocked(%g) = %d, %d, %g, %v", rate, k, l, fill, err)
+		}
+		// the factory uses the same triple: g = ceil(capacity / l), slices
+		// of k g / -ln(1 - fill) bits rounded up to a multiple of 32
+		f, err := NewBlockedAgeBloomFor(rate, 10000, 1)
+		must(t, err)
+		info, st := abInfo(t, f), abStats(t, f)
+		f.Close()
+		g := (10000 + uint64(l) - 1) / uint64(l)
+		bits := math.Ceil(float64(k) * float64(g) / -math.Log1p(-fill))
+		if info.K != k || info.L != l || info.Generation != g || !info.Blocked ||
+			info.SliceBits != uint64(math.Ceil(bits/32))*32 || info.Capacity < 10000 {
+			t.Fatalf("NewBlockedAgeBloomFor(%g, 10000) = %+v; want k %d, l %d, g %d, %g bits", rate, info, k, l, g, bits)
+		}
+		// a stricter target costs memory
+		if st.BitsPerElement <= prevBits {
+			t.Fatalf("rate %g: %g bits per element, no more than a larger rate (%g)", rate, st.BitsPerElement, prevBits)
+		}
+		prevBits = st.BitsPerElement
+	}
+}
+
+func TestBlockedAgeBloomErrors(t *testing.T) {
+	bad := []struct {
+		k, l      uint32
+		sliceBits uint64
+		want      error
+	}{
+		{30, 3, 256, ErrInvalidArgument}, // k + l > 32
+		{1, 32, 256, ErrInvalidArgument},
+		{16, 17, 256, ErrInvalidArgument},
+		{3, 0, 256, ErrInvalidArgument},
+		{0, 4, 256, ErrInvalidArgument},
+		{64, 4, 256, ErrInvalidArgument},
+		{math.MaxUint32, 1, 256, ErrInvalidArgument}, // k + l must not wrap around
+		{1, math.MaxUint32, 256, ErrInvalidArgument},
+		{3, 4, 31, ErrInvalidArgument},
+		{3, 4, 0, ErrInvalidArgument},
+		{3, 4, 1<<40 + 1, ErrTooLarge},
+		{3, 4, math.MaxUint64, ErrTooLarge},
+	}
+	for _, c := range bad {
+		f, err := NewBlockedAgeBloom(c.k, c.l, c.sliceBits, 0)
+		if f != nil {
+			t.Errorf("NewBlockedAgeBloom(%d, %d, %d) returned a filter with the error", c.k, c.l, c.sliceBits)
+		}
+		wantStatus(t, err, c.want)
+	}
+	badFor := []struct {
+		rate     float64
+		capacity uint64
+		want     error
+	}{
+		{0.01, 0, ErrInvalidArgument},
+		{0, 1000, ErrInvalidArgument},
+		{1, 1000, ErrInvalidArgument},
+		{1.5, 1000, ErrInvalidArgument},
+		{-0.5, 1000, ErrInvalidArgument},
+		{math.NaN(), 1000, ErrInvalidArgument},
+		{math.Inf(1), 1000, ErrInvalidArgument},
+		{1e-300, 1000, ErrTooLarge},
+		{0.01, 1 << 50, ErrTooLarge},
+		{0.01, math.MaxUint64, ErrTooLarge},
+	}
+	for _, c := range badFor {
+		f, err := NewBlockedAgeBloomFor(c.rate, c.capacity, 0)
+		if f != nil {
+			t.Errorf("NewBlockedAgeBloomFor(%g, %d) returned a filter with the error", c.rate, c.capacity)
+		}
+		wantStatus(t, err, c.want)
+	}
+	for _, rate := range []float64{0, 1, -0.1, 1.5, math.NaN(), math.Inf(1), math.Inf(-1)} {
+		k, l, fill, err := AgeBloomChooseBlocked(rate)
+		wantStatus(t, err, ErrInvalidArgument)
+		if k != 0 || l != 0 || fill != 0 {
+			t.Errorf("AgeBloomChooseBlocked(%g) failed with %d, %d, %g", rate, k, l, fill)
+		}
+	}
+	_, _, _, err := AgeBloomChooseBlocked(1e-300)
+	wantStatus(t, err, ErrTooLarge)
+}
+
+func TestBlockedAgeBloomSerializeRoundTrip(t *testing.T) {
+	f := mustBlockedAgeBloomFor(t, 0.01, 500, 11)
+	rng := rand.New(rand.NewSource(6))
+	keys := randomKeys(rng, 3000)
+	for _, k := range keys {
+		must(t, f.Add(k))
+	}
+	blob := abSerialize(t, f)
+	if kind, flags := binary.LittleEndian.Uint16(blob[6:]), binary.LittleEndian.Uint32(blob[8:]); kind != 2 || flags == 0 {
+		t.Fatalf("blob kind %d, flags %#x; want kind 2 with the blocked flag", kind, flags)
+	}
+	if flags := binary.LittleEndian.Uint32(abSerialize(t, mustAgeBloom(t, 3, 4, 200, 1))[8:]); flags != 0 {
+		t.Fatalf("classic blob flags %#x, want 0", flags)
+	}
+	c, err := DeserializeAgeBloom(blob)
+	must(t, err)
+	defer c.Close()
+	if !abIsBlocked(t, c) {
+		t.Fatal("the copy of a blocked filter is not blocked")
+	}
+	probe := append(randomKeys(rng, 3000), keys...)
+	for _, k := range probe {
+		if a, b := abContains(t, f, k), abContains(t, c, k); a != b {
+			t.Fatalf("copy answers %v for %q, original %v", b, k, a)
+		}
+	}
+	// no false negatives for the last Capacity keys, in the copy too
+	capacity := int(abInfo(t, c).Capacity)
+	for _, k := range keys[len(keys)-capacity:] {
+		if !abContains(t, c, k) {
+			t.Fatalf("the copy lost %q of the window", k)
+		}
+	}
+	if !bytes.Equal(abSerialize(t, c), blob) {
+		t.Fatal("the copy serializes differently")
+	}
+	if abInfo(t, c) != abInfo(t, f) || abStats(t, c) != abStats(t, f) || c.String() != f.String() {
+		t.Fatalf("copy %v %+v, original %v %+v", c, abStats(t, c), f, abStats(t, f))
+	}
+	// the copy goes on exactly as the original would (the generation
+	// counter travels too), independently
+	for i := 0; i < 700; i++ {
+		must(t, c.Add(idKey('x', i)))
+		must(t, f.Add(idKey('x', i)))
+	}
+	if !bytes.Equal(abSerialize(t, c), abSerialize(t, f)) {
+		t.Fatal("the same inserts into the copy and the original give other bytes")
+	}
+	must(t, f.Clear())
+	if !abContains(t, c, idKey('x', 699)) {
+		t.Fatal("clearing the original cleared the copy")
+	}
+	// MarshalBinary / UnmarshalBinary across layouts: a classic filter
+	// becomes blocked and back
+	other := mustAgeBloom(t, 2, 2, 64, 1)
+	must(t, other.UnmarshalBinary(blob))
+	if !abIsBlocked(t, other) || abInfo(t, other) != abInfo(t, mustBlockedAgeBloomFor(t, 0.01, 500, 11)) {
+		t.Fatalf("UnmarshalBinary of a blocked blob: %v", other)
+	}
+	must(t, other.UnmarshalBinary(readGoldenBlob(t, "age_bloom_v1")))
+	if abIsBlocked(t, other) {
+		t.Fatal("UnmarshalBinary of a classic blob left the blocked layout")
+	}
 }

@@ -6,7 +6,8 @@
 //   - RecencySketch: "when did I last see this key?" in fixed memory, with
 //     request pacing and a TTL prefilter on top.
 //   - AgeBloom: "was this key among the last N inserts?", a count-window
-//     age-partitioned Bloom filter (de-duplication over a sliding window).
+//     age-partitioned Bloom filter (de-duplication over a sliding window),
+//     in the classic layout or the faster blocked one.
 //   - TimeBloom: "was this key inserted within the last T time units?", a
 //     time-limited Bloom filter whose slices follow the insertion rate.
 //   - RateLimiter: "may this key make another request now?", a sliding-window

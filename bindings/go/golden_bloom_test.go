@@ -13,9 +13,10 @@ import (
 )
 
 // The golden Bloom filter blobs of tests/data (age_bloom_v1.tfb,
-// time_bloom_v1.tfb) and their .expected answers, written by the C library
-// (tests/make_golden.c) from the operations of tests/golden.h
-// (golden_age_bloom, golden_time_bloom). As for the recency sketches, this
+// age_bloom_blocked_v1.tfb, time_bloom_v1.tfb) and their .expected answers,
+// written by the C library (tests/make_golden.c) from the operations of
+// tests/golden.h (golden_age_bloom, golden_age_bloom_blocked,
+// golden_time_bloom). As for the recency sketches, this
 // suite (a) reads both blobs and gets every listed answer, and (b) replays
 // the same operations through this package and gets the blobs byte for
 // byte. Nothing here is hard-coded from the files: they may be regenerated
@@ -102,10 +103,17 @@ func goldenKeyBytes(i int) []byte {
 	return []byte(fmt.Sprintf("key-%d", i))
 }
 
-// buildGoldenAgeBloom replays golden_age_bloom() of tests/golden.h.
-func buildGoldenAgeBloom(t *testing.T) *AgeBloom {
+// buildGoldenAgeBloom replays golden_age_bloom() of tests/golden.h, or
+// golden_age_bloom_blocked() when blocked: the same operations on the
+// blocked layout.
+func buildGoldenAgeBloom(t *testing.T, blocked bool) *AgeBloom {
 	t.Helper()
-	f := mustAgeBloom(t, 3, 4, 200, 42)
+	var f *AgeBloom
+	if blocked {
+		f = mustBlockedAgeBloom(t, 3, 4, 200, 42)
+	} else {
+		f = mustAgeBloom(t, 3, 4, 200, 42)
+	}
 	for i := 0; i < 300; i++ {
 		must(t, f.Add(goldenKeyBytes(i)))
 	}
@@ -144,47 +152,70 @@ func buildGoldenTimeBloom(t *testing.T) *TimeBloom {
 	return f
 }
 
+// goldenAgeBlooms are the two golden count-window filters: the same
+// operations on each layout (tests/golden.h).
+var goldenAgeBlooms = []struct {
+	name    string
+	blocked bool
+	info    AgeBloomInfo
+}{
+	{"age_bloom_v1", false, AgeBloomInfo{K: 3, L: 4, SliceBits: 200, Generation: 46, Capacity: 184, Seed: 42}},
+	// slices of 200 bits rounded up to 224, generation floor(224 ln 2 / 3)
+	{"age_bloom_blocked_v1", true,
+		AgeBloomInfo{K: 3, L: 4, SliceBits: 224, Generation: 51, Capacity: 204, Seed: 42, Blocked: true}},
+}
+
 func TestGoldenAgeBloomRead(t *testing.T) {
-	const name = "age_bloom_v1"
-	blob := readGoldenBlob(t, name)
-	answers := readBloomExpected(t, name, false)
-	checkGoldenAnswers(t, name, answers, 350+1) // GOLDEN_AB_KEYS string keys and the binary key
-	f, err := DeserializeAgeBloom(blob)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	info, err := f.Info()
-	must(t, err)
-	want := AgeBloomInfo{K: 3, L: 4, SliceBits: 200, Generation: 46, Capacity: 184, Seed: 42}
-	if info != want {
-		t.Fatalf("Info = %+v, want %+v", info, want)
-	}
-	for _, a := range answers {
-		got, err := f.Contains(a.key)
-		must(t, err)
-		if got != a.present {
-			t.Errorf("Contains(%q) = %v, want %v", a.key, got, a.present)
-		}
-	}
-	// The string form asks the same question.
-	for _, a := range answers[:20] {
-		if got, err := f.ContainsString(string(a.key)); err != nil || got != a.present {
-			t.Errorf("ContainsString(%q) = %v, %v; want %v", a.key, got, err, a.present)
-		}
-	}
-	// The last window is all there, whatever the hashing.
-	// (the last 184 inserts: the binary key, at most 20 of key-300 ..
-	// key-319, and so at least key-137 .. key-299)
-	for i := 140; i < 300; i++ {
-		if got, err := f.Contains(goldenKeyBytes(i)); err != nil || !got {
-			t.Errorf("key-%d of the last window: Contains = %v, %v", i, got, err)
-		}
-	}
-	again, err := f.Serialize()
-	must(t, err)
-	if !bytes.Equal(again, blob) {
-		t.Error("the deserialized golden filter serializes to other bytes")
+	for _, c := range goldenAgeBlooms {
+		t.Run(c.name, func(t *testing.T) {
+			blob := readGoldenBlob(t, c.name)
+			answers := readBloomExpected(t, c.name, false)
+			checkGoldenAnswers(t, c.name, answers, 350+1) // GOLDEN_AB_KEYS string keys and the binary key
+			f, err := DeserializeAgeBloom(blob)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			info, err := f.Info()
+			must(t, err)
+			if info != c.info {
+				t.Fatalf("Info = %+v, want %+v", info, c.info)
+			}
+			if blocked, err := f.IsBlocked(); err != nil || blocked != c.blocked {
+				t.Fatalf("IsBlocked = %v, %v; want %v", blocked, err, c.blocked)
+			}
+			for _, a := range answers {
+				got, err := f.Contains(a.key)
+				must(t, err)
+				if got != a.present {
+					t.Errorf("Contains(%q) = %v, want %v", a.key, got, a.present)
+				}
+			}
+			// The string form asks the same question.
+			for _, a := range answers[:20] {
+				if got, err := f.ContainsString(string(a.key)); err != nil || got != a.present {
+					t.Errorf("ContainsString(%q) = %v, %v; want %v", a.key, got, err, a.present)
+				}
+			}
+			// The last window is all there, whatever the hashing: of at
+			// most 321 inserts (key-0 .. key-299, at most 20 of key-300 ..
+			// key-319, the binary key), the last Capacity hold key-(321 -
+			// Capacity) .. key-299.
+			for i := 321 - int(c.info.Capacity); i < 300; i++ {
+				if got, err := f.Contains(goldenKeyBytes(i)); err != nil || !got {
+					t.Errorf("key-%d of the last window: Contains = %v, %v", i, got, err)
+				}
+				if !answers[i].present || !bytes.Equal(answers[i].key, goldenKeyBytes(i)) {
+					t.Errorf("%s.expected: line of key-%d is %q %v; want it present", c.name, i, answers[i].key,
+						answers[i].present)
+				}
+			}
+			again, err := f.Serialize()
+			must(t, err)
+			if !bytes.Equal(again, blob) {
+				t.Error("the deserialized golden filter serializes to other bytes")
+			}
+		})
 	}
 }
 
@@ -242,19 +273,26 @@ func TestGoldenTimeBloomRead(t *testing.T) {
 }
 
 func TestGoldenAgeBloomWrite(t *testing.T) {
-	f := buildGoldenAgeBloom(t)
-	got, err := f.MarshalBinary()
-	must(t, err)
-	want := readGoldenBlob(t, "age_bloom_v1")
-	if !bytes.Equal(got, want) {
-		t.Fatalf("rebuilt filter: %d bytes, differs from the golden blob (%d bytes) at byte %d",
-			len(got), len(want), firstDiff(got, want))
-	}
-	// and the rebuilt filter gives the recorded answers itself
-	for _, a := range readBloomExpected(t, "age_bloom_v1", false) {
-		if p, err := f.Contains(a.key); err != nil || p != a.present {
-			t.Fatalf("rebuilt filter: Contains(%q) = %v, %v; want %v", a.key, p, err, a.present)
-		}
+	for _, c := range goldenAgeBlooms {
+		t.Run(c.name, func(t *testing.T) {
+			f := buildGoldenAgeBloom(t, c.blocked)
+			if info, err := f.Info(); err != nil || info != c.info {
+				t.Fatalf("rebuilt filter: Info = %+v, %v; want %+v", info, err, c.info)
+			}
+			got, err := f.MarshalBinary()
+			must(t, err)
+			want := readGoldenBlob(t, c.name)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("rebuilt filter: %d bytes, differs from the golden blob (%d bytes) at byte %d",
+					len(got), len(want), firstDiff(got, want))
+			}
+			// and the rebuilt filter gives the recorded answers itself
+			for _, a := range readBloomExpected(t, c.name, false) {
+				if p, err := f.Contains(a.key); err != nil || p != a.present {
+					t.Fatalf("rebuilt filter: Contains(%q) = %v, %v; want %v", a.key, p, err, a.present)
+				}
+			}
+		})
 	}
 }
 
@@ -277,7 +315,7 @@ func TestGoldenTimeBloomWrite(t *testing.T) {
 // TestGoldenBloomChecksum: the golden Bloom blobs carry the same checksum as
 // every blob (and so the tests may reseal edited copies of them).
 func TestGoldenBloomChecksum(t *testing.T) {
-	for _, name := range []string{"age_bloom_v1", "time_bloom_v1"} {
+	for _, name := range []string{"age_bloom_v1", "age_bloom_blocked_v1", "time_bloom_v1"} {
 		blob := readGoldenBlob(t, name)
 		if c := reseal(append([]byte(nil), blob...)); !bytes.Equal(c, blob) {
 			t.Errorf("%s: the checksum differs from MurmurHash3 of the bytes before it", name)

@@ -71,6 +71,8 @@
 %newobject RecencySketchNative::new_for;
 %newobject RecencySketchNative::deserialize;
 %newobject AgeBloomNative::new_for;
+%newobject AgeBloomNative::new_blocked_for;
+%newobject AgeBloomNative::new_blocked;
 %newobject AgeBloomNative::deserialize;
 %newobject TimeBloomNative::new_for;
 %newobject TimeBloomNative::deserialize;

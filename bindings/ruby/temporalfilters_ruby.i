@@ -258,6 +258,8 @@ static VALUE tf_rb_key_at(VALUE ary, long i) {
 %newobject RecencySketchNative::new_for;
 %newobject RecencySketchNative::deserialize;
 %newobject AgeBloomNative::new_for;
+%newobject AgeBloomNative::new_blocked_for;
+%newobject AgeBloomNative::new_blocked;
 %newobject AgeBloomNative::deserialize;
 %newobject TimeBloomNative::new_for;
 %newobject TimeBloomNative::deserialize;

@@ -13,6 +13,7 @@
 #   seen = TemporalFilters::AgeBloom.for_target(0.01, 100_000)   # the last 100k inserts
 #   seen.add_if_absent("click-1")    # => false (was absent, now added)
 #   seen.contains?("click-1")        # => true
+#   fast = TemporalFilters::AgeBloom.blocked_for_target(0.01, 100_000)  # same window, faster queries
 #
 #   recent = TemporalFilters::TimeBloom.for_target(0.01, 60_000, 10_000)  # the last minute (ms)
 #   recent.add("ip-1", now_ms)
@@ -438,9 +439,21 @@ module TemporalFilters
   # inserted in the window is reported present with probability at most
   # AgeBloom.false_positive_rate(k, l).
   #
-  # Not internally synchronised: contains?, the getters, stats, memory and
-  # serialize may overlap each other (from native threads); add,
-  # add_if_absent, clear and close need exclusive access.
+  # Two layouts: new and for_target give the classic one (an array per
+  # slice); AgeBloom.blocked and AgeBloom.blocked_for_target give the blocked
+  # one, with the same window and guarantee and k + l <= 32 slices stored as
+  # the 32-bit lanes of 64-byte lines, so that a query reads one or two cache
+  # lines instead of one per slice: several times faster, for more memory
+  # (about 23 bits per element at 1e-2 and 35 at 1e-3, against 20 and 26;
+  # below 1e-3 the classic layout is the better choice). Its sizing
+  # (AgeBloom.choose_blocked) uses a conservative model of the blocking, not
+  # false_positive_rate; fpr_now reports the model's rate. Every method works
+  # on both; blocked? tells which, and the blob records it.
+  #
+  # Not internally synchronised (either layout): contains?, the getters
+  # (blocked? among them), stats, memory and serialize may overlap each other
+  # (from native threads); add, add_if_absent, clear and close need exclusive
+  # access. The factories and sizing helpers are thread-safe.
   class AgeBloom
     NATIVE = Native::AgeBloomNative
     include NativeHandle
@@ -467,6 +480,38 @@ module TemporalFilters
       adopt(NATIVE.new_for(error_rate, capacity, seed))
     end
 
+    # Low level, blocked layout: k + l slices of slice_bits bits rounded up
+    # to a multiple of 32; the generation is max(1, floor(rounded bits *
+    # ln 2 / k)) inserts and the capacity l times that. Memory: ceil((k + l)
+    # / 16) lines of 64 bytes per 32 bits of slice (unused lanes included).
+    # k >= 1 and l >= 1 with k + l <= 32, slice_bits in 32..2**40; seed: the
+    # hash seed. Raises InvalidArgument, TooLarge (slice_bits over 2**40),
+    # OutOfMemory.
+    def self.blocked(k, l, slice_bits, seed = 0)
+      adopt(NATIVE.new_blocked(k, l, slice_bits, seed))
+    end
+
+    # A blocked-layout filter that remembers at least the last capacity
+    # (>= 1) inserts with a false-positive rate of at most error_rate (in
+    # (0, 1)): k, l and the fill from AgeBloom.choose_blocked, generation
+    # ceil(capacity / l), slices of k * generation / -ln(1 - fill) bits
+    # rounded up to a multiple of 32. Raises InvalidArgument, TooLarge,
+    # OutOfMemory.
+    def self.blocked_for_target(error_rate, capacity, seed = 0)
+      adopt(NATIVE.new_blocked_for(error_rate, capacity, seed))
+    end
+
+    # The [k, l, fill] blocked_for_target picks for error_rate (in (0, 1)):
+    # k + l is 16 or 32, fill (in (0, 1)) the fill ratio of a slice leaving
+    # the first k; the triple that meets error_rate under the blocked
+    # layout's conservative model with the fewest bits per element. Raises
+    # InvalidArgument, TooLarge (no blocked pair meets it: a target far
+    # below 1e-3, where the classic layout is the better choice anyway).
+    def self.choose_blocked(error_rate)
+      [NATIVE.choose_blocked_k(error_rate), NATIVE.choose_blocked_l(error_rate),
+       NATIVE.choose_blocked_fill(error_rate)]
+    end
+
     # The [k, l] for_target picks for error_rate (in (0, 1)): the pair whose
     # steady false-positive rate is at most error_rate with the fewest bits
     # per element. Shared by TimeBloom. Raises InvalidArgument, TooLarge (no
@@ -475,8 +520,9 @@ module TemporalFilters
       [NATIVE.choose_k(error_rate), NATIVE.choose_l(error_rate)]
     end
 
-    # The exact steady-state false-positive rate of (k, l), at its peak just
-    # before a shift. Raises InvalidArgument for k or l out of range.
+    # The exact steady-state false-positive rate of (k, l) in the classic
+    # layout, at its peak just before a shift. Raises InvalidArgument for k
+    # or l out of range.
     def self.false_positive_rate(k, l)
       NATIVE.false_positive_rate(k, l)
     end
@@ -523,7 +569,8 @@ module TemporalFilters
       @native.slices
     end
 
-    # Total bits of all slices.
+    # Total bits of all slices (blocked: of all 64-byte lines, unused lanes
+    # included).
     def bits
       @native.bits
     end
@@ -538,9 +585,16 @@ module TemporalFilters
       @native.inserts
     end
 
-    # The false-positive rate for the measured fill of every slice.
+    # The false-positive rate for the measured fill of every slice (blocked:
+    # under the layout's conservative model).
     def fpr_now
       @native.fpr_now
+    end
+
+    # True for the blocked layout (AgeBloom.blocked, blocked_for_target or
+    # the blob of one), false for the classic one.
+    def blocked?
+      @native.is_blocked == 1
     end
 
     # Hash functions: bits set per insert, slices a key must match.
@@ -553,7 +607,7 @@ module TemporalFilters
       @native.l
     end
 
-    # Bits per slice.
+    # Bits per slice (blocked: a multiple of 32).
     def slice_bits
       @native.slice_bits
     end
@@ -576,7 +630,8 @@ module TemporalFilters
     def inspect
       return "#<#{self.class} closed>" if closed?
 
-      "#<#{self.class} k=#{k} l=#{l} slice_bits=#{slice_bits} capacity=#{capacity} seed=#{seed}>"
+      layout = blocked? ? " blocked" : ""
+      "#<#{self.class}#{layout} k=#{k} l=#{l} slice_bits=#{slice_bits} capacity=#{capacity} seed=#{seed}>"
     end
   end
 

@@ -34,9 +34,12 @@ module TestHelper
     s
   end
 
-  # golden_age_bloom() of tests/golden.h: age_bloom_v1.tfb.
-  def self.golden_age_bloom
-    f = TemporalFilters::AgeBloom.new(3, 4, 200, 42)
+  # golden_age_bloom() of tests/golden.h: age_bloom_v1.tfb; with blocked,
+  # golden_age_bloom_blocked(): the same operations on the blocked layout,
+  # age_bloom_blocked_v1.tfb.
+  def self.golden_age_bloom(blocked: false)
+    ab = TemporalFilters::AgeBloom
+    f = blocked ? ab.blocked(3, 4, 200, 42) : ab.new(3, 4, 200, 42)
     300.times { |i| f.add("key-#{i}") }
     (290...320).each { |i| f.add_if_absent("key-#{i}") }
     f.add(GOLDEN_BINARY_KEY)

@@ -3,8 +3,9 @@
 # Semantics of TemporalFilters::AgeBloom (the count-window age-partitioned
 # Bloom filter) through the Ruby binding: add/contains, the window of
 # capacity = l * generation inserts, add_if_absent, clear, stats and info,
-# the sizing helpers, binary and string keys, serialization, close, copies.
-# The error paths are in test_bloom_errors.rb.
+# the sizing helpers, binary and string keys, serialization, close, copies;
+# the same for the blocked layout (AgeBloom.blocked, blocked_for_target,
+# choose_blocked, blocked?). The error paths are in test_bloom_errors.rb.
 
 require_relative "helper"
 
@@ -190,6 +191,135 @@ class TestAgeBloom < Minitest::Test
       "été"
     end
     assert f.contains?(key), "an object with to_str"
+  end
+
+  # ---- the blocked layout ---------------------------------------------------
+
+  def test_blocked_shape_and_info
+    f = AB.blocked(3, 4, 200, 42)
+    assert_instance_of AB, f
+    assert f.blocked?
+    # slices of 200 bits rounded up to 224; generation floor(224 ln 2 / 3) = 51
+    assert_equal [3, 4, 224, 51, 204, 42], [f.k, f.l, f.slice_bits, f.generation, f.capacity, f.seed]
+    # one band of 16 lanes (k + l <= 16): 7 lines of 512 bits, unused lanes included
+    assert_equal [7, 7 * 512, 0], [f.slices, f.bits, f.inserts]
+    assert_in_delta 7 * 512.0 / 204, f.bits_per_element, 1e-12
+    assert_equal 0.0, f.fpr_now
+    assert_operator f.memory, :>=, 7 * 64
+    assert_match(/AgeBloom blocked k=3 l=4 slice_bits=224 capacity=204 seed=42/, f.inspect)
+    assert_equal 0, AB.blocked(3, 4, 200).seed, "the seed defaults to 0"
+    refute AB.new(3, 4, 200, 42).blocked?
+    refute AB.for_target(0.01, 100).blocked?
+    refute_match(/blocked/, AB.new(3, 4, 200, 42).inspect)
+    # k + l = 32 takes two bands; the limits of k and l are fine
+    two = AB.blocked(6, 26, 1000, 7)
+    assert_equal [1024, 32, 2 * 32 * 512], [two.slice_bits, two.slices, two.bits]
+    [[1, 1], [1, 31], [31, 1], [16, 16]].each do |k, l|
+      g = [(32 * Math.log(2) / k).floor, 1].max
+      f = AB.blocked(k, l, 32, 2**32 - 1)
+      assert_equal [true, k, l, 32, g, 2**32 - 1], [f.blocked?, f.k, f.l, f.slice_bits, f.generation, f.seed]
+    end
+  end
+
+  def test_blocked_no_false_negatives_within_the_window
+    # sized for a target (k + l is 16 or 32), and low level with two bands
+    [AB.blocked_for_target(0.01, 500, 3), AB.blocked(6, 26, 512, 4)].each do |f|
+      assert f.blocked?
+      cap = f.capacity
+      assert_equal f.l * f.generation, cap
+      n = 6 * cap + 77 # several windows
+      keys = Array.new(n) { |i| "stream-#{i}" }
+      keys.each_with_index do |key, i|
+        f.add(key)
+        oldest = i - cap + 1
+        assert f.contains?(keys[oldest]), "#{f.inspect}: #{keys[oldest]} at insert #{i}" if oldest >= 0
+        next unless (i % (cap / 2 + 1)).zero? || i == n - 1
+
+        (([oldest, 0].max)..i).each { |j| assert f.contains?(keys[j]), "#{f.inspect}: #{keys[j]} at insert #{i}" }
+      end
+      assert_equal n, f.inserts
+      model = f.fpr_now
+      assert_operator model, :>, 0.0
+      never = Array.new(3000) { |i| "never-#{i}" }.count { |k| f.contains?(k) }
+      assert_operator never, :<=, (3000 * 2 * model).ceil + 20, "#{f.inspect}: model #{model}"
+    end
+    # the last `capacity` inserts asked for, and the target met
+    f = AB.blocked_for_target(0.01, 1000, 5)
+    assert_operator f.capacity, :>=, 1000
+    5000.times { |i| f.add("k#{i}") }
+    (4000...5000).each { |i| assert f.contains?("k#{i}"), "k#{i}" }
+    never = Array.new(4000) { |i| "absent-#{i}" }.count { |k| f.contains?(k) }
+    assert_operator never, :<=, 80, "about 1% or less expected (the model is conservative)"
+    assert_operator f.fpr_now, :<=, 0.0101
+  end
+
+  def test_blocked_add_if_absent_and_clear
+    f = AB.blocked(4, 12, 1024, 3)
+    assert_equal false, f.add_if_absent("dedup")
+    assert_equal true, f.add_if_absent("dedup")
+    assert_equal 1, f.inserts, "a present key is not inserted again"
+    f.add("\x00a\x00".b)
+    assert f.contains?("\x00a\x00".b)
+    refute f.contains?("\x00a".b)
+    before = [f.k, f.l, f.slice_bits, f.generation, f.capacity, f.seed, f.slices, f.bits]
+    assert_same f, f.clear
+    assert f.blocked?
+    assert_equal [0, 0.0], [f.inserts, f.fpr_now]
+    refute f.contains?("dedup")
+    assert_equal before, [f.k, f.l, f.slice_bits, f.generation, f.capacity, f.seed, f.slices, f.bits]
+  end
+
+  def test_choose_blocked_sizes_blocked_for_target
+    bits_per_element = [0.5, 0.1, 0.01, 0.001].map do |rate|
+      k, l, fill = AB.choose_blocked(rate)
+      assert_operator k, :>=, 1
+      assert_operator l, :>=, 1
+      assert_includes [16, 32], k + l
+      assert_kind_of Float, fill
+      assert(fill.positive? && fill < 1, fill.to_s)
+      assert_equal [k, l, fill], AB.choose_blocked(rate)
+      # the factory uses the same triple: g = ceil(capacity / l), slices of
+      # k g / -ln(1 - fill) bits rounded up to a multiple of 32
+      f = AB.blocked_for_target(rate, 10_000, 1)
+      g = (10_000 + l - 1) / l
+      bits = (k * g / -Math.log(1 - fill)).ceil
+      assert_equal [true, k, l, g], [f.blocked?, f.k, f.l, f.generation]
+      assert_equal (bits / 32.0).ceil * 32, f.slice_bits
+      assert_operator f.capacity, :>=, 10_000
+      f.bits_per_element
+    end
+    assert_equal bits_per_element.sort, bits_per_element, "a stricter target costs memory"
+    assert_equal AB.choose_blocked(0.5), AB.choose_blocked(1r / 2), "any Numeric rate"
+  end
+
+  def test_blocked_serialize_round_trip
+    f = AB.blocked_for_target(0.01, 300, 1234)
+    keys = Array.new(1000) { |i| "key #{i}\x00#{i * 3}" }
+    keys.each { |k| f.add(k) }
+    blob = f.serialize
+    assert_equal 2, blob.byteslice(6, 2).unpack1("S<"), "kind 2, as the classic layout"
+    refute_equal 0, blob.byteslice(8, 4).unpack1("L<"), "the blocked flag"
+    assert_equal 0, AB.new(3, 4, 200).serialize.byteslice(8, 4).unpack1("L<"), "no flag for the classic layout"
+    g = AB.deserialize(blob)
+    assert g.blocked?
+    assert_equal [f.k, f.l, f.slice_bits, f.generation, f.capacity, f.seed, f.inserts, f.bits],
+                 [g.k, g.l, g.slice_bits, g.generation, g.capacity, g.seed, g.inserts, g.bits]
+    probes = keys + Array.new(2000) { |i| "absent-#{i}" }
+    assert_equal probes.map { |k| f.contains?(k) }, probes.map { |k| g.contains?(k) }
+    assert(keys.last(f.capacity).all? { |k| g.contains?(k) }, "the window survives the round trip")
+    assert_equal f.stats, g.stats
+    assert_equal f.inspect, g.inspect
+    assert_equal blob, g.serialize
+    # both go on alike: the generation counter travels too
+    500.times do |i|
+      f.add("more-#{i}")
+      g.add("more-#{i}")
+    end
+    assert_equal f.serialize, g.serialize
+    # copies and Marshal keep the layout
+    assert f.dup.blocked?
+    assert Marshal.load(Marshal.dump(f)).blocked?
+    assert_equal f.serialize, f.clone.serialize
   end
 
   # ---- serialization, copies, life cycle -------------------------------------

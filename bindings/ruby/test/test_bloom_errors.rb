@@ -63,13 +63,23 @@ class TestBloomErrors < Minitest::Test
       memory: -> { f.memory },
       serialize: -> { f.serialize },
       dup: -> { f.dup },
-      marshal: -> { Marshal.dump(f) }
+      marshal: -> { Marshal.dump(f) },
+      blocked?: -> { f.blocked? }
     }
     calls.each do |name, call|
       e = assert_tf_error(TF::NullError) { call.call }
       assert_match(/AgeBloom is closed/, e.message, name.to_s)
     end
     assert f.closed?
+    b = AB.blocked(3, 4, 256, 5).add("k")
+    b.close
+    assert b.closed?
+    assert_equal "#<TemporalFilters::AgeBloom closed>", b.inspect
+    %i[blocked? k capacity serialize].each do |name|
+      e = assert_tf_error(TF::NullError) { b.public_send(name) }
+      assert_match(/AgeBloom is closed/, e.message, name.to_s)
+    end
+    assert_tf_error(TF::NullError) { b.contains?("k") }
   end
 
   def test_closed_time_bloom
@@ -141,6 +151,54 @@ class TestBloomErrors < Minitest::Test
     assert_match(/capacity/, e.message)
     assert_tf_error(TF::TooLarge) { AB.for_target(0.01, MAX_U64) }
     assert_tf_error(TF::TooLarge) { AB.for_target(0.01, 2**50) }
+  end
+
+  def test_age_bloom_blocked_refused_by_the_library
+    # k >= 1, l >= 1, k + l <= 32, 32 <= slice_bits <= 2**40 (age_bloom.h)
+    e = assert_tf_error(TF::InvalidArgument) { AB.blocked(30, 3, 256) }
+    assert_match(/k \+ l <= 32/, e.message)
+    assert_tf_error(TF::InvalidArgument) { AB.blocked(1, 32, 256) }
+    assert_tf_error(TF::InvalidArgument) { AB.blocked(16, 17, 256) }
+    assert_tf_error(TF::InvalidArgument) { AB.blocked(3, 0, 256) }
+    assert_tf_error(TF::InvalidArgument) { AB.blocked(0, 4, 256) }
+    assert_tf_error(TF::InvalidArgument) { AB.blocked(64, 4, 256) }
+    assert_tf_error(TF::InvalidArgument) { AB.blocked(MAX_U32, 1, 256) }
+    assert_tf_error(TF::InvalidArgument) { AB.blocked(3, 4, 31) }
+    assert_tf_error(TF::InvalidArgument) { AB.blocked(3, 4, 0) }
+    e = assert_tf_error(TF::TooLarge) { AB.blocked(3, 4, 2**40 + 1) }
+    assert_match(/slice_bits/, e.message)
+    assert_tf_error(TF::TooLarge) { AB.blocked(3, 4, MAX_U64) }
+    # the binding's range checks: refused, never wrapped (2**32 + 3 would be 3)
+    [-1, 2**32, 2**32 + 3].each do |bad|
+      e = assert_tf_error(TF::InvalidArgument) { AB.blocked(bad, 4, 256) }
+      assert_match(/k is out of range/, e.message)
+      assert_tf_error(TF::InvalidArgument) { AB.blocked(3, bad, 256) }
+      assert_tf_error(TF::InvalidArgument) { AB.blocked(3, 4, 256, bad) }
+      assert_tf_error(TF::InvalidArgument) { AB.blocked_for_target(0.01, 100, bad) }
+    end
+    [-1, 2**64, 2**64 + 256].each do |bad|
+      assert_tf_error(TF::InvalidArgument) { AB.blocked(3, 4, bad) }
+      assert_tf_error(TF::InvalidArgument) { AB.blocked_for_target(0.01, bad) }
+    end
+    assert_raises(TypeError) { AB.blocked(3.0, 4, 256) }
+    assert_raises(TypeError) { AB.blocked_for_target("0.01", 100) }
+    assert_raises(TypeError) { AB.choose_blocked(nil) }
+    # the limits themselves are fine
+    assert_equal [31, 1, 32], AB.blocked(31, 1, 32).then { |f| [f.k, f.l, f.slice_bits] }
+    assert_equal [1, 31], AB.blocked(1, 31, 32).then { |f| [f.k, f.l] }
+  end
+
+  def test_age_bloom_blocked_for_target_refused_by_the_library
+    BAD_RATES.each do |rate|
+      assert_tf_error(TF::InvalidArgument) { AB.blocked_for_target(rate, 100) }
+      assert_tf_error(TF::InvalidArgument) { AB.choose_blocked(rate) }
+    end
+    assert_tf_error(TF::TooLarge) { AB.blocked_for_target(1e-300, 100) }
+    assert_tf_error(TF::TooLarge) { AB.choose_blocked(1e-300) }
+    e = assert_tf_error(TF::InvalidArgument) { AB.blocked_for_target(0.01, 0) }
+    assert_match(/capacity/, e.message)
+    assert_tf_error(TF::TooLarge) { AB.blocked_for_target(0.01, MAX_U64) }
+    assert_tf_error(TF::TooLarge) { AB.blocked_for_target(0.01, 2**50) }
   end
 
   def test_time_bloom_new_refused_by_the_library

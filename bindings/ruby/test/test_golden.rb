@@ -1,8 +1,8 @@
 # frozen_string_literal: true
 
 # The cross-language check: the golden blobs of tests/data (written by the C
-# library: recency sketches, age_bloom_v1, time_bloom_v1, rate_limiter_v1
-# and rate_limiter_exact_v1) read back with
+# library: recency sketches, age_bloom_v1, age_bloom_blocked_v1,
+# time_bloom_v1, rate_limiter_v1 and rate_limiter_exact_v1) read back with
 # every expected answer, and the same structures rebuilt through this
 # binding from the operations of tests/golden.h serialize to exactly those
 # bytes. Every binding runs the same check, so a
@@ -55,29 +55,46 @@ class TestGolden < Minitest::Test
   # hash: the shape, and no false negatives for the keys certainly in the
   # window.
 
-  def test_read_age_bloom_v1
-    blob = H.read_golden("age_bloom_v1.tfb")
-    expected = H.read_expected_rows("age_bloom_v1.expected")
-    assert_equal 351, expected.size, "350 text keys and the binary key"
-    assert_equal Array.new(350) { |i| "key-#{i}" } + [H::GOLDEN_BINARY_KEY], expected.map(&:first)
-    assert(expected.all? { |row| row.size == 2 && [0, 1].include?(row[1]) })
-    f = TemporalFilters::AgeBloom.deserialize(blob)
-    assert_equal [3, 4, 200, 46, 184, 42], [f.k, f.l, f.slice_bits, f.generation, f.capacity, f.seed]
-    assert_equal 7, f.slices
-    assert_operator f.inserts, :>=, 301
-    assert_operator f.inserts, :<=, 321
-    expected.each { |key, answer| assert_equal answer == 1, f.contains?(key), key.inspect }
-    # at most 321 inserts: keys 137 .. 299 and the binary key are in the window
-    (137...300).each { |i| assert_equal ["key-#{i}", 1], expected[i], "no false negative in the file" }
-    assert_equal 1, expected.last[1]
-    assert_equal blob, f.serialize, "read and written back unchanged"
-  end
+  # The two count-window filters: the operations of tests/golden.h on each
+  # layout. The shape: [k, l, slice_bits, generation, capacity, seed]
+  # (blocked: 200-bit slices round up to 224, generation floor(224 ln 2 / 3)).
+  AGE_BLOOMS = {
+    "age_bloom_v1" => { blocked: false, shape: [3, 4, 200, 46, 184, 42] },
+    "age_bloom_blocked_v1" => { blocked: true, shape: [3, 4, 224, 51, 204, 42] }
+  }.freeze
 
-  def test_write_age_bloom_v1
-    blob = H.read_golden("age_bloom_v1.tfb")
-    mine = H.golden_age_bloom.serialize
-    assert_equal blob.bytesize, mine.bytesize
-    assert_equal blob, mine, "this binding writes the golden bytes"
+  AGE_BLOOMS.each do |name, golden|
+    define_method("test_read_#{name}") do
+      blob = H.read_golden("#{name}.tfb")
+      expected = H.read_expected_rows("#{name}.expected")
+      assert_equal 351, expected.size, "350 text keys and the binary key"
+      assert_equal Array.new(350) { |i| "key-#{i}" } + [H::GOLDEN_BINARY_KEY], expected.map(&:first)
+      assert(expected.all? { |row| row.size == 2 && [0, 1].include?(row[1]) })
+      assert_includes expected.map(&:last), 0, "a file of only \"present\" proves nothing"
+      f = TemporalFilters::AgeBloom.deserialize(blob)
+      assert_equal golden[:blocked], f.blocked?
+      assert_equal golden[:shape], [f.k, f.l, f.slice_bits, f.generation, f.capacity, f.seed]
+      assert_equal 7, f.slices
+      assert_operator f.inserts, :>=, 301
+      assert_operator f.inserts, :<=, 321
+      expected.each { |key, answer| assert_equal answer == 1, f.contains?(key), key.inspect }
+      # at most 321 inserts: keys (321 - capacity) .. 299 and the binary key
+      # are in the window
+      ((321 - f.capacity)...300).each do |i|
+        assert_equal ["key-#{i}", 1], expected[i], "no false negative in the file"
+      end
+      assert_equal 1, expected.last[1]
+      assert_equal blob, f.serialize, "read and written back unchanged"
+    end
+
+    define_method("test_write_#{name}") do
+      blob = H.read_golden("#{name}.tfb")
+      built = H.golden_age_bloom(blocked: golden[:blocked])
+      assert_equal golden[:blocked], built.blocked?
+      mine = built.serialize
+      assert_equal blob.bytesize, mine.bytesize
+      assert_equal blob, mine, "this binding writes the golden bytes"
+    end
   end
 
   def test_read_time_bloom_v1
@@ -116,7 +133,7 @@ class TestGolden < Minitest::Test
   end
 
   def test_checksum_helper_on_the_bloom_blobs
-    %w[age_bloom_v1 time_bloom_v1].each do |name|
+    %w[age_bloom_v1 age_bloom_blocked_v1 time_bloom_v1].each do |name|
       blob = H.read_golden("#{name}.tfb")
       body = blob.byteslice(0, blob.bytesize - 8)
       assert_equal blob.byteslice(-8, 8).unpack1("Q<"), H.murmur3_x64_128_low(body), name
@@ -126,6 +143,9 @@ class TestGolden < Minitest::Test
   def test_golden_blobs_are_of_their_kind_only
     age = H.read_golden("age_bloom_v1.tfb")
     time = H.read_golden("time_bloom_v1.tfb")
+    blocked = H.read_golden("age_bloom_blocked_v1.tfb")
+    assert_raises(TemporalFilters::WrongKind) { TemporalFilters::TimeBloom.deserialize(blocked) }
+    assert_raises(TemporalFilters::WrongKind) { RS.deserialize(blocked) }
     assert_raises(TemporalFilters::WrongKind) { TemporalFilters::TimeBloom.deserialize(age) }
     assert_raises(TemporalFilters::WrongKind) { TemporalFilters::AgeBloom.deserialize(time) }
     assert_raises(TemporalFilters::WrongKind) { RS.deserialize(age) }

@@ -228,6 +228,233 @@ public class AgeBloomTest {
         }
     }
 
+    /* ---- the blocked layout ------------------------------------------------ */
+
+    @Test
+    public void blockedShapeFollowsTheFactory() {
+        try (AgeBloom f = AgeBloom.blocked(3, 4, 200, 42)) {
+            assertTrue(f.isBlocked());
+            assertEquals(3, f.k());
+            assertEquals(4, f.l());
+            assertEquals(224, f.sliceBits()); // 200 rounded up to a multiple of 32
+            long g = (long) Math.floor(224 * LN2 / 3); // 51
+            assertEquals(g, f.generation());
+            assertEquals(4 * g, f.capacity());
+            assertEquals(42, f.seed());
+            AgeBloom.Stats s = f.stats();
+            assertEquals(7, s.slices());
+            // one band of 16 lanes (k + l <= 16): 7 lines of 64 bytes, unused lanes included
+            assertEquals(7 * 512, s.bits());
+            assertEquals(7 * 512.0 / (4 * g), s.bitsPerElement(), 1e-12);
+            assertEquals(0, s.inserts());
+            assertEquals(0.0, s.fprNow(), 0.0);
+            assertTrue(f.memory() >= 7 * 64);
+            assertEquals("AgeBloom(blocked, k=3, l=4, sliceBits=224, capacity=204, seed=42)", f.toString());
+        }
+        try (AgeBloom f = new AgeBloom(3, 4, 200, 42); AgeBloom g = AgeBloom.forTarget(0.01, 100, 1)) {
+            assertFalse(f.isBlocked());
+            assertFalse(g.isBlocked());
+        }
+        // k + l = 32 takes two bands of lanes; the limits of k and l are fine
+        try (AgeBloom f = AgeBloom.blocked(6, 26, 1000, 7)) {
+            assertEquals(1024, f.sliceBits());
+            assertEquals(32, f.stats().slices());
+            assertEquals(2 * 32 * 512, f.stats().bits());
+        }
+        for (int[] kl : new int[][] {{1, 1}, {1, 31}, {31, 1}, {16, 16}}) {
+            try (AgeBloom f = AgeBloom.blocked(kl[0], kl[1], 32, 0xFFFF_FFFFL)) {
+                assertTrue(f.isBlocked());
+                assertEquals(kl[0], f.k());
+                assertEquals(kl[1], f.l());
+                assertEquals(32, f.sliceBits());
+                assertEquals(0xFFFF_FFFFL, f.seed());
+                assertEquals(Math.max(1, (long) Math.floor(32 * LN2 / kl[0])), f.generation());
+            }
+        }
+    }
+
+    /* The window guarantee of the blocked layout, against an exact record of
+     * the stream: after several windows of inserts, every key among the last
+     * capacity inserts is contained, at every step. */
+    @Test
+    public void blockedKeepsEveryKeyOfTheWindow() {
+        // sized for a target (k + l is 16 or 32), and low-level with two bands
+        AgeBloom[] filters = {AgeBloom.blockedForTarget(0.01, 1000, 5), AgeBloom.blocked(6, 26, 1024, 7)};
+        for (AgeBloom f : filters) {
+            try (f) {
+                assertTrue(f.isBlocked());
+                long window = f.capacity();
+                assertEquals(f.l() * f.generation(), window);
+                int n = (int) (6 * window + 123); // six windows and some
+                for (int i = 0; i < n; i++) {
+                    f.add("stream-" + i);
+                    if (i + 1 >= window) { // the oldest key of the window
+                        assertTrue(f + ": oldest of the window, at " + i, f.contains("stream-" + (i + 1 - window)));
+                    }
+                    if (i % 500 == 0 || i == n - 1) {
+                        for (long j = Math.max(0, i + 1 - window); j <= i; j++) {
+                            assertTrue(f + ": stream-" + j + " at insert " + i, f.contains("stream-" + j));
+                        }
+                    }
+                }
+                assertEquals(n, f.stats().inserts());
+                // a filter that says "present" to everything would pass the above
+                int fp = 0;
+                for (int i = 0; i < 4000; i++) {
+                    fp += f.contains("absent-" + i) ? 1 : 0;
+                }
+                double fpr = f.stats().fprNow();
+                assertTrue(f + ": fprNow " + fpr, fpr > 0 && fpr < 1);
+                assertTrue(f + ": false positives " + fp + " of 4000, model " + fpr, fp <= 4000 * 2 * fpr + 20);
+            }
+        }
+        try (AgeBloom f = AgeBloom.blockedForTarget(0.01, 1000, 5)) {
+            assertTrue(f.capacity() >= 1000);
+            for (int i = 0; i < 5000; i++) {
+                f.add("k" + i);
+            }
+            // the last `capacity` inserts asked for
+            for (int i = 5000 - 1000; i < 5000; i++) {
+                assertTrue("k" + i, f.contains("k" + i));
+            }
+            int fp = 0;
+            for (int i = 0; i < 4000; i++) {
+                fp += f.contains("absent-" + i) ? 1 : 0;
+            }
+            // the model is conservative: the measured rate stays at or under the target
+            assertTrue("false positives " + fp + " of 4000", fp <= 4000 * 0.01 * 2);
+            double fpr = f.stats().fprNow();
+            assertTrue("fprNow " + fpr, fpr > 0 && fpr <= 0.0101);
+        }
+    }
+
+    @Test
+    public void blockedAddIfAbsentAndClear() {
+        try (AgeBloom f = AgeBloom.blocked(4, 12, 1024, 3)) {
+            assertFalse(f.addIfAbsent("click-1"));
+            assertTrue(f.addIfAbsent("click-1"));
+            assertTrue(f.addIfAbsent(utf8("click-1")));
+            assertEquals("a present key is not inserted again", 1, f.stats().inserts());
+            f.add(new byte[] {0, 1, 0});
+            assertTrue(f.contains(new byte[] {0, 1, 0}));
+            assertFalse(f.contains(new byte[] {0, 1}));
+            f.clear();
+            assertTrue(f.isBlocked());
+            assertEquals(0, f.stats().inserts());
+            assertEquals(0.0, f.stats().fprNow(), 0.0);
+            assertFalse(f.contains("click-1"));
+        }
+    }
+
+    @Test
+    public void chooseBlockedSizesBlockedFilters() {
+        for (double rate : new double[] {0.5, 0.1, 0.01, 0.001}) {
+            AgeBloom.BlockedParameters p = AgeBloom.chooseBlocked(rate);
+            assertTrue(p.toString(), p.k() >= 1 && p.l() >= 1);
+            assertTrue(p.toString(), p.k() + p.l() == 16 || p.k() + p.l() == 32);
+            assertTrue(p.toString(), p.fill() > 0 && p.fill() < 1);
+            assertEquals(p, AgeBloom.chooseBlocked(rate));
+            // the factory uses the same triple
+            try (AgeBloom f = AgeBloom.blockedForTarget(rate, 1000, 1)) {
+                assertEquals(p.k(), f.k());
+                assertEquals(p.l(), f.l());
+                long g = (1000 + p.l() - 1) / p.l();
+                assertEquals(g, f.generation());
+                assertTrue(f.capacity() >= 1000);
+                assertEquals(0, f.sliceBits() % 32);
+                // k generations of g inserts leave a slice at the chosen fill
+                double bits = Math.ceil(p.k() * (double) g / -Math.log1p(-p.fill()));
+                assertEquals((long) Math.ceil(bits / 32) * 32, f.sliceBits());
+            }
+        }
+        // a stricter target costs memory
+        try (AgeBloom loose = AgeBloom.blockedForTarget(0.01, 10_000, 1);
+                AgeBloom strict = AgeBloom.blockedForTarget(0.001, 10_000, 1)) {
+            assertTrue(loose.stats() + " " + strict.stats(),
+                    strict.stats().bitsPerElement() > loose.stats().bitsPerElement());
+        }
+    }
+
+    @Test
+    public void blockedSerializeRoundTrip() {
+        try (AgeBloom f = AgeBloom.blockedForTarget(0.01, 300, 123)) {
+            for (int i = 0; i < 1000; i++) {
+                f.add("key-" + i);
+            }
+            f.add(new byte[] {0, 1, 0});
+            byte[] blob = f.serialize();
+            assertEquals('T', blob[0]);
+            assertEquals(2, blob[6] | (blob[7] << 8)); // kind 2, as the classic layout
+            assertTrue("the blocked flag", (blob[8] | blob[9] | blob[10] | blob[11]) != 0);
+            try (AgeBloom g = AgeBloom.deserialize(blob)) {
+                assertTrue(g.isBlocked());
+                assertEquals(f.k(), g.k());
+                assertEquals(f.l(), g.l());
+                assertEquals(f.sliceBits(), g.sliceBits());
+                assertEquals(f.generation(), g.generation());
+                assertEquals(f.capacity(), g.capacity());
+                assertEquals(f.seed(), g.seed());
+                assertEquals(f.stats(), g.stats());
+                assertEquals(f.toString(), g.toString());
+                for (int i = 0; i < 1200; i++) {
+                    assertEquals("key-" + i, f.contains("key-" + i), g.contains("key-" + i));
+                }
+                for (int i = 0; i < 2000; i++) {
+                    assertEquals("absent-" + i, f.contains("absent-" + i), g.contains("absent-" + i));
+                }
+                assertTrue(g.contains(new byte[] {0, 1, 0}));
+                assertArrayEquals(blob, g.serialize());
+                // the copy is independent and goes on the same way (the generation counter travels too)
+                for (int i = 0; i < 500; i++) {
+                    f.add("next-" + i);
+                    g.add("next-" + i);
+                }
+                assertArrayEquals(f.serialize(), g.serialize());
+                g.add("only-in-g");
+                assertFalse(Arrays.equals(f.serialize(), g.serialize()));
+            }
+        }
+        // the classic layout's blob has no flag and reads back classic
+        try (AgeBloom c = new AgeBloom(3, 4, 200, 1)) {
+            byte[] blob = c.serialize();
+            assertEquals(0, blob[8] | blob[9] | blob[10] | blob[11]);
+            try (AgeBloom d = AgeBloom.deserialize(blob)) {
+                assertFalse(d.isBlocked());
+            }
+        }
+    }
+
+    @Test
+    public void badBlockedArguments() {
+        // ranges documented in age_bloom.h: k >= 1, l >= 1, k + l <= 32, 32 <= sliceBits <= 2^40
+        expectStatus(Status.ERR_INVALID_ARGUMENT, "k + l", () -> AgeBloom.blocked(30, 3, 256, 1));
+        expectStatus(Status.ERR_INVALID_ARGUMENT, () -> AgeBloom.blocked(1, 32, 256, 1));
+        expectStatus(Status.ERR_INVALID_ARGUMENT, () -> AgeBloom.blocked(3, 0, 256, 1));
+        expectStatus(Status.ERR_INVALID_ARGUMENT, () -> AgeBloom.blocked(0, 4, 256, 1));
+        expectStatus(Status.ERR_INVALID_ARGUMENT, () -> AgeBloom.blocked(64, 4, 256, 1));
+        expectStatus(Status.ERR_INVALID_ARGUMENT, () -> AgeBloom.blocked(3, 4, 31, 1));
+        expectStatus(Status.ERR_INVALID_ARGUMENT, () -> AgeBloom.blocked(3, 4, 0, 1));
+        expectStatus(Status.ERR_TOO_LARGE, () -> AgeBloom.blocked(3, 4, (1L << 40) + 1, 1));
+        expectStatus(Status.ERR_TOO_LARGE, () -> AgeBloom.blocked(3, 4, Long.MAX_VALUE, 1));
+        // Java-side ranges: rejected, never wrapped
+        expectStatus(Status.ERR_INVALID_ARGUMENT, "k", () -> AgeBloom.blocked(-3, 4, 256, 1));
+        expectStatus(Status.ERR_INVALID_ARGUMENT, "l", () -> AgeBloom.blocked(3, -4, 256, 1));
+        expectStatus(Status.ERR_INVALID_ARGUMENT, "slice_bits", () -> AgeBloom.blocked(3, 4, -256, 1));
+        expectStatus(Status.ERR_INVALID_ARGUMENT, "seed", () -> AgeBloom.blocked(3, 4, 256, -1));
+        expectStatus(Status.ERR_INVALID_ARGUMENT, "seed", () -> AgeBloom.blocked(3, 4, 256, 1L << 32));
+        // sizing
+        for (double r : new double[] {0.0, 1.0, -0.5, 1.5, Double.NaN, Double.POSITIVE_INFINITY}) {
+            expectStatus(Status.ERR_INVALID_ARGUMENT, () -> AgeBloom.chooseBlocked(r));
+            expectStatus(Status.ERR_INVALID_ARGUMENT, () -> AgeBloom.blockedForTarget(r, 1000, 1));
+        }
+        expectStatus(Status.ERR_TOO_LARGE, () -> AgeBloom.chooseBlocked(1e-300));
+        expectStatus(Status.ERR_TOO_LARGE, () -> AgeBloom.blockedForTarget(1e-300, 1000, 1));
+        expectStatus(Status.ERR_INVALID_ARGUMENT, "capacity", () -> AgeBloom.blockedForTarget(0.01, 0, 1));
+        expectStatus(Status.ERR_INVALID_ARGUMENT, "capacity", () -> AgeBloom.blockedForTarget(0.01, -1, 1));
+        expectStatus(Status.ERR_INVALID_ARGUMENT, "seed", () -> AgeBloom.blockedForTarget(0.01, 10, -1));
+        expectStatus(Status.ERR_TOO_LARGE, () -> AgeBloom.blockedForTarget(0.01, Long.MAX_VALUE, 1));
+    }
+
     /* ---- errors ---------------------------------------------------------- */
 
     @Test
@@ -299,11 +526,16 @@ public class AgeBloomTest {
         AgeBloom f = kept;
         assertTrue(f.isClosed());
         assertEquals("AgeBloom(closed)", f.toString());
+        AgeBloom b = AgeBloom.blocked(3, 4, 200, 1);
+        b.close();
+        assertEquals("AgeBloom(closed)", b.toString());
+        expectStatus(Status.ERR_NULL, "AgeBloom is closed", () -> b.isBlocked());
+        expectStatus(Status.ERR_NULL, "AgeBloom is closed", () -> b.contains("k"));
         ThrowingRunnable[] calls = {
             () -> f.add("k"), () -> f.add(utf8("k")), () -> f.contains("k"), () -> f.contains(utf8("k")),
             () -> f.addIfAbsent("k"), () -> f.addIfAbsent(utf8("k")), () -> f.clear(), () -> f.stats(),
             () -> f.k(), () -> f.l(), () -> f.sliceBits(), () -> f.generation(), () -> f.capacity(),
-            () -> f.seed(), () -> f.memory(), () -> f.serialize(),
+            () -> f.seed(), () -> f.memory(), () -> f.serialize(), () -> f.isBlocked(),
         };
         for (ThrowingRunnable call : calls) {
             expectStatus(Status.ERR_NULL, "AgeBloom is closed", call);

@@ -15,7 +15,7 @@ import java.util.List;
 import org.junit.Test;
 
 /*
- * The golden blobs of tests/data (RecencySketch in both layouts, AgeBloom,
+ * The golden blobs of tests/data (RecencySketch and AgeBloom in both layouts,
  * TimeBloom, RateLimiter in both modes), shared by the C suite and every
  * binding:
  * each blob reads back with the answers recorded in its .expected file, and
@@ -104,9 +104,9 @@ public class GoldenTest {
         return field.equals("1");
     }
 
-    /* tests/golden.h, golden_age_bloom(). */
-    private static AgeBloom rebuildAgeBloom() {
-        AgeBloom f = new AgeBloom(3, 4, 200, 42);
+    /* tests/golden.h, golden_age_bloom() (classic) and golden_age_bloom_blocked(). */
+    private static AgeBloom rebuildAgeBloom(boolean blocked) {
+        AgeBloom f = blocked ? AgeBloom.blocked(3, 4, 200, 42) : new AgeBloom(3, 4, 200, 42);
         for (int i = 0; i < 300; i++) {
             f.add("key-" + i);
         }
@@ -131,22 +131,26 @@ public class GoldenTest {
         return f;
     }
 
-    @Test
-    public void ageBloom() throws IOException {
-        String name = "age_bloom_v1";
+    /* Checks one golden count-window filter: the rebuilt filter writes the
+     * golden bytes, and the blob reads back with every answer of its .expected
+     * file. sliceBits and capacity are those of golden.h's shape. */
+    private static void checkAgeBloom(String name, boolean blocked, long sliceBits, long capacity)
+            throws IOException {
         byte[] golden = Files.readAllBytes(dataDir().resolve(name + ".tfb"));
         List<String[]> rows = expected(name, 2);
 
-        try (AgeBloom built = rebuildAgeBloom()) {
+        try (AgeBloom built = rebuildAgeBloom(blocked)) {
+            assertEquals(blocked, built.isBlocked());
             assertArrayEquals(name + ": rebuilt filter differs from the golden blob", golden, built.serialize());
         }
 
         try (AgeBloom f = AgeBloom.deserialize(golden)) {
+            assertEquals(name, blocked, f.isBlocked());
             assertEquals(3, f.k());
             assertEquals(4, f.l());
-            assertEquals(200, f.sliceBits());
+            assertEquals(sliceBits, f.sliceBits());
             assertEquals(42, f.seed());
-            assertEquals(184, f.capacity()); // 4 generations of floor(200 ln 2 / 3) = 46
+            assertEquals(capacity, f.capacity());
             int present = 0;
             for (String[] row : rows) {
                 boolean want = bit(row[1]);
@@ -158,10 +162,26 @@ public class GoldenTest {
             assertArrayEquals(BINARY_KEY, TestSupport.hex(rows.get(350)[0]));
             assertTrue(f.contains(BINARY_KEY)); // the last insert
             assertTrue(f.contains("key-299"));
-            assertTrue("present " + present, present >= 184); // at least the window
+            assertTrue("present " + present, present >= capacity); // at least the window
+            assertTrue("absent " + (rows.size() - present), present < rows.size());
+            // at most 321 inserts: key-(321 - capacity) .. key-299 are in the window, whatever the hashing
+            for (int i = 321 - (int) capacity; i < 300; i++) {
+                assertEquals(name + ": no false negative in the file", "1", rows.get(i)[1]);
+            }
             // the blob writes back unchanged
             assertArrayEquals(golden, f.serialize());
         }
+    }
+
+    @Test
+    public void ageBloom() throws IOException {
+        checkAgeBloom("age_bloom_v1", false, 200, 184); // 4 generations of floor(200 ln 2 / 3) = 46
+    }
+
+    @Test
+    public void ageBloomBlocked() throws IOException {
+        // slices of 224 bits (200 rounded up to 32), 4 generations of floor(224 ln 2 / 3) = 51
+        checkAgeBloom("age_bloom_blocked_v1", true, 224, 204);
     }
 
     @Test
