@@ -78,9 +78,9 @@ double run_of_k(uint32_t k, const std::vector<double> &r) {
     return hit;
 }
 
-// The rate the filter would have if its fill ratios were computed from the
-// distinct keys each slice holds rather than from its inserts (fpr_now):
-// a repeated key sets bits that are already set. After n inserts, with
+// The rate the filter has, by the same model, with the fill ratios the
+// distinct keys each slice holds would give (a repeated key sets bits that
+// are already set): a check of fpr_now, which reads the measured fill. After n inserts, with
 // generation g, the slice at position p was the newest during generation
 // G - p (G = (n - 1) / g, the current one) and took the inserts of
 // generations G - p .. G - p + k - 1 (those that have happened).
@@ -405,13 +405,13 @@ Outcome classic_count_window(const Context &ctx, uint64_t want, uint32_t seed, F
     std::snprintf(buf, sizeof buf, "<= %s; at its peak, just before a shift, %s (exact)", percent(target).c_str(),
                   percent(peak).c_str());
     print_row("  promised", buf);
-    // fpr_now takes each slice's fill from its number of inserts; a key
-    // repeated within a slice's generations sets no new bit.
+    // A key repeated within a slice's generations sets no new bit: fpr_now
+    // reads each slice's measured fill, which the distinct keys predict.
     std::snprintf(buf, sizeof buf, "%.0f%% of the inserts repeat a key of the window: fill ratios from the",
                   100.0 * ratio(r.in_window, events));
     print_row("  repeats", buf);
     print_row("", "distinct keys of each slice give " + percent(r.distinct_estimate.mean()) +
-                      " (fpr_now counts inserts)");
+                      " (fpr_now reads the measured fill)");
     std::snprintf(buf, sizeof buf, "%.1f (stats); (k + l) k / (l ln 2) = %.1f", classic->bits_per_element,
                   steady_bpe);
     print_row("bits per element", buf);

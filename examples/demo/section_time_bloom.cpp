@@ -292,12 +292,12 @@ Outcome time_window(const Context &ctx) {
     std::snprintf(buf, sizeof buf, "<= %s at a steady rate (peak %s); above it for about T after the rate jumps",
                   percent(target).c_str(), percent(peak).c_str());
     print_row("  promised", buf);
-    // fpr_now takes each slice's fill from its number of inserts; a key
-    // repeated within a slice's generations sets no new bit.
+    // A key repeated within a slice's generations sets no new bit; fpr_now
+    // reads each slice's measured fill, so it follows what the repeats save.
     std::snprintf(buf, sizeof buf, "%.0f%% of the inserts repeat a key of the span and set no new bit;",
                   100.0 * ratio(in_span, events));
     print_row("  repeats", buf);
-    print_row("", "fpr_now counts inserts, so it overstates the rate of such a stream");
+    print_row("", "fpr_now reads the measured fill of every slice, so it counts them once");
     std::snprintf(buf, sizeof buf, "median %.1f, 90th percentile %.1f; steady state (k + l) k / (l ln 2) = %.1f",
                   percentile(bpe, 0.5), percentile(bpe, 0.9), steady_bpe);
     print_row("bits per element", buf);
