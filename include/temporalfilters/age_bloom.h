@@ -14,17 +14,19 @@
  * in the window is reported present with probability at most the filter's
  * false-positive rate, which peaks just before a shift (slice fill ratios
  * 1 - 2^-((i+1)/k), then 1/2) and is computed exactly by
- * tf_age_bloom_false_positive_rate(). Keys inserted between l * g and
- * (l + 1) * g inserts ago may still be reported present.
+ * tf_age_bloom_false_positive_rate() (classic layout; the blocked layout,
+ * below, has its own conservative model, reported by tf_age_bloom_stats'
+ * fpr_now). Keys inserted between l * g and (k + l) * g inserts ago may
+ * still be reported present, fewer and fewer as their slices leave.
  *
  * MEMORY: (k + l) * m bits, with m = ceil(k * g / ln 2): about
  * (k + l) * k / (l * ln 2) bits per element of capacity
- * (tf_age_bloom_bits_per_element()).
+ * (tf_age_bloom_bits_per_element(); the blocked layout needs more, below).
  *
  * THREAD SAFETY: a filter is not internally synchronised. Concurrent calls
  * are safe only when none of them modifies the filter (contains, stats,
- * info, memory, serialize); add, add_if_absent and clear need exclusive
- * access. Different filters are independent.
+ * info, memory, is_blocked, serialize); add, add_if_absent and clear need
+ * exclusive access. Different filters are independent.
  */
 #ifndef TEMPORALFILTERS_AGE_BLOOM_H
 #define TEMPORALFILTERS_AGE_BLOOM_H
@@ -154,7 +156,7 @@ TF_API tf_status tf_age_bloom_new_blocked(uint32_t k, uint32_t l, uint64_t slice
                                           tf_age_bloom **out);
 
 /* blocked receives 1 for the blocked layout, 0 for the classic one.
- * Errors: TF_ERR_NULL. */
+ * Errors: TF_ERR_NULL. Read-only (see THREAD SAFETY). */
 TF_API tf_status tf_age_bloom_is_blocked(const tf_age_bloom *filter, int *blocked);
 
 
