@@ -124,8 +124,11 @@ void lane_set_scalar(uint32_t *line, const uint8_t *pos, uint32_t select) {
 }
 
 #ifdef TF_HAVE_X86
-__attribute__((target("avx2"))) uint32_t lane_bits_avx2(const uint32_t *line, const uint8_t *pos) {
-    const __m128i p8 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(pos));
+// The positions come as two 64-bit words of bytes (in registers: building
+// them in memory and loading 16 bytes would stall on store forwarding).
+__attribute__((target("avx2"), always_inline)) inline uint32_t gather_avx2(const uint32_t *line, uint64_t pos_lo,
+                                                                          uint64_t pos_hi) {
+    const __m128i p8 = _mm_set_epi64x(int64_t(pos_hi), int64_t(pos_lo));
     const __m256i c31 = _mm256_set1_epi32(31);
     // Shift each lane left so that its bit pos lands in the sign bit, then
     // collect the sign bits.
@@ -137,8 +140,14 @@ __attribute__((target("avx2"))) uint32_t lane_bits_avx2(const uint32_t *line, co
     const uint32_t hi = uint32_t(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_sllv_epi32(w1, sh1))));
     return lo | (hi << 8);
 }
-__attribute__((target("avx2"))) void lane_set_avx2(uint32_t *line, const uint8_t *pos, uint32_t select) {
-    const __m128i p8 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(pos));
+__attribute__((target("avx2"))) uint32_t lane_bits_avx2(const uint32_t *line, const uint8_t *pos) {
+    uint64_t w[2];
+    std::memcpy(w, pos, sizeof w);
+    return gather_avx2(line, w[0], w[1]);
+}
+__attribute__((target("avx2"), always_inline)) inline void scatter_avx2(uint32_t *line, uint64_t pos_lo, uint64_t pos_hi,
+                                                                       uint32_t select) {
+    const __m128i p8 = _mm_set_epi64x(int64_t(pos_hi), int64_t(pos_lo));
     const __m256i one = _mm256_set1_epi32(1);
     // Lane i is selected when bit i of `select` is set.
     const __m256i bit_lo = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
@@ -151,6 +160,11 @@ __attribute__((target("avx2"))) void lane_set_avx2(uint32_t *line, const uint8_t
     __m256i *w = reinterpret_cast<__m256i *>(line);
     _mm256_storeu_si256(w, _mm256_or_si256(_mm256_loadu_si256(w), b0));
     _mm256_storeu_si256(w + 1, _mm256_or_si256(_mm256_loadu_si256(w + 1), b1));
+}
+__attribute__((target("avx2"))) void lane_set_avx2(uint32_t *line, const uint8_t *pos, uint32_t select) {
+    uint64_t w[2];
+    std::memcpy(w, pos, sizeof w);
+    scatter_avx2(line, w[0], w[1], select);
 }
 bool cpu_has_avx2() {
     __builtin_cpu_init();
@@ -188,65 +202,125 @@ void BlockedAgeBloom::allocate() {
     const uintptr_t at = reinterpret_cast<uintptr_t>(mem_.data());
     words_ = reinterpret_cast<uint32_t *>((at + 2 * kCacheLine - 1) & ~uintptr_t(2 * kCacheLine - 1));
     avx2_ = detail::cpu_has_avx2();
+    // A run of k: runs of 1, 2, 4, ... by doubling, then the rest (unused
+    // steps shift by 0, which changes nothing).
+    uint32_t len = 1, i = 0;
+    for (uint8_t &sh : run_shift_) sh = 0;
+    while (2 * len <= k_) {
+        run_shift_[i++] = uint8_t(len);
+        len *= 2;
+    }
+    if (len < k_) run_shift_[i] = uint8_t(k_ - len);
 }
 
 BlockedAgeBloom::BlockedAgeBloom(uint32_t k, uint32_t l, uint64_t blocks, uint64_t generation, uint32_t seed)
     : k_(k), l_(l), seed_(seed), blocks_(blocks), generation_(generation) {
     allocate();
     next_serial_ = slots_;  // slices 0 .. S-1 in slots 0 .. S-1; s_0 is the last
-    top_ = slots_ - 1;
-    young_ = young_slots(top_);
+    set_top(slots_ - 1);
     until_shift_ = generation_;
 }
 
-void BlockedAgeBloom::locate(const void *key, size_t len, Probe *p) const {
-    // One 128-bit MurmurHash3, stretched by enhanced double hashing and
-    // re-mixed (as in the classic layout): the block, then a byte per slot
-    // whose low 5 bits are the key's bit in that slot's lane.
-    IndexSequence seq(key_hash(key, len, seed_));
-    p->line[0] = words_ + reduce(tf::detail::fmix64(seq.next_raw()), blocks_) * stride_;
+__attribute__((always_inline)) inline void BlockedAgeBloom::locate(const void *key, size_t len, Probe *p) const {
+    // One 128-bit MurmurHash3 (whose second word key_hash re-mixes): the
+    // block from the high bits of h1, then a byte per slot whose low 5 bits
+    // are the key's bit in that slot's lane, from h2 and, for more than 8
+    // slots, from further mixes of the two.
+    const Hash128 h = key_hash(key, len, seed_);
+    p->line[0] = words_ + reduce(h.h1, blocks_) * stride_;
     p->line[1] = p->line[0] + kLanes;
     __builtin_prefetch(p->line[0]);
     if (bands_ > 1) __builtin_prefetch(p->line[1]);
-    for (uint32_t i = 0; i < bands_ * kLanes; i += 8) {
-        const uint64_t v = tf::detail::fmix64(seq.next_raw()) & 0x1f1f1f1f1f1f1f1full;
-        std::memcpy(p->pos + i, &v, 8);
+    const uint64_t low5 = 0x1f1f1f1f1f1f1f1full;
+    p->pos[0] = h.h2 & low5;
+    p->pos[1] = tf::detail::fmix64(h.h1 ^ 0xc2b2ae3d27d4eb4full) & low5;
+    p->pos[2] = p->pos[3] = 0;
+    if (bands_ > 1) {
+        p->pos[2] = tf::detail::fmix64(h.h2 ^ 0x165667b19e3779f9ull) & low5;
+        p->pos[3] = tf::detail::fmix64(h.h1 + h.h2) & low5;
     }
 }
 
+namespace {
+// Byte s of the little-endian words pos[] (slot s's bit position).
+inline uint8_t pos_byte(const uint64_t *pos, uint32_t s) { return uint8_t(pos[s / 8] >> (8 * (s % 8))); }
+}  // namespace
+
 uint32_t BlockedAgeBloom::slot_bits(const Probe &p) const {
-    uint32_t m;
-    if (avx2_) {
-        m = detail::lane_bits_avx2(p.line[0], p.pos);
-        if (bands_ > 1) m |= detail::lane_bits_avx2(p.line[1], p.pos + kLanes) << kLanes;
-    } else {
-        m = detail::lane_bits_scalar(p.line[0], p.pos);
-        if (bands_ > 1) m |= detail::lane_bits_scalar(p.line[1], p.pos + kLanes) << kLanes;
-    }
+    uint32_t m = 0;
+    for (uint32_t s = 0; s < slots_; ++s) m |= ((p.line[s / kLanes][s % kLanes] >> pos_byte(p.pos, s)) & 1u) << s;
     return m;
 }
 
-bool BlockedAgeBloom::query(const Probe &p) const {
-    // Slot order to age order: starting from the oldest slot (top + 1), the
-    // slots in increasing order (mod S) are the slices from oldest to
-    // newest, so a rotation by top + 1 makes runs of slices runs of bits and
-    // keeps the newest and the oldest apart.
-    const uint64_t m = slot_bits(p);
-    const uint32_t r = top_ + 1 == slots_ ? 0 : top_ + 1;
-    const uint64_t all = (uint64_t(1) << slots_) - 1;
-    const uint64_t x = r == 0 ? m : ((m >> r) | (m << (slots_ - r))) & all;
-    return detail::has_run(x, k_);
+#ifdef TF_HAVE_X86
+// The AVX2 paths, in one function each so that the gathers and the hash
+// inline together.
+__attribute__((target("avx2"))) bool BlockedAgeBloom::contains_avx2(const void *key, size_t len) const {
+    Probe p;
+    locate(key, len, &p);
+    uint32_t m = detail::gather_avx2(p.line[0], p.pos[0], p.pos[1]);
+    if (bands_ > 1) m |= detail::gather_avx2(p.line[1], p.pos[2], p.pos[3]) << kLanes;
+    return in_age_order_has_run(m);
+}
+
+__attribute__((target("avx2"))) bool BlockedAgeBloom::add_if_absent_avx2(const void *key, size_t len) {
+    Probe p;
+    locate(key, len, &p);
+    uint32_t m = detail::gather_avx2(p.line[0], p.pos[0], p.pos[1]);
+    if (bands_ > 1) m |= detail::gather_avx2(p.line[1], p.pos[2], p.pos[3]) << kLanes;
+    if (in_age_order_has_run(m)) return true;
+    if (until_shift_ == 0) shift();
+    detail::scatter_avx2(p.line[0], p.pos[0], p.pos[1], young_ & 0xffffu);
+    if (bands_ > 1) detail::scatter_avx2(p.line[1], p.pos[2], p.pos[3], young_ >> kLanes);
+    counted_insert();
+    return false;
+}
+__attribute__((target("avx2"))) void BlockedAgeBloom::add_avx2(const void *key, size_t len) {
+    Probe p;
+    locate(key, len, &p);
+    if (until_shift_ == 0) shift();
+    detail::scatter_avx2(p.line[0], p.pos[0], p.pos[1], young_ & 0xffffu);
+    if (bands_ > 1) detail::scatter_avx2(p.line[1], p.pos[2], p.pos[3], young_ >> kLanes);
+    counted_insert();
+}
+#else
+void BlockedAgeBloom::add_avx2(const void *key, size_t len) { add(key, len); }
+bool BlockedAgeBloom::contains_avx2(const void *key, size_t len) const { return contains(key, len); }
+bool BlockedAgeBloom::add_if_absent_avx2(const void *key, size_t len) { return add_if_absent(key, len); }
+#endif
+
+bool BlockedAgeBloom::in_age_order_has_run(uint64_t m) const {
+    // The slots in increasing order (mod S) from the oldest (top + 1) are
+    // the slices from oldest to newest. In the ring written out twice, bit
+    // j + S = bit j, every run of k slices is a run of k bits that starts
+    // at a bit of valid_ (top + 1 .. top + 1 + S - k): no run that wraps
+    // from the newest slice to the oldest. Bit j of x after the shifts: the
+    // k bits from j up are set.
+    uint64_t x = m | (m << slots_);
+    for (uint8_t sh : run_shift_) x &= x >> sh;
+    return (x & valid_) != 0;
+}
+
+void BlockedAgeBloom::set_top(uint32_t top) {
+    top_ = top;
+    young_ = 0;
+    uint32_t s = top;
+    for (uint32_t i = 0; i < k_; ++i) {
+        young_ |= uint32_t(1) << s;
+        s = s == 0 ? slots_ - 1 : s - 1;
+    }
+    const uint32_t oldest = top + 1 == slots_ ? 0 : top + 1;
+    valid_ = ((uint64_t(1) << (slots_ - k_ + 1)) - 1) << oldest;
 }
 
 void BlockedAgeBloom::insert(const Probe &p) {
     // The k newest slices: slots top, top - 1, ... (mod S).
-    if (avx2_) {
-        detail::lane_set_avx2(p.line[0], p.pos, young_ & 0xffffu);
-        if (bands_ > 1) detail::lane_set_avx2(p.line[1], p.pos + kLanes, young_ >> kLanes);
-    } else {
-        detail::lane_set_scalar(p.line[0], p.pos, young_ & 0xffffu);
-        if (bands_ > 1) detail::lane_set_scalar(p.line[1], p.pos + kLanes, young_ >> kLanes);
-    }
+    for (uint32_t s = 0; s < slots_; ++s)
+        if (young_ >> s & 1) p.line[s / kLanes][s % kLanes] |= uint32_t(1) << pos_byte(p.pos, s);
+    counted_insert();
+}
+
+void BlockedAgeBloom::counted_insert() {
     until_shift_--;
     gen_inserts_++;
     inserts_++;
@@ -254,25 +328,16 @@ void BlockedAgeBloom::insert(const Probe &p) {
 
 void BlockedAgeBloom::shift() {
     // The oldest slice (slot top + 1) is recycled as the newest.
-    top_ = top_ + 1 == slots_ ? 0 : top_ + 1;
+    set_top(top_ + 1 == slots_ ? 0 : top_ + 1);
     uint32_t *w = words_ + top_;
     for (uint64_t b = 0; b < blocks_; ++b, w += stride_) *w = 0;
     next_serial_++;
     until_shift_ = generation_;
     gen_inserts_ = 0;
-    young_ = young_slots(top_);
-}
-
-uint32_t BlockedAgeBloom::young_slots(uint32_t top) const {
-    uint32_t m = 0, s = top;
-    for (uint32_t i = 0; i < k_; ++i) {
-        m |= uint32_t(1) << s;
-        s = s == 0 ? slots_ - 1 : s - 1;
-    }
-    return m;
 }
 
 void BlockedAgeBloom::add(const void *key, size_t len) {
+    if (avx2_) return add_avx2(key, len);
     Probe p;
     locate(key, len, &p);
     if (until_shift_ == 0) shift();
@@ -280,15 +345,17 @@ void BlockedAgeBloom::add(const void *key, size_t len) {
 }
 
 bool BlockedAgeBloom::contains(const void *key, size_t len) const {
+    if (avx2_) return contains_avx2(key, len);
     Probe p;
     locate(key, len, &p);
-    return query(p);
+    return in_age_order_has_run(slot_bits(p));
 }
 
 bool BlockedAgeBloom::add_if_absent(const void *key, size_t len) {
+    if (avx2_) return add_if_absent_avx2(key, len);
     Probe p;
     locate(key, len, &p);
-    if (query(p)) return true;
+    if (in_age_order_has_run(slot_bits(p))) return true;
     if (until_shift_ == 0) shift();
     insert(p);
     return false;
@@ -383,8 +450,7 @@ tf_status BlockedAgeBloom::read(wire::Reader &r, std::unique_ptr<BlockedAgeBloom
         return fail(TF_ERR_CORRUPT, "%s blob holds %zu bytes of lines, needs %llu", what, r.remaining(),
                     (unsigned long long)(lines * kCacheLine));
     f->allocate();
-    f->top_ = uint32_t((f->next_serial_ - 1) % slots);
-    f->young_ = f->young_slots(f->top_);
+    f->set_top(uint32_t((f->next_serial_ - 1) % slots));
     uint64_t buf[kLanes / 2];
     for (uint64_t i = 0; i < lines; ++i) {
         r.u64_array(buf, kLanes / 2);

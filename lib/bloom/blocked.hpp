@@ -119,20 +119,26 @@ class BlockedAgeBloom {
    private:
     struct Probe {
         uint32_t *line[2];
-        alignas(16) uint8_t pos[kBlockedMaxSlices];
+        uint64_t pos[kBlockedMaxSlices / 8];  // byte s: slot s's bit (0..31)
     };
     BlockedAgeBloom() = default;
     void allocate();
     void locate(const void *key, size_t len, Probe *p) const;
-    uint32_t slot_bits(const Probe &p) const;
-    bool query(const Probe &p) const;
+    uint32_t slot_bits(const Probe &p) const;  // scalar gather, slot order
+    bool in_age_order_has_run(uint64_t slot_mask) const;
+    bool contains_avx2(const void *key, size_t len) const;
+    bool add_if_absent_avx2(const void *key, size_t len);
+    void add_avx2(const void *key, size_t len);
+    void counted_insert();  // the counters of one insert
     void insert(const Probe &p);
     void shift();
-    uint32_t young_slots(uint32_t top) const;  // slots of the k newest slices
+    void set_top(uint32_t top);  // s_0 in slot `top`: young_ and valid_ follow
 
     uint32_t k_ = 0, l_ = 0, slots_ = 0, bands_ = 0, stride_ = 0, seed_ = 0;  // stride_: lanes per block
     uint32_t top_ = 0;    // slot of s_0, the newest slice: (next_serial - 1) mod S
     uint32_t young_ = 0;  // bit s: slot s holds one of the k newest slices
+    uint64_t valid_ = 0;  // starts of runs of k slices in the doubled slot ring
+    uint8_t run_shift_[6] = {0};  // x &= x >> run_shift_[i] finds runs of k
     bool avx2_ = false;
     uint64_t blocks_ = 0;
     uint64_t generation_ = 0, until_shift_ = 0, gen_inserts_ = 0, inserts_ = 0, next_serial_ = 0;
