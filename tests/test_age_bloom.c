@@ -1566,7 +1566,7 @@ static tf_age_bloom *make_blocked_for(double rate, uint64_t capacity, uint32_t s
  * element, never fewer than the classic layout's optimum. */
 static void test_blocked_choose(void **state) {
     (void)state;
-    const double targets[] = {0.3, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5};
+    const double targets[] = {0.2, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5};
     double prev_bits = 0;
     for (size_t i = 0; i < sizeof targets / sizeof *targets; ++i) {
         uint32_t k = 0, l = 0, ck, cl;
@@ -1586,7 +1586,9 @@ static void test_blocked_choose(void **state) {
     }
     uint32_t k, l;
     double fill;
-    const double bad[] = {0.0, 1.0, -0.5, 2.0, NAN, INFINITY};
+    /* above 0.2 the model is not conservative (runs in different windows
+     * overlap): such rates are for the classic layout */
+    const double bad[] = {0.0, 1.0, -0.5, 2.0, NAN, INFINITY, 0.21, 0.5};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i)
         assert_int_equal(tf_age_bloom_choose_blocked(bad[i], &k, &l, &fill), TF_ERR_INVALID_ARGUMENT);
     assert_int_equal(tf_age_bloom_choose_blocked(1e-30, &k, &l, &fill), TF_ERR_TOO_LARGE);
@@ -1726,6 +1728,59 @@ static void test_blocked_fpr(void **state) {
     fpr_blocked(1e-2, 42);
     fpr_blocked(1e-3, 43);
     if (!TF_SANITIZED) fpr_blocked(1e-4, 44);
+}
+
+/* A filter's own false-positive rate, exactly, from its bits: an absent key
+ * hits a uniform block and, in each slot, a uniform bit of its lane, so
+ * its rate is the mean over blocks of the probability of k consecutive
+ * slices whose lanes' fill ratios are popcount / 32 (decoded from the blob,
+ * independently of the library). */
+static double blocked_exact_fpr(const tf_age_bloom *f) {
+    size_t n;
+    unsigned char *blob = snap(f, &n);
+    const uint32_t k = (uint32_t)get_le(blob + HDR, 4), S = k + (uint32_t)get_le(blob + HDR + 4, 4);
+    const uint64_t blocks = get_le(blob + HDR + 16, 8), next = get_le(blob + HDR + 56, 8);
+    const uint32_t bands = (S + 15) / 16, top = (uint32_t)((next - 1) % S);
+    const unsigned char *lines = blob + HDR + 64;
+    double sum = 0, r[32];
+    for (uint64_t b = 0; b < blocks; ++b) {
+        for (uint32_t age = 0; age < S; ++age) {
+            const uint32_t slot = (top + S - age) % S;
+            const uint32_t lane = (uint32_t)get_le(lines + (b * bands * 16 + slot) * 4, 4);
+            r[age] = __builtin_popcount(lane) / 32.0;
+        }
+        sum += model_fpr(k, r, S);
+    }
+    free(blob);
+    return sum / (double)blocks;
+}
+
+/* The promise at small targets, where sampling cannot reach: at steady
+ * state, just before a shift (the peak), the exact rate of real filters
+ * (three seeds each) is at or under the target. (A model that dropped the
+ * tail of the load distribution failed this from 1e-11 down.) */
+static void test_blocked_fpr_small_targets(void **state) {
+    (void)state;
+    const double targets[] = {1e-5, 1e-7, 1e-9, 1e-12, 1e-15};
+    const uint64_t g = TF_SANITIZED ? 300 : 3000;
+    for (size_t t = 0; t < sizeof targets / sizeof *targets; ++t) {
+        uint32_t k, l;
+        double fill;
+        OK(tf_age_bloom_choose_blocked(targets[t], &k, &l, &fill));
+        double worst = 0;
+        for (uint32_t seed = 1; seed <= 3; ++seed) {
+            tf_age_bloom *f = make_blocked_for(targets[t], (uint64_t)l * g, seed);
+            for (uint64_t id = 0; id < (k + l + 1) * g; ++id) add_id(f, 'q', id * 4 + seed);
+            const double rate = blocked_exact_fpr(f);
+            worst = fmax(worst, rate);
+            tf_age_bloom_free(f);
+        }
+        print_message("# target %g (k=%u l=%u fill %.3f): exact rate of the worst of 3 filters %.3g (%.2f x target)\n",
+                      targets[t], k, l, fill, worst, worst / targets[t]);
+        assert_true(worst <= targets[t]);
+        /* not absurdly oversized (below 1e-12 the model's caution grows) */
+        if (targets[t] >= 1e-9) assert_true(worst >= 0.1 * targets[t]);
+    }
 }
 
 static void test_blocked_operations(void **state) {
@@ -1950,9 +2005,44 @@ static void test_blocked_hostile_fields(void **state) {
     hostile(good, n, B_GEN_INS, inserts + 1, 8, "more generation inserts than inserts");
     hostile(good, n, B_UNTIL, 0, 8, "counters that do not add up to the generation");
     hostile(good, n, B_NEXT, 3, 8, "fewer slices made than the filter has");
+    hostile(good, n, B_NEXT, 1ull << 62, 8, "a slice count about to wrap");
+    {
+        /* each of these breaks one invariant only (the counters still add
+         * up to the generation, modulo 2^64) */
+        unsigned char *b = malloc(n);
+        memcpy(b, good, n);
+        tu_put_le(b + B_UNTIL, UINT64_MAX - 4, 8); /* + gen_inserts = g (mod 2^64) */
+        tu_put_le(b + B_GEN_INS, g + 5, 8);
+        tu_put_le(b + B_INSERTS, g + 100, 8);
+        tu_fix_checksum(b, n);
+        assert_int_equal(try_blob(b, n), TF_ERR_CORRUPT);
+        memcpy(b, good, n);
+        tu_put_le(b + B_GEN, 1000000, 8); /* far more inserts than 224 bits hold */
+        tu_put_le(b + B_UNTIL, 1000000 - get_le(good + B_GEN_INS, 8), 8);
+        tu_fix_checksum(b, n);
+        assert_int_equal(try_blob(b, n), TF_ERR_CORRUPT);
+        free(b);
+    }
     /* a bit in lane 9 of a line: k + l = 5, lanes 5..15 are unused */
     hostile(good, n, B_LINES + 9 * 4, 1, 4, "a bit in an unused lane");
     hostile(good, n, B_LINES + 64 + 15 * 4, 0x80000000u, 4, "a bit in the last unused lane");
+    free(good);
+    tf_age_bloom_free(f);
+    /* two lines per block, k + l = 20: lanes 20..31 (the second line's
+     * lanes 4..15) are unused */
+    f = make_blocked(7, 13, 64, 3);
+    for (uint64_t i = 0; i < 40; ++i) add_id(f, 'u', i);
+    good = snap(f, &n);
+    assert_int_equal(n, 28 + 64 + 2 * 128);
+    hostile(good, n, B_LINES + 64 + 4 * 4, 1, 4, "a bit in lane 20 of a two-line block");
+    hostile(good, n, B_LINES + 128 + 64 + 15 * 4, 1u << 31, 4, "a bit in lane 31 of the second block");
+    /* lane 19 is used: a bit there is a valid filter */
+    unsigned char *ok = malloc(n);
+    memcpy(ok, good, n);
+    ok[B_LINES + 64 + 3 * 4] ^= 1;
+    tu_fix_checksum(ok, n);
+    assert_int_equal(try_blob(ok, n), TF_OK);
+    free(ok);
     free(good);
     tf_age_bloom_free(f);
 }
@@ -2001,6 +2091,7 @@ int main(void) {
         cmocka_unit_test(test_blocked_shape),
         cmocka_unit_test(test_blocked_no_false_negatives),
         cmocka_unit_test(test_blocked_fpr),
+        cmocka_unit_test(test_blocked_fpr_small_targets),
         cmocka_unit_test(test_blocked_operations),
         cmocka_unit_test(test_blocked_bad_input),
         cmocka_unit_test(test_blocked_serialize_round_trip),

@@ -226,10 +226,10 @@ static void test_blocked_lane_bits(void **) {
     namespace d = tf::bloom::detail;
     const bool avx2 = d::cpu_has_avx2();
     print_message("# AVX2 %s: %s\n", avx2 ? "present" : "absent",
-                  avx2 ? "both gathers checked" : "the scalar gather checked (the AVX2 one cannot run here)");
+                  avx2 ? "both versions checked" : "the scalar version checked (the AVX2 one cannot run here)");
     uint64_t x = 0x2545F4914F6CDD1DULL;
     alignas(64) uint32_t line[16];
-    alignas(16) uint8_t pos[16];
+    uint8_t pos[16];
     for (int it = 0; it < 100000; ++it) {
         const int kind = it % 4;  // random, all ones, all zeros, one bit per lane
         for (int i = 0; i < 16; ++i) {
@@ -237,86 +237,108 @@ static void test_blocked_lane_bits(void **) {
             line[i] = kind == 0 ? r : kind == 1 ? ~0u : kind == 2 ? 0u : (1u << (r % 32));
             pos[i] = uint8_t(xorshift(&x) % 32);
         }
+        uint64_t lo = 0, hi = 0;
+        for (int i = 0; i < 8; ++i) {
+            lo |= uint64_t(pos[i]) << (8 * i);
+            hi |= uint64_t(pos[8 + i]) << (8 * i);
+        }
         uint32_t want = 0;
         for (int i = 0; i < 16; ++i)
             if (line[i] & (uint32_t(1) << pos[i])) want |= uint32_t(1) << i;
-        const uint32_t got = d::lane_bits_scalar(line, pos);
+        const uint32_t got = d::lane_bits_scalar(line, lo, hi);
         if (got != want) fail_msg("scalar gather: got %#x, want %#x", got, want);
-        if (avx2 && d::lane_bits_avx2(line, pos) != want)
-            fail_msg("AVX2 gather: got %#x, want %#x", d::lane_bits_avx2(line, pos), want);
-        // the scatter: sets exactly the selected lanes' bits
+        if (avx2 && d::lane_bits_avx2(line, lo, hi) != want)
+            fail_msg("AVX2 gather: got %#x, want %#x", d::lane_bits_avx2(line, lo, hi), want);
         const uint32_t select = uint32_t(xorshift(&x)) & 0xffffu;
         alignas(64) uint32_t a[16], b[16], c[16];
         for (int i = 0; i < 16; ++i) {
             a[i] = b[i] = line[i];
             c[i] = line[i] | ((select >> i & 1) ? uint32_t(1) << pos[i] : 0u);
         }
-        d::lane_set_scalar(a, pos, select);
+        d::lane_set_scalar(a, lo, hi, select);
         if (std::memcmp(a, c, sizeof c) != 0) fail_msg("scalar scatter differs (select %#x)", select);
         if (avx2) {
-            d::lane_set_avx2(b, pos, select);
+            d::lane_set_avx2(b, lo, hi, select);
             if (std::memcmp(b, c, sizeof c) != 0) fail_msg("AVX2 scatter differs (select %#x)", select);
         }
     }
 }
 
-// has_run(x, k) finds a run of k set bits exactly when a plain scan does.
-static void test_blocked_has_run(void **) {
+// The run test of the blocked layout (a ring of S slots, the newest slice
+// in slot top, slot top - i holding the slice of age i) finds k
+// consecutive slices exactly when a scan over the ages does: every S in
+// 1..32, every k <= S, every top, random and dense masks.
+static void test_blocked_ring_runs(void **) {
+    namespace d = tf::bloom::detail;
     uint64_t x = 0x9E3779B97F4A7C15ULL;
-    for (int it = 0; it < 200000; ++it) {
-        uint64_t v = xorshift(&x);
-        // denser words too, so that long runs occur
-        if (it % 3 == 1) v |= xorshift(&x);
-        if (it % 3 == 2) v |= xorshift(&x) | xorshift(&x);
-        v &= (uint64_t(1) << 32) - 1;
-        const uint32_t k = 1 + uint32_t(xorshift(&x) % 32);
-        uint32_t run = 0, best = 0;
-        for (int b = 0; b < 32; ++b) {
-            run = (v >> b) & 1 ? run + 1 : 0;
-            best = std::max(best, run);
+    uint64_t checked = 0;
+    for (uint32_t slots = 1; slots <= 32; ++slots) {
+        for (uint32_t k = 1; k <= slots; ++k) {
+            uint8_t shifts[d::kRunSteps];
+            d::run_shifts(k, shifts);
+            for (uint32_t top = 0; top < slots; ++top) {
+                const uint64_t starts = d::run_starts(slots, k, top);
+                for (int it = 0; it < 60; ++it) {
+                    uint64_t m = xorshift(&x);
+                    if (it % 3 == 1) m |= xorshift(&x);
+                    if (it % 3 == 2) m |= xorshift(&x) | xorshift(&x);
+                    if (it == 0) m = ~uint64_t(0);
+                    m &= slots == 64 ? ~uint64_t(0) : (uint64_t(1) << slots) - 1;
+                    uint32_t run = 0, best = 0;
+                    for (uint32_t age = 0; age < slots; ++age) {
+                        const uint32_t slot = (top + slots - age) % slots;
+                        run = (m >> slot) & 1 ? run + 1 : 0;
+                        best = std::max(best, run);
+                    }
+                    if (d::ring_has_run(m, slots, shifts, starts) != (best >= k))
+                        fail_msg("S %u, k %u, top %u, mask %#llx: longest run %u", slots, k, top,
+                                 (unsigned long long)m, best);
+                    ++checked;
+                }
+            }
         }
-        if (tf::bloom::detail::has_run(v, k) != (best >= k))
-            fail_msg("has_run(%#llx, %u): longest run %u", (unsigned long long)v, k, best);
     }
-    assert_false(tf::bloom::detail::has_run(0, 1));
-    assert_true(tf::bloom::detail::has_run(0xffffffffULL, 32));
-    assert_false(tf::bloom::detail::has_run(0x7fffffffULL, 32));
+    print_message("# %llu masks checked\n", (unsigned long long)checked);
 }
 
 // The blocked layout's model: no keys, no false positives; one slice is
-// the expected fill of a Poisson load; and dependence only raises the rate
-// of a run above the independent slices' exact rate (same mean fills).
+// the expected fill of a Poisson load; the fast sum is at or above the
+// exact one and within 5% of it (from 1e-1 down to 1e-12); and dependence
+// only raises the rate of a run above the independent slices' exact rate
+// (same mean fills). (At rates near 1 the union of many windows makes
+// dependence lower the rate instead: the blocked sizing stops at 0.2.)
 static void test_blocked_model(void **) {
+    namespace b = tf::bloom;
     double zero[32] = {0};
-    assert_true(tf::bloom::blocked_false_positive_model(4, zero, 20) == 0.0);
+    assert_true(b::blocked_false_positive_model(4, zero, 20) == 0.0);
     for (double lambda : {1.0, 10.0, 22.2, 40.0}) {
-        const double got = tf::bloom::blocked_false_positive_model(1, &lambda, 1);
         const double want = 1.0 - std::exp(-lambda / 32.0);  // E[1 - (31/32)^X], X ~ Poisson
-        if (std::fabs(got - want) > 0.02 * want) fail_msg("lambda %g: model %g, want %g", lambda, got, want);
+        const double exact = b::detail::blocked_model_exact(1, &lambda, 1);
+        const double got = b::blocked_false_positive_model(1, &lambda, 1);
+        if (std::fabs(exact - want) > 1e-12) fail_msg("lambda %g: exact sum %.15g, want %.15g", lambda, exact, want);
+        if (!(got >= want && got <= 1.05 * want)) fail_msg("lambda %g: model %g, want %g", lambda, got, want);
     }
-    // (At rates near 1 the union of many windows makes dependence lower the
-    // rate instead; the filters run at rates of 0.1 and below.)
     const struct {
-        uint32_t k;
+        uint32_t k, s;
         double fill;
-    } shapes[] = {{3, 0.12}, {5, 0.4}, {8, 0.37}, {11, 0.45}};
-    for (auto shape : shapes) {
-        const uint32_t k = shape.k;
-        for (uint32_t s : {16u, 32u}) {
-            double load[32], r[32];
-            for (uint32_t i = 0; i < s; ++i) {
-                load[i] = -32.0 * std::log1p(-shape.fill) * std::min(i + 1, k) / k;
-                r[i] = 1.0 - std::exp(-load[i] / 32.0);
-            }
-            const double model = tf::bloom::blocked_false_positive_model(k, load, s);
-            const double indep = tf::bloom::false_positive_rate(k, r, s);
-            print_message("# k %u, %u slices: model %.4g, independent slices %.4g\n", k, s, model, indep);
-            assert_true(indep < 0.2);
-            if (!(model >= 0.98 * indep)) fail_msg("model %g below the independent rate %g", model, indep);
+    } shapes[] = {{3, 16, 0.12}, {5, 16, 0.4}, {5, 32, 0.3}, {8, 32, 0.37}, {11, 32, 0.38},
+                  {12, 32, 0.32}, {15, 32, 0.26}, {20, 32, 0.24}, {23, 32, 0.19}};
+    for (auto sh : shapes) {
+        double load[32], r[32];
+        for (uint32_t i = 0; i < sh.s; ++i) {
+            load[i] = -32.0 * std::log1p(-sh.fill) * std::min(i + 1, sh.k) / sh.k;
+            r[i] = 1.0 - std::exp(-load[i] / 32.0);
         }
+        const double model = b::blocked_false_positive_model(sh.k, load, sh.s);
+        const double exact = b::detail::blocked_model_exact(sh.k, load, sh.s);
+        const double indep = b::false_positive_rate(sh.k, r, sh.s);
+        print_message("# k %u, %u slices, fill %.2f: model %.4g, exact sum %.4g (%.3fx), independent slices %.4g\n",
+                      sh.k, sh.s, sh.fill, model, exact, model / exact, indep);
+        assert_true(exact < 0.2 && exact > 1e-13);
+        if (!(model >= exact && model <= 1.05 * exact)) fail_msg("model %g, exact %g", model, exact);
+        if (!(exact >= 0.98 * indep)) fail_msg("model %g below the independent rate %g", exact, indep);
     }
 }
-
 int main() {
     const CMUnitTest tests[] = {
         cmocka_unit_test(test_inline_matches_package),
@@ -327,7 +349,7 @@ int main() {
         cmocka_unit_test(test_envelope),
         cmocka_unit_test(test_divider_matches_division),
         cmocka_unit_test(test_blocked_lane_bits),
-        cmocka_unit_test(test_blocked_has_run),
+        cmocka_unit_test(test_blocked_ring_runs),
         cmocka_unit_test(test_blocked_model),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);

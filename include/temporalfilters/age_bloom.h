@@ -102,26 +102,31 @@ TF_API void tf_age_bloom_free(tf_age_bloom *filter);
  * false negatives for the last l * g inserts, a query needs the key's bit in
  * k consecutive slices) with all k + l <= 32 slices stored as the 32-bit
  * lanes of 64-byte lines, so that a key's bits in every slice lie in one
- * line per 16 slices. A query reads one or two cache lines, both at once,
- * and tests all slices with a few instructions (AVX2 when the CPU has it;
- * the result is the same without): several times faster than the classic
- * layout, which reads one line per slice it probes.
+ * block: one line (k + l <= 16) or two adjacent lines. A query reads its
+ * block and tests all slices with a few instructions (AVX2 when the CPU has
+ * it; the results and blobs are the same without): several times faster
+ * than the classic layout, which reads one line per slice it probes.
  *
- * The error guarantee: keys sharing a line share it in every slice, which
+ * The error guarantee: keys sharing a block share it in every slice, which
  * makes a slice's bits for a key depend on each other. The sizing uses a
  * model that takes the keys per lane as Poisson and perfectly correlated
- * across slices; it overstates the dependence, so the measured rate stays
- * at or under the target (measured 0.3x-0.8x of it). The cost is memory:
- * about 23 bits per element at 1e-2 and 35 at 1e-3 (the classic layout: 20
- * and 26), rising faster below 1e-3 (49 at 1e-4), where the classic layout
- * is the better choice.
+ * across slices (summed over every step of their loads, tail included); it
+ * overstates the dependence, so the rate stays at or under the target:
+ * measured 0.72x-0.97x of it from 1e-1 to 1e-4, and 0.03x-0.85x from 1e-5
+ * to 1e-15 (the exact rate of real filters, computed from their bits). The
+ * cost is memory: about 23 bits per element at 1e-2, 35 at 1e-3 and 50 at
+ * 1e-4 (the classic layout: 20, 26 and 31), more below, where the classic
+ * layout is the better choice.
  *
  * tf_age_bloom_choose_blocked gives the (k, l) with k + l in {16, 32} and
  * the fill ratio `fill` of a slice leaving the first k that meet
- * `error_rate` under the model with the fewest bits per element.
- * Errors: TF_ERR_NULL, TF_ERR_INVALID_ARGUMENT (error_rate outside (0, 1)),
+ * `error_rate` under the model with the fewest bits per element. The
+ * search takes tens of milliseconds the first time a rate is asked for
+ * (the answer is remembered, for up to 256 rates).
+ * Errors: TF_ERR_NULL, TF_ERR_INVALID_ARGUMENT (error_rate outside
+ * (0, 0.2]: near 1 the model is not conservative; use the classic layout),
  * TF_ERR_TOO_LARGE (no pair meets it with slices at least 10% full: below
- * about 1e-27). Thread-safe.
+ * about 1e-18). Thread-safe.
  */
 TF_API tf_status tf_age_bloom_choose_blocked(double error_rate, uint32_t *k, uint32_t *l, double *fill);
 
@@ -131,7 +136,7 @@ TF_API tf_status tf_age_bloom_choose_blocked(double error_rate, uint32_t *k, uin
  * generation g = ceil(capacity / l), slices of k * g / -ln(1 - fill) bits
  * rounded up to a multiple of 32. Every other function works on it as on a
  * classic filter; its blob is kind 2 with the blocked flag.
- *  error_rate  in (0, 1).
+ *  error_rate  in (0, 0.2].
  *  capacity    window length in inserts, >= 1.
  *  seed        hash seed.
  *  out         receives the filter, owned by the caller (tf_age_bloom_free).
@@ -188,7 +193,9 @@ TF_API tf_status tf_age_bloom_clear(tf_age_bloom *filter);
  *  fpr_now           false-positive rate for the measured fill (set bits / m)
  *                    of every slice, by the same dynamic program; exact
  *                    under the model of independent bits (classic layout),
- *                    the conservative model above (blocked). O(bits / 64).
+ *                    the conservative model above (blocked). O(bits / 64)
+ *                    (blocked: a pass over the lanes, then the model, about
+ *                    a millisecond).
  * Errors: TF_ERR_NULL (filter).
  */
 TF_API tf_status tf_age_bloom_stats(const tf_age_bloom *filter, uint64_t *slices, uint64_t *bits,

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <vector>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -18,26 +19,13 @@ namespace tf {
 namespace bloom {
 
 namespace {
-// Quantiles per evaluation of the model: the U-average is a midpoint rule
-// over this many strata of equal probability.
-constexpr uint32_t kStrata = 48;
 constexpr double kMinFill = 0.1;
-
-// The midpoint quantiles of Poisson(lambda) for the kStrata strata.
-void poisson_quantiles(double lambda, uint32_t *out) {
-    double p = std::exp(-lambda), cdf = p;
-    uint32_t x = 0;
-    const uint32_t xmax = uint32_t(lambda * 10.0) + 200;
-    for (uint32_t t = 0; t < kStrata; ++t) {
-        const double u = (t + 0.5) / kStrata;
-        while (cdf < u && x < xmax) {
-            ++x;
-            p *= lambda / x;
-            cdf += p;
-        }
-        out[t] = x;
-    }
-}
+// Loads at or above this fill a lane (1 - (31/32)^700 = 1 - 2e-10): such a
+// slot is taken as always set.
+constexpr double kFullLoad = 700.0;
+// The model stops when the probability left is below this; what is left is
+// counted as a sure false positive (conservative).
+constexpr double kTail = 1e-18;
 
 // Probability of a run of k among independent bits with probabilities r[].
 double run_probability(uint32_t k, const double *r, uint32_t n) {
@@ -57,19 +45,142 @@ double run_probability(uint32_t k, const double *r, uint32_t n) {
     }
     return hit;
 }
+
+// The survival function of Poisson(lambda), sf[x] = P(X > x), from x = 0
+// while it is at least kTail (summed from the far tail down, so that small
+// values keep their precision).
+void poisson_survival(double lambda, std::vector<double> *sf) {
+    sf->clear();
+    if (lambda <= 0.0) {
+        sf->push_back(0.0);
+        return;
+    }
+    const size_t top = size_t(lambda + 14.0 * std::sqrt(lambda) + 60.0);
+    static thread_local std::vector<double> pmf;
+    pmf.resize(top + 1);
+    pmf[0] = std::exp(-lambda);  // lambda < kFullLoad: no underflow
+    for (size_t x = 1; x <= top; ++x) pmf[x] = pmf[x - 1] * lambda / double(x);
+    // P(X > x) for x = top down to 0, summed from the far tail (the mass
+    // beyond top is below 1e-30)
+    static thread_local std::vector<double> tail;
+    tail.resize(top + 1);
+    double acc = 0.0;
+    for (size_t x = top + 1; x-- > 0;) {
+        tail[x] = acc;
+        acc += pmf[x];
+    }
+    for (size_t x = 0; x <= top; ++x) {
+        sf->push_back(tail[x]);
+        if (tail[x] < kTail) break;
+    }
+}
+
+// 1 - (31/32)^x: the fill of a lane that x keys set bits in.
+double lane_fill(size_t x) {
+    static const std::vector<double> table = [] {
+        std::vector<double> t(4096);
+        for (size_t i = 0; i < t.size(); ++i) t[i] = 1.0 - std::pow(1.0 - 1.0 / kLaneBits, double(i));
+        return t;
+    }();
+    return x < table.size() ? table[x] : 1.0 - std::pow(1.0 - 1.0 / kLaneBits, double(x));
+}
 }  // namespace
 
-double blocked_false_positive_model(uint32_t k, const double *load, uint32_t slices) {
+namespace detail {
+double blocked_model_exact(uint32_t k, const double *load, uint32_t slices) {
+    // E_U[P(run of k | X_i = F_i^-1(U))]: every slot's load is the same
+    // quantile U of its own Poisson law (perfect correlation). The loads
+    // are step functions of U, so the expectation is a finite sum over the
+    // intervals between their steps, walked here in v = 1 - U from 1 down:
+    // on (v_next, v], slot i has load x_i, the least x with P(X_i > x) <= v.
     if (k == 0 || slices == 0 || slices > kBlockedMaxSlices || k > slices) return 0.0;
-    static thread_local uint32_t q[kBlockedMaxSlices][kStrata];
-    for (uint32_t i = 0; i < slices; ++i) poisson_quantiles(std::max(0.0, load[i]), q[i]);
-    const double miss = 1.0 - 1.0 / kLaneBits;
-    double sum = 0.0, r[kBlockedMaxSlices];
-    for (uint32_t t = 0; t < kStrata; ++t) {
-        for (uint32_t i = 0; i < slices; ++i) r[i] = 1.0 - std::pow(miss, double(q[i][t]));
-        sum += run_probability(k, r, slices);
+    if (std::all_of(load, load + slices, [](double l) { return !(l > 0.0); })) return 0.0;  // no keys
+    // Slots with equal loads share their steps.
+    std::vector<double> loads;
+    uint32_t group[kBlockedMaxSlices];
+    for (uint32_t i = 0; i < slices; ++i) {
+        const double l = std::max(0.0, load[i]);
+        size_t g = 0;
+        while (g < loads.size() && loads[g] != l) ++g;
+        if (g == loads.size()) loads.push_back(l);
+        group[i] = uint32_t(g);
     }
-    return sum / kStrata;
+    const size_t groups = loads.size();
+    std::vector<std::vector<double>> sf(groups);
+    std::vector<size_t> x(groups, 0);
+    std::vector<double> fill(groups);
+    for (size_t g = 0; g < groups; ++g) {
+        if (loads[g] >= kFullLoad) {
+            sf[g].assign(1, 0.0);  // always set: one step, at no probability
+            fill[g] = 1.0;
+        } else {
+            poisson_survival(loads[g], &sf[g]);
+            fill[g] = 0.0;  // load 0
+        }
+    }
+    double v = 1.0, sum = 0.0, r[kBlockedMaxSlices];
+    while (v > kTail) {
+        // the interval (v_next, v]: the largest survival value not yet passed
+        double v_next = 0.0;
+        for (size_t g = 0; g < groups; ++g)
+            if (x[g] < sf[g].size()) v_next = std::max(v_next, sf[g][x[g]]);
+        for (uint32_t i = 0; i < slices; ++i) r[i] = fill[group[i]];
+        sum += (v - v_next) * run_probability(k, r, slices);
+        v = v_next;
+        if (v_next == 0.0) break;
+        // the groups whose step is at v_next move to their next load
+        for (size_t g = 0; g < groups; ++g)
+            if (loads[g] < kFullLoad && x[g] < sf[g].size() && sf[g][x[g]] == v_next) {
+                ++x[g];
+                fill[g] = lane_fill(x[g]);
+            }
+    }
+    return std::min(1.0, sum + v);  // what is left: counted as positives
+}
+}  // namespace detail
+
+double blocked_false_positive_model(uint32_t k, const double *load, uint32_t slices) {
+    // The sum of detail::blocked_model_exact, bounded from above with fewer
+    // terms: v = 1 - U falls by 2^(1/16) per step, each step is charged the
+    // run probability at its low end (the highest loads of the step; the
+    // probability grows with the loads), and the walk stops once what is
+    // left (at most v) is under 1/1000 of the sum, charging v. So the
+    // result is at or above the exact value, and within a few percent of it
+    // (test_internals).
+    if (k == 0 || slices == 0 || slices > kBlockedMaxSlices || k > slices) return 0.0;
+    if (std::all_of(load, load + slices, [](double l) { return !(l > 0.0); })) return 0.0;  // no keys
+    std::vector<double> loads;
+    uint32_t group[kBlockedMaxSlices];
+    for (uint32_t i = 0; i < slices; ++i) {
+        const double l = std::max(0.0, load[i]);
+        size_t g = 0;
+        while (g < loads.size() && loads[g] != l) ++g;
+        if (g == loads.size()) loads.push_back(l);
+        group[i] = uint32_t(g);
+    }
+    const size_t groups = loads.size();
+    std::vector<std::vector<double>> sf(groups);
+    std::vector<size_t> x(groups, 0);
+    std::vector<double> fill(groups, 1.0);
+    for (size_t g = 0; g < groups; ++g)
+        if (loads[g] < kFullLoad) poisson_survival(loads[g], &sf[g]);
+    const double step = std::exp2(-1.0 / 16.0);
+    double v = 1.0, sum = 0.0, r[kBlockedMaxSlices];
+    while (v > kTail && v > 1e-3 * sum) {
+        const double lo = v * step;
+        // loads at lo: the least x with P(X > x) <= lo
+        for (size_t g = 0; g < groups; ++g) {
+            if (loads[g] >= kFullLoad) continue;
+            while (x[g] + 1 < sf[g].size() && sf[g][x[g]] > lo) ++x[g];
+            // past the end of the list the survival is below kTail <= lo
+            const size_t xg = sf[g][x[g]] > lo ? x[g] + 1 : x[g];
+            fill[g] = lane_fill(xg);
+        }
+        for (uint32_t i = 0; i < slices; ++i) r[i] = fill[group[i]];
+        sum += (v - lo) * run_probability(k, r, slices);
+        v = lo;
+    }
+    return std::min(1.0, sum + v);
 }
 
 double blocked_steady_false_positive_model(uint32_t k, uint32_t l, double rho) {
@@ -82,29 +193,60 @@ double blocked_steady_false_positive_model(uint32_t k, uint32_t l, double rho) {
 }
 
 tf_status choose_blocked(double target, uint32_t *k_out, uint32_t *l_out, double *rho_out) {
-    if (!(target > 0.0 && target < 1.0))
-        return fail(TF_ERR_INVALID_ARGUMENT, "error rate must be in (0, 1), got %g", target);
+    if (!(target > 0.0 && target <= kBlockedMaxErrorRate))
+        return fail(TF_ERR_INVALID_ARGUMENT,
+                    "the blocked layout takes error rates in (0, %g], got %g (above, use the classic layout)",
+                    kBlockedMaxErrorRate, target);
+    // The search costs tens of milliseconds: its answers are remembered.
+    struct Choice {
+        double target;
+        uint32_t k, l;
+        double rho;
+    };
+    static std::mutex mu;
+    static std::vector<Choice> memo;
+    {
+        std::lock_guard<std::mutex> lock(mu);
+        for (const Choice &c : memo)
+            if (c.target == target) {
+                *k_out = c.k;
+                *l_out = c.l;
+                *rho_out = c.rho;
+                return TF_OK;
+            }
+    }
     double best = std::numeric_limits<double>::infinity();
     uint32_t bk = 0, bl = 0;
     double brho = 0.0;
-    for (uint32_t s : {kLanes, 2 * kLanes}) {
+    auto bits = [](uint32_t s, uint32_t k, uint32_t l, double rho) {
+        return double(s) * k / (double(l) * -std::log1p(-rho));
+    };
+    for (uint32_t s : {2 * kLanes, kLanes}) {
         for (uint32_t k = 1; k < s; ++k) {
             const uint32_t l = s - k;
             // The rate rises with rho: bisect for the fullest slices that
-            // meet the target.
+            // meet the target, giving up on k as soon as even the fullest
+            // still possible would cost more bits than the best so far.
             // Fills below 10% would cost over 7x the classic layout's
             // memory: such targets are for the classic layout.
             double lo = kMinFill, hi = 0.9;
+            if (bits(s, k, l, hi) >= best) continue;
             if (blocked_steady_false_positive_model(k, l, lo) > target) continue;
-            for (int it = 0; it < 20; ++it) {
+            for (int it = 0; it < 14 && bits(s, k, l, hi) < best; ++it) {
                 const double mid = 0.5 * (lo + hi);
                 (blocked_steady_false_positive_model(k, l, mid) <= target ? lo : hi) = mid;
             }
-            const double bpe = double(s) * k / (double(l) * -std::log1p(-lo));
+            const double bpe = bits(s, k, l, lo);
             if (bpe < best - 1e-9) best = bpe, bk = k, bl = l, brho = lo;
         }
     }
-    if (bk == 0) return fail(TF_ERR_TOO_LARGE, "no blocked (k, l) with k + l <= 32 meets error rate %g", target);
+    if (bk == 0)
+        return fail(TF_ERR_TOO_LARGE, "no blocked (k, l) with k + l <= 32 and slices at least %g full meets error rate %g",
+                    kMinFill, target);
+    {
+        std::lock_guard<std::mutex> lock(mu);
+        if (memo.size() < 256) memo.push_back({target, bk, bl, brho});
+    }
     *k_out = bk;
     *l_out = bl;
     *rho_out = brho;
@@ -113,15 +255,51 @@ tf_status choose_blocked(double target, uint32_t *k_out, uint32_t *l_out, double
 
 namespace detail {
 
-uint32_t lane_bits_scalar(const uint32_t *line, const uint8_t *pos) {
+namespace {
+// Byte s of the little-endian pair (lo, hi): lane s's bit position.
+inline uint32_t pos_of(uint64_t lo, uint64_t hi, uint32_t s) {
+    return uint32_t((s < 8 ? lo >> (8 * s) : hi >> (8 * (s - 8))) & 0xff);
+}
+}  // namespace
+
+uint32_t lane_bits_scalar(const uint32_t *line, uint64_t pos_lo, uint64_t pos_hi) {
     uint32_t m = 0;
-    for (uint32_t s = 0; s < kLanes; ++s) m |= ((line[s] >> pos[s]) & 1u) << s;
+    for (uint32_t s = 0; s < kLanes; ++s) m |= ((line[s] >> pos_of(pos_lo, pos_hi, s)) & 1u) << s;
     return m;
 }
 
-void lane_set_scalar(uint32_t *line, const uint8_t *pos, uint32_t select) {
+void lane_set_scalar(uint32_t *line, uint64_t pos_lo, uint64_t pos_hi, uint32_t select) {
     for (uint32_t s = 0; s < kLanes; ++s)
-        if (select >> s & 1) line[s] |= uint32_t(1) << pos[s];
+        if (select >> s & 1) line[s] |= uint32_t(1) << pos_of(pos_lo, pos_hi, s);
+}
+
+void run_shifts(uint32_t k, uint8_t shifts[kRunSteps]) {
+    // Runs of 1, 2, 4, ... by doubling, then the rest; unused steps shift
+    // by 0, which changes nothing.
+    uint32_t len = 1, i = 0;
+    for (uint32_t j = 0; j < kRunSteps; ++j) shifts[j] = 0;
+    while (2 * len <= k) {
+        shifts[i++] = uint8_t(len);
+        len *= 2;
+    }
+    if (len < k) shifts[i] = uint8_t(k - len);
+}
+
+uint64_t run_starts(uint32_t slots, uint32_t k, uint32_t top) {
+    const uint32_t oldest = top + 1 == slots ? 0 : top + 1;
+    return ((uint64_t(1) << (slots - k + 1)) - 1) << oldest;
+}
+
+bool ring_has_run(uint64_t slot_mask, uint32_t slots, const uint8_t shifts[kRunSteps], uint64_t starts) {
+    // The slots in increasing order (mod S) from the oldest (top + 1) are
+    // the slices from oldest to newest. In the ring written out twice, bit
+    // j + S = bit j, every run of k slices is a run of k bits that starts
+    // at a bit of `starts` (top + 1 .. top + 1 + S - k): no run that wraps
+    // from the newest slice to the oldest. Bit j of x after the shifts: the
+    // k bits from j up are set.
+    uint64_t x = slot_mask | (slot_mask << slots);
+    for (uint32_t i = 0; i < kRunSteps; ++i) x &= x >> shifts[i];
+    return (x & starts) != 0;
 }
 
 #ifdef TF_HAVE_X86
@@ -141,10 +319,8 @@ __attribute__((target("avx2"), always_inline)) inline uint32_t gather_avx2(const
     const uint32_t hi = uint32_t(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_sllv_epi32(w1, sh1))));
     return lo | (hi << 8);
 }
-__attribute__((target("avx2"))) uint32_t lane_bits_avx2(const uint32_t *line, const uint8_t *pos) {
-    uint64_t w[2];
-    std::memcpy(w, pos, sizeof w);
-    return gather_avx2(line, w[0], w[1]);
+__attribute__((target("avx2"))) uint32_t lane_bits_avx2(const uint32_t *line, uint64_t pos_lo, uint64_t pos_hi) {
+    return gather_avx2(line, pos_lo, pos_hi);
 }
 __attribute__((target("avx2"), always_inline)) inline void scatter_avx2(uint32_t *line, uint64_t pos_lo, uint64_t pos_hi,
                                                                        uint32_t select) {
@@ -162,22 +338,28 @@ __attribute__((target("avx2"), always_inline)) inline void scatter_avx2(uint32_t
     _mm256_storeu_si256(w, _mm256_or_si256(_mm256_loadu_si256(w), b0));
     _mm256_storeu_si256(w + 1, _mm256_or_si256(_mm256_loadu_si256(w + 1), b1));
 }
-__attribute__((target("avx2"))) void lane_set_avx2(uint32_t *line, const uint8_t *pos, uint32_t select) {
-    uint64_t w[2];
-    std::memcpy(w, pos, sizeof w);
-    scatter_avx2(line, w[0], w[1], select);
+__attribute__((target("avx2"))) void lane_set_avx2(uint32_t *line, uint64_t pos_lo, uint64_t pos_hi,
+                                                   uint32_t select) {
+    scatter_avx2(line, pos_lo, pos_hi, select);
 }
 bool cpu_has_avx2() {
-    // TF_NO_AVX2=1 in the environment selects the portable code (the tests
-    // run both; the answers and blobs are the same).
-    const char *off = std::getenv("TF_NO_AVX2");
-    if (off != nullptr && off[0] != '\0' && std::strcmp(off, "0") != 0) return false;
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2");
+    // Decided once per process. TF_NO_AVX2=1 in the environment selects the
+    // portable code (the tests run both; the answers and blobs are the same).
+    static const bool has = [] {
+        const char *off = std::getenv("TF_NO_AVX2");
+        if (off != nullptr && off[0] != '\0' && std::strcmp(off, "0") != 0) return false;
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx2") != 0;
+    }();
+    return has;
 }
 #else
-uint32_t lane_bits_avx2(const uint32_t *line, const uint8_t *pos) { return lane_bits_scalar(line, pos); }
-void lane_set_avx2(uint32_t *line, const uint8_t *pos, uint32_t select) { lane_set_scalar(line, pos, select); }
+uint32_t lane_bits_avx2(const uint32_t *line, uint64_t pos_lo, uint64_t pos_hi) {
+    return lane_bits_scalar(line, pos_lo, pos_hi);
+}
+void lane_set_avx2(uint32_t *line, uint64_t pos_lo, uint64_t pos_hi, uint32_t select) {
+    lane_set_scalar(line, pos_lo, pos_hi, select);
+}
 bool cpu_has_avx2() { return false; }
 #endif
 
@@ -207,15 +389,7 @@ void BlockedAgeBloom::allocate() {
     const uintptr_t at = reinterpret_cast<uintptr_t>(mem_.data());
     words_ = reinterpret_cast<uint32_t *>((at + 2 * kCacheLine - 1) & ~uintptr_t(2 * kCacheLine - 1));
     avx2_ = detail::cpu_has_avx2();
-    // A run of k: runs of 1, 2, 4, ... by doubling, then the rest (unused
-    // steps shift by 0, which changes nothing).
-    uint32_t len = 1, i = 0;
-    for (uint8_t &sh : run_shift_) sh = 0;
-    while (2 * len <= k_) {
-        run_shift_[i++] = uint8_t(len);
-        len *= 2;
-    }
-    if (len < k_) run_shift_[i] = uint8_t(k_ - len);
+    detail::run_shifts(k_, run_shift_);
 }
 
 BlockedAgeBloom::BlockedAgeBloom(uint32_t k, uint32_t l, uint64_t blocks, uint64_t generation, uint32_t seed)
@@ -246,14 +420,9 @@ __attribute__((always_inline)) inline void BlockedAgeBloom::locate(const void *k
     }
 }
 
-namespace {
-// Byte s of the little-endian words pos[] (slot s's bit position).
-inline uint8_t pos_byte(const uint64_t *pos, uint32_t s) { return uint8_t(pos[s / 8] >> (8 * (s % 8))); }
-}  // namespace
-
 uint32_t BlockedAgeBloom::slot_bits(const Probe &p) const {
-    uint32_t m = 0;
-    for (uint32_t s = 0; s < slots_; ++s) m |= ((p.line[s / kLanes][s % kLanes] >> pos_byte(p.pos, s)) & 1u) << s;
+    uint32_t m = detail::lane_bits_scalar(p.line[0], p.pos[0], p.pos[1]);
+    if (bands_ > 1) m |= detail::lane_bits_scalar(p.line[1], p.pos[2], p.pos[3]) << kLanes;
     return m;
 }
 
@@ -295,15 +464,7 @@ bool BlockedAgeBloom::add_if_absent_avx2(const void *key, size_t len) { return a
 #endif
 
 bool BlockedAgeBloom::in_age_order_has_run(uint64_t m) const {
-    // The slots in increasing order (mod S) from the oldest (top + 1) are
-    // the slices from oldest to newest. In the ring written out twice, bit
-    // j + S = bit j, every run of k slices is a run of k bits that starts
-    // at a bit of valid_ (top + 1 .. top + 1 + S - k): no run that wraps
-    // from the newest slice to the oldest. Bit j of x after the shifts: the
-    // k bits from j up are set.
-    uint64_t x = m | (m << slots_);
-    for (uint8_t sh : run_shift_) x &= x >> sh;
-    return (x & valid_) != 0;
+    return detail::ring_has_run(m, slots_, run_shift_, valid_);
 }
 
 void BlockedAgeBloom::set_top(uint32_t top) {
@@ -314,14 +475,13 @@ void BlockedAgeBloom::set_top(uint32_t top) {
         young_ |= uint32_t(1) << s;
         s = s == 0 ? slots_ - 1 : s - 1;
     }
-    const uint32_t oldest = top + 1 == slots_ ? 0 : top + 1;
-    valid_ = ((uint64_t(1) << (slots_ - k_ + 1)) - 1) << oldest;
+    valid_ = detail::run_starts(slots_, k_, top);
 }
 
 void BlockedAgeBloom::insert(const Probe &p) {
     // The k newest slices: slots top, top - 1, ... (mod S).
-    for (uint32_t s = 0; s < slots_; ++s)
-        if (young_ >> s & 1) p.line[s / kLanes][s % kLanes] |= uint32_t(1) << pos_byte(p.pos, s);
+    detail::lane_set_scalar(p.line[0], p.pos[0], p.pos[1], young_ & 0xffffu);
+    if (bands_ > 1) detail::lane_set_scalar(p.line[1], p.pos[2], p.pos[3], young_ >> kLanes);
     counted_insert();
 }
 
@@ -334,8 +494,7 @@ void BlockedAgeBloom::counted_insert() {
 void BlockedAgeBloom::shift() {
     // The oldest slice (slot top + 1) is recycled as the newest.
     set_top(top_ + 1 == slots_ ? 0 : top_ + 1);
-    uint32_t *w = words_ + top_;
-    for (uint64_t b = 0; b < blocks_; ++b, w += stride_) *w = 0;
+    for (uint64_t b = 0; b < blocks_; ++b) words_[b * stride_ + top_] = 0;
     next_serial_++;
     until_shift_ = generation_;
     gen_inserts_ = 0;
@@ -446,26 +605,35 @@ tf_status BlockedAgeBloom::read(wire::Reader &r, std::unique_ptr<BlockedAgeBloom
     const double max_gen = std::log(10.0) * double(f->blocks_) * kLaneBits / double(f->k_) + 1.0;
     if (f->generation_ == 0 || double(f->generation_) > max_gen || f->until_shift_ > f->generation_)
         return fail(TF_ERR_CORRUPT, "%s blob has an invalid generation", what);
+    // next_serial counts the slices ever made: at least k + l, and far from
+    // wrapping (one shift per insert would take 2^62 inserts).
     if (f->gen_inserts_ > f->inserts_ || f->gen_inserts_ + f->until_shift_ != f->generation_ ||
-        f->next_serial_ < uint64_t(f->k_) + f->l_)
+        f->next_serial_ < uint64_t(f->k_) + f->l_ || f->next_serial_ >= (uint64_t(1) << 62))
         return fail(TF_ERR_CORRUPT, "%s blob has inconsistent counters", what);
     const uint32_t slots = f->k_ + f->l_, bands = (slots + kLanes - 1) / kLanes;
     const uint64_t lines = uint64_t(bands) * f->blocks_;
     if (lines > r.remaining() / kCacheLine || r.remaining() != lines * kCacheLine)
         return fail(TF_ERR_CORRUPT, "%s blob holds %zu bytes of lines, needs %llu", what, r.remaining(),
                     (unsigned long long)(lines * kCacheLine));
+    // Unused lanes (slots >= k + l) must be 0: checked before allocating.
+    uint64_t buf[kLanes / 2];
+    if (slots % kLanes != 0) {
+        wire::Reader probe = r;
+        const uint32_t last_band = bands - 1, used = slots - last_band * kLanes;
+        for (uint64_t i = 0; i < lines; ++i) {
+            probe.u64_array(buf, kLanes / 2);
+            if (i % bands != last_band) continue;
+            for (uint32_t j = used; j < kLanes; ++j)
+                if (uint32_t(buf[j / 2] >> (32 * (j % 2))) != 0)
+                    return fail(TF_ERR_CORRUPT, "%s blob sets bits in an unused lane", what);
+        }
+    }
     f->allocate();
     f->set_top(uint32_t((f->next_serial_ - 1) % slots));
-    uint64_t buf[kLanes / 2];
     for (uint64_t i = 0; i < lines; ++i) {
         r.u64_array(buf, kLanes / 2);
         uint32_t *line = f->words_ + i * kLanes;
-        const uint32_t band = uint32_t(i % bands);
-        for (uint32_t j = 0; j < kLanes; ++j) {
-            line[j] = uint32_t(buf[j / 2] >> (32 * (j % 2)));
-            if (line[j] != 0 && band * kLanes + j >= slots)
-                return fail(TF_ERR_CORRUPT, "%s blob sets bits in an unused lane", what);
-        }
+        for (uint32_t j = 0; j < kLanes; ++j) line[j] = uint32_t(buf[j / 2] >> (32 * (j % 2)));
     }
     if (!r.done()) return fail(TF_ERR_INTERNAL, "%s payload read failed", what);
     *out = std::move(f);

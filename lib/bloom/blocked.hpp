@@ -13,19 +13,21 @@
 // (AVX2 where the CPU has it) and looks for a run of k set bits in age
 // order with a few shifts: no branch per slice.
 //
-// The price is the blocking: the keys that share a line share it in every
-// slot, so a line that drew more keys than average is fuller in all the
+// The price is the blocking: the keys that share a block share it in every
+// slot, so a block that drew more keys than average is fuller in all the
 // slots a query checks, and the k matches are no longer independent. The
 // sizing therefore uses a model in which the number of keys per lane is
 // Poisson and perfectly correlated across all slots (one quantile U per
-// key): a line's load per slot is the U-quantile of Poisson(lambda_s), each
-// slot's bit is set with probability 1 - (31/32)^load, and the dynamic
-// program over runs of k is averaged over U. Full correlation overstates
-// the dependence (slots more than k apart share no keys), so the model is
-// conservative: measured rates come out below it. To meet a target the
-// blocked filter keeps its slices less full than 1/2 and costs about 1.2x
-// (1e-2) to 1.35x (1e-3) the classic layout's bits per element (more at
-// 1e-4 and below, where the classic layout is the better choice).
+// key): a block's load per slot is the U-quantile of Poisson(lambda_s),
+// each slot's bit is set with probability 1 - (31/32)^load, and the dynamic
+// program over runs of k is averaged over U, summed over the steps of the
+// loads down to the far tail (which decides the rate at small targets).
+// Full correlation overstates the dependence (slots more than k apart
+// share no keys), so the model is conservative for rates up to 0.2 (near
+// 1, overlapping windows make dependence lower the rate). To meet a target
+// the blocked filter keeps its slices less full than the classic 1/2 and
+// costs about 1.17x (1e-2) to 1.36x (1e-3) the classic layout's bits per
+// element (more below, where the classic layout is the better choice).
 #ifndef TF_LIB_BLOOM_BLOCKED_HPP
 #define TF_LIB_BLOOM_BLOCKED_HPP
 
@@ -45,6 +47,9 @@ constexpr uint32_t kLanes = 16;             // 32-bit lanes per 64-byte line
 constexpr uint32_t kLaneBits = 32;
 // Slices of at most 2^40 bits, as in the classic layout.
 constexpr uint64_t kBlockedMaxBlocks = (uint64_t(1) << 40) / kLaneBits;
+// The model is conservative for rates up to this (not near 1, where runs in
+// different windows overlap); the blocked sizing takes no larger targets.
+constexpr double kBlockedMaxErrorRate = 0.2;
 // Wire flag of kind 2 (age_bloom) marking the blocked layout.
 constexpr uint32_t kBlockedWireFlag = 1;
 
@@ -59,28 +64,32 @@ double blocked_steady_false_positive_model(uint32_t k, uint32_t l, double rho);
 // The (k, l, rho) with k + l in {16, 32} that meets `target` under the model
 // with the fewest bits per element of capacity, 16 ceil(S / 16) k /
 // (l (-ln(1 - rho))). Fails with TF_ERR_INVALID_ARGUMENT for a target outside
-// (0, 1) and TF_ERR_TOO_LARGE when no triple with rho >= 0.1 meets it.
+// (0, 0.2] and TF_ERR_TOO_LARGE when no triple with rho >= 0.1 meets it.
 tf_status choose_blocked(double target, uint32_t *k, uint32_t *l, double *rho);
 
 namespace detail {
-// Bit s of the result: bit pos[s] (0..31) of lane s of the line, s < 16.
-// The two give the same result; the AVX2 one needs a CPU that has it.
-uint32_t lane_bits_scalar(const uint32_t *line, const uint8_t *pos);
-uint32_t lane_bits_avx2(const uint32_t *line, const uint8_t *pos);
-// Sets bit pos[s] of lane s for every lane s whose bit in `select` is set.
-void lane_set_scalar(uint32_t *line, const uint8_t *pos, uint32_t select);
-void lane_set_avx2(uint32_t *line, const uint8_t *pos, uint32_t select);
+// The model summed exactly over every step of the loads (slow: the
+// reference of blocked_false_positive_model in the tests).
+double blocked_model_exact(uint32_t k, const double *load, uint32_t slices);
+// Lane s's bit position is byte s (0..31) of the little-endian pair
+// (pos_lo, pos_hi). lane_bits: bit s of the result is that bit of lane s.
+// lane_set: sets it in every lane s whose bit in `select` is set. The
+// scalar and AVX2 versions give the same results; the AVX2 ones need a CPU
+// that has it (cpu_has_avx2(), decided once per process; TF_NO_AVX2=1 in
+// the environment says no).
+uint32_t lane_bits_scalar(const uint32_t *line, uint64_t pos_lo, uint64_t pos_hi);
+uint32_t lane_bits_avx2(const uint32_t *line, uint64_t pos_lo, uint64_t pos_hi);
+void lane_set_scalar(uint32_t *line, uint64_t pos_lo, uint64_t pos_hi, uint32_t select);
+void lane_set_avx2(uint32_t *line, uint64_t pos_lo, uint64_t pos_hi, uint32_t select);
 bool cpu_has_avx2();
-// Whether x (bits 0..63) holds a run of k >= 1 consecutive set bits.
-inline bool has_run(uint64_t x, uint32_t k) {
-    uint32_t len = 1;
-    while (2 * len <= k) {
-        x &= x >> len;
-        len *= 2;
-    }
-    if (len < k) x &= x >> (k - len);
-    return x != 0;
-}
+// Runs of k slices in a ring of `slots` slots whose newest slice is in slot
+// `top`: run_shifts and run_starts prepare, ring_has_run answers whether
+// the slots set in slot_mask hold k consecutive slices (never wrapping from
+// the newest to the oldest).
+constexpr uint32_t kRunSteps = 6;
+void run_shifts(uint32_t k, uint8_t shifts[kRunSteps]);
+uint64_t run_starts(uint32_t slots, uint32_t k, uint32_t top);
+bool ring_has_run(uint64_t slot_mask, uint32_t slots, const uint8_t shifts[kRunSteps], uint64_t starts);
 }  // namespace detail
 
 class BlockedAgeBloom {
@@ -138,7 +147,7 @@ class BlockedAgeBloom {
     uint32_t top_ = 0;    // slot of s_0, the newest slice: (next_serial - 1) mod S
     uint32_t young_ = 0;  // bit s: slot s holds one of the k newest slices
     uint64_t valid_ = 0;  // starts of runs of k slices in the doubled slot ring
-    uint8_t run_shift_[6] = {0};  // x &= x >> run_shift_[i] finds runs of k
+    uint8_t run_shift_[detail::kRunSteps] = {0};  // for detail::ring_has_run
     bool avx2_ = false;
     uint64_t blocks_ = 0;
     uint64_t generation_ = 0, until_shift_ = 0, gen_inserts_ = 0, inserts_ = 0, next_serial_ = 0;

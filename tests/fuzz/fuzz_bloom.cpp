@@ -151,7 +151,9 @@ struct Input {
 // does).
 template <class F>
 void run_program(Input in, bool time_mode, bool blocked = false) {
-    const uint32_t k = 1 + in.byte() % 8, l = 1 + in.byte() % 8;
+    // (the blocked layout: up to 32 slices, so that blocks of two lines
+    // occur too)
+    const uint32_t k = 1 + in.byte() % (blocked ? 16 : 8), l = 1 + in.byte() % (blocked ? 16 : 8);
     const uint64_t bits = 64 + uint64_t(in.u16() % 2048);
     const uint64_t span = l + in.u16() % 2000;
     typename F::H *f = nullptr;
