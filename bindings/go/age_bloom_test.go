@@ -791,7 +791,7 @@ func TestBlockedAgeBloomAddIfAbsentAndClear(t *testing.T) {
 
 func TestBlockedAgeBloomSizing(t *testing.T) {
 	prevBits := 0.0
-	for _, rate := range []float64{0.5, 0.1, 0.01, 0.001} {
+	for _, rate := range []float64{0.2, 0.1, 0.01, 0.001} {
 		k, l, fill, err := AgeBloomChooseBlocked(rate)
 		if err != nil || k < 1 || l < 1 || (k+l != 16 && k+l != 32) || !(fill > 0 && fill < 1) {
 			t.Fatalf("AgeBloomChooseBlocked(%g) = %d, %d, %g, %v", rate, k, l, fill, err)
@@ -851,6 +851,7 @@ func TestBlockedAgeBloomErrors(t *testing.T) {
 		{0, 1000, ErrInvalidArgument},
 		{1, 1000, ErrInvalidArgument},
 		{1.5, 1000, ErrInvalidArgument},
+		{0.5, 1000, ErrInvalidArgument}, // the blocked sizing stops at 0.2
 		{-0.5, 1000, ErrInvalidArgument},
 		{math.NaN(), 1000, ErrInvalidArgument},
 		{math.Inf(1), 1000, ErrInvalidArgument},

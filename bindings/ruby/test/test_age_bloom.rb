@@ -270,7 +270,7 @@ class TestAgeBloom < Minitest::Test
   end
 
   def test_choose_blocked_sizes_blocked_for_target
-    bits_per_element = [0.5, 0.1, 0.01, 0.001].map do |rate|
+    bits_per_element = [0.2, 0.1, 0.01, 0.001].map do |rate|
       k, l, fill = AB.choose_blocked(rate)
       assert_operator k, :>=, 1
       assert_operator l, :>=, 1
@@ -289,7 +289,7 @@ class TestAgeBloom < Minitest::Test
       f.bits_per_element
     end
     assert_equal bits_per_element.sort, bits_per_element, "a stricter target costs memory"
-    assert_equal AB.choose_blocked(0.5), AB.choose_blocked(1r / 2), "any Numeric rate"
+    assert_equal AB.choose_blocked(0.125), AB.choose_blocked(1r / 8), "any Numeric rate"
   end
 
   def test_blocked_serialize_round_trip
