@@ -165,19 +165,26 @@ double blocked_false_positive_model(uint32_t k, const double *load, uint32_t sli
     for (size_t g = 0; g < groups; ++g)
         if (loads[g] < kFullLoad) poisson_survival(loads[g], &sf[g]);
     const double step = std::exp2(-1.0 / 16.0);
-    double v = 1.0, sum = 0.0, r[kBlockedMaxSlices];
+    double v = 1.0, sum = 0.0, run = 0.0, r[kBlockedMaxSlices];
+    bool first = true;
     while (v > kTail && v > 1e-3 * sum) {
         const double lo = v * step;
         // loads at lo: the least x with P(X > x) <= lo
+        bool changed = first;
         for (size_t g = 0; g < groups; ++g) {
             if (loads[g] >= kFullLoad) continue;
             while (x[g] + 1 < sf[g].size() && sf[g][x[g]] > lo) ++x[g];
             // past the end of the list the survival is below kTail <= lo
-            const size_t xg = sf[g][x[g]] > lo ? x[g] + 1 : x[g];
-            fill[g] = lane_fill(xg);
+            const double f = lane_fill(sf[g][x[g]] > lo ? x[g] + 1 : x[g]);
+            changed = changed || f != fill[g];
+            fill[g] = f;
         }
-        for (uint32_t i = 0; i < slices; ++i) r[i] = fill[group[i]];
-        sum += (v - lo) * run_probability(k, r, slices);
+        if (changed) {  // in the tail the loads step rarely: reuse the run probability
+            for (uint32_t i = 0; i < slices; ++i) r[i] = fill[group[i]];
+            run = run_probability(k, r, slices);
+        }
+        first = false;
+        sum += (v - lo) * run;
         v = lo;
     }
     return std::min(1.0, sum + v);
