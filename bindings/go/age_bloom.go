@@ -126,7 +126,7 @@ func NewBlockedAgeBloom(k, l uint32, sliceBits uint64, seed uint32) (f *AgeBloom
 
 // NewBlockedAgeBloomFor creates a filter of the blocked layout that
 // remembers at least the last capacity (>= 1) inserts with a false-positive
-// rate of at most errorRate, in (0, 1): (k, l) and the fill from
+// rate of at most errorRate, in (0, 0.2]: (k, l) and the fill from
 // AgeBloomChooseBlocked, generation ceil(capacity/l), slices of
 // k*generation / -ln(1-fill) bits rounded up to a multiple of 32.
 // Errors: ErrInvalidArgument, ErrTooLarge (errorRate too small to meet, or
@@ -160,10 +160,11 @@ func AgeBloomChoose(errorRate float64) (k, l uint32, err error) {
 
 // AgeBloomChooseBlocked is the sizing helper of the blocked layout: the
 // (k, l), with k+l of 16 or 32, and the fill ratio of a slice leaving the
-// first k (in (0, 1)) that meet errorRate, in (0, 1), with the fewest bits
+// first k (in (0, 1)) that meet errorRate, in (0, 0.2], with the fewest bits
 // per element under the layout's conservative model.
-// Errors: ErrInvalidArgument (errorRate NaN or outside (0, 1)), ErrTooLarge
-// (no blocked pair meets it: a target far below 1e-3, where the classic
+// Errors: ErrInvalidArgument (errorRate NaN or outside (0, 0.2]: above, the
+// model is not conservative; use the classic layout), ErrTooLarge (no
+// blocked pair meets it: below about 1e-18; far below 1e-3 the classic
 // layout is the better choice anyway).
 func AgeBloomChooseBlocked(errorRate float64) (k, l uint32, fill float64, err error) {
 	defer catch(&err)

@@ -493,7 +493,7 @@ module TemporalFilters
 
     # A blocked-layout filter that remembers at least the last capacity
     # (>= 1) inserts with a false-positive rate of at most error_rate (in
-    # (0, 1)): k, l and the fill from AgeBloom.choose_blocked, generation
+    # (0, 0.2]): k, l and the fill from AgeBloom.choose_blocked, generation
     # ceil(capacity / l), slices of k * generation / -ln(1 - fill) bits
     # rounded up to a multiple of 32. Raises InvalidArgument, TooLarge,
     # OutOfMemory.
@@ -501,7 +501,7 @@ module TemporalFilters
       adopt(NATIVE.new_blocked_for(error_rate, capacity, seed))
     end
 
-    # The [k, l, fill] blocked_for_target picks for error_rate (in (0, 1)):
+    # The [k, l, fill] blocked_for_target picks for error_rate (in (0, 0.2]):
     # k + l is 16 or 32, fill (in (0, 1)) the fill ratio of a slice leaving
     # the first k; the triple that meets error_rate under the blocked
     # layout's conservative model with the fewest bits per element. Raises

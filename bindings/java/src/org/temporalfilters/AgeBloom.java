@@ -157,11 +157,12 @@ public final class AgeBloom implements AutoCloseable {
      * {@code ceil(capacity / l)}, slices of
      * {@code k * generation / -ln(1 - fill)} bits rounded up to a multiple of 32.
      *
-     * @param errorRate target false-positive rate, in (0, 1)
+     * @param errorRate target false-positive rate, in (0, 0.2] (above, the
+     *                  blocked model is not conservative: use the classic layout)
      * @param capacity  window length in inserts, &gt;= 1
      * @param seed      hash seed, 0 .. 2^32-1
      * @throws TemporalFiltersException {@link Status#ERR_INVALID_ARGUMENT} (a rate
-     *         outside (0, 1) or NaN, capacity &lt;= 0, a seed outside 32 bits),
+     *         outside (0, 0.2] or NaN, capacity &lt;= 0, a seed outside 32 bits),
      *         {@link Status#ERR_TOO_LARGE} (no blocked {@code (k, l)} meets the
      *         rate, or slices over 2^40 bits), {@link Status#ERR_OUT_OF_MEMORY}
      */
@@ -227,9 +228,9 @@ public final class AgeBloom implements AutoCloseable {
      * {@link #blockedForTarget} uses it.
      *
      * @throws TemporalFiltersException {@link Status#ERR_INVALID_ARGUMENT} (a rate
-     *         outside (0, 1) or NaN), {@link Status#ERR_TOO_LARGE} (no blocked
-     *         pair meets it: a target far below 1e-3, where the classic layout
-     *         is the better choice anyway)
+     *         outside (0, 0.2] or NaN), {@link Status#ERR_TOO_LARGE} (no blocked
+     *         pair meets it: below about 1e-18; far below 1e-3 the classic
+     *         layout is the better choice anyway)
      */
     public static BlockedParameters chooseBlocked(double errorRate) {
         long k = AgeBloomNative.choose_blocked_k(errorRate);
