@@ -44,7 +44,7 @@ func TestBenchmarkReport(t *testing.T) {
 	var cfg benchConfig
 	switch *benchMode {
 	case "":
-		t.Skip("the benchmark runs with -tf.bench=quick or -tf.bench=full")
+		t.Skip("a benchmark, not a functional test: it runs as go_bench_smoke (suite bench-smoke, -tf.bench=quick) and under meson test --benchmark (-tf.bench=full)")
 	case "quick":
 		cfg = benchConfig{keys: 1 << 12, reps: 3}
 	case "full":

@@ -84,6 +84,51 @@ double lane_fill(size_t x) {
     }();
     return x < table.size() ? table[x] : 1.0 - std::pow(1.0 - 1.0 / kLaneBits, double(x));
 }
+
+// The slots' Poisson loads as the two sums below walk them: slots with
+// equal loads form a group and share their steps; each group has its
+// survival function, its current step x (the load) and that load's lane
+// fill. A group whose load fills a lane (kFullLoad) is always set: one step,
+// at no probability.
+struct LoadSteps {
+    std::vector<double> loads;
+    uint32_t group[kBlockedMaxSlices];
+    std::vector<std::vector<double>> sf;
+    std::vector<size_t> x;
+    std::vector<double> fill;
+
+    LoadSteps(const double *load, uint32_t slices) {
+        for (uint32_t i = 0; i < slices; ++i) {
+            const double l = std::max(0.0, load[i]);
+            size_t g = 0;
+            while (g < loads.size() && loads[g] != l) ++g;
+            if (g == loads.size()) loads.push_back(l);
+            group[i] = uint32_t(g);
+        }
+        sf.resize(loads.size());
+        x.assign(loads.size(), 0);
+        fill.assign(loads.size(), 0.0);
+        for (size_t g = 0; g < loads.size(); ++g) {
+            if (full(g)) {
+                sf[g].assign(1, 0.0);
+                fill[g] = 1.0;
+            } else {
+                poisson_survival(loads[g], &sf[g]);
+            }
+        }
+    }
+    bool full(size_t g) const { return loads[g] >= kFullLoad; }
+    // r[i]: the fill of slot i at the current steps
+    void fills(uint32_t slices, double *r) const {
+        for (uint32_t i = 0; i < slices; ++i) r[i] = fill[group[i]];
+    }
+};
+
+// Arguments the model answers 0 for: no slices, k out of range, no keys.
+bool no_model(uint32_t k, const double *load, uint32_t slices) {
+    return k == 0 || slices == 0 || slices > kBlockedMaxSlices || k > slices ||
+           std::all_of(load, load + slices, [](double l) { return !(l > 0.0); });
+}
 }  // namespace
 
 namespace detail {
@@ -93,47 +138,22 @@ double blocked_model_exact(uint32_t k, const double *load, uint32_t slices) {
     // are step functions of U, so the expectation is a finite sum over the
     // intervals between their steps, walked here in v = 1 - U from 1 down:
     // on (v_next, v], slot i has load x_i, the least x with P(X_i > x) <= v.
-    if (k == 0 || slices == 0 || slices > kBlockedMaxSlices || k > slices) return 0.0;
-    if (std::all_of(load, load + slices, [](double l) { return !(l > 0.0); })) return 0.0;  // no keys
-    // Slots with equal loads share their steps.
-    std::vector<double> loads;
-    uint32_t group[kBlockedMaxSlices];
-    for (uint32_t i = 0; i < slices; ++i) {
-        const double l = std::max(0.0, load[i]);
-        size_t g = 0;
-        while (g < loads.size() && loads[g] != l) ++g;
-        if (g == loads.size()) loads.push_back(l);
-        group[i] = uint32_t(g);
-    }
-    const size_t groups = loads.size();
-    std::vector<std::vector<double>> sf(groups);
-    std::vector<size_t> x(groups, 0);
-    std::vector<double> fill(groups);
-    for (size_t g = 0; g < groups; ++g) {
-        if (loads[g] >= kFullLoad) {
-            sf[g].assign(1, 0.0);  // always set: one step, at no probability
-            fill[g] = 1.0;
-        } else {
-            poisson_survival(loads[g], &sf[g]);
-            fill[g] = 0.0;  // load 0
-        }
-    }
+    if (no_model(k, load, slices)) return 0.0;
+    LoadSteps st(load, slices);
     double v = 1.0, sum = 0.0, r[kBlockedMaxSlices];
     while (v > kTail) {
         // the interval (v_next, v]: the largest survival value not yet passed
         double v_next = 0.0;
-        for (size_t g = 0; g < groups; ++g)
-            if (x[g] < sf[g].size()) v_next = std::max(v_next, sf[g][x[g]]);
-        for (uint32_t i = 0; i < slices; ++i) r[i] = fill[group[i]];
+        for (size_t g = 0; g < st.loads.size(); ++g)
+            if (st.x[g] < st.sf[g].size()) v_next = std::max(v_next, st.sf[g][st.x[g]]);
+        st.fills(slices, r);
         sum += (v - v_next) * run_probability(k, r, slices);
         v = v_next;
         if (v_next == 0.0) break;
         // the groups whose step is at v_next move to their next load
-        for (size_t g = 0; g < groups; ++g)
-            if (loads[g] < kFullLoad && x[g] < sf[g].size() && sf[g][x[g]] == v_next) {
-                ++x[g];
-                fill[g] = lane_fill(x[g]);
-            }
+        for (size_t g = 0; g < st.loads.size(); ++g)
+            if (!st.full(g) && st.x[g] < st.sf[g].size() && st.sf[g][st.x[g]] == v_next)
+                st.fill[g] = lane_fill(++st.x[g]);
     }
     return std::min(1.0, sum + v);  // what is left: counted as positives
 }
@@ -147,23 +167,8 @@ double blocked_false_positive_model(uint32_t k, const double *load, uint32_t sli
     // left (at most v) is under 1/1000 of the sum, charging v. So the
     // result is at or above the exact value, and within a few percent of it
     // (test_internals).
-    if (k == 0 || slices == 0 || slices > kBlockedMaxSlices || k > slices) return 0.0;
-    if (std::all_of(load, load + slices, [](double l) { return !(l > 0.0); })) return 0.0;  // no keys
-    std::vector<double> loads;
-    uint32_t group[kBlockedMaxSlices];
-    for (uint32_t i = 0; i < slices; ++i) {
-        const double l = std::max(0.0, load[i]);
-        size_t g = 0;
-        while (g < loads.size() && loads[g] != l) ++g;
-        if (g == loads.size()) loads.push_back(l);
-        group[i] = uint32_t(g);
-    }
-    const size_t groups = loads.size();
-    std::vector<std::vector<double>> sf(groups);
-    std::vector<size_t> x(groups, 0);
-    std::vector<double> fill(groups, 1.0);
-    for (size_t g = 0; g < groups; ++g)
-        if (loads[g] < kFullLoad) poisson_survival(loads[g], &sf[g]);
+    if (no_model(k, load, slices)) return 0.0;
+    LoadSteps st(load, slices);
     const double step = std::exp2(-1.0 / 16.0);
     double v = 1.0, sum = 0.0, run = 0.0, r[kBlockedMaxSlices];
     bool first = true;
@@ -171,16 +176,18 @@ double blocked_false_positive_model(uint32_t k, const double *load, uint32_t sli
         const double lo = v * step;
         // loads at lo: the least x with P(X > x) <= lo
         bool changed = first;
-        for (size_t g = 0; g < groups; ++g) {
-            if (loads[g] >= kFullLoad) continue;
-            while (x[g] + 1 < sf[g].size() && sf[g][x[g]] > lo) ++x[g];
+        for (size_t g = 0; g < st.loads.size(); ++g) {
+            if (st.full(g)) continue;
+            const std::vector<double> &sf = st.sf[g];
+            size_t &x = st.x[g];
+            while (x + 1 < sf.size() && sf[x] > lo) ++x;
             // past the end of the list the survival is below kTail <= lo
-            const double f = lane_fill(sf[g][x[g]] > lo ? x[g] + 1 : x[g]);
-            changed = changed || f != fill[g];
-            fill[g] = f;
+            const double f = lane_fill(sf[x] > lo ? x + 1 : x);
+            changed = changed || f != st.fill[g];
+            st.fill[g] = f;
         }
         if (changed) {  // in the tail the loads step rarely: reuse the run probability
-            for (uint32_t i = 0; i < slices; ++i) r[i] = fill[group[i]];
+            st.fills(slices, r);
             run = run_probability(k, r, slices);
         }
         first = false;
