@@ -91,6 +91,36 @@ void tu_check_bit_flips(unsigned char *blob, size_t len, tu_try_blob_fn try_blob
     assert_int_equal(try_blob(blob, len), TF_OK);
 }
 
+void tu_check_truncations(const unsigned char *blob, size_t len, tu_try_blob_fn try_blob) {
+    for (size_t cut = 0; cut < len; ++cut) {
+        unsigned char *copy = malloc(cut ? cut : 1);
+        assert_non_null(copy);
+        memcpy(copy, blob, cut);
+        const tf_status st = try_blob(copy, cut);
+        if (st != TF_ERR_TRUNCATED) fail_msg("%zu of %zu bytes: got %s", cut, len, tf_status_string(st));
+        free(copy);
+    }
+}
+
+void tu_check_payload_flips(unsigned char *blob, size_t len, tu_try_blob_fn try_blob) {
+    unsigned accepted = 0, rejected = 0;
+    for (size_t bit = 20 * 8; bit < (len - 8) * 8; ++bit) {
+        blob[bit / 8] ^= (unsigned char)(1u << (bit % 8));
+        tu_fix_checksum(blob, len);
+        const tf_status st = try_blob(blob, len);
+        if (st == TF_OK)
+            accepted++;
+        else if (st == TF_ERR_CORRUPT)
+            rejected++;
+        else
+            fail_msg("bit %zu: got %s (%s)", bit, tf_status_string(st), tf_last_error_message());
+        blob[bit / 8] ^= (unsigned char)(1u << (bit % 8));
+    }
+    tu_fix_checksum(blob, len);
+    assert_int_equal(try_blob(blob, len), TF_OK);
+    assert_true(accepted > 0 && rejected > 0);
+}
+
 void tu_check_serialize_contract(const void *obj, size_t need, tu_serialize_fn serialize) {
     unsigned char *buf = malloc(need);
     assert_non_null(buf);

@@ -45,6 +45,16 @@ typedef tf_status (*tu_try_blob_fn)(const unsigned char *blob, size_t len);
  * tu_flipped_status names, and the blob reads again afterwards. */
 void tu_check_bit_flips(unsigned char *blob, size_t len, tu_try_blob_fn try_blob);
 
+/* Every proper prefix of a valid blob (each copied into a buffer of its
+ * exact size, so that ASan sees any overread) is TF_ERR_TRUNCATED. */
+void tu_check_truncations(const unsigned char *blob, size_t len, tu_try_blob_fn try_blob);
+
+/* Flips every payload bit of a valid blob in turn with the checksum fixed,
+ * so that the flip reaches the structural checks: each gives TF_OK (a
+ * usable structure) or TF_ERR_CORRUPT, and both happen. The blob is left
+ * as it was. */
+void tu_check_payload_flips(unsigned char *blob, size_t len, tu_try_blob_fn try_blob);
+
 /* Serializes `obj` (a structure's serialize, wrapped by its suite). */
 typedef tf_status (*tu_serialize_fn)(const void *obj, void *buf, size_t capacity, size_t *written);
 
