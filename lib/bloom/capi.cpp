@@ -238,24 +238,33 @@ TF_API tf_status tf_age_bloom_clear(tf_age_bloom *filter) {
     return TF_OK;
 }
 
+namespace {
+// What stats and info report, from either layout.
+struct AgeShape {
+    uint32_t k, l, seed;
+    uint64_t slices, slice_bits, generation, capacity, bits, inserts;
+};
+
+AgeShape shape_of(const tf_age_bloom *filter) {
+    if (const BlockedAgeBloom *b = filter->blocked.get())
+        return {b->k(),          b->l(),        b->seed(),       b->slices(),    b->slice_bits(),
+                b->generation(), b->capacity(), b->total_bits(), b->inserts()};
+    const AgePartitioned &f = *filter->classic;
+    return {f.k(),          f.l(),                 f.seed(),        f.slices(),   f.slice_bits(0),
+            f.generation(), f.window_elements(0), f.total_bits(), f.inserts()};
+}
+}  // namespace
+
 TF_API tf_status tf_age_bloom_stats(const tf_age_bloom *filter, uint64_t *slices, uint64_t *bits,
                                     double *bits_per_element, uint64_t *inserts, double *fpr_now) {
     TF_REQUIRE_NONNULL(filter, "filter");
     return guard([&] {
-        if (const BlockedAgeBloom *b = filter->blocked.get()) {
-            if (slices) *slices = b->slices();
-            if (bits) *bits = b->total_bits();
-            if (bits_per_element) *bits_per_element = double(b->total_bits()) / double(b->capacity());
-            if (inserts) *inserts = b->inserts();
-            if (fpr_now) *fpr_now = b->expected_fpr();
-            return TF_OK;
-        }
-        const AgePartitioned &f = *filter->classic;
-        if (slices) *slices = f.slices();
-        if (bits) *bits = f.total_bits();
-        if (bits_per_element) *bits_per_element = double(f.total_bits()) / double(f.window_elements(0));
-        if (inserts) *inserts = f.inserts();
-        if (fpr_now) *fpr_now = f.expected_fpr(0);
+        const AgeShape s = shape_of(filter);
+        if (slices) *slices = s.slices;
+        if (bits) *bits = s.bits;
+        if (bits_per_element) *bits_per_element = double(s.bits) / double(s.capacity);
+        if (inserts) *inserts = s.inserts;
+        if (fpr_now) *fpr_now = filter->blocked ? filter->blocked->expected_fpr() : filter->classic->expected_fpr(0);
         return TF_OK;
     });
 }
@@ -263,22 +272,13 @@ TF_API tf_status tf_age_bloom_stats(const tf_age_bloom *filter, uint64_t *slices
 TF_API tf_status tf_age_bloom_info(const tf_age_bloom *filter, uint32_t *k, uint32_t *l, uint64_t *slice_bits,
                                    uint64_t *generation, uint64_t *capacity, uint32_t *seed) {
     TF_REQUIRE_NONNULL(filter, "filter");
-    if (const BlockedAgeBloom *b = filter->blocked.get()) {
-        if (k) *k = b->k();
-        if (l) *l = b->l();
-        if (slice_bits) *slice_bits = b->slice_bits();
-        if (generation) *generation = b->generation();
-        if (capacity) *capacity = b->capacity();
-        if (seed) *seed = b->seed();
-        return TF_OK;
-    }
-    const AgePartitioned &f = *filter->classic;
-    if (k) *k = f.k();
-    if (l) *l = f.l();
-    if (slice_bits) *slice_bits = f.slice_bits(0);
-    if (generation) *generation = f.generation();
-    if (capacity) *capacity = f.window_elements(0);
-    if (seed) *seed = f.seed();
+    const AgeShape s = shape_of(filter);
+    if (k) *k = s.k;
+    if (l) *l = s.l;
+    if (slice_bits) *slice_bits = s.slice_bits;
+    if (generation) *generation = s.generation;
+    if (capacity) *capacity = s.capacity;
+    if (seed) *seed = s.seed;
     return TF_OK;
 }
 
