@@ -342,6 +342,25 @@ bool figures_of(const tf_age_bloom *f, const Replay &r, uint64_t events, Figures
 
 // The classic layout, sized with tf_age_bloom_new_for(); its figures go to
 // `classic` for the blocked layout's comparison.
+// The verdicts both layouts share: misses within the window (the hard
+// promise), false positives on keys new or long gone, and on never-seen
+// probe keys next to the filter's fpr_now.
+void print_replay_verdicts(const Replay &r, uint64_t window, uint64_t gone, double target) {
+    const double out_rate = ratio(r.out_present, r.out_answers), probe_rate = ratio(r.absent_present, r.absent_probes);
+    print_verdict("missed in window",
+                  count(r.missed()) + " of " + count(r.asked()) + " keys of the last " + count(window) +
+                      " events (must be 0)",
+                  hard(r.missed() == 0));
+    print_verdict("false positives",
+                  percent(out_rate) + " of " + count(r.out_answers) + " keys new or " + count(gone) +
+                      "+ events back",
+                  soft(out_rate, target, r.out_keys));
+    print_verdict("  never-seen keys",
+                  percent(probe_rate) + " of " + count(r.absent_probes) + " probes; fpr_now " +
+                      percent(r.estimate.mean()),
+                  soft(probe_rate, target, r.absent_probes));
+}
+
 Outcome classic_count_window(const Context &ctx, uint64_t want, uint32_t seed, Figures *classic) {
     const Stream &s = ctx.stream;
     const double target = ctx.options.target;
@@ -376,7 +395,6 @@ Outcome classic_count_window(const Context &ctx, uint64_t want, uint32_t seed, F
     const uint64_t window_keys = distinct_per_count_window(s, window);
     const size_t exact_bytes = r.exact.memory();
     const double per_entry = r.exact.map.empty() ? 0.0 : double(exact_bytes) / double(r.exact.map.size());
-    const double out_rate = ratio(r.out_present, r.out_answers), probe_rate = ratio(r.absent_present, r.absent_probes);
     char buf[240];
     print_subtitle("count window:", "was the key among the last N events? contains, then add, per event");
     std::snprintf(buf, sizeof buf, "new_for(p %.4g, N = %s events, the mean per %s) -> k = %u, l = %u", target,
@@ -390,18 +408,7 @@ Outcome classic_count_window(const Context &ctx, uint64_t want, uint32_t seed, F
     print_columns("time per event", nanos(classic->per_event), nanos(r.exact_time.per(events)), "");
     print_row("time per contains", nanos(classic->per_absent) + " never-seen key, " + nanos(classic->per_present) +
                                        " key of the window");
-    print_verdict("missed in window",
-                  count(r.missed()) + " of " + count(r.asked()) + " keys of the last " + count(window) +
-                      " events (must be 0)",
-                  hard(r.missed() == 0));
-    print_verdict("false positives",
-                  percent(out_rate) + " of " + count(r.out_answers) + " keys new or " + count(gone) +
-                      "+ events back",
-                  soft(out_rate, target, r.out_keys));
-    print_verdict("  never-seen keys",
-                  percent(probe_rate) + " of " + count(r.absent_probes) + " probes; fpr_now " +
-                      percent(r.estimate.mean()),
-                  soft(probe_rate, target, r.absent_probes));
+    print_replay_verdicts(r, window, gone, target);
     std::snprintf(buf, sizeof buf, "<= %s; at its peak, just before a shift, %s (exact)", percent(target).c_str(),
                   percent(peak).c_str());
     print_row("  promised", buf);
@@ -469,7 +476,6 @@ Outcome blocked_count_window(const Context &ctx, uint64_t want, uint32_t seed, c
         return Outcome::api_error;
     round_trip_ok = round_trip_ok && copy_blocked == 1;
 
-    const double out_rate = ratio(r.out_present, r.out_answers), probe_rate = ratio(r.absent_present, r.absent_probes);
     char buf[240];
     std::printf("\n");
     print_subtitle("count window, blocked layout:", "the same stream, N, p and seed; contains, then add");
@@ -492,18 +498,7 @@ Outcome blocked_count_window(const Context &ctx, uint64_t want, uint32_t seed, c
                   times(b.per_absent, classic.per_absent));
     print_columns("contains, in window", nanos(b.per_present), nanos(classic.per_present),
                   times(b.per_present, classic.per_present));
-    print_verdict("missed in window",
-                  count(r.missed()) + " of " + count(r.asked()) + " keys of the last " + count(z.window) +
-                      " events (must be 0)",
-                  hard(r.missed() == 0));
-    print_verdict("false positives",
-                  percent(out_rate) + " of " + count(r.out_answers) + " keys new or " + count(z.gone()) +
-                      "+ events back",
-                  soft(out_rate, target, r.out_keys));
-    print_verdict("  never-seen keys",
-                  percent(probe_rate) + " of " + count(r.absent_probes) + " probes; fpr_now " +
-                      percent(r.estimate.mean()),
-                  soft(probe_rate, target, r.absent_probes));
+    print_replay_verdicts(r, z.window, z.gone(), target);
     print_row("  promised", "<= " + percent(target) + " under a conservative model of the blocking (fpr_now)");
     print_verdict("serialized", bytes(written) + " blob, still blocked; the copy answers identically",
                   hard(round_trip_ok));
