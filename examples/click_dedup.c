@@ -32,14 +32,14 @@
 
 #include <temporalfilters.h>
 
-#define SPAN_MS 60000u       /* duplicates within one minute are dropped */
-#define ERROR_RATE 0.01      /* probability of dropping a click that should count */
-#define BASE_RATE 300.0      /* clicks per second in normal traffic */
+#define SPAN_MS 60000u  /* duplicates within one minute are dropped */
+#define ERROR_RATE 0.01 /* probability of dropping a click that should count */
+#define BASE_RATE 300.0 /* clicks per second in normal traffic */
 #define USERS 400000u
 #define ADS 200u
-#define T0 1700000000000ull  /* stream start, ms since the Unix epoch */
+#define T0 1700000000000ull /* stream start, ms since the Unix epoch */
 #define MINUTE 60000.0
-#define SAMPLE_MS 1000u      /* the filter's statistics are sampled once a second */
+#define SAMPLE_MS 1000u /* the filter's statistics are sampled once a second */
 
 /* ---- the simulated stream ---- */
 
@@ -61,8 +61,8 @@ static double next_gap(double per_second) { return -log(1.0 - uniform()) * 1000.
 struct phase {
     const char *name;
     double minutes;
-    double rate;  /* organic clicks per second; 0: the server is down */
-    int bot;      /* a click bot hammers a few pairs */
+    double rate; /* organic clicks per second; 0: the server is down */
+    int bot;     /* a click bot hammers a few pairs */
     /* measured */
     unsigned long clicks, dropped, counted, wrongly_dropped, wrongly_counted;
     double fpr_sum, bpe_sum;
@@ -129,9 +129,9 @@ static struct pending heap_pop(void) {
 /* ---- the exact reference: (user, ad) -> times of its last counted click ---- */
 
 struct slot {
-    uint64_t pair;          /* user * ADS + ad + 1; 0 = empty slot */
-    uint64_t filter_last;   /* last click the filter counted (0: never) */
-    uint64_t exact_last;    /* last click an exact de-duplicator counted */
+    uint64_t pair;        /* user * ADS + ad + 1; 0 = empty slot */
+    uint64_t filter_last; /* last click the filter counted (0: never) */
+    uint64_t exact_last;  /* last click an exact de-duplicator counted */
 };
 static struct slot *table = NULL;
 static size_t table_cap = 0, table_len = 0;
@@ -238,10 +238,9 @@ int main(void) {
         goto done;
 
     printf("libtemporalfilters %s: click de-duplication over the last minute\n", tf_version_string());
-    printf("filter: time-limited Bloom filter, span %u ms, error rate %g -> k = %u, l = %u (%u slices)\n",
-           SPAN_MS, ERROR_RATE, (unsigned)k, (unsigned)l, (unsigned)(k + l));
-    printf("stream: %u users x %u ads, %.0f clicks/s, double clicks and second visits\n\n", USERS, ADS,
-           BASE_RATE);
+    printf("filter: time-limited Bloom filter, span %u ms, error rate %g -> k = %u, l = %u (%u slices)\n", SPAN_MS,
+           ERROR_RATE, (unsigned)k, (unsigned)l, (unsigned)(k + l));
+    printf("stream: %u users x %u ads, %.0f clicks/s, double clicks and second visits\n\n", USERS, ADS, BASE_RATE);
 
     phase_end = phases[0].minutes * MINUTE;
     organic_at = next_gap(phases[0].rate);
@@ -347,8 +346,8 @@ int main(void) {
             wrongly_counted++;
             ph->wrongly_counted++;
             if (++fn_printed <= 5)
-                fprintf(stderr, "click_dedup: FAIL: %s at +%.3f s counted again, last counted %.3f s earlier\n",
-                        key, at / 1000.0, (double)(now - e->filter_last) / 1000.0);
+                fprintf(stderr, "click_dedup: FAIL: %s at +%.3f s counted again, last counted %.3f s earlier\n", key,
+                        at / 1000.0, (double)(now - e->filter_last) / 1000.0);
         }
         not_duplicates += !duplicate;
         if (!was_present) e->filter_last = now;
@@ -374,8 +373,7 @@ int main(void) {
         const struct phase *ph = &phases[p];
         const unsigned long should_count = ph->counted + ph->wrongly_dropped;
         if (ph->clicks == 0) {
-            printf("  %-26s %8lu   (filter saved to a %zu-byte blob and restored)\n", ph->name, ph->clicks,
-                   blob_bytes);
+            printf("  %-26s %8lu   (filter saved to a %zu-byte blob and restored)\n", ph->name, ph->clicks, blob_bytes);
             continue;
         }
         printf("  %-26s %8lu %8lu %8lu %8lu %7.3f%% %8lu\n", ph->name, ph->clicks, ph->dropped, ph->counted,
@@ -395,31 +393,32 @@ int main(void) {
     /* The filter's own estimate for a fresh key, weighted by the clicks of each phase. */
     for (p = 0; p < PHASES; ++p)
         if (phases[p].samples > 0) {
-            estimate += phases[p].fpr_sum / (double)phases[p].samples *
-                        (double)(phases[p].counted + phases[p].wrongly_dropped);
+            estimate +=
+                phases[p].fpr_sum / (double)phases[p].samples * (double)(phases[p].counted + phases[p].wrongly_dropped);
             if (phases[p].max_bits > max_bits) max_bits = phases[p].max_bits;
         }
     estimate = not_duplicates == 0 ? 0.0 : estimate / (double)not_duplicates;
 
     printf("\n  clicks                              %8lu\n", clicks);
     printf("  duplicates dropped                  %8lu  (%.1f%% of the clicks)\n", dropped, percent(dropped, clicks));
-    printf("  unique clicks counted               %8lu  (an exact de-duplicator counts %lu)\n", counted,
-           exact_counted);
-    printf("  wrongly dropped (false positives)   %8lu  (%.3f%% of the %lu clicks that should count;\n"
-           "                                                target %g%%, the filter's estimate %.3f%%)\n",
-           wrongly_dropped, percent(wrongly_dropped, not_duplicates), not_duplicates, 100.0 * ERROR_RATE,
-           100.0 * estimate);
+    printf("  unique clicks counted               %8lu  (an exact de-duplicator counts %lu)\n", counted, exact_counted);
+    printf(
+        "  wrongly dropped (false positives)   %8lu  (%.3f%% of the %lu clicks that should count;\n"
+        "                                                target %g%%, the filter's estimate %.3f%%)\n",
+        wrongly_dropped, percent(wrongly_dropped, not_duplicates), not_duplicates, 100.0 * ERROR_RATE,
+        100.0 * estimate);
     printf("  wrongly counted (false negatives)   %8lu  (must be 0)\n", wrongly_counted);
-    printf("  memory: the filter at most %.1f KiB (%.1f KiB at the end); an exact map of every pair\n"
-           "          %.1f MiB, or about %.1f MiB pruned to the at most %lu pairs counted within a minute\n",
-           (double)max_bits / 8192.0, (double)memory / 1024.0,
-           (double)(table_cap * sizeof *table) / 1048576.0, (double)(2 * live_max * sizeof *table) / 1048576.0,
-           (unsigned long)live_max);
-    printf("\n  The filter's estimate (fpr_now) is for a key it never saw. Clicks are not\n"
-           "  independent: once a pair is wrongly dropped its double click is dropped too,\n"
-           "  and a repeat a few seconds after the minute may still be found; the rate per\n"
-           "  click is a little higher. While the rate jumps (the viral ad) it rises above\n"
-           "  the target for about one span, as the header says.\n");
+    printf(
+        "  memory: the filter at most %.1f KiB (%.1f KiB at the end); an exact map of every pair\n"
+        "          %.1f MiB, or about %.1f MiB pruned to the at most %lu pairs counted within a minute\n",
+        (double)max_bits / 8192.0, (double)memory / 1024.0, (double)(table_cap * sizeof *table) / 1048576.0,
+        (double)(2 * live_max * sizeof *table) / 1048576.0, (unsigned long)live_max);
+    printf(
+        "\n  The filter's estimate (fpr_now) is for a key it never saw. Clicks are not\n"
+        "  independent: once a pair is wrongly dropped its double click is dropped too,\n"
+        "  and a repeat a few seconds after the minute may still be found; the rate per\n"
+        "  click is a little higher. While the rate jumps (the viral ad) it rises above\n"
+        "  the target for about one span, as the header says.\n");
     exit_code = wrongly_counted == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
     if (wrongly_counted != 0) printf("FAIL: the filter counted a duplicate\n");
     goto done;

@@ -51,11 +51,11 @@
 
 struct client {
     const char *name;
-    uint64_t period;     /* one request every `period` ms ... */
-    unsigned burst;      /* ... or bursts of `burst` requests, 20 ms apart */
-    int polite;          /* waits until Retry-After has passed */
+    uint64_t period;      /* one request every `period` ms ... */
+    unsigned burst;       /* ... or bursts of `burst` requests, 20 ms apart */
+    int polite;           /* waits until Retry-After has passed */
     uint64_t batch_every; /* also a batch call of BATCH_PERMITS this often (0: never) */
-    uint64_t limit;      /* its limit per window */
+    uint64_t limit;       /* its limit per window */
     /* run state */
     uint64_t next_request, next_batch;
     unsigned sent_in_burst;
@@ -243,8 +243,7 @@ static int run(struct client *clients, size_t n, uint32_t flags, int print, stru
         if (print && now == PRINT_UNTIL_MS) printf("   ...    (from here on, one line per second)\n");
         if (print && now > PRINT_UNTIL_MS && now % 1000 == 0) {
             printf("%6.3f s  second %llu: %llu x 200, %llu x 429\n", (double)now / 1000.0,
-                   (unsigned long long)(now / 1000), (unsigned long long)second_ok,
-                   (unsigned long long)second_limited);
+                   (unsigned long long)(now / 1000), (unsigned long long)second_ok, (unsigned long long)second_limited);
         }
         if (now % 1000 == 0) second_ok = second_limited = 0;
     }
@@ -306,8 +305,8 @@ int main(void) {
            (unsigned long long)bucketed.global_max, exact.ok, exact.limited, (unsigned long long)exact.global_max);
     printf("  (\"max in 1 s\": the most permits granted within any window of 1 s; the batch call takes %u)\n",
            BATCH_PERMITS);
-    printf("  limiter memory: %zu bytes bucketed, %zu bytes exact; idle keys reclaimed: %llu, %llu\n",
-           bucketed.memory, exact.memory, (unsigned long long)bucketed.reclaimed, (unsigned long long)exact.reclaimed);
+    printf("  limiter memory: %zu bytes bucketed, %zu bytes exact; idle keys reclaimed: %llu, %llu\n", bucketed.memory,
+           exact.memory, (unsigned long long)bucketed.reclaimed, (unsigned long long)exact.reclaimed);
 
     printf("\nchecks against the log of every permit granted:\n");
     for (i = 0; i < n; ++i) {

@@ -20,8 +20,8 @@
 
 #include <temporalfilters.h>
 
-#define INTERVAL_MS 250u   /* at most one granted request per client per 250 ms */
-#define DURATION_MS 2000u  /* simulated run time */
+#define INTERVAL_MS 250u    /* at most one granted request per client per 250 ms */
+#define DURATION_MS 2000u   /* simulated run time */
 #define PRINT_UNTIL_MS 600u /* print every decision up to this time, then summarize */
 
 struct client {
@@ -36,8 +36,7 @@ struct client {
 /* Prints a failed call's status and message; returns 0 on failure. */
 static int ok(tf_status status, const char *what) {
     if (status == TF_OK) return 1;
-    fprintf(stderr, "pacing: %s failed: %s: %s\n", what, tf_status_string(status),
-            tf_last_error_message());
+    fprintf(stderr, "pacing: %s failed: %s: %s\n", what, tf_status_string(status), tf_last_error_message());
     return 0;
 }
 
@@ -64,14 +63,13 @@ int main(void) {
      * interval: with 1000 of them, a client that has waited long enough is
      * wrongly denied with probability at most 0.1%.
      */
-    if (!ok(tf_recency_sketch_new_for(1000, 0.001, 42u, 0u, &sketch), "tf_recency_sketch_new_for"))
-        goto done;
+    if (!ok(tf_recency_sketch_new_for(1000, 0.001, 42u, 0u, &sketch), "tf_recency_sketch_new_for")) goto done;
     if (!ok(tf_recency_sketch_info(sketch, &width, &depth, NULL, NULL, &cells), "tf_recency_sketch_info") ||
         !ok(tf_recency_sketch_memory(sketch, &memory), "tf_recency_sketch_memory"))
         goto done;
     printf("libtemporalfilters %s: pacing example\n", tf_version_string());
-    printf("sketch: %llu x %u cells, %zu bytes; limit: 1 request per client per %u ms\n\n",
-           (unsigned long long)width, (unsigned)depth, memory, INTERVAL_MS);
+    printf("sketch: %llu x %u cells, %zu bytes; limit: 1 request per client per %u ms\n\n", (unsigned long long)width,
+           (unsigned)depth, memory, INTERVAL_MS);
     printf("  time  client  decision\n");
 
     /* Timestamps start at 1: 0 means "never" in the library. */
@@ -82,8 +80,7 @@ int main(void) {
             uint64_t next_allowed = 0;
             if (now < c->next_request) continue;
 
-            if (!ok(tf_recency_sketch_pace(sketch, c->name, strlen(c->name), now, INTERVAL_MS, &granted,
-                                           &next_allowed),
+            if (!ok(tf_recency_sketch_pace(sketch, c->name, strlen(c->name), now, INTERVAL_MS, &granted, &next_allowed),
                     "tf_recency_sketch_pace"))
                 goto done;
 
@@ -99,9 +96,8 @@ int main(void) {
                 if (granted)
                     printf("%6llu  %-6s  granted\n", (unsigned long long)now, c->name);
                 else
-                    printf("%6llu  %-6s  denied, retry at %llu (in %llu ms)\n", (unsigned long long)now,
-                           c->name, (unsigned long long)next_allowed,
-                           (unsigned long long)(next_allowed - now));
+                    printf("%6llu  %-6s  denied, retry at %llu (in %llu ms)\n", (unsigned long long)now, c->name,
+                           (unsigned long long)next_allowed, (unsigned long long)(next_allowed - now));
             }
 
             /* When does this client send its next request? */
@@ -119,10 +115,9 @@ int main(void) {
            (DURATION_MS + INTERVAL_MS - 1) / INTERVAL_MS);
     printf("  %-6s  %8s  %7s  %6s\n", "client", "requests", "granted", "denied");
     for (i = 0; i < nclients; ++i)
-        printf("  %-6s  %8u  %7u  %6u\n", clients[i].name, clients[i].requests, clients[i].granted,
-               clients[i].denied);
-    printf("\ngrants closer than %u ms to the previous grant of the same client: %u (must be 0)\n",
-           INTERVAL_MS, double_grants);
+        printf("  %-6s  %8u  %7u  %6u\n", clients[i].name, clients[i].requests, clients[i].granted, clients[i].denied);
+    printf("\ngrants closer than %u ms to the previous grant of the same client: %u (must be 0)\n", INTERVAL_MS,
+           double_grants);
     exit_code = double_grants == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 
 done:

@@ -125,8 +125,7 @@ static uint64_t ttl_of(unsigned item) { return 2000u + (item % 4u) * 2000u; }
 
 static int ok(tf_status status, const char *what) {
     if (status == TF_OK) return 1;
-    fprintf(stderr, "ttl_cache: %s failed: %s: %s\n", what, tf_status_string(status),
-            tf_last_error_message());
+    fprintf(stderr, "ttl_cache: %s failed: %s: %s\n", what, tf_status_string(status), tf_last_error_message());
     return 0;
 }
 
@@ -157,8 +156,8 @@ int main(void) {
         goto done;
 
     printf("libtemporalfilters %s: TTL prefilter example\n", tf_version_string());
-    printf("prefilter: %llu x %u cells, %zu bytes; %u items, %u requests, TTL 2-8 s\n\n",
-           (unsigned long long)width, (unsigned)depth, memory, ITEMS, REQUESTS);
+    printf("prefilter: %llu x %u cells, %zu bytes; %u items, %u requests, TTL 2-8 s\n\n", (unsigned long long)width,
+           (unsigned)depth, memory, ITEMS, REQUESTS);
 
     for (r = 0; r < REQUESTS; ++r) {
         const uint64_t now = 1 + r / REQUESTS_PER_MS; /* milliseconds; never 0 */
@@ -194,8 +193,7 @@ int main(void) {
             fprintf(stderr, "ttl_cache: out of memory\n");
             goto done;
         }
-        if (!ok(tf_recency_sketch_ttl_insert(prefilter, key, len, now, ttl_of(item)),
-                "tf_recency_sketch_ttl_insert"))
+        if (!ok(tf_recency_sketch_ttl_insert(prefilter, key, len, now, ttl_of(item)), "tf_recency_sketch_ttl_insert"))
             goto done;
     }
 
@@ -203,10 +201,9 @@ int main(void) {
     printf("  cache hits                         %8lu  (%5.1f%%)\n", hits, percent(hits, REQUESTS));
     printf("  misses (fetched from origin)       %8lu  (%5.1f%%)\n", fetches, percent(fetches, REQUESTS));
     printf("  cache lookups made                 %8lu\n", probed);
-    printf("  cache lookups avoided by prefilter %8lu  (%5.1f%% of all requests, %6.2f%% of misses)\n",
-           skipped, percent(skipped, REQUESTS), percent(skipped, fetches));
-    printf("  lookups wasted (maybe live, miss)  %8lu  (%5.2f%% of misses)\n", wasted,
-           percent(wasted, fetches));
+    printf("  cache lookups avoided by prefilter %8lu  (%5.1f%% of all requests, %6.2f%% of misses)\n", skipped,
+           percent(skipped, REQUESTS), percent(skipped, fetches));
+    printf("  lookups wasted (maybe live, miss)  %8lu  (%5.2f%% of misses)\n", wasted, percent(wasted, fetches));
     printf("  live entries skipped by prefilter  %8lu  (must be 0)\n", live_skipped);
     printf("  cache entries at the end           %8lu\n", cache.entries);
     exit_code = live_skipped == 0 ? EXIT_SUCCESS : EXIT_FAILURE;

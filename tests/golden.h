@@ -169,13 +169,11 @@ static inline tf_rate_limiter *golden_rate_limiter(int exact) {
     if (tf_rate_limiter_set_key_limit(r, "key-7", 5, 9) != TF_OK) goto fail;
     for (unsigned i = 0; i < 300; ++i) {
         size_t n = golden_key(i % 30, key, sizeof key);
-        if (tf_rate_limiter_acquire(r, key, n, 1000 + 7 * (uint64_t)i, 1 + (i % 3 == 0), &allowed, NULL, NULL) !=
-            TF_OK)
+        if (tf_rate_limiter_acquire(r, key, n, 1000 + 7 * (uint64_t)i, 1 + (i % 3 == 0), &allowed, NULL, NULL) != TF_OK)
             goto fail;
     }
     if (tf_rate_limiter_refund(r, "key-3", 5, 3000, 1) != TF_OK) goto fail;
-    if (tf_rate_limiter_acquire(r, golden_binary_key, sizeof golden_binary_key, 2990, 2, &allowed, NULL, NULL) !=
-        TF_OK)
+    if (tf_rate_limiter_acquire(r, golden_binary_key, sizeof golden_binary_key, 2990, 2, &allowed, NULL, NULL) != TF_OK)
         goto fail;
     return r;
 fail:

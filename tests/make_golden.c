@@ -133,7 +133,6 @@ out:
     return rc;
 }
 
-
 static void hex(FILE *f, const void *k, size_t n) {
     for (size_t j = 0; j < n; ++j) fprintf(f, "%02x", ((const unsigned char *)k)[j]);
 }
@@ -183,8 +182,8 @@ int main(int argc, char **argv) {
     }
     if (write_one(argv[1], "recency_sketch_v1", 0) ||
         write_one(argv[1], "recency_sketch_blocked_v1", TF_RECENCY_SKETCH_BLOCKED | TF_RECENCY_SKETCH_CONCURRENT) ||
-        write_age_bloom(argv[1]) || write_time_bloom(argv[1]) ||
-        write_rate_limiter(argv[1], "rate_limiter_v1", 0) || write_rate_limiter(argv[1], "rate_limiter_exact_v1", 1)) {
+        write_age_bloom(argv[1]) || write_time_bloom(argv[1]) || write_rate_limiter(argv[1], "rate_limiter_v1", 0) ||
+        write_rate_limiter(argv[1], "rate_limiter_exact_v1", 1)) {
         fprintf(stderr, "make_golden: failed: %s\n", tf_last_error_message());
         return 1;
     }

@@ -101,9 +101,22 @@ static void assert_unchanged(const tf_age_bloom *f, const unsigned char *before,
 /*   last_shift, high_water, inserts, next_serial;                      */
 /*   S times: u64 m, n, t, serial, owned, own_end, words[ceil(m/64)].   */
 
-enum { HDR = 20, P_K = HDR, P_L = HDR + 4, P_SEED = HDR + 8, P_S = HDR + 12, P_SPAN = HDR + 16,
-       P_GEN = HDR + 24, P_UNTIL = HDR + 32, P_GEN_INS = HDR + 40, P_LAST = HDR + 48,
-       P_HIGH = HDR + 56, P_INSERTS = HDR + 64, P_NEXT = HDR + 72, P_SLICES = HDR + 80 };
+enum {
+    HDR = 20,
+    P_K = HDR,
+    P_L = HDR + 4,
+    P_SEED = HDR + 8,
+    P_S = HDR + 12,
+    P_SPAN = HDR + 16,
+    P_GEN = HDR + 24,
+    P_UNTIL = HDR + 32,
+    P_GEN_INS = HDR + 40,
+    P_LAST = HDR + 48,
+    P_HIGH = HDR + 56,
+    P_INSERTS = HDR + 64,
+    P_NEXT = HDR + 72,
+    P_SLICES = HDR + 80
+};
 
 static uint64_t get_le(const unsigned char *p, int bytes) {
     uint64_t v = 0;
@@ -449,7 +462,8 @@ static void test_new_for_shape(void **state) {
     const struct {
         uint32_t k, l;
         uint64_t m, g;
-    } cases[] = {{1, 1, 64, 44}, {3, 4, 200, 46}, {64, 1024, 64, 1}, {6, 13, 1998, 230}, {64, 1, 91, 1}, {10, 5, 1000, 69}};
+    } cases[] = {{1, 1, 64, 44},     {3, 4, 200, 46}, {64, 1024, 64, 1},
+                 {6, 13, 1998, 230}, {64, 1, 91, 1},  {10, 5, 1000, 69}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         tf_age_bloom *f = make(cases[i].k, cases[i].l, cases[i].m, 1);
         uint64_t m, g, cap;
@@ -1332,13 +1346,13 @@ static void test_deserialize_hostile_fields(void **state) {
         {P_INSERTS, 1, 8, TF_ERR_CORRUPT},    /* slices counting more inserts than the filter */
         {s0, 63, 8, TF_ERR_CORRUPT},          /* slice sizes */
         {s0, 0, 8, TF_ERR_CORRUPT},
-        {s0, 128, 8, TF_ERR_CORRUPT},                 /* bigger than the data that follows */
-        {s0, (1ULL << 40) + 64, 8, TF_ERR_CORRUPT},   /* past the limit */
+        {s0, 128, 8, TF_ERR_CORRUPT},               /* bigger than the data that follows */
+        {s0, (1ULL << 40) + 64, 8, TF_ERR_CORRUPT}, /* past the limit */
         {s0, UINT64_MAX, 8, TF_ERR_CORRUPT},
-        {s3, 65, 8, TF_ERR_CORRUPT},                  /* same words, but sizes differ... */
-        {s1, 100, 8, TF_ERR_CORRUPT},                 /* ...and bits beyond m set or more words */
-        {s0 + 8, UINT64_MAX, 8, TF_ERR_CORRUPT},      /* n > inserts */
-        {s0 + 24, serial1, 8, TF_ERR_CORRUPT},        /* serials out of order */
+        {s3, 65, 8, TF_ERR_CORRUPT},             /* same words, but sizes differ... */
+        {s1, 100, 8, TF_ERR_CORRUPT},            /* ...and bits beyond m set or more words */
+        {s0 + 8, UINT64_MAX, 8, TF_ERR_CORRUPT}, /* n > inserts */
+        {s0 + 24, serial1, 8, TF_ERR_CORRUPT},   /* serials out of order */
         {s1 + 24, serial0, 8, TF_ERR_CORRUPT},
         {s1 + 24, serial1 - 1, 8, TF_ERR_CORRUPT},
         {s0 + 16, 5, 8, TF_ERR_CORRUPT}, /* a timestamp in a count window, newer than its clock (0) */
@@ -1558,8 +1572,8 @@ static void test_blocked_choose(void **state) {
         const double bits = (double)(k + l) * k / ((double)l * -log1p(-fill));
         OK(tf_age_bloom_choose(targets[i], &ck, &cl));
         OK(tf_age_bloom_bits_per_element(ck, cl, &classic_bits));
-        print_message("# target %g: blocked k=%u l=%u fill %.3f, %.2f bits per element (classic %.2f)\n", targets[i],
-                      k, l, fill, bits, classic_bits);
+        print_message("# target %g: blocked k=%u l=%u fill %.3f, %.2f bits per element (classic %.2f)\n", targets[i], k,
+                      l, fill, bits, classic_bits);
         assert_true(bits >= classic_bits);
         assert_true(bits > prev_bits);
         prev_bits = bits;
@@ -1694,8 +1708,8 @@ static void fpr_blocked(double target, uint32_t seed) {
         asked += per;
     }
     const double avg = (double)fp / (double)asked;
-    print_message("# target %g: average over a generation %.4g (%.3f x target), %llu keys\n", target, avg,
-                  avg / target, (unsigned long long)asked);
+    print_message("# target %g: average over a generation %.4g (%.3f x target), %llu keys\n", target, avg, avg / target,
+                  (unsigned long long)asked);
     assert_true(avg <= peak + tol);
     assert_true(avg >= 0.25 * target);
     for (uint64_t i = id - (uint64_t)l * g; i < id; ++i) assert_int_equal(has_id(f, 'p', i), 1);
@@ -1812,11 +1826,15 @@ static void test_blocked_bad_input(void **state) {
         uint64_t bits;
         tf_status want;
     } cases[] = {
-        {0, 4, 1024, TF_ERR_INVALID_ARGUMENT},  {4, 0, 1024, TF_ERR_INVALID_ARGUMENT},
-        {20, 13, 1024, TF_ERR_INVALID_ARGUMENT}, {32, 1, 1024, TF_ERR_INVALID_ARGUMENT},
+        {0, 4, 1024, TF_ERR_INVALID_ARGUMENT},
+        {4, 0, 1024, TF_ERR_INVALID_ARGUMENT},
+        {20, 13, 1024, TF_ERR_INVALID_ARGUMENT},
+        {32, 1, 1024, TF_ERR_INVALID_ARGUMENT},
         {UINT32_MAX, UINT32_MAX, 1024, TF_ERR_INVALID_ARGUMENT},
-        {4, 4, 31, TF_ERR_INVALID_ARGUMENT},     {4, 4, 0, TF_ERR_INVALID_ARGUMENT},
-        {4, 4, (1ull << 40) + 1, TF_ERR_TOO_LARGE}, {4, 4, UINT64_MAX, TF_ERR_TOO_LARGE},
+        {4, 4, 31, TF_ERR_INVALID_ARGUMENT},
+        {4, 4, 0, TF_ERR_INVALID_ARGUMENT},
+        {4, 4, (1ull << 40) + 1, TF_ERR_TOO_LARGE},
+        {4, 4, UINT64_MAX, TF_ERR_TOO_LARGE},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
         f = (tf_age_bloom *)0x1;
@@ -1857,9 +1875,19 @@ static void test_blocked_bad_input(void **state) {
 /* Payload offsets of the blocked layout (lib/bloom/blocked.cpp):
  *   u32 k, l, seed, reserved; u64 blocks, generation, until_shift,
  *   gen_inserts, inserts, next_serial; then the lines, 64 bytes each. */
-enum { B_K = HDR, B_L = HDR + 4, B_SEED = HDR + 8, B_RESERVED = HDR + 12, B_BLOCKS = HDR + 16,
-       B_GEN = HDR + 24, B_UNTIL = HDR + 32, B_GEN_INS = HDR + 40, B_INSERTS = HDR + 48, B_NEXT = HDR + 56,
-       B_LINES = HDR + 64 };
+enum {
+    B_K = HDR,
+    B_L = HDR + 4,
+    B_SEED = HDR + 8,
+    B_RESERVED = HDR + 12,
+    B_BLOCKS = HDR + 16,
+    B_GEN = HDR + 24,
+    B_UNTIL = HDR + 32,
+    B_GEN_INS = HDR + 40,
+    B_INSERTS = HDR + 48,
+    B_NEXT = HDR + 56,
+    B_LINES = HDR + 64
+};
 
 static void test_blocked_serialize_round_trip(void **state) {
     (void)state;
@@ -1868,8 +1896,8 @@ static void test_blocked_serialize_round_trip(void **state) {
     size_t n;
     unsigned char *blob = snap(f, &n);
     assert_memory_equal(blob, "TFLT", 4);
-    assert_int_equal(get_le(blob + 6, 2), 2);  /* kind 2 */
-    assert_int_equal(get_le(blob + 8, 4), 1);  /* flags: blocked */
+    assert_int_equal(get_le(blob + 6, 2), 2); /* kind 2 */
+    assert_int_equal(get_le(blob + 8, 4), 1); /* flags: blocked */
     uint32_t k, l;
     uint64_t m, g;
     OK(tf_age_bloom_info(f, &k, &l, &m, &g, NULL, NULL));
@@ -2012,7 +2040,6 @@ static void test_blocked_golden_blob(void **state) {
     /* window l * g = 4 * 51 = 204 */
     check_golden("age_bloom_blocked_v1", golden_age_bloom_blocked(), 1, 100);
 }
-
 
 int main(void) {
     /* TF_TEST_FILTER=<glob> runs only the matching tests */

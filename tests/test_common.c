@@ -87,7 +87,7 @@ static void test_last_error_is_thread_local(void **state) {
     void *ret = NULL;
     assert_int_equal(pthread_create(&t, NULL, fail_in_thread, NULL), 0);
     assert_int_equal(pthread_join(t, &ret), 0);
-    assert_non_null(ret);                              /* the thread saw its own message */
+    assert_non_null(ret);                             /* the thread saw its own message */
     assert_string_equal(tf_last_error_message(), ""); /* and ours is untouched */
 }
 

@@ -180,8 +180,23 @@ void test_envelope(void **) {
 // their neighbours, small and huge divisors, numerators at the ends of the
 // range and random ones.
 static void test_divider_matches_division(void **) {
-    std::vector<uint64_t> ds = {1, 2, 3, 5, 7, 10, 60, 100, 1000, 4096, 4095, 4097, 1000000007ULL,
-                                UINT64_MAX, UINT64_MAX - 1, UINT64_MAX / 2, (uint64_t(1) << 63) + 1};
+    std::vector<uint64_t> ds = {1,
+                                2,
+                                3,
+                                5,
+                                7,
+                                10,
+                                60,
+                                100,
+                                1000,
+                                4096,
+                                4095,
+                                4097,
+                                1000000007ULL,
+                                UINT64_MAX,
+                                UINT64_MAX - 1,
+                                UINT64_MAX / 2,
+                                (uint64_t(1) << 63) + 1};
     for (int b = 0; b < 64; ++b) {
         ds.push_back(uint64_t(1) << b);
         ds.push_back((uint64_t(1) << b) + 1);
@@ -198,8 +213,18 @@ static void test_divider_matches_division(void **) {
     for (uint64_t d : ds) {
         if (d == 0) continue;
         const tf::Divider div(d);
-        std::vector<uint64_t> ns = {0, 1, d - 1, d, d + 1, 2 * d - 1, 2 * d, UINT64_MAX, UINT64_MAX - 1,
-                                    UINT64_MAX - d, UINT64_MAX / d * d, UINT64_MAX / d * d - 1};
+        std::vector<uint64_t> ns = {0,
+                                    1,
+                                    d - 1,
+                                    d,
+                                    d + 1,
+                                    2 * d - 1,
+                                    2 * d,
+                                    UINT64_MAX,
+                                    UINT64_MAX - 1,
+                                    UINT64_MAX - d,
+                                    UINT64_MAX / d * d,
+                                    UINT64_MAX / d * d - 1};
         for (int i = 0; i < 2000; ++i) ns.push_back(i % 2 ? next() : next() >> (next() % 64));
         for (uint64_t n : ns) {
             if (div.div(n) != n / d || div.mod(n) != n % d)
@@ -208,7 +233,6 @@ static void test_divider_matches_division(void **) {
         }
     }
 }
-
 
 namespace {
 uint64_t xorshift(uint64_t *x) {
@@ -291,8 +315,8 @@ static void test_blocked_ring_runs(void **) {
                         best = std::max(best, run);
                     }
                     if (d::ring_has_run(m, slots, shifts, starts) != (best >= k))
-                        fail_msg("S %u, k %u, top %u, mask %#llx: longest run %u", slots, k, top,
-                                 (unsigned long long)m, best);
+                        fail_msg("S %u, k %u, top %u, mask %#llx: longest run %u", slots, k, top, (unsigned long long)m,
+                                 best);
                     ++checked;
                 }
             }
@@ -321,7 +345,7 @@ static void test_blocked_model(void **) {
     const struct {
         uint32_t k, s;
         double fill;
-    } shapes[] = {{3, 16, 0.12}, {5, 16, 0.4}, {5, 32, 0.3}, {8, 32, 0.37}, {11, 32, 0.38},
+    } shapes[] = {{3, 16, 0.12},  {5, 16, 0.4},   {5, 32, 0.3},   {8, 32, 0.37}, {11, 32, 0.38},
                   {12, 32, 0.32}, {15, 32, 0.26}, {20, 32, 0.24}, {23, 32, 0.19}};
     for (auto sh : shapes) {
         double load[32], r[32];

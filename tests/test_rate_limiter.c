@@ -189,8 +189,8 @@ static dec rule(const ring *g, uint64_t t, uint64_t limit, uint64_t n) {
 static uint64_t sat_add(uint64_t a, uint64_t b) { return a > NEVER - b ? NEVER : a + b; }
 
 typedef struct {
-    ring win;      /* expiries of the key's permits */
-    ring real;     /* grant times + window (the exact expiry, for real-time checks) */
+    ring win;  /* expiries of the key's permits */
+    ring real; /* grant times + window (the exact expiry, for real-time checks) */
     uint64_t latest;
     uint32_t limit; /* override, 0 = none */
     int tracked, cold;
@@ -494,7 +494,11 @@ static void run_property(const prop_cfg *c, ref *m, tf_rate_limiter **out) {
         }
         if (now > M) M = now;
         const uint64_t q = tu_below(&g, 100);
-        uint64_t n = q < 70 ? 1 : q < 90 ? 2 + tu_below(&g, 2) : q < 98 ? 1 + tu_below(&g, lim + 2) : q < 99 ? lim + 1 : NEVER;
+        uint64_t n = q < 70   ? 1
+                     : q < 90 ? 2 + tu_below(&g, 2)
+                     : q < 98 ? 1 + tu_below(&g, lim + 2)
+                     : q < 99 ? lim + 1
+                              : NEVER;
         tu_key key = tu_make_key('L', id);
         const uint64_t kind = tu_below(&g, 1000);
         if (kind < 50 && c->refunds) {
@@ -521,11 +525,13 @@ static void run_property(const prop_cfg *c, ref *m, tf_rate_limiter **out) {
         }
         dec got = acq_b(r, key.b, sizeof key.b, now, n);
         want = ref_op(m, id, now, n, 1);
-        const int same = got.allowed == want.allowed && got.remaining == want.remaining && got.retry_at == want.retry_at;
+        const int same =
+            got.allowed == want.allowed && got.remaining == want.remaining && got.retry_at == want.retry_at;
         if (!same)
-            fail_msg("op %ld: acquire key %zu (limit %llu) now %llu n %llu: got (%d, %llu, %llu), want (%d, %llu, %llu)",
-                     op, id, ULL(lim), ULL(now), ULL(n), got.allowed, ULL(got.remaining), ULL(got.retry_at),
-                     want.allowed, ULL(want.remaining), ULL(want.retry_at));
+            fail_msg(
+                "op %ld: acquire key %zu (limit %llu) now %llu n %llu: got (%d, %llu, %llu), want (%d, %llu, %llu)", op,
+                id, ULL(lim), ULL(now), ULL(n), got.allowed, ULL(got.remaining), ULL(got.retry_at), want.allowed,
+                ULL(want.remaining), ULL(want.retry_at));
         denied += !got.allowed;
     }
     /* the mix really happened */
@@ -581,7 +587,8 @@ static void test_bucketed_property(void **state) {
             uint64_t lim;
             uint64_t a = max_in_interval(&m, (long)id, c.window - c.width + 1, 0, &lim);
             uint64_t b = max_in_interval(&m, (long)id, c.window, 0, &lim);
-            if (a > lim) fail_msg("width %llu key %zu: %llu permits within window - width + 1", ULL(c.width), id, ULL(a));
+            if (a > lim)
+                fail_msg("width %llu key %zu: %llu permits within window - width + 1", ULL(c.width), id, ULL(a));
             if (b > 2 * lim) fail_msg("width %llu key %zu: %llu permits within a window", ULL(c.width), id, ULL(b));
             if (a * 100 / lim > worst_short) worst_short = a * 100 / lim;
             if (b * 100 / lim > worst_window) worst_window = b * 100 / lim;
@@ -590,10 +597,11 @@ static void test_bucketed_property(void **state) {
         if (c.width == 1) assert_int_equal(m.over_admitted, 0); /* one-unit buckets are exact */
         if (c.width == 1) assert_int_equal(over_limit_windows, 0);
         if (c.width == 100) assert_true(m.over_admitted > 0);
-        print_message("# bucketed, %llu buckets: over-admission %.3f%% of %llu permits on random traffic; busiest "
-                      "window %llu%% of the limit (%llu keys above it), busiest window - width + 1: %llu%%\n",
-                      ULL(c.window / c.width), 100.0 * (double)m.over_admitted / (double)m.granted, ULL(m.granted),
-                      ULL(worst_window), ULL(over_limit_windows), ULL(worst_short));
+        print_message(
+            "# bucketed, %llu buckets: over-admission %.3f%% of %llu permits on random traffic; busiest "
+            "window %llu%% of the limit (%llu keys above it), busiest window - width + 1: %llu%%\n",
+            ULL(c.window / c.width), 100.0 * (double)m.over_admitted / (double)m.granted, ULL(m.granted),
+            ULL(worst_window), ULL(over_limit_windows), ULL(worst_short));
         ref_free(&m);
         tf_rate_limiter_free(r);
     }
@@ -677,10 +685,11 @@ static void test_retry_at_exact_time(void **state) {
             dec on_time = acq(c, "x", d.retry_at, n);
             tf_rate_limiter_free(c);
             if (early.allowed || !on_time.allowed)
-                fail_msg("trial %d (%s L %llu W %llu B %llu n %llu): retry_at %llu, granted one unit before: %d, at "
-                         "it: %d",
-                         trial, flags ? "exact" : "bucketed", ULL(L), ULL(W), ULL(B), ULL(n), ULL(d.retry_at),
-                         early.allowed, on_time.allowed);
+                fail_msg(
+                    "trial %d (%s L %llu W %llu B %llu n %llu): retry_at %llu, granted one unit before: %d, at "
+                    "it: %d",
+                    trial, flags ? "exact" : "bucketed", ULL(L), ULL(W), ULL(B), ULL(n), ULL(d.retry_at), early.allowed,
+                    on_time.allowed);
             checked++;
         }
         tf_rate_limiter_free(r);
@@ -884,7 +893,7 @@ static void test_global_and_overrides(void **state) {
         EXPECT(acq(r, "low", 1150, 2), 0, 1, NEVER);
         EXPECT(acq(r, "low", 1150, 1), 1, 0, 0);
         EXPECT(acq(r, "low", 1150, 1), 0, 0, ex ? 2150 : 2100);
-        EXPECT(acq(r, "mid", 1150, 4), 1, 0, 0); /* 4 > the default of 3 */
+        EXPECT(acq(r, "mid", 1150, 4), 1, 0, 0);              /* 4 > the default of 3 */
         EXPECT(acq(r, "k", 1150, 1), 0, 0, ex ? 2150 : 2100); /* global full again */
         /* 10 keys share the global window in any window */
         tf_rate_limiter *q = make(3, 1000, 100, kModes[m]);
@@ -937,8 +946,8 @@ static void test_remaining_bounded_by_global(void **state) {
         assert_int_equal(d.allowed, 0);
         assert_int_equal(d.retry_at, NEVER);
         if (d.remaining != 0)
-            fail_msg("%s: remaining %llu although the global window has no room",
-                     kModes[m] ? "exact" : "bucketed", ULL(d.remaining));
+            fail_msg("%s: remaining %llu although the global window has no room", kModes[m] ? "exact" : "bucketed",
+                     ULL(d.remaining));
         tf_rate_limiter_free(r);
         /* the key would grant n = 2 (then 0 left), the global window has 1:
          * denied, nothing taken, so 1 remains (the key still has 2) */
@@ -1001,8 +1010,7 @@ static void test_full_allow_keeps_the_global_limit(void **state) {
     dec d = acq(r, "B", 6, 1);
     rl_stats s = stats_of(r);
     if (d.allowed)
-        fail_msg("an untracked key was admitted past a full global window (allowed_full %llu)",
-                 ULL(s.allowed_full));
+        fail_msg("an untracked key was admitted past a full global window (allowed_full %llu)", ULL(s.allowed_full));
     tf_rate_limiter_free(r);
 }
 
@@ -1057,7 +1065,8 @@ static void test_idle_reclamation(void **state) {
         for (int i = 0; i < 20000; ++i) {
             (void)acq_id(r, 1000 + tu_below(&g, 1000), 1000 + W + (uint64_t)i / 100, 1);
             s = stats_of(r);
-            assert_true(s.reclaimed - prev <= 8); /* never a full scan: no new key here, so a request sweeps at most 8 slots */
+            assert_true(s.reclaimed - prev <=
+                        8); /* never a full scan: no new key here, so a request sweeps at most 8 slots */
             prev = s.reclaimed;
         }
         /* all of A (but key 7, asked at 1999) and vip are gone, B stays */
@@ -1099,8 +1108,8 @@ static void test_reclaim_respects_the_keys_clock(void **state) {
         /* A at 1050 by its own clock: its permit of 1000 still counts */
         dec d = acq(r, "A", 1050, 1);
         if (d.allowed)
-            fail_msg("%s: A granted twice within its window (reclaimed %llu keys)",
-                     kModes[m] ? "exact" : "bucketed", ULL(stats_of(r).reclaimed));
+            fail_msg("%s: A granted twice within its window (reclaimed %llu keys)", kModes[m] ? "exact" : "bucketed",
+                     ULL(stats_of(r).reclaimed));
         EXPECT(d, 0, 0, 1100);
         tf_rate_limiter_free(r);
     }
@@ -1205,8 +1214,8 @@ static void test_peek_follows_the_room_search(void **state) {
             dec p = peek(r, key, 1000, 1), a = acq(r, key, 1000, 1);
             if (p.allowed != a.allowed || p.remaining != a.remaining || p.retry_at != a.retry_at)
                 fail_msg("%s: %s: peek says (%d, %llu, %llu), acquire then (%d, %llu, %llu)",
-                         kModes[m] ? "exact" : "bucketed", key, p.allowed, ULL(p.remaining), ULL(p.retry_at),
-                         a.allowed, ULL(a.remaining), ULL(a.retry_at));
+                         kModes[m] ? "exact" : "bucketed", key, p.allowed, ULL(p.remaining), ULL(p.retry_at), a.allowed,
+                         ULL(a.remaining), ULL(a.retry_at));
         }
         tf_rate_limiter_free(r);
     }
@@ -1271,8 +1280,8 @@ static void test_acquire_batch_equals_single_calls(void **state) {
                 dec d = acq_b(a, keys[i], klens[i], times[i], n);
                 if (d.allowed != allowed[i] || d.remaining != rem[i] || d.retry_at != retry[i])
                     fail_msg("%s: batch %llu entry %zu: batch (%d, %llu, %llu), single call (%d, %llu, %llu)",
-                             kModes[m] ? "exact" : "bucketed", ULL(batches), i, allowed[i], ULL(rem[i]),
-                             ULL(retry[i]), d.allowed, ULL(d.remaining), ULL(d.retry_at));
+                             kModes[m] ? "exact" : "bucketed", ULL(batches), i, allowed[i], ULL(rem[i]), ULL(retry[i]),
+                             d.allowed, ULL(d.remaining), ULL(d.retry_at));
                 granted += (uint64_t)d.allowed;
                 denied += (uint64_t)!d.allowed;
             }
@@ -1568,9 +1577,9 @@ static void concurrent_run(uint32_t flags, uint64_t limit, uint64_t global, int 
 static void test_concurrent_windows(void **state) {
     (void)state;
     for (size_t m = 0; m < NMODES; ++m) {
-        concurrent_run(kModes[m], 3, 0, 0, 0);   /* exact totals per key */
-        concurrent_run(kModes[m], 3, 40, 0, 0);  /* exact totals with the global limit */
-        concurrent_run(kModes[m], 3, 40, 1, 1);  /* any order, n = 1 or 2: bounds */
+        concurrent_run(kModes[m], 3, 0, 0, 0);  /* exact totals per key */
+        concurrent_run(kModes[m], 3, 40, 0, 0); /* exact totals with the global limit */
+        concurrent_run(kModes[m], 3, 40, 1, 1); /* any order, n = 1 or 2: bounds */
         concurrent_run(kModes[m], 5, 0, 1, 1);
     }
 }
@@ -1730,7 +1739,8 @@ static void test_concurrent_set_global_limit(void **state) {
         assert_int_equal(waitpid(pid, &status, 0), pid);
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
             fail_msg("%s: the child %s %d while set_global_limit ran beside acquire", kModes[m] ? "exact" : "bucketed",
-                     WIFSIGNALED(status) ? "died of signal" : "exited with", WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+                     WIFSIGNALED(status) ? "died of signal" : "exited with",
+                     WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
     }
 }
 
@@ -1740,32 +1750,32 @@ static void test_concurrent_set_global_limit(void **state) {
 static void test_new_bad_input(void **state) {
     (void)state;
     tf_rate_limiter *r = NULL;
-#define BADNEW(l, w, b, f, status)                                    \
-    do {                                                              \
-        tf_clear_last_error();                                        \
+#define BADNEW(l, w, b, f, status)                                     \
+    do {                                                               \
+        tf_clear_last_error();                                         \
         assert_int_equal(tf_rate_limiter_new(l, w, b, f, &r), status); \
-        assert_null(r);                                               \
-        assert_true(strlen(tf_last_error_message()) > 0);             \
+        assert_null(r);                                                \
+        assert_true(strlen(tf_last_error_message()) > 0);              \
     } while (0)
     assert_int_equal(tf_rate_limiter_new(5, 100, 10, 0, NULL), TF_ERR_NULL);
     assert_true(strlen(tf_last_error_message()) > 0);
-    BADNEW(0, 100, 10, 0, TF_ERR_INVALID_ARGUMENT);      /* zero limit */
+    BADNEW(0, 100, 10, 0, TF_ERR_INVALID_ARGUMENT); /* zero limit */
     BADNEW(0, 100, 0, EXACT, TF_ERR_INVALID_ARGUMENT);
-    BADNEW(5, 0, 10, 0, TF_ERR_INVALID_ARGUMENT);        /* zero window */
+    BADNEW(5, 0, 10, 0, TF_ERR_INVALID_ARGUMENT); /* zero window */
     BADNEW(5, 0, 0, 0, TF_ERR_INVALID_ARGUMENT);
     BADNEW(5, 0, 0, EXACT, TF_ERR_INVALID_ARGUMENT);
-    BADNEW(5, 100, 0, 0, TF_ERR_INVALID_ARGUMENT);       /* zero bucket width */
-    BADNEW(5, 100, 30, 0, TF_ERR_INVALID_ARGUMENT);      /* does not divide */
+    BADNEW(5, 100, 0, 0, TF_ERR_INVALID_ARGUMENT);  /* zero bucket width */
+    BADNEW(5, 100, 30, 0, TF_ERR_INVALID_ARGUMENT); /* does not divide */
     BADNEW(5, 100, 101, 0, TF_ERR_INVALID_ARGUMENT);
     BADNEW(5, 100, 200, 0, TF_ERR_INVALID_ARGUMENT);
-    BADNEW(5, 4097, 1, 0, TF_ERR_INVALID_ARGUMENT);      /* too many buckets */
+    BADNEW(5, 4097, 1, 0, TF_ERR_INVALID_ARGUMENT); /* too many buckets */
     BADNEW(5, (uint64_t)TF_RATE_LIMITER_MAX_BUCKETS * 2, 1, 0, TF_ERR_INVALID_ARGUMENT);
     BADNEW(5, NEVER, 1, 0, TF_ERR_INVALID_ARGUMENT);
     BADNEW(TF_RATE_LIMITER_MAX_KEY_LIMIT + 1, 100, 10, 0, TF_ERR_INVALID_ARGUMENT); /* limit too large */
     BADNEW(TF_RATE_LIMITER_MAX_EXACT_LIMIT + 1, 100, 0, EXACT, TF_ERR_INVALID_ARGUMENT);
     BADNEW(NEVER, 100, 10, 0, TF_ERR_INVALID_ARGUMENT);
     BADNEW(NEVER, 100, 10, EXACT, TF_ERR_INVALID_ARGUMENT);
-    BADNEW(5, 100, 10, 0x4, TF_ERR_INVALID_ARGUMENT);    /* unknown flags */
+    BADNEW(5, 100, 10, 0x4, TF_ERR_INVALID_ARGUMENT); /* unknown flags */
     BADNEW(5, 100, 10, 0x80000000u, TF_ERR_INVALID_ARGUMENT);
     BADNEW(5, 100, 10, EXACT | 0x100, TF_ERR_INVALID_ARGUMENT);
 #undef BADNEW
@@ -1826,7 +1836,8 @@ static void test_calls_bad_input(void **state) {
         if (ex) BAD(tf_rate_limiter_set_global_limit(r, (1ULL << 24) + 1), TF_ERR_INVALID_ARGUMENT);
         BAD(tf_rate_limiter_set_key_limit(NULL, "k", 1, 5), TF_ERR_NULL);
         BAD(tf_rate_limiter_set_key_limit(r, NULL, 1, 5), TF_ERR_NULL);
-        BAD(tf_rate_limiter_set_key_limit(r, "k", 1, ex ? TF_RATE_LIMITER_MAX_EXACT_LIMIT + 1 : TF_RATE_LIMITER_MAX_KEY_LIMIT + 1),
+        BAD(tf_rate_limiter_set_key_limit(r, "k", 1,
+                                          ex ? TF_RATE_LIMITER_MAX_EXACT_LIMIT + 1 : TF_RATE_LIMITER_MAX_KEY_LIMIT + 1),
             TF_ERR_INVALID_ARGUMENT);
         BAD(tf_rate_limiter_set_key_limit(r, "vip", 3, NEVER), TF_ERR_INVALID_ARGUMENT);
         BAD(tf_rate_limiter_set_max_keys(NULL, 5), TF_ERR_NULL);
@@ -2046,21 +2057,21 @@ static unsigned char *wrap(const bb *p, uint32_t flags, size_t *len) {
 typedef struct {
     uint32_t flags;
     uint64_t limit, window, width, max_keys, glimit, reclaimed, denied, allowed, horizon, glatest;
-    int n_g;            /* global window entries written */
-    uint64_t g[4];      /* bucketed: counts (nb = 2); exact: times (count = n_g) */
-    uint64_t g_count;   /* exact: the count field */
-    uint64_t n_over;    /* override count field */
+    int n_g;          /* global window entries written */
+    uint64_t g[4];    /* bucketed: counts (nb = 2); exact: times (count = n_g) */
+    uint64_t g_count; /* exact: the count field */
+    uint64_t n_over;  /* override count field */
     uint32_t over_limit, over_klen;
-    uint64_t n_keys;    /* key count field */
-    int keys_written;   /* key records written (the same but the 2nd one's key byte) */
-    char key2;          /* the 2nd key written: 'k' again (a repeat), 'j' (out of order), 'l' */
+    uint64_t n_keys;  /* key count field */
+    int keys_written; /* key records written (the same but the 2nd one's key byte) */
+    char key2;        /* the 2nd key written: 'k' again (a repeat), 'j' (out of order), 'l' */
     uint32_t klen;
     uint64_t latest;
     uint64_t counts[2]; /* bucketed */
     uint64_t k_count;   /* exact: count field */
     int n_times;
     uint64_t times[4];
-    int extra;          /* trailing payload bytes */
+    int extra; /* trailing payload bytes */
 } blob_spec;
 
 static blob_spec base_spec(int exact) {
@@ -2163,16 +2174,16 @@ static void test_deserialize_hostile_fields(void **state) {
             tf_status want;
         } cases[64];
         size_t nc = 0;
-#define CASE(desc, status, edit)            \
-    do {                                    \
-        cases[nc].what = desc;              \
-        cases[nc].s = base_spec(exact);     \
-        cases[nc].want = status;            \
-        {                                   \
-            blob_spec *s = &cases[nc].s;    \
-            edit;                           \
-        }                                   \
-        nc++;                               \
+#define CASE(desc, status, edit)         \
+    do {                                 \
+        cases[nc].what = desc;           \
+        cases[nc].s = base_spec(exact);  \
+        cases[nc].want = status;         \
+        {                                \
+            blob_spec *s = &cases[nc].s; \
+            edit;                        \
+        }                                \
+        nc++;                            \
     } while (0)
         CASE("base", TF_OK, (void)s);
         CASE("unknown flag", TF_ERR_CORRUPT, s->flags |= 0x4);
@@ -2195,14 +2206,16 @@ static void test_deserialize_hostile_fields(void **state) {
             CASE("global window", TF_OK, (s->glimit = 3, s->glatest = 15, s->n_g = 2, s->g[0] = 1, s->g[1] = 2));
             CASE("global window truncated", TF_ERR_CORRUPT, (s->glimit = 3, s->glatest = 15, s->n_g = 1, s->g[0] = 1));
         } else {
-            CASE("grant count above the limit", TF_ERR_CORRUPT, (s->k_count = 4, s->n_times = 4, s->times[2] = s->times[3] = 15));
+            CASE("grant count above the limit", TF_ERR_CORRUPT,
+                 (s->k_count = 4, s->n_times = 4, s->times[2] = s->times[3] = 15));
             CASE("grant count huge", TF_ERR_CORRUPT, s->k_count = 0xFFFFFFFFu);
             CASE("grant count beyond the bytes", TF_ERR_CORRUPT, s->k_count = 2 + 0 * (s->n_times = 1));
             CASE("grant times out of order", TF_ERR_CORRUPT, (s->times[0] = 15, s->times[1] = 5));
             CASE("grant time after latest", TF_ERR_CORRUPT, s->times[1] = 16);
             CASE("grant time 0", TF_ERR_CORRUPT, s->times[0] = 0);
             CASE("global limit above 2^24", TF_ERR_CORRUPT, (s->glimit = (1ULL << 24) + 1, s->glatest = 15));
-            CASE("global window", TF_OK, (s->glimit = 3, s->glatest = 15, s->g_count = 2, s->n_g = 2, s->g[0] = 5, s->g[1] = 15));
+            CASE("global window", TF_OK,
+                 (s->glimit = 3, s->glatest = 15, s->g_count = 2, s->n_g = 2, s->g[0] = 5, s->g[1] = 15));
             CASE("global count above the global limit", TF_ERR_CORRUPT,
                  (s->glimit = 1, s->glatest = 15, s->g_count = 2, s->n_g = 2, s->g[0] = 5, s->g[1] = 15));
             CASE("global count huge", TF_ERR_CORRUPT, (s->glimit = 3, s->glatest = 15, s->g_count = 0xFFFFFFFFu));
@@ -2217,7 +2230,8 @@ static void test_deserialize_hostile_fields(void **state) {
         CASE("override count huge", TF_ERR_CORRUPT, s->n_over = NEVER);
         CASE("override count beyond the bytes", TF_ERR_CORRUPT, s->n_over = 1000);
         CASE("override limit 0", TF_ERR_CORRUPT, s->over_limit = 0);
-        CASE("override limit too large", TF_ERR_CORRUPT, s->over_limit = exact ? TF_RATE_LIMITER_MAX_EXACT_LIMIT + 1 : 65536);
+        CASE("override limit too large", TF_ERR_CORRUPT,
+             s->over_limit = exact ? TF_RATE_LIMITER_MAX_EXACT_LIMIT + 1 : 65536);
         CASE("override key length huge", TF_ERR_CORRUPT, s->over_klen = 0xFFFFFFFFu);
         CASE("override twice", TF_ERR_CORRUPT, s->n_over = 2);
         CASE("key count huge", TF_ERR_CORRUPT, s->n_keys = NEVER);
@@ -2253,9 +2267,12 @@ static void test_deserialize_hostile_fields(void **state) {
             int bytes;
             tf_status want;
         } env[] = {
-            {4, 2, 2, TF_ERR_UNSUPPORTED_VERSION}, {4, 0, 2, TF_ERR_UNSUPPORTED_VERSION},
-            {6, 1, 2, TF_ERR_WRONG_KIND},          {6, 3, 2, TF_ERR_WRONG_KIND},
-            {6, 999, 2, TF_ERR_WRONG_KIND},        {0, 0x544C4655, 4, TF_ERR_BAD_MAGIC},
+            {4, 2, 2, TF_ERR_UNSUPPORTED_VERSION},
+            {4, 0, 2, TF_ERR_UNSUPPORTED_VERSION},
+            {6, 1, 2, TF_ERR_WRONG_KIND},
+            {6, 3, 2, TF_ERR_WRONG_KIND},
+            {6, 999, 2, TF_ERR_WRONG_KIND},
+            {0, 0x544C4655, 4, TF_ERR_BAD_MAGIC},
             {8, exact ? 0 : EXACT, 4, TF_ERR_CORRUPT}, /* the other mode's payload */
         };
         for (size_t i = 0; i < sizeof env / sizeof env[0]; ++i) {

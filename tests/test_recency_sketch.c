@@ -275,9 +275,7 @@ static void test_never_older_concurrent_modes(void **state) {
 /* the too-new probability against the math                             */
 
 /* P(too new) for the standard layout: (1 - (1 - 1/w)^n)^d. */
-static double model_standard(double n, double w, double d) {
-    return pow(1.0 - exp(n * log1p(-1.0 / w)), d);
-}
+static double model_standard(double n, double w, double d) { return pow(1.0 - exp(n * log1p(-1.0 / w)), d); }
 
 static double choose(unsigned n, unsigned k) {
     if (k > n) return 0;
@@ -295,9 +293,9 @@ static double model_blocked(double n, double lines, unsigned d) {
     const double q = 1.0 / lines;
     for (unsigned k = 0; k <= n && k < 3000; ++k) {
         /* Binomial(n, q) probability of k keys in the query's line */
-        double pk = lines <= 1.0 ? (k == n ? 1.0 : 0.0)
-                                 : exp(lgamma(n + 1) - lgamma(k + 1.0) - lgamma(n - k + 1) + k * log(q) +
-                                       (n - k) * log1p(-q));
+        double pk = lines <= 1.0
+                        ? (k == n ? 1.0 : 0.0)
+                        : exp(lgamma(n + 1) - lgamma(k + 1.0) - lgamma(n - k + 1) + k * log(q) + (n - k) * log1p(-q));
         double cover = 0;
         for (unsigned j = 0; j <= 8; ++j) cover += occ[j] * choose(j, d) / total;
         p += pk * cover;
@@ -679,7 +677,6 @@ static tf_recency_sketch *copy_of(const tf_recency_sketch *s) {
     return c;
 }
 
-
 static void test_merge_laws(void **state) {
     (void)state;
     for (size_t m = 0; m < NMODES; ++m) {
@@ -916,8 +913,7 @@ static void test_new_bad_input(void **state) {
     assert_int_equal(tf_recency_sketch_new(1ULL << 61, 1, 0, 0, &s), TF_ERR_TOO_LARGE);
     assert_int_equal(tf_recency_sketch_new((1ULL << 61) / 3, 32, 0, TF_RECENCY_SKETCH_BLOCKED, &s),
                      TF_ERR_INVALID_ARGUMENT);
-    assert_int_equal(tf_recency_sketch_new((1ULL << 61) / 3, 8, 0, TF_RECENCY_SKETCH_BLOCKED, &s),
-                     TF_ERR_TOO_LARGE);
+    assert_int_equal(tf_recency_sketch_new((1ULL << 61) / 3, 8, 0, TF_RECENCY_SKETCH_BLOCKED, &s), TF_ERR_TOO_LARGE);
     assert_null(s);
     assert_true(strlen(tf_last_error_message()) > 0);
 }
@@ -1080,20 +1076,16 @@ static void test_deserialize_hostile_fields(void **state) {
         int bytes;
         tf_status want;
     } cases[] = {
-        {4, 2, 2, TF_ERR_UNSUPPORTED_VERSION},  /* a future format version */
-        {4, 0, 2, TF_ERR_UNSUPPORTED_VERSION},
-        {6, 2, 2, TF_ERR_WRONG_KIND},           /* another structure's blob */
-        {6, 6, 2, TF_ERR_WRONG_KIND},
-        {6, 999, 2, TF_ERR_WRONG_KIND},
-        {8, 0x4, 4, TF_ERR_CORRUPT},            /* undefined flag bit */
-        {8, 0x80000000u, 4, TF_ERR_CORRUPT},
-        {20, 0, 8, TF_ERR_CORRUPT},             /* width 0 */
-        {20, 17, 8, TF_ERR_CORRUPT},            /* width disagrees with the cells */
-        {20, 1ULL << 61, 8, TF_ERR_CORRUPT},    /* huge width: rejected, not allocated */
-        {20, UINT64_MAX, 8, TF_ERR_CORRUPT},
-        {28, 0, 4, TF_ERR_CORRUPT},             /* depth 0 */
-        {28, 33, 4, TF_ERR_CORRUPT},            /* depth too large */
-        {36, 33, 8, TF_ERR_CORRUPT},            /* cell count disagrees */
+        {4, 2, 2, TF_ERR_UNSUPPORTED_VERSION},                               /* a future format version */
+        {4, 0, 2, TF_ERR_UNSUPPORTED_VERSION}, {6, 2, 2, TF_ERR_WRONG_KIND}, /* another structure's blob */
+        {6, 6, 2, TF_ERR_WRONG_KIND},          {6, 999, 2, TF_ERR_WRONG_KIND},
+        {8, 0x4, 4, TF_ERR_CORRUPT},                                       /* undefined flag bit */
+        {8, 0x80000000u, 4, TF_ERR_CORRUPT},   {20, 0, 8, TF_ERR_CORRUPT}, /* width 0 */
+        {20, 17, 8, TF_ERR_CORRUPT},                                       /* width disagrees with the cells */
+        {20, 1ULL << 61, 8, TF_ERR_CORRUPT},                               /* huge width: rejected, not allocated */
+        {20, UINT64_MAX, 8, TF_ERR_CORRUPT},   {28, 0, 4, TF_ERR_CORRUPT}, /* depth 0 */
+        {28, 33, 4, TF_ERR_CORRUPT},                                       /* depth too large */
+        {36, 33, 8, TF_ERR_CORRUPT},                                       /* cell count disagrees */
         {36, UINT64_MAX, 8, TF_ERR_CORRUPT},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {

@@ -58,7 +58,8 @@ static tf_time_bloom *make_for(double rate, uint64_t span, uint64_t capacity, ui
 static void add_id(tf_time_bloom *f, unsigned char tag, uint64_t id, uint64_t now) {
     tu_key k = tu_make_key(tag, id);
     tf_status st = tf_time_bloom_add(f, k.b, sizeof k.b, now);
-    if (st != TF_OK) fail_msg("add at %llu: %s (%s)", (unsigned long long)now, tf_status_string(st), tf_last_error_message());
+    if (st != TF_OK)
+        fail_msg("add at %llu: %s (%s)", (unsigned long long)now, tf_status_string(st), tf_last_error_message());
 }
 
 static int has_id(const tf_time_bloom *f, unsigned char tag, uint64_t id, uint64_t now) {
@@ -134,9 +135,22 @@ static void assert_unchanged(const tf_time_bloom *f, const unsigned char *before
 /*   last_shift, high_water, inserts, next_serial;                      */
 /*   S times: u64 m, n, t, serial, owned, own_end, words[ceil(m/64)].   */
 
-enum { HDR = 20, P_K = HDR, P_L = HDR + 4, P_SEED = HDR + 8, P_S = HDR + 12, P_SPAN = HDR + 16,
-       P_GEN = HDR + 24, P_UNTIL = HDR + 32, P_GEN_INS = HDR + 40, P_LAST = HDR + 48,
-       P_HIGH = HDR + 56, P_INSERTS = HDR + 64, P_NEXT = HDR + 72, P_SLICES = HDR + 80 };
+enum {
+    HDR = 20,
+    P_K = HDR,
+    P_L = HDR + 4,
+    P_SEED = HDR + 8,
+    P_S = HDR + 12,
+    P_SPAN = HDR + 16,
+    P_GEN = HDR + 24,
+    P_UNTIL = HDR + 32,
+    P_GEN_INS = HDR + 40,
+    P_LAST = HDR + 48,
+    P_HIGH = HDR + 56,
+    P_INSERTS = HDR + 64,
+    P_NEXT = HDR + 72,
+    P_SLICES = HDR + 80
+};
 
 static uint64_t get_le(const unsigned char *p, int bytes) {
     uint64_t v = 0;
@@ -532,10 +546,11 @@ static void test_no_false_negatives(void **state) {
     uint64_t inserts;
     OK(tf_time_bloom_stats(f, s.now, NULL, NULL, NULL, &inserts, NULL));
     assert_int_equal(inserts, s.n);
-    print_message("# %zu inserts, %llu keys checked present; slices at most %llu (%llu steady), %.1f bits per element at "
-                  "most\n",
-                  s.n, (unsigned long long)s.checked, (unsigned long long)s.max_slices,
-                  (unsigned long long)steady_slices, s.max_bpe);
+    print_message(
+        "# %zu inserts, %llu keys checked present; slices at most %llu (%llu steady), %.1f bits per element at "
+        "most\n",
+        s.n, (unsigned long long)s.checked, (unsigned long long)s.max_slices, (unsigned long long)steady_slices,
+        s.max_bpe);
     assert_true(s.n >= kStream * 1000000);
     stream_free(&s);
     tf_time_bloom_free(f);
@@ -583,7 +598,8 @@ static void check_band(const char *what, double target, double measured, double 
     const double tol = tolerance(model, N, 3.5);
     print_message("# %s: measured %.4g (%.3f x target), model %.4g (%.3f x target), tolerance %.2g, %.0f keys\n", what,
                   measured, measured / target, model, model / target, tol, N);
-    if (fabs(measured - model) > tol) fail_msg("%s: measured %.4g, model %.4g, tolerance %.2g", what, measured, model, tol);
+    if (fabs(measured - model) > tol)
+        fail_msg("%s: measured %.4g, model %.4g, tolerance %.2g", what, measured, model, tol);
     if (model + tol > 1.2 * target || model - tol < 0.5 * target) {
         if (TF_SANITIZED) {
             print_message("# (sanitized build: too few keys for the band, checked against the model only)\n");
@@ -715,16 +731,16 @@ static void section_7_1(tf_time_bloom *under, tf_time_bloom *over, int check_fpr
     tf_time_bloom_free(under);
     tf_time_bloom_free(over);
     print_message("# k=%u l=%u, optimal s0 %.0f bits\n", k, l, optimum);
-    print_message("#   initial capacity 1000: s0 %llu -> max %llu -> %llu; slices max %llu, last span max %llu; "
-                  "%.2f bits per element, fpr_now %.4f\n",
-                  (unsigned long long)u.init_s0, (unsigned long long)u.max_s0, (unsigned long long)u.final_s0,
-                  (unsigned long long)u.max_slices, (unsigned long long)u.last_span_max_slices, u.final_bpe,
-                  u.final_fpr);
-    print_message("#   initial capacity 10000: s0 %llu -> %llu at the first shift (insert %llu) -> %llu; slices max %llu; "
-                  "%.2f bits per element, fpr_now %.4f\n",
-                  (unsigned long long)o.init_s0, (unsigned long long)o.first_shift_s0,
-                  (unsigned long long)o.first_shift_at, (unsigned long long)o.final_s0,
-                  (unsigned long long)o.max_slices, o.final_bpe, o.final_fpr);
+    print_message(
+        "#   initial capacity 1000: s0 %llu -> max %llu -> %llu; slices max %llu, last span max %llu; "
+        "%.2f bits per element, fpr_now %.4f\n",
+        (unsigned long long)u.init_s0, (unsigned long long)u.max_s0, (unsigned long long)u.final_s0,
+        (unsigned long long)u.max_slices, (unsigned long long)u.last_span_max_slices, u.final_bpe, u.final_fpr);
+    print_message(
+        "#   initial capacity 10000: s0 %llu -> %llu at the first shift (insert %llu) -> %llu; slices max %llu; "
+        "%.2f bits per element, fpr_now %.4f\n",
+        (unsigned long long)o.init_s0, (unsigned long long)o.first_shift_s0, (unsigned long long)o.first_shift_at,
+        (unsigned long long)o.final_s0, (unsigned long long)o.max_slices, o.final_bpe, o.final_fpr);
     /* under-dimensioned */
     assert_true(u.max_slices > k + l);
     assert_true(u.max_s0 > u.init_s0 && u.init_s0 < 0.5 * optimum);
@@ -793,10 +809,11 @@ static void test_under_dimensioned_converges(void **state) {
     }
     double peak;
     OK(tf_age_bloom_false_positive_rate(k, l, &peak));
-    print_message("# k=%u l=%u from 300 per span: slices max %llu, over the 10th span at most %llu (k + l = %u); s0 %llu "
-                  "(optimum %.0f, largest deviation %.0f%%); fpr_now at most %.4g (peak model %.4g)\n",
-                  k, l, (unsigned long long)max_slices, (unsigned long long)last_max, k + l,
-                  (unsigned long long)s0_bits(f), optimum, 100 * dev, fpr, peak);
+    print_message(
+        "# k=%u l=%u from 300 per span: slices max %llu, over the 10th span at most %llu (k + l = %u); s0 %llu "
+        "(optimum %.0f, largest deviation %.0f%%); fpr_now at most %.4g (peak model %.4g)\n",
+        k, l, (unsigned long long)max_slices, (unsigned long long)last_max, k + l, (unsigned long long)s0_bits(f),
+        optimum, 100 * dev, fpr, peak);
     tf_time_bloom_free(f);
     /* Generations are whole numbers of inserts: a span holds l or l + 1 of
      * them, so k + l + 1 slices right after a shift. fpr_now reads the
@@ -869,10 +886,11 @@ static void test_rate_10x(void **state) {
         rate[p] = (double)fp[p] / (double)asked[p];
         model[p] = model_sum[p] / model_n[p];
     }
-    print_message("# k=%u l=%u: steady %.2f bits per element with %llu slices; after 10x at most %.2f (%.2f x), slices "
-                  "at most %llu, back to <= k + l + 1 after %.1f s\n",
-                  k, l, steady, (unsigned long long)steady_slices, max_bpe, max_bpe / steady,
-                  (unsigned long long)max_slices, back_at / 1000.0);
+    print_message(
+        "# k=%u l=%u: steady %.2f bits per element with %llu slices; after 10x at most %.2f (%.2f x), slices "
+        "at most %llu, back to <= k + l + 1 after %.1f s\n",
+        k, l, steady, (unsigned long long)steady_slices, max_bpe, max_bpe / steady, (unsigned long long)max_slices,
+        back_at / 1000.0);
     for (int p = 0; p < 3; ++p)
         print_message("#   span %d after the jump: measured fpr %.4g (%.2f x target), model %.4g, %llu keys\n", p + 1,
                       rate[p], rate[p] / target, model[p], (unsigned long long)asked[p]);
@@ -921,10 +939,11 @@ static void test_burst_in_one_time_unit(void **state) {
     for (uint64_t i = first; i < id; ++i) assert_int_equal(has_id(f, 'y', i, now), 1);
     const double p = fpr_now(f, now);
     const uint64_t fp = count_absent(f, 100000, now);
-    print_message("# burst of %llu at one timestamp: slices at most %llu, bits %llu -> %llu (%.1f per burst element; "
-                  "steady %.1f), fpr_now %.4g, measured %.4g\n",
-                  (unsigned long long)burst, (unsigned long long)max_slices, (unsigned long long)before,
-                  (unsigned long long)after, (double)(after - before) / burst, steady_bpe(k, l), p, fp / 1e5);
+    print_message(
+        "# burst of %llu at one timestamp: slices at most %llu, bits %llu -> %llu (%.1f per burst element; "
+        "steady %.1f), fpr_now %.4g, measured %.4g\n",
+        (unsigned long long)burst, (unsigned long long)max_slices, (unsigned long long)before,
+        (unsigned long long)after, (double)(after - before) / burst, steady_bpe(k, l), p, fp / 1e5);
     /* A change of rate may take the rate over the target for about a span
      * (header): the burst adds slices, and with every slice filled to at
      * most 1/2 the rate grows with the number of windows of k slices, from
@@ -1029,7 +1048,7 @@ static void test_clock_backwards(void **state) {
         uint64_t t = clock;
         unsigned pick = (unsigned)tu_below(&rng, 100);
         if (pick < 20) t = clock > 3000 ? clock - tu_below(&rng, 3000) : 1 + tu_below(&rng, clock); /* late */
-        if (pick == 99) t = 1;                                                                     /* far back */
+        if (pick == 99) t = 1;                                                                      /* far back */
         backwards += t < high;
         const uint64_t eff = t > high ? t : high; /* the clamped time */
         uint64_t id = pick % 10 == 5 && n ? log_id[n - 1 - tu_below(&rng, n < 3000 ? n : 3000)] : next_id++;
@@ -1129,11 +1148,12 @@ static void test_idle_gap_expiry(void **state) {
     }
     const double fpr_after = (double)count_absent(f, 200000, now) / 2e5;
     const uint64_t s0_after = s0_bits(f);
-    print_message("# before the gap: %llu slices, s0 %llu bits, measured fpr %.4g; a gap and 3 spans later: %llu slices "
-                  "(at most %llu over the 4th span), s0 %llu bits, measured fpr %.4g (target %g)\n",
-                  (unsigned long long)slices_before, (unsigned long long)s0_before, fpr_before,
-                  (unsigned long long)n_slices(f, now), (unsigned long long)worst_slices,
-                  (unsigned long long)s0_after, fpr_after, target);
+    print_message(
+        "# before the gap: %llu slices, s0 %llu bits, measured fpr %.4g; a gap and 3 spans later: %llu slices "
+        "(at most %llu over the 4th span), s0 %llu bits, measured fpr %.4g (target %g)\n",
+        (unsigned long long)slices_before, (unsigned long long)s0_before, fpr_before,
+        (unsigned long long)n_slices(f, now), (unsigned long long)worst_slices, (unsigned long long)s0_after, fpr_after,
+        target);
     for (int i = 3 * (int)span; i < 4 * (int)span; ++i) assert_int_equal(has_id(f, 'h', (uint64_t)i, now), 1);
     tf_time_bloom_free(f);
     assert_true(slices_before <= k + l + 1);
@@ -1407,13 +1427,13 @@ static unsigned char *blob_with_slices(uint32_t count, size_t *len) {
     tu_put_le(b + P_NEXT, count, 8);
     size_t off = P_SLICES;
     for (uint32_t i = 0; i < count; ++i) {
-        tu_put_le(b + off, 64, 8);                /* m */
-        tu_put_le(b + off + 8, 1, 8);             /* n */
-        tu_put_le(b + off + 16, 1000, 8);         /* t */
+        tu_put_le(b + off, 64, 8);                 /* m */
+        tu_put_le(b + off + 8, 1, 8);              /* n */
+        tu_put_le(b + off + 16, 1000, 8);          /* t */
         tu_put_le(b + off + 24, count - 1 - i, 8); /* serial */
-        tu_put_le(b + off + 32, 1, 8);            /* owned */
-        tu_put_le(b + off + 40, 1000, 8);         /* own_end */
-        off += 56; /* no bit set: nothing is present */
+        tu_put_le(b + off + 32, 1, 8);             /* owned */
+        tu_put_le(b + off + 40, 1000, 8);          /* own_end */
+        off += 56;                                 /* no bit set: nothing is present */
     }
     tu_fix_checksum(b, *len);
     return b;
@@ -1637,7 +1657,7 @@ static void test_deserialize_hostile_fields(void **state) {
         {P_L, 0, 4, TF_ERR_CORRUPT},
         {P_L, 1025, 4, TF_ERR_CORRUPT},
         {P_SPAN, 1, 8, TF_ERR_CORRUPT}, /* span shorter than l (2) */
-        {P_S, 3, 4, TF_ERR_CORRUPT},   /* the payload holds more slices */
+        {P_S, 3, 4, TF_ERR_CORRUPT},    /* the payload holds more slices */
         {P_S, S + 1, 4, TF_ERR_CORRUPT},
         {P_S, 4097, 4, TF_ERR_CORRUPT},
         {P_S, UINT32_MAX, 4, TF_ERR_CORRUPT},
@@ -1696,8 +1716,7 @@ static void test_deserialize_inconsistent_counters(void **state) {
         tu_fix_checksum(b, n);
         tf_status st = try_blob(b, n);
         if (st != TF_ERR_CORRUPT) {
-            print_message("# %s = %llu with %llu inserts: %s, want TF_ERR_CORRUPT\n",
-                          "gen_inserts",
+            print_message("# %s = %llu with %llu inserts: %s, want TF_ERR_CORRUPT\n", "gen_inserts",
                           (unsigned long long)cases[i].value, (unsigned long long)inserts, tf_status_string(st));
             bad++;
         }
@@ -1734,9 +1753,10 @@ static void test_hostile_counters(void **state) {
         OK(tf_time_bloom_slice_bits(c, 0, &s0));
         tf_time_bloom_free(c);
         if (add != TF_OK || bytes > (64u << 20))
-            fail_msg("a blob with 2^40 inserts in its generation was accepted; the next add returned %s (%s), "
-                     "s_0 %llu bits, %zu bytes held",
-                     tf_status_string(add), tf_last_error_message(), (unsigned long long)s0, bytes);
+            fail_msg(
+                "a blob with 2^40 inserts in its generation was accepted; the next add returned %s (%s), "
+                "s_0 %llu bits, %zu bytes held",
+                tf_status_string(add), tf_last_error_message(), (unsigned long long)s0, bytes);
     } else {
         assert_int_equal(st, TF_ERR_CORRUPT);
     }

@@ -9,7 +9,9 @@
 #include "temporalfilters/common.h"
 
 /* splitmix64: a small, good, deterministic generator. */
-typedef struct { uint64_t s; } tu_rng;
+typedef struct {
+    uint64_t s;
+} tu_rng;
 uint64_t tu_next(tu_rng *r);
 /* uniform in [0, n) */
 uint64_t tu_below(tu_rng *r, uint64_t n);
@@ -17,9 +19,10 @@ double tu_unit(tu_rng *r);
 
 /* A key made of the 8 little-endian bytes of `id` behind a tag byte, so
  * that different suites use different key spaces. */
-typedef struct { unsigned char b[9]; } tu_key;
+typedef struct {
+    unsigned char b[9];
+} tu_key;
 tu_key tu_make_key(unsigned char tag, uint64_t id);
-
 
 /* Reads a whole file; NULL if it cannot. */
 unsigned char *tu_read_file(const char *path, size_t *len);

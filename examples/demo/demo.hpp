@@ -56,9 +56,9 @@ struct Options {
     uint64_t events = 4000000;  // synthetic stream length, or CSV line limit
     bool events_given = false;
     uint64_t seed = 1;
-    std::string csv_path;  // empty: synthetic stream
+    std::string csv_path;                         // empty: synthetic stream
     uint64_t horizon = 0, interval = 0, ttl = 0;  // 0: default
-    double target = 0.01;                        // too-new probability to size for
+    double target = 0.01;                         // too-new probability to size for
 };
 
 // Builds the synthetic stream (deterministic for a given seed).
@@ -120,8 +120,8 @@ class Stopwatch {
    public:
     void start() { t0_ = std::chrono::steady_clock::now(); }
     void stop() {
-        ns_ += double(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0_)
-                          .count());
+        ns_ += double(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0_).count());
     }
     double per(uint64_t ops) const { return ops == 0 ? 0.0 : ns_ / double(ops); }
 
@@ -157,9 +157,13 @@ struct CountingAllocator {
         std::allocator<T>().deallocate(p, n);
     }
     template <class U>
-    bool operator==(const CountingAllocator<U> &o) const { return counter == o.counter; }
+    bool operator==(const CountingAllocator<U> &o) const {
+        return counter == o.counter;
+    }
     template <class U>
-    bool operator!=(const CountingAllocator<U> &o) const { return counter != o.counter; }
+    bool operator!=(const CountingAllocator<U> &o) const {
+        return counter != o.counter;
+    }
 };
 
 // The exact reference of a section: key bytes -> a number (a timestamp or
@@ -240,10 +244,10 @@ class Rng {
 };
 
 // Report formatting.
-std::string count(uint64_t n);           // 4,000,000
-std::string bytes(size_t n);             // 5.27 MiB
-std::string percent(double fraction);    // 0.183%
-std::string nanos(double ns);            // 61.2 ns
+std::string count(uint64_t n);                  // 4,000,000
+std::string bytes(size_t n);                    // 5.27 MiB
+std::string percent(double fraction);           // 0.183%
+std::string nanos(double ns);                   // 61.2 ns
 std::string span(const Stream &s, uint64_t t);  // 1h 02m 03s for ms, else the number
 void print_title(const std::string &title);     // == title =====
 void print_subtitle(const std::string &title, const std::string &note);

@@ -130,7 +130,7 @@ int main(int argc, char **argv) {
 
     // Time scales: given, or the synthetic defaults, or fractions of the CSV's span.
     const uint64_t time_span = stream.last - stream.first;
-    const uint64_t horizon = opt.horizon ? opt.horizon
+    const uint64_t horizon = opt.horizon            ? opt.horizon
                              : opt.csv_path.empty() ? 60000
                                                     : std::max<uint64_t>(1, time_span / 60);
     Context ctx{stream,
@@ -160,9 +160,7 @@ int main(int argc, char **argv) {
     const struct {
         const char *label;
         const WindowStats &w;
-    } windows[] = {{"horizon", ctx.keys_per_horizon},
-                   {"interval", ctx.keys_per_interval},
-                   {"TTL", ctx.keys_per_ttl}};
+    } windows[] = {{"horizon", ctx.keys_per_horizon}, {"interval", ctx.keys_per_interval}, {"TTL", ctx.keys_per_ttl}};
     for (const auto &w : windows) {
         std::snprintf(buf, sizeof buf, "per %-8s max %10s   avg %12s", w.label, count(w.w.max).c_str(),
                       count(uint64_t(std::llround(w.w.mean))).c_str());

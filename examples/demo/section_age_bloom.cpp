@@ -30,9 +30,9 @@ namespace demo {
 
 namespace {
 
-constexpr size_t kBlock = 4096;         // events per timed block
-constexpr int kAbsentProbes = 2000;     // never-seen keys asked per checkpoint
-constexpr int kPresentProbes = 1000;    // keys of the window asked per checkpoint
+constexpr size_t kBlock = 4096;       // events per timed block
+constexpr int kAbsentProbes = 2000;   // never-seen keys asked per checkpoint
+constexpr int kPresentProbes = 1000;  // keys of the window asked per checkpoint
 constexpr uint64_t kMaxCheckpoints = 400;
 
 struct FilterDeleter {
@@ -177,8 +177,7 @@ struct Replay {
 // `model` is given, the rate from the distinct keys of each slice.
 // `layout` names the filter in failure messages. False on an API error
 // (already reported).
-bool replay(const Context &ctx, tf_age_bloom *f, const Shape &z, DistinctModel *model, const char *layout,
-            Replay *r) {
+bool replay(const Context &ctx, tf_age_bloom *f, const Shape &z, DistinctModel *model, const char *layout, Replay *r) {
     const Stream &s = ctx.stream;
     const uint64_t events = s.events(), window = z.window, gone = z.gone();
     std::vector<uint64_t> truth(s.keys.count(), 0);
@@ -331,8 +330,7 @@ struct Figures {
 
 bool figures_of(const tf_age_bloom *f, const Replay &r, uint64_t events, Figures *out) {
     if (!check(tf_age_bloom_memory(f, &out->memory), "tf_age_bloom_memory") ||
-        !check(tf_age_bloom_stats(f, nullptr, nullptr, &out->bits_per_element, nullptr, nullptr),
-               "tf_age_bloom_stats"))
+        !check(tf_age_bloom_stats(f, nullptr, nullptr, &out->bits_per_element, nullptr, nullptr), "tf_age_bloom_stats"))
         return false;
     out->per_event = r.filter_time.per(events);
     out->per_absent = r.absent_time.per(r.absent_probes);
@@ -347,18 +345,17 @@ bool figures_of(const tf_age_bloom *f, const Replay &r, uint64_t events, Figures
 // probe keys next to the filter's fpr_now.
 void print_replay_verdicts(const Replay &r, uint64_t window, uint64_t gone, double target) {
     const double out_rate = ratio(r.out_present, r.out_answers), probe_rate = ratio(r.absent_present, r.absent_probes);
-    print_verdict("missed in window",
-                  count(r.missed()) + " of " + count(r.asked()) + " keys of the last " + count(window) +
-                      " events (must be 0)",
-                  hard(r.missed() == 0));
+    print_verdict(
+        "missed in window",
+        count(r.missed()) + " of " + count(r.asked()) + " keys of the last " + count(window) + " events (must be 0)",
+        hard(r.missed() == 0));
     print_verdict("false positives",
-                  percent(out_rate) + " of " + count(r.out_answers) + " keys new or " + count(gone) +
-                      "+ events back",
+                  percent(out_rate) + " of " + count(r.out_answers) + " keys new or " + count(gone) + "+ events back",
                   soft(out_rate, target, r.out_keys));
-    print_verdict("  never-seen keys",
-                  percent(probe_rate) + " of " + count(r.absent_probes) + " probes; fpr_now " +
-                      percent(r.estimate.mean()),
-                  soft(probe_rate, target, r.absent_probes));
+    print_verdict(
+        "  never-seen keys",
+        percent(probe_rate) + " of " + count(r.absent_probes) + " probes; fpr_now " + percent(r.estimate.mean()),
+        soft(probe_rate, target, r.absent_probes));
 }
 
 Outcome classic_count_window(const Context &ctx, uint64_t want, uint32_t seed, Figures *classic) {
@@ -386,8 +383,7 @@ Outcome classic_count_window(const Context &ctx, uint64_t want, uint32_t seed, F
     size_t written = 0;
     bool round_trip_ok = false;
     int copy_blocked = 1;
-    if (!figures_of(f, r, events, classic) ||
-        !round_trip(s, f, &r.probe_keys, &written, &round_trip_ok, &copy_blocked))
+    if (!figures_of(f, r, events, classic) || !round_trip(s, f, &r.probe_keys, &written, &round_trip_ok, &copy_blocked))
         return Outcome::api_error;
     round_trip_ok = round_trip_ok && copy_blocked == 0;
 
@@ -400,14 +396,14 @@ Outcome classic_count_window(const Context &ctx, uint64_t want, uint32_t seed, F
     std::snprintf(buf, sizeof buf, "new_for(p %.4g, N = %s events, the mean per %s) -> k = %u, l = %u", target,
                   count(want).c_str(), span(s, ctx.horizon).c_str(), unsigned(k), unsigned(l));
     print_row("sized", buf);
-    std::snprintf(buf, sizeof buf, "%u slices of %s bits, generation g = %s; window l g = %s events",
-                  unsigned(k + l), count(slice_bits).c_str(), count(g).c_str(), count(window).c_str());
+    std::snprintf(buf, sizeof buf, "%u slices of %s bits, generation g = %s; window l g = %s events", unsigned(k + l),
+                  count(slice_bits).c_str(), count(g).c_str(), count(window).c_str());
     print_row("", buf);
     print_columns("", "filter", "exact map", "exact, pruned");
     print_columns("memory", bytes(classic->memory), bytes(exact_bytes), bytes(size_t(per_entry * double(window_keys))));
     print_columns("time per event", nanos(classic->per_event), nanos(r.exact_time.per(events)), "");
-    print_row("time per contains", nanos(classic->per_absent) + " never-seen key, " + nanos(classic->per_present) +
-                                       " key of the window");
+    print_row("time per contains",
+              nanos(classic->per_absent) + " never-seen key, " + nanos(classic->per_present) + " key of the window");
     print_replay_verdicts(r, window, gone, target);
     std::snprintf(buf, sizeof buf, "<= %s; at its peak, just before a shift, %s (exact)", percent(target).c_str(),
                   percent(peak).c_str());
@@ -419,8 +415,7 @@ Outcome classic_count_window(const Context &ctx, uint64_t want, uint32_t seed, F
     print_row("  repeats", buf);
     print_row("", "distinct keys of each slice give " + percent(r.distinct_estimate.mean()) +
                       " (fpr_now reads the measured fill)");
-    std::snprintf(buf, sizeof buf, "%.1f (stats); (k + l) k / (l ln 2) = %.1f", classic->bits_per_element,
-                  steady_bpe);
+    std::snprintf(buf, sizeof buf, "%.1f (stats); (k + l) k / (l ln 2) = %.1f", classic->bits_per_element, steady_bpe);
     print_row("bits per element", buf);
     print_verdict("serialized", bytes(written) + " blob; the copy answers identically", hard(round_trip_ok));
     return r.missed() == 0 && round_trip_ok ? Outcome::ok : Outcome::promise_broken;
@@ -483,8 +478,7 @@ Outcome blocked_count_window(const Context &ctx, uint64_t want, uint32_t seed, c
                   count(want).c_str(), unsigned(z.k), unsigned(z.l), fill);
     print_row("sized", buf);
     std::snprintf(buf, sizeof buf, "%llu slices of %s bits, generation g = %s; window l g = %s events",
-                  (unsigned long long)slices, count(z.slice_bits).c_str(), count(z.g).c_str(),
-                  count(z.window).c_str());
+                  (unsigned long long)slices, count(z.slice_bits).c_str(), count(z.g).c_str(), count(z.window).c_str());
     print_row("", buf);
     print_columns("", "blocked", "classic", "blocked / classic");
     print_columns("memory", bytes(b.memory), bytes(classic.memory), times(double(b.memory), double(classic.memory)));

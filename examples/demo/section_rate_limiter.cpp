@@ -35,11 +35,11 @@ namespace demo {
 
 namespace {
 
-constexpr size_t kBlock = 4096;          // events per timed block
-constexpr uint64_t kLimit = 5;           // requests per key and window (the seed's 5 per second)
-constexpr uint64_t kTargetBuckets = 10;  // buckets per window (the seed's 100 ms of 1 s)
-constexpr size_t kOverrides = 3;         // (b): the busiest keys get their own limit ...
-constexpr uint64_t kOverrideFactor = 10; // ... of 10 times the default
+constexpr size_t kBlock = 4096;           // events per timed block
+constexpr uint64_t kLimit = 5;            // requests per key and window (the seed's 5 per second)
+constexpr uint64_t kTargetBuckets = 10;   // buckets per window (the seed's 100 ms of 1 s)
+constexpr size_t kOverrides = 3;          // (b): the busiest keys get their own limit ...
+constexpr uint64_t kOverrideFactor = 10;  // ... of 10 times the default
 constexpr size_t kRoundTripProbes = 20000;
 
 struct LimiterDeleter {
@@ -54,8 +54,8 @@ struct Answer {
 
 struct Config {
     uint64_t window = 0, width = 0, limit = kLimit;
-    uint64_t global = 0;                // 0: no global cap
-    std::vector<uint32_t> overridden;   // keys with their own limit
+    uint64_t global = 0;               // 0: no global cap
+    std::vector<uint32_t> overridden;  // keys with their own limit
     uint64_t override_limit = 0;
 };
 
@@ -173,13 +173,13 @@ ByKey group_by_key(const Stream &s) {
 
 struct WindowStats {
     uint64_t grants = 0;
-    uint64_t over_in_window = 0;    // keys with more than their limit in some window W
-    uint64_t over_in_short = 0;     // ... in some window W - B + 1
-    uint64_t over_twice = 0;        // ... more than twice their limit in some window W
+    uint64_t over_in_window = 0;                 // keys with more than their limit in some window W
+    uint64_t over_in_short = 0;                  // ... in some window W - B + 1
+    uint64_t over_twice = 0;                     // ... more than twice their limit in some window W
     uint64_t worst_window = 0, worst_limit = 1;  // the key with the highest max / limit in W
     uint64_t worst_short = 0, worst_short_limit = 1;
-    uint64_t over_admitted = 0;     // grants with more than the key's limit in their window W
-    uint64_t denied_with_room = 0;  // denials with fewer than the limit granted in the window W
+    uint64_t over_admitted = 0;                     // grants with more than the key's limit in their window W
+    uint64_t denied_with_room = 0;                  // denials with fewer than the limit granted in the window W
     uint64_t global_max = 0, global_max_short = 0;  // all keys, most grants in any W / W - B + 1
 };
 
@@ -220,7 +220,8 @@ WindowStats check_windows(const ByKey &g, const std::vector<uint64_t> &clock, co
         w.over_in_short += in_short > limit;
         w.over_twice += in_w > 2 * limit;
         if (in_w * w.worst_limit > w.worst_window * limit) w.worst_window = in_w, w.worst_limit = limit;
-        if (in_short * w.worst_short_limit > w.worst_short * limit) w.worst_short = in_short, w.worst_short_limit = limit;
+        if (in_short * w.worst_short_limit > w.worst_short * limit)
+            w.worst_short = in_short, w.worst_short_limit = limit;
     }
     times.clear();
     for (size_t i = 0; i < clock.size(); ++i)
@@ -285,9 +286,9 @@ bool round_trip(const Stream &s, tf_rate_limiter *r, uint64_t now, size_t *blob_
     const uint32_t n = s.keys.count();
     for (uint32_t k = 0; k < n; k += 1 + n / uint32_t(kRoundTripProbes)) {
         Answer a, b;
-        if (!check(tf_rate_limiter_peek(r, s.keys.data(k), s.keys.size(k), now, 1, &a.allowed, &a.remaining,
-                                        &a.retry_at),
-                   "tf_rate_limiter_peek") ||
+        if (!check(
+                tf_rate_limiter_peek(r, s.keys.data(k), s.keys.size(k), now, 1, &a.allowed, &a.remaining, &a.retry_at),
+                "tf_rate_limiter_peek") ||
             !check(tf_rate_limiter_peek(raw, s.keys.data(k), s.keys.size(k), now, 1, &b.allowed, &b.remaining,
                                         &b.retry_at),
                    "tf_rate_limiter_peek"))
@@ -329,8 +330,8 @@ Outcome replay(const Context &ctx, const std::vector<uint64_t> &clock, const ByK
             for (size_t i = begin; i < end && st == TF_OK; ++i) {
                 Answer &a = side.answers[i - begin];
                 const uint32_t k = s.key[i];
-                st = tf_rate_limiter_acquire(r, s.keys.data(k), s.keys.size(k), clock[i], 1, &a.allowed,
-                                             &a.remaining, &a.retry_at);
+                st = tf_rate_limiter_acquire(r, s.keys.data(k), s.keys.size(k), clock[i], 1, &a.allowed, &a.remaining,
+                                             &a.retry_at);
             }
             side.time.stop();
             if (!check(st, "tf_rate_limiter_acquire")) return Outcome::api_error;
@@ -355,8 +356,8 @@ Outcome replay(const Context &ctx, const std::vector<uint64_t> &clock, const ByK
             if (a.allowed != b.allowed) {
                 if (++differ_allowed <= 5)
                     std::fprintf(stderr, "tf-demo: FAIL: exact mode %s key \"%.*s\" at %llu; the sliding log %s it\n",
-                                 a.allowed ? "granted" : "denied", int(s.keys.size(s.key[i])),
-                                 s.keys.data(s.key[i]), (unsigned long long)clock[i], b.allowed ? "grants" : "denies");
+                                 a.allowed ? "granted" : "denied", int(s.keys.size(s.key[i])), s.keys.data(s.key[i]),
+                                 (unsigned long long)clock[i], b.allowed ? "grants" : "denies");
             } else if (a.remaining != b.remaining || a.retry_at != b.retry_at) {
                 if (++differ_detail <= 5)
                     std::fprintf(stderr,
@@ -406,9 +407,9 @@ Outcome replay(const Context &ctx, const std::vector<uint64_t> &clock, const ByK
     std::string per_key[3];
     for (int j = 0; j < 2; ++j) {
         const Side &d = sides[j];
-        std::snprintf(buf, sizeof buf, "%.1f",
-                      d.peak_keys ? double(d.peak_memory - std::min(d.peak_memory, d.empty)) / double(d.peak_keys)
-                                  : 0.0);
+        std::snprintf(
+            buf, sizeof buf, "%.1f",
+            d.peak_keys ? double(d.peak_memory - std::min(d.peak_memory, d.empty)) / double(d.peak_keys) : 0.0);
         per_key[j] = buf;
     }
     std::snprintf(buf, sizeof buf, "%.1f", log_keys ? double(log_memory) / double(log_keys) : 0.0);
@@ -425,31 +426,36 @@ Outcome replay(const Context &ctx, const std::vector<uint64_t> &clock, const ByK
                   hard(differ_allowed == 0));
     print_verdict("  remaining, retry", count(differ_detail) + " answers differ from the log's (must be 0)",
                   hard(differ_detail == 0));
-    print_verdict("exact: N per W", "max " + ratio_text(we.worst_window, we.worst_limit) + " of a key's limit in any " +
-                                        span(s, W) + "; " + count(we.over_in_window) + " keys over",
+    print_verdict("exact: N per W",
+                  "max " + ratio_text(we.worst_window, we.worst_limit) + " of a key's limit in any " + span(s, W) +
+                      "; " + count(we.over_in_window) + " keys over",
                   hard(we.over_in_window == 0));
-    print_verdict("bucketed: W - B + 1", "max " + ratio_text(wb.worst_short, wb.worst_short_limit) + " in any " +
-                                             span(s, short_window) + "; " + count(wb.over_in_short) + " keys over",
+    print_verdict("bucketed: W - B + 1",
+                  "max " + ratio_text(wb.worst_short, wb.worst_short_limit) + " in any " + span(s, short_window) +
+                      "; " + count(wb.over_in_short) + " keys over",
                   hard(wb.over_in_short == 0));
-    print_verdict("bucketed: W", "max " + ratio_text(wb.worst_window, wb.worst_limit) + " in any " + span(s, W) +
-                                     " (bound 2N); " + count(wb.over_twice) + " keys over",
+    print_verdict("bucketed: W",
+                  "max " + ratio_text(wb.worst_window, wb.worst_limit) + " in any " + span(s, W) + " (bound 2N); " +
+                      count(wb.over_twice) + " keys over",
                   hard(wb.over_twice == 0));
     bool room_ok = true;
     if (!with_global) {
         room_ok = wb.denied_with_room == 0 && we.denied_with_room == 0;
-        print_verdict("denied with room", count(wb.denied_with_room + we.denied_with_room) +
-                                              " denials with < N granted in " + span(s, W) + " (must be 0)",
+        print_verdict("denied with room",
+                      count(wb.denied_with_room + we.denied_with_room) + " denials with < N granted in " + span(s, W) +
+                          " (must be 0)",
                       hard(room_ok));
     }
     print_verdict("retry times", count(bad_retry) + " not in (now, now + W] (must be 0)", hard(bad_retry == 0));
     bool global_ok = true;
     if (with_global) {
         global_ok = we.global_max <= cfg.global && wb.global_max_short <= cfg.global && wb.global_max <= 2 * cfg.global;
-        print_verdict("cap, exact", "max " + count(we.global_max) + " in any " + span(s, W) + " (cap " +
-                                        count(cfg.global) + ")",
+        print_verdict("cap, exact",
+                      "max " + count(we.global_max) + " in any " + span(s, W) + " (cap " + count(cfg.global) + ")",
                       hard(we.global_max <= cfg.global));
-        print_verdict("cap, bucketed", "max " + count(wb.global_max_short) + " in any " + span(s, short_window) +
-                                           ", " + count(wb.global_max) + " in any " + span(s, W),
+        print_verdict("cap, bucketed",
+                      "max " + count(wb.global_max_short) + " in any " + span(s, short_window) + ", " +
+                          count(wb.global_max) + " in any " + span(s, W),
                       hard(wb.global_max_short <= cfg.global && wb.global_max <= 2 * cfg.global));
     }
     std::snprintf(buf, sizeof buf, "bucketed grants %+.2f%% vs exact mode; %s of them early",
@@ -535,8 +541,8 @@ Outcome patterns(const Context &ctx, uint64_t window, uint64_t width) {
         }
         list.push_back(std::move(p));
     }
-    std::printf("  %-21s %8s %8s %14s %7s %6s %6s\n", "traffic, one key", "requests", "exact", "bucketed",
-                "early", "max/W", "max/W");
+    std::printf("  %-21s %8s %8s %14s %7s %6s %6s\n", "traffic, one key", "requests", "exact", "bucketed", "early",
+                "max/W", "max/W");
     bool ok = true;
     for (const Named &p : list) {
         PatternResult r;
@@ -610,8 +616,7 @@ class RateLimiterSection : public Section {
         for (uint32_t k : g.overridden) key_limit[k] = g.override_limit;
         std::printf("\n");
         std::snprintf(buf, sizeof buf, "cap %s per %s over all keys; the %zu busiest keys may make %llu",
-                      count(g.global).c_str(), span(s, g.window).c_str(), n_over,
-                      (unsigned long long)g.override_limit);
+                      count(g.global).c_str(), span(s, g.window).c_str(), n_over, (unsigned long long)g.override_limit);
         print_subtitle("(b) global cap and overrides:", buf);
         o = worst(o, replay(ctx, clock, by_key, g, key_limit, true));
         if (o == Outcome::api_error) return o;

@@ -20,7 +20,7 @@ namespace demo {
 
 namespace {
 
-constexpr size_t kBlock = 4096;       // events per timed block
+constexpr size_t kBlock = 4096;  // events per timed block
 constexpr int kProbesPerCheckpoint = 2000;
 
 struct SketchDeleter {
@@ -130,8 +130,8 @@ Outcome last_seen(const Context &ctx, uint32_t flags) {
             if (e < tr) {
                 if (++older <= 5)
                     std::fprintf(stderr, "tf-demo: FAIL: key \"%.*s\" at %llu read as last seen %llu, truly %llu\n",
-                                 int(s.keys.size(k)), s.keys.data(k), (unsigned long long)t,
-                                 (unsigned long long)e, (unsigned long long)tr);
+                                 int(s.keys.size(k)), s.keys.data(k), (unsigned long long)t, (unsigned long long)e,
+                                 (unsigned long long)tr);
             } else if (e > tr) {
                 ++newer;
             }
@@ -181,7 +181,8 @@ Outcome last_seen(const Context &ctx, uint32_t flags) {
     {
         std::vector<unsigned char> blob(blob_size);
         tf_recency_sketch *copy = nullptr;
-        if (!check(tf_recency_sketch_serialize(sk, blob.data(), blob.size(), &written), "tf_recency_sketch_serialize") ||
+        if (!check(tf_recency_sketch_serialize(sk, blob.data(), blob.size(), &written),
+                   "tf_recency_sketch_serialize") ||
             !check(tf_recency_sketch_deserialize(blob.data(), written, &copy), "tf_recency_sketch_deserialize"))
             return Outcome::api_error;
         Sketch owned(copy);
@@ -198,9 +199,9 @@ Outcome last_seen(const Context &ctx, uint32_t flags) {
 
     const uint64_t q = s.events();
     const double idle_rate = ratio(idle_too_new, idle_queries), probe_rate = ratio(probes_too_new, probes);
-    print_subtitle(flags & TF_RECENCY_SKETCH_BLOCKED ? "(a) last-seen, blocked layout:"
-                                                     : "(a) last-seen, standard layout:",
-                   "query, then update, per event");
+    print_subtitle(
+        flags & TF_RECENCY_SKETCH_BLOCKED ? "(a) last-seen, blocked layout:" : "(a) last-seen, standard layout:",
+        "query, then update, per event");
     print_row("sized", sizing_line(z, n, target, H, s));
     print_cost(z, exact, n, sketch_time.per(q), exact_time.per(q), "event");
     print_verdict("older than truth", count(older) + " of " + count(q) + " answers (must be 0)", hard(older == 0));
@@ -209,9 +210,10 @@ Outcome last_seen(const Context &ctx, uint32_t flags) {
                   percent(idle_rate) + " of " + count(idle_queries) + " answers, key idle >= " + span(s, H),
                   soft(idle_rate, target, idle_keys.count()));
     if (probes > 0)
-        print_verdict("  sampled", percent(probe_rate) + " of " + count(probes) + " probes; error_estimate " +
-                                       percent(estimate.mean()),
-                      soft(probe_rate, target, probed_keys.count()));
+        print_verdict(
+            "  sampled",
+            percent(probe_rate) + " of " + count(probes) + " probes; error_estimate " + percent(estimate.mean()),
+            soft(probe_rate, target, probed_keys.count()));
     else
         print_row("  sampled", "none: the stream is shorter than the horizon");
     print_row("  promised", "<= " + percent(target) + " with <= " + count(n) + " keys per horizon");
@@ -282,8 +284,7 @@ Outcome pacing(const Context &ctx) {
                 ++grants;
                 if (!allowed && ++double_grants <= 5)
                     std::fprintf(stderr, "tf-demo: FAIL: key \"%.*s\" granted at %llu, last grant %llu\n",
-                                 int(s.keys.size(k)), s.keys.data(k), (unsigned long long)t,
-                                 (unsigned long long)last);
+                                 int(s.keys.size(k)), s.keys.data(k), (unsigned long long)t, (unsigned long long)last);
                 last_grant[k] = std::max(last, t);
                 grant_times.push_back(t);
             } else {
@@ -300,8 +301,7 @@ Outcome pacing(const Context &ctx) {
     auto checkpoint = [&](uint64_t now) {
         if (now <= L) return true;
         double p;
-        if (!check(tf_recency_sketch_error_estimate(sk, now - L, &p), "tf_recency_sketch_error_estimate"))
-            return false;
+        if (!check(tf_recency_sketch_error_estimate(sk, now - L, &p), "tf_recency_sketch_error_estimate")) return false;
         estimate.add(p, 1.0);
         return true;
     };
@@ -329,8 +329,7 @@ Outcome pacing(const Context &ctx) {
     print_verdict("over-denied", percent(rate) + " of " + count(eligible) + " allowed requests",
                   soft(rate, target, allowed_keys.count()));
     print_row("  estimate", "error_estimate " + percent(estimate.mean()) + "; promised <= " + percent(target));
-    if (over_denied > 0)
-        print_row("  extra wait", span(s, uint64_t(extra_wait / double(over_denied))) + " on average");
+    if (over_denied > 0) print_row("  extra wait", span(s, uint64_t(extra_wait / double(over_denied))) + " on average");
     print_verdict("busiest interval", count(busiest) + " grants; bound width x depth = " + count(z.cells),
                   hard(busiest <= z.cells));
     return double_grants == 0 && bad_retry == 0 && busiest <= z.cells ? Outcome::ok : Outcome::promise_broken;
@@ -406,8 +405,8 @@ Outcome ttl_prefilter(const Context &ctx) {
     print_subtitle("(c) TTL prefilter:", "every event is a cache read; a miss caches the key for " + span(s, T));
     print_row("sized", sizing_line(z, n, target, T, s));
     print_cost(z, exact, n, sketch_time.per(q), exact_time.per(q), "read");
-    std::snprintf(buf, sizeof buf, "%s of %s reads (%.1f%%)", count(dead_reads - false_maybe).c_str(),
-                  count(q).c_str(), 100.0 * ratio(dead_reads - false_maybe, q));
+    std::snprintf(buf, sizeof buf, "%s of %s reads (%.1f%%)", count(dead_reads - false_maybe).c_str(), count(q).c_str(),
+                  100.0 * ratio(dead_reads - false_maybe, q));
     print_row("lookups avoided", buf);
     print_verdict("live read expired", count(live_skipped) + " of " + count(live_reads) + " live reads (must be 0)",
                   hard(live_skipped == 0));

@@ -266,8 +266,7 @@ Outcome time_window(const Context &ctx) {
     std::snprintf(buf, sizeof buf, "new_for(p %.4g, T = %s, %s events per T (the mean)) -> k = %u, l = %u", target,
                   span(s, ctx.horizon).c_str(), count(initial).c_str(), unsigned(k), unsigned(l));
     print_row("sized", buf);
-    std::snprintf(buf, sizeof buf, "%u slices of %s bits at the start%s", unsigned(k + l),
-                  count(initial_bits).c_str(),
+    std::snprintf(buf, sizeof buf, "%u slices of %s bits at the start%s", unsigned(k + l), count(initial_bits).c_str(),
                   scale == 1 ? "" : ("; clock refined x" + count(scale) + " so that T >= l units").c_str());
     print_row("", buf);
     print_columns("", "filter", "exact map", "exact, pruned");
@@ -278,16 +277,14 @@ Outcome time_window(const Context &ctx) {
     print_row("time per contains", nanos(absent_time.per(absent_probes)) + " never-seen key, " +
                                        nanos(present_time.per(present_probes)) + " key of the span");
     print_verdict("missed in span",
-                  count(misses + present_missed) + " of " + count(in_span + present_probes) +
-                      " keys seen within " + span(s, ctx.horizon) + " (must be 0)",
+                  count(misses + present_missed) + " of " + count(in_span + present_probes) + " keys seen within " +
+                      span(s, ctx.horizon) + " (must be 0)",
                   hard(misses + present_missed == 0));
     print_verdict("false positives",
-                  percent(out_rate) + " of " + count(out_answers) + " keys new or idle >= " +
-                      span(s, 2 * ctx.horizon),
+                  percent(out_rate) + " of " + count(out_answers) + " keys new or idle >= " + span(s, 2 * ctx.horizon),
                   soft(out_rate, target, out_keys.count()));
     print_verdict("  never-seen keys",
-                  percent(probe_rate) + " of " + count(absent_probes) + " probes; fpr_now " +
-                      percent(estimate.mean()),
+                  percent(probe_rate) + " of " + count(absent_probes) + " probes; fpr_now " + percent(estimate.mean()),
                   soft(probe_rate, target, absent_probes));
     std::snprintf(buf, sizeof buf, "<= %s at a steady rate (peak %s); above it for about T after the rate jumps",
                   percent(target).c_str(), percent(peak).c_str());
@@ -318,8 +315,8 @@ Outcome time_window(const Context &ctx) {
         rows.push_back(busiest);
         std::sort(rows.begin(), rows.end());
         rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
-        std::printf("  %-20s %10s %7s %11s %10s %8s %8s %8s\n", "over time", "events/T", "slices", "s0 bits",
-                    "memory", "bits/elt", "fpr_now", "probes");
+        std::printf("  %-20s %10s %7s %11s %10s %8s %8s %8s\n", "over time", "events/T", "slices", "s0 bits", "memory",
+                    "bits/elt", "fpr_now", "probes");
         for (size_t r : rows) {
             const Checkpoint &c = timeline[r];
             std::printf("  %-20s %10s %7llu %11s %10s %8.1f %8s %8s\n", ("  " + span(s, c.at)).c_str(),

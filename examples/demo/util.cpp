@@ -7,9 +7,9 @@
 namespace demo {
 
 namespace {
-constexpr int kWidth = 78;  // report width; verdicts end in the last column
-constexpr int kLabel = 20;  // label column
-constexpr int kColumn = 15; // width of the sketch / exact columns
+constexpr int kWidth = 78;   // report width; verdicts end in the last column
+constexpr int kLabel = 20;   // label column
+constexpr int kColumn = 15;  // width of the sketch / exact columns
 }  // namespace
 
 bool check(tf_status status, const char *what) {

@@ -143,8 +143,7 @@ TF_API tf_status tf_age_bloom_choose_blocked(double error_rate, uint32_t *k, uin
  * Errors: TF_ERR_NULL, TF_ERR_INVALID_ARGUMENT, TF_ERR_TOO_LARGE (slices of
  * more than 2^40 bits), TF_ERR_OUT_OF_MEMORY. Thread-safe.
  */
-TF_API tf_status tf_age_bloom_new_blocked_for(double error_rate, uint64_t capacity, uint32_t seed,
-                                              tf_age_bloom **out);
+TF_API tf_status tf_age_bloom_new_blocked_for(double error_rate, uint64_t capacity, uint32_t seed, tf_age_bloom **out);
 
 /*
  * Low-level constructor of the blocked layout: k + l slices of `slice_bits`
@@ -164,7 +163,6 @@ TF_API tf_status tf_age_bloom_new_blocked(uint32_t k, uint32_t l, uint64_t slice
  * Errors: TF_ERR_NULL. Read-only (see THREAD SAFETY). */
 TF_API tf_status tf_age_bloom_is_blocked(const tf_age_bloom *filter, int *blocked);
 
-
 /* Inserts a key (shifting first when the generation is full).
  * Errors: TF_ERR_NULL (filter, or key with key_len > 0). */
 TF_API tf_status tf_age_bloom_add(tf_age_bloom *filter, const void *key, size_t key_len);
@@ -177,8 +175,7 @@ TF_API tf_status tf_age_bloom_contains(const tf_age_bloom *filter, const void *k
 /* De-duplication in one call: was_present receives what contains() would
  * have said; the key is inserted only when it was absent.
  * Errors: as tf_age_bloom_add and tf_age_bloom_contains. */
-TF_API tf_status tf_age_bloom_add_if_absent(tf_age_bloom *filter, const void *key, size_t key_len,
-                                            int *was_present);
+TF_API tf_status tf_age_bloom_add_if_absent(tf_age_bloom *filter, const void *key, size_t key_len, int *was_present);
 
 /* Forgets everything (the shape stays). Errors: TF_ERR_NULL. */
 TF_API tf_status tf_age_bloom_clear(tf_age_bloom *filter);

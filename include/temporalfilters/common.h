@@ -54,20 +54,20 @@ extern "C" {
  * new codes are only ever added below the last one.
  */
 typedef enum tf_status {
-    TF_OK = 0,                          /* success */
-    TF_ERR_NULL = -1,                   /* a required pointer argument was NULL */
-    TF_ERR_INVALID_ARGUMENT = -2,       /* an argument is out of its documented range */
-    TF_ERR_OUT_OF_MEMORY = -3,          /* an allocation failed */
-    TF_ERR_TOO_LARGE = -4,              /* requested sizes overflow or exceed the library's limits */
-    TF_ERR_BUFFER_TOO_SMALL = -5,       /* the output buffer is shorter than needed */
-    TF_ERR_TRUNCATED = -6,              /* a blob is shorter than its header says */
-    TF_ERR_BAD_MAGIC = -7,              /* a blob does not start with "TFLT" */
-    TF_ERR_UNSUPPORTED_VERSION = -8,    /* a blob's format version is unknown */
-    TF_ERR_WRONG_KIND = -9,             /* a blob holds another kind of structure */
-    TF_ERR_CHECKSUM = -10,              /* a blob's checksum does not match its bytes */
-    TF_ERR_CORRUPT = -11,               /* a blob's fields break the structure's invariants */
-    TF_ERR_INCOMPATIBLE = -12,          /* two structures differ in shape or seed */
-    TF_ERR_INTERNAL = -13               /* a bug in the library; please report it */
+    TF_OK = 0,                       /* success */
+    TF_ERR_NULL = -1,                /* a required pointer argument was NULL */
+    TF_ERR_INVALID_ARGUMENT = -2,    /* an argument is out of its documented range */
+    TF_ERR_OUT_OF_MEMORY = -3,       /* an allocation failed */
+    TF_ERR_TOO_LARGE = -4,           /* requested sizes overflow or exceed the library's limits */
+    TF_ERR_BUFFER_TOO_SMALL = -5,    /* the output buffer is shorter than needed */
+    TF_ERR_TRUNCATED = -6,           /* a blob is shorter than its header says */
+    TF_ERR_BAD_MAGIC = -7,           /* a blob does not start with "TFLT" */
+    TF_ERR_UNSUPPORTED_VERSION = -8, /* a blob's format version is unknown */
+    TF_ERR_WRONG_KIND = -9,          /* a blob holds another kind of structure */
+    TF_ERR_CHECKSUM = -10,           /* a blob's checksum does not match its bytes */
+    TF_ERR_CORRUPT = -11,            /* a blob's fields break the structure's invariants */
+    TF_ERR_INCOMPATIBLE = -12,       /* two structures differ in shape or seed */
+    TF_ERR_INTERNAL = -13            /* a bug in the library; please report it */
 } tf_status;
 
 /* The lowest status value defined by this version of the library. */

@@ -165,8 +165,8 @@ TF_API tf_status tf_rate_limiter_acquire(tf_rate_limiter *limiter, const void *k
  * threads' calls may interleave between its keys).
  */
 TF_API tf_status tf_rate_limiter_acquire_batch(tf_rate_limiter *limiter, const void *const *keys,
-                                               const size_t *key_lens, size_t count, const uint64_t *times,
-                                               uint64_t n, int *allowed, uint64_t *remaining, uint64_t *retry_at);
+                                               const size_t *key_lens, size_t count, const uint64_t *times, uint64_t n,
+                                               int *allowed, uint64_t *remaining, uint64_t *retry_at);
 
 /* The decision acquire() would make now, without changing anything: no
  * permit taken, no clock moved, no key created or reclaimed (a full table

@@ -84,8 +84,8 @@ typedef struct tf_recency_sketch tf_recency_sketch;
  * too large, unknown flag), TF_ERR_TOO_LARGE (width*depth*8 overflows the
  * address space), TF_ERR_OUT_OF_MEMORY. Thread-safe.
  */
-TF_API tf_status tf_recency_sketch_new(uint64_t width, uint32_t depth, uint32_t seed,
-                                       uint32_t flags, tf_recency_sketch **out);
+TF_API tf_status tf_recency_sketch_new(uint64_t width, uint32_t depth, uint32_t seed, uint32_t flags,
+                                       tf_recency_sketch **out);
 
 /*
  * Sizing helper: the smallest table (width, depth) whose probability of a
@@ -103,12 +103,12 @@ TF_API tf_status tf_recency_sketch_new(uint64_t width, uint32_t depth, uint32_t 
  * unknown flag), TF_ERR_TOO_LARGE (no table within the limits meets the
  * target). Thread-safe.
  */
-TF_API tf_status tf_recency_sketch_dimensions(uint64_t expected_keys, double too_new_probability,
-                                              uint32_t flags, uint64_t *width, uint32_t *depth);
+TF_API tf_status tf_recency_sketch_dimensions(uint64_t expected_keys, double too_new_probability, uint32_t flags,
+                                              uint64_t *width, uint32_t *depth);
 
 /* tf_recency_sketch_dimensions() followed by tf_recency_sketch_new(). */
-TF_API tf_status tf_recency_sketch_new_for(uint64_t expected_keys, double too_new_probability,
-                                           uint32_t seed, uint32_t flags, tf_recency_sketch **out);
+TF_API tf_status tf_recency_sketch_new_for(uint64_t expected_keys, double too_new_probability, uint32_t seed,
+                                           uint32_t flags, tf_recency_sketch **out);
 
 /* Destroys a sketch. NULL is a no-op. Needs exclusive access. */
 TF_API void tf_recency_sketch_free(tf_recency_sketch *sketch);
@@ -120,8 +120,7 @@ TF_API void tf_recency_sketch_free(tf_recency_sketch *sketch);
  * Errors: TF_ERR_NULL (sketch, or key with key_len > 0),
  * TF_ERR_INVALID_ARGUMENT (now == 0).
  */
-TF_API tf_status tf_recency_sketch_update(tf_recency_sketch *sketch, const void *key,
-                                          size_t key_len, uint64_t now);
+TF_API tf_status tf_recency_sketch_update(tf_recency_sketch *sketch, const void *key, size_t key_len, uint64_t now);
 
 /*
  * Estimates the last time `key` was updated.
@@ -132,8 +131,8 @@ TF_API tf_status tf_recency_sketch_update(tf_recency_sketch *sketch, const void 
  *
  * Errors: TF_ERR_NULL (sketch, last_seen, or key with key_len > 0).
  */
-TF_API tf_status tf_recency_sketch_query(const tf_recency_sketch *sketch, const void *key,
-                                         size_t key_len, uint64_t *last_seen);
+TF_API tf_status tf_recency_sketch_query(const tf_recency_sketch *sketch, const void *key, size_t key_len,
+                                         uint64_t *last_seen);
 
 /*
  * Batch forms of update and query: the same results as calling
@@ -188,9 +187,8 @@ TF_API tf_status tf_recency_sketch_query_batch(const tf_recency_sketch *sketch, 
  * Errors: TF_ERR_NULL (sketch, granted, or key with key_len > 0),
  * TF_ERR_INVALID_ARGUMENT (now == 0 or interval == 0).
  */
-TF_API tf_status tf_recency_sketch_pace(tf_recency_sketch *sketch, const void *key, size_t key_len,
-                                        uint64_t now, uint64_t interval, int *granted,
-                                        uint64_t *next_allowed);
+TF_API tf_status tf_recency_sketch_pace(tf_recency_sketch *sketch, const void *key, size_t key_len, uint64_t now,
+                                        uint64_t interval, int *granted, uint64_t *next_allowed);
 
 /*
  * TTL prefilter, insert side: records that `key` was stored in a cache at
@@ -199,8 +197,8 @@ TF_API tf_status tf_recency_sketch_pace(tf_recency_sketch *sketch, const void *k
  * not both: the two kinds of value would mix.
  * Errors: TF_ERR_NULL, TF_ERR_INVALID_ARGUMENT (now == 0 or ttl == 0).
  */
-TF_API tf_status tf_recency_sketch_ttl_insert(tf_recency_sketch *sketch, const void *key,
-                                              size_t key_len, uint64_t now, uint64_t ttl);
+TF_API tf_status tf_recency_sketch_ttl_insert(tf_recency_sketch *sketch, const void *key, size_t key_len, uint64_t now,
+                                              uint64_t ttl);
 
 /*
  * TTL prefilter, lookup side: may `key` still be live at `now`?
@@ -216,9 +214,8 @@ TF_API tf_status tf_recency_sketch_ttl_insert(tf_recency_sketch *sketch, const v
  * Errors: TF_ERR_NULL (sketch, maybe_live, or key), TF_ERR_INVALID_ARGUMENT
  * (now == 0).
  */
-TF_API tf_status tf_recency_sketch_ttl_maybe_live(const tf_recency_sketch *sketch, const void *key,
-                                                  size_t key_len, uint64_t now, int *maybe_live,
-                                                  uint64_t *expires_at);
+TF_API tf_status tf_recency_sketch_ttl_maybe_live(const tf_recency_sketch *sketch, const void *key, size_t key_len,
+                                                  uint64_t now, int *maybe_live, uint64_t *expires_at);
 
 /*
  * Merges `src` into `dst` by cell-wise maximum, so that `dst` answers as if
@@ -242,8 +239,7 @@ TF_API tf_status tf_recency_sketch_clear(tf_recency_sketch *sketch);
  * as seen). Scans the whole table: O(width*depth).
  * Errors: TF_ERR_NULL.
  */
-TF_API tf_status tf_recency_sketch_error_estimate(const tf_recency_sketch *sketch, uint64_t since,
-                                                  double *probability);
+TF_API tf_status tf_recency_sketch_error_estimate(const tf_recency_sketch *sketch, uint64_t since, double *probability);
 
 /* Bytes of memory held by the sketch (table and header). Errors: TF_ERR_NULL. */
 TF_API tf_status tf_recency_sketch_memory(const tf_recency_sketch *sketch, size_t *bytes);
@@ -253,9 +249,8 @@ TF_API tf_status tf_recency_sketch_memory(const tf_recency_sketch *sketch, size_
  * NULL. `cells` receives the number of timestamp cells actually allocated.
  * Errors: TF_ERR_NULL (sketch).
  */
-TF_API tf_status tf_recency_sketch_info(const tf_recency_sketch *sketch, uint64_t *width,
-                                        uint32_t *depth, uint32_t *seed, uint32_t *flags,
-                                        uint64_t *cells);
+TF_API tf_status tf_recency_sketch_info(const tf_recency_sketch *sketch, uint64_t *width, uint32_t *depth,
+                                        uint32_t *seed, uint32_t *flags, uint64_t *cells);
 
 /*
  * Serialization (wire format kind 1; see README.md "Wire format"). The blob
@@ -275,10 +270,9 @@ TF_API tf_status tf_recency_sketch_info(const tf_recency_sketch *sketch, uint64_
  *   more than the blob's own size plus a constant.
  */
 TF_API tf_status tf_recency_sketch_serialized_size(const tf_recency_sketch *sketch, size_t *size);
-TF_API tf_status tf_recency_sketch_serialize(const tf_recency_sketch *sketch, void *buf,
-                                             size_t capacity, size_t *written);
-TF_API tf_status tf_recency_sketch_deserialize(const void *buf, size_t len,
-                                               tf_recency_sketch **out);
+TF_API tf_status tf_recency_sketch_serialize(const tf_recency_sketch *sketch, void *buf, size_t capacity,
+                                             size_t *written);
+TF_API tf_status tf_recency_sketch_deserialize(const void *buf, size_t len, tf_recency_sketch **out);
 
 #ifdef __cplusplus
 }

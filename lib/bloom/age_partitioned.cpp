@@ -59,9 +59,7 @@ double steady_false_positive_rate(uint32_t k, uint32_t l) {
     return false_positive_rate(k, r.data(), r.size());
 }
 
-double steady_bits_per_element(uint32_t k, uint32_t l) {
-    return double(k + l) * double(k) / (double(l) * kLn2);
-}
+double steady_bits_per_element(uint32_t k, uint32_t l) { return double(k + l) * double(k) / (double(l) * kLn2); }
 
 tf_status choose_kl(double target, uint32_t *k_out, uint32_t *l_out) {
     if (!(target > 0.0 && target < 1.0))
@@ -393,7 +391,8 @@ uint64_t AgePartitioned::window_elements(uint64_t now) const {
         const Slice &s = slices_[i];
         if (s.owned == 0) continue;
         const double end = double(i == 0 ? high_water_ : s.own_end);
-        const double start = i + 1 < slices_.size() && slices_[i + 1].own_end != 0 ? double(slices_[i + 1].own_end) : end;
+        const double start =
+            i + 1 < slices_.size() && slices_[i + 1].own_end != 0 ? double(slices_[i + 1].own_end) : end;
         if (end < cutoff) continue;
         const double frac = end > start ? std::min(1.0, (end - cutoff) / (end - start)) : 1.0;
         n += frac * double(s.owned);
@@ -437,8 +436,8 @@ void AgePartitioned::write_payload(wire::Writer &w) const {
     w.u32(l_);
     w.u32(seed_);
     w.u32(uint32_t(slices_.size()));
-    for (uint64_t v : {span_, generation_, until_shift_, gen_inserts_, last_shift_, high_water_, inserts_,
-                       next_serial_})
+    for (uint64_t v :
+         {span_, generation_, until_shift_, gen_inserts_, last_shift_, high_water_, inserts_, next_serial_})
         w.u64(v);
     for (size_t i = 0; i < slices_.size(); ++i) {  // s_0 first
         const Slice &s = slices_[i];
@@ -478,7 +477,8 @@ tf_status AgePartitioned::read(Mode mode, wire::Reader &r, std::unique_ptr<AgePa
         if (count < f->k_ || count > kMaxSlices)
             return fail(TF_ERR_CORRUPT, "%s blob has %u slices (k = %u)", what, count, f->k_);
         if (f->span_ < f->l_) return fail(TF_ERR_CORRUPT, "%s blob has a span shorter than l", what);
-        if (f->last_shift_ > f->high_water_) return fail(TF_ERR_CORRUPT, "%s blob has its last shift in the future", what);
+        if (f->last_shift_ > f->high_water_)
+            return fail(TF_ERR_CORRUPT, "%s blob has its last shift in the future", what);
     }
     // Validate every slice header and the total size before allocating.
     {
@@ -507,7 +507,8 @@ tf_status AgePartitioned::read(Mode mode, wire::Reader &r, std::unique_ptr<AgePa
                             (unsigned long long)(words * 8), probe.remaining());
             probe.view(size_t(words * 8));
         }
-        if (!probe.done()) return fail(TF_ERR_CORRUPT, "%s blob has %zu trailing payload bytes", what, probe.remaining());
+        if (!probe.done())
+            return fail(TF_ERR_CORRUPT, "%s blob has %zu trailing payload bytes", what, probe.remaining());
     }
     uint64_t first_m = 0;
     std::vector<Slice> newest_first;

@@ -67,7 +67,7 @@ class SliceSeq {
     size_t size() const { return v_.size(); }
     Slice &operator[](size_t i) { return v_[v_.size() - 1 - i]; }
     const Slice &operator[](size_t i) const { return v_[v_.size() - 1 - i]; }
-    Slice &front() { return v_.back(); }  // s_0
+    Slice &front() { return v_.back(); }              // s_0
     const Slice &back() const { return v_.front(); }  // the oldest
     // Strong guarantee: on bad_alloc nothing changes.
     void push_front(Slice &&s) { v_.push_back(std::move(s)); }
@@ -178,15 +178,15 @@ class AgePartitioned {
 
     Mode mode_ = Mode::Count;
     uint32_t k_ = 0, l_ = 0, seed_ = 0;
-    uint64_t span_ = 0;            // time window
-    uint64_t generation_ = 0;      // count window: g
-    uint64_t until_shift_ = 0;     // inserts left in the current generation
-    uint64_t gen_inserts_ = 0;     // inserts in the current generation
-    uint64_t last_shift_ = 0;      // time of the last shift (0: none yet)
-    uint64_t high_water_ = 0;      // highest time seen
-    uint64_t inserts_ = 0;         // since creation or clear
+    uint64_t span_ = 0;         // time window
+    uint64_t generation_ = 0;   // count window: g
+    uint64_t until_shift_ = 0;  // inserts left in the current generation
+    uint64_t gen_inserts_ = 0;  // inserts in the current generation
+    uint64_t last_shift_ = 0;   // time of the last shift (0: none yet)
+    uint64_t high_water_ = 0;   // highest time seen
+    uint64_t inserts_ = 0;      // since creation or clear
     uint64_t next_serial_ = 0;
-    SliceSeq slices_;              // index 0: s_0, the newest
+    SliceSeq slices_;  // index 0: s_0, the newest
 };
 
 }  // namespace bloom

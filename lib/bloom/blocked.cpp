@@ -255,8 +255,9 @@ tf_status choose_blocked(double target, uint32_t *k_out, uint32_t *l_out, double
         }
     }
     if (bk == 0)
-        return fail(TF_ERR_TOO_LARGE, "no blocked (k, l) with k + l <= 32 and slices at least %g full meets error rate %g",
-                    kMinFill, target);
+        return fail(TF_ERR_TOO_LARGE,
+                    "no blocked (k, l) with k + l <= 32 and slices at least %g full meets error rate %g", kMinFill,
+                    target);
     {
         std::lock_guard<std::mutex> lock(mu);
         if (memo.size() < 256) memo.push_back({target, bk, bl, brho});
@@ -320,7 +321,7 @@ bool ring_has_run(uint64_t slot_mask, uint32_t slots, const uint8_t shifts[kRunS
 // The positions come as two 64-bit words of bytes (in registers: building
 // them in memory and loading 16 bytes would stall on store forwarding).
 __attribute__((target("avx2"), always_inline)) inline uint32_t gather_avx2(const uint32_t *line, uint64_t pos_lo,
-                                                                          uint64_t pos_hi) {
+                                                                           uint64_t pos_hi) {
     const __m128i p8 = _mm_set_epi64x(int64_t(pos_hi), int64_t(pos_lo));
     const __m256i c31 = _mm256_set1_epi32(31);
     // Shift each lane left so that its bit pos lands in the sign bit, then
@@ -336,8 +337,8 @@ __attribute__((target("avx2"), always_inline)) inline uint32_t gather_avx2(const
 __attribute__((target("avx2"))) uint32_t lane_bits_avx2(const uint32_t *line, uint64_t pos_lo, uint64_t pos_hi) {
     return gather_avx2(line, pos_lo, pos_hi);
 }
-__attribute__((target("avx2"), always_inline)) inline void scatter_avx2(uint32_t *line, uint64_t pos_lo, uint64_t pos_hi,
-                                                                       uint32_t select) {
+__attribute__((target("avx2"), always_inline)) inline void scatter_avx2(uint32_t *line, uint64_t pos_lo,
+                                                                        uint64_t pos_hi, uint32_t select) {
     const __m128i p8 = _mm_set_epi64x(int64_t(pos_hi), int64_t(pos_lo));
     const __m256i one = _mm256_set1_epi32(1);
     // Lane i is selected when bit i of `select` is set.
@@ -352,8 +353,7 @@ __attribute__((target("avx2"), always_inline)) inline void scatter_avx2(uint32_t
     _mm256_storeu_si256(w, _mm256_or_si256(_mm256_loadu_si256(w), b0));
     _mm256_storeu_si256(w + 1, _mm256_or_si256(_mm256_loadu_si256(w + 1), b1));
 }
-__attribute__((target("avx2"))) void lane_set_avx2(uint32_t *line, uint64_t pos_lo, uint64_t pos_hi,
-                                                   uint32_t select) {
+__attribute__((target("avx2"))) void lane_set_avx2(uint32_t *line, uint64_t pos_lo, uint64_t pos_hi, uint32_t select) {
     scatter_avx2(line, pos_lo, pos_hi, select);
 }
 bool cpu_has_avx2() {

@@ -144,9 +144,9 @@ class BlockedAgeBloom {
     void set_top(uint32_t top);  // s_0 in slot `top`: young_ and valid_ follow
 
     uint32_t k_ = 0, l_ = 0, slots_ = 0, bands_ = 0, stride_ = 0, seed_ = 0;  // stride_: lanes per block
-    uint32_t top_ = 0;    // slot of s_0, the newest slice: (next_serial - 1) mod S
-    uint32_t young_ = 0;  // bit s: slot s holds one of the k newest slices
-    uint64_t valid_ = 0;  // starts of runs of k slices in the doubled slot ring
+    uint32_t top_ = 0;                            // slot of s_0, the newest slice: (next_serial - 1) mod S
+    uint32_t young_ = 0;                          // bit s: slot s holds one of the k newest slices
+    uint64_t valid_ = 0;                          // starts of runs of k slices in the doubled slot ring
     uint8_t run_shift_[detail::kRunSteps] = {0};  // for detail::ring_has_run
     bool avx2_ = false;
     uint64_t blocks_ = 0;

@@ -133,7 +133,8 @@ TF_API tf_status tf_age_bloom_new_for(double error_rate, uint64_t capacity, uint
         if (st != TF_OK) return st;
         const uint64_t g = capacity / l + (capacity % l != 0);  // ceil, without overflow
         const uint64_t bits = slice_bits_for(k, double(g));
-        if (bits == 0) return fail(TF_ERR_TOO_LARGE, "capacity %llu needs slices over 2^40 bits", (unsigned long long)capacity);
+        if (bits == 0)
+            return fail(TF_ERR_TOO_LARGE, "capacity %llu needs slices over 2^40 bits", (unsigned long long)capacity);
         return make_age(k, l, bits, g, seed, out);
     });
 }
@@ -210,7 +211,8 @@ TF_API tf_status tf_age_bloom_contains(const tf_age_bloom *filter, const void *k
     TF_REQUIRE_NONNULL(filter, "filter");
     TF_REQUIRE_KEY(key, key_len);
     TF_REQUIRE_NONNULL(present, "present");
-    *present = (filter->blocked ? filter->blocked->contains(key, key_len) : filter->classic->contains(key, key_len)) ? 1 : 0;
+    *present =
+        (filter->blocked ? filter->blocked->contains(key, key_len) : filter->classic->contains(key, key_len)) ? 1 : 0;
     return TF_OK;
 }
 
@@ -247,11 +249,11 @@ struct AgeShape {
 
 AgeShape shape_of(const tf_age_bloom *filter) {
     if (const BlockedAgeBloom *b = filter->blocked.get())
-        return {b->k(),          b->l(),        b->seed(),       b->slices(),    b->slice_bits(),
+        return {b->k(),          b->l(),        b->seed(),       b->slices(), b->slice_bits(),
                 b->generation(), b->capacity(), b->total_bits(), b->inserts()};
     const AgePartitioned &f = *filter->classic;
-    return {f.k(),          f.l(),                 f.seed(),        f.slices(),   f.slice_bits(0),
-            f.generation(), f.window_elements(0), f.total_bits(), f.inserts()};
+    return {f.k(),          f.l(),      f.seed(), f.slices(), f.slice_bits(0), f.generation(), f.window_elements(0),
+            f.total_bits(), f.inserts()};
 }
 }  // namespace
 
@@ -298,7 +300,8 @@ size_t age_payload_size(const tf_age_bloom *f) {
 TF_API tf_status tf_age_bloom_serialized_size(const tf_age_bloom *filter, size_t *size) {
     TF_REQUIRE_NONNULL(filter, "filter");
     TF_REQUIRE_NONNULL(size, "size");
-    if (!tf::wire::blob_size(age_payload_size(filter), size)) return fail(TF_ERR_TOO_LARGE, "blob size overflows size_t");
+    if (!tf::wire::blob_size(age_payload_size(filter), size))
+        return fail(TF_ERR_TOO_LARGE, "blob size overflows size_t");
     return TF_OK;
 }
 

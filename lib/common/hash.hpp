@@ -54,35 +54,65 @@ inline Hash128 murmur3_x64_128(const void *data, size_t len, uint32_t seed) {
     for (size_t i = 0; i < nblocks; ++i, p += 16) {
         uint64_t k1 = detail::load_le64(p);
         uint64_t k2 = detail::load_le64(p + 8);
-        k1 *= c1; k1 = rotl64(k1, 31); k1 *= c2; h1 ^= k1;
-        h1 = rotl64(h1, 27); h1 += h2; h1 = h1 * 5 + 0x52dce729;
-        k2 *= c2; k2 = rotl64(k2, 33); k2 *= c1; h2 ^= k2;
-        h2 = rotl64(h2, 31); h2 += h1; h2 = h2 * 5 + 0x38495ab5;
+        k1 *= c1;
+        k1 = rotl64(k1, 31);
+        k1 *= c2;
+        h1 ^= k1;
+        h1 = rotl64(h1, 27);
+        h1 += h2;
+        h1 = h1 * 5 + 0x52dce729;
+        k2 *= c2;
+        k2 = rotl64(k2, 33);
+        k2 *= c1;
+        h2 ^= k2;
+        h2 = rotl64(h2, 31);
+        h2 += h1;
+        h2 = h2 * 5 + 0x38495ab5;
     }
     uint64_t k1 = 0, k2 = 0;
     switch (len & 15) {
-        case 15: k2 ^= uint64_t(p[14]) << 48; /* fall through */
-        case 14: k2 ^= uint64_t(p[13]) << 40; /* fall through */
-        case 13: k2 ^= uint64_t(p[12]) << 32; /* fall through */
-        case 12: k2 ^= uint64_t(p[11]) << 24; /* fall through */
-        case 11: k2 ^= uint64_t(p[10]) << 16; /* fall through */
-        case 10: k2 ^= uint64_t(p[9]) << 8;   /* fall through */
+        case 15:
+            k2 ^= uint64_t(p[14]) << 48; /* fall through */
+        case 14:
+            k2 ^= uint64_t(p[13]) << 40; /* fall through */
+        case 13:
+            k2 ^= uint64_t(p[12]) << 32; /* fall through */
+        case 12:
+            k2 ^= uint64_t(p[11]) << 24; /* fall through */
+        case 11:
+            k2 ^= uint64_t(p[10]) << 16; /* fall through */
+        case 10:
+            k2 ^= uint64_t(p[9]) << 8; /* fall through */
         case 9:
             k2 ^= uint64_t(p[8]);
-            k2 *= c2; k2 = rotl64(k2, 33); k2 *= c1; h2 ^= k2;
+            k2 *= c2;
+            k2 = rotl64(k2, 33);
+            k2 *= c1;
+            h2 ^= k2;
             /* fall through */
-        case 8: k1 ^= uint64_t(p[7]) << 56; /* fall through */
-        case 7: k1 ^= uint64_t(p[6]) << 48; /* fall through */
-        case 6: k1 ^= uint64_t(p[5]) << 40; /* fall through */
-        case 5: k1 ^= uint64_t(p[4]) << 32; /* fall through */
-        case 4: k1 ^= uint64_t(p[3]) << 24; /* fall through */
-        case 3: k1 ^= uint64_t(p[2]) << 16; /* fall through */
-        case 2: k1 ^= uint64_t(p[1]) << 8;  /* fall through */
+        case 8:
+            k1 ^= uint64_t(p[7]) << 56; /* fall through */
+        case 7:
+            k1 ^= uint64_t(p[6]) << 48; /* fall through */
+        case 6:
+            k1 ^= uint64_t(p[5]) << 40; /* fall through */
+        case 5:
+            k1 ^= uint64_t(p[4]) << 32; /* fall through */
+        case 4:
+            k1 ^= uint64_t(p[3]) << 24; /* fall through */
+        case 3:
+            k1 ^= uint64_t(p[2]) << 16; /* fall through */
+        case 2:
+            k1 ^= uint64_t(p[1]) << 8; /* fall through */
         case 1:
             k1 ^= uint64_t(p[0]);
-            k1 *= c1; k1 = rotl64(k1, 31); k1 *= c2; h1 ^= k1;
+            k1 *= c1;
+            k1 = rotl64(k1, 31);
+            k1 *= c2;
+            h1 ^= k1;
             break;
-        default: break;
+        default:
+            break;
     }
     h1 ^= uint64_t(len);
     h2 ^= uint64_t(len);
@@ -118,9 +148,7 @@ bool murmur3_x64_128_reference(const void *data, size_t len, uint32_t seed, Hash
 // Maps a uniform 64-bit value onto [0, n) without division (Lemire's
 // multiply-shift); uses the high bits of x.
 __extension__ typedef unsigned __int128 uint128_t;
-inline uint64_t reduce(uint64_t x, uint64_t n) {
-    return static_cast<uint64_t>((static_cast<uint128_t>(x) * n) >> 64);
-}
+inline uint64_t reduce(uint64_t x, uint64_t n) { return static_cast<uint64_t>((static_cast<uint128_t>(x) * n) >> 64); }
 
 // Seeded enhanced double hashing (Dillinger & Manolios): the i-th index is
 // reduce(h1 + i*h2 + (i^3 - i)/6, n), computed incrementally. The key's one

@@ -24,21 +24,36 @@ extern "C" {
 
 TF_API const char *tf_status_string(int status) {
     switch (status) {
-        case TF_OK: return "TF_OK";
-        case TF_ERR_NULL: return "TF_ERR_NULL";
-        case TF_ERR_INVALID_ARGUMENT: return "TF_ERR_INVALID_ARGUMENT";
-        case TF_ERR_OUT_OF_MEMORY: return "TF_ERR_OUT_OF_MEMORY";
-        case TF_ERR_TOO_LARGE: return "TF_ERR_TOO_LARGE";
-        case TF_ERR_BUFFER_TOO_SMALL: return "TF_ERR_BUFFER_TOO_SMALL";
-        case TF_ERR_TRUNCATED: return "TF_ERR_TRUNCATED";
-        case TF_ERR_BAD_MAGIC: return "TF_ERR_BAD_MAGIC";
-        case TF_ERR_UNSUPPORTED_VERSION: return "TF_ERR_UNSUPPORTED_VERSION";
-        case TF_ERR_WRONG_KIND: return "TF_ERR_WRONG_KIND";
-        case TF_ERR_CHECKSUM: return "TF_ERR_CHECKSUM";
-        case TF_ERR_CORRUPT: return "TF_ERR_CORRUPT";
-        case TF_ERR_INCOMPATIBLE: return "TF_ERR_INCOMPATIBLE";
-        case TF_ERR_INTERNAL: return "TF_ERR_INTERNAL";
-        default: return "TF_ERR_UNKNOWN";
+        case TF_OK:
+            return "TF_OK";
+        case TF_ERR_NULL:
+            return "TF_ERR_NULL";
+        case TF_ERR_INVALID_ARGUMENT:
+            return "TF_ERR_INVALID_ARGUMENT";
+        case TF_ERR_OUT_OF_MEMORY:
+            return "TF_ERR_OUT_OF_MEMORY";
+        case TF_ERR_TOO_LARGE:
+            return "TF_ERR_TOO_LARGE";
+        case TF_ERR_BUFFER_TOO_SMALL:
+            return "TF_ERR_BUFFER_TOO_SMALL";
+        case TF_ERR_TRUNCATED:
+            return "TF_ERR_TRUNCATED";
+        case TF_ERR_BAD_MAGIC:
+            return "TF_ERR_BAD_MAGIC";
+        case TF_ERR_UNSUPPORTED_VERSION:
+            return "TF_ERR_UNSUPPORTED_VERSION";
+        case TF_ERR_WRONG_KIND:
+            return "TF_ERR_WRONG_KIND";
+        case TF_ERR_CHECKSUM:
+            return "TF_ERR_CHECKSUM";
+        case TF_ERR_CORRUPT:
+            return "TF_ERR_CORRUPT";
+        case TF_ERR_INCOMPATIBLE:
+            return "TF_ERR_INCOMPATIBLE";
+        case TF_ERR_INTERNAL:
+            return "TF_ERR_INTERNAL";
+        default:
+            return "TF_ERR_UNKNOWN";
     }
 }
 

@@ -12,8 +12,7 @@ namespace tf {
 
 // Records a printf-style message for tf_last_error_message() and returns
 // `status`, so that a failure reads `return fail(TF_ERR_NULL, "...")`.
-tf_status fail(tf_status status, const char *fmt, ...) noexcept
-    __attribute__((format(printf, 2, 3)));
+tf_status fail(tf_status status, const char *fmt, ...) noexcept __attribute__((format(printf, 2, 3)));
 
 // Runs `body` (returning tf_status) and turns any escaping exception into a
 // status: std::bad_alloc -> TF_ERR_OUT_OF_MEMORY, anything else ->
@@ -32,22 +31,20 @@ inline tf_status guard(F &&body) noexcept {
 }
 
 // Argument checks common to every C entry point.
-#define TF_REQUIRE_NONNULL(ptr, what)                                                \
-    do {                                                                             \
+#define TF_REQUIRE_NONNULL(ptr, what)                                                        \
+    do {                                                                                     \
         if ((ptr) == nullptr) return ::tf::fail(TF_ERR_NULL, "%s must not be NULL", (what)); \
     } while (0)
 
-#define TF_REQUIRE_KEY(key, len)                                                     \
-    do {                                                                             \
-        if ((key) == nullptr && (len) != 0)                                          \
+#define TF_REQUIRE_KEY(key, len)                                                             \
+    do {                                                                                     \
+        if ((key) == nullptr && (len) != 0)                                                  \
             return ::tf::fail(TF_ERR_NULL, "key is NULL but key_len is %zu", (size_t)(len)); \
     } while (0)
 
-#define TF_REQUIRE_TIME(now)                                                         \
-    do {                                                                             \
-        if ((now) == 0)                                                              \
-            return ::tf::fail(TF_ERR_INVALID_ARGUMENT,                               \
-                              "now must be >= 1 (0 means never)");                   \
+#define TF_REQUIRE_TIME(now)                                                                            \
+    do {                                                                                                \
+        if ((now) == 0) return ::tf::fail(TF_ERR_INVALID_ARGUMENT, "now must be >= 1 (0 means never)"); \
     } while (0)
 
 // Checks the key arrays of a batch call: keys[i] may be NULL only when its

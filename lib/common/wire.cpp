@@ -16,13 +16,20 @@ constexpr bool kLittleEndianHost =
 
 const char *kind_name(uint16_t kind) {
     switch (kind) {
-        case 1: return "recency sketch";
-        case 2: return "age-partitioned Bloom filter";
-        case 3: return "time-limited Bloom filter";
-        case 4: return "rate limiter";
-        case 5: return "rotating cuckoo filter";
-        case 6: return "recency window";
-        default: return "unknown kind";
+        case 1:
+            return "recency sketch";
+        case 2:
+            return "age-partitioned Bloom filter";
+        case 3:
+            return "time-limited Bloom filter";
+        case 4:
+            return "rate limiter";
+        case 5:
+            return "rotating cuckoo filter";
+        case 6:
+            return "recency window";
+        default:
+            return "unknown kind";
     }
 }
 
@@ -67,17 +74,19 @@ bool blob_size(size_t payload_size, size_t *total) {
     return true;
 }
 
-tf_status open(const void *buf, size_t len, Kind kind, uint32_t allowed_flags, uint32_t *flags,
-               Reader *payload) {
+tf_status open(const void *buf, size_t len, Kind kind, uint32_t allowed_flags, uint32_t *flags, Reader *payload) {
     if (buf == nullptr && len != 0) return fail(TF_ERR_NULL, "buf is NULL but len is %zu", len);
-    if (len < kOverhead) return fail(TF_ERR_TRUNCATED, "blob of %zu bytes is shorter than the %zu-byte envelope", len, kOverhead);
+    if (len < kOverhead)
+        return fail(TF_ERR_TRUNCATED, "blob of %zu bytes is shorter than the %zu-byte envelope", len, kOverhead);
     Reader r(buf, len);
     const uint8_t *magic = r.view(4);
-    if (std::memcmp(magic, "TFLT", 4) != 0) return fail(TF_ERR_BAD_MAGIC, "blob does not start with the magic \"TFLT\"");
+    if (std::memcmp(magic, "TFLT", 4) != 0)
+        return fail(TF_ERR_BAD_MAGIC, "blob does not start with the magic \"TFLT\"");
     uint16_t version = r.u16();
     if (version != kFormatVersion)
-        return fail(TF_ERR_UNSUPPORTED_VERSION, "blob format version %u is not supported (this library reads version %u)",
-                    unsigned(version), unsigned(kFormatVersion));
+        return fail(TF_ERR_UNSUPPORTED_VERSION,
+                    "blob format version %u is not supported (this library reads version %u)", unsigned(version),
+                    unsigned(kFormatVersion));
     uint16_t got_kind = r.u16();
     if (got_kind != static_cast<uint16_t>(kind))
         return fail(TF_ERR_WRONG_KIND, "blob holds a %s (kind %u), expected a %s (kind %u)", kind_name(got_kind),
@@ -85,8 +94,8 @@ tf_status open(const void *buf, size_t len, Kind kind, uint32_t allowed_flags, u
     uint32_t got_flags = r.u32();
     uint64_t n = r.u64();
     if (n > len - kOverhead)
-        return fail(TF_ERR_TRUNCATED, "blob of %zu bytes is shorter than its payload length %llu says",
-                    len, (unsigned long long)n);
+        return fail(TF_ERR_TRUNCATED, "blob of %zu bytes is shorter than its payload length %llu says", len,
+                    (unsigned long long)n);
     if (n < len - kOverhead)
         return fail(TF_ERR_CORRUPT, "blob has %zu bytes after its checksum", size_t(len - kOverhead - n));
     const uint8_t *bytes = static_cast<const uint8_t *>(buf);

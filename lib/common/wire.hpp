@@ -160,8 +160,8 @@ bool blob_size(size_t payload_size, size_t *total);
 // writes header, lets `write_payload(Writer&)` write exactly `payload_size`
 // bytes, then the checksum.
 template <class F>
-tf_status encode(Kind kind, uint32_t flags, size_t payload_size, void *buf, size_t cap,
-                 size_t *written, F &&write_payload) {
+tf_status encode(Kind kind, uint32_t flags, size_t payload_size, void *buf, size_t cap, size_t *written,
+                 F &&write_payload) {
     TF_REQUIRE_NONNULL(written, "written");
     size_t total;
     if (!blob_size(payload_size, &total)) return fail(TF_ERR_TOO_LARGE, "blob size overflows size_t");
@@ -189,8 +189,7 @@ tf_status encode(Kind kind, uint32_t flags, size_t payload_size, void *buf, size
 // Opens a blob: validates length, magic, version, kind, flags (bits outside
 // `allowed_flags` are TF_ERR_CORRUPT), payload length and checksum, in that
 // order, and on success gives the flags and a Reader over the payload.
-tf_status open(const void *buf, size_t len, Kind kind, uint32_t allowed_flags, uint32_t *flags,
-               Reader *payload);
+tf_status open(const void *buf, size_t len, Kind kind, uint32_t allowed_flags, uint32_t *flags, Reader *payload);
 
 }  // namespace wire
 }  // namespace tf

@@ -77,8 +77,8 @@ TF_API tf_status tf_rate_limiter_acquire(tf_rate_limiter *limiter, const void *k
 }
 
 TF_API tf_status tf_rate_limiter_acquire_batch(tf_rate_limiter *limiter, const void *const *keys,
-                                               const size_t *key_lens, size_t count, const uint64_t *times,
-                                               uint64_t n, int *allowed, uint64_t *remaining, uint64_t *retry_at) {
+                                               const size_t *key_lens, size_t count, const uint64_t *times, uint64_t n,
+                                               int *allowed, uint64_t *remaining, uint64_t *retry_at) {
     TF_REQUIRE_NONNULL(limiter, "limiter");
     tf_status st = tf::check_key_batch(keys, key_lens, count);
     if (st != TF_OK || count == 0) return st;

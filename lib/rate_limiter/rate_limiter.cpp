@@ -156,8 +156,7 @@ Table::Rec Table::find(const void *key, size_t len, const Hash128 &h) const {
     for (size_t i = home(h);; i = next(i)) {
         Rec r = at(i);
         if (r.empty()) return Rec{nullptr};
-        if ((r.code() & kLenMask) == kOutOfLine && r.key_len() == len && std::memcmp(r.key(), key, len) == 0)
-            return r;
+        if ((r.code() & kLenMask) == kOutOfLine && r.key_len() == len && std::memcmp(r.key(), key, len) == 0) return r;
     }
 }
 
@@ -737,8 +736,7 @@ void RateLimiter::write_payload(wire::Writer &w) const {
     if (global_limit_) {
         if (exact()) {
             w.u32(global_count_);
-            for (uint32_t i = 0; i < global_count_; ++i)
-                w.u64(global_ring_[(global_start_ + i) % global_ring_.size()]);
+            for (uint32_t i = 0; i < global_count_; ++i) w.u64(global_ring_[(global_start_ + i) % global_ring_.size()]);
         } else {
             for (uint64_t c : global_counts_) w.u64(c);
         }
@@ -779,8 +777,7 @@ void RateLimiter::write_payload(wire::Writer &w) const {
 tf_status RateLimiter::read(wire::Reader &r, uint32_t flags, std::unique_ptr<RateLimiter> *out) {
     const char *what = "rate limiter blob";
     const uint64_t limit = r.u64(), window = r.u64(), width = r.u64(), max_keys = r.u64(), glimit = r.u64();
-    const uint64_t reclaimed = r.u64(), denied = r.u64(), allowed = r.u64(), horizon = r.u64(),
-                   glatest = r.u64();
+    const uint64_t reclaimed = r.u64(), denied = r.u64(), allowed = r.u64(), horizon = r.u64(), glatest = r.u64();
     if (!r.ok()) return fail(TF_ERR_CORRUPT, "%s: payload too short for its header", what);
     if (check(limit, window, width, flags) != TF_OK) {
         char why[256];
@@ -860,8 +857,7 @@ tf_status RateLimiter::read(wire::Reader &r, uint32_t flags, std::unique_ptr<Rat
         if (!r.ok() || !k) return fail(TF_ERR_CORRUPT, "%s: key %llu truncated", what, (unsigned long long)i);
         if (latest == 0) return fail(TF_ERR_CORRUPT, "%s: key %llu has no clock", what, (unsigned long long)i);
         if (prev_key && !key_less(prev_key, prev_len, k, klen))
-            return fail(TF_ERR_CORRUPT, "%s: keys out of order or repeated at key %llu", what,
-                        (unsigned long long)i);
+            return fail(TF_ERR_CORRUPT, "%s: keys out of order or repeated at key %llu", what, (unsigned long long)i);
         prev_key = k;
         prev_len = klen;
         auto o = rl->overrides_.find(std::string(reinterpret_cast<const char *>(k), klen));
@@ -871,8 +867,8 @@ tf_status RateLimiter::read(wire::Reader &r, uint32_t flags, std::unique_ptr<Rat
         if (exact) {
             const uint32_t count = r.u32();
             if (!r.ok() || count > lim || count > r.remaining() / 8)
-                return fail(TF_ERR_CORRUPT, "%s: key %llu holds %u grants (limit %llu)", what,
-                            (unsigned long long)i, count, (unsigned long long)lim);
+                return fail(TF_ERR_CORRUPT, "%s: key %llu holds %u grants (limit %llu)", what, (unsigned long long)i,
+                            count, (unsigned long long)lim);
             Ring *g = new_ring(uint32_t(lim));
             uint64_t prev = 0;
             bool ordered = true;
@@ -884,8 +880,7 @@ tf_status RateLimiter::read(wire::Reader &r, uint32_t flags, std::unique_ptr<Rat
             g->count = count;
             if (!ordered) {
                 std::free(g);
-                return fail(TF_ERR_CORRUPT, "%s: key %llu's grant times are out of order", what,
-                            (unsigned long long)i);
+                return fail(TF_ERR_CORRUPT, "%s: key %llu's grant times are out of order", what, (unsigned long long)i);
             }
             Table::Rec rec;
             try {

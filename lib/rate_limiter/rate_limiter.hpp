@@ -122,7 +122,7 @@ class Table {
 
     uint8_t *slots_ = nullptr;
     size_t cap_ = 0, count_ = 0, stride_ = 0, cursor_ = 0;
-    size_t extra_ = 0;  // out-of-line keys and exact rings
+    size_t extra_ = 0;                                  // out-of-line keys and exact rings
     std::atomic<const uint8_t *> hint_slots_{nullptr};  // slots_ and cap_ for prefetch()
     std::atomic<size_t> hint_cap_{0};
     bool exact_ = false;
@@ -144,7 +144,9 @@ class ShardLock {
             }
         }
     }
-    bool try_lock() { return !held_.load(std::memory_order_relaxed) && !held_.exchange(true, std::memory_order_acquire); }
+    bool try_lock() {
+        return !held_.load(std::memory_order_relaxed) && !held_.exchange(true, std::memory_order_acquire);
+    }
     void unlock() { held_.store(false, std::memory_order_release); }
 
    private:
@@ -190,8 +192,7 @@ class RateLimiter {
                        Decision *out);
     void refund(const void *key, size_t len, uint64_t now, uint64_t n);
     void reset(const void *key, size_t len);
-    void stats(uint64_t *keys, uint64_t *reclaimed, uint64_t *denied_full, uint64_t *allowed_full,
-               size_t *bytes);
+    void stats(uint64_t *keys, uint64_t *reclaimed, uint64_t *denied_full, uint64_t *allowed_full, size_t *bytes);
 
     // Wire payload (kind 4); the caller holds every lock (lock_all).
     void lock_all();

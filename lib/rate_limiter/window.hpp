@@ -259,7 +259,7 @@ inline void exact_take(ExactView v, uint64_t t, uint64_t n) {
 template <class F>
 inline uint64_t exact_refund(ExactView v, uint64_t n, F &&back) {
     uint64_t done = 0;
-    for (; done < n && *v.count > 0; ++done) {
+    for (; done<n && * v.count> 0; ++done) {
         back(v.at(*v.count - 1));
         --*v.count;
     }

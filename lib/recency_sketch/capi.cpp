@@ -34,8 +34,8 @@ TF_API tf_status tf_recency_sketch_new(uint64_t width, uint32_t depth, uint32_t 
     });
 }
 
-TF_API tf_status tf_recency_sketch_dimensions(uint64_t expected_keys, double p, uint32_t flags,
-                                              uint64_t *width, uint32_t *depth) {
+TF_API tf_status tf_recency_sketch_dimensions(uint64_t expected_keys, double p, uint32_t flags, uint64_t *width,
+                                              uint32_t *depth) {
     return guard([&] { return RecencySketch::dimensions(expected_keys, p, flags, width, depth); });
 }
 
@@ -53,8 +53,7 @@ TF_API tf_status tf_recency_sketch_new_for(uint64_t expected_keys, double p, uin
 
 TF_API void tf_recency_sketch_free(tf_recency_sketch *sketch) { delete sketch; }
 
-TF_API tf_status tf_recency_sketch_update(tf_recency_sketch *sketch, const void *key, size_t key_len,
-                                          uint64_t now) {
+TF_API tf_status tf_recency_sketch_update(tf_recency_sketch *sketch, const void *key, size_t key_len, uint64_t now) {
     TF_REQUIRE_NONNULL(sketch, "sketch");
     TF_REQUIRE_KEY(key, key_len);
     TF_REQUIRE_TIME(now);
@@ -106,8 +105,8 @@ TF_API tf_status tf_recency_sketch_pace(tf_recency_sketch *sketch, const void *k
     return TF_OK;
 }
 
-TF_API tf_status tf_recency_sketch_ttl_insert(tf_recency_sketch *sketch, const void *key, size_t key_len,
-                                              uint64_t now, uint64_t ttl) {
+TF_API tf_status tf_recency_sketch_ttl_insert(tf_recency_sketch *sketch, const void *key, size_t key_len, uint64_t now,
+                                              uint64_t ttl) {
     TF_REQUIRE_NONNULL(sketch, "sketch");
     TF_REQUIRE_KEY(key, key_len);
     TF_REQUIRE_TIME(now);
@@ -116,9 +115,8 @@ TF_API tf_status tf_recency_sketch_ttl_insert(tf_recency_sketch *sketch, const v
     return TF_OK;
 }
 
-TF_API tf_status tf_recency_sketch_ttl_maybe_live(const tf_recency_sketch *sketch, const void *key,
-                                                  size_t key_len, uint64_t now, int *maybe_live,
-                                                  uint64_t *expires_at) {
+TF_API tf_status tf_recency_sketch_ttl_maybe_live(const tf_recency_sketch *sketch, const void *key, size_t key_len,
+                                                  uint64_t now, int *maybe_live, uint64_t *expires_at) {
     TF_REQUIRE_NONNULL(sketch, "sketch");
     TF_REQUIRE_KEY(key, key_len);
     TF_REQUIRE_NONNULL(maybe_live, "maybe_live");
@@ -179,8 +177,7 @@ TF_API tf_status tf_recency_sketch_info(const tf_recency_sketch *sketch, uint64_
 TF_API tf_status tf_recency_sketch_serialized_size(const tf_recency_sketch *sketch, size_t *size) {
     TF_REQUIRE_NONNULL(sketch, "sketch");
     TF_REQUIRE_NONNULL(size, "size");
-    if (!tf::wire::blob_size(sketch->payload_size(), size))
-        return fail(TF_ERR_TOO_LARGE, "blob size overflows size_t");
+    if (!tf::wire::blob_size(sketch->payload_size(), size)) return fail(TF_ERR_TOO_LARGE, "blob size overflows size_t");
     return TF_OK;
 }
 
@@ -198,8 +195,8 @@ TF_API tf_status tf_recency_sketch_deserialize(const void *buf, size_t len, tf_r
         TF_REQUIRE_NONNULL(buf, "buf");
         uint32_t flags;
         tf::wire::Reader payload;
-        tf_status st = tf::wire::open(buf, len, tf::wire::Kind::RecencySketch, RecencySketch::kKnownFlags, &flags,
-                                      &payload);
+        tf_status st =
+            tf::wire::open(buf, len, tf::wire::Kind::RecencySketch, RecencySketch::kKnownFlags, &flags, &payload);
         if (st != TF_OK) return st;
         std::unique_ptr<RecencySketch> s;
         st = RecencySketch::read(payload, flags, &s);

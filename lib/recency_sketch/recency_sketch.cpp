@@ -29,8 +29,7 @@ template <bool Atomic>
 inline void store_max(uint64_t *c, uint64_t v) {
     if (Atomic) {
         uint64_t cur = __atomic_load_n(c, __ATOMIC_RELAXED);
-        while (cur < v &&
-               !__atomic_compare_exchange_n(c, &cur, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+        while (cur < v && !__atomic_compare_exchange_n(c, &cur, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
         }
     } else if (*c < v) {
         *c = v;
@@ -109,8 +108,7 @@ tf_status RecencySketch::check_shape(uint64_t width, uint32_t depth, uint32_t fl
                     unsigned(max_depth), blocked ? " for the blocked layout" : "");
     size_t n;
     if (width > SIZE_MAX || mul_overflows(size_t(width), depth, &n))
-        return fail(TF_ERR_TOO_LARGE, "width %llu x depth %u overflows", (unsigned long long)width,
-                    unsigned(depth));
+        return fail(TF_ERR_TOO_LARGE, "width %llu x depth %u overflows", (unsigned long long)width, unsigned(depth));
     if (blocked) n = n / kLineCells + (n % kLineCells != 0 ? 1 : 0), n *= kLineCells;
     // Keep bytes, the alignment slack and the serialized size representable.
     if (n > (SIZE_MAX / 2) / sizeof(uint64_t))
@@ -131,13 +129,11 @@ double RecencySketch::model_probability(uint64_t n, uint64_t width, uint32_t dep
     return std::pow(1.0 - empty, double(depth));
 }
 
-tf_status RecencySketch::dimensions(uint64_t n, double p, uint32_t flags, uint64_t *width_out,
-                                    uint32_t *depth_out) {
+tf_status RecencySketch::dimensions(uint64_t n, double p, uint32_t flags, uint64_t *width_out, uint32_t *depth_out) {
     if ((flags & ~kKnownFlags) != 0)
         return fail(TF_ERR_INVALID_ARGUMENT, "unknown flag bits 0x%x", unsigned(flags & ~kKnownFlags));
     if (n == 0) return fail(TF_ERR_INVALID_ARGUMENT, "expected_keys must be >= 1");
-    if (!(p > 0.0 && p < 1.0))
-        return fail(TF_ERR_INVALID_ARGUMENT, "too_new_probability must be in (0, 1), got %g", p);
+    if (!(p > 0.0 && p < 1.0)) return fail(TF_ERR_INVALID_ARGUMENT, "too_new_probability must be in (0, 1), got %g", p);
     const double limit = double((SIZE_MAX / 2) / sizeof(uint64_t));
     double best_cells = INFINITY;
     uint64_t best_w = 0;
@@ -152,8 +148,7 @@ tf_status RecencySketch::dimensions(uint64_t n, double p, uint32_t flags, uint64
             double w = std::ceil(1.0 / denom);
             if (w < 1.0) w = 1.0;
             // guard against rounding: step up until the model agrees
-            for (int tries = 0; tries < 8 && w * d < limit && model_probability(n, uint64_t(w), d, flags) > p;
-                 ++tries)
+            for (int tries = 0; tries < 8 && w * d < limit && model_probability(n, uint64_t(w), d, flags) > p; ++tries)
                 w = std::ceil(w * (1.0 + 1e-12)) + 1.0;
             if (!(w * d < limit)) continue;  // too large (and not representable as uint64_t)
             if (w * d < best_cells) best_cells = w * d, best_w = uint64_t(w), best_d = d;
@@ -186,8 +181,14 @@ tf_status RecencySketch::dimensions(uint64_t n, double p, uint32_t flags, uint64
 }
 
 RecencySketch::RecencySketch(uint64_t width, uint32_t depth, uint32_t seed, uint32_t flags, size_t cells)
-    : width_(width), depth_(depth), seed_(seed), flags_(flags), nblocks_(cells / kLineCells), nsubsets_(0),
-      subsets_{}, cells_(cells) {
+    : width_(width),
+      depth_(depth),
+      seed_(seed),
+      flags_(flags),
+      nblocks_(cells / kLineCells),
+      nsubsets_(0),
+      subsets_{},
+      cells_(cells) {
     if (blocked()) {
         for (unsigned mask = 0; mask < 256; ++mask)
             if (unsigned(__builtin_popcount(mask)) == depth_) subsets_[nsubsets_++] = uint8_t(mask);
@@ -307,8 +308,8 @@ bool RecencySketch::pace_impl(uint64_t **ptrs, uint64_t now, uint64_t interval, 
         for (uint32_t i = 0; i < depth_; ++i) {
             if (i == oldest) continue;
             uint64_t cur = __atomic_load_n(ptrs[i], __ATOMIC_SEQ_CST);
-            while (cur < now && !__atomic_compare_exchange_n(ptrs[i], &cur, now, false, __ATOMIC_SEQ_CST,
-                                                             __ATOMIC_SEQ_CST)) {
+            while (cur < now &&
+                   !__atomic_compare_exchange_n(ptrs[i], &cur, now, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
             }
         }
         uint64_t expected = est;

@@ -29,8 +29,7 @@ class RecencySketch {
     static tf_status check_shape(uint64_t width, uint32_t depth, uint32_t flags, size_t *cells);
 
     // Sizing: the smallest (width, depth) meeting the target (see header).
-    static tf_status dimensions(uint64_t expected_keys, double p, uint32_t flags, uint64_t *width,
-                                uint32_t *depth);
+    static tf_status dimensions(uint64_t expected_keys, double p, uint32_t flags, uint64_t *width, uint32_t *depth);
     // The model's too-new probability for n keys updated after the horizon.
     static double model_probability(uint64_t n, uint64_t width, uint32_t depth, uint32_t flags);
 
@@ -85,8 +84,8 @@ class RecencySketch {
     uint32_t depth_;
     uint32_t seed_;
     uint32_t flags_;
-    uint64_t nblocks_;        // blocked layout: number of 8-cell lines
-    uint32_t nsubsets_;       // blocked layout: C(8, depth)
+    uint64_t nblocks_;                 // blocked layout: number of 8-cell lines
+    uint32_t nsubsets_;                // blocked layout: C(8, depth)
     std::array<uint8_t, 70> subsets_;  // blocked layout: the depth-subsets of a line, as bit masks
     AlignedArray<uint64_t> cells_;
 };

@@ -81,8 +81,8 @@ namespace {
 
 using namespace tfbench;
 
-constexpr uint64_t kSpanMs = 300000;   // 300 s
-constexpr uint64_t kStepMs = 100;      // one insertion every 0.1 s
+constexpr uint64_t kSpanMs = 300000;  // 300 s
+constexpr uint64_t kStepMs = 100;     // one insertion every 0.1 s
 constexpr uint64_t kPaperStream = 10000;
 constexpr size_t kKeyLen = 16;
 const double kLn2 = std::log(2.0);
@@ -189,8 +189,8 @@ bool parse(int argc, char **argv, Config *c) {
     }
     const uint64_t per_span = kSpanMs / kStepMs;
     if (c->inserts < (c->steady_spans + 1) * per_span) {
-        std::fprintf(stderr, "bench_bloom_section7: --inserts must cover the steady spans plus one span (>= %" PRIu64
-                             ")\n",
+        std::fprintf(stderr,
+                     "bench_bloom_section7: --inserts must cover the steady spans plus one span (>= %" PRIu64 ")\n",
                      (c->steady_spans + 1) * per_span);
         return false;
     }
@@ -275,8 +275,8 @@ double min_bpe_avg(double target, uint32_t kmax, unsigned phases, uint32_t *bk, 
 
 struct FilterSpec {
     std::string name;
-    uint32_t k = 0, l = 0;   // 0: chosen by tf_time_bloom_new_for
-    double error = 0.1;      // target (nominal for the pairs built with tf_time_bloom_new)
+    uint32_t k = 0, l = 0;  // 0: chosen by tf_time_bloom_new_for
+    double error = 0.1;     // target (nominal for the pairs built with tf_time_bloom_new)
     uint64_t init_cap = 0;
     uint32_t seed = 0;
 };
@@ -290,7 +290,7 @@ struct Point {  // one insertion
     double fpr_now;
 };
 
-struct Sample {  // one FPR / false-negative measurement
+struct Sample {       // one FPR / false-negative measurement
     uint64_t insert;  // index of the insertion just made
     uint64_t queries, fp;
     uint64_t present_checked, fn;
@@ -325,9 +325,7 @@ uint64_t steady_start(const Config &cfg) {
 }
 
 // Is insertion i (0-based) followed by an FPR sample?
-bool sampled(uint64_t i, const Config &cfg) {
-    return i + 1 == cfg.inserts || (i + 1) % cfg.sample_every == 0;
-}
+bool sampled(uint64_t i, const Config &cfg) { return i + 1 == cfg.inserts || (i + 1) % cfg.sample_every == 0; }
 
 Run run_filter(const FilterSpec &sp, const Config &cfg) {
     Run run;
@@ -345,7 +343,7 @@ Run run_filter(const FilterSpec &sp, const Config &cfg) {
     check(tf_age_bloom_false_positive_rate(run.k, run.l, &run.peak_fpr), "tf_age_bloom_false_positive_rate");
     run.bpe_model = model_bpe(run.k, run.l);
 
-    uint64_t next_absent = uint64_t(sp.seed) << 40;  // fresh absent elements, never reused
+    uint64_t next_absent = uint64_t(sp.seed) << 40;    // fresh absent elements, never reused
     std::deque<std::pair<uint64_t, uint64_t>> window;  // (time, element) of the inserts within the span
     std::unordered_map<uint64_t, uint32_t> copies;     // element -> inserts of it within the span
     run.pts.reserve(cfg.inserts);
@@ -412,18 +410,18 @@ struct Summary {
     double bpe_mean = 0, bpe_min = 0, bpe_max = 0;  // exact
     double bpe_stats_mean = 0;
     double fpr_now_mean = 0, fpr_now_max = 0;
-    uint64_t queries = 0, fp = 0;       // measured, steady state
+    uint64_t queries = 0, fp = 0;  // measured, steady state
     double meas = 0, meas_lo = 0, meas_hi = 0;
-    double meas_max_sample = 0;          // the largest single-sample rate in steady state
+    double meas_max_sample = 0;  // the largest single-sample rate in steady state
     uint32_t slices_min = 0, slices_max = 0;
     uint64_t s0_final = 0, s0_min = 0, s0_max = 0;
     // over the whole run
     uint32_t max_slices = 0;
     uint64_t max_slices_at = 0;
-    int64_t s0_first_change = -1;        // insertion at which s0 first differs from the initial size
+    int64_t s0_first_change = -1;  // insertion at which s0 first differs from the initial size
     uint64_t s0_after_first_change = 0;
-    int64_t slices_settled = -1;         // first insertion after the last one with slices > k + l + 1
-    int64_t s0_settled = -1;             // first insertion after the last one with s0 off its final size by > 2%
+    int64_t slices_settled = -1;  // first insertion after the last one with slices > k + l + 1
+    int64_t s0_settled = -1;      // first insertion after the last one with s0 off its final size by > 2%
 };
 
 // Normal approximation of a binomial proportion, 95% (z = 1.96); for a
@@ -487,7 +485,8 @@ Summary summarize(const Run &r, const Config &cfg) {
             s.s0_after_first_change = p.s0_bits;
         }
         if (p.slices > base + 1) s.slices_settled = int64_t(i) + 1;
-        if (std::fabs(double(p.s0_bits) - double(s.s0_final)) > 0.02 * double(s.s0_final)) s.s0_settled = int64_t(i) + 1;
+        if (std::fabs(double(p.s0_bits) - double(s.s0_final)) > 0.02 * double(s.s0_final))
+            s.s0_settled = int64_t(i) + 1;
     }
     if (s.slices_settled < 0) s.slices_settled = 0;
     if (s.s0_settled < 0) s.s0_settled = 0;
@@ -505,14 +504,15 @@ bool write_csv(const std::string &path, const std::vector<Run> &runs) {
     FILE *f = std::fopen(path.c_str(), "w");
     if (!f) return false;
     // The parameters of each filter are in section7_table2.csv.
-    std::fprintf(f, "filter,insert,t_ms,slices,s0_bits,total_bits,in_span,bpe_exact,bpe_stats,fpr_now,fpr_queries,"
-                    "fpr_false_positives,fn_checked,false_negatives\n");
+    std::fprintf(f,
+                 "filter,insert,t_ms,slices,s0_bits,total_bits,in_span,bpe_exact,bpe_stats,fpr_now,fpr_queries,"
+                 "fpr_false_positives,fn_checked,false_negatives\n");
     for (const Run &r : runs) {
         size_t si = 0;
         for (uint64_t i = 0; i < r.pts.size(); ++i) {
             const Point &p = r.pts[i];
-            std::fprintf(f, "%s,%" PRIu64 ",%" PRIu64 ",%u,%" PRIu64 ",%" PRIu64 ",%u,%.3f,%.3f,%.5g", r.spec.name.c_str(),
-                         i + 1, kStepMs * (i + 1), p.slices, p.s0_bits, p.total_bits, p.in_span,
+            std::fprintf(f, "%s,%" PRIu64 ",%" PRIu64 ",%u,%" PRIu64 ",%" PRIu64 ",%u,%.3f,%.3f,%.5g",
+                         r.spec.name.c_str(), i + 1, kStepMs * (i + 1), p.slices, p.s0_bits, p.total_bits, p.in_span,
                          double(p.total_bits) / double(p.in_span), p.bpe_stats, p.fpr_now);
             if (si < r.samples.size() && r.samples[si].insert == i) {
                 const Sample &s = r.samples[si++];
@@ -565,7 +565,8 @@ std::string measured_between(const Run &r, uint64_t from, uint64_t to, double sc
 }
 
 void summary_table(const std::vector<Run> &runs, const std::vector<Summary> &sums, const Config &cfg) {
-    std::printf("\nsummary (steady state = the last %" PRIu64 " spans, t > %.0f s; bits/elt = bits / distinct elements "
+    std::printf("\nsummary (steady state = the last %" PRIu64
+                " spans, t > %.0f s; bits/elt = bits / distinct elements "
                 "inserted within the span)\n",
                 cfg.steady_spans, t_s(sums.front().steady_from) - 0.1);
     Table t({"filter", "k,l", "peak", "model b/e", "s0 init", "s0 1st chg (t)", "max slices (t)", "<=k+l+1 from",
@@ -578,8 +579,7 @@ void summary_table(const std::vector<Run> &runs, const std::vector<Summary> &sum
                                                       : fmt_u(s.s0_after_first_change) + " (" +
                                                             fmt("%.1f", t_s(uint64_t(s.s0_first_change))) + ")";
         t.row({r.spec.name, fmt_u(r.k) + "," + fmt_u(r.l), fmt("%.4f", r.peak_fpr), fmt("%.2f", r.bpe_model),
-               fmt_u(r.initial_slice_bits), chg,
-               fmt_u(s.max_slices) + " (" + fmt("%.0f", t_s(s.max_slices_at)) + ")",
+               fmt_u(r.initial_slice_bits), chg, fmt_u(s.max_slices) + " (" + fmt("%.0f", t_s(s.max_slices_at)) + ")",
                uint64_t(s.slices_settled) >= r.pts.size()
                    ? std::string("never")
                    : fmt("%.0f s", s.slices_settled ? t_s(uint64_t(s.slices_settled)) : 0.0),
@@ -599,13 +599,12 @@ void write_table2_csv(FILE *f, const std::string &experiment, const std::vector<
         const Run &r = runs[i];
         const Summary &s = sums[i];
         std::fprintf(f,
-                     "%s,%s,%u,%u,%g,%" PRIu64 ",%.6g,%.4f,%" PRIu64 ",%u,%" PRIu64 ",%.4f,%.4f,%.4f,%.4f,%.6g,%.6g,%"
-                     PRIu64 ",%" PRIu64 ",%.6g,%.6g,%.6g,%" PRIu64 ",%.3f\n",
+                     "%s,%s,%u,%u,%g,%" PRIu64 ",%.6g,%.4f,%" PRIu64 ",%u,%" PRIu64
+                     ",%.4f,%.4f,%.4f,%.4f,%.6g,%.6g,%" PRIu64 ",%" PRIu64 ",%.6g,%.6g,%.6g,%" PRIu64 ",%.3f\n",
                      experiment.c_str(), r.spec.name.c_str(), r.k, r.l, r.spec.error, r.spec.init_cap, r.peak_fpr,
-                     r.bpe_model, s.s0_final, s.max_slices,
-                     s.slices_settled > 0 ? uint64_t(s.slices_settled) : 0, s.bpe_mean, s.bpe_min, s.bpe_max,
-                     s.bpe_stats_mean, s.fpr_now_mean, s.fpr_now_max, s.queries, s.fp, s.meas, s.meas_lo, s.meas_hi,
-                     r.fn_total, r.seconds);
+                     r.bpe_model, s.s0_final, s.max_slices, s.slices_settled > 0 ? uint64_t(s.slices_settled) : 0,
+                     s.bpe_mean, s.bpe_min, s.bpe_max, s.bpe_stats_mean, s.fpr_now_mean, s.fpr_now_max, s.queries, s.fp,
+                     s.meas, s.meas_lo, s.meas_hi, r.fn_total, r.seconds);
     }
 }
 
@@ -639,10 +638,12 @@ int main(int argc, char **argv) {
     std::printf("setup: span 300 s (300000 ms), one insertion every 100 ms (3000 per span), %" PRIu64
                 " insertions (%.0f s, %.1f spans);\n"
                 "stream: %s;\n"
-                "steady state: the last %" PRIu64 " span(s), from t = %.0f s;\n"
+                "steady state: the last %" PRIu64
+                " span(s), from t = %.0f s;\n"
                 "FPR samples: every %" PRIu64 " insertions, min(10^i * 10000, %" PRIu64
                 ") fresh absent elements for error rate 10^-i in the steady state,\n"
-                "min(10^i * 10000, %" PRIu64 ") before it; every element within the span is queried at the same\n"
+                "min(10^i * 10000, %" PRIu64
+                ") before it; every element within the span is queried at the same\n"
                 "points (false negatives must be 0).\n",
                 cfg.inserts, double(cfg.inserts * kStepMs) / 1000.0, double(cfg.inserts * kStepMs) / double(kSpanMs),
                 cfg.cycle ? "the paper's 10,000 distinct elements, repeated (an element returns after 1000 s > span)"
@@ -663,10 +664,11 @@ int main(int argc, char **argv) {
             std::fprintf(stderr, "bench_bloom_section7: cannot write %s: %s\n", t2_path.c_str(), std::strerror(errno));
             return 1;
         }
-        std::fprintf(t2, "experiment,filter,k,l,error_rate,initial_capacity,peak_fpr_model,bpe_model,s0_final,"
-                         "max_slices,slices_le_kl1_from_insert,bpe_mean,bpe_min,bpe_max,bpe_stats_mean,fpr_now_mean,"
-                         "fpr_now_max,fpr_queries,fpr_false_positives,fpr_measured,fpr_ci95_lo,fpr_ci95_hi,"
-                         "false_negatives,seconds\n");
+        std::fprintf(t2,
+                     "experiment,filter,k,l,error_rate,initial_capacity,peak_fpr_model,bpe_model,s0_final,"
+                     "max_slices,slices_le_kl1_from_insert,bpe_mean,bpe_min,bpe_max,bpe_stats_mean,fpr_now_mean,"
+                     "fpr_now_max,fpr_queries,fpr_false_positives,fpr_measured,fpr_ci95_lo,fpr_ci95_hi,"
+                     "false_negatives,seconds\n");
     }
     uint64_t fn_total = 0;
 
@@ -700,24 +702,24 @@ int main(int argc, char **argv) {
         std::printf("\n=== Figure %d (sections 7.1-7.2): error rate 0.1, initial capacity %" PRIu64
                     " (%s-dimensioned: the span holds 3000) ===\n",
                     ci + 1, cap, cap < 3000 ? "under" : "over");
-        std::printf("filters k<k>l<l>: tf_time_bloom_new(k, l, ceil(k * ceil(%" PRIu64 " / l) / ln 2) bits, 300000 ms); "
+        std::printf("filters k<k>l<l>: tf_time_bloom_new(k, l, ceil(k * ceil(%" PRIu64
+                    " / l) / ln 2) bits, 300000 ms); "
                     "new_for(0.1): tf_time_bloom_new_for(0.1, 300000, %" PRIu64 ") = (%u, %u)\n",
                     cap, cap, ck, cl);
-        series_table("(a) number of slices", runs, [](const Run &r, uint64_t, uint64_t i) {
-            return fmt_u(r.pts[i].slices);
-        });
-        series_table("(b) size of s0 (bits)", runs, [](const Run &r, uint64_t, uint64_t i) {
-            return fmt_u(r.pts[i].s0_bits);
-        });
-        series_table("Figure 3: bits per element within the span (exact; tf_time_bloom_stats agrees unless shown "
-                     "as exact/stats)",
-                     runs, [](const Run &r, uint64_t, uint64_t i) {
-                         const Point &p = r.pts[i];
-                         const double exact = double(p.total_bits) / double(p.in_span);
-                         if (std::fabs(exact - p.bpe_stats) > 0.005 * exact)
-                             return fmt("%.2f", exact) + "/" + fmt("%.2f", p.bpe_stats);
-                         return fmt("%.2f", exact);
-                     });
+        series_table("(a) number of slices", runs,
+                     [](const Run &r, uint64_t, uint64_t i) { return fmt_u(r.pts[i].slices); });
+        series_table("(b) size of s0 (bits)", runs,
+                     [](const Run &r, uint64_t, uint64_t i) { return fmt_u(r.pts[i].s0_bits); });
+        series_table(
+            "Figure 3: bits per element within the span (exact; tf_time_bloom_stats agrees unless shown "
+            "as exact/stats)",
+            runs, [](const Run &r, uint64_t, uint64_t i) {
+                const Point &p = r.pts[i];
+                const double exact = double(p.total_bits) / double(p.in_span);
+                if (std::fabs(exact - p.bpe_stats) > 0.005 * exact)
+                    return fmt("%.2f", exact) + "/" + fmt("%.2f", p.bpe_stats);
+                return fmt("%.2f", exact);
+            });
         series_table("false-positive rate / 0.1: measured over the samples since the previous row | fpr_now at the row",
                      runs, [](const Run &r, uint64_t from, uint64_t i) {
                          return measured_between(r, from, i, 0.1) + "|" + fmt("%.2f", r.pts[i].fpr_now / 0.1);
@@ -759,25 +761,23 @@ int main(int argc, char **argv) {
                     ci + 4, cap);
         std::printf("absent elements per sample: ");
         for (const Run &r : runs)
-            std::printf("%s %" PRIu64 "/%" PRIu64 "  ", r.spec.name.c_str(), queries_per_sample(r.spec.error, cfg, false),
-                        queries_per_sample(r.spec.error, cfg, true));
+            std::printf("%s %" PRIu64 "/%" PRIu64 "  ", r.spec.name.c_str(),
+                        queries_per_sample(r.spec.error, cfg, false), queries_per_sample(r.spec.error, cfg, true));
         std::printf("(before / in the steady state; paper: 10^i * 10000 at every insertion)\n");
-        series_table("(a) number of slices", runs, [](const Run &r, uint64_t, uint64_t i) {
-            return fmt_u(r.pts[i].slices);
-        });
-        series_table("(b) size of s0 (bits)", runs, [](const Run &r, uint64_t, uint64_t i) {
-            return fmt_u(r.pts[i].s0_bits);
-        });
+        series_table("(a) number of slices", runs,
+                     [](const Run &r, uint64_t, uint64_t i) { return fmt_u(r.pts[i].slices); });
+        series_table("(b) size of s0 (bits)", runs,
+                     [](const Run &r, uint64_t, uint64_t i) { return fmt_u(r.pts[i].s0_bits); });
         series_table("bits per element within the span (exact)", runs, [](const Run &r, uint64_t, uint64_t i) {
             const Point &p = r.pts[i];
             return fmt("%.2f", double(p.total_bits) / double(p.in_span));
         });
-        series_table("false-positive rate / target: measured over the samples since the previous row | fpr_now at "
-                     "the row",
-                     runs, [](const Run &r, uint64_t from, uint64_t i) {
-                         return measured_between(r, from, i, r.spec.error) + "|" +
-                                fmt("%.2f", r.pts[i].fpr_now / r.spec.error);
-                     });
+        series_table(
+            "false-positive rate / target: measured over the samples since the previous row | fpr_now at "
+            "the row",
+            runs, [](const Run &r, uint64_t from, uint64_t i) {
+                return measured_between(r, from, i, r.spec.error) + "|" + fmt("%.2f", r.pts[i].fpr_now / r.spec.error);
+            });
         summary_table(runs, sums, cfg);
         if (cfg.csv) {
             const std::string path = cfg.out_dir + "/section7_" + exp + ".csv";
@@ -801,20 +801,23 @@ int main(int argc, char **argv) {
     {
         // The independent DP at the peak (phi = 1) against the library's.
         double worst = 0;
-        for (const Run &r : all_fpr_runs) worst = std::max(worst, std::fabs(model_fpr(r.k, r.l, 1.0) / r.peak_fpr - 1.0));
+        for (const Run &r : all_fpr_runs)
+            worst = std::max(worst, std::fabs(model_fpr(r.k, r.l, 1.0) / r.peak_fpr - 1.0));
         for (auto &p : pairs) {
             double lib = 0;
             check(tf_age_bloom_false_positive_rate(p[0], p[1], &lib), "tf_age_bloom_false_positive_rate");
             worst = std::max(worst, std::fabs(model_fpr(p[0], p[1], 1.0) / lib - 1.0));
         }
-        std::printf("(the independent DP below agrees with tf_age_bloom_false_positive_rate at the peak within %.1e "
-                    "relative, over every (k, l) of this run)\n",
-                    worst);
+        std::printf(
+            "(the independent DP below agrees with tf_age_bloom_false_positive_rate at the peak within %.1e "
+            "relative, over every (k, l) of this run)\n",
+            worst);
     }
-    std::printf("b/e = bits / distinct elements within the span, mean [min..max] over the steady state; measured =\n"
-                "false positives / absent queries over the steady state, [95%% Wilson interval]; model min = the\n"
-                "fewest bits per element of any (k <= 40, l <= 256) whose time-averaged rate (independent DP over\n"
-                "the generation) meets the target, i.e. what even a filter judged on its average could reach.\n");
+    std::printf(
+        "b/e = bits / distinct elements within the span, mean [min..max] over the steady state; measured =\n"
+        "false positives / absent queries over the steady state, [95%% Wilson interval]; model min = the\n"
+        "fewest bits per element of any (k <= 40, l <= 256) whose time-averaged rate (independent DP over\n"
+        "the generation) meets the target, i.e. what even a filter judged on its average could reach.\n");
     Table t({"rate", "cap", "k,l", "b/e exact", "b/e stats", "paper min..max", "measured [95%]", "queries",
              "meas/target", "fpr_now max/target", "model min b/e (k,l)"},
             1);
@@ -847,10 +850,14 @@ int main(int argc, char **argv) {
             line += fmt(" | cap %-5.0f: ", double(r.spec.init_cap)) + fmt("%.2f b/e ", s.bpe_mean) +
                     (bits_ok ? "<= " : "> ") + fmt("%.0f", pr.min_bits) + " " + (bits_ok ? "ok" : "NO") + ", FPR " +
                     fmt("%.2fx", s.meas / pr.error) + " (95% " + fmt("%.2f", s.meas_lo / pr.error) + ".." +
-                    fmt("%.2f", s.meas_hi / pr.error) + ") " + (fpr_ok ? "ok" : fpr_no ? "NO" : "noise");
+                    fmt("%.2f", s.meas_hi / pr.error) + ") " +
+                    (fpr_ok   ? "ok"
+                     : fpr_no ? "NO"
+                              : "noise");
         }
-        line += std::string(" => goal ") +
-                (all_ok ? "MET" : any_no ? "NOT MET" : "UNDECIDED (a measured FPR above the target within its noise)");
+        line += std::string(" => goal ") + (all_ok   ? "MET"
+                                            : any_no ? "NOT MET"
+                                                     : "UNDECIDED (a measured FPR above the target within its noise)");
         if (!std::isnan(model_min) && model_min > pr.min_bits)
             line += " (Table 2's min is below the model: no (k, l) gets under " + fmt("%.2f", model_min) +
                     " b/e at this rate)";
@@ -858,11 +865,13 @@ int main(int argc, char **argv) {
     }
     t.print(stdout);
 
-    std::printf("\n=== goal (report only): bits per element at steady state <= Table 2 min row while the measured FPR "
-                "<= target ===\n");
-    std::printf("(per initial capacity: steady-state mean bits per element against Table 2's min, measured FPR /\n"
-                "target with its 95%% interval: ok at or under the target, NO when the whole interval is above it,\n"
-                "noise otherwise; MET needs both ok at both capacities)\n");
+    std::printf(
+        "\n=== goal (report only): bits per element at steady state <= Table 2 min row while the measured FPR "
+        "<= target ===\n");
+    std::printf(
+        "(per initial capacity: steady-state mean bits per element against Table 2's min, measured FPR /\n"
+        "target with its 95%% interval: ok at or under the target, NO when the whole interval is above it,\n"
+        "noise otherwise; MET needs both ok at both capacities)\n");
     for (const std::string &v : verdicts) std::printf("%s\n", v.c_str());
 
     if (cfg.csv) {

@@ -307,8 +307,10 @@ SizeReport run_size(uint64_t K, const Options &opt, uint64_t ops, unsigned reps,
         }
     const Usage ub = usage(bucketed.get()), ue = usage(exact.get());
     if (ub.keys != K || ue.keys != K) {
-        std::fprintf(stderr, "bench_rate_limiter: %" PRIu64 " keys asked once, the limiters track %" PRIu64
-                     " (bucketed) and %" PRIu64 " (exact)\n", K, ub.keys, ue.keys);
+        std::fprintf(stderr,
+                     "bench_rate_limiter: %" PRIu64 " keys asked once, the limiters track %" PRIu64
+                     " (bucketed) and %" PRIu64 " (exact)\n",
+                     K, ub.keys, ue.keys);
         std::exit(1);
     }
     rep.bytes_bucketed = ub.per_key();
@@ -329,8 +331,8 @@ SizeReport run_size(uint64_t K, const Options &opt, uint64_t ops, unsigned reps,
     bench.set_clock(BenchClock::thread_cpu);
     auto floor_case = [&](const char *id, const char *label, unsigned threads) {
         bench.add({id, label, threads, ops, [&](unsigned t, uint64_t) {
-                       do_not_optimize(floor_pass(floor_buf, stream_of(t), 0, size_t(ops), kFloorSeed,
-                                                  FloorHash::inlined));
+                       do_not_optimize(
+                           floor_pass(floor_buf, stream_of(t), 0, size_t(ops), kFloorSeed, FloorHash::inlined));
                    }});
     };
     auto limiter_case = [&](const char *id, const char *label, unsigned threads, tf_rate_limiter *rl, Tally *tally) {
@@ -417,9 +419,8 @@ SizeReport run_size(uint64_t K, const Options &opt, uint64_t ops, unsigned reps,
                    [&, sweep](unsigned, uint64_t) {
                        do_not_optimize(sharded_floor.pass(stream_of(0), size_t(ops), sweep != 0));
                    }});
-    bench.add({"floor_dep_1t", "  floor, 4 KiB pages, dependent reads", 1, ops, [&](unsigned, uint64_t) {
-                   do_not_optimize(sharded_floor.dependent_pass(stream_of(0), size_t(ops)));
-               }});
+    bench.add({"floor_dep_1t", "  floor, 4 KiB pages, dependent reads", 1, ops,
+               [&](unsigned, uint64_t) { do_not_optimize(sharded_floor.dependent_pass(stream_of(0), size_t(ops))); }});
     limiter_case("bucketed_1t", "bucketed, 10 buckets", 1, bucketed.get(), &tallies[0]);
     limiter_case("exact_1t", "exact", 1, exact.get(), &tallies[1]);
     batch_case("bucketed_batch_1t", "bucketed, batches of 64", 1, batched.get(), &tallies[6]);
@@ -430,8 +431,8 @@ SizeReport run_size(uint64_t K, const Options &opt, uint64_t ops, unsigned reps,
     batch_case("bucketed_batch_2t", "bucketed, batches of 64", 2, batched.get(), &tallies[7]);
     baseline_case("baseline_2t", "baseline: map + deque + mutex", 2, &tallies[5]);
 
-    std::fprintf(stderr, "[%s] %zu cases x (1 warm-up + %u rounds) of %" PRIu64 " requests per thread\n",
-                 tag.c_str(), bench.cases().size(), reps, ops);
+    std::fprintf(stderr, "[%s] %zu cases x (1 warm-up + %u rounds) of %" PRIu64 " requests per thread\n", tag.c_str(),
+                 bench.cases().size(), reps, ops);
     bench.run(reps);
     if (failures.load() != 0) {
         std::fprintf(stderr, "bench_rate_limiter: %" PRIu64 " library calls failed (%s)\n", failures.load(),
@@ -445,17 +446,22 @@ SizeReport run_size(uint64_t K, const Options &opt, uint64_t ops, unsigned reps,
                      ub_end.keys, ue_end.keys);
 
     static const Row rows[] = {
-        {"floor_1t", "floor_1t", nullptr, 0},       {"floor_4k_1t", "floor_1t", nullptr, 0},
-        {"floor_sweep_1t", "floor_1t", nullptr, 0}, {"floor_dep_1t", "floor_1t", nullptr, 0},
+        {"floor_1t", "floor_1t", nullptr, 0},
+        {"floor_4k_1t", "floor_1t", nullptr, 0},
+        {"floor_sweep_1t", "floor_1t", nullptr, 0},
+        {"floor_dep_1t", "floor_1t", nullptr, 0},
         {"bucketed_1t", "floor_1t", "baseline_1t", 1},
-        {"exact_1t", "floor_1t", "baseline_1t", 2}, {"bucketed_batch_1t", "floor_1t", "baseline_1t", 1},
+        {"exact_1t", "floor_1t", "baseline_1t", 2},
+        {"bucketed_batch_1t", "floor_1t", "baseline_1t", 1},
         {"baseline_1t", "floor_1t", nullptr, 3},
-        {"floor_2t", "floor_2t", nullptr, 0},       {"bucketed_2t", "floor_2t", "baseline_2t", 1},
-        {"exact_2t", "floor_2t", "baseline_2t", 2}, {"bucketed_batch_2t", "floor_2t", "baseline_2t", 1},
+        {"floor_2t", "floor_2t", nullptr, 0},
+        {"bucketed_2t", "floor_2t", "baseline_2t", 1},
+        {"exact_2t", "floor_2t", "baseline_2t", 2},
+        {"bucketed_batch_2t", "floor_2t", "baseline_2t", 1},
         {"baseline_2t", "floor_2t", nullptr, 3},
     };
-    const Tally *tally_of[] = {nullptr,      nullptr,     nullptr,     nullptr,     &tallies[0], &tallies[1], &tallies[6],
-                               &tallies[2],  nullptr,     &tallies[3], &tallies[4], &tallies[7], &tallies[5]};
+    const Tally *tally_of[] = {nullptr,     nullptr, nullptr,     nullptr,     &tallies[0], &tallies[1], &tallies[6],
+                               &tallies[2], nullptr, &tallies[3], &tallies[4], &tallies[7], &tallies[5]};
     std::printf("\n=== %s active keys: limit %" PRIu64 " per window of %" PRIu64 " ticks (bucketed: %" PRIu64
                 " buckets of %" PRIu64 "), about %" PRIu64 " requests offered per key and window ===\n",
                 fmt_u(K).c_str(), kLimit, window, kBuckets, width, kOffered * kLimit);
@@ -482,19 +488,22 @@ SizeReport run_size(uint64_t K, const Options &opt, uint64_t ops, unsigned reps,
                    tl ? fmt("%.1f%%", 100.0 * tl->fraction()) : "-",
                    std::isnan(bpk) ? (r.bytes == 3 ? "n/a" : "-") : fmt("%.1f", bpk)});
         char line[512];
-        std::snprintf(line, sizeof line, "throughput,%s,%" PRIu64 ",%u,%" PRIu64 ",%u,%.3f,%.4f,%.3f,%.3f,%.4f,%s,%s,%s",
-                      r.id, K, c->threads, ops, reps, ns, 1e3 / ns, c->min_ns(), c->max_ns(), ns / fl,
+        std::snprintf(line, sizeof line,
+                      "throughput,%s,%" PRIu64 ",%u,%" PRIu64 ",%u,%.3f,%.4f,%.3f,%.3f,%.4f,%s,%s,%s", r.id, K,
+                      c->threads, ops, reps, ns, 1e3 / ns, c->min_ns(), c->max_ns(), ns / fl,
                       r.baseline_id ? fmt("%.4f", bl / ns).c_str() : "", tl ? fmt("%.4f", tl->fraction()).c_str() : "",
                       std::isnan(bpk) ? "" : fmt("%.2f", bpk).c_str());
         csv->push_back(line);
     }
     table.print(stdout);
-    std::printf("x floor = ns/op / the floor's (same threads); x baseline = the baseline's ns/op / ours (same threads;\n"
-                "> 1: faster than the baseline); allowed = granted / asked over the timed rounds; B/key: limiters =\n"
-                "tf_rate_limiter_stats bytes / %" PRIu64 " keys; baseline = heap growth over its fill (%s).\n"
-                "The floor's buffer is offered huge pages; the indented floors use 4 KiB pages in 64 regions like the\n"
-                "limiter's shard tables, the second also reading 2 records at a per-region cursor like its idle sweep.\n",
-                K, rep.bytes_baseline > 0 ? "mallinfo2, malloc headers included" : "not measurable in this build");
+    std::printf(
+        "x floor = ns/op / the floor's (same threads); x baseline = the baseline's ns/op / ours (same threads;\n"
+        "> 1: faster than the baseline); allowed = granted / asked over the timed rounds; B/key: limiters =\n"
+        "tf_rate_limiter_stats bytes / %" PRIu64
+        " keys; baseline = heap growth over its fill (%s).\n"
+        "The floor's buffer is offered huge pages; the indented floors use 4 KiB pages in 64 regions like the\n"
+        "limiter's shard tables, the second also reading 2 records at a per-region cursor like its idle sweep.\n",
+        K, rep.bytes_baseline > 0 ? "mallinfo2, malloc headers included" : "not measurable in this build");
     return rep;
 }
 
@@ -525,10 +534,12 @@ void run_memory(const std::vector<uint64_t> &counts, const Options &opt, std::ve
         csv->push_back(line);
     }
     table.print(stdout);
-    std::printf("The header documents 56 B per key for 10 buckets (64 with the table's spare room) and 8 * limit +\n"
-                "40 = %" PRIu64 " B in exact mode. The table grows by doubling at 7/8 load, so right after a doubling\n"
-                "it is 7/16 full: record / (B/key) is the share of the memory that holds records.\n",
-                8 * kLimit + 40);
+    std::printf(
+        "The header documents 56 B per key for 10 buckets (64 with the table's spare room) and 8 * limit +\n"
+        "40 = %" PRIu64
+        " B in exact mode. The table grows by doubling at 7/8 load, so right after a doubling\n"
+        "it is 7/16 full: record / (B/key) is the share of the memory that holds records.\n",
+        8 * kLimit + 40);
 }
 
 // ---- part 2: over-admission of the bucketed mode against the exact mode ----
@@ -584,7 +595,7 @@ struct Traffic {
     std::string load;     // rho or the pattern's parameter, as printed
     uint64_t limit = 0, window = 0, width = 0;
     uint32_t keys = 0;
-    uint64_t span = 0;  // length of the traffic per key (for "use")
+    uint64_t span = 0;              // length of the traffic per key (for "use")
     std::vector<Arrival> arrivals;  // sorted by time
 };
 
@@ -783,11 +794,12 @@ bool run_overadmission(const Options &opt, std::vector<std::string> *csv) {
     add(periodic(5, 1000, 100, 1, adv_keys, 2 * cycles, ++s));
 
     std::printf("\n=== over-admission of the bucketed mode against the exact mode (item 2) ===\n");
-    std::printf("The same arrivals go to a bucketed and an exact limiter; rho = requests offered per key and window /\n"
-                "the limit. beyond exact = (bucketed grants - exact grants) / exact grants (+- 2 standard errors over\n"
-                "the keys); B only / E only = decisions granted by one mode only; seed FP = bucketed grants whose real\n"
-                "window (t - W, t] then holds more than L bucketed grants; seed says = width / (2 W), the seed's\n"
-                "estimate; worst = most grants of one key in a window of length W; use = grants per key-window / L.\n");
+    std::printf(
+        "The same arrivals go to a bucketed and an exact limiter; rho = requests offered per key and window /\n"
+        "the limit. beyond exact = (bucketed grants - exact grants) / exact grants (+- 2 standard errors over\n"
+        "the keys); B only / E only = decisions granted by one mode only; seed FP = bucketed grants whose real\n"
+        "window (t - W, t] then holds more than L bucketed grants; seed says = width / (2 W), the seed's\n"
+        "estimate; worst = most grants of one key in a window of length W; use = grants per key-window / L.\n");
     Table table({"traffic", "load", "L", "buckets", "keys", "requests", "granted B", "granted E", "beyond exact",
                  "+-2se", "B only", "E only", "seed FP", "seed says", "worst B", "worst E", "use B", "use E"},
                 2);
@@ -807,8 +819,8 @@ bool run_overadmission(const Options &opt, std::vector<std::string> *csv) {
                    fmt_u(r.granted_b), fmt_u(r.granted_e), fmt("%+.2f%%", 100.0 * r.excess),
                    fmt("%.2f%%", 100.0 * r.excess_2se), fmt_u(r.only_b), fmt_u(r.only_e),
                    fmt("%.2f%%", 100.0 * r.seed_fp()), fmt("%.2f%%", 100.0 * seed_says),
-                   fmt_u(r.worst_b) + " (" + fmt("%.2f", double(r.worst_b) / double(tr.limit)) + "L)",
-                   fmt_u(r.worst_e), fmt("%.3f", r.use_b), fmt("%.3f", r.use_e)});
+                   fmt_u(r.worst_b) + " (" + fmt("%.2f", double(r.worst_b) / double(tr.limit)) + "L)", fmt_u(r.worst_e),
+                   fmt("%.3f", r.use_b), fmt("%.3f", r.use_e)});
         char line[512];
         std::snprintf(line, sizeof line,
                       "overadmission,%s,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%" PRIu64 ",%" PRIu64
@@ -835,9 +847,11 @@ bool run_overadmission(const Options &opt, std::vector<std::string> *csv) {
     table.print(stdout);
 
     // The summary beside the seed's analysis.
-    std::printf("\nThe seed's analysis: \"1000 / (interval width) * 0.5 percent false positive outcomes\" under uniform\n"
-                "traffic, \"about 5%%\" at 100 ms, \"around 0.5%%\" at 10 ms, 0.05%% at 1 ms. Read literally the formula gives\n"
-                "5%%, 50%% and 500%%; its examples fit width / (2 W) = 1 / (2 buckets), the column 'seed says'.\n");
+    std::printf(
+        "\nThe seed's analysis: \"1000 / (interval width) * 0.5 percent false positive outcomes\" under uniform\n"
+        "traffic, \"about 5%%\" at 100 ms, \"around 0.5%%\" at 10 ms, 0.05%% at 1 ms. Read literally the formula "
+        "gives\n"
+        "5%%, 50%% and 500%%; its examples fit width / (2 W) = 1 / (2 buckets), the column 'seed says'.\n");
     for (uint64_t nb : {10u, 100u, 1000u}) {
         double max_fp = 0, max_ex = 0;
         std::string at_fp, at_ex;
@@ -853,26 +867,32 @@ bool run_overadmission(const Options &opt, std::vector<std::string> *csv) {
                 at_ex = "L=" + fmt_u(tr.limit) + ", rho=" + tr.load;
             }
         }
-        std::printf("  %4" PRIu64 " buckets, Poisson: seed says %.2f%%; measured at most %.2f%% seed FP (%s) and %+.2f%%\n"
+        std::printf("  %4" PRIu64
+                    " buckets, Poisson: seed says %.2f%%; measured at most %.2f%% seed FP (%s) and %+.2f%%\n"
                     "                 beyond exact (%s)\n",
                     nb, 50.0 / double(nb), 100.0 * max_fp, at_fp.c_str(), 100.0 * max_ex, at_ex.c_str());
     }
-    std::printf("  Reading: 'beyond exact' (how many more grants than the exact mode) is the seed's kind of number: it\n"
-                "  is largest at loads near the limit and vanishes far below it (nothing denied) and far above it\n"
-                "  (both modes grant as soon as a permit frees), and it shrinks with 1 / buckets. 'seed FP' (grants\n"
-                "  that break the real sliding window) grows with the load instead: near saturation about half of the\n"
-                "  bucketed grants come while grants of the expired oldest bucket are still in the real window.\n");
-    std::printf("  Adversarial: a window of length W can hold up to 2L bucketed grants (the limit's buckets plus\n"
-                "  the partial oldest one): measured worst %" PRIu64 " grants at L = %" PRIu64 " (%.2fL). Over any `buckets`\n"
-                "  consecutive buckets the bucketed mode never grants more than L (checked on every row), so over a\n"
-                "  long run it grants at most L per W; a client sending every W - d ticks (d < width) still gets about\n"
-                "  (1 - d / width) of its requests where the exact mode grants every other one.\n",
-                worst_any, worst_limit, worst_limit ? double(worst_any) / double(worst_limit) : 0.0);
-    std::printf("  The header (rate_limiter.h) says \"in any real window of length window a key can get up to\n"
-                "  about limit * (1 + 1 / buckets) requests in the worst case\": %s\n",
-                worst_limit && double(worst_any) / double(worst_limit) > 1.0 + 1.0 / 10.0 + 1e-9
-                    ? "the worst window measured here is larger\n  (1 + 1 / buckets fits the long-run rate, not a single window)."
-                    : "consistent with the worst window measured here.");
+    std::printf(
+        "  Reading: 'beyond exact' (how many more grants than the exact mode) is the seed's kind of number: it\n"
+        "  is largest at loads near the limit and vanishes far below it (nothing denied) and far above it\n"
+        "  (both modes grant as soon as a permit frees), and it shrinks with 1 / buckets. 'seed FP' (grants\n"
+        "  that break the real sliding window) grows with the load instead: near saturation about half of the\n"
+        "  bucketed grants come while grants of the expired oldest bucket are still in the real window.\n");
+    std::printf(
+        "  Adversarial: a window of length W can hold up to 2L bucketed grants (the limit's buckets plus\n"
+        "  the partial oldest one): measured worst %" PRIu64 " grants at L = %" PRIu64
+        " (%.2fL). Over any `buckets`\n"
+        "  consecutive buckets the bucketed mode never grants more than L (checked on every row), so over a\n"
+        "  long run it grants at most L per W; a client sending every W - d ticks (d < width) still gets about\n"
+        "  (1 - d / width) of its requests where the exact mode grants every other one.\n",
+        worst_any, worst_limit, worst_limit ? double(worst_any) / double(worst_limit) : 0.0);
+    std::printf(
+        "  The header (rate_limiter.h) says \"in any real window of length window a key can get up to\n"
+        "  about limit * (1 + 1 / buckets) requests in the worst case\": %s\n",
+        worst_limit && double(worst_any) / double(worst_limit) > 1.0 + 1.0 / 10.0 + 1e-9
+            ? "the worst window measured here is larger\n  (1 + 1 / buckets fits the long-run rate, not a single "
+              "window)."
+            : "consistent with the worst window measured here.");
     return ok;
 }
 
@@ -912,9 +932,9 @@ int main(int argc, char **argv) {
     std::vector<std::string> csv;
     std::vector<SizeReport> reports;
     for (uint64_t K : sizes) reports.push_back(run_size(K, opt, ops, reps, &csv));
-    const std::vector<uint64_t> counts = opt.quick ? std::vector<uint64_t>{1000, 10000}
-                                                   : std::vector<uint64_t>{1000, 10000, 100000, 500000, 1000000,
-                                                                           1500000, 1750000, 2000000};
+    const std::vector<uint64_t> counts =
+        opt.quick ? std::vector<uint64_t>{1000, 10000}
+                  : std::vector<uint64_t>{1000, 10000, 100000, 500000, 1000000, 1500000, 1750000, 2000000};
     run_memory(counts, opt, &csv);
     const bool ok = run_overadmission(opt, &csv);
 
@@ -922,8 +942,9 @@ int main(int argc, char **argv) {
     const SizeReport *g = nullptr;
     for (const SizeReport &r : reports)
         if (g == nullptr || (g->keys != kGoalKeys && (r.keys == kGoalKeys || r.keys > g->keys))) g = &r;
-    std::printf("\n=== goal (report only): at least 10x the baseline's throughput at 1e6 keys, with at most 64 bytes\n"
-                "    per key in bucketed mode with 10 buckets ===\n");
+    std::printf(
+        "\n=== goal (report only): at least 10x the baseline's throughput at 1e6 keys, with at most 64 bytes\n"
+        "    per key in bucketed mode with 10 buckets ===\n");
     if (g != nullptr) {
         if (g->keys != kGoalKeys)
             std::printf("(1e6 keys not measured in this run; showing %s keys instead)\n", fmt_u(g->keys).c_str());
@@ -935,38 +956,42 @@ int main(int argc, char **argv) {
             all = all && met;
             const double bb = g->get("bucketed_batch" + s);
             const bool met_batch = base / bb >= kGoalRatio;
-            std::printf("%u thread%s: bucketed %.2f M decisions/s, baseline %.2f M/s: %.2fx: %s; (exact mode %.2f M/s: "
-                        "%.2fx)\n",
-                        th, th > 1 ? "s" : " ", 1e3 / b, 1e3 / base, base / b, met ? "MET" : "NOT MET", 1e3 / e,
-                        base / e);
+            std::printf(
+                "%u thread%s: bucketed %.2f M decisions/s, baseline %.2f M/s: %.2fx: %s; (exact mode %.2f M/s: "
+                "%.2fx)\n",
+                th, th > 1 ? "s" : " ", 1e3 / b, 1e3 / base, base / b, met ? "MET" : "NOT MET", 1e3 / e, base / e);
             std::printf("           bucketed in batches of 64: %.2f M decisions/s: %.2fx the baseline: %s\n", 1e3 / bb,
                         base / bb, met_batch ? "MET" : "NOT MET");
         }
         const bool bytes_ok = g->bytes_bucketed <= kGoalBytes;
         all = all && bytes_ok;
-        std::printf("bytes per key, bucketed (10 buckets): %.1f: %s (exact mode %.1f, baseline %s)\n", g->bytes_bucketed,
-                    bytes_ok ? "MET" : "NOT MET", g->bytes_exact,
+        std::printf("bytes per key, bucketed (10 buckets): %.1f: %s (exact mode %.1f, baseline %s)\n",
+                    g->bytes_bucketed, bytes_ok ? "MET" : "NOT MET", g->bytes_exact,
                     g->bytes_baseline > 0 ? fmt("%.1f", g->bytes_baseline).c_str() : "n/a");
         std::printf("goal: %s\n", all ? "MET" : "NOT MET");
         const double f = g->get("floor_1t"), f4 = g->get("floor_4k_1t"), fs = g->get("floor_sweep_1t"),
                      fd = g->get("floor_dep_1t"), b = g->get("bucketed_1t");
-        std::printf("where the time goes (1 thread, ns per decision): floor %.1f; in 4 KiB pages and 64 regions %.1f;\n"
-                    "  + the records a lookup probes and the idle sweep's reads %.1f; the bucketed limiter %.1f\n"
-                    "  (%.1f above that floor: lock, compares, the decision). The floors overlap independent\n"
-                    "  reads; with each read depending on the one before (one call's latency) %.1f ns.\n",
-                    f, f4, fs, b, b - fs, fd);
-        std::printf("memory: 47 B records (10 buckets) fill %.0f%% of the bucketed limiter's %.1f B per key; the shard\n"
-                    "  tables grow by 1/8 past 85%% load, so they stay 76-85%% full (memory table).\n",
-                    100.0 * 47.0 / g->bytes_bucketed, g->bytes_bucketed);
+        std::printf(
+            "where the time goes (1 thread, ns per decision): floor %.1f; in 4 KiB pages and 64 regions %.1f;\n"
+            "  + the records a lookup probes and the idle sweep's reads %.1f; the bucketed limiter %.1f\n"
+            "  (%.1f above that floor: lock, compares, the decision). The floors overlap independent\n"
+            "  reads; with each read depending on the one before (one call's latency) %.1f ns.\n",
+            f, f4, fs, b, b - fs, fd);
+        std::printf(
+            "memory: 47 B records (10 buckets) fill %.0f%% of the bucketed limiter's %.1f B per key; the shard\n"
+            "  tables grow by 1/8 past 85%% load, so they stay 76-85%% full (memory table).\n",
+            100.0 * 47.0 / g->bytes_bucketed, g->bytes_bucketed);
     }
 
     std::printf("\nBEGIN CSV\n");
-    std::printf("#throughput,case,keys,threads,ops_per_thread,rounds,ns_per_op_median,mdecisions_per_s,ns_min,ns_max,"
-                "x_floor,baseline_over_ours,allowed_fraction,bytes_per_key\n");
+    std::printf(
+        "#throughput,case,keys,threads,ops_per_thread,rounds,ns_per_op_median,mdecisions_per_s,ns_min,ns_max,"
+        "x_floor,baseline_over_ours,allowed_fraction,bytes_per_key\n");
     std::printf("#memory,keys,bucketed_bytes,bucketed_bytes_per_key,exact_bytes,exact_bytes_per_key\n");
-    std::printf("#overadmission,traffic,load,limit,window,width,buckets,keys,requests,granted_bucketed,granted_exact,"
-                "beyond_exact,beyond_exact_2se,only_bucketed,only_exact,seed_fp,seed_says,worst_window_bucketed,"
-                "worst_window_exact,use_bucketed,use_exact\n");
+    std::printf(
+        "#overadmission,traffic,load,limit,window,width,buckets,keys,requests,granted_bucketed,granted_exact,"
+        "beyond_exact,beyond_exact_2se,only_bucketed,only_exact,seed_fp,seed_says,worst_window_bucketed,"
+        "worst_window_exact,use_bucketed,use_exact\n");
     for (const std::string &l : csv) std::printf("%s\n", l.c_str());
     std::printf("END CSV\n");
     std::printf("total time %.1f s\n", double(now_ns() - t_start) * 1e-9);

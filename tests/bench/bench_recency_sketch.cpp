@@ -214,8 +214,7 @@ struct Row {
     int bytes;                    // 0 none, 1 sketch, 2 map, 3 floor buffer
 };
 
-SizeReport run_size(uint64_t cells, const Options &opt, uint64_t ops, unsigned reps,
-                    std::vector<std::string> *csv) {
+SizeReport run_size(uint64_t cells, const Options &opt, uint64_t ops, unsigned reps, std::vector<std::string> *csv) {
     SizeReport rep;
     rep.cells = cells;
     const uint64_t n = keys_at_target(cells);
@@ -325,8 +324,8 @@ SizeReport run_size(uint64_t cells, const Options &opt, uint64_t ops, unsigned r
                        uint64_t bad = 0, granted_total = 0;
                        for (uint64_t i = 0; i < ops; ++i, p += kKeyLen) {
                            int granted = 0;
-                           bad += tf_recency_sketch_pace(s, p, kKeyLen, base + i, pace_interval, &granted,
-                                                         nullptr) != TF_OK;
+                           bad += tf_recency_sketch_pace(s, p, kKeyLen, base + i, pace_interval, &granted, nullptr) !=
+                                  TF_OK;
                            granted_total += unsigned(granted);
                        }
                        if (bad) failures += bad;
@@ -444,16 +443,14 @@ SizeReport run_size(uint64_t cells, const Options &opt, uint64_t ops, unsigned r
     const std::string size = fmt_size(cells);
     std::printf("\n=== %s cells (%s per sketch), %" PRIu64 " distinct 16-byte keys, depth %u ===\n", size.c_str(),
                 fmt_bytes(double(sk_bytes)).c_str(), n, kDepth);
-    Table table({"case", "size", "thr", "ns/op", "per thread", "min..max", "x floor", "x floor(inl)", "map/ours",
-                 "B/key"},
-                2);
+    Table table(
+        {"case", "size", "thr", "ns/op", "per thread", "min..max", "x floor", "x floor(inl)", "map/ours", "B/key"}, 2);
     for (const Row &r : rows) {
         const Case *c = bench.find(r.id);
         if (c == nullptr) continue;
         const double ns = c->median_ns();
         std::string per_thread;
-        for (unsigned t = 0; t < c->threads; ++t)
-            per_thread += (t ? "/" : "") + fmt("%.1f", c->median_thread_ns(t));
+        for (unsigned t = 0; t < c->threads; ++t) per_thread += (t ? "/" : "") + fmt("%.1f", c->median_thread_ns(t));
         const double fl = rep.get(r.floor_id), fli = rep.get(r.floor_inline_id);
         const double mp = r.map_id ? rep.get(r.map_id) : NAN;
         double bpk = NAN;
@@ -470,8 +467,9 @@ SizeReport run_size(uint64_t cells, const Options &opt, uint64_t ops, unsigned r
                    fmt("%.2f", ns / fli), r.map_id ? fmt("%.2f", mp / ns) : "-",
                    std::isnan(bpk) ? "-" : fmt("%.1f", bpk)});
         char line[512];
-        std::snprintf(line, sizeof line, "throughput,%s,%" PRIu64 ",%u,%" PRIu64 ",%" PRIu64 ",%u,%.3f,%.3f,%.3f,%s,%.4f,%.4f,%s,%s",
-                      r.id, cells, kDepth, n, ops, reps, ns, c->min_ns(), c->max_ns(),
+        std::snprintf(line, sizeof line,
+                      "throughput,%s,%" PRIu64 ",%u,%" PRIu64 ",%" PRIu64 ",%u,%.3f,%.3f,%.3f,%s,%.4f,%.4f,%s,%s", r.id,
+                      cells, kDepth, n, ops, reps, ns, c->min_ns(), c->max_ns(),
                       c->threads > 1 ? per_thread.c_str() : fmt("%.3f", ns).c_str(), ns / fl, ns / fli,
                       r.map_id ? fmt("%.4f", mp / ns).c_str() : "", std::isnan(bpk) ? "" : fmt("%.2f", bpk).c_str());
         csv->push_back(line);
@@ -480,18 +478,21 @@ SizeReport run_size(uint64_t cells, const Options &opt, uint64_t ops, unsigned r
 
     uint32_t d_std = 0, d_blk = 0;
     const uint64_t c_std = helper_cells(n, kStandard, &d_std), c_blk = helper_cells(n, kBlocked, &d_blk);
-    std::printf("keys: %" PRIu64 " = what tf_recency_sketch_dimensions() fits in %s cells at %.0f%% too-new "
+    std::printf("keys: %" PRIu64
+                " = what tf_recency_sketch_dimensions() fits in %s cells at %.0f%% too-new "
                 "(its own best depth, %u)\n",
                 n, size.c_str(), kTargetTooNew * 100, d_std);
     std::printf("model too-new at this load with depth %u: standard %.4f, blocked %.4f\n", kDepth,
                 model(n, cells, kStandard), model(n, cells, kBlocked));
-    std::printf("memory for %.0f%% too-new per the sizing helper: standard %.1f B/key (depth %u), blocked %.1f "
-                "B/key (depth %u)\n",
-                kTargetTooNew * 100, double(c_std) * 8 / double(n), d_std, double(c_blk) * 8 / double(n), d_blk);
-    std::printf("exact map memory: %s B/key heap growth (mallinfo2, malloc headers included); %.1f B/key "
-                "requested (nodes + buckets + key buffers); the table shows the %s\n",
-                map_mem.footprint > 0 ? fmt("%.1f", map_mem.footprint / double(n)).c_str() : "n/a",
-                map_mem.requested / double(n), map_mem.footprint > 0 ? "first" : "second");
+    std::printf(
+        "memory for %.0f%% too-new per the sizing helper: standard %.1f B/key (depth %u), blocked %.1f "
+        "B/key (depth %u)\n",
+        kTargetTooNew * 100, double(c_std) * 8 / double(n), d_std, double(c_blk) * 8 / double(n), d_blk);
+    std::printf(
+        "exact map memory: %s B/key heap growth (mallinfo2, malloc headers included); %.1f B/key "
+        "requested (nodes + buckets + key buffers); the table shows the %s\n",
+        map_mem.footprint > 0 ? fmt("%.1f", map_mem.footprint / double(n)).c_str() : "n/a",
+        map_mem.requested / double(n), map_mem.footprint > 0 ? "first" : "second");
     for (unsigned s = 0; s < 2; ++s)
         std::printf("pace %s: interval %" PRIu64 " ops, %.1f%% of requests granted\n", s ? "blocked" : "standard",
                     pace_interval,
@@ -503,10 +504,10 @@ SizeReport run_size(uint64_t cells, const Options &opt, uint64_t ops, unsigned r
 
 void run_error(const std::vector<uint64_t> &sizes, const Options &opt, std::vector<std::string> *csv) {
     std::printf("\n=== too-new error at the horizon, standard vs blocked at equal memory (depth %u) ===\n", kDepth);
-    std::printf("n keys updated at times 1..n, then n other keys at n+1..2n; h = n. measured = fraction of\n"
-                "the first n keys whose query returns > h; band = model +- 2 sigma of a binomial over n.\n");
-    Table table({"size", "layout", "n", "n/cells", "B/key", "measured", "band", "estimate(h)", "model",
-                 "meas/model"},
+    std::printf(
+        "n keys updated at times 1..n, then n other keys at n+1..2n; h = n. measured = fraction of\n"
+        "the first n keys whose query returns > h; band = model +- 2 sigma of a binomial over n.\n");
+    Table table({"size", "layout", "n", "n/cells", "B/key", "measured", "band", "estimate(h)", "model", "meas/model"},
                 2);
     for (uint64_t cells : sizes) {
         for (uint64_t div : {8u, 16u}) {
@@ -562,18 +563,21 @@ int main(int argc, char **argv) {
         return 0;
     }
     std::vector<uint64_t> sizes = opt.sizes;
-    if (sizes.empty()) sizes = opt.quick ? std::vector<uint64_t>{1u << 16, 1u << 20} : std::vector<uint64_t>{1u << 16, 1u << 24};
+    if (sizes.empty())
+        sizes = opt.quick ? std::vector<uint64_t>{1u << 16, 1u << 20} : std::vector<uint64_t>{1u << 16, 1u << 24};
     const uint64_t ops = opt.ops ? opt.ops : (opt.quick ? (1u << 16) : (1u << 21));
     const unsigned reps = opt.reps ? opt.reps : (opt.quick ? 3u : 7u);
 
-    std::printf("RecencySketch benchmark%s: 16-byte keys, depth %u, %u timed rounds (median reported), "
-                "%" PRIu64 " ops per thread per round\n",
-                opt.quick ? " (--quick smoke run)" : "", kDepth, reps, ops);
+    std::printf(
+        "RecencySketch benchmark%s: 16-byte keys, depth %u, %u timed rounds (median reported), "
+        "%" PRIu64 " ops per thread per round\n",
+        opt.quick ? " (--quick smoke run)" : "", kDepth, reps, ops);
     print_environment(stdout);
-    std::printf("columns: ns/op = median over rounds of wall time / all threads' ops; per thread = each thread's\n"
-                "own time / its ops; x floor = ns/op / floor ns/op (lmmh_x64_128 + 1 random line, same threads);\n"
-                "x floor(inl) = the same against the inline-hash floor; map/ours = exact map ns/op / ours (same op,\n"
-                "same threads; > 1 means the sketch is faster); B/key = memory / distinct keys.\n");
+    std::printf(
+        "columns: ns/op = median over rounds of wall time / all threads' ops; per thread = each thread's\n"
+        "own time / its ops; x floor = ns/op / floor ns/op (lmmh_x64_128 + 1 random line, same threads);\n"
+        "x floor(inl) = the same against the inline-hash floor; map/ours = exact map ns/op / ours (same op,\n"
+        "same threads; > 1 means the sketch is faster); B/key = memory / distinct keys.\n");
 
     const uint64_t t_start = now_ns();
     std::vector<std::string> csv;
@@ -582,9 +586,10 @@ int main(int argc, char **argv) {
     run_error(sizes, opt, &csv);
 
     // ---- goals (reported, not asserted) ----
-    std::printf("\n=== goals (report only): within 2x of the floor at every size; >= 3x faster than the exact\n"
-                "    map at the largest size (%s cells), single thread ===\n",
-                fmt_size(reports.back().cells).c_str());
+    std::printf(
+        "\n=== goals (report only): within 2x of the floor at every size; >= 3x faster than the exact\n"
+        "    map at the largest size (%s cells), single thread ===\n",
+        fmt_size(reports.back().cells).c_str());
     for (const char *layout : {"standard", "blocked"}) {
         bool floor_ok = true, map_ok = true;
         std::string detail;
@@ -605,8 +610,8 @@ int main(int argc, char **argv) {
             const double up2 = r.get("update_" + s + "_2t"), q2 = r.get("query_" + s + "_2t");
             const double fl2 = r.get("floor_lmmh_2t");
             detail += "\n        2 threads: update " + fmt("%.2fx", up2 / fl2) + " query " + fmt("%.2fx", q2 / fl2) +
-                      " of floor; exact map / ours: update " + fmt("%.2fx", r.get("update_map_2t") / up2) +
-                      " query " + fmt("%.2fx", r.get("query_map_2t") / q2) + "\n";
+                      " of floor; exact map / ours: update " + fmt("%.2fx", r.get("update_map_2t") / up2) + " query " +
+                      fmt("%.2fx", r.get("query_map_2t") / q2) + "\n";
         }
         // The batch calls, against the same floor and map.
         bool batch_floor_ok = true, batch_map_ok = true;
@@ -624,15 +629,17 @@ int main(int argc, char **argv) {
             }
             detail += "\n";
         }
-        std::printf("%-8s  single calls: within 2x of floor: %s; >= 3x faster than exact map: %s\n"
-                    "          batch calls:  within 2x of floor: %s; >= 3x faster than exact map: %s\n%s",
-                    layout, floor_ok ? "MET" : "NOT MET", map_ok ? "MET" : "NOT MET",
-                    batch_floor_ok ? "MET" : "NOT MET", batch_map_ok ? "MET" : "NOT MET", detail.c_str());
+        std::printf(
+            "%-8s  single calls: within 2x of floor: %s; >= 3x faster than exact map: %s\n"
+            "          batch calls:  within 2x of floor: %s; >= 3x faster than exact map: %s\n%s",
+            layout, floor_ok ? "MET" : "NOT MET", map_ok ? "MET" : "NOT MET", batch_floor_ok ? "MET" : "NOT MET",
+            batch_map_ok ? "MET" : "NOT MET", detail.c_str());
     }
 
     std::printf("\nBEGIN CSV\n");
-    std::printf("#throughput,case,cells,depth,distinct_keys,ops_per_thread,rounds,ns_per_op_median,ns_min,ns_max,"
-                "thread_ns_per_op,x_floor_lmmh,x_floor_inline,map_over_ours,bytes_per_key\n");
+    std::printf(
+        "#throughput,case,cells,depth,distinct_keys,ops_per_thread,rounds,ns_per_op_median,ns_min,ns_max,"
+        "thread_ns_per_op,x_floor_lmmh,x_floor_inline,map_over_ours,bytes_per_key\n");
     std::printf("#error,layout,cells,depth,n,bytes_per_key,measured_too_new,estimate,model\n");
     for (const std::string &l : csv) std::printf("%s\n", l.c_str());
     std::printf("END CSV\n");

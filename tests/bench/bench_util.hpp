@@ -157,8 +157,7 @@ inline bool parse_options(int argc, char **argv, Options *o, std::string *err) {
                 size_t comma = list.find(',', pos);
                 if (comma == std::string::npos) comma = list.size();
                 std::string item = list.substr(pos, comma - pos);
-                if (!parse_count(item.c_str(), &v) || v == 0)
-                    return bad("bad size '" + item + "' in --sizes");
+                if (!parse_count(item.c_str(), &v) || v == 0) return bad("bad size '" + item + "' in --sizes");
                 o->sizes.push_back(v);
                 pos = comma + 1;
             }
@@ -268,9 +267,9 @@ inline void do_not_optimize(const T &v) {
 }
 
 inline uint64_t now_ns() {
-    return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                        std::chrono::steady_clock::now().time_since_epoch())
-                        .count());
+    return uint64_t(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+            .count());
 }
 
 // CPU time consumed by the calling thread (CLOCK_THREAD_CPUTIME_ID): unlike
@@ -290,8 +289,8 @@ inline double median(std::vector<double> v) {
 }
 
 struct ThreadTimes {
-    double wall_ns = 0;              // first start to last end
-    std::vector<double> thread_ns;   // each thread's own start to end
+    double wall_ns = 0;             // first start to last end
+    std::vector<double> thread_ns;  // each thread's own start to end
 };
 
 // Runs body(t) for t in [0, threads). One thread runs on the caller; more
@@ -338,17 +337,20 @@ inline ThreadTimes run_threads(unsigned threads, Body &&body) {
 struct Case {
     using Body = std::function<void(unsigned thread, uint64_t run)>;
     Case(std::string id_, std::string label_, unsigned threads_, uint64_t ops_per_thread_, Body body_)
-        : id(std::move(id_)), label(std::move(label_)), threads(std::max(1u, threads_)),
-          ops_per_thread(std::max<uint64_t>(1, ops_per_thread_)), body(std::move(body_)) {}
+        : id(std::move(id_)),
+          label(std::move(label_)),
+          threads(std::max(1u, threads_)),
+          ops_per_thread(std::max<uint64_t>(1, ops_per_thread_)),
+          body(std::move(body_)) {}
 
-    std::string id;        // short machine-readable name, e.g. "update_standard_1t"
-    std::string label;     // human-readable name
+    std::string id;     // short machine-readable name, e.g. "update_standard_1t"
+    std::string label;  // human-readable name
     unsigned threads;
     uint64_t ops_per_thread;
     Body body;
 
     // Filled by Bench::run.
-    std::vector<double> ns_per_op;                // per timed run: wall / total ops
+    std::vector<double> ns_per_op;                      // per timed run: wall / total ops
     std::vector<std::vector<double>> thread_ns_per_op;  // [thread][run]: own time / own ops
 
     uint64_t total_ops() const { return ops_per_thread * threads; }
@@ -451,13 +453,15 @@ enum class FloorHash {
     inlined,   // tf::murmur3_x64_128, the header-inline copy the library uses
 };
 
-inline const char *floor_hash_name(FloorHash h) { return h == FloorHash::packaged ? "lmmh_x64_128" : "tf::murmur3 inline"; }
+inline const char *floor_hash_name(FloorHash h) {
+    return h == FloorHash::packaged ? "lmmh_x64_128" : "tf::murmur3 inline";
+}
 
 // One floor operation per key of `stream` in [first, first + count): hash,
 // pick a line from the hash's high word, read one word of it. Returns the
 // folded reads (the caller passes it to do_not_optimize).
-inline uint64_t floor_pass(const FloorBuffer &buf, const KeyArray &stream, size_t first, size_t count,
-                           uint32_t seed, FloorHash which) {
+inline uint64_t floor_pass(const FloorBuffer &buf, const KeyArray &stream, size_t first, size_t count, uint32_t seed,
+                           FloorHash which) {
     const size_t len = stream.len();
     const uint8_t *p = stream[first];
     const uint64_t lines = buf.lines();
@@ -544,9 +548,13 @@ class CountingAllocator {
     }
     AllocCounter *counter() const noexcept { return c_; }
     template <class U>
-    bool operator==(const CountingAllocator<U> &o) const noexcept { return c_ == o.counter(); }
+    bool operator==(const CountingAllocator<U> &o) const noexcept {
+        return c_ == o.counter();
+    }
     template <class U>
-    bool operator!=(const CountingAllocator<U> &o) const noexcept { return c_ != o.counter(); }
+    bool operator!=(const CountingAllocator<U> &o) const noexcept {
+        return c_ != o.counter();
+    }
 
    private:
     AllocCounter *c_;

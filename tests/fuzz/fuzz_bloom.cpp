@@ -203,9 +203,12 @@ void run_program(Input in, bool time_mode, bool blocked = false) {
             }
             case 3: {  // the clock moves: forwards a lot, a little, not at all, or back
                 const uint8_t how = in.byte();
-                if (how < 64) now += how;
-                else if (how < 128) now += uint64_t(how) * 50;
-                else if (how < 192) now = now > 100 ? now - (how - 128) : 1;
+                if (how < 64)
+                    now += how;
+                else if (how < 128)
+                    now += uint64_t(how) * 50;
+                else if (how < 192)
+                    now = now > 100 ? now - (how - 128) : 1;
                 break;
             }
             case 4: {  // full sweep of the recent keys
@@ -255,19 +258,31 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const uint8_t *rest = data + 1;
     const size_t n = size - 1;
     switch (mode) {
-        case 0: check_blob<Age>(rest, n); break;
-        case 1: check_blob<Time>(rest, n); break;
+        case 0:
+            check_blob<Age>(rest, n);
+            break;
+        case 1:
+            check_blob<Time>(rest, n);
+            break;
         case 2:
         case 3:
             if (n >= kOverhead && n <= UINT_MAX) {
                 const std::vector<uint8_t> fixed = seal(std::vector<uint8_t>(rest, rest + n));
-                if (mode == 2) check_blob<Age>(fixed.data(), fixed.size());
-                else check_blob<Time>(fixed.data(), fixed.size());
+                if (mode == 2)
+                    check_blob<Age>(fixed.data(), fixed.size());
+                else
+                    check_blob<Time>(fixed.data(), fixed.size());
             }
             break;
-        case 4: run_program<Age>(Input{rest, n}, false); break;
-        case 5: run_program<Time>(Input{rest, n}, true); break;
-        case 6: run_program<Age>(Input{rest, n}, false, true); break;
+        case 4:
+            run_program<Age>(Input{rest, n}, false);
+            break;
+        case 5:
+            run_program<Time>(Input{rest, n}, true);
+            break;
+        case 6:
+            run_program<Age>(Input{rest, n}, false, true);
+            break;
     }
     return 0;
 }

@@ -13,9 +13,9 @@
 
 #include <temporalfilters.h>
 
-#define FUZZ_CHECK(cond)                                                                          \
-    do {                                                                                          \
-        if (!(cond)) fuzz_fail(__FILE__, __LINE__, #cond);                                        \
+#define FUZZ_CHECK(cond)                                   \
+    do {                                                   \
+        if (!(cond)) fuzz_fail(__FILE__, __LINE__, #cond); \
     } while (0)
 
 [[noreturn]] inline void fuzz_fail(const char *file, int line, const char *what) {

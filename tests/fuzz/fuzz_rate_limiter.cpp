@@ -130,11 +130,10 @@ bool tracing() {
     return on;
 }
 
-#define TRACE(...)                                     \
-    do {                                               \
+#define TRACE(...)                                        \
+    do {                                                  \
         if (tracing()) std::fprintf(stderr, __VA_ARGS__); \
     } while (0)
-
 
 void put_le64(uint8_t *p, uint64_t v) {
     for (int i = 0; i < 8; ++i) p[i] = uint8_t(v >> (8 * i));
@@ -351,8 +350,7 @@ void check_blob(const uint8_t *data, size_t size) {
     {  // a buffer one byte short is refused
         std::vector<uint8_t> small(blob.size() - 1);
         size_t written = 0;
-        FUZZ_CHECK(tf_rate_limiter_serialize(a.get(), small.data(), small.size(), &written) ==
-                   TF_ERR_BUFFER_TOO_SMALL);
+        FUZZ_CHECK(tf_rate_limiter_serialize(a.get(), small.data(), small.size(), &written) == TF_ERR_BUFFER_TOO_SMALL);
     }
     Limiter b = reload(blob);
     FUZZ_CHECK(snapshot(b.get()) == blob);
@@ -417,8 +415,7 @@ void check_blob(const uint8_t *data, size_t size) {
         }
     }
     const Counters da = counters(a.get(), true);
-    FUZZ_CHECK(da.denied_full >= ca.denied_full && da.allowed_full >= ca.allowed_full &&
-               da.reclaimed >= ca.reclaimed);
+    FUZZ_CHECK(da.denied_full >= ca.denied_full && da.allowed_full >= ca.allowed_full && da.reclaimed >= ca.reclaimed);
     const std::vector<uint8_t> end = snapshot(a.get());
     FUZZ_CHECK(da.keys == parse(end).keys.size());
     FUZZ_CHECK(snapshot(reload(end).get()) == end);
@@ -567,9 +564,11 @@ bool same_window(const Spec &, const Times &w, const std::vector<uint64_t> &, co
     return std::vector<uint64_t>(w.at.begin(), w.at.end()) == times;
 }
 
-void print_window(const char *who, const Buckets &b, const std::vector<uint64_t> &slots, const std::vector<uint64_t> &) {
+void print_window(const char *who, const Buckets &b, const std::vector<uint64_t> &slots,
+                  const std::vector<uint64_t> &) {
     std::fprintf(stderr, "  %s: reference clock %llu, buckets", who, (unsigned long long)b.latest);
-    for (const auto &e : b.count) std::fprintf(stderr, " %llu:%llu", (unsigned long long)e.first, (unsigned long long)e.second);
+    for (const auto &e : b.count)
+        std::fprintf(stderr, " %llu:%llu", (unsigned long long)e.first, (unsigned long long)e.second);
     std::fprintf(stderr, "; serialized slots");
     for (uint64_t c : slots) std::fprintf(stderr, " %llu", (unsigned long long)c);
     std::fprintf(stderr, "\n");
@@ -666,11 +665,16 @@ enum class Outcome { tracked, too_many, horizon, normal, no_room };
 
 const char *outcome_name(Outcome o) {
     switch (o) {
-        case Outcome::tracked: return "tracked key";
-        case Outcome::too_many: return "n above the key's limit";
-        case Outcome::horizon: return "reclaim horizon";
-        case Outcome::normal: return "new key";
-        case Outcome::no_room: return "full table, no room";
+        case Outcome::tracked:
+            return "tracked key";
+        case Outcome::too_many:
+            return "n above the key's limit";
+        case Outcome::horizon:
+            return "reclaim horizon";
+        case Outcome::normal:
+            return "new key";
+        case Outcome::no_room:
+            return "full table, no room";
     }
     return "?";
 }
@@ -717,15 +721,33 @@ class Program {
             const uint8_t k = in_.byte() % kKeys;
             switch (op) {
                 case 0:
-                case 1: request(k, true, amount(in_.byte())); break;
-                case 2: peek_then_acquire(k, amount(in_.byte())); break;
-                case 3: request(k, false, amount(in_.byte())); break;
-                case 4: clock(in_.byte()); break;
-                case 5: refund(k, in_.byte() % 4); break;
-                case 6: reset(k); break;
-                case 7: set_key_limit(k, in_.byte()); break;
-                case 8: round_trip(); break;
-                case 9: stats(); break;
+                case 1:
+                    request(k, true, amount(in_.byte()));
+                    break;
+                case 2:
+                    peek_then_acquire(k, amount(in_.byte()));
+                    break;
+                case 3:
+                    request(k, false, amount(in_.byte()));
+                    break;
+                case 4:
+                    clock(in_.byte());
+                    break;
+                case 5:
+                    refund(k, in_.byte() % 4);
+                    break;
+                case 6:
+                    reset(k);
+                    break;
+                case 7:
+                    set_key_limit(k, in_.byte());
+                    break;
+                case 8:
+                    round_trip();
+                    break;
+                case 9:
+                    stats();
+                    break;
                 case 10: {
                     const uint8_t b = in_.byte();
                     max_keys_ = b % 3 == 0 ? 0 : b % 8;
@@ -734,7 +756,9 @@ class Program {
                     sync();
                     break;
                 }
-                case 11: invalid(k, in_.byte()); break;
+                case 11:
+                    invalid(k, in_.byte());
+                    break;
             }
         }
         stats();
@@ -1035,12 +1059,18 @@ class Program {
     }
 
     void clock(uint8_t how) {
-        if (how < 96) now_ = fuzz_sat_add(now_, how);
-        else if (how < 160) now_ = fuzz_sat_add(now_, sat_mul(uint64_t(how - 95), spec_.width));
-        else if (how < 200) now_ = fuzz_sat_add(now_, sat_mul(uint64_t(how - 159), spec_.window));
-        else if (how < 240) now_ = now_ > uint64_t(how - 199) * spec_.width ? now_ - uint64_t(how - 199) * spec_.width : 1;
-        else if (how < 252) now_ = now_ > uint64_t(how - 239) ? now_ - uint64_t(how - 239) : 1;
-        else now_ = kNever - uint64_t(how - 252) * spec_.window;  // near the end of time
+        if (how < 96)
+            now_ = fuzz_sat_add(now_, how);
+        else if (how < 160)
+            now_ = fuzz_sat_add(now_, sat_mul(uint64_t(how - 95), spec_.width));
+        else if (how < 200)
+            now_ = fuzz_sat_add(now_, sat_mul(uint64_t(how - 159), spec_.window));
+        else if (how < 240)
+            now_ = now_ > uint64_t(how - 199) * spec_.width ? now_ - uint64_t(how - 199) * spec_.width : 1;
+        else if (how < 252)
+            now_ = now_ > uint64_t(how - 239) ? now_ - uint64_t(how - 239) : 1;
+        else
+            now_ = kNever - uint64_t(how - 252) * spec_.window;  // near the end of time
     }
 
     void refund(uint8_t k, uint64_t n) {
@@ -1124,9 +1154,15 @@ class Program {
         tf_status st = TF_OK, want = TF_ERR_INVALID_ARGUMENT;
         tf_clear_last_error();
         switch (sub % 10) {
-            case 0: st = tf_rate_limiter_acquire(r, name.data(), name.size(), 0, 1, &allowed, &remaining, &retry); break;
-            case 1: st = tf_rate_limiter_peek(r, name.data(), name.size(), 0, 1, &allowed, &remaining, &retry); break;
-            case 2: st = tf_rate_limiter_acquire(r, name.data(), name.size(), now_, 0, &allowed, &remaining, &retry); break;
+            case 0:
+                st = tf_rate_limiter_acquire(r, name.data(), name.size(), 0, 1, &allowed, &remaining, &retry);
+                break;
+            case 1:
+                st = tf_rate_limiter_peek(r, name.data(), name.size(), 0, 1, &allowed, &remaining, &retry);
+                break;
+            case 2:
+                st = tf_rate_limiter_acquire(r, name.data(), name.size(), now_, 0, &allowed, &remaining, &retry);
+                break;
             case 3:
                 st = tf_rate_limiter_acquire(r, name.data(), name.size(), now_, 1, nullptr, &remaining, &retry);
                 want = TF_ERR_NULL;
@@ -1135,7 +1171,9 @@ class Program {
                 st = tf_rate_limiter_peek(r, nullptr, 1, now_, 1, &allowed, &remaining, &retry);
                 want = TF_ERR_NULL;
                 break;
-            case 5: st = tf_rate_limiter_refund(r, name.data(), name.size(), 0, 1); break;
+            case 5:
+                st = tf_rate_limiter_refund(r, name.data(), name.size(), 0, 1);
+                break;
             case 6:
                 st = tf_rate_limiter_acquire(nullptr, name.data(), name.size(), now_, 1, &allowed, &remaining, &retry);
                 want = TF_ERR_NULL;
@@ -1189,15 +1227,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const uint8_t *rest = data + 1;
     const size_t n = size - 1;
     switch (mode) {
-        case 0: check_blob(rest, n); break;
+        case 0:
+            check_blob(rest, n);
+            break;
         case 1:
             if (n >= kOverhead && n <= UINT_MAX) {
                 const std::vector<uint8_t> fixed = seal(std::vector<uint8_t>(rest, rest + n));
                 check_blob(fixed.data(), fixed.size());
             }
             break;
-        case 2: Program<Buckets>(Input{rest, n}, false).run(); break;
-        case 3: Program<Times>(Input{rest, n}, true).run(); break;
+        case 2:
+            Program<Buckets>(Input{rest, n}, false).run();
+            break;
+        case 3:
+            Program<Times>(Input{rest, n}, true).run();
+            break;
     }
     return 0;
 }

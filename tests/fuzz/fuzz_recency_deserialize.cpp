@@ -27,8 +27,8 @@
 
 namespace {
 
-constexpr size_t kHeaderSize = 20;   // magic, version, kind, flags, payload length
-constexpr size_t kTrailerSize = 8;   // checksum
+constexpr size_t kHeaderSize = 20;  // magic, version, kind, flags, payload length
+constexpr size_t kTrailerSize = 8;  // checksum
 constexpr size_t kOverhead = kHeaderSize + kTrailerSize;
 
 // Anything that is not a valid handle, to see that a failed call leaves the
@@ -80,7 +80,7 @@ void exercise(const uint8_t *data, size_t size, tf_recency_sketch *s) {
     FUZZ_CHECK((flags & ~(TF_RECENCY_SKETCH_CONCURRENT | TF_RECENCY_SKETCH_BLOCKED)) == 0);
     FUZZ_CHECK(width >= 1 && depth >= 1);
     FUZZ_CHECK(depth <= ((flags & TF_RECENCY_SKETCH_BLOCKED) ? TF_RECENCY_SKETCH_MAX_BLOCKED_DEPTH
-                                                              : TF_RECENCY_SKETCH_MAX_DEPTH));
+                                                             : TF_RECENCY_SKETCH_MAX_DEPTH));
     FUZZ_CHECK(width <= size);  // width*depth cells of 8 bytes each are in the blob
     FUZZ_CHECK(cells == fuzz_expected_cells(width, depth, flags));
     FUZZ_CHECK(cells <= size / 8);

@@ -125,8 +125,8 @@ struct Tracked {
     tf_recency_sketch *s = nullptr;
     uint64_t width = 0, cells = 0;
     uint32_t depth = 0, seed = 0, flags = 0;
-    std::map<std::string, uint64_t> truth;  // largest value written per key since clear
-    uint64_t max_written = 0;               // largest value written since clear
+    std::map<std::string, uint64_t> truth;              // largest value written per key since clear
+    uint64_t max_written = 0;                           // largest value written since clear
     std::vector<std::pair<uint64_t, uint64_t>> grants;  // (now, interval) since clear
 
     void forget() {
@@ -167,8 +167,8 @@ uint64_t query(const Tracked &t, const std::string &key) {
 void check_key(const Tracked &t, const std::string &key) {
     const uint64_t q = query(t, key);
     const uint64_t truth = t.truth_of(key);
-    FUZZ_CHECK(q >= truth);             // never older than the truth
-    FUZZ_CHECK(q <= t.max_written);     // nothing newer than what was written
+    FUZZ_CHECK(q >= truth);          // never older than the truth
+    FUZZ_CHECK(q <= t.max_written);  // nothing newer than what was written
     if (t.max_written == 0) FUZZ_CHECK(q == TF_NEVER);
     // With a single key written since clear, every one of its cells holds
     // exactly its largest value.
@@ -182,7 +182,7 @@ void sweep(const Tracked &t) {
 double estimate(const Tracked &t, uint64_t since) {
     double p = -1.0;
     FUZZ_CHECK(tf_recency_sketch_error_estimate(t.s, since, &p) == TF_OK);
-    FUZZ_CHECK(p >= 0.0 && p <= 1.0);  // also rejects NaN
+    FUZZ_CHECK(p >= 0.0 && p <= 1.0);                  // also rejects NaN
     if (since >= t.max_written) FUZZ_CHECK(p == 0.0);  // no cell is newer than `since`
     return p;
 }
@@ -247,9 +247,15 @@ tf_recency_sketch *incompatible_with(const Tracked &t, uint8_t how) {
     uint64_t w = t.width;
     uint32_t d = t.depth, seed = t.seed, flags = t.flags;
     switch (how % 4) {
-        case 0: w = w < 64 ? w + 1 : w - 1; break;
-        case 1: d = d > 1 ? d - 1 : 2; break;
-        case 2: seed ^= 1u + how; break;
+        case 0:
+            w = w < 64 ? w + 1 : w - 1;
+            break;
+        case 1:
+            d = d > 1 ? d - 1 : 2;
+            break;
+        case 2:
+            seed ^= 1u + how;
+            break;
         default:
             if (d <= TF_RECENCY_SKETCH_MAX_BLOCKED_DEPTH)
                 flags ^= TF_RECENCY_SKETCH_BLOCKED;
@@ -272,13 +278,15 @@ void invalid_call(Tracked &t, uint8_t sub, Input &in, const std::string &key) {
     size_t z = 0;
     switch (sub % 24) {
         case 0:
-            expect_failure(t, TF_ERR_INVALID_ARGUMENT, [&] { return tf_recency_sketch_update(s, key.data(), key.size(), 0); });
+            expect_failure(t, TF_ERR_INVALID_ARGUMENT,
+                           [&] { return tf_recency_sketch_update(s, key.data(), key.size(), 0); });
             break;
         case 1:
             expect_failure(t, TF_ERR_NULL, [&] { return tf_recency_sketch_update(s, nullptr, bad_len, 5); });
             break;
         case 2:
-            expect_failure(t, TF_ERR_NULL, [&] { return tf_recency_sketch_update(nullptr, key.data(), key.size(), 5); });
+            expect_failure(t, TF_ERR_NULL,
+                           [&] { return tf_recency_sketch_update(nullptr, key.data(), key.size(), 5); });
             break;
         case 3:
             expect_failure(t, TF_ERR_NULL, [&] { return tf_recency_sketch_query(s, nullptr, bad_len, &u); });
@@ -301,7 +309,8 @@ void invalid_call(Tracked &t, uint8_t sub, Input &in, const std::string &key) {
             FUZZ_CHECK(u == 0);
             break;
         case 7:
-            expect_failure(t, TF_ERR_NULL, [&] { return tf_recency_sketch_pace(s, nullptr, bad_len, 5, 10, &flag, nullptr); });
+            expect_failure(t, TF_ERR_NULL,
+                           [&] { return tf_recency_sketch_pace(s, nullptr, bad_len, 5, 10, &flag, nullptr); });
             break;
         case 8:
             expect_failure(t, TF_ERR_INVALID_ARGUMENT,
@@ -360,7 +369,8 @@ void invalid_call(Tracked &t, uint8_t sub, Input &in, const std::string &key) {
             expect_failure(t, TF_ERR_NULL, [&] { return tf_recency_sketch_serialized_size(nullptr, &z); });
             expect_failure(t, TF_ERR_NULL, [&] { return tf_recency_sketch_memory(s, nullptr); });
             expect_failure(t, TF_ERR_NULL, [&] { return tf_recency_sketch_memory(nullptr, &z); });
-            expect_failure(t, TF_ERR_NULL, [&] { return tf_recency_sketch_info(nullptr, &u, nullptr, nullptr, nullptr, nullptr); });
+            expect_failure(t, TF_ERR_NULL,
+                           [&] { return tf_recency_sketch_info(nullptr, &u, nullptr, nullptr, nullptr, nullptr); });
             FUZZ_CHECK(z == 0 && u == 0);
             break;
         case 16:
@@ -399,7 +409,8 @@ void invalid_call(Tracked &t, uint8_t sub, Input &in, const std::string &key) {
             expect_failure(t, TF_ERR_NULL, [&] { return tf_recency_sketch_deserialize(nullptr, 40, &out); });
             FUZZ_CHECK(out == kUntouched);
             const std::vector<uint8_t> blob = fuzz_snapshot(s);
-            expect_failure(t, TF_ERR_NULL, [&] { return tf_recency_sketch_deserialize(blob.data(), blob.size(), nullptr); });
+            expect_failure(t, TF_ERR_NULL,
+                           [&] { return tf_recency_sketch_deserialize(blob.data(), blob.size(), nullptr); });
             break;
         }
         case 19: {
@@ -407,18 +418,25 @@ void invalid_call(Tracked &t, uint8_t sub, Input &in, const std::string &key) {
             uint64_t w = 99;
             uint32_t d = 99;
             const double nan = std::nan("");
-            expect_failure(t, TF_ERR_INVALID_ARGUMENT, [&] { return tf_recency_sketch_dimensions(0, 0.01, 0, &w, &d); });
-            expect_failure(t, TF_ERR_INVALID_ARGUMENT, [&] { return tf_recency_sketch_dimensions(100, nan, 0, &w, &d); });
-            expect_failure(t, TF_ERR_INVALID_ARGUMENT, [&] { return tf_recency_sketch_dimensions(100, 0.0, 0, &w, &d); });
-            expect_failure(t, TF_ERR_INVALID_ARGUMENT, [&] { return tf_recency_sketch_dimensions(100, -0.1, 0, &w, &d); });
-            expect_failure(t, TF_ERR_INVALID_ARGUMENT, [&] { return tf_recency_sketch_dimensions(100, 1.0, 0, &w, &d); });
-            expect_failure(t, TF_ERR_INVALID_ARGUMENT, [&] { return tf_recency_sketch_dimensions(100, 0.01, 0x4, &w, &d); });
+            expect_failure(t, TF_ERR_INVALID_ARGUMENT,
+                           [&] { return tf_recency_sketch_dimensions(0, 0.01, 0, &w, &d); });
+            expect_failure(t, TF_ERR_INVALID_ARGUMENT,
+                           [&] { return tf_recency_sketch_dimensions(100, nan, 0, &w, &d); });
+            expect_failure(t, TF_ERR_INVALID_ARGUMENT,
+                           [&] { return tf_recency_sketch_dimensions(100, 0.0, 0, &w, &d); });
+            expect_failure(t, TF_ERR_INVALID_ARGUMENT,
+                           [&] { return tf_recency_sketch_dimensions(100, -0.1, 0, &w, &d); });
+            expect_failure(t, TF_ERR_INVALID_ARGUMENT,
+                           [&] { return tf_recency_sketch_dimensions(100, 1.0, 0, &w, &d); });
+            expect_failure(t, TF_ERR_INVALID_ARGUMENT,
+                           [&] { return tf_recency_sketch_dimensions(100, 0.01, 0x4, &w, &d); });
             FUZZ_CHECK(w == 99 && d == 99);
             break;
         }
         case 20: {
             // A timestamp of 0 does not count as an update either.
-            expect_failure(t, TF_ERR_INVALID_ARGUMENT, [&] { return tf_recency_sketch_update(s, key.data(), key.size(), 0); });
+            expect_failure(t, TF_ERR_INVALID_ARGUMENT,
+                           [&] { return tf_recency_sketch_update(s, key.data(), key.size(), 0); });
             expect_failure(t, TF_ERR_INVALID_ARGUMENT,
                            [&] { return tf_recency_sketch_pace(s, key.data(), key.size(), 0, 0, &flag, nullptr); });
             break;
@@ -439,10 +457,18 @@ void damaged_blob(Tracked &t, Input &in) {
     const size_t hi = in.u8();
     const size_t where = (hi << 8 | in.u8()) % blob.size();
     switch (how % 4) {
-        case 0: bad.resize(where); break;                                  // truncated
-        case 1: bad[where] ^= uint8_t(1u << (how >> 5)); break;            // one bit flipped
-        case 2: bad.push_back(how); break;                                 // trailing byte
-        default: bad[6] = uint8_t(2 + how % 5); break;                     // another kind
+        case 0:
+            bad.resize(where);
+            break;  // truncated
+        case 1:
+            bad[where] ^= uint8_t(1u << (how >> 5));
+            break;  // one bit flipped
+        case 2:
+            bad.push_back(how);
+            break;  // trailing byte
+        default:
+            bad[6] = uint8_t(2 + how % 5);
+            break;  // another kind
     }
     tf_recency_sketch *out = kUntouched;
     tf_clear_last_error();
@@ -519,8 +545,8 @@ void dimensions(Input &in) {
     uint32_t d = 0;
     FUZZ_CHECK(tf_recency_sketch_dimensions(n, p, flags, &w, &d) == TF_OK);
     FUZZ_CHECK(w >= 1 && d >= 1);
-    FUZZ_CHECK(d <= ((flags & TF_RECENCY_SKETCH_BLOCKED) ? TF_RECENCY_SKETCH_MAX_BLOCKED_DEPTH
-                                                         : TF_RECENCY_SKETCH_MAX_DEPTH));
+    FUZZ_CHECK(
+        d <= ((flags & TF_RECENCY_SKETCH_BLOCKED) ? TF_RECENCY_SKETCH_MAX_BLOCKED_DEPTH : TF_RECENCY_SKETCH_MAX_DEPTH));
     FUZZ_CHECK(w * d <= (uint64_t(1) << 20));  // a sane size for <= 256 keys
     FUZZ_CHECK(tf_recency_sketch_dimensions(n, p, flags, nullptr, nullptr) == TF_OK);
     tf_recency_sketch *s = nullptr;
@@ -545,9 +571,16 @@ class Program {
         const uint8_t b = in_.u8();
         const uint64_t x = b & 0x3F;
         switch (b >> 6) {
-            case 0: clock_ = fuzz_sat_add(clock_, x); return clock_;
-            case 1: clock_ = clock_ > x ? clock_ - x : 1; return clock_;
-            case 2: clock_ = in_.u64(); if (clock_ == 0) clock_ = 1; return clock_;
+            case 0:
+                clock_ = fuzz_sat_add(clock_, x);
+                return clock_;
+            case 1:
+                clock_ = clock_ > x ? clock_ - x : 1;
+                return clock_;
+            case 2:
+                clock_ = in_.u64();
+                if (clock_ == 0) clock_ = 1;
+                return clock_;
             default:
                 if ((b & 0x20) == 0) return UINT64_MAX - (b & 0x1F);
                 clock_ = fuzz_sat_add(clock_, uint64_t(b & 0x1F) << 20);

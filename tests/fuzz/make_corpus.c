@@ -97,8 +97,7 @@ static blob serialize(const tf_recency_sketch *s) {
     if (tf_recency_sketch_serialized_size(s, &b.len) != TF_OK) die("serialized_size failed");
     b.data = malloc(b.len + 1); /* +1: room for a trailing byte */
     if (b.data == NULL) die("out of memory");
-    if (tf_recency_sketch_serialize(s, b.data, b.len, &written) != TF_OK || written != b.len)
-        die("serialize failed");
+    if (tf_recency_sketch_serialize(s, b.data, b.len, &written) != TF_OK || written != b.len) die("serialize failed");
     return b;
 }
 
@@ -265,119 +264,216 @@ static void deserialize_corpus(const char *dir) {
 
 /* Op encoding of fuzz_recency_ops.cpp. */
 enum {
-    UPDATE, QUERY, PACE, TTL_INSERT, TTL_LIVE, UPDATE2, MERGE, MERGE_SELF, MERGE_BAD, CLEAR, CLEAR2,
-    ROUND_TRIP, ESTIMATE, INVALID, SWEEP, INFO, DAMAGED, DIMENSIONS, LONG_KEY, PACE_BURST
+    UPDATE,
+    QUERY,
+    PACE,
+    TTL_INSERT,
+    TTL_LIVE,
+    UPDATE2,
+    MERGE,
+    MERGE_SELF,
+    MERGE_BAD,
+    CLEAR,
+    CLEAR2,
+    ROUND_TRIP,
+    ESTIMATE,
+    INVALID,
+    SWEEP,
+    INFO,
+    DAMAGED,
+    DIMENSIONS,
+    LONG_KEY,
+    PACE_BURST
 };
-#define FWD(x) (x)             /* time: clock += x (x < 64) */
-#define BACK(x) (0x40 | (x))   /* time: clock -= x */
-#define ABS 0x80               /* time: next 8 bytes */
-#define TOP(x) (0xC0 | (x))    /* time: UINT64_MAX - x (x < 32) */
-#define JUMP(x) (0xE0 | (x))   /* time: clock += x << 20 */
-#define SPAN(x) ((x) - 1)      /* span: 1..254 */
+#define FWD(x) (x)           /* time: clock += x (x < 64) */
+#define BACK(x) (0x40 | (x)) /* time: clock -= x */
+#define ABS 0x80             /* time: next 8 bytes */
+#define TOP(x) (0xC0 | (x))  /* time: UINT64_MAX - x (x < 32) */
+#define JUMP(x) (0xE0 | (x)) /* time: clock += x << 20 */
+#define SPAN(x) ((x)-1)      /* span: 1..254 */
 #define SPAN_MAX 0xFE
-#define LIT(n) (0xC0 | (n))    /* key: n literal bytes follow */
-#define LE64(v)                                                                                     \
-    (uint8_t)((v)&0xff), (uint8_t)(((v) >> 8) & 0xff), (uint8_t)(((v) >> 16) & 0xff),              \
-        (uint8_t)(((v) >> 24) & 0xff), (uint8_t)(((v) >> 32) & 0xff), (uint8_t)(((v) >> 40) & 0xff), \
-        (uint8_t)(((v) >> 48) & 0xff), (uint8_t)(((v) >> 56) & 0xff)
+#define LIT(n) (0xC0 | (n)) /* key: n literal bytes follow */
+#define LE64(v)                                                                                                      \
+    (uint8_t)((v)&0xff), (uint8_t)(((v) >> 8) & 0xff), (uint8_t)(((v) >> 16) & 0xff), (uint8_t)(((v) >> 24) & 0xff), \
+        (uint8_t)(((v) >> 32) & 0xff), (uint8_t)(((v) >> 40) & 0xff), (uint8_t)(((v) >> 48) & 0xff),                 \
+        (uint8_t)(((v) >> 56) & 0xff)
 
 /* header: flags (+4: merge source toggles CONCURRENT), width-1, depth-1, seed */
 static const uint8_t ops_basic[] = {
-    0, 15, 3, 7,
-    UPDATE, 1, FWD(5), UPDATE, 2, FWD(1), QUERY, 1, QUERY, 2, QUERY, 3,
-    UPDATE, 1, BACK(9), QUERY, 1, UPDATE, 0, FWD(2), QUERY, 0,
-    UPDATE, LIT(3), 'a', 'b', 'c', FWD(1), QUERY, LIT(3), 'a', 'b', 'c',
-    SWEEP, ROUND_TRIP, INFO, ESTIMATE, 0, ESTIMATE, 1, FWD(0), SWEEP};
+    0,     15,    3,          7,      UPDATE,   1,   FWD(5),   UPDATE, 2,      FWD(1), QUERY, 1,
+    QUERY, 2,     QUERY,      3,      UPDATE,   1,   BACK(9),  QUERY,  1,      UPDATE, 0,     FWD(2),
+    QUERY, 0,     UPDATE,     LIT(3), 'a',      'b', 'c',      FWD(1), QUERY,  LIT(3), 'a',   'b',
+    'c',   SWEEP, ROUND_TRIP, INFO,   ESTIMATE, 0,   ESTIMATE, 1,      FWD(0), SWEEP};
 
 static const uint8_t ops_pace[] = {
-    0, 7, 1, 1,
-    PACE, 1, FWD(1), SPAN(10), PACE, 1, FWD(3), SPAN(10), PACE, 1, FWD(10), SPAN(10),
-    PACE, 2, FWD(0), SPAN(10), PACE, 2, BACK(20), SPAN(10), PACE, 1, BACK(5), SPAN(1),
-    PACE_BURST, 3, FWD(30), SPAN(5), 2, PACE_BURST, 3, FWD(5), SPAN(5), 1,
-    PACE, 4, TOP(0), SPAN_MAX, PACE, 4, FWD(1), SPAN(1), PACE, 5, TOP(3), SPAN(200),
-    PACE, 5, ABS, LE64(1ull), SPAN(2), SWEEP, ROUND_TRIP, PACE, 1, FWD(63), SPAN(10)};
+    0,          7,          1,      1,       PACE,     1,         FWD(1),     SPAN(10), PACE,     1,          FWD(3),
+    SPAN(10),   PACE,       1,      FWD(10), SPAN(10), PACE,      2,          FWD(0),   SPAN(10), PACE,       2,
+    BACK(20),   SPAN(10),   PACE,   1,       BACK(5),  SPAN(1),   PACE_BURST, 3,        FWD(30),  SPAN(5),    2,
+    PACE_BURST, 3,          FWD(5), SPAN(5), 1,        PACE,      4,          TOP(0),   SPAN_MAX, PACE,       4,
+    FWD(1),     SPAN(1),    PACE,   5,       TOP(3),   SPAN(200), PACE,       5,        ABS,      LE64(1ull), SPAN(2),
+    SWEEP,      ROUND_TRIP, PACE,   1,       FWD(63),  SPAN(10)};
 
-static const uint8_t ops_ttl[] = {
-    0, 31, 2, 9,
-    TTL_INSERT, 1, FWD(1), SPAN(30), TTL_LIVE, 1, FWD(10), TTL_LIVE, 1, FWD(25), TTL_LIVE, 1, BACK(30),
-    TTL_INSERT, 2, ABS, LE64(0xfffffffffffffff0ull), SPAN(100), TTL_LIVE, 2, TOP(0),
-    TTL_INSERT, 3, FWD(1), SPAN_MAX, TTL_LIVE, 3, TOP(1), TTL_LIVE, 9, FWD(1),
-    TTL_INSERT, 4, JUMP(3), 0xFF, LE64(86400000ull), TTL_LIVE, 4, FWD(2), SWEEP, ESTIMATE, 1, FWD(0)};
+static const uint8_t ops_ttl[] = {0,
+                                  31,
+                                  2,
+                                  9,
+                                  TTL_INSERT,
+                                  1,
+                                  FWD(1),
+                                  SPAN(30),
+                                  TTL_LIVE,
+                                  1,
+                                  FWD(10),
+                                  TTL_LIVE,
+                                  1,
+                                  FWD(25),
+                                  TTL_LIVE,
+                                  1,
+                                  BACK(30),
+                                  TTL_INSERT,
+                                  2,
+                                  ABS,
+                                  LE64(0xfffffffffffffff0ull),
+                                  SPAN(100),
+                                  TTL_LIVE,
+                                  2,
+                                  TOP(0),
+                                  TTL_INSERT,
+                                  3,
+                                  FWD(1),
+                                  SPAN_MAX,
+                                  TTL_LIVE,
+                                  3,
+                                  TOP(1),
+                                  TTL_LIVE,
+                                  9,
+                                  FWD(1),
+                                  TTL_INSERT,
+                                  4,
+                                  JUMP(3),
+                                  0xFF,
+                                  LE64(86400000ull),
+                                  TTL_LIVE,
+                                  4,
+                                  FWD(2),
+                                  SWEEP,
+                                  ESTIMATE,
+                                  1,
+                                  FWD(0)};
 
 static const uint8_t ops_merge[] = {
-    4, 11, 2, 5,
-    UPDATE, 1, FWD(5), UPDATE2, 1, FWD(3), 1, UPDATE2, 2, FWD(1), 1, UPDATE2, 3, FWD(1), 0, SPAN(40),
-    MERGE, QUERY, 1, QUERY, 2, QUERY, 3, MERGE_SELF,
-    MERGE_BAD, 0, MERGE_BAD, 1, MERGE_BAD, 2, MERGE_BAD, 3, MERGE_BAD, 0x13,
-    CLEAR2, UPDATE2, 4, BACK(30), 1, MERGE, SWEEP, CLEAR, MERGE, SWEEP, ROUND_TRIP, MERGE};
+    4,         11,       2,         5,      UPDATE,    1,       FWD(5),    UPDATE2,    1,          FWD(3),
+    1,         UPDATE2,  2,         FWD(1), 1,         UPDATE2, 3,         FWD(1),     0,          SPAN(40),
+    MERGE,     QUERY,    1,         QUERY,  2,         QUERY,   3,         MERGE_SELF, MERGE_BAD,  0,
+    MERGE_BAD, 1,        MERGE_BAD, 2,      MERGE_BAD, 3,       MERGE_BAD, 0x13,       CLEAR2,     UPDATE2,
+    4,         BACK(30), 1,         MERGE,  SWEEP,     CLEAR,   MERGE,     SWEEP,      ROUND_TRIP, MERGE};
 
 static const uint8_t ops_blocked[] = {
-    2, 4, 2, 3,
-    UPDATE, 1, FWD(1), UPDATE, 2, FWD(1), UPDATE, 3, FWD(1), UPDATE, 4, FWD(1), UPDATE, 5, FWD(1),
-    UPDATE, 6, FWD(1), UPDATE, 7, FWD(1), UPDATE, 8, FWD(1), SWEEP, QUERY, 20,
-    PACE, 9, FWD(1), SPAN(3), PACE, 9, FWD(1), SPAN(3), ESTIMATE, 1, BACK(5), ROUND_TRIP, INFO,
-    MERGE_BAD, 3, UPDATE2, 1, FWD(2), 1, MERGE, SWEEP};
+    2,        4,      2,       3,          UPDATE, 1,         FWD(1), UPDATE,  2,       FWD(1), UPDATE, 3,      FWD(1),
+    UPDATE,   4,      FWD(1),  UPDATE,     5,      FWD(1),    UPDATE, 6,       FWD(1),  UPDATE, 7,      FWD(1), UPDATE,
+    8,        FWD(1), SWEEP,   QUERY,      20,     PACE,      9,      FWD(1),  SPAN(3), PACE,   9,      FWD(1), SPAN(3),
+    ESTIMATE, 1,      BACK(5), ROUND_TRIP, INFO,   MERGE_BAD, 3,      UPDATE2, 1,       FWD(2), 1,      MERGE,  SWEEP};
 
-static const uint8_t ops_concurrent[] = {
-    5, 9, 5, 11,
-    UPDATE, 1, FWD(4), UPDATE, 2, FWD(4), PACE, 3, FWD(1), SPAN(7), TTL_INSERT, 4, FWD(1), SPAN(9),
-    UPDATE2, 5, FWD(1), 1, MERGE, ROUND_TRIP, SWEEP, CLEAR, QUERY, 1, ESTIMATE, 0, INFO};
+static const uint8_t ops_concurrent[] = {5,      9,       5,       11, UPDATE,   1,       FWD(4),     UPDATE,
+                                         2,      FWD(4),  PACE,    3,  FWD(1),   SPAN(7), TTL_INSERT, 4,
+                                         FWD(1), SPAN(9), UPDATE2, 5,  FWD(1),   1,       MERGE,      ROUND_TRIP,
+                                         SWEEP,  CLEAR,   QUERY,   1,  ESTIMATE, 0,       INFO};
 
 static const uint8_t ops_blocked_concurrent[] = {
-    3, 6, 7, 200,
-    UPDATE, 1, FWD(1), UPDATE, 2, FWD(1), UPDATE, 3, BACK(1), PACE_BURST, 4, FWD(9), SPAN(4), 2,
-    UPDATE2, 1, JUMP(1), 1, MERGE, MERGE_SELF, ROUND_TRIP, DAMAGED, 1, 0, 40, SWEEP, INFO};
+    3,     6,          7,          200,     UPDATE, 1,       FWD(1), UPDATE,  2,   FWD(1),  UPDATE,
+    3,     BACK(1),    PACE_BURST, 4,       FWD(9), SPAN(4), 2,      UPDATE2, 1,   JUMP(1), 1,
+    MERGE, MERGE_SELF, ROUND_TRIP, DAMAGED, 1,      0,       40,     SWEEP,   INFO};
 
 static const uint8_t ops_invalid[] = {
-    0, 3, 1, 0,
-    UPDATE, 1, FWD(1),
-    INVALID, 0, 1, INVALID, 1, 1, INVALID, 2, 1, INVALID, 3, 1, INVALID, 4, 1, INVALID, 5, 1,
-    INVALID, 6, 1, INVALID, 7, 1, INVALID, 8, 1, INVALID, 9, 1, INVALID, 10, 1, INVALID, 11, 1,
-    INVALID, 12, 1, INVALID, 13, 5, 1, INVALID, 14, 1, INVALID, 15, 1, INVALID, 16, 1,
-    INVALID, 17, 1, INVALID, 41, 1, INVALID, 65, 1, INVALID, 89, 1, INVALID, 113, 1, INVALID, 137, 1,
-    INVALID, 161, 1, INVALID, 185, 1, INVALID, 209, 1, INVALID, 233, 1,
-    INVALID, 18, 1, INVALID, 19, 1, INVALID, 20, 1, INVALID, 21, 0, SWEEP};
+    0,       3,       1,       0,       UPDATE,  1,       FWD(1),  INVALID, 0,       1,       INVALID, 1,       1,
+    INVALID, 2,       1,       INVALID, 3,       1,       INVALID, 4,       1,       INVALID, 5,       1,       INVALID,
+    6,       1,       INVALID, 7,       1,       INVALID, 8,       1,       INVALID, 9,       1,       INVALID, 10,
+    1,       INVALID, 11,      1,       INVALID, 12,      1,       INVALID, 13,      5,       1,       INVALID, 14,
+    1,       INVALID, 15,      1,       INVALID, 16,      1,       INVALID, 17,      1,       INVALID, 41,      1,
+    INVALID, 65,      1,       INVALID, 89,      1,       INVALID, 113,     1,       INVALID, 137,     1,       INVALID,
+    161,     1,       INVALID, 185,     1,       INVALID, 209,     1,       INVALID, 233,     1,       INVALID, 18,
+    1,       INVALID, 19,      1,       INVALID, 20,      1,       INVALID, 21,      0,       SWEEP};
 
-static const uint8_t ops_damaged[] = {
-    1, 2, 2, 77,
-    UPDATE, 1, FWD(1), UPDATE, 2, FWD(2),
-    DAMAGED, 0, 0, 0, DAMAGED, 0, 0, 27, DAMAGED, 0, 0, 60, DAMAGED, 1, 0, 3, DAMAGED, 0x21, 0, 50,
-    DAMAGED, 0xE1, 0, 12, DAMAGED, 2, 0, 0, DAMAGED, 3, 0, 0, DAMAGED, 7, 0, 0, SWEEP};
+static const uint8_t ops_damaged[] = {1, 2, 2,       77,   UPDATE, 1,  FWD(1),  UPDATE, 2, FWD(2), DAMAGED, 0,
+                                      0, 0, DAMAGED, 0,    0,      27, DAMAGED, 0,      0, 60,     DAMAGED, 1,
+                                      0, 3, DAMAGED, 0x21, 0,      50, DAMAGED, 0xE1,   0, 12,     DAMAGED, 2,
+                                      0, 0, DAMAGED, 3,    0,      0,  DAMAGED, 7,      0, 0,      SWEEP};
 
-static const uint8_t ops_dimensions[] = {
-    0, 0, 0, 0,
-    DIMENSIONS, 255, 5, 0, DIMENSIONS, 7, 4, 3, UPDATE, 0, FWD(1), QUERY, 0};
+static const uint8_t ops_dimensions[] = {0, 0, 0, 0,      DIMENSIONS, 255,    5,     0, DIMENSIONS,
+                                         7, 4, 3, UPDATE, 0,          FWD(1), QUERY, 0};
 
 static const uint8_t ops_collide[] = {
-    0, 0, 0, 1, /* one cell: every key shares it */
-    UPDATE, 1, FWD(10), UPDATE, 2, BACK(5), QUERY, 2, QUERY, 3, PACE, 4, FWD(1), SPAN(3),
-    PACE, 5, FWD(3), SPAN(3), PACE, 6, FWD(0), SPAN(3), PACE, 7, FWD(3), SPAN(3),
-    PACE, 8, FWD(3), SPAN(3), TTL_INSERT, 9, FWD(1), SPAN(100), TTL_LIVE, 1, FWD(50), SWEEP,
-    ESTIMATE, 1, FWD(0), CLEAR, QUERY, 1, SWEEP};
+    0,       0,       0,        1, /* one cell: every key shares it */
+    UPDATE,  1,       FWD(10),  UPDATE, 2,      BACK(5), QUERY,      2, QUERY,  3,         PACE,     4,
+    FWD(1),  SPAN(3), PACE,     5,      FWD(3), SPAN(3), PACE,       6, FWD(0), SPAN(3),   PACE,     7,
+    FWD(3),  SPAN(3), PACE,     8,      FWD(3), SPAN(3), TTL_INSERT, 9, FWD(1), SPAN(100), TTL_LIVE, 1,
+    FWD(50), SWEEP,   ESTIMATE, 1,      FWD(0), CLEAR,   QUERY,      1, SWEEP};
 
-static const uint8_t ops_clock[] = {
-    0, 19, 2, 4,
-    UPDATE, 1, ABS, LE64(1000000ull), UPDATE, 2, BACK(63), UPDATE, 3, ABS, LE64(5ull), QUERY, 1,
-    UPDATE, 4, ABS, LE64(0ull), UPDATE, 5, TOP(0), UPDATE, 6, TOP(31), QUERY, 5, QUERY, 6,
-    PACE, 7, ABS, LE64(0xfffffffffffffffeull), 0xFF, LE64(0xffffffffffffffffull),
-    PACE, 7, FWD(1), SPAN(1), UPDATE, 8, JUMP(31), ESTIMATE, 5, FWD(0), SWEEP, ROUND_TRIP, SWEEP};
+static const uint8_t ops_clock[] = {0,
+                                    19,
+                                    2,
+                                    4,
+                                    UPDATE,
+                                    1,
+                                    ABS,
+                                    LE64(1000000ull),
+                                    UPDATE,
+                                    2,
+                                    BACK(63),
+                                    UPDATE,
+                                    3,
+                                    ABS,
+                                    LE64(5ull),
+                                    QUERY,
+                                    1,
+                                    UPDATE,
+                                    4,
+                                    ABS,
+                                    LE64(0ull),
+                                    UPDATE,
+                                    5,
+                                    TOP(0),
+                                    UPDATE,
+                                    6,
+                                    TOP(31),
+                                    QUERY,
+                                    5,
+                                    QUERY,
+                                    6,
+                                    PACE,
+                                    7,
+                                    ABS,
+                                    LE64(0xfffffffffffffffeull),
+                                    0xFF,
+                                    LE64(0xffffffffffffffffull),
+                                    PACE,
+                                    7,
+                                    FWD(1),
+                                    SPAN(1),
+                                    UPDATE,
+                                    8,
+                                    JUMP(31),
+                                    ESTIMATE,
+                                    5,
+                                    FWD(0),
+                                    SWEEP,
+                                    ROUND_TRIP,
+                                    SWEEP};
 
 static const uint8_t ops_long_key[] = {
-    0, 9, 3, 2,
-    LONG_KEY, 2, 'l', 'o', 'n', 'g', '-', 'k', 'e', 'y', '-', 'w', 'i', 't', 'h', '-', '2', '5', '-', 'b', 'y',
-    't', 'e', 's', '!', '!', '!', FWD(1),
-    UPDATE, LIT(16), 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, FWD(1),
-    QUERY, LIT(16), 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, SWEEP};
+    0,   9,   3,   2,   LONG_KEY, 2,   'l', 'o', 'n', 'g', '-', 'k', 'e', 'y',    '-',    'w',     'i',     't',
+    'h', '-', '2', '5', '-',      'b', 'y', 't', 'e', 's', '!', '!', '!', FWD(1), UPDATE, LIT(16), 0,       1,
+    2,   3,   4,   5,   6,        7,   8,   9,   10,  11,  12,  13,  14,  15,     FWD(1), QUERY,   LIT(16), 0,
+    1,   2,   3,   4,   5,        6,   7,   8,   9,   10,  11,  12,  13,  14,     15,     SWEEP};
 
-static const uint8_t ops_depth32[] = {
-    0, 63, 31, 0xA5, /* width capped to 8 for 32 rows */
-    UPDATE, 1, FWD(1), UPDATE, 2, FWD(1), UPDATE, 3, FWD(1), PACE, 1, FWD(1), SPAN(2),
-    MERGE, ROUND_TRIP, INFO, ESTIMATE, 1, BACK(2), SWEEP};
+static const uint8_t ops_depth32[] = {0,      63,     31,      0xA5, /* width capped to 8 for 32 rows */
+                                      UPDATE, 1,      FWD(1),  UPDATE, 2,          FWD(1), UPDATE,   3, FWD(1),  PACE,
+                                      1,      FWD(1), SPAN(2), MERGE,  ROUND_TRIP, INFO,   ESTIMATE, 1, BACK(2), SWEEP};
 
 static const uint8_t ops_budget[] = {
-    0, 1, 0, 3, /* 2 cells, many keys paced with the same interval */
-    PACE, 1, FWD(1), SPAN(50), PACE, 2, FWD(1), SPAN(50), PACE, 3, FWD(1), SPAN(50), PACE, 4, FWD(1), SPAN(50),
-    PACE, 5, FWD(1), SPAN(50), PACE, 6, FWD(1), SPAN(50), PACE, 7, FWD(1), SPAN(50), PACE, 8, FWD(1), SPAN(50),
+    0,    1, 0,       3, /* 2 cells, many keys paced with the same interval */
+    PACE, 1, FWD(1),  SPAN(50), PACE, 2,  FWD(1),   SPAN(50), PACE, 3,  FWD(1),  SPAN(50), PACE, 4, FWD(1), SPAN(50),
+    PACE, 5, FWD(1),  SPAN(50), PACE, 6,  FWD(1),   SPAN(50), PACE, 7,  FWD(1),  SPAN(50), PACE, 8, FWD(1), SPAN(50),
     PACE, 9, FWD(60), SPAN(50), PACE, 10, BACK(30), SPAN(50), PACE, 11, FWD(40), SPAN(50), SWEEP};
 
 static void ops_corpus(const char *dir) {
@@ -523,88 +619,513 @@ static void rl_blobs(const char *dir) {
 }
 
 /* Op encoding of fuzz_rate_limiter.cpp (opcode, key, operand). */
-enum { RL_ACQ = 0, RL_PEEK_ACQ = 2, RL_PEEK, RL_CLOCK, RL_REFUND, RL_RESET, RL_KEY_LIMIT, RL_ROUND_TRIP, RL_STATS,
-       RL_MAX_KEYS, RL_INVALID };
-#define RL_N(x) ((x) - 1)     /* n = 1..4 */
-#define RL_OVER 14            /* n = limit + 1 */
-#define RL_HUGE 0xFF          /* n = UINT64_MAX */
-#define RL_FWD(x) (x)         /* clock += x (x < 96) */
-#define RL_BUCKETS(x) (95 + (x)) /* clock += x buckets (1..64) */
+enum {
+    RL_ACQ = 0,
+    RL_PEEK_ACQ = 2,
+    RL_PEEK,
+    RL_CLOCK,
+    RL_REFUND,
+    RL_RESET,
+    RL_KEY_LIMIT,
+    RL_ROUND_TRIP,
+    RL_STATS,
+    RL_MAX_KEYS,
+    RL_INVALID
+};
+#define RL_N(x) ((x)-1)           /* n = 1..4 */
+#define RL_OVER 14                /* n = limit + 1 */
+#define RL_HUGE 0xFF              /* n = UINT64_MAX */
+#define RL_FWD(x) (x)             /* clock += x (x < 96) */
+#define RL_BUCKETS(x) (95 + (x))  /* clock += x buckets (1..64) */
 #define RL_WINDOWS(x) (159 + (x)) /* clock += x windows (1..40) */
-#define RL_BACKB(x) (199 + (x)) /* clock -= x buckets (1..40) */
-#define RL_BACK(x) (239 + (x))  /* clock -= x (1..12) */
-#define RL_END(k) (252 + (k))   /* clock = UINT64_MAX - k windows (0..3) */
-#define RL_KL(l) (l)          /* key limit l (0..10 but 7; 0 removes the override) */
+#define RL_BACKB(x) (199 + (x))   /* clock -= x buckets (1..40) */
+#define RL_BACK(x) (239 + (x))    /* clock -= x (1..12) */
+#define RL_END(k) (252 + (k))     /* clock = UINT64_MAX - k windows (0..3) */
+#define RL_KL(l) (l)              /* key limit l (0..10 but 7; 0 removes the override) */
 #define RL_KL7 18
-#define RL_KL_BAD 7           /* above the maximum: refused */
-#define RL_GLOBAL(g) (4 * ((g) - 1) + 1) /* global limit g (1..24) */
-#define RL_MAX(m) (4 * ((m) - 1))        /* max_keys m (1..6) */
-#define RL_NONE 0                        /* no global limit, or 1 for max_keys: see RL_NOMAX */
+#define RL_KL_BAD 7                    /* above the maximum: refused */
+#define RL_GLOBAL(g) (4 * ((g)-1) + 1) /* global limit g (1..24) */
+#define RL_MAX(m) (4 * ((m)-1))        /* max_keys m (1..6) */
+#define RL_NONE 0                      /* no global limit, or 1 for max_keys: see RL_NOMAX */
 #define RL_NOMAX 1
-#define W16(v) (uint8_t)((v) & 0xff), (uint8_t)(((v) >> 8) & 0xff)
+#define W16(v) (uint8_t)((v)&0xff), (uint8_t)(((v) >> 8) & 0xff)
 /* header: mode, full-allow, limit, buckets, width, [exact: ignored width], global, max_keys, start */
-#define RL_HEAD(mode, allow, limit, nb, width) (mode), (allow), (limit) - 1, (nb) - 1, W16((width) - 1)
+#define RL_HEAD(mode, allow, limit, nb, width) (mode), (allow), (limit)-1, (nb)-1, W16((width)-1)
 #define CLOCK(how) RL_CLOCK, 0, (how)
 
-static const uint8_t prog_basic[] = {
-    RL_HEAD(RL_BUCKETED, 0, 3, 10, 10), RL_NONE, RL_NOMAX, W16(999),
-    RL_ACQ, 1, RL_N(1), RL_ACQ, 1, RL_N(2), RL_PEEK, 1, RL_N(1), RL_ACQ, 1, RL_N(1), CLOCK(RL_FWD(50)),
-    RL_ACQ, 2, RL_N(3), RL_REFUND, 1, 2, RL_PEEK_ACQ, 1, RL_N(1), CLOCK(RL_BUCKETS(5)), RL_ACQ, 1, RL_N(2),
-    CLOCK(RL_BACK(7)), RL_ACQ, 1, RL_N(1), RL_KEY_LIMIT, 3, RL_KL(5), RL_ACQ, 3, RL_N(4), RL_ACQ, 3, RL_OVER,
-    RL_PEEK, 3, RL_HUGE, RL_RESET, 3, RL_STATS, 0, RL_ROUND_TRIP, 0, CLOCK(RL_WINDOWS(1)), RL_PEEK_ACQ, 1, RL_N(3),
-    RL_ACQ, 0, RL_N(1), RL_ACQ, 8, RL_N(1), RL_ACQ, 10, RL_N(1), RL_ACQ, 11, RL_N(2), RL_STATS, 0};
+static const uint8_t prog_basic[] = {RL_HEAD(RL_BUCKETED, 0, 3, 10, 10),
+                                     RL_NONE,
+                                     RL_NOMAX,
+                                     W16(999),
+                                     RL_ACQ,
+                                     1,
+                                     RL_N(1),
+                                     RL_ACQ,
+                                     1,
+                                     RL_N(2),
+                                     RL_PEEK,
+                                     1,
+                                     RL_N(1),
+                                     RL_ACQ,
+                                     1,
+                                     RL_N(1),
+                                     CLOCK(RL_FWD(50)),
+                                     RL_ACQ,
+                                     2,
+                                     RL_N(3),
+                                     RL_REFUND,
+                                     1,
+                                     2,
+                                     RL_PEEK_ACQ,
+                                     1,
+                                     RL_N(1),
+                                     CLOCK(RL_BUCKETS(5)),
+                                     RL_ACQ,
+                                     1,
+                                     RL_N(2),
+                                     CLOCK(RL_BACK(7)),
+                                     RL_ACQ,
+                                     1,
+                                     RL_N(1),
+                                     RL_KEY_LIMIT,
+                                     3,
+                                     RL_KL(5),
+                                     RL_ACQ,
+                                     3,
+                                     RL_N(4),
+                                     RL_ACQ,
+                                     3,
+                                     RL_OVER,
+                                     RL_PEEK,
+                                     3,
+                                     RL_HUGE,
+                                     RL_RESET,
+                                     3,
+                                     RL_STATS,
+                                     0,
+                                     RL_ROUND_TRIP,
+                                     0,
+                                     CLOCK(RL_WINDOWS(1)),
+                                     RL_PEEK_ACQ,
+                                     1,
+                                     RL_N(3),
+                                     RL_ACQ,
+                                     0,
+                                     RL_N(1),
+                                     RL_ACQ,
+                                     8,
+                                     RL_N(1),
+                                     RL_ACQ,
+                                     10,
+                                     RL_N(1),
+                                     RL_ACQ,
+                                     11,
+                                     RL_N(2),
+                                     RL_STATS,
+                                     0};
 
-static const uint8_t prog_global[] = {
-    RL_HEAD(RL_BUCKETED, 0, 5, 4, 25), RL_GLOBAL(4), RL_NOMAX, W16(4999),
-    RL_ACQ, 1, RL_N(2), RL_ACQ, 2, RL_N(1), RL_PEEK, 3, RL_N(2), RL_PEEK_ACQ, 3, RL_N(1), RL_ACQ, 4, RL_N(1),
-    RL_REFUND, 1, 1, RL_PEEK_ACQ, 4, RL_N(1), CLOCK(RL_FWD(30)), RL_KEY_LIMIT, 5, RL_KL(9), RL_ACQ, 5, RL_N(4),
-    CLOCK(RL_BACKB(3)), RL_ACQ, 2, RL_N(1), RL_ACQ, 6, RL_N(1), RL_PEEK, 5, RL_HUGE, RL_ACQ, 5, RL_OVER,
-    CLOCK(RL_BUCKETS(4)), RL_PEEK_ACQ, 1, RL_N(4), RL_REFUND, 1, 3, RL_REFUND, 2, 1, RL_ACQ, 7, RL_N(2),
-    RL_ROUND_TRIP, 0, RL_ACQ, 7, RL_N(2), RL_RESET, 7, RL_ACQ, 7, RL_N(1), RL_STATS, 0};
+static const uint8_t prog_global[] = {RL_HEAD(RL_BUCKETED, 0, 5, 4, 25),
+                                      RL_GLOBAL(4),
+                                      RL_NOMAX,
+                                      W16(4999),
+                                      RL_ACQ,
+                                      1,
+                                      RL_N(2),
+                                      RL_ACQ,
+                                      2,
+                                      RL_N(1),
+                                      RL_PEEK,
+                                      3,
+                                      RL_N(2),
+                                      RL_PEEK_ACQ,
+                                      3,
+                                      RL_N(1),
+                                      RL_ACQ,
+                                      4,
+                                      RL_N(1),
+                                      RL_REFUND,
+                                      1,
+                                      1,
+                                      RL_PEEK_ACQ,
+                                      4,
+                                      RL_N(1),
+                                      CLOCK(RL_FWD(30)),
+                                      RL_KEY_LIMIT,
+                                      5,
+                                      RL_KL(9),
+                                      RL_ACQ,
+                                      5,
+                                      RL_N(4),
+                                      CLOCK(RL_BACKB(3)),
+                                      RL_ACQ,
+                                      2,
+                                      RL_N(1),
+                                      RL_ACQ,
+                                      6,
+                                      RL_N(1),
+                                      RL_PEEK,
+                                      5,
+                                      RL_HUGE,
+                                      RL_ACQ,
+                                      5,
+                                      RL_OVER,
+                                      CLOCK(RL_BUCKETS(4)),
+                                      RL_PEEK_ACQ,
+                                      1,
+                                      RL_N(4),
+                                      RL_REFUND,
+                                      1,
+                                      3,
+                                      RL_REFUND,
+                                      2,
+                                      1,
+                                      RL_ACQ,
+                                      7,
+                                      RL_N(2),
+                                      RL_ROUND_TRIP,
+                                      0,
+                                      RL_ACQ,
+                                      7,
+                                      RL_N(2),
+                                      RL_RESET,
+                                      7,
+                                      RL_ACQ,
+                                      7,
+                                      RL_N(1),
+                                      RL_STATS,
+                                      0};
 
 /* a full table: idle keys make room (and set reclaim horizons), a reclaimed
  * key asks at an earlier time, a round trip, then a fruitless search */
-static const uint8_t prog_full_deny[] = {
-    RL_HEAD(RL_BUCKETED, 0, 2, 5, 20), RL_NONE, RL_MAX(2), W16(1999),
-    RL_ACQ, 1, RL_N(1), RL_ACQ, 2, RL_N(2), CLOCK(RL_WINDOWS(2)), RL_PEEK_ACQ, 3, RL_N(1), RL_ACQ, 4, RL_N(1),
-    CLOCK(RL_BACKB(9)), RL_ACQ, 1, RL_N(1), RL_PEEK_ACQ, 2, RL_N(1), RL_ROUND_TRIP, 0, RL_ACQ, 5, RL_N(1),
-    CLOCK(RL_WINDOWS(3)), RL_PEEK_ACQ, 6, RL_N(2), RL_PEEK_ACQ, 7, RL_N(1), RL_MAX_KEYS, 0, 1, RL_ACQ, 8, RL_N(1),
-    RL_MAX_KEYS, 0, 0, RL_ACQ, 9, RL_N(1), RL_STATS, 0, RL_RESET, 9, RL_ACQ, 10, RL_N(1)};
+static const uint8_t prog_full_deny[] = {RL_HEAD(RL_BUCKETED, 0, 2, 5, 20),
+                                         RL_NONE,
+                                         RL_MAX(2),
+                                         W16(1999),
+                                         RL_ACQ,
+                                         1,
+                                         RL_N(1),
+                                         RL_ACQ,
+                                         2,
+                                         RL_N(2),
+                                         CLOCK(RL_WINDOWS(2)),
+                                         RL_PEEK_ACQ,
+                                         3,
+                                         RL_N(1),
+                                         RL_ACQ,
+                                         4,
+                                         RL_N(1),
+                                         CLOCK(RL_BACKB(9)),
+                                         RL_ACQ,
+                                         1,
+                                         RL_N(1),
+                                         RL_PEEK_ACQ,
+                                         2,
+                                         RL_N(1),
+                                         RL_ROUND_TRIP,
+                                         0,
+                                         RL_ACQ,
+                                         5,
+                                         RL_N(1),
+                                         CLOCK(RL_WINDOWS(3)),
+                                         RL_PEEK_ACQ,
+                                         6,
+                                         RL_N(2),
+                                         RL_PEEK_ACQ,
+                                         7,
+                                         RL_N(1),
+                                         RL_MAX_KEYS,
+                                         0,
+                                         1,
+                                         RL_ACQ,
+                                         8,
+                                         RL_N(1),
+                                         RL_MAX_KEYS,
+                                         0,
+                                         0,
+                                         RL_ACQ,
+                                         9,
+                                         RL_N(1),
+                                         RL_STATS,
+                                         0,
+                                         RL_RESET,
+                                         9,
+                                         RL_ACQ,
+                                         10,
+                                         RL_N(1)};
 
-static const uint8_t prog_full_allow[] = {
-    RL_HEAD(RL_BUCKETED, 1, 4, 3, 100), RL_GLOBAL(3), RL_MAX(1), W16(100),
-    RL_ACQ, 1, RL_N(1), RL_PEEK_ACQ, 2, RL_N(1), RL_PEEK_ACQ, 3, RL_N(1), RL_ACQ, 4, RL_N(1), RL_STATS, 0,
-    CLOCK(RL_WINDOWS(1)), RL_PEEK_ACQ, 5, RL_N(2), RL_ACQ, 1, RL_N(1), CLOCK(RL_END(1)), RL_ACQ, 6, RL_N(3),
-    RL_PEEK_ACQ, 6, RL_N(1), CLOCK(RL_END(0)), RL_PEEK_ACQ, 6, RL_N(1), RL_ACQ, 7, RL_N(1), RL_ROUND_TRIP, 0,
-    RL_INVALID, 1, 0, RL_INVALID, 2, 1, RL_INVALID, 3, 2, RL_INVALID, 4, 3, RL_INVALID, 5, 4, RL_INVALID, 6, 5,
-    RL_INVALID, 7, 6, RL_INVALID, 8, 7, RL_INVALID, 9, 8, RL_INVALID, 10, 9, RL_KEY_LIMIT, 1, RL_KL_BAD, RL_STATS, 0};
+static const uint8_t prog_full_allow[] = {RL_HEAD(RL_BUCKETED, 1, 4, 3, 100),
+                                          RL_GLOBAL(3),
+                                          RL_MAX(1),
+                                          W16(100),
+                                          RL_ACQ,
+                                          1,
+                                          RL_N(1),
+                                          RL_PEEK_ACQ,
+                                          2,
+                                          RL_N(1),
+                                          RL_PEEK_ACQ,
+                                          3,
+                                          RL_N(1),
+                                          RL_ACQ,
+                                          4,
+                                          RL_N(1),
+                                          RL_STATS,
+                                          0,
+                                          CLOCK(RL_WINDOWS(1)),
+                                          RL_PEEK_ACQ,
+                                          5,
+                                          RL_N(2),
+                                          RL_ACQ,
+                                          1,
+                                          RL_N(1),
+                                          CLOCK(RL_END(1)),
+                                          RL_ACQ,
+                                          6,
+                                          RL_N(3),
+                                          RL_PEEK_ACQ,
+                                          6,
+                                          RL_N(1),
+                                          CLOCK(RL_END(0)),
+                                          RL_PEEK_ACQ,
+                                          6,
+                                          RL_N(1),
+                                          RL_ACQ,
+                                          7,
+                                          RL_N(1),
+                                          RL_ROUND_TRIP,
+                                          0,
+                                          RL_INVALID,
+                                          1,
+                                          0,
+                                          RL_INVALID,
+                                          2,
+                                          1,
+                                          RL_INVALID,
+                                          3,
+                                          2,
+                                          RL_INVALID,
+                                          4,
+                                          3,
+                                          RL_INVALID,
+                                          5,
+                                          4,
+                                          RL_INVALID,
+                                          6,
+                                          5,
+                                          RL_INVALID,
+                                          7,
+                                          6,
+                                          RL_INVALID,
+                                          8,
+                                          7,
+                                          RL_INVALID,
+                                          9,
+                                          8,
+                                          RL_INVALID,
+                                          10,
+                                          9,
+                                          RL_KEY_LIMIT,
+                                          1,
+                                          RL_KL_BAD,
+                                          RL_STATS,
+                                          0};
 
-static const uint8_t exact_basic[] = {
-    RL_HEAD(RL_EXACT, 0, 3, 10, 10), 0, RL_NONE, RL_NOMAX, W16(999),
-    RL_ACQ, 1, RL_N(2), CLOCK(RL_FWD(30)), RL_ACQ, 1, RL_N(1), RL_PEEK_ACQ, 1, RL_N(1), CLOCK(RL_FWD(71)),
-    RL_PEEK_ACQ, 1, RL_N(2), CLOCK(RL_BACK(3)), RL_ACQ, 1, RL_N(1), RL_REFUND, 1, 3, RL_ACQ, 1, RL_N(3),
-    RL_KEY_LIMIT, 1, RL_KL(1), RL_PEEK, 1, RL_N(1), RL_KEY_LIMIT, 1, RL_KL7, RL_ACQ, 1, RL_N(4), RL_KEY_LIMIT, 1,
-    RL_KL(0), RL_ACQ, 1, RL_OVER, RL_ROUND_TRIP, 0, RL_ACQ, 9, RL_N(1), RL_ACQ, 10, RL_N(1), RL_STATS, 0};
+static const uint8_t exact_basic[] = {RL_HEAD(RL_EXACT, 0, 3, 10, 10),
+                                      0,
+                                      RL_NONE,
+                                      RL_NOMAX,
+                                      W16(999),
+                                      RL_ACQ,
+                                      1,
+                                      RL_N(2),
+                                      CLOCK(RL_FWD(30)),
+                                      RL_ACQ,
+                                      1,
+                                      RL_N(1),
+                                      RL_PEEK_ACQ,
+                                      1,
+                                      RL_N(1),
+                                      CLOCK(RL_FWD(71)),
+                                      RL_PEEK_ACQ,
+                                      1,
+                                      RL_N(2),
+                                      CLOCK(RL_BACK(3)),
+                                      RL_ACQ,
+                                      1,
+                                      RL_N(1),
+                                      RL_REFUND,
+                                      1,
+                                      3,
+                                      RL_ACQ,
+                                      1,
+                                      RL_N(3),
+                                      RL_KEY_LIMIT,
+                                      1,
+                                      RL_KL(1),
+                                      RL_PEEK,
+                                      1,
+                                      RL_N(1),
+                                      RL_KEY_LIMIT,
+                                      1,
+                                      RL_KL7,
+                                      RL_ACQ,
+                                      1,
+                                      RL_N(4),
+                                      RL_KEY_LIMIT,
+                                      1,
+                                      RL_KL(0),
+                                      RL_ACQ,
+                                      1,
+                                      RL_OVER,
+                                      RL_ROUND_TRIP,
+                                      0,
+                                      RL_ACQ,
+                                      9,
+                                      RL_N(1),
+                                      RL_ACQ,
+                                      10,
+                                      RL_N(1),
+                                      RL_STATS,
+                                      0};
 
-static const uint8_t exact_global_refund[] = {
-    RL_HEAD(RL_EXACT, 0, 8, 1, 100), 0, RL_GLOBAL(2), RL_NOMAX, W16(9),
-    RL_ACQ, 1, RL_N(1), CLOCK(RL_FWD(40)), RL_ACQ, 2, RL_N(1), CLOCK(RL_FWD(10)), RL_REFUND, 1, 1,
-    CLOCK(RL_FWD(51)), RL_PEEK_ACQ, 3, RL_N(1), RL_PEEK_ACQ, 4, RL_N(1), CLOCK(RL_BACK(12)), RL_ACQ, 2, RL_N(1),
-    RL_REFUND, 2, 2, RL_ACQ, 5, RL_N(2), RL_ACQ, 6, RL_HUGE, CLOCK(RL_WINDOWS(1)), RL_PEEK_ACQ, 6, RL_N(2),
-    RL_ROUND_TRIP, 0, RL_REFUND, 6, 1, RL_ACQ, 6, RL_N(1), RL_STATS, 0};
+static const uint8_t exact_global_refund[] = {RL_HEAD(RL_EXACT, 0, 8, 1, 100),
+                                              0,
+                                              RL_GLOBAL(2),
+                                              RL_NOMAX,
+                                              W16(9),
+                                              RL_ACQ,
+                                              1,
+                                              RL_N(1),
+                                              CLOCK(RL_FWD(40)),
+                                              RL_ACQ,
+                                              2,
+                                              RL_N(1),
+                                              CLOCK(RL_FWD(10)),
+                                              RL_REFUND,
+                                              1,
+                                              1,
+                                              CLOCK(RL_FWD(51)),
+                                              RL_PEEK_ACQ,
+                                              3,
+                                              RL_N(1),
+                                              RL_PEEK_ACQ,
+                                              4,
+                                              RL_N(1),
+                                              CLOCK(RL_BACK(12)),
+                                              RL_ACQ,
+                                              2,
+                                              RL_N(1),
+                                              RL_REFUND,
+                                              2,
+                                              2,
+                                              RL_ACQ,
+                                              5,
+                                              RL_N(2),
+                                              RL_ACQ,
+                                              6,
+                                              RL_HUGE,
+                                              CLOCK(RL_WINDOWS(1)),
+                                              RL_PEEK_ACQ,
+                                              6,
+                                              RL_N(2),
+                                              RL_ROUND_TRIP,
+                                              0,
+                                              RL_REFUND,
+                                              6,
+                                              1,
+                                              RL_ACQ,
+                                              6,
+                                              RL_N(1),
+                                              RL_STATS,
+                                              0};
 
-static const uint8_t exact_full_horizon[] = {
-    RL_HEAD(RL_EXACT, 0, 2, 1, 50), 0, RL_NONE, RL_MAX(1), W16(499),
-    RL_ACQ, 1, RL_N(2), CLOCK(RL_WINDOWS(1)), RL_PEEK_ACQ, 2, RL_N(1), CLOCK(RL_BACK(12)), RL_PEEK_ACQ, 1, RL_N(1),
-    CLOCK(RL_BACK(12)), RL_ACQ, 3, RL_N(1), RL_ROUND_TRIP, 0, RL_PEEK_ACQ, 1, RL_N(1), CLOCK(RL_FWD(30)),
-    RL_PEEK_ACQ, 1, RL_N(1), RL_MAX_KEYS, 0, 2, RL_ACQ, 4, RL_N(1), CLOCK(RL_WINDOWS(2)), RL_ACQ, 5, RL_N(1),
-    RL_ACQ, 6, RL_N(1), RL_STATS, 0};
+static const uint8_t exact_full_horizon[] = {RL_HEAD(RL_EXACT, 0, 2, 1, 50),
+                                             0,
+                                             RL_NONE,
+                                             RL_MAX(1),
+                                             W16(499),
+                                             RL_ACQ,
+                                             1,
+                                             RL_N(2),
+                                             CLOCK(RL_WINDOWS(1)),
+                                             RL_PEEK_ACQ,
+                                             2,
+                                             RL_N(1),
+                                             CLOCK(RL_BACK(12)),
+                                             RL_PEEK_ACQ,
+                                             1,
+                                             RL_N(1),
+                                             CLOCK(RL_BACK(12)),
+                                             RL_ACQ,
+                                             3,
+                                             RL_N(1),
+                                             RL_ROUND_TRIP,
+                                             0,
+                                             RL_PEEK_ACQ,
+                                             1,
+                                             RL_N(1),
+                                             CLOCK(RL_FWD(30)),
+                                             RL_PEEK_ACQ,
+                                             1,
+                                             RL_N(1),
+                                             RL_MAX_KEYS,
+                                             0,
+                                             2,
+                                             RL_ACQ,
+                                             4,
+                                             RL_N(1),
+                                             CLOCK(RL_WINDOWS(2)),
+                                             RL_ACQ,
+                                             5,
+                                             RL_N(1),
+                                             RL_ACQ,
+                                             6,
+                                             RL_N(1),
+                                             RL_STATS,
+                                             0};
 
-static const uint8_t exact_end_of_time[] = {
-    RL_HEAD(RL_EXACT, 1, 4, 1, 400), 7, RL_GLOBAL(5), RL_MAX(3), W16(65535),
-    RL_ACQ, 1, RL_N(4), RL_ACQ, 2, RL_N(1), CLOCK(RL_END(2)), RL_ACQ, 3, RL_N(2), RL_ACQ, 4, RL_N(2),
-    RL_PEEK_ACQ, 5, RL_N(1), CLOCK(RL_END(0)), RL_PEEK_ACQ, 3, RL_N(1), RL_KEY_LIMIT, 3, RL_KL(1),
-    RL_ACQ, 3, RL_N(1), RL_REFUND, 3, 3, RL_ROUND_TRIP, 0, CLOCK(RL_BACK(1)), RL_ACQ, 1, RL_N(1), RL_STATS, 0};
+static const uint8_t exact_end_of_time[] = {RL_HEAD(RL_EXACT, 1, 4, 1, 400),
+                                            7,
+                                            RL_GLOBAL(5),
+                                            RL_MAX(3),
+                                            W16(65535),
+                                            RL_ACQ,
+                                            1,
+                                            RL_N(4),
+                                            RL_ACQ,
+                                            2,
+                                            RL_N(1),
+                                            CLOCK(RL_END(2)),
+                                            RL_ACQ,
+                                            3,
+                                            RL_N(2),
+                                            RL_ACQ,
+                                            4,
+                                            RL_N(2),
+                                            RL_PEEK_ACQ,
+                                            5,
+                                            RL_N(1),
+                                            CLOCK(RL_END(0)),
+                                            RL_PEEK_ACQ,
+                                            3,
+                                            RL_N(1),
+                                            RL_KEY_LIMIT,
+                                            3,
+                                            RL_KL(1),
+                                            RL_ACQ,
+                                            3,
+                                            RL_N(1),
+                                            RL_REFUND,
+                                            3,
+                                            3,
+                                            RL_ROUND_TRIP,
+                                            0,
+                                            CLOCK(RL_BACK(1)),
+                                            RL_ACQ,
+                                            1,
+                                            RL_N(1),
+                                            RL_STATS,
+                                            0};
 
 static void rl_programs(const char *dir) {
 #define EMIT(name) write_file(dir, #name, name, sizeof name)

@@ -91,18 +91,41 @@ class Mutator {
 
     Bytes random_bytes(size_t max_len) {
         // Mostly short inputs, sometimes up to max_len.
-        const size_t len = below(4) == 0 ? size_t(below(max_len + 1)) : size_t(below(std::min<size_t>(64, max_len) + 1));
+        const size_t len =
+            below(4) == 0 ? size_t(below(max_len + 1)) : size_t(below(std::min<size_t>(64, max_len) + 1));
         Bytes b(len);
         for (auto &x : b) x = uint8_t(rng_());
         return b;
     }
 
     void mutate(Bytes &b, const std::vector<Bytes> &corpus, size_t max_len) {
-        static const uint64_t interesting[] = {0,   1,    2,     3,      7,         8,          9,
-                                               16,  31,   32,    33,     63,        64,         255,
-                                               256, 4096, 65535, 65536, 0x7fffffff, 0x80000000, 0xffffffff,
-                                               uint64_t(1) << 32, uint64_t(1) << 60, uint64_t(1) << 61,
-                                               uint64_t(1) << 63, ~uint64_t(0), ~uint64_t(0) - 1};
+        static const uint64_t interesting[] = {0,
+                                               1,
+                                               2,
+                                               3,
+                                               7,
+                                               8,
+                                               9,
+                                               16,
+                                               31,
+                                               32,
+                                               33,
+                                               63,
+                                               64,
+                                               255,
+                                               256,
+                                               4096,
+                                               65535,
+                                               65536,
+                                               0x7fffffff,
+                                               0x80000000,
+                                               0xffffffff,
+                                               uint64_t(1) << 32,
+                                               uint64_t(1) << 60,
+                                               uint64_t(1) << 61,
+                                               uint64_t(1) << 63,
+                                               ~uint64_t(0),
+                                               ~uint64_t(0) - 1};
         const size_t n_interesting = sizeof interesting / sizeof interesting[0];
         switch (below(12)) {
             case 0:  // flip one bit
@@ -207,9 +230,12 @@ int main(int argc, char **argv) {
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         uint64_t *target = nullptr;
-        if (a == "--random") target = &random_runs;
-        else if (a == "--seed") target = &seed;
-        else if (a == "--max-len") target = &max_len;
+        if (a == "--random")
+            target = &random_runs;
+        else if (a == "--seed")
+            target = &seed;
+        else if (a == "--max-len")
+            target = &max_len;
         else if (a == "-h" || a == "--help") {
             usage(argv[0]);
             return 0;
