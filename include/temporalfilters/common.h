@@ -1,25 +1,35 @@
-/*
- * temporalfilters/common.h - status codes, errors, versions and clock shared
- * by every structure of libtemporalfilters.
+/**
+ * @file temporalfilters/common.h
+ * @brief Status codes, errors, versions, options and the clock shared by every
+ * structure of libtemporalfilters.
  *
- * Conventions that hold for the whole library (see README.md):
+ * The conventions below hold for the whole library; docs/conventions.md
+ * gives them in full.
  *
  *  - Every structure is an opaque handle created by `tf_<noun>_new*()` or
  *    `tf_<noun>_deserialize()` and destroyed by `tf_<noun>_free()`; passing
  *    NULL to `_free` is a no-op. The caller owns every handle it receives.
- *  - Every fallible function returns a `tf_status`: `TF_OK` (0) on success or
+ *  - Every fallible function returns a ::tf_status: ::TF_OK (0) on success or
  *    a negative error code. Results come back through out-parameters, which
- *    are written only on success unless the function says otherwise.
- *    A call that fails leaves the structure exactly as it was.
- *  - `tf_last_error_message()` explains the last failure on the calling
- *    thread in one English sentence.
+ *    are written only on success unless the function says otherwise. A call
+ *    that fails leaves the structure exactly as it was.
+ *  - tf_last_error_message() explains the last failure on the calling thread
+ *    in one English sentence.
  *  - Keys are byte strings `(const void *key, size_t key_len)`; they may
  *    contain NUL bytes. `key` may be NULL only when `key_len` is 0.
  *  - Time is always an argument: `uint64_t now` in the caller's own unit
  *    (milliseconds, seconds, ticks...). Spans, intervals and TTLs are given in
- *    that same unit. The value 0 means "never" and is not a valid `now`.
+ *    that same unit. The value ::TF_NEVER (0) means "never" and is not a
+ *    valid `now`.
+ *  - Layouts and modes are chosen by a `flags` argument of the constructors
+ *    (`TF_<NOUN>_<FLAG>` bits; unknown bits are refused).
+ *  - Results with many fields (info, stats) and options come in versioned
+ *    structs whose first field is their `size`, set by a `TF_<NAME>_INIT`
+ *    macro, so that fields can be added without breaking callers.
  *  - No function aborts, asserts or exits on anything a caller can pass, and
  *    no C++ exception ever crosses this API.
+ *
+ * @since 0.1.0
  */
 #ifndef TEMPORALFILTERS_COMMON_H
 #define TEMPORALFILTERS_COMMON_H
@@ -33,9 +43,14 @@
 extern "C" {
 #endif
 
-/* TF_API marks the exported functions. SWIG cannot parse attributes, so the
- * macro is empty when SWIG reads these headers. */
-#if defined(SWIG)
+/**
+ * @def TF_API
+ * @brief Marks the functions the shared library exports.
+ *
+ * Empty when SWIG reads these headers (it cannot parse attributes).
+ * @since 0.1.0
+ */
+#if defined(SWIG) || defined(TF_DOXYGEN)
 #define TF_API
 #elif defined(_WIN32)
 #if defined(TF_BUILDING_LIBRARY)
@@ -49,66 +64,130 @@ extern "C" {
 #define TF_API
 #endif
 
-/*
- * Status codes. The numeric values are part of the ABI and never change;
- * new codes are only ever added below the last one.
+/**
+ * @brief Status codes returned by every fallible function.
+ *
+ * The numeric values are part of the ABI and never change; new codes are only
+ * ever added below the last one.
+ * @since 0.1.0
  */
 typedef enum tf_status {
-    TF_OK = 0,                       /* success */
-    TF_ERR_NULL = -1,                /* a required pointer argument was NULL */
-    TF_ERR_INVALID_ARGUMENT = -2,    /* an argument is out of its documented range */
-    TF_ERR_OUT_OF_MEMORY = -3,       /* an allocation failed */
-    TF_ERR_TOO_LARGE = -4,           /* requested sizes overflow or exceed the library's limits */
-    TF_ERR_BUFFER_TOO_SMALL = -5,    /* the output buffer is shorter than needed */
-    TF_ERR_TRUNCATED = -6,           /* a blob is shorter than its header says */
-    TF_ERR_BAD_MAGIC = -7,           /* a blob does not start with "TFLT" */
-    TF_ERR_UNSUPPORTED_VERSION = -8, /* a blob's format version is unknown */
-    TF_ERR_WRONG_KIND = -9,          /* a blob holds another kind of structure */
-    TF_ERR_CHECKSUM = -10,           /* a blob's checksum does not match its bytes */
-    TF_ERR_CORRUPT = -11,            /* a blob's fields break the structure's invariants */
-    TF_ERR_INCOMPATIBLE = -12,       /* two structures differ in shape or seed */
-    TF_ERR_INTERNAL = -13            /* a bug in the library; please report it */
+    TF_OK = 0,                       /**< success */
+    TF_ERR_NULL = -1,                /**< a required pointer argument was NULL */
+    TF_ERR_INVALID_ARGUMENT = -2,    /**< an argument is out of its documented range */
+    TF_ERR_OUT_OF_MEMORY = -3,       /**< an allocation failed */
+    TF_ERR_TOO_LARGE = -4,           /**< requested sizes overflow or exceed the library's (or the caller's) limits */
+    TF_ERR_BUFFER_TOO_SMALL = -5,    /**< the output buffer is shorter than needed */
+    TF_ERR_TRUNCATED = -6,           /**< a blob is shorter than its header says */
+    TF_ERR_BAD_MAGIC = -7,           /**< a blob does not start with "TFLT" */
+    TF_ERR_UNSUPPORTED_VERSION = -8, /**< a blob's format version is unknown */
+    TF_ERR_WRONG_KIND = -9,          /**< a blob holds another kind of structure */
+    TF_ERR_CHECKSUM = -10,           /**< a blob's checksum does not match its bytes */
+    TF_ERR_CORRUPT = -11,            /**< a blob's fields break the structure's invariants */
+    TF_ERR_INCOMPATIBLE = -12,       /**< two structures differ in shape or seed */
+    TF_ERR_INTERNAL = -13            /**< a bug in the library; please report it */
 } tf_status;
 
-/* The lowest status value defined by this version of the library. */
+/**
+ * @brief The lowest status value defined by this version of the library.
+ * @since 0.1.0
+ */
 #define TF_STATUS_MIN (-13)
 
-/* The timestamp value that means "never seen". */
+/**
+ * @brief The timestamp that means "never": a key never seen reads as this.
+ * @since 0.1.0
+ */
 #define TF_NEVER ((uint64_t)0)
 
-/*
- * Returns a static, NUL-terminated name for a status code, e.g.
- * "TF_ERR_CHECKSUM". Unknown codes give "TF_ERR_UNKNOWN". Never NULL.
- * Thread-safe.
+/**
+ * @brief A time that never comes: the `retry_at` of a request that can never
+ * be granted, and the saturated result of any time computation that would
+ * overflow.
+ * @since 0.1.0
+ */
+#define TF_RETRY_NEVER UINT64_MAX
+
+/**
+ * @brief Options of every `tf_<noun>_deserialize()`.
+ *
+ * A versioned struct: initialize it with ::TF_DESERIALIZE_OPTIONS_INIT, then
+ * set the fields you need. Passing NULL instead of a pointer to it means
+ * "all defaults".
+ * @since 0.1.0
+ */
+typedef struct tf_deserialize_options {
+    /** sizeof(tf_deserialize_options) as the caller was compiled; set by
+     *  ::TF_DESERIALIZE_OPTIONS_INIT. */
+    size_t size;
+    /** The most memory, in bytes, the new structure may hold (as its
+     *  `tf_<noun>_memory()` reports it). A blob describing a larger structure
+     *  is refused with ::TF_ERR_TOO_LARGE before anything is allocated.
+     *  0 (the default) sets no limit beyond the library's own. */
+    uint64_t max_memory;
+} tf_deserialize_options;
+
+/**
+ * @brief Initializer of ::tf_deserialize_options: every option at its default.
+ * @since 0.1.0
+ */
+#define TF_DESERIALIZE_OPTIONS_INIT \
+    { sizeof(tf_deserialize_options), 0 }
+
+/**
+ * @brief Names a status code.
+ * @param status any value, known or not.
+ * @return a static, NUL-terminated name such as "TF_ERR_CHECKSUM";
+ *         "TF_ERR_UNKNOWN" for a code this version does not define. Never NULL.
+ * @note Thread-safe.
+ * @since 0.1.0
  */
 TF_API const char *tf_status_string(int status);
 
-/*
- * Returns a message describing the most recent failure of a library call on
- * the calling thread, or "" if no call has failed on this thread. Successful
- * calls do not clear it. The string is owned by the library and stays valid
- * until the next failing call on the same thread. Thread-safe (the message is
- * thread-local).
+/**
+ * @brief Says what exactly went wrong in the calling thread's last failed call.
+ *
+ * Successful calls do not clear it.
+ * @return a message owned by the library, valid until the next failing call
+ *         on the same thread; "" when no call has failed on this thread.
+ * @note Thread-safe (the message is thread-local).
+ * @since 0.1.0
  */
 TF_API const char *tf_last_error_message(void);
 
-/* Clears the calling thread's last error message. Thread-safe. */
+/**
+ * @brief Clears the calling thread's last error message.
+ * @note Thread-safe.
+ * @since 0.1.0
+ */
 TF_API void tf_clear_last_error(void);
 
-/*
- * Returns the library's version as "MAJOR.MINOR.PATCH", matching the
- * TF_VERSION_* macros of the headers it was built with. Compare it with
- * TF_VERSION_STRING to detect a header/library mismatch. Thread-safe.
+/**
+ * @brief The version of the library actually loaded.
+ *
+ * Compare it with ::TF_VERSION_STRING to detect a header/library mismatch.
+ * @return "MAJOR.MINOR.PATCH", a static string.
+ * @note Thread-safe.
+ * @since 0.1.0
  */
 TF_API const char *tf_version_string(void);
 
-/* Returns TF_VERSION_NUMBER of the library actually loaded. Thread-safe. */
+/**
+ * @brief ::TF_VERSION_NUMBER of the library actually loaded.
+ * @return MAJOR * 10000 + MINOR * 100 + PATCH.
+ * @note Thread-safe.
+ * @since 0.1.0
+ */
 TF_API uint32_t tf_version_number(void);
 
-/*
- * Reads the system's real-time clock, in milliseconds since the Unix epoch.
- * A convenience for callers that want wall-clock milliseconds as `now`;
- * the library itself never reads a clock. Always >= 1. Thread-safe.
+/**
+ * @brief Reads the system's real-time clock.
+ *
+ * A convenience for callers that want wall-clock milliseconds as `now`; the
+ * library itself never reads a clock.
+ * @return milliseconds since the Unix epoch, always >= 1.
+ * @note Thread-safe.
+ * @since 0.1.0
  */
 TF_API uint64_t tf_clock_now_ms(void);
 

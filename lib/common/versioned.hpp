@@ -1,0 +1,90 @@
+// Versioned structs of the C API: the info and stats results and the
+// options every structure takes (docs/conventions.md, "Versioned structs").
+//
+// Their first field is `size_t size`, the struct's size as the caller was
+// compiled (set by the struct's _INIT macro). The library reads and writes
+// only the bytes both sides know: a caller built against an older, shorter
+// version is never written past its `size`, and one built against a newer,
+// longer version keeps what it set in the fields this library does not know
+// (the _INIT macro zeroes them). A size below the first version's is a
+// struct that was never initialized: TF_ERR_INVALID_ARGUMENT.
+#ifndef TF_LIB_COMMON_VERSIONED_HPP
+#define TF_LIB_COMMON_VERSIONED_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "common/status.hpp"
+#include "temporalfilters/common.h"
+
+// The size of a versioned struct's first version: the end of the last field
+// it had. Written once per struct, beside the fields of 0.1.0, and never
+// changed when fields are added after it.
+#define TF_VERSIONED_END(T, last_field) (offsetof(T, last_field) + sizeof(((T *)nullptr)->last_field))
+
+namespace tf {
+
+// Copies `full` (every field this library knows, `size` ignored) into the
+// caller's struct `out` of out->size bytes. `what` names the argument in
+// the error message.
+template <class T>
+tf_status put_versioned(T *out, const T &full, size_t first_version_size, const char *what) noexcept {
+    static_assert(std::is_standard_layout<T>::value && offsetof(T, size) == 0, "size must be the first field");
+    TF_REQUIRE_NONNULL(out, what);
+    if (out->size < first_version_size)
+        return fail(TF_ERR_INVALID_ARGUMENT,
+                    "%s->size is %zu, below the %zu bytes of its first version: initialize it "
+                    "with its _INIT macro",
+                    what, out->size, first_version_size);
+    const size_t n = out->size < sizeof(T) ? out->size : sizeof(T);
+    std::memcpy(reinterpret_cast<char *>(out) + sizeof(size_t), reinterpret_cast<const char *>(&full) + sizeof(size_t),
+                n - sizeof(size_t));
+    return TF_OK;
+}
+
+// Reads the caller's options `in` (NULL: all defaults) over `*out`, which
+// holds the defaults on entry.
+template <class T>
+tf_status get_versioned(const T *in, T *out, size_t first_version_size, const char *what) noexcept {
+    static_assert(std::is_standard_layout<T>::value && offsetof(T, size) == 0, "size must be the first field");
+    out->size = sizeof(T);
+    if (in == nullptr) return TF_OK;
+    if (in->size < first_version_size)
+        return fail(TF_ERR_INVALID_ARGUMENT,
+                    "%s->size is %zu, below the %zu bytes of its first version: initialize it "
+                    "with its _INIT macro",
+                    what, in->size, first_version_size);
+    const size_t n = in->size < sizeof(T) ? in->size : sizeof(T);
+    std::memcpy(reinterpret_cast<char *>(out) + sizeof(size_t), reinterpret_cast<const char *>(in) + sizeof(size_t),
+                n - sizeof(size_t));
+    return TF_OK;
+}
+
+// The options of every tf_<noun>_deserialize, read once at its start.
+struct DeserializeLimits {
+    uint64_t max_memory = 0;  // 0: no limit of the caller's
+
+    // TF_ERR_TOO_LARGE when a structure of `bytes` (what its _memory()
+    // would report) exceeds the caller's limit. Call it before allocating.
+    tf_status check_memory(uint64_t bytes) const noexcept {
+        if (max_memory != 0 && bytes > max_memory)
+            return fail(TF_ERR_TOO_LARGE,
+                        "the blob describes a structure of %llu bytes, above options->max_memory (%llu bytes)",
+                        (unsigned long long)bytes, (unsigned long long)max_memory);
+        return TF_OK;
+    }
+};
+
+inline tf_status read_deserialize_options(const tf_deserialize_options *in, DeserializeLimits *out) noexcept {
+    tf_deserialize_options o = TF_DESERIALIZE_OPTIONS_INIT;
+    tf_status st = get_versioned(in, &o, TF_VERSIONED_END(tf_deserialize_options, max_memory), "options");
+    if (st != TF_OK) return st;
+    out->max_memory = o.max_memory;
+    return TF_OK;
+}
+
+}  // namespace tf
+
+#endif
