@@ -35,7 +35,7 @@
 #include <murmurhash.h>
 #include <temporalfilters.h>
 
-#include "../golden.h"
+#include "golden.h"
 
 #define HEADER_SIZE 20
 #define TRAILER_SIZE 8
