@@ -1,4 +1,4 @@
-// The wire codec: one envelope for every structure (README.md "Wire format").
+// The wire codec: one envelope for every structure (docs/wire-format.md).
 //
 //   offset size field
 //   0      4    magic "TFLT"
