@@ -1,11 +1,7 @@
 package temporalfilters
 
 import (
-	"encoding"
 	"fmt"
-	"io"
-	"math"
-	"runtime"
 
 	"temporalfilters/internal/native"
 )
@@ -69,24 +65,8 @@ type AgeBloomStats struct {
 	FPRNow         float64 // false-positive rate for the measured fill of every slice (blocked: the layout's conservative model)
 }
 
-var ageBloomKind = &handleKind{
-	name: "AgeBloom",
-	del:  func(p uintptr) { native.DeleteAgeBloomNative(native.SwigcptrAgeBloomNative(p)) },
-}
-
-var (
-	_ encoding.BinaryMarshaler   = (*AgeBloom)(nil)
-	_ encoding.BinaryUnmarshaler = (*AgeBloom)(nil)
-	_ io.Closer                  = (*AgeBloom)(nil)
-	_ fmt.Stringer               = (*AgeBloom)(nil)
-)
-
-func newAgeBloom(n native.AgeBloomNative) (*AgeBloom, error) {
-	h, err := adopt(ageBloomKind, n.Swigcptr())
-	if err != nil {
-		return nil, err
-	}
-	return &AgeBloom{h: h}, nil
+func newAgeBloom(ctor func() native.AgeBloomNative) (*AgeBloom, error) {
+	return construct[AgeBloom](ageBloomKind, func() uintptr { return ctor().Swigcptr() })
 }
 
 // NewAgeBloom is the low-level constructor: K+L slices of sliceBits bits,
@@ -95,9 +75,10 @@ func newAgeBloom(n native.AgeBloomNative) (*AgeBloom, error) {
 // k is 1..64, l is 1..1024, sliceBits is 64..2^40; seed is the hash seed.
 // Errors: ErrInvalidArgument (k, l or sliceBits out of range; sliceBits
 // above 2^40 is ErrTooLarge), ErrOutOfMemory.
-func NewAgeBloom(k, l uint32, sliceBits uint64, seed uint32) (f *AgeBloom, err error) {
-	defer catch(&err)
-	return newAgeBloom(native.NewAgeBloomNative(uint(k), uint(l), sliceBits, uint(seed)))
+func NewAgeBloom(k, l uint32, sliceBits uint64, seed uint32) (*AgeBloom, error) {
+	return newAgeBloom(func() native.AgeBloomNative {
+		return native.NewAgeBloomNative(uint(k), uint(l), sliceBits, uint(seed))
+	})
 }
 
 // NewAgeBloomFor creates a filter that remembers at least the last capacity
@@ -105,9 +86,10 @@ func NewAgeBloom(k, l uint32, sliceBits uint64, seed uint32) (f *AgeBloom, err e
 // (k, l) from AgeBloomChoose, generation ceil(capacity/l).
 // Errors: ErrInvalidArgument, ErrTooLarge (errorRate too small to meet, or
 // slices over 2^40 bits), ErrOutOfMemory.
-func NewAgeBloomFor(errorRate float64, capacity uint64, seed uint32) (f *AgeBloom, err error) {
-	defer catch(&err)
-	return newAgeBloom(native.AgeBloomNativeNew_for(errorRate, capacity, uint(seed)))
+func NewAgeBloomFor(errorRate float64, capacity uint64, seed uint32) (*AgeBloom, error) {
+	return newAgeBloom(func() native.AgeBloomNative {
+		return native.AgeBloomNativeNew_for(errorRate, capacity, uint(seed))
+	})
 }
 
 // NewBlockedAgeBloom is the low-level constructor of the blocked layout:
@@ -119,9 +101,10 @@ func NewAgeBloomFor(errorRate float64, capacity uint64, seed uint32) (f *AgeBloo
 // k >= 1 and l >= 1 with k+l <= 32, sliceBits is 32..2^40; seed is the hash
 // seed. Errors: ErrInvalidArgument (k or l of 0, k+l > 32, sliceBits below
 // 32; sliceBits above 2^40 is ErrTooLarge), ErrOutOfMemory.
-func NewBlockedAgeBloom(k, l uint32, sliceBits uint64, seed uint32) (f *AgeBloom, err error) {
-	defer catch(&err)
-	return newAgeBloom(native.AgeBloomNativeNew_blocked(uint(k), uint(l), sliceBits, uint(seed)))
+func NewBlockedAgeBloom(k, l uint32, sliceBits uint64, seed uint32) (*AgeBloom, error) {
+	return newAgeBloom(func() native.AgeBloomNative {
+		return native.AgeBloomNativeNew_blocked(uint(k), uint(l), sliceBits, uint(seed))
+	})
 }
 
 // NewBlockedAgeBloomFor creates a filter of the blocked layout that
@@ -131,19 +114,10 @@ func NewBlockedAgeBloom(k, l uint32, sliceBits uint64, seed uint32) (f *AgeBloom
 // k*generation / -ln(1-fill) bits rounded up to a multiple of 32.
 // Errors: ErrInvalidArgument, ErrTooLarge (errorRate too small to meet, or
 // slices over 2^40 bits), ErrOutOfMemory.
-func NewBlockedAgeBloomFor(errorRate float64, capacity uint64, seed uint32) (f *AgeBloom, err error) {
-	defer catch(&err)
-	return newAgeBloom(native.AgeBloomNativeNew_blocked_for(errorRate, capacity, uint(seed)))
-}
-
-// DeserializeAgeBloom creates a filter from a blob written by Serialize (in
-// any language), of either layout (the blob says which). The blob is checked
-// completely first.
-// Errors: ErrTruncated, ErrBadMagic, ErrUnsupportedVersion, ErrWrongKind,
-// ErrChecksum, ErrCorrupt, ErrOutOfMemory.
-func DeserializeAgeBloom(blob []byte) (f *AgeBloom, err error) {
-	defer catch(&err)
-	return newAgeBloom(native.AgeBloomNativeDeserialize(blobArg(blob)))
+func NewBlockedAgeBloomFor(errorRate float64, capacity uint64, seed uint32) (*AgeBloom, error) {
+	return newAgeBloom(func() native.AgeBloomNative {
+		return native.AgeBloomNativeNew_blocked_for(errorRate, capacity, uint(seed))
+	})
 }
 
 // AgeBloomChoose is the sizing helper shared by both Bloom filters: the
@@ -191,37 +165,10 @@ func AgeBloomBitsPerElement(k, l uint32) (bits float64, err error) {
 	return native.AgeBloomNativeSteady_bits_per_element(uint(k), uint(l)), nil
 }
 
-// ptr returns the native handle, 0 when the filter is closed, zero or nil.
-func (f *AgeBloom) ptr() native.SwigcptrAgeBloomNative {
-	if f == nil {
-		return 0
-	}
-	return native.SwigcptrAgeBloomNative(f.h.ptr())
-}
-
-func ageBloomClosed() error { return closedErrorOf("AgeBloom") }
-
-// Close frees the filter's C memory. It is idempotent and always returns
-// nil; afterwards every method returns an error wrapping ErrNull. Close must
-// not run concurrently with other calls on the same filter.
-func (f *AgeBloom) Close() error {
-	if f != nil {
-		closeHandle(f.h)
-	}
-	return nil
-}
-
 // Add inserts key (shifting the slices first when the generation is full).
 // Needs exclusive use. Errors: ErrNull (closed).
-func (f *AgeBloom) Add(key []byte) (err error) {
-	defer catch(&err)
-	p := f.ptr()
-	if p == 0 {
-		return ageBloomClosed()
-	}
-	p.Add(key)
-	runtime.KeepAlive(f)
-	return nil
+func (f *AgeBloom) Add(key []byte) error {
+	return run(f.obj(), func(p abNative) { p.Add(key) })
 }
 
 // AddString is Add with a string key (its bytes, e.g. UTF-8).
@@ -233,14 +180,7 @@ func (f *AgeBloom) AddString(key string) error {
 // means it is certainly not among the last Capacity inserts.
 // Errors: ErrNull (closed).
 func (f *AgeBloom) Contains(key []byte) (present bool, err error) {
-	defer catch(&err)
-	p := f.ptr()
-	if p == 0 {
-		return false, ageBloomClosed()
-	}
-	present = p.Contains(key) != 0
-	runtime.KeepAlive(f)
-	return present, nil
+	return call(f.obj(), func(p abNative) bool { return p.Contains(key) != 0 })
 }
 
 // ContainsString is Contains with a string key.
@@ -252,14 +192,7 @@ func (f *AgeBloom) ContainsString(key string) (bool, error) {
 // have said, and inserts key only when it was absent. wasPresent true means
 // a (probable) duplicate. Needs exclusive use. Errors: ErrNull (closed).
 func (f *AgeBloom) AddIfAbsent(key []byte) (wasPresent bool, err error) {
-	defer catch(&err)
-	p := f.ptr()
-	if p == 0 {
-		return false, ageBloomClosed()
-	}
-	wasPresent = p.Add_if_absent(key) != 0
-	runtime.KeepAlive(f)
-	return wasPresent, nil
+	return call(f.obj(), func(p abNative) bool { return p.Add_if_absent(key) != 0 })
 }
 
 // AddIfAbsentString is AddIfAbsent with a string key.
@@ -269,68 +202,45 @@ func (f *AgeBloom) AddIfAbsentString(key string) (bool, error) {
 
 // Clear forgets every key (the shape stays; Inserts restarts at 0). Needs
 // exclusive use. Errors: ErrNull (closed).
-func (f *AgeBloom) Clear() (err error) {
-	defer catch(&err)
-	p := f.ptr()
-	if p == 0 {
-		return ageBloomClosed()
-	}
-	p.Clear()
-	runtime.KeepAlive(f)
-	return nil
+func (f *AgeBloom) Clear() error {
+	return run(f.obj(), abNative.Clear)
 }
 
 // Stats returns the current state. FPRNow scans every slice (O(Bits/64)).
 // Errors: ErrNull (closed).
-func (f *AgeBloom) Stats() (st AgeBloomStats, err error) {
-	defer catch(&err)
-	p := f.ptr()
-	if p == 0 {
-		return AgeBloomStats{}, ageBloomClosed()
-	}
-	st = AgeBloomStats{
-		Slices:         p.Slices(),
-		Bits:           p.Bits(),
-		BitsPerElement: p.Bits_per_element(),
-		Inserts:        p.Inserts(),
-		FPRNow:         p.Fpr_now(),
-	}
-	runtime.KeepAlive(f)
-	return st, nil
+func (f *AgeBloom) Stats() (AgeBloomStats, error) {
+	return call(f.obj(), func(p abNative) AgeBloomStats {
+		return AgeBloomStats{
+			Slices:         p.Slices(),
+			Bits:           p.Bits(),
+			BitsPerElement: p.Bits_per_element(),
+			Inserts:        p.Inserts(),
+			FPRNow:         p.Fpr_now(),
+		}
+	})
 }
 
 // Info returns the filter's parameters. Errors: ErrNull (closed).
-func (f *AgeBloom) Info() (info AgeBloomInfo, err error) {
-	defer catch(&err)
-	p := f.ptr()
-	if p == 0 {
-		return AgeBloomInfo{}, ageBloomClosed()
-	}
-	info = AgeBloomInfo{
-		K:          uint32(p.K()),
-		L:          uint32(p.L()),
-		SliceBits:  p.Slice_bits(),
-		Generation: p.Generation(),
-		Capacity:   p.Capacity(),
-		Seed:       uint32(p.Seed()),
-		Blocked:    p.Is_blocked() != 0,
-	}
-	runtime.KeepAlive(f)
-	return info, nil
+func (f *AgeBloom) Info() (AgeBloomInfo, error) {
+	return call(f.obj(), func(p abNative) AgeBloomInfo {
+		return AgeBloomInfo{
+			K:          uint32(p.K()),
+			L:          uint32(p.L()),
+			SliceBits:  p.Slice_bits(),
+			Generation: p.Generation(),
+			Capacity:   p.Capacity(),
+			Seed:       uint32(p.Seed()),
+			Blocked:    p.Is_blocked() != 0,
+		}
+	})
 }
 
 // IsBlocked reports whether the filter has the blocked layout
 // (NewBlockedAgeBloom, NewBlockedAgeBloomFor, or a blob of one).
 // Errors: ErrNull (closed).
-func (f *AgeBloom) IsBlocked() (blocked bool, err error) {
-	defer catch(&err)
-	p := f.ptr()
-	if p == 0 {
-		return false, ageBloomClosed()
-	}
-	blocked = p.Is_blocked() != 0
-	runtime.KeepAlive(f)
-	return blocked, nil
+func (f *AgeBloom) IsBlocked() (bool, error) {
+	info, err := f.Info()
+	return info.Blocked, err
 }
 
 // Capacity returns the guaranteed window in inserts, L*Generation.
@@ -338,54 +248,6 @@ func (f *AgeBloom) IsBlocked() (blocked bool, err error) {
 func (f *AgeBloom) Capacity() (uint64, error) {
 	info, err := f.Info()
 	return info.Capacity, err
-}
-
-// Memory returns the bytes of C memory held by the filter. Errors: ErrNull.
-func (f *AgeBloom) Memory() (bytes uint64, err error) {
-	defer catch(&err)
-	p := f.ptr()
-	if p == 0 {
-		return 0, ageBloomClosed()
-	}
-	bytes = p.Memory()
-	runtime.KeepAlive(f)
-	return bytes, nil
-}
-
-// Serialize writes the filter in the library's portable wire format (kind
-// 2: little-endian, checksummed), readable by DeserializeAgeBloom and by the
-// other languages' bindings. Errors: ErrNull (closed).
-func (f *AgeBloom) Serialize() (blob []byte, err error) {
-	defer catch(&err)
-	p := f.ptr()
-	if p == 0 {
-		return nil, ageBloomClosed()
-	}
-	size := p.Serialized_size()
-	if size > math.MaxInt {
-		return nil, newError(StatusTooLarge, "the serialized AgeBloom does not fit in a Go slice")
-	}
-	blob = make([]byte, int(size))
-	p.Serialize_into(blob)
-	runtime.KeepAlive(f)
-	return blob, nil
-}
-
-// MarshalBinary implements encoding.BinaryMarshaler; it is Serialize.
-func (f *AgeBloom) MarshalBinary() ([]byte, error) {
-	return f.Serialize()
-}
-
-// UnmarshalBinary implements encoding.BinaryUnmarshaler: it replaces the
-// state of f (zero, open or closed) with the filter in data, which it does
-// not retain. On error f is unchanged. Needs exclusive use of f.
-func (f *AgeBloom) UnmarshalBinary(data []byte) (err error) {
-	defer catch(&err)
-	if f == nil {
-		return newError(StatusNull, "UnmarshalBinary into a nil *AgeBloom")
-	}
-	n := native.AgeBloomNativeDeserialize(blobArg(data))
-	return replaceHandle(&f.h, ageBloomKind, n.Swigcptr())
 }
 
 // String describes the filter, e.g. "AgeBloom(k=3, l=4, 200-bit slices,

@@ -85,7 +85,7 @@ func TestBenchmarkReport(t *testing.T) {
 	}
 	cLoop := func(op int) func() float64 {
 		return func() float64 {
-			v := native.C_loop_ns(s.r.p, data, benchKeyLen, op, now)
+			v := native.C_loop_ns(s.obj().ptr(), data, benchKeyLen, op, now)
 			now += uint64(cfg.keys)
 			return v
 		}

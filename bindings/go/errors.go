@@ -72,6 +72,8 @@ type Error struct {
 	Status  Status // the failing status, never StatusOK
 	Name    string // the status name, e.g. "TF_ERR_CHECKSUM"
 	Message string // the library's message, e.g. "blob checksum mismatch (...)"
+
+	closed bool // a call on a closed structure (family ErrClosed)
 }
 
 // Error formats the error as "temporalfilters: <name>: <message>".
@@ -96,18 +98,6 @@ func (e *Error) Is(target error) bool {
 
 func newError(status Status, message string) *Error {
 	return &Error{Status: status, Name: status.String(), Message: message}
-}
-
-// closedError is what every method of a closed (or zero) sketch returns; the
-// same status and message as the shared native layer gives.
-func closedError() error {
-	return closedErrorOf("RecencySketch")
-}
-
-// closedErrorOf is closedError for the structure named what ("AgeBloom",
-// ...): "the <what> is closed", as the native layer says it.
-func closedErrorOf(what string) error {
-	return newError(StatusNull, "the "+what+" is closed")
 }
 
 // panicPrefix starts the panic message of a failed native call (see

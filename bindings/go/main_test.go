@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 func waitFreed(want int64, limit time.Duration) int64 {
 	deadline := time.Now().Add(limit)
 	for {
-		n := atomic.LoadInt64(&liveSketches)
+		n := atomic.LoadInt64(&liveObjects)
 		if n <= want || time.Now().After(deadline) {
 			return n
 		}
@@ -48,7 +48,7 @@ func waitFreed(want int64, limit time.Duration) int64 {
 }
 
 func TestFinalizerFreesUnclosedSketches(t *testing.T) {
-	before := atomic.LoadInt64(&liveSketches)
+	before := atomic.LoadInt64(&liveObjects)
 	func() {
 		for i := 0; i < 50; i++ {
 			s, err := NewRecencySketch(1024, 4, uint32(i), Concurrent)
@@ -61,7 +61,7 @@ func TestFinalizerFreesUnclosedSketches(t *testing.T) {
 		must(t, z.UnmarshalBinary(blob))
 		// z dropped without Close too
 	}()
-	if got := atomic.LoadInt64(&liveSketches); got < before+51 {
+	if got := atomic.LoadInt64(&liveObjects); got < before+51 {
 		t.Fatalf("%d live sketches, want at least %d", got, before+51)
 	}
 	if left := waitFreed(before+1, 10*time.Second); left > before+1 { // +1: mustNew's, closed at cleanup

@@ -1,12 +1,9 @@
 package temporalfilters
 
 import (
-	"encoding"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"runtime"
 
 	"temporalfilters/internal/native"
 )
@@ -154,26 +151,6 @@ type RateLimiter struct {
 	h *handle
 }
 
-var rateLimiterKind = &handleKind{
-	name: "RateLimiter",
-	del:  func(p uintptr) { native.DeleteRateLimiterNative(native.SwigcptrRateLimiterNative(p)) },
-}
-
-var (
-	_ encoding.BinaryMarshaler   = (*RateLimiter)(nil)
-	_ encoding.BinaryUnmarshaler = (*RateLimiter)(nil)
-	_ io.Closer                  = (*RateLimiter)(nil)
-	_ fmt.Stringer               = (*RateLimiter)(nil)
-)
-
-func newRateLimiter(n native.RateLimiterNative) (*RateLimiter, error) {
-	h, err := adopt(rateLimiterKind, n.Swigcptr())
-	if err != nil {
-		return nil, err
-	}
-	return &RateLimiter{h: h}, nil
-}
-
 // NewRateLimiter creates a limiter that grants each key at most limit
 // requests per window time units.
 //
@@ -182,39 +159,10 @@ func newRateLimiter(n native.RateLimiterNative) (*RateLimiter, error) {
 // window/bucketWidth <= RateLimiterMaxBuckets; with Exact it is ignored and
 // may be 0. flags is 0 or an OR of Exact and FullAllow.
 // Errors: ErrInvalidArgument, ErrOutOfMemory.
-func NewRateLimiter(limit, window, bucketWidth uint64, flags uint32) (r *RateLimiter, err error) {
-	defer catch(&err)
-	return newRateLimiter(native.NewRateLimiterNative(limit, window, bucketWidth, uint(flags)))
-}
-
-// DeserializeRateLimiter creates a limiter from a blob written by Serialize
-// (in any language): its parameters, global window, overrides, max keys,
-// counters, reclaim horizon and every tracked key's state. The blob is
-// checked completely first. Errors: ErrTruncated, ErrBadMagic, ErrUnsupportedVersion,
-// ErrWrongKind, ErrChecksum, ErrCorrupt, ErrOutOfMemory.
-func DeserializeRateLimiter(blob []byte) (r *RateLimiter, err error) {
-	defer catch(&err)
-	return newRateLimiter(native.RateLimiterNativeDeserialize(blobArg(blob)))
-}
-
-// ptr returns the native handle, 0 when the limiter is closed, zero or nil.
-func (r *RateLimiter) ptr() native.SwigcptrRateLimiterNative {
-	if r == nil {
-		return 0
-	}
-	return native.SwigcptrRateLimiterNative(r.h.ptr())
-}
-
-func rateLimiterClosed() error { return closedErrorOf("RateLimiter") }
-
-// Close frees the limiter's C memory. It is idempotent and always returns
-// nil; afterwards every method returns an error wrapping ErrNull. Close must
-// not run concurrently with other calls on the same limiter.
-func (r *RateLimiter) Close() error {
-	if r != nil {
-		closeHandle(r.h)
-	}
-	return nil
+func NewRateLimiter(limit, window, bucketWidth uint64, flags uint32) (*RateLimiter, error) {
+	return construct[RateLimiter](rateLimiterKind, func() uintptr {
+		return native.NewRateLimiterNative(limit, window, bucketWidth, uint(flags)).Swigcptr()
+	})
 }
 
 // SetGlobalLimit caps all keys together at limit permits per window (0
@@ -227,15 +175,8 @@ func (r *RateLimiter) Close() error {
 // mode the global window keeps limit timestamps (8 bytes each; at most
 // RateLimiterMaxExactGlobal). Errors: ErrInvalidArgument, ErrOutOfMemory
 // (nothing changed), ErrNull (closed).
-func (r *RateLimiter) SetGlobalLimit(limit uint64) (err error) {
-	defer catch(&err)
-	p := r.ptr()
-	if p == 0 {
-		return rateLimiterClosed()
-	}
-	p.Set_global_limit(limit)
-	runtime.KeepAlive(r)
-	return nil
+func (r *RateLimiter) SetGlobalLimit(limit uint64) error {
+	return run(r.obj(), func(p rlNative) { p.Set_global_limit(limit) })
 }
 
 // SetKeyLimit gives key its own limit instead of the default (0 removes the
@@ -244,15 +185,8 @@ func (r *RateLimiter) SetGlobalLimit(limit uint64) (err error) {
 // below what it holds denies it until enough permits leave (Exact mode
 // keeps its newest grants that fit). Errors: ErrInvalidArgument (limit
 // above the mode's maximum), ErrOutOfMemory, ErrNull (closed).
-func (r *RateLimiter) SetKeyLimit(key []byte, limit uint64) (err error) {
-	defer catch(&err)
-	p := r.ptr()
-	if p == 0 {
-		return rateLimiterClosed()
-	}
-	p.Set_key_limit(key, limit)
-	runtime.KeepAlive(r)
-	return nil
+func (r *RateLimiter) SetKeyLimit(key []byte, limit uint64) error {
+	return run(r.obj(), func(p rlNative) { p.Set_key_limit(key, limit) })
 }
 
 // SetKeyLimitString is SetKeyLimit with a string key (its bytes, e.g. UTF-8).
@@ -272,33 +206,20 @@ func (r *RateLimiter) SetKeyLimitString(key string, limit uint64) error {
 // without reclaiming it and counting nothing. Keys already tracked are not
 // affected, and a bound below the keys tracked now evicts nobody.
 // Errors: ErrNull (closed).
-func (r *RateLimiter) SetMaxKeys(maxKeys uint64) (err error) {
-	defer catch(&err)
-	p := r.ptr()
-	if p == 0 {
-		return rateLimiterClosed()
-	}
-	p.Set_max_keys(maxKeys)
-	runtime.KeepAlive(r)
-	return nil
+func (r *RateLimiter) SetMaxKeys(maxKeys uint64) error {
+	return run(r.obj(), func(p rlNative) { p.Set_max_keys(maxKeys) })
 }
 
 // decide is Acquire (take) or Peek.
-func (r *RateLimiter) decide(key []byte, now, n uint64, take bool) (d Decision, err error) {
-	defer catch(&err)
-	p := r.ptr()
-	if p == 0 {
-		return Decision{}, rateLimiterClosed()
-	}
-	var out [2]uint64 // remaining, retry at
-	var allowed int
-	if take {
-		allowed = p.Acquire(key, now, n, &out[0], &out[1])
-	} else {
-		allowed = p.Peek(key, now, n, &out[0], &out[1])
-	}
-	runtime.KeepAlive(r)
-	return Decision{Allowed: allowed != 0, Remaining: out[0], RetryAt: out[1]}, nil
+func (r *RateLimiter) decide(key []byte, now, n uint64, take bool) (Decision, error) {
+	return call(r.obj(), func(p rlNative) (d Decision) {
+		decide := p.Peek
+		if take {
+			decide = p.Acquire
+		}
+		d.Allowed = decide(key, now, n, &d.Remaining, &d.RetryAt) != 0
+		return d
+	})
 }
 
 // Acquire asks for n (>= 1) permits for key at time now (>= 1) and takes
@@ -348,45 +269,26 @@ func (r *RateLimiter) AllowString(key string, now uint64) (bool, error) {
 // be tracked; the decisions before it stand but are not returned), ErrNull
 // (closed).
 func (r *RateLimiter) AcquireBatch(keys [][]byte, times []uint64, n uint64) ([]Decision, error) {
-	if r.ptr() == 0 {
-		return nil, rateLimiterClosed()
-	}
-	pk, err := packBytes(keys)
-	if err != nil {
-		return nil, err
-	}
-	return r.acquirePacked(pk, times, n)
+	return acquireBatch(r, keys, times, n)
 }
 
 // AcquireBatchStrings is AcquireBatch with string keys.
 func (r *RateLimiter) AcquireBatchStrings(keys []string, times []uint64, n uint64) ([]Decision, error) {
-	if r.ptr() == 0 {
-		return nil, rateLimiterClosed()
-	}
-	pk, err := packStrings(keys)
-	if err != nil {
-		return nil, err
-	}
-	return r.acquirePacked(pk, times, n)
+	return acquireBatch(r, keys, times, n)
 }
 
-func (r *RateLimiter) acquirePacked(pk *packedKeys, times []uint64, n uint64) (ds []Decision, err error) {
-	defer pk.release()
-	defer catch(&err)
-	p := r.ptr()
-	if p == 0 {
-		return nil, rateLimiterClosed()
-	}
-	count := len(pk.lens)
-	allowed := make([]int32, count)
-	out := make([]uint64, 2*count) // remaining, then retry at
-	p.Acquire_batch(pk.data, pk.lens, times, n, allowed, out[:count:count], out[count:])
-	runtime.KeepAlive(r)
-	ds = make([]Decision, count)
-	for i := range ds {
-		ds[i] = Decision{Allowed: allowed[i] != 0, Remaining: out[i], RetryAt: out[count+i]}
-	}
-	return ds, nil
+func acquireBatch[K key](r *RateLimiter, keys []K, times []uint64, n uint64) ([]Decision, error) {
+	return batch(r.obj(), keys, func(p rlNative, data []byte, lens []int32) []Decision {
+		count := len(lens)
+		allowed := make([]int32, count)
+		out := make([]uint64, 2*count) // remaining, then retry at
+		p.Acquire_batch(data, lens, times, n, allowed, out[:count:count], out[count:])
+		ds := make([]Decision, count)
+		for i := range ds {
+			ds[i] = Decision{Allowed: allowed[i] != 0, Remaining: out[i], RetryAt: out[count+i]}
+		}
+		return ds
+	})
 }
 
 // Peek is the decision Acquire would make at now, without changing
@@ -409,15 +311,8 @@ func (r *RateLimiter) PeekString(key string, now, n uint64) (Decision, error) {
 // window too (the same buckets, or grant times, as the key's, if they are
 // still in it). A key not tracked is a no-op. Errors: ErrInvalidArgument
 // (now is 0), ErrNull (closed).
-func (r *RateLimiter) Refund(key []byte, now, n uint64) (err error) {
-	defer catch(&err)
-	p := r.ptr()
-	if p == 0 {
-		return rateLimiterClosed()
-	}
-	p.Refund(key, now, n)
-	runtime.KeepAlive(r)
-	return nil
+func (r *RateLimiter) Refund(key []byte, now, n uint64) error {
+	return run(r.obj(), func(p rlNative) { p.Refund(key, now, n) })
 }
 
 // RefundString is Refund with a string key.
@@ -427,15 +322,8 @@ func (r *RateLimiter) RefundString(key string, now, n uint64) error {
 
 // Reset forgets key's requests (its override, if any, stays). The permits
 // it took stay counted in the global window. Errors: ErrNull (closed).
-func (r *RateLimiter) Reset(key []byte) (err error) {
-	defer catch(&err)
-	p := r.ptr()
-	if p == 0 {
-		return rateLimiterClosed()
-	}
-	p.Reset(key)
-	runtime.KeepAlive(r)
-	return nil
+func (r *RateLimiter) Reset(key []byte) error {
+	return run(r.obj(), func(p rlNative) { p.Reset(key) })
 }
 
 // ResetString is Reset with a string key.
@@ -445,46 +333,20 @@ func (r *RateLimiter) ResetString(key string) error {
 
 // Stats returns the counters. Each is read atomically, but under concurrent
 // use they are not one snapshot. Errors: ErrNull (closed).
-func (r *RateLimiter) Stats() (st RateLimiterStats, err error) {
-	defer catch(&err)
-	p := r.ptr()
-	if p == 0 {
-		return RateLimiterStats{}, rateLimiterClosed()
-	}
-	st = RateLimiterStats{
-		Keys:        p.Keys(),
-		Reclaimed:   p.Reclaimed(),
-		DeniedFull:  p.Denied_full(),
-		AllowedFull: p.Allowed_full(),
-	}
-	runtime.KeepAlive(r)
-	return st, nil
+func (r *RateLimiter) Stats() (RateLimiterStats, error) {
+	return call(r.obj(), func(p rlNative) RateLimiterStats {
+		return RateLimiterStats{
+			Keys:        p.Keys(),
+			Reclaimed:   p.Reclaimed(),
+			DeniedFull:  p.Denied_full(),
+			AllowedFull: p.Allowed_full(),
+		}
+	})
 }
 
 // Keys returns the number of keys tracked now. Errors: ErrNull (closed).
 func (r *RateLimiter) Keys() (n uint64, err error) {
-	defer catch(&err)
-	p := r.ptr()
-	if p == 0 {
-		return 0, rateLimiterClosed()
-	}
-	n = p.Keys()
-	runtime.KeepAlive(r)
-	return n, nil
-}
-
-// Memory returns the bytes of C memory held by the limiter: its tables,
-// the exact mode's rings, the global window and the overrides (it takes
-// each shard's lock in turn). Errors: ErrNull (closed).
-func (r *RateLimiter) Memory() (bytes uint64, err error) {
-	defer catch(&err)
-	p := r.ptr()
-	if p == 0 {
-		return 0, rateLimiterClosed()
-	}
-	bytes = p.Memory()
-	runtime.KeepAlive(r)
-	return bytes, nil
+	return call(r.obj(), rlNative.Keys)
 }
 
 // serializeAttempts bounds the retries of Serialize when the limiter grows
@@ -504,44 +366,11 @@ const serializeAttempts = 16
 // Errors: ErrNull (closed), ErrBufferTooSmall (the size kept changing).
 func (r *RateLimiter) Serialize() (blob []byte, err error) {
 	for attempt := 1; ; attempt++ {
-		blob, err = r.serializeOnce()
+		blob, err = r.obj().serialize()
 		if err == nil || !errors.Is(err, ErrBufferTooSmall) || attempt == serializeAttempts {
 			return blob, err
 		}
 	}
-}
-
-func (r *RateLimiter) serializeOnce() (blob []byte, err error) {
-	defer catch(&err)
-	p := r.ptr()
-	if p == 0 {
-		return nil, rateLimiterClosed()
-	}
-	size := p.Serialized_size()
-	if size > math.MaxInt {
-		return nil, newError(StatusTooLarge, "the serialized RateLimiter does not fit in a Go slice")
-	}
-	blob = make([]byte, int(size))
-	p.Serialize_into(blob)
-	runtime.KeepAlive(r)
-	return blob, nil
-}
-
-// MarshalBinary implements encoding.BinaryMarshaler; it is Serialize.
-func (r *RateLimiter) MarshalBinary() ([]byte, error) {
-	return r.Serialize()
-}
-
-// UnmarshalBinary implements encoding.BinaryUnmarshaler: it replaces the
-// state of r (zero, open or closed) with the limiter in data, which it does
-// not retain. On error r is unchanged. Needs exclusive use of r.
-func (r *RateLimiter) UnmarshalBinary(data []byte) (err error) {
-	defer catch(&err)
-	if r == nil {
-		return newError(StatusNull, "UnmarshalBinary into a nil *RateLimiter")
-	}
-	n := native.RateLimiterNativeDeserialize(blobArg(data))
-	return replaceHandle(&r.h, rateLimiterKind, n.Swigcptr())
 }
 
 // String describes the limiter, e.g. "RateLimiter(12 keys)".

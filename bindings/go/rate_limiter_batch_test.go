@@ -264,7 +264,7 @@ func nativeCall(f func()) (err error) {
 // one entry per key and key lengths that match the bytes.
 func TestRateLimiterBatchNativeChecks(t *testing.T) {
 	r := mustRateLimiter(t, 2, 100, 10, 0)
-	p := r.ptr()
+	p := r.obj().ptr()
 	data := []byte("xyz")
 	lens := []int32{1, 1, 1}
 	times := []uint64{6, 7, 8}
