@@ -166,7 +166,7 @@ func AgeBloomBitsPerElement(k, l uint32) (bits float64, err error) {
 }
 
 // Add inserts key (shifting the slices first when the generation is full).
-// Needs exclusive use. Errors: ErrNull (closed).
+// Needs exclusive use. Errors: ErrClosed.
 func (f *AgeBloom) Add(key []byte) error {
 	return run(f.obj(), func(p abNative) { p.Add(key) })
 }
@@ -178,7 +178,7 @@ func (f *AgeBloom) AddString(key string) error {
 
 // Contains reports whether key is (probably) among the last inserts: false
 // means it is certainly not among the last Capacity inserts.
-// Errors: ErrNull (closed).
+// Errors: ErrClosed.
 func (f *AgeBloom) Contains(key []byte) (present bool, err error) {
 	return call(f.obj(), func(p abNative) bool { return p.Contains(key) != 0 })
 }
@@ -190,7 +190,7 @@ func (f *AgeBloom) ContainsString(key string) (bool, error) {
 
 // AddIfAbsent is de-duplication in one call: it returns what Contains would
 // have said, and inserts key only when it was absent. wasPresent true means
-// a (probable) duplicate. Needs exclusive use. Errors: ErrNull (closed).
+// a (probable) duplicate. Needs exclusive use. Errors: ErrClosed.
 func (f *AgeBloom) AddIfAbsent(key []byte) (wasPresent bool, err error) {
 	return call(f.obj(), func(p abNative) bool { return p.Add_if_absent(key) != 0 })
 }
@@ -201,13 +201,13 @@ func (f *AgeBloom) AddIfAbsentString(key string) (bool, error) {
 }
 
 // Clear forgets every key (the shape stays; Inserts restarts at 0). Needs
-// exclusive use. Errors: ErrNull (closed).
+// exclusive use. Errors: ErrClosed.
 func (f *AgeBloom) Clear() error {
 	return run(f.obj(), abNative.Clear)
 }
 
 // Stats returns the current state. FPRNow scans every slice (O(Bits/64)).
-// Errors: ErrNull (closed).
+// Errors: ErrClosed.
 func (f *AgeBloom) Stats() (AgeBloomStats, error) {
 	return call(f.obj(), func(p abNative) AgeBloomStats {
 		return AgeBloomStats{
@@ -220,7 +220,7 @@ func (f *AgeBloom) Stats() (AgeBloomStats, error) {
 	})
 }
 
-// Info returns the filter's parameters. Errors: ErrNull (closed).
+// Info returns the filter's parameters. Errors: ErrClosed.
 func (f *AgeBloom) Info() (AgeBloomInfo, error) {
 	return call(f.obj(), func(p abNative) AgeBloomInfo {
 		return AgeBloomInfo{
@@ -237,14 +237,14 @@ func (f *AgeBloom) Info() (AgeBloomInfo, error) {
 
 // IsBlocked reports whether the filter has the blocked layout
 // (NewBlockedAgeBloom, NewBlockedAgeBloomFor, or a blob of one).
-// Errors: ErrNull (closed).
+// Errors: ErrClosed.
 func (f *AgeBloom) IsBlocked() (bool, error) {
 	info, err := f.Info()
 	return info.Blocked, err
 }
 
 // Capacity returns the guaranteed window in inserts, L*Generation.
-// Errors: ErrNull (closed).
+// Errors: ErrClosed.
 func (f *AgeBloom) Capacity() (uint64, error) {
 	info, err := f.Info()
 	return info.Capacity, err

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
-	"strings"
 	"testing"
 )
 
@@ -444,10 +443,7 @@ func checkAgeBloomClosed(t *testing.T, f *AgeBloom) {
 	k := []byte("k")
 	check := func(what string, err error) {
 		t.Helper()
-		wantStatus(t, err, ErrNull)
-		if !strings.Contains(err.Error(), "AgeBloom is closed") {
-			t.Errorf("%s: message %q does not say the AgeBloom is closed", what, err)
-		}
+		wantClosed(t, what, "AgeBloom", err)
 	}
 	check("Add", f.Add(k))
 	check("AddString", f.AddString("k"))
@@ -468,16 +464,7 @@ func checkAgeBloomClosed(t *testing.T, f *AgeBloom) {
 	check("Capacity", err)
 	_, err = f.IsBlocked()
 	check("IsBlocked", err)
-	_, err = f.Memory()
-	check("Memory", err)
-	_, err = f.Serialize()
-	check("Serialize", err)
-	_, err = f.MarshalBinary()
-	check("MarshalBinary", err)
-	if got := f.String(); got != "AgeBloom(closed)" {
-		t.Errorf("String = %q", got)
-	}
-	must(t, f.Close()) // idempotent
+	checkClosedStructure(t, "AgeBloom", f)
 }
 
 func TestAgeBloomClosed(t *testing.T) {

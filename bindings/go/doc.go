@@ -21,7 +21,10 @@
 //   - Every status of the C library other than TF_OK becomes an error of type
 //     *Error, which carries the status code, its name and the library's
 //     message; errors.Is(err, ErrChecksum) and the other Err* sentinels tell
-//     the statuses apart.
+//     the statuses apart, and the family sentinels the kinds of failure, as
+//     in every language of the library: ErrInvalidArgument (TF_ERR_NULL,
+//     TF_ERR_INVALID_ARGUMENT, TF_ERR_TOO_LARGE), ErrBadBlob (a blob
+//     deserialize refuses), ErrIncompatible, ErrOutOfMemory and ErrClosed.
 //   - Keys are binary-safe byte strings (NUL bytes included): every method
 //     taking a key has a []byte form and a string form (Update and
 //     UpdateString, Add and AddString, Acquire and AcquireString, ...). Keys
@@ -33,7 +36,7 @@
 //   - Every structure holds C memory: call Close when done with it (it is
 //     idempotent). A finalizer frees the ones that were never closed, as a
 //     safety net only. Methods called on a closed structure return an error
-//     wrapping ErrNull; they never crash.
+//     matching ErrClosed; they never crash.
 //   - Every structure implements encoding.BinaryMarshaler and
 //     encoding.BinaryUnmarshaler with the library's portable wire format, so
 //     blobs move freely between the C, Java, Go and Ruby bindings.

@@ -11,37 +11,6 @@ import (
 	"temporalfilters/internal/native"
 )
 
-var allSentinels = []error{
-	ErrNull, ErrInvalidArgument, ErrOutOfMemory, ErrTooLarge, ErrBufferTooSmall, ErrTruncated,
-	ErrBadMagic, ErrUnsupportedVersion, ErrWrongKind, ErrChecksum, ErrCorrupt, ErrIncompatible,
-	ErrInternal,
-}
-
-// wantStatus checks that err is an *Error of the sentinel's status (and of
-// no other), with the status name and a message.
-func wantStatus(t *testing.T, err error, sentinel error) {
-	t.Helper()
-	if err == nil {
-		t.Fatalf("no error, want %v", sentinel)
-	}
-	var e *Error
-	if !errors.As(err, &e) {
-		t.Fatalf("error %v (%T) is not an *Error", err, err)
-	}
-	want := sentinel.(Status)
-	if e.Status != want || e.Name != want.String() {
-		t.Fatalf("error %v: status %d (%s), want %d (%s)", err, e.Status, e.Name, want, want.String())
-	}
-	if e.Message == "" {
-		t.Fatalf("error %v has no message", err)
-	}
-	for _, other := range allSentinels {
-		if errors.Is(err, other) != (other == sentinel) {
-			t.Fatalf("errors.Is(%v, %v) = %v", err, other, !(other == sentinel))
-		}
-	}
-}
-
 func TestStatusValues(t *testing.T) {
 	pairs := []struct {
 		goStatus Status
@@ -102,6 +71,41 @@ func TestErrorType(t *testing.T) {
 	// an *Error matches another *Error of the same status
 	if !errors.Is(err, &Error{Status: StatusInvalidArgument}) || errors.Is(err, &Error{Status: StatusNull}) {
 		t.Error("*Error.Is(*Error)")
+	}
+}
+
+// Every status is in the family of docs/conventions.md, and only in it; a
+// closed structure's error is in ErrClosed alone.
+func TestErrorFamilies(t *testing.T) {
+	for _, sentinel := range allSentinels {
+		st := sentinel.(Status)
+		wantStatus(t, newError(st, "a message"), sentinel)
+		wantStatus(t, fmt.Errorf("wrapped: %w", newError(st, "a message")), sentinel)
+	}
+	wantStatus(t, newError(StatusBufferTooSmall, "no family"), ErrBufferTooSmall)
+	if familyOf[StatusBufferTooSmall] != nil || familyOf[StatusInternal] != nil {
+		t.Error("TF_ERR_BUFFER_TOO_SMALL and TF_ERR_INTERNAL belong to no family")
+	}
+	var s *RecencySketch
+	_, err := s.Query([]byte("k"))
+	wantClosed(t, "Query", "RecencySketch", err)
+	if !errors.Is(err, ErrNull) || errors.Is(err, ErrInvalidArgument) || !errors.Is(err, ErrClosed) {
+		t.Errorf("closed: errors.Is ErrNull %v, ErrInvalidArgument %v, ErrClosed %v",
+			errors.Is(err, ErrNull), errors.Is(err, ErrInvalidArgument), errors.Is(err, ErrClosed))
+	}
+	// a nil argument is an invalid argument, not a closed structure
+	err = s.UnmarshalBinary(nil)
+	wantStatus(t, err, ErrNull)
+	if !errors.Is(err, ErrInvalidArgument) || errors.Is(err, ErrClosed) {
+		t.Errorf("nil argument: %v", err)
+	}
+	for _, c := range []struct {
+		family error
+		text   string
+	}{{ErrBadBlob, "temporalfilters: bad blob"}, {ErrClosed, "temporalfilters: closed"}} {
+		if c.family.Error() != c.text {
+			t.Errorf("%q, want %q", c.family.Error(), c.text)
+		}
 	}
 }
 
@@ -189,10 +193,7 @@ func checkClosed(t *testing.T, s *RecencySketch) {
 	k := []byte("k")
 	check := func(what string, err error) {
 		t.Helper()
-		wantStatus(t, err, ErrNull)
-		if !strings.Contains(err.Error(), "closed") {
-			t.Errorf("%s: message %q does not say closed", what, err)
-		}
+		wantClosed(t, what, "RecencySketch", err)
 	}
 	check("Update", s.Update(k, 1))
 	check("UpdateString", s.UpdateString("k", 1))
@@ -216,8 +217,6 @@ func checkClosed(t *testing.T, s *RecencySketch) {
 	check("Clear", s.Clear())
 	_, err = s.ErrorEstimate(0)
 	check("ErrorEstimate", err)
-	_, err = s.Memory()
-	check("Memory", err)
 	_, err = s.Info()
 	check("Info", err)
 	_, err = s.Width()
@@ -230,19 +229,12 @@ func checkClosed(t *testing.T, s *RecencySketch) {
 	check("Flags", err)
 	_, err = s.Cells()
 	check("Cells", err)
-	_, err = s.Serialize()
-	check("Serialize", err)
-	_, err = s.MarshalBinary()
-	check("MarshalBinary", err)
 	open, err := NewRecencySketch(16, 2, 0, 0)
 	must(t, err)
 	defer open.Close()
 	check("Merge into closed", s.Merge(open))
 	check("Merge from closed", open.Merge(s))
-	if got := s.String(); got != "RecencySketch(closed)" {
-		t.Errorf("String = %q", got)
-	}
-	must(t, s.Close()) // idempotent
+	checkClosedStructure(t, "RecencySketch", s)
 }
 
 func TestClosed(t *testing.T) {

@@ -174,7 +174,7 @@ func NewRateLimiter(limit, window, bucketWidth uint64, flags uint32) (*RateLimit
 // starts the global window empty (the keys' own windows are kept). In Exact
 // mode the global window keeps limit timestamps (8 bytes each; at most
 // RateLimiterMaxExactGlobal). Errors: ErrInvalidArgument, ErrOutOfMemory
-// (nothing changed), ErrNull (closed).
+// (nothing changed), ErrClosed.
 func (r *RateLimiter) SetGlobalLimit(limit uint64) error {
 	return run(r.obj(), func(p rlNative) { p.Set_global_limit(limit) })
 }
@@ -184,7 +184,7 @@ func (r *RateLimiter) SetGlobalLimit(limit uint64) error {
 // the key is still held to the global limit. Lowering the limit of a key
 // below what it holds denies it until enough permits leave (Exact mode
 // keeps its newest grants that fit). Errors: ErrInvalidArgument (limit
-// above the mode's maximum), ErrOutOfMemory, ErrNull (closed).
+// above the mode's maximum), ErrOutOfMemory, ErrClosed.
 func (r *RateLimiter) SetKeyLimit(key []byte, limit uint64) error {
 	return run(r.obj(), func(p rlNative) { p.Set_key_limit(key, limit) })
 }
@@ -205,7 +205,7 @@ func (r *RateLimiter) SetKeyLimitString(key string, limit uint64) error {
 // granted). Peek answers a new key the same way, looking for an idle key
 // without reclaiming it and counting nothing. Keys already tracked are not
 // affected, and a bound below the keys tracked now evicts nobody.
-// Errors: ErrNull (closed).
+// Errors: ErrClosed.
 func (r *RateLimiter) SetMaxKeys(maxKeys uint64) error {
 	return run(r.obj(), func(p rlNative) { p.Set_max_keys(maxKeys) })
 }
@@ -230,7 +230,7 @@ func (r *RateLimiter) decide(key []byte, now, n uint64, take bool) (Decision, er
 // so is a new key when the table is full (SetMaxKeys) without FullAllow.
 // With a global limit, see Decision for how both windows decide.
 // Errors: ErrInvalidArgument (now or n is 0), ErrOutOfMemory (the table
-// could not grow; nothing changed), ErrNull (closed).
+// could not grow; nothing changed), ErrClosed.
 func (r *RateLimiter) Acquire(key []byte, now, n uint64) (Decision, error) {
 	return r.decide(key, now, n, true)
 }
@@ -266,8 +266,7 @@ func (r *RateLimiter) AllowString(key string, now uint64) (bool, error) {
 // Every argument is checked before any decision, so a refused call changes
 // nothing. Errors: ErrInvalidArgument (len(times) != len(keys), a zero
 // time, n is 0, even for an empty batch), ErrOutOfMemory (a key could not
-// be tracked; the decisions before it stand but are not returned), ErrNull
-// (closed).
+// be tracked; the decisions before it stand but are not returned), ErrClosed.
 func (r *RateLimiter) AcquireBatch(keys [][]byte, times []uint64, n uint64) ([]Decision, error) {
 	return acquireBatch(r, keys, times, n)
 }
@@ -296,7 +295,7 @@ func acquireBatch[K key](r *RateLimiter, keys []K, times []uint64, n uint64) ([]
 // global window's), no key created or reclaimed; on a full table it looks
 // for an idle key without removing it, and it counts nothing in Stats. The
 // serialized state is the same before and after. Errors: ErrInvalidArgument
-// (now or n is 0), ErrNull (closed).
+// (now or n is 0), ErrClosed.
 func (r *RateLimiter) Peek(key []byte, now, n uint64) (Decision, error) {
 	return r.decide(key, now, n, false)
 }
@@ -310,7 +309,7 @@ func (r *RateLimiter) PeekString(key string, now, n uint64) (Decision, error) {
 // for a request that was not served after all; they go back to the global
 // window too (the same buckets, or grant times, as the key's, if they are
 // still in it). A key not tracked is a no-op. Errors: ErrInvalidArgument
-// (now is 0), ErrNull (closed).
+// (now is 0), ErrClosed.
 func (r *RateLimiter) Refund(key []byte, now, n uint64) error {
 	return run(r.obj(), func(p rlNative) { p.Refund(key, now, n) })
 }
@@ -321,7 +320,7 @@ func (r *RateLimiter) RefundString(key string, now, n uint64) error {
 }
 
 // Reset forgets key's requests (its override, if any, stays). The permits
-// it took stay counted in the global window. Errors: ErrNull (closed).
+// it took stay counted in the global window. Errors: ErrClosed.
 func (r *RateLimiter) Reset(key []byte) error {
 	return run(r.obj(), func(p rlNative) { p.Reset(key) })
 }
@@ -332,7 +331,7 @@ func (r *RateLimiter) ResetString(key string) error {
 }
 
 // Stats returns the counters. Each is read atomically, but under concurrent
-// use they are not one snapshot. Errors: ErrNull (closed).
+// use they are not one snapshot. Errors: ErrClosed.
 func (r *RateLimiter) Stats() (RateLimiterStats, error) {
 	return call(r.obj(), func(p rlNative) RateLimiterStats {
 		return RateLimiterStats{
@@ -344,7 +343,7 @@ func (r *RateLimiter) Stats() (RateLimiterStats, error) {
 	})
 }
 
-// Keys returns the number of keys tracked now. Errors: ErrNull (closed).
+// Keys returns the number of keys tracked now. Errors: ErrClosed.
 func (r *RateLimiter) Keys() (n uint64, err error) {
 	return call(r.obj(), rlNative.Keys)
 }
@@ -363,7 +362,7 @@ const serializeAttempts = 16
 // holds every lock while it writes, but rate_limiter.h promises a snapshot
 // of one moment only for a limiter not modified meanwhile; when the size
 // changes between measuring and writing, it is measured and written again.
-// Errors: ErrNull (closed), ErrBufferTooSmall (the size kept changing).
+// Errors: ErrClosed, ErrBufferTooSmall (the size kept changing).
 func (r *RateLimiter) Serialize() (blob []byte, err error) {
 	for attempt := 1; ; attempt++ {
 		blob, err = r.obj().serialize()

@@ -243,12 +243,12 @@ func TestRateLimiterBatchClosed(t *testing.T) {
 	for _, r := range []*RateLimiter{r, &zero, nilLimiter} {
 		for _, keys := range []int{1, 0} {
 			ds, err := r.AcquireBatch(make([][]byte, keys), make([]uint64, keys), 1)
-			wantStatus(t, err, ErrNull)
-			if ds != nil || !strings.Contains(err.Error(), "RateLimiter is closed") {
+			wantClosed(t, "AcquireBatch", "RateLimiter", err)
+			if ds != nil {
 				t.Fatalf("AcquireBatch on a closed limiter: %v, %v", ds, err)
 			}
 			_, err = r.AcquireBatchStrings(make([]string, keys), make([]uint64, keys), 1)
-			wantStatus(t, err, ErrNull)
+			wantClosed(t, "AcquireBatchStrings", "RateLimiter", err)
 		}
 	}
 }

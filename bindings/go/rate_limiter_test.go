@@ -8,7 +8,6 @@ import (
 	"math"
 	"math/rand"
 	"sort"
-	"strings"
 	"testing"
 	"time"
 
@@ -1190,10 +1189,7 @@ func checkRateLimiterClosed(t *testing.T, r *RateLimiter) {
 	k := []byte("k")
 	check := func(what string, err error) {
 		t.Helper()
-		wantStatus(t, err, ErrNull)
-		if !strings.Contains(err.Error(), "RateLimiter is closed") {
-			t.Errorf("%s: message %q does not say the RateLimiter is closed", what, err)
-		}
+		wantClosed(t, what, "RateLimiter", err)
 	}
 	check("SetGlobalLimit", r.SetGlobalLimit(1))
 	check("SetKeyLimit", r.SetKeyLimit(k, 1))
@@ -1222,16 +1218,7 @@ func checkRateLimiterClosed(t *testing.T, r *RateLimiter) {
 	check("Stats", err)
 	_, err = r.Keys()
 	check("Keys", err)
-	_, err = r.Memory()
-	check("Memory", err)
-	_, err = r.Serialize()
-	check("Serialize", err)
-	_, err = r.MarshalBinary()
-	check("MarshalBinary", err)
-	if got := r.String(); got != "RateLimiter(closed)" {
-		t.Errorf("String = %q", got)
-	}
-	must(t, r.Close()) // idempotent
+	checkClosedStructure(t, "RateLimiter", r)
 }
 
 func TestRateLimiterClosed(t *testing.T) {

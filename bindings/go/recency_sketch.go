@@ -91,7 +91,7 @@ func RecencySketchDimensions(expectedKeys uint64, tooNewProbability float64, fla
 
 // Update records that key was seen at time now (>= 1): every cell of the key
 // becomes max(cell, now). Older times than already recorded are fine (they
-// change nothing). Errors: ErrInvalidArgument (now == 0), ErrNull (closed).
+// change nothing). Errors: ErrInvalidArgument (now == 0), ErrClosed.
 func (s *RecencySketch) Update(key []byte, now uint64) error {
 	return run(s.obj(), func(p rsNative) { p.Update(key, now) })
 }
@@ -103,7 +103,7 @@ func (s *RecencySketch) UpdateString(key string, now uint64) error {
 
 // Query estimates the last time key was updated: Never (0) when it was never
 // updated (and no other keys filled all its cells), otherwise a time >= the
-// true last update. Errors: ErrNull (closed).
+// true last update. Errors: ErrClosed.
 func (s *RecencySketch) Query(key []byte) (t uint64, err error) {
 	return call(s.obj(), func(p rsNative) uint64 { return p.Query(key) })
 }
@@ -129,7 +129,7 @@ func (s *RecencySketch) LastSeenString(key string) (uint64, bool, error) {
 // recorded for it within the last interval time units (as estimated), and
 // then records the grant. A key is never granted twice within interval, also
 // under concurrent use. Errors: ErrInvalidArgument (now or interval 0),
-// ErrNull (closed).
+// ErrClosed.
 func (s *RecencySketch) Pace(key []byte, now, interval uint64) (PaceResult, error) {
 	return call(s.obj(), func(p rsNative) (res PaceResult) {
 		res.Granted = p.Pace(key, now, interval, &res.NextAllowed) != 0
@@ -145,7 +145,7 @@ func (s *RecencySketch) PaceString(key string, now, interval uint64) (PaceResult
 // TTLInsert is the insert side of the TTL prefilter: key was stored in a
 // cache at now with time-to-live ttl; its expiry now+ttl (saturating) is
 // recorded. Use a sketch either for expiries or for last-seen times, not
-// both. Errors: ErrInvalidArgument (now or ttl 0), ErrNull (closed).
+// both. Errors: ErrInvalidArgument (now or ttl 0), ErrClosed.
 func (s *RecencySketch) TTLInsert(key []byte, now, ttl uint64) error {
 	return run(s.obj(), func(p rsNative) { p.Ttl_insert(key, now, ttl) })
 }
@@ -158,7 +158,7 @@ func (s *RecencySketch) TTLInsertString(key string, now, ttl uint64) error {
 // TTLMaybeLive is the lookup side of the TTL prefilter: false when key is
 // certainly expired at now or was never inserted (skip the cache); true when
 // it may be live. False is never wrong. The estimated expiry time is
-// Query(key). Errors: ErrInvalidArgument (now 0), ErrNull (closed).
+// Query(key). Errors: ErrInvalidArgument (now 0), ErrClosed.
 func (s *RecencySketch) TTLMaybeLive(key []byte, now uint64) (live bool, err error) {
 	return call(s.obj(), func(p rsNative) bool { return p.Ttl_maybe_live(key, now) != 0 })
 }
@@ -173,7 +173,7 @@ func (s *RecencySketch) TTLMaybeLiveString(key string, now uint64) (bool, error)
 // cost is paid once and the cache misses of the keys overlap. Every argument
 // is checked before any cell changes, so a failed batch changes nothing.
 // Errors: ErrInvalidArgument (len(times) != len(keys), a zero time),
-// ErrNull (closed).
+// ErrClosed.
 func (s *RecencySketch) UpdateBatch(keys [][]byte, times []uint64) error {
 	return updateBatch(s, keys, times)
 }
@@ -192,7 +192,7 @@ func updateBatch[K key](s *RecencySketch, keys []K, times []uint64) error {
 }
 
 // QueryBatch is Query for many keys in one call; the answers are in the
-// order of the keys. Errors: ErrNull (closed).
+// order of the keys. Errors: ErrClosed.
 func (s *RecencySketch) QueryBatch(keys [][]byte) ([]uint64, error) {
 	return queryBatch(s, make([]uint64, len(keys)), keys)
 }
@@ -229,7 +229,7 @@ func queryBatch[K key](s *RecencySketch, out []uint64, keys []K) ([]uint64, erro
 
 // Merge merges other into s by cell-wise maximum, so that s answers as if it
 // had seen both streams. other is unchanged. Errors: ErrIncompatible (width,
-// depth, layout or seed differ; s is unchanged), ErrNull (either closed).
+// depth, layout or seed differ; s is unchanged), ErrClosed (either closed).
 func (s *RecencySketch) Merge(other *RecencySketch) error {
 	src := other.obj()
 	if src.ptr() == 0 {
@@ -241,7 +241,7 @@ func (s *RecencySketch) Merge(other *RecencySketch) error {
 }
 
 // Clear empties every cell: all keys read as never seen. Needs exclusive
-// use. Errors: ErrNull (closed).
+// use. Errors: ErrClosed.
 func (s *RecencySketch) Clear() error {
 	return run(s.obj(), rsNative.Clear)
 }
@@ -249,12 +249,12 @@ func (s *RecencySketch) Clear() error {
 // ErrorEstimate is the estimated probability that a key whose true last
 // update is at or before since reads as newer than since, measured from the
 // fraction of cells newer than since (since = Never: the probability that a
-// never-seen key reads as seen). Scans the whole table. Errors: ErrNull.
+// never-seen key reads as seen). Scans the whole table. Errors: ErrClosed.
 func (s *RecencySketch) ErrorEstimate(since uint64) (prob float64, err error) {
 	return call(s.obj(), func(p rsNative) float64 { return p.Error_estimate(since) })
 }
 
-// Info returns the sketch's parameters. Errors: ErrNull (closed).
+// Info returns the sketch's parameters. Errors: ErrClosed.
 func (s *RecencySketch) Info() (SketchInfo, error) {
 	return call(s.obj(), func(p rsNative) SketchInfo {
 		return SketchInfo{
@@ -267,31 +267,31 @@ func (s *RecencySketch) Info() (SketchInfo, error) {
 	})
 }
 
-// Width returns the number of cells per row. Errors: ErrNull (closed).
+// Width returns the number of cells per row. Errors: ErrClosed.
 func (s *RecencySketch) Width() (uint64, error) {
 	info, err := s.Info()
 	return info.Width, err
 }
 
-// Depth returns the number of rows. Errors: ErrNull (closed).
+// Depth returns the number of rows. Errors: ErrClosed.
 func (s *RecencySketch) Depth() (uint32, error) {
 	info, err := s.Info()
 	return info.Depth, err
 }
 
-// Seed returns the hash seed. Errors: ErrNull (closed).
+// Seed returns the hash seed. Errors: ErrClosed.
 func (s *RecencySketch) Seed() (uint32, error) {
 	info, err := s.Info()
 	return info.Seed, err
 }
 
-// Flags returns the creation flags. Errors: ErrNull (closed).
+// Flags returns the creation flags. Errors: ErrClosed.
 func (s *RecencySketch) Flags() (uint32, error) {
 	info, err := s.Info()
 	return info.Flags, err
 }
 
-// Cells returns the number of timestamp cells allocated. Errors: ErrNull.
+// Cells returns the number of timestamp cells allocated. Errors: ErrClosed.
 func (s *RecencySketch) Cells() (uint64, error) {
 	info, err := s.Info()
 	return info.Cells, err

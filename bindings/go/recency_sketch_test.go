@@ -20,13 +20,6 @@ func mustNew(t *testing.T, width uint64, depth, seed, flags uint32) *RecencySket
 	return s
 }
 
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 func mustQuery(t *testing.T, s *RecencySketch, key []byte) uint64 {
 	t.Helper()
 	v, err := s.Query(key)

@@ -66,53 +66,53 @@ func DeserializeRateLimiter(blob []byte) (*RateLimiter, error) {
 }
 
 // Close frees the sketch's C memory. It is idempotent and always returns
-// nil; afterwards every method returns an error wrapping ErrNull. Close must
+// nil; afterwards every method returns an error matching ErrClosed. Close must
 // not run concurrently with other calls on the same sketch.
 func (s *RecencySketch) Close() error { return s.obj().close() }
 
 // Close frees the filter's C memory. It is idempotent and always returns
-// nil; afterwards every method returns an error wrapping ErrNull. Close must
+// nil; afterwards every method returns an error matching ErrClosed. Close must
 // not run concurrently with other calls on the same filter.
 func (f *AgeBloom) Close() error { return f.obj().close() }
 
 // Close frees the filter's C memory. It is idempotent and always returns
-// nil; afterwards every method returns an error wrapping ErrNull. Close must
+// nil; afterwards every method returns an error matching ErrClosed. Close must
 // not run concurrently with other calls on the same filter.
 func (f *TimeBloom) Close() error { return f.obj().close() }
 
 // Close frees the limiter's C memory. It is idempotent and always returns
-// nil; afterwards every method returns an error wrapping ErrNull. Close must
+// nil; afterwards every method returns an error matching ErrClosed. Close must
 // not run concurrently with other calls on the same limiter.
 func (r *RateLimiter) Close() error { return r.obj().close() }
 
-// Memory returns the bytes of C memory held by the sketch. Errors: ErrNull.
+// Memory returns the bytes of C memory held by the sketch. Errors: ErrClosed.
 func (s *RecencySketch) Memory() (bytes uint64, err error) { return s.obj().memory() }
 
-// Memory returns the bytes of C memory held by the filter. Errors: ErrNull.
+// Memory returns the bytes of C memory held by the filter. Errors: ErrClosed.
 func (f *AgeBloom) Memory() (bytes uint64, err error) { return f.obj().memory() }
 
-// Memory returns the bytes of C memory held by the filter. Errors: ErrNull.
+// Memory returns the bytes of C memory held by the filter. Errors: ErrClosed.
 func (f *TimeBloom) Memory() (bytes uint64, err error) { return f.obj().memory() }
 
 // Memory returns the bytes of C memory held by the limiter: its tables,
 // the exact mode's rings, the global window and the overrides (it takes
-// each shard's lock in turn). Errors: ErrNull (closed).
+// each shard's lock in turn). Errors: ErrClosed.
 func (r *RateLimiter) Memory() (bytes uint64, err error) { return r.obj().memory() }
 
 // Serialize writes the sketch in the library's portable wire format
 // (little-endian, checksummed), readable by DeserializeRecencySketch and by
-// the other languages' bindings. Errors: ErrNull (closed).
+// the other languages' bindings. Errors: ErrClosed.
 func (s *RecencySketch) Serialize() ([]byte, error) { return s.obj().serialize() }
 
 // Serialize writes the filter in the library's portable wire format (kind
 // 2: little-endian, checksummed), readable by DeserializeAgeBloom and by the
-// other languages' bindings. Errors: ErrNull (closed).
+// other languages' bindings. Errors: ErrClosed.
 func (f *AgeBloom) Serialize() ([]byte, error) { return f.obj().serialize() }
 
 // Serialize writes the filter in the library's portable wire format (kind
 // 3: every slice, size, timestamp and counter), readable by
 // DeserializeTimeBloom and by the other languages' bindings.
-// Errors: ErrNull (closed).
+// Errors: ErrClosed.
 func (f *TimeBloom) Serialize() ([]byte, error) { return f.obj().serialize() }
 
 // MarshalBinary implements encoding.BinaryMarshaler; it is Serialize.

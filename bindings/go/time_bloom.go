@@ -78,7 +78,7 @@ func NewTimeBloomFor(errorRate float64, span, initialCapacity uint64, seed uint3
 // Add inserts key at time now (>= 1). A shift may allocate a new slice; if
 // that fails the filter is unchanged (ErrOutOfMemory, or ErrTooLarge past
 // 4096 slices, which a clock that never advances can cause). Needs
-// exclusive use. Errors: ErrInvalidArgument (now == 0), ErrNull (closed).
+// exclusive use. Errors: ErrInvalidArgument (now == 0), ErrClosed.
 func (f *TimeBloom) Add(key []byte, now uint64) error {
 	return run(f.obj(), func(p tbNative) { p.Add(key, now) })
 }
@@ -90,7 +90,7 @@ func (f *TimeBloom) AddString(key string, now uint64) error {
 
 // Contains reports whether key was (probably) inserted within the span
 // before now (>= 1): false means it certainly was not.
-// Errors: ErrInvalidArgument (now == 0), ErrNull (closed).
+// Errors: ErrInvalidArgument (now == 0), ErrClosed.
 func (f *TimeBloom) Contains(key []byte, now uint64) (present bool, err error) {
 	return call(f.obj(), func(p tbNative) bool { return p.Contains(key, now) != 0 })
 }
@@ -113,13 +113,13 @@ func (f *TimeBloom) AddIfAbsentString(key string, now uint64) (bool, error) {
 }
 
 // Clear forgets every key (slices keep their sizes; Inserts restarts at 0).
-// Needs exclusive use. Errors: ErrNull (closed).
+// Needs exclusive use. Errors: ErrClosed.
 func (f *TimeBloom) Clear() error {
 	return run(f.obj(), tbNative.Clear)
 }
 
 // Stats returns the state at time now (>= 1). FPRNow scans every slice
-// (O(Bits/64)). Errors: ErrInvalidArgument (now == 0), ErrNull (closed).
+// (O(Bits/64)). Errors: ErrInvalidArgument (now == 0), ErrClosed.
 func (f *TimeBloom) Stats(now uint64) (TimeBloomStats, error) {
 	return call(f.obj(), func(p tbNative) (st TimeBloomStats) {
 		st.BitsPerElement = p.Bits_per_element(now) // first: it checks now
@@ -132,19 +132,19 @@ func (f *TimeBloom) Stats(now uint64) (TimeBloomStats, error) {
 }
 
 // SliceBits returns the size in bits of slice i (0 = the newest; i below
-// Stats(now).Slices). Errors: ErrInvalidArgument (no slice i), ErrNull.
+// Stats(now).Slices). Errors: ErrInvalidArgument (no slice i), ErrClosed.
 func (f *TimeBloom) SliceBits(i uint64) (bits uint64, err error) {
 	return call(f.obj(), func(p tbNative) uint64 { return p.Slice_bits(i) })
 }
 
-// Info returns the filter's parameters. Errors: ErrNull (closed).
+// Info returns the filter's parameters. Errors: ErrClosed.
 func (f *TimeBloom) Info() (TimeBloomInfo, error) {
 	return call(f.obj(), func(p tbNative) TimeBloomInfo {
 		return TimeBloomInfo{K: uint32(p.K()), L: uint32(p.L()), Span: p.Span(), Seed: uint32(p.Seed())}
 	})
 }
 
-// Span returns the window in the caller's time unit. Errors: ErrNull.
+// Span returns the window in the caller's time unit. Errors: ErrClosed.
 func (f *TimeBloom) Span() (uint64, error) {
 	info, err := f.Info()
 	return info.Span, err

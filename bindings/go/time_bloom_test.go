@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
-	"strings"
 	"testing"
 	"time"
 )
@@ -392,10 +391,7 @@ func checkTimeBloomClosed(t *testing.T, f *TimeBloom) {
 	k := []byte("k")
 	check := func(what string, err error) {
 		t.Helper()
-		wantStatus(t, err, ErrNull)
-		if !strings.Contains(err.Error(), "TimeBloom is closed") {
-			t.Errorf("%s: message %q does not say the TimeBloom is closed", what, err)
-		}
+		wantClosed(t, what, "TimeBloom", err)
 	}
 	check("Add", f.Add(k, 1))
 	check("AddString", f.AddString("k", 1))
@@ -416,16 +412,7 @@ func checkTimeBloomClosed(t *testing.T, f *TimeBloom) {
 	check("Info", err)
 	_, err = f.Span()
 	check("Span", err)
-	_, err = f.Memory()
-	check("Memory", err)
-	_, err = f.Serialize()
-	check("Serialize", err)
-	_, err = f.MarshalBinary()
-	check("MarshalBinary", err)
-	if got := f.String(); got != "TimeBloom(closed)" {
-		t.Errorf("String = %q", got)
-	}
-	must(t, f.Close()) // idempotent
+	checkClosedStructure(t, "TimeBloom", f)
 }
 
 func TestTimeBloomClosed(t *testing.T) {
