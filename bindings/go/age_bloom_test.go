@@ -12,9 +12,9 @@ import (
 
 func mustAgeBloom(t *testing.T, k, l uint32, sliceBits uint64, seed uint32) *AgeBloom {
 	t.Helper()
-	f, err := NewAgeBloom(k, l, sliceBits, seed)
+	f, err := NewAgeBloom(k, l, sliceBits, WithSeed(seed))
 	if err != nil {
-		t.Fatalf("NewAgeBloom(%d, %d, %d, %d): %v", k, l, sliceBits, seed, err)
+		t.Fatalf("NewAgeBloom(%d, %d, %d, seed %d): %v", k, l, sliceBits, seed, err)
 	}
 	t.Cleanup(func() { f.Close() })
 	return f
@@ -22,9 +22,9 @@ func mustAgeBloom(t *testing.T, k, l uint32, sliceBits uint64, seed uint32) *Age
 
 func mustAgeBloomFor(t *testing.T, rate float64, capacity uint64, seed uint32) *AgeBloom {
 	t.Helper()
-	f, err := NewAgeBloomFor(rate, capacity, seed)
+	f, err := NewAgeBloomFor(capacity, rate, WithSeed(seed))
 	if err != nil {
-		t.Fatalf("NewAgeBloomFor(%g, %d, %d): %v", rate, capacity, seed, err)
+		t.Fatalf("NewAgeBloomFor(%d, %g, seed %d): %v", capacity, rate, seed, err)
 	}
 	t.Cleanup(func() { f.Close() })
 	return f
@@ -32,9 +32,9 @@ func mustAgeBloomFor(t *testing.T, rate float64, capacity uint64, seed uint32) *
 
 func mustBlockedAgeBloom(t *testing.T, k, l uint32, sliceBits uint64, seed uint32) *AgeBloom {
 	t.Helper()
-	f, err := NewBlockedAgeBloom(k, l, sliceBits, seed)
+	f, err := NewAgeBloom(k, l, sliceBits, WithSeed(seed), WithFlags(AgeBloomBlocked))
 	if err != nil {
-		t.Fatalf("NewBlockedAgeBloom(%d, %d, %d, %d): %v", k, l, sliceBits, seed, err)
+		t.Fatalf("NewAgeBloom(%d, %d, %d, seed %d, blocked): %v", k, l, sliceBits, seed, err)
 	}
 	t.Cleanup(func() { f.Close() })
 	return f
@@ -42,9 +42,9 @@ func mustBlockedAgeBloom(t *testing.T, k, l uint32, sliceBits uint64, seed uint3
 
 func mustBlockedAgeBloomFor(t *testing.T, rate float64, capacity uint64, seed uint32) *AgeBloom {
 	t.Helper()
-	f, err := NewBlockedAgeBloomFor(rate, capacity, seed)
+	f, err := NewAgeBloomFor(capacity, rate, WithSeed(seed), WithFlags(AgeBloomBlocked))
 	if err != nil {
-		t.Fatalf("NewBlockedAgeBloomFor(%g, %d, %d): %v", rate, capacity, seed, err)
+		t.Fatalf("NewAgeBloomFor(%d, %g, seed %d, blocked): %v", capacity, rate, seed, err)
 	}
 	t.Cleanup(func() { f.Close() })
 	return f
@@ -52,9 +52,7 @@ func mustBlockedAgeBloomFor(t *testing.T, rate float64, capacity uint64, seed ui
 
 func abIsBlocked(t *testing.T, f *AgeBloom) bool {
 	t.Helper()
-	b, err := f.IsBlocked()
-	must(t, err)
-	return b
+	return abInfo(t, f).Flags&AgeBloomBlocked != 0
 }
 
 func abContains(t *testing.T, f *AgeBloom, key []byte) bool {
@@ -208,9 +206,9 @@ func TestAgeBloomShape(t *testing.T) {
 
 func TestAgeBloomSizing(t *testing.T) {
 	// the same pair as the C library's sizing
-	k, l, err := AgeBloomChoose(0.01)
-	if err != nil || k != 12 || l != 87 {
-		t.Fatalf("AgeBloomChoose(0.01) = %d, %d, %v; want 12, 87", k, l, err)
+	k, l, fill, err := AgeBloomChoose(0.01)
+	if err != nil || k != 12 || l != 87 || fill != 0.5 {
+		t.Fatalf("AgeBloomChoose(0.01) = %d, %d, %g, %v; want 12, 87, 0.5", k, l, fill, err)
 	}
 	r, err := AgeBloomFalsePositiveRate(12, 87)
 	if err != nil || !(r > 0 && r <= 0.01) {
@@ -222,9 +220,9 @@ func TestAgeBloomSizing(t *testing.T) {
 	}
 	prevBits := 0.0
 	for _, rate := range []float64{0.5, 0.1, 0.01, 0.001, 1e-4, 1e-6} {
-		k, l, err := AgeBloomChoose(rate)
-		if err != nil || k < 1 || k > 64 || l < 1 || l > 256 {
-			t.Fatalf("AgeBloomChoose(%g) = %d, %d, %v", rate, k, l, err)
+		k, l, fill, err := AgeBloomChoose(rate)
+		if err != nil || k < 1 || k > 64 || l < 1 || l > 256 || fill != 0.5 {
+			t.Fatalf("AgeBloomChoose(%g) = %d, %d, %g, %v", rate, k, l, fill, err)
 		}
 		r, err := AgeBloomFalsePositiveRate(k, l)
 		if err != nil || r > rate {
@@ -237,12 +235,12 @@ func TestAgeBloomSizing(t *testing.T) {
 		}
 		prevBits = b
 		// the factory uses the same pair
-		f, err := NewAgeBloomFor(rate, 1000, 1)
+		f, err := NewAgeBloomFor(1000, rate, WithSeed(1))
 		must(t, err)
 		info := abInfo(t, f)
 		f.Close()
 		if info.K != k || info.L != l || info.Capacity < 1000 || info.Capacity != uint64(info.L)*info.Generation {
-			t.Fatalf("NewAgeBloomFor(%g, 1000): %+v, want k %d l %d capacity >= 1000", rate, info, k, l)
+			t.Fatalf("NewAgeBloomFor(1000, %g): %+v, want k %d l %d capacity >= 1000", rate, info, k, l)
 		}
 	}
 	// the rate grows with l and falls with k
@@ -263,13 +261,13 @@ func TestAgeBloomSizing(t *testing.T) {
 
 func TestAgeBloomSizingErrors(t *testing.T) {
 	for _, rate := range []float64{0, 1, -0.1, 1.5, math.NaN(), math.Inf(1), math.Inf(-1), math.Copysign(0, -1)} {
-		k, l, err := AgeBloomChoose(rate)
+		k, l, fill, err := AgeBloomChoose(rate)
 		wantStatus(t, err, ErrInvalidArgument)
-		if k != 0 || l != 0 {
-			t.Errorf("AgeBloomChoose(%g) failed with %d, %d", rate, k, l)
+		if k != 0 || l != 0 || fill != 0 {
+			t.Errorf("AgeBloomChoose(%g) failed with %d, %d, %g", rate, k, l, fill)
 		}
 	}
-	_, _, err := AgeBloomChoose(1e-300)
+	_, _, _, err := AgeBloomChoose(1e-300)
 	wantStatus(t, err, ErrTooLarge)
 	for _, kl := range [][2]uint32{{0, 5}, {65, 5}, {math.MaxUint32, 5}, {5, 0}, {5, 1025}, {5, math.MaxUint32}} {
 		r, err := AgeBloomFalsePositiveRate(kl[0], kl[1])
@@ -299,7 +297,7 @@ func TestAgeBloomConstructorErrors(t *testing.T) {
 		{3, 3, math.MaxUint64, ErrTooLarge},
 	}
 	for _, c := range bad {
-		f, err := NewAgeBloom(c.k, c.l, c.sliceBits, 0)
+		f, err := NewAgeBloom(c.k, c.l, c.sliceBits)
 		if f != nil {
 			t.Errorf("NewAgeBloom(%d, %d, %d) returned a filter with the error", c.k, c.l, c.sliceBits)
 		}
@@ -323,17 +321,17 @@ func TestAgeBloomConstructorErrors(t *testing.T) {
 		{0.01, math.MaxUint64 - 5, ErrTooLarge},
 	}
 	for _, c := range badFor {
-		f, err := NewAgeBloomFor(c.rate, c.capacity, 0)
+		f, err := NewAgeBloomFor(c.capacity, c.rate)
 		if f != nil {
-			t.Errorf("NewAgeBloomFor(%g, %d) returned a filter with the error", c.rate, c.capacity)
+			t.Errorf("NewAgeBloomFor(%d, %g) returned a filter with the error", c.capacity, c.rate)
 		}
 		wantStatus(t, err, c.want)
 	}
 	// the smallest filters are fine
 	for _, mk := range []func() (*AgeBloom, error){
-		func() (*AgeBloom, error) { return NewAgeBloom(1, 1, 64, 0) },
-		func() (*AgeBloom, error) { return NewAgeBloom(64, 1024, 64, 0) },
-		func() (*AgeBloom, error) { return NewAgeBloomFor(0.999, 1, 0) },
+		func() (*AgeBloom, error) { return NewAgeBloom(1, 1, 64) },
+		func() (*AgeBloom, error) { return NewAgeBloom(64, 1024, 64) },
+		func() (*AgeBloom, error) { return NewAgeBloomFor(1, 0.999) },
 	} {
 		f, err := mk()
 		must(t, err)
@@ -462,26 +460,24 @@ func checkAgeBloomClosed(t *testing.T, f *AgeBloom) {
 	check("Info", err)
 	_, err = f.Capacity()
 	check("Capacity", err)
-	_, err = f.IsBlocked()
-	check("IsBlocked", err)
 	checkClosedStructure(t, "AgeBloom", f)
 }
 
 func TestAgeBloomClosed(t *testing.T) {
-	f, err := NewAgeBloom(3, 4, 200, 0)
+	f, err := NewAgeBloom(3, 4, 200)
 	must(t, err)
 	must(t, f.Add([]byte("k")))
 	must(t, f.Close())
 	must(t, f.Close())
 	checkAgeBloomClosed(t, f)
 	// the blocked layout closes alike
-	b, err := NewBlockedAgeBloom(3, 4, 200, 0)
+	b, err := NewAgeBloom(3, 4, 200, WithFlags(AgeBloomBlocked))
 	must(t, err)
 	must(t, b.Add([]byte("k")))
 	must(t, b.Close())
 	checkAgeBloomClosed(t, b)
 	// a copy of the value shares the closed filter
-	f2, err := NewAgeBloomFor(0.01, 100, 0)
+	f2, err := NewAgeBloomFor(100, 0.01)
 	must(t, err)
 	cp := *f2
 	must(t, f2.Close())
@@ -644,10 +640,10 @@ func TestAgeBloomBinaryMarshaler(t *testing.T) {
 func TestBlockedAgeBloomShape(t *testing.T) {
 	f := mustBlockedAgeBloom(t, 3, 4, 200, 42)
 	if !abIsBlocked(t, f) {
-		t.Fatal("NewBlockedAgeBloom: IsBlocked = false")
+		t.Fatal("NewAgeBloom(blocked): Info().Flags lacks AgeBloomBlocked")
 	}
 	// slices of 200 bits rounded up to 224, generation floor(224 ln 2 / 3) = 51
-	want := AgeBloomInfo{K: 3, L: 4, SliceBits: 224, Generation: 51, Capacity: 204, Seed: 42, Blocked: true}
+	want := AgeBloomInfo{K: 3, L: 4, SliceBits: 224, Generation: 51, Capacity: 204, Seed: 42, Flags: AgeBloomBlocked}
 	if info := abInfo(t, f); info != want {
 		t.Fatalf("Info = %+v, want %+v", info, want)
 	}
@@ -665,7 +661,7 @@ func TestBlockedAgeBloomShape(t *testing.T) {
 	}
 	// the classic layout says so too
 	for _, c := range []*AgeBloom{mustAgeBloom(t, 3, 4, 200, 42), mustAgeBloomFor(t, 0.01, 100, 1)} {
-		if abIsBlocked(t, c) || abInfo(t, c).Blocked {
+		if abIsBlocked(t, c) || abInfo(t, c).Flags != 0 {
 			t.Fatalf("%v: a classic filter reports the blocked layout", c)
 		}
 	}
@@ -679,8 +675,8 @@ func TestBlockedAgeBloomShape(t *testing.T) {
 		g := uint64(math.Max(1, math.Floor(32*math.Ln2/float64(kl[0]))))
 		info := abInfo(t, f)
 		if info.K != kl[0] || info.L != kl[1] || info.SliceBits != 32 || info.Generation != g ||
-			info.Seed != math.MaxUint32 || !info.Blocked {
-			t.Fatalf("NewBlockedAgeBloom(%d, %d, 32): %+v", kl[0], kl[1], info)
+			info.Seed != math.MaxUint32 || info.Flags != AgeBloomBlocked {
+			t.Fatalf("NewAgeBloom(%d, %d, 32, blocked): %+v", kl[0], kl[1], info)
 		}
 	}
 }
@@ -704,7 +700,7 @@ func TestBlockedAgeBloomWindow(t *testing.T) {
 			f := c.mk(t)
 			info := abInfo(t, f)
 			W := int(info.Capacity)
-			if !info.Blocked || info.Capacity != uint64(info.L)*info.Generation {
+			if info.Flags != AgeBloomBlocked || info.Capacity != uint64(info.L)*info.Generation {
 				t.Fatalf("Info = %+v", info)
 			}
 			n := 6*W + 123 // several windows
@@ -779,21 +775,21 @@ func TestBlockedAgeBloomAddIfAbsentAndClear(t *testing.T) {
 func TestBlockedAgeBloomSizing(t *testing.T) {
 	prevBits := 0.0
 	for _, rate := range []float64{0.2, 0.1, 0.01, 0.001} {
-		k, l, fill, err := AgeBloomChooseBlocked(rate)
+		k, l, fill, err := AgeBloomChoose(rate, WithFlags(AgeBloomBlocked))
 		if err != nil || k < 1 || l < 1 || (k+l != 16 && k+l != 32) || !(fill > 0 && fill < 1) {
-			t.Fatalf("AgeBloomChooseBlocked(%g) = %d, %d, %g, %v", rate, k, l, fill, err)
+			t.Fatalf("AgeBloomChoose(%g, blocked) = %d, %d, %g, %v", rate, k, l, fill, err)
 		}
 		// the factory uses the same triple: g = ceil(capacity / l), slices
 		// of k g / -ln(1 - fill) bits rounded up to a multiple of 32
-		f, err := NewBlockedAgeBloomFor(rate, 10000, 1)
+		f, err := NewAgeBloomFor(10000, rate, WithSeed(1), WithFlags(AgeBloomBlocked))
 		must(t, err)
 		info, st := abInfo(t, f), abStats(t, f)
 		f.Close()
 		g := (10000 + uint64(l) - 1) / uint64(l)
 		bits := math.Ceil(float64(k) * float64(g) / -math.Log1p(-fill))
-		if info.K != k || info.L != l || info.Generation != g || !info.Blocked ||
+		if info.K != k || info.L != l || info.Generation != g || info.Flags != AgeBloomBlocked ||
 			info.SliceBits != uint64(math.Ceil(bits/32))*32 || info.Capacity < 10000 {
-			t.Fatalf("NewBlockedAgeBloomFor(%g, 10000) = %+v; want k %d, l %d, g %d, %g bits", rate, info, k, l, g, bits)
+			t.Fatalf("NewAgeBloomFor(10000, %g, blocked) = %+v; want k %d, l %d, g %d, %g bits", rate, info, k, l, g, bits)
 		}
 		// a stricter target costs memory
 		if st.BitsPerElement <= prevBits {
@@ -823,9 +819,9 @@ func TestBlockedAgeBloomErrors(t *testing.T) {
 		{3, 4, math.MaxUint64, ErrTooLarge},
 	}
 	for _, c := range bad {
-		f, err := NewBlockedAgeBloom(c.k, c.l, c.sliceBits, 0)
+		f, err := NewAgeBloom(c.k, c.l, c.sliceBits, WithFlags(AgeBloomBlocked))
 		if f != nil {
-			t.Errorf("NewBlockedAgeBloom(%d, %d, %d) returned a filter with the error", c.k, c.l, c.sliceBits)
+			t.Errorf("NewAgeBloom(%d, %d, %d, blocked) returned a filter with the error", c.k, c.l, c.sliceBits)
 		}
 		wantStatus(t, err, c.want)
 	}
@@ -847,20 +843,20 @@ func TestBlockedAgeBloomErrors(t *testing.T) {
 		{0.01, math.MaxUint64, ErrTooLarge},
 	}
 	for _, c := range badFor {
-		f, err := NewBlockedAgeBloomFor(c.rate, c.capacity, 0)
+		f, err := NewAgeBloomFor(c.capacity, c.rate, WithFlags(AgeBloomBlocked))
 		if f != nil {
-			t.Errorf("NewBlockedAgeBloomFor(%g, %d) returned a filter with the error", c.rate, c.capacity)
+			t.Errorf("NewAgeBloomFor(%d, %g, blocked) returned a filter with the error", c.capacity, c.rate)
 		}
 		wantStatus(t, err, c.want)
 	}
 	for _, rate := range []float64{0, 1, -0.1, 1.5, math.NaN(), math.Inf(1), math.Inf(-1)} {
-		k, l, fill, err := AgeBloomChooseBlocked(rate)
+		k, l, fill, err := AgeBloomChoose(rate, WithFlags(AgeBloomBlocked))
 		wantStatus(t, err, ErrInvalidArgument)
 		if k != 0 || l != 0 || fill != 0 {
-			t.Errorf("AgeBloomChooseBlocked(%g) failed with %d, %d, %g", rate, k, l, fill)
+			t.Errorf("AgeBloomChoose(%g, blocked) failed with %d, %d, %g", rate, k, l, fill)
 		}
 	}
-	_, _, _, err := AgeBloomChooseBlocked(1e-300)
+	_, _, _, err := AgeBloomChoose(1e-300, WithFlags(AgeBloomBlocked))
 	wantStatus(t, err, ErrTooLarge)
 }
 

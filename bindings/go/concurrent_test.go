@@ -14,7 +14,7 @@ import (
 // many OS threads: every cgo call may move to another one).
 
 func TestConcurrentUpdatesNeverOlderThanTruth(t *testing.T) {
-	for _, flags := range []uint32{Concurrent, Concurrent | Blocked} {
+	for _, flags := range []RecencySketchFlags{RecencySketchConcurrent, RecencySketchConcurrent | RecencySketchBlocked} {
 		t.Run(fmt.Sprintf("flags=%d", flags), func(t *testing.T) {
 			// small enough that keys share cells across goroutines
 			s := mustNew(t, 512, 4, 3, flags)
@@ -125,7 +125,7 @@ func TestConcurrentUpdatesNeverOlderThanTruth(t *testing.T) {
 }
 
 func TestConcurrentPaceNeverDoubleGrants(t *testing.T) {
-	for _, flags := range []uint32{Concurrent, Concurrent | Blocked} {
+	for _, flags := range []RecencySketchFlags{RecencySketchConcurrent, RecencySketchConcurrent | RecencySketchBlocked} {
 		t.Run(fmt.Sprintf("flags=%d", flags), func(t *testing.T) {
 			s := mustNew(t, 4096, 4, 11, flags)
 			const goroutines, ops, nkeys, interval = 8, 20000, 16, 50

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"temporalfilters/internal/native"
@@ -46,7 +48,8 @@ func TestStatusValues(t *testing.T) {
 	if got := Status(-99).String(); got != "TF_ERR_UNKNOWN" {
 		t.Errorf("Status(-99) = %q", got)
 	}
-	if Concurrent != uint32(native.TF_RECENCY_SKETCH_CONCURRENT) || Blocked != uint32(native.TF_RECENCY_SKETCH_BLOCKED) {
+	if RecencySketchConcurrent != RecencySketchFlags(native.TF_RECENCY_SKETCH_CONCURRENT) ||
+		RecencySketchBlocked != RecencySketchFlags(native.TF_RECENCY_SKETCH_BLOCKED) {
 		t.Error("flag values differ from the C header's")
 	}
 	if ErrChecksum.Error() != "temporalfilters: TF_ERR_CHECKSUM" {
@@ -55,7 +58,7 @@ func TestStatusValues(t *testing.T) {
 }
 
 func TestErrorType(t *testing.T) {
-	_, err := NewRecencySketch(0, 4, 0, 0)
+	_, err := NewRecencySketch(0, 4)
 	wantStatus(t, err, ErrInvalidArgument)
 	var e *Error
 	errors.As(err, &e)
@@ -111,29 +114,33 @@ func TestErrorFamilies(t *testing.T) {
 
 func TestConstructorErrors(t *testing.T) {
 	bad := []struct {
-		width              uint64
-		depth, seed, flags uint32
-		want               error
+		width       uint64
+		depth, seed uint32
+		flags       RecencySketchFlags
+		want        error
 	}{
 		{0, 4, 0, 0, ErrInvalidArgument},
 		{100, 0, 0, 0, ErrInvalidArgument},
 		{100, 33, 0, 0, ErrInvalidArgument},
-		{100, 9, 0, Blocked, ErrInvalidArgument},
+		{100, 9, 0, RecencySketchBlocked, ErrInvalidArgument},
 		{100, 4, 0, 4, ErrInvalidArgument},
 		{100, 4, 0, 0x80000000, ErrInvalidArgument},
 		{math.MaxUint64, 2, 0, 0, ErrTooLarge},
 		{1 << 62, 4, 0, 0, ErrTooLarge},
 	}
 	for _, c := range bad {
-		s, err := NewRecencySketch(c.width, c.depth, c.seed, c.flags)
+		s, err := NewRecencySketch(c.width, c.depth, WithSeed(c.seed), WithFlags(c.flags))
 		if s != nil {
 			t.Errorf("NewRecencySketch(%d, %d, %d, %d) returned a sketch with the error", c.width, c.depth, c.seed, c.flags)
 		}
 		wantStatus(t, err, c.want)
 	}
 	// the largest depths are accepted
-	for _, c := range []struct{ depth, flags uint32 }{{32, 0}, {8, Blocked}} {
-		s, err := NewRecencySketch(3, c.depth, 0, c.flags)
+	for _, c := range []struct {
+		depth uint32
+		flags RecencySketchFlags
+	}{{32, 0}, {8, RecencySketchBlocked}} {
+		s, err := NewRecencySketch(3, c.depth, WithFlags(c.flags))
 		must(t, err)
 		s.Close()
 	}
@@ -141,7 +148,7 @@ func TestConstructorErrors(t *testing.T) {
 	badFor := []struct {
 		n     uint64
 		p     float64
-		flags uint32
+		flags RecencySketchFlags
 		want  error
 	}{
 		{0, 0.01, 0, ErrInvalidArgument},
@@ -152,13 +159,13 @@ func TestConstructorErrors(t *testing.T) {
 		{10, math.Inf(1), 0, ErrInvalidArgument},
 		{10, 0.01, 0x80, ErrInvalidArgument},
 		{math.MaxUint64, 1e-300, 0, ErrTooLarge},
-		{math.MaxUint64, 1e-12, Blocked, ErrTooLarge},
+		{math.MaxUint64, 1e-12, RecencySketchBlocked, ErrTooLarge},
 	}
 	for _, c := range badFor {
-		w, d, err := RecencySketchDimensions(c.n, c.p, c.flags)
+		w, d, err := RecencySketchDimensions(c.n, c.p, WithFlags(c.flags))
 		wantStatus(t, err, c.want)
 		_ = w + uint64(d)
-		s, err := NewRecencySketchFor(c.n, c.p, 0, c.flags)
+		s, err := NewRecencySketchFor(c.n, c.p, WithFlags(c.flags))
 		if s != nil {
 			t.Errorf("NewRecencySketchFor(%d, %g) returned a sketch with the error", c.n, c.p)
 		}
@@ -229,7 +236,7 @@ func checkClosed(t *testing.T, s *RecencySketch) {
 	check("Flags", err)
 	_, err = s.Cells()
 	check("Cells", err)
-	open, err := NewRecencySketch(16, 2, 0, 0)
+	open, err := NewRecencySketch(16, 2)
 	must(t, err)
 	defer open.Close()
 	check("Merge into closed", s.Merge(open))
@@ -238,14 +245,14 @@ func checkClosed(t *testing.T, s *RecencySketch) {
 }
 
 func TestClosed(t *testing.T) {
-	s, err := NewRecencySketch(64, 2, 0, Concurrent)
+	s, err := NewRecencySketch(64, 2, WithFlags(RecencySketchConcurrent))
 	must(t, err)
 	must(t, s.Update([]byte("k"), 5))
 	must(t, s.Close())
 	must(t, s.Close())
 	checkClosed(t, s)
 	// a copy of the value shares the closed sketch
-	s2, err := NewRecencySketch(64, 2, 0, 0)
+	s2, err := NewRecencySketch(64, 2)
 	must(t, err)
 	cp := *s2
 	must(t, s2.Close())
@@ -359,4 +366,65 @@ func TestVersionAndClock(t *testing.T) {
 	if a < 1600000000000 {
 		t.Errorf("NowMillis() = %d, before 2020", a)
 	}
+}
+
+// The options: defaults (seed 0, flags 0) when none is given, a nil one
+// ignored, and the ones a call does not take refused before anything is
+// created.
+func TestOptions(t *testing.T) {
+	s, err := NewRecencySketch(64, 2, nil)
+	must(t, err)
+	defer s.Close()
+	if info, err := s.Info(); err != nil || info.Seed != 0 || info.Flags != 0 {
+		t.Fatalf("defaults: %+v, %v", info, err)
+	}
+	s2, err := NewRecencySketch(64, 2, WithSeed(9), WithFlags(RecencySketchBlocked), WithSeed(10))
+	must(t, err)
+	defer s2.Close()
+	if info, err := s2.Info(); err != nil || info.Seed != 10 || info.Flags != RecencySketchBlocked {
+		t.Fatalf("the last WithSeed counts: %+v, %v", info, err)
+	}
+	refused := []struct {
+		what string
+		mk   func() (structure, error)
+	}{
+		{"a seed for a RateLimiter", func() (structure, error) { return NewRateLimiter(5, 100, 10, WithSeed(1)) }},
+		{"a RecencySketch's flags for a RateLimiter", func() (structure, error) {
+			return NewRateLimiter(5, 100, 10, WithFlags(RecencySketchConcurrent))
+		}},
+		{"a RateLimiter's flags for a RecencySketch", func() (structure, error) {
+			return NewRecencySketch(64, 2, WithFlags(RateLimiterExact))
+		}},
+		{"an AgeBloom's flags for a TimeBloom", func() (structure, error) {
+			return NewTimeBloomFor(100, 0.01, 1000, WithFlags(AgeBloomBlocked))
+		}},
+		{"a memory cap for a constructor", func() (structure, error) { return NewAgeBloomFor(100, 0.01, WithMaxMemory(1)) }},
+		{"an unknown AgeBloom flag", func() (structure, error) { return NewAgeBloom(3, 4, 200, WithFlags(AgeBloomFlags(2))) }},
+		{"a TimeBloom flag", func() (structure, error) { return NewTimeBloom(3, 4, 200, 100, WithFlags(TimeBloomFlags(1))) }},
+	}
+	before := atomic.LoadInt64(&liveObjects)
+	for _, c := range refused {
+		got, err := c.mk()
+		wantStatus(t, err, ErrInvalidArgument)
+		if !reflect.ValueOf(got).IsNil() {
+			t.Errorf("%s: a structure came back with the error", c.what)
+		}
+	}
+	if _, _, err := RecencySketchDimensions(100, 0.01, WithSeed(1)); err == nil {
+		t.Error("RecencySketchDimensions took a seed")
+	} else {
+		wantStatus(t, err, ErrInvalidArgument)
+	}
+	if _, _, _, err := AgeBloomChoose(0.01, WithFlags(RecencySketchBlocked)); err == nil {
+		t.Error("AgeBloomChoose took a RecencySketch's flags")
+	} else {
+		wantStatus(t, err, ErrInvalidArgument)
+	}
+	if after := atomic.LoadInt64(&liveObjects); after > before { // (finalizers may free others meanwhile)
+		t.Errorf("refused options left %d native objects", after-before)
+	}
+	// zero flags of the right type are the default
+	f, err := NewTimeBloom(3, 4, 200, 100, WithFlags(TimeBloomFlags(0)))
+	must(t, err)
+	must(t, f.Close())
 }

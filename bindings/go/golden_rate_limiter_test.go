@@ -26,10 +26,10 @@ const (
 
 var goldenRateCases = []struct {
 	name  string
-	flags uint32
+	flags RateLimiterFlags
 }{
 	{"rate_limiter_v1", 0},
-	{"rate_limiter_exact_v1", Exact},
+	{"rate_limiter_exact_v1", RateLimiterExact},
 }
 
 // goldenRateAnswer is one line of a rate limiter's .expected file:
@@ -105,7 +105,7 @@ func readRateExpected(t *testing.T, name string) []goldenRateAnswer {
 }
 
 // buildGoldenRateLimiter replays golden_rate_limiter() of tests/golden.h.
-func buildGoldenRateLimiter(t *testing.T, flags uint32) *RateLimiter {
+func buildGoldenRateLimiter(t *testing.T, flags RateLimiterFlags) *RateLimiter {
 	t.Helper()
 	r := mustRateLimiter(t, 5, 1000, 100, flags)
 	must(t, r.SetGlobalLimit(120))
@@ -152,7 +152,7 @@ func TestGoldenRateLimiterRead(t *testing.T) {
 			must(t, err)
 			defer r.Close()
 			// the flags are in the envelope: exact mode or not
-			if got := uint32(blob[8]); got != c.flags {
+			if got := RateLimiterFlags(blob[8]); got != c.flags {
 				t.Fatalf("envelope flags %d, want %d", got, c.flags)
 			}
 			again := rlSerialize(t, r)

@@ -23,12 +23,12 @@ import (
 type goldenCase struct {
 	name  string // file name without extension
 	width uint64
-	flags uint32
+	flags RecencySketchFlags
 }
 
 var goldenCases = []goldenCase{
 	{"recency_sketch_v1", 256, 0},
-	{"recency_sketch_blocked_v1", 96, Blocked | Concurrent},
+	{"recency_sketch_blocked_v1", 96, RecencySketchBlocked | RecencySketchConcurrent},
 }
 
 // goldenBinaryKey is the key with NUL bytes of tests/golden.h.

@@ -51,7 +51,7 @@ func TestFinalizerFreesUnclosedSketches(t *testing.T) {
 	before := atomic.LoadInt64(&liveObjects)
 	func() {
 		for i := 0; i < 50; i++ {
-			s, err := NewRecencySketch(1024, 4, uint32(i), Concurrent)
+			s, err := NewRecencySketch(1024, 4, WithSeed(uint32(i)), WithFlags(RecencySketchConcurrent))
 			must(t, err)
 			must(t, s.Update([]byte("k"), 1))
 			// dropped without Close

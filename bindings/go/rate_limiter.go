@@ -3,22 +3,23 @@ package temporalfilters
 import (
 	"errors"
 	"fmt"
-	"math"
 
 	"temporalfilters/internal/native"
 )
 
-// Creation flags of a RateLimiter (bitwise OR); any other bit is rejected.
+// The creation flags of a RateLimiter (WithFlags), the C library's
+// TF_RATE_LIMITER_* values.
 const (
-	// Exact keeps the times of each key's last Limit grants: never more than
-	// Limit grants in any window of length Window (no over-admission).
-	Exact uint32 = 1
-	// FullAllow admits the requests of new keys without tracking them when
-	// the table holds SetMaxKeys keys and none is idle (fail open): allowed
-	// with Remaining 0, yet still held to the global limit and charged to
-	// it. Without it they are denied with RetryAt = RetryNever (fail
-	// closed).
-	FullAllow uint32 = 2
+	// RateLimiterExact keeps the times of each key's last Limit grants:
+	// never more than Limit grants in any window of length Window (no
+	// over-admission).
+	RateLimiterExact RateLimiterFlags = 1
+	// RateLimiterFullAllow admits the requests of new keys without tracking
+	// them when the table holds SetMaxKeys keys and none is idle (fail
+	// open): allowed with Remaining 0, yet still held to the global limit
+	// and charged to it. Without it they are denied with RetryAt =
+	// RetryNever (fail closed).
+	RateLimiterFullAllow RateLimiterFlags = 2
 )
 
 // The ranges of a RateLimiter's limits (temporalfilters/rate_limiter.h).
@@ -28,12 +29,6 @@ const (
 	RateLimiterMaxBuckets     uint64 = 4096    // Window / BucketWidth, bucketed mode
 	RateLimiterMaxExactGlobal uint64 = 1 << 24 // global limit, Exact mode
 )
-
-// RetryNever is the RetryAt of a denial that waiting cannot turn into a
-// grant: n above the key's (or the global) limit, or a full table that
-// denies new keys. It is math.MaxUint64, the C library's UINT64_MAX, which
-// Go represents as it is.
-const RetryNever uint64 = math.MaxUint64
 
 // Decision is the answer of RateLimiter.Acquire and RateLimiter.Peek.
 //
@@ -48,7 +43,7 @@ type Decision struct {
 	// Remaining is the number of permits the key has left in the window
 	// after the decision (after a denial: what it has now), bounded by the
 	// global window's when a global limit is set, granted or not (0 for a
-	// new key admitted untracked by FullAllow, and for a key a reclaim
+	// new key admitted untracked by RateLimiterFullAllow, and for a key a reclaim
 	// horizon denies).
 	Remaining uint64
 	// RetryAt is 0 when allowed; otherwise the earliest time at which the
@@ -91,7 +86,7 @@ type RateLimiterStats struct {
 	Keys        uint64 // keys tracked now
 	Reclaimed   uint64 // idle keys reclaimed so far
 	DeniedFull  uint64 // requests of new keys denied because the table was full
-	AllowedFull uint64 // requests of new keys admitted untracked because it was full (FullAllow)
+	AllowedFull uint64 // requests of new keys admitted untracked because it was full (RateLimiterFullAllow)
 }
 
 // RateLimiter is the sliding-window rate limiter: "may this key make another
@@ -109,14 +104,14 @@ type RateLimiterStats struct {
 //     keys of up to 16 bytes (25 + 2*(buckets+1) in general; longer keys
 //     are stored apart), in a table kept 76-85% full: 55-62 bytes per key
 //     (Memory reports the total).
-//   - Exact: a key keeps the times of its last Limit grants; never more than
+//   - RateLimiterExact: a key keeps the times of its last Limit grants; never more than
 //     Limit grants in any half-open interval (t-Window, t]. Memory: a
 //     33-byte record per key in the same table and a ring of 16 + 8*Limit
 //     bytes.
 //
 // A global limit (SetGlobalLimit) caps all keys together in the same
 // window; a key with its own limit (SetKeyLimit) is still held to it, and
-// so is a new key admitted untracked by FullAllow. With a global limit set,
+// so is a new key admitted untracked by RateLimiterFullAllow. With a global limit set,
 // every decision consults both windows (see Decision).
 //
 // A key is idle once a whole window has passed since its latest request.
@@ -155,14 +150,17 @@ type RateLimiter struct {
 // requests per window time units.
 //
 // limit is >= 1 (at most RateLimiterMaxKeyLimit, RateLimiterMaxExactLimit
-// with Exact); window >= 1; bucketWidth (bucketed mode) divides window, with
-// window/bucketWidth <= RateLimiterMaxBuckets; with Exact it is ignored and
-// may be 0. flags is 0 or an OR of Exact and FullAllow.
+// with RateLimiterExact); window >= 1; bucketWidth (bucketed mode) divides
+// window, with window/bucketWidth <= RateLimiterMaxBuckets; with
+// RateLimiterExact it is ignored and may be 0. Option: WithFlags
+// (RateLimiterExact, RateLimiterFullAllow; default 0). A limiter hashes
+// with no seed: WithSeed is refused.
 // Errors: ErrInvalidArgument, ErrOutOfMemory.
-func NewRateLimiter(limit, window, bucketWidth uint64, flags uint32) (*RateLimiter, error) {
-	return construct[RateLimiter](rateLimiterKind, func() uintptr {
-		return native.NewRateLimiterNative(limit, window, bucketWidth, uint(flags)).Swigcptr()
-	})
+func NewRateLimiter(limit, window, bucketWidth uint64, opts ...Option) (*RateLimiter, error) {
+	return build[RateLimiter](rateLimiterKind, "NewRateLimiter", optFlags, opts,
+		func(_ uint32, flags RateLimiterFlags) uintptr {
+			return native.NewRateLimiterNative(limit, window, bucketWidth, uint(flags)).Swigcptr()
+		})
 }
 
 // SetGlobalLimit caps all keys together at limit permits per window (0
@@ -170,8 +168,8 @@ func NewRateLimiter(limit, window, bucketWidth uint64, flags uint32) (*RateLimit
 // whether the key allows or not: a request is granted only when both the
 // key and the global window allow it, Remaining is the smaller of the two
 // and RetryAt the later (see Decision). A key with its own limit, and a new
-// key admitted untracked by FullAllow, are held to it too. Setting it
-// starts the global window empty (the keys' own windows are kept). In Exact
+// key admitted untracked by RateLimiterFullAllow, are held to it too. Setting it
+// starts the global window empty (the keys' own windows are kept). In RateLimiterExact
 // mode the global window keeps limit timestamps (8 bytes each; at most
 // RateLimiterMaxExactGlobal). Errors: ErrInvalidArgument, ErrOutOfMemory
 // (nothing changed), ErrClosed.
@@ -200,7 +198,7 @@ func (r *RateLimiter) SetKeyLimitString(key string, limit uint64) error {
 // a search that found nothing, the next 63 new keys look at their own shard
 // only). When none is found its request is denied with Remaining 0 and
 // RetryAt = RetryNever (counted in RateLimiterStats.DeniedFull), or with
-// FullAllow admitted without being tracked: allowed with Remaining 0, still
+// RateLimiterFullAllow admitted without being tracked: allowed with Remaining 0, still
 // held to the global limit and charged to it (counted in AllowedFull when
 // granted). Peek answers a new key the same way, looking for an idle key
 // without reclaiming it and counting nothing. Keys already tracked are not
@@ -227,7 +225,7 @@ func (r *RateLimiter) decide(key []byte, now, n uint64, take bool) (Decision, er
 // brings the key's window (and the global window) to now, like the seed's
 // step 1: a later call with an earlier time is clamped to it. n above the
 // key's limit (or the global limit) is denied with RetryAt = RetryNever;
-// so is a new key when the table is full (SetMaxKeys) without FullAllow.
+// so is a new key when the table is full (SetMaxKeys) without RateLimiterFullAllow.
 // With a global limit, see Decision for how both windows decide.
 // Errors: ErrInvalidArgument (now or n is 0), ErrOutOfMemory (the table
 // could not grow; nothing changed), ErrClosed.

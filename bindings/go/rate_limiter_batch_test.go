@@ -41,7 +41,7 @@ func wantDecisions(t *testing.T, what string, got, want []Decision) {
 func TestRateLimiterBatchAnswersInOrder(t *testing.T) {
 	for _, mode := range bothRateModes {
 		t.Run(mode.name, func(t *testing.T) {
-			exact := mode.flags&Exact != 0
+			exact := mode.flags&RateLimiterExact != 0
 			r := mustRateLimiter(t, 2, 1000, 100, mode.flags)
 			wantDecisions(t, "a, a, a, b", rlAcquireBatch(t, r, []string{"a", "a", "a", "b"}, []uint64{10, 20, 30, 40}, 1),
 				[]Decision{allowed(1), allowed(0), denied(0, pick(exact, 1010, 1000)), allowed(1)})
@@ -83,9 +83,9 @@ func TestRateLimiterBatchEqualsSingleCalls(t *testing.T) {
 		}
 	}
 	for _, c := range []struct {
-		flags   uint32
+		flags   RateLimiterFlags
 		maxKeys uint64
-	}{{0, 0}, {Exact, 0}, {0, 120}, {Exact, 120}, {FullAllow, 120}, {Exact | FullAllow, 120}} {
+	}{{0, 0}, {RateLimiterExact, 0}, {0, 120}, {RateLimiterExact, 120}, {RateLimiterFullAllow, 120}, {RateLimiterExact | RateLimiterFullAllow, 120}} {
 		c := c
 		t.Run(fmt.Sprintf("flags %d, max keys %d", c.flags, c.maxKeys), func(t *testing.T) {
 			single := mustRateLimiter(t, 4, 1000, 100, c.flags)
@@ -95,7 +95,7 @@ func TestRateLimiterBatchEqualsSingleCalls(t *testing.T) {
 				must(t, r.SetKeyLimitString("k7", 9))
 				must(t, r.SetMaxKeys(c.maxKeys))
 			}
-			rng := rand.New(rand.NewSource(int64(31 + c.flags + uint32(c.maxKeys))))
+			rng := rand.New(rand.NewSource(int64(31 + uint32(c.flags) + uint32(c.maxKeys))))
 			now := uint64(1)
 			var granted, refused, largest int
 			for done, b := 0, 0; done < total; b++ {
@@ -235,7 +235,7 @@ func TestRateLimiterBatchEmpty(t *testing.T) {
 }
 
 func TestRateLimiterBatchClosed(t *testing.T) {
-	r, err := NewRateLimiter(2, 100, 10, 0)
+	r, err := NewRateLimiter(2, 100, 10)
 	must(t, err)
 	must(t, r.Close())
 	var zero RateLimiter

@@ -36,7 +36,7 @@ func TestRateLimiterConcurrentExact(t *testing.T) {
 	)
 	for _, global := range []uint64{0, 40} {
 		t.Run(fmt.Sprintf("global=%d", global), func(t *testing.T) {
-			r := mustRateLimiter(t, limit, window, 0, Exact)
+			r := mustRateLimiter(t, limit, window, 0, RateLimiterExact)
 			if global != 0 {
 				must(t, r.SetGlobalLimit(global))
 			}
@@ -221,7 +221,7 @@ func TestRateLimiterConcurrentFreeRunning(t *testing.T) {
 			// windows' worth of permits per key (twice that when bucketed)
 			windows := (clock+window-1)/window + 1
 			bound := limit * windows
-			if mode.flags&Exact == 0 {
+			if mode.flags&RateLimiterExact == 0 {
 				bound *= 2
 			}
 			total := uint64(0)

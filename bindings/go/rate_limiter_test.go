@@ -14,9 +14,9 @@ import (
 	"temporalfilters/internal/native"
 )
 
-func mustRateLimiter(t *testing.T, limit, window, width uint64, flags uint32) *RateLimiter {
+func mustRateLimiter(t *testing.T, limit, window, width uint64, flags RateLimiterFlags) *RateLimiter {
 	t.Helper()
-	r, err := NewRateLimiter(limit, window, width, flags)
+	r, err := NewRateLimiter(limit, window, width, WithFlags(flags))
 	if err != nil {
 		t.Fatalf("NewRateLimiter(%d, %d, %d, %d): %v", limit, window, width, flags, err)
 	}
@@ -79,8 +79,8 @@ func denied(remaining, retryAt uint64) Decision {
 
 var bothRateModes = []struct {
 	name  string
-	flags uint32
-}{{"bucketed", 0}, {"exact", Exact}}
+	flags RateLimiterFlags
+}{{"bucketed", 0}, {"exact", RateLimiterExact}}
 
 // The worked example of the seed's README (5 requests per second, 100 ms
 // buckets, its timestamps in ms), with exactly its outcomes; in exact mode
@@ -119,7 +119,7 @@ func TestRateLimiterSeedExample(t *testing.T) {
 	// limiter admits the second (its bucket already left); exact mode denies
 	// it until the first is a second old.
 	b := mustRateLimiter(t, 1, 1000, 100, 0)
-	e := mustRateLimiter(t, 1, 1000, 0, Exact)
+	e := mustRateLimiter(t, 1, 1000, 0, RateLimiterExact)
 	for _, r := range []*RateLimiter{b, e} {
 		wantDecision(t, "first", rlAcquire(t, r, "u", 1592171101990, 1), allowed(0))
 	}
@@ -154,10 +154,11 @@ func TestDecisionHelpers(t *testing.T) {
 			t.Errorf("String = %q, want %q", got, c.str)
 		}
 	}
-	if RetryNever != math.MaxUint64 || Exact != 1 || FullAllow != 2 {
+	if RetryNever != math.MaxUint64 || RateLimiterExact != 1 || RateLimiterFullAllow != 2 {
 		t.Fatal("constants")
 	}
-	if Exact != uint32(native.TF_RATE_LIMITER_EXACT) || FullAllow != uint32(native.TF_RATE_LIMITER_FULL_ALLOW) {
+	if RateLimiterExact != RateLimiterFlags(native.TF_RATE_LIMITER_EXACT) ||
+		RateLimiterFullAllow != RateLimiterFlags(native.TF_RATE_LIMITER_FULL_ALLOW) {
 		t.Fatal("flag values differ from the C header's")
 	}
 }
@@ -365,7 +366,7 @@ func TestRateLimiterMatchesModel(t *testing.T) {
 	)
 	for _, mode := range bothRateModes {
 		t.Run(mode.name, func(t *testing.T) {
-			exact := mode.flags&Exact != 0
+			exact := mode.flags&RateLimiterExact != 0
 			r := mustRateLimiter(t, limit, window, width, mode.flags)
 			must(t, r.SetGlobalLimit(globalLimit))
 			m := newRefLimiter(exact, limit, window, width, globalLimit)
@@ -471,7 +472,7 @@ func TestRateLimiterBucketedWorstCase(t *testing.T) {
 		}
 		got := maxInSpan(grants, window)
 		want := limit
-		if mode.flags&Exact == 0 {
+		if mode.flags&RateLimiterExact == 0 {
 			want = 2 * limit
 		}
 		t.Logf("%s: %d grants within %d time units (limit %d per window %d)", mode.name, got, 2000-1099+1, limit, window)
@@ -546,7 +547,7 @@ func TestRateLimiterReclaimKeepsExactness(t *testing.T) {
 func TestRateLimiterGlobalAndOverrides(t *testing.T) {
 	for _, mode := range bothRateModes {
 		t.Run(mode.name, func(t *testing.T) {
-			exact := mode.flags&Exact != 0
+			exact := mode.flags&RateLimiterExact != 0
 			r := mustRateLimiter(t, 5, 1000, 100, mode.flags)
 			must(t, r.SetGlobalLimit(8))
 			// a key with its own, higher limit is still held to the global
@@ -611,7 +612,7 @@ func TestRateLimiterGlobalAndOverrides(t *testing.T) {
 func TestRateLimiterGlobalOnEveryDecision(t *testing.T) {
 	for _, mode := range bothRateModes {
 		t.Run(mode.name, func(t *testing.T) {
-			exact := mode.flags&Exact != 0
+			exact := mode.flags&RateLimiterExact != 0
 			both := func(what string, r *RateLimiter, key string, now, n uint64, want Decision) {
 				t.Helper()
 				wantDecision(t, "peek "+what, rlPeek(t, r, key, now, n), want)
@@ -710,8 +711,8 @@ func TestRateLimiterDeniedAcquireMovesClocks(t *testing.T) {
 func TestRateLimiterFullTableAndGlobal(t *testing.T) {
 	for _, mode := range bothRateModes {
 		t.Run(mode.name, func(t *testing.T) {
-			exact := mode.flags&Exact != 0
-			r := mustRateLimiter(t, 5, 100, 10, mode.flags|FullAllow)
+			exact := mode.flags&RateLimiterExact != 0
+			r := mustRateLimiter(t, 5, 100, 10, mode.flags|RateLimiterFullAllow)
 			must(t, r.SetGlobalLimit(3))
 			must(t, r.SetMaxKeys(1))
 			wantDecision(t, "A", rlAcquire(t, r, "A", 5, 1), allowed(2))
@@ -807,7 +808,7 @@ func TestRateLimiterCanonicalBlob(t *testing.T) {
 func TestRateLimiterPeekRefundReset(t *testing.T) {
 	for _, mode := range bothRateModes {
 		t.Run(mode.name, func(t *testing.T) {
-			exact := mode.flags&Exact != 0
+			exact := mode.flags&RateLimiterExact != 0
 			r := mustRateLimiter(t, 4, 100, 10, mode.flags)
 			// peeks take nothing and create no key
 			for i := 0; i < 10; i++ {
@@ -858,7 +859,7 @@ func TestRateLimiterPeekRefundReset(t *testing.T) {
 	// a refund goes back to the global window too: the key's own permits
 	// (its buckets, or its grant times), not the global window's newest
 	for _, mode := range bothRateModes {
-		exact := mode.flags&Exact != 0
+		exact := mode.flags&RateLimiterExact != 0
 		r := mustRateLimiter(t, 10, 100, 10, mode.flags)
 		must(t, r.SetGlobalLimit(3))
 		wantDecision(t, mode.name+": a", rlAcquire(t, r, "a", 1, 2), allowed(1))
@@ -917,7 +918,7 @@ func TestRateLimiterIdleReclamation(t *testing.T) {
 			t.Logf("memory: %d bytes with %d keys, %d bytes with %d keys", memIdle, idle, memActive, active)
 			// at least a record per key (47 bytes for 1 + 10 buckets, 33 +
 			// 16 + 8 * 5 in exact mode)
-			record := uint64(pick(mode.flags&Exact != 0, 33+16+8*5, 47))
+			record := uint64(pick(mode.flags&RateLimiterExact != 0, 33+16+8*5, 47))
 			if memIdle < idle*record || memActive < active*record {
 				t.Fatalf("Memory = %d, %d: less than a %d-byte record per key", memIdle, memActive, record)
 			}
@@ -933,7 +934,7 @@ func TestRateLimiterMemoryPerKey(t *testing.T) {
 	const n, limit = 100000, 10
 	for _, mode := range bothRateModes {
 		t.Run(mode.name, func(t *testing.T) {
-			exact := mode.flags&Exact != 0
+			exact := mode.flags&RateLimiterExact != 0
 			r := mustRateLimiter(t, limit, 1000, 100, mode.flags)
 			empty, err := r.Memory()
 			must(t, err)
@@ -960,7 +961,7 @@ func TestRateLimiterMemoryPerKey(t *testing.T) {
 }
 
 func TestRateLimiterMaxKeys(t *testing.T) {
-	for _, flags := range []uint32{0, Exact, FullAllow, Exact | FullAllow} {
+	for _, flags := range []RateLimiterFlags{0, RateLimiterExact, RateLimiterFullAllow, RateLimiterExact | RateLimiterFullAllow} {
 		t.Run(fmt.Sprintf("flags=%d", flags), func(t *testing.T) {
 			r := mustRateLimiter(t, 2, 100, 10, flags)
 			must(t, r.SetMaxKeys(3))
@@ -968,7 +969,7 @@ func TestRateLimiterMaxKeys(t *testing.T) {
 				wantDecision(t, k, rlAcquire(t, r, k, 10, 1), allowed(1))
 			}
 			d := rlAcquire(t, r, "d", 11, 1)
-			failOpen := flags&FullAllow != 0
+			failOpen := flags&RateLimiterFullAllow != 0
 			if failOpen {
 				wantDecision(t, "d (fail open)", d, allowed(0))
 			} else {
@@ -1069,24 +1070,24 @@ func TestRateLimiterMaxKeysReclaimsIdle(t *testing.T) {
 func TestRateLimiterConstructorErrors(t *testing.T) {
 	bad := []struct {
 		limit, window, width uint64
-		flags                uint32
+		flags                RateLimiterFlags
 	}{
 		{0, 1000, 100, 0},
-		{0, 1000, 0, Exact},
+		{0, 1000, 0, RateLimiterExact},
 		{5, 0, 100, 0},
-		{5, 0, 0, Exact},
+		{5, 0, 0, RateLimiterExact},
 		{5, 1000, 0, 0},    // no bucket width
 		{5, 1000, 300, 0},  // does not divide the window
 		{5, 1000, 2000, 0}, // wider than the window
 		{5, 4097, 1, 0},    // 4097 buckets
 		{RateLimiterMaxKeyLimit + 1, 1000, 100, 0},
-		{RateLimiterMaxExactLimit + 1, 1000, 0, Exact},
+		{RateLimiterMaxExactLimit + 1, 1000, 0, RateLimiterExact},
 		{math.MaxUint64, 1000, 100, 0},
 		{5, 1000, 100, 4},          // an unknown flag
 		{5, 1000, 100, 0x80000000}, // an unknown flag
 	}
 	for _, c := range bad {
-		r, err := NewRateLimiter(c.limit, c.window, c.width, c.flags)
+		r, err := NewRateLimiter(c.limit, c.window, c.width, WithFlags(c.flags))
 		if r != nil {
 			t.Errorf("NewRateLimiter(%d, %d, %d, %d) returned a limiter with the error", c.limit, c.window, c.width, c.flags)
 		}
@@ -1095,16 +1096,16 @@ func TestRateLimiterConstructorErrors(t *testing.T) {
 	// the extremes that are accepted
 	good := []struct {
 		limit, window, width uint64
-		flags                uint32
+		flags                RateLimiterFlags
 	}{
 		{1, 1, 1, 0},
-		{RateLimiterMaxKeyLimit, 4096, 1, FullAllow},
-		{RateLimiterMaxExactLimit, math.MaxUint64, 0, Exact | FullAllow},
+		{RateLimiterMaxKeyLimit, 4096, 1, RateLimiterFullAllow},
+		{RateLimiterMaxExactLimit, math.MaxUint64, 0, RateLimiterExact | RateLimiterFullAllow},
 		{5, math.MaxUint64, math.MaxUint64, 0}, // one bucket
-		{5, 1000, 7777, Exact},                 // the width is ignored in exact mode
+		{5, 1000, 7777, RateLimiterExact},      // the width is ignored in exact mode
 	}
 	for _, c := range good {
-		r, err := NewRateLimiter(c.limit, c.window, c.width, c.flags)
+		r, err := NewRateLimiter(c.limit, c.window, c.width, WithFlags(c.flags))
 		if err != nil {
 			t.Fatalf("NewRateLimiter(%d, %d, %d, %d): %v", c.limit, c.window, c.width, c.flags, err)
 		}
@@ -1148,7 +1149,7 @@ func TestRateLimiterArgumentErrors(t *testing.T) {
 			wantStatus(t, r.RefundString("k", 0, 1), ErrInvalidArgument)
 			// limits above the mode's maximum
 			max := RateLimiterMaxKeyLimit
-			if mode.flags&Exact != 0 {
+			if mode.flags&RateLimiterExact != 0 {
 				max = RateLimiterMaxExactLimit
 				wantStatus(t, r.SetGlobalLimit(RateLimiterMaxExactGlobal+1), ErrInvalidArgument)
 			}
@@ -1172,9 +1173,9 @@ func TestRateLimiterArgumentErrors(t *testing.T) {
 			// a failure does not stick; the largest limit is fine
 			must(t, r.SetKeyLimit(k, max))
 			wantDecision(t, "k at its maximum", rlAcquire(t, r, "k", 13, max-5), allowed(0))
-			wantDecision(t, "k over its maximum", rlPeek(t, r, "k", 13, 1), denied(0, pick(mode.flags&Exact != 0, 1012, 1000)))
+			wantDecision(t, "k over its maximum", rlPeek(t, r, "k", 13, 1), denied(0, pick(mode.flags&RateLimiterExact != 0, 1012, 1000)))
 			big := uint64(math.MaxUint64)
-			if mode.flags&Exact != 0 {
+			if mode.flags&RateLimiterExact != 0 {
 				big = 1 << 16 // (the largest, 2^24, would hold 128 MiB)
 			}
 			must(t, r.SetGlobalLimit(big))
@@ -1222,7 +1223,7 @@ func checkRateLimiterClosed(t *testing.T, r *RateLimiter) {
 }
 
 func TestRateLimiterClosed(t *testing.T) {
-	r, err := NewRateLimiter(5, 1000, 100, 0)
+	r, err := NewRateLimiter(5, 1000, 100)
 	must(t, err)
 	rlAcquire(t, r, "k", 5, 1)
 	if got := r.String(); got != "RateLimiter(1 keys)" {
@@ -1231,7 +1232,7 @@ func TestRateLimiterClosed(t *testing.T) {
 	must(t, r.Close())
 	must(t, r.Close())
 	checkRateLimiterClosed(t, r)
-	r2, err := NewRateLimiter(5, 1000, 0, Exact)
+	r2, err := NewRateLimiter(5, 1000, 0, WithFlags(RateLimiterExact))
 	must(t, err)
 	cp := *r2
 	must(t, r2.Close())
@@ -1247,7 +1248,7 @@ func TestRateLimiterClosed(t *testing.T) {
 // buildBusyLimiter fills a limiter with everything its blob holds: keys
 // inline and out of line, overrides (of tracked and untracked keys), a
 // global window, a bound on keys and non-zero counters.
-func buildBusyLimiter(t *testing.T, flags uint32) (*RateLimiter, [][]byte, uint64) {
+func buildBusyLimiter(t *testing.T, flags RateLimiterFlags) (*RateLimiter, [][]byte, uint64) {
 	t.Helper()
 	r := mustRateLimiter(t, 7, 1000, 50, flags)
 	must(t, r.SetGlobalLimit(5000)) // held in the blob; (almost) never binding
@@ -1279,7 +1280,7 @@ func buildBusyLimiter(t *testing.T, flags uint32) (*RateLimiter, [][]byte, uint6
 
 func TestRateLimiterSerializeRoundTrip(t *testing.T) {
 	for _, mode := range bothRateModes {
-		for _, failOpen := range []uint32{0, FullAllow} {
+		for _, failOpen := range []RateLimiterFlags{0, RateLimiterFullAllow} {
 			t.Run(fmt.Sprintf("%s/flags=%d", mode.name, mode.flags|failOpen), func(t *testing.T) {
 				r, keys, now := buildBusyLimiter(t, mode.flags|failOpen)
 				st := rlStats(t, r)
@@ -1387,7 +1388,7 @@ func TestRateLimiterBinaryMarshaler(t *testing.T) {
 	defer holder.r.Close()
 	wantDecision(t, "unmarshaled zero value", rlPeek(t, &holder.r, "k", 6, 1), denied(0, 100))
 
-	other := mustRateLimiter(t, 9, 1000, 0, Exact)
+	other := mustRateLimiter(t, 9, 1000, 0, RateLimiterExact)
 	rlAcquire(t, other, "old", 5, 1)
 	must(t, other.UnmarshalBinary(blob))
 	if !bytes.Equal(rlSerialize(t, other), blob) {
@@ -1482,7 +1483,7 @@ func TestRateLimiterFinalizerFreesUnclosed(t *testing.T) {
 	before := waitFreed(0, 5*time.Second)
 	func() {
 		for i := 0; i < 20; i++ {
-			r, err := NewRateLimiter(5, 1000, 100, uint32(i%2))
+			r, err := NewRateLimiter(5, 1000, 100, WithFlags(RateLimiterFlags(i%2)))
 			must(t, err)
 			rlAcquire(t, r, "k", 1, 1)
 			// dropped without Close

@@ -6,19 +6,17 @@ import (
 	"temporalfilters/internal/native"
 )
 
-// Creation flags of a RecencySketch (bitwise OR); any other bit is rejected.
+// The creation flags of a RecencySketch (WithFlags), the C library's
+// TF_RECENCY_SKETCH_* values.
 const (
-	// Concurrent makes the sketch safe for many goroutines at once, without
-	// locks (cells are updated with atomic compare-and-swap).
-	Concurrent uint32 = 1
-	// Blocked puts all cells of a key in one 64-byte cache line (depth <= 8):
-	// faster on large tables, at a higher error for the same memory.
-	Blocked uint32 = 2
+	// RecencySketchConcurrent makes the sketch safe for many goroutines at
+	// once, without locks (cells are updated with atomic compare-and-swap).
+	RecencySketchConcurrent RecencySketchFlags = 1
+	// RecencySketchBlocked puts all cells of a key in one 64-byte cache line
+	// (depth <= 8): faster on large tables, at a higher error for the same
+	// memory.
+	RecencySketchBlocked RecencySketchFlags = 2
 )
-
-// Never is the timestamp that means "never seen". It is not a valid input
-// time.
-const Never uint64 = 0
 
 // PaceResult is the answer of RecencySketch.Pace.
 type PaceResult struct {
@@ -30,13 +28,13 @@ type PaceResult struct {
 	NextAllowed uint64
 }
 
-// SketchInfo holds the parameters of a RecencySketch.
-type SketchInfo struct {
-	Width uint64 // cells per row
-	Depth uint32 // rows
-	Seed  uint32 // hash seed
-	Flags uint32 // Concurrent | Blocked
-	Cells uint64 // timestamp cells actually allocated
+// RecencySketchInfo holds the parameters of a RecencySketch.
+type RecencySketchInfo struct {
+	Width uint64             // cells per row
+	Depth uint32             // rows
+	Seed  uint32             // hash seed
+	Flags RecencySketchFlags // RecencySketchConcurrent | RecencySketchBlocked
+	Cells uint64             // timestamp cells actually allocated
 }
 
 // RecencySketch answers "when did I last see this key?" in fixed memory:
@@ -56,33 +54,42 @@ type RecencySketch struct {
 
 // NewRecencySketch creates an empty sketch of depth rows of width cells.
 //
-// width is >= 1 (in the Blocked layout the table holds width*depth cells
-// rounded up to a multiple of 8); depth is 1..32, 1..8 when Blocked; seed is
-// the hash seed (sketches merge only when their seeds are equal); flags is 0
-// or an OR of Concurrent and Blocked. Memory: 8 bytes per cell.
+// width is >= 1 (in the RecencySketchBlocked layout the table holds
+// width*depth cells rounded up to a multiple of 8); depth is 1..32, 1..8
+// when blocked. Options: WithSeed (the hash seed, default 0: sketches merge
+// only when their seeds are equal), WithFlags (RecencySketchConcurrent,
+// RecencySketchBlocked; default 0). Memory: 8 bytes per cell.
 // Errors: ErrInvalidArgument, ErrTooLarge, ErrOutOfMemory.
-func NewRecencySketch(width uint64, depth, seed, flags uint32) (*RecencySketch, error) {
-	return construct[RecencySketch](recencySketchKind, func() uintptr {
-		return native.NewRecencySketchNative(width, uint(depth), uint(seed), uint(flags)).Swigcptr()
-	})
+func NewRecencySketch(width uint64, depth uint32, opts ...Option) (*RecencySketch, error) {
+	return build[RecencySketch](recencySketchKind, "NewRecencySketch", optSeed|optFlags, opts,
+		func(seed uint32, flags RecencySketchFlags) uintptr {
+			return native.NewRecencySketchNative(width, uint(depth), uint(seed), uint(flags)).Swigcptr()
+		})
 }
 
 // NewRecencySketchFor creates the smallest sketch whose probability of a
 // too-new answer, with expectedKeys distinct keys updated within the horizon
 // you query about, is at most tooNewProbability (see
-// RecencySketchDimensions).
-// Errors: ErrInvalidArgument, ErrTooLarge, ErrOutOfMemory.
-func NewRecencySketchFor(expectedKeys uint64, tooNewProbability float64, seed, flags uint32) (*RecencySketch, error) {
-	return construct[RecencySketch](recencySketchKind, func() uintptr {
-		return native.RecencySketchNativeNew_for(expectedKeys, tooNewProbability, uint(seed), uint(flags)).Swigcptr()
-	})
+// RecencySketchDimensions). Options: WithSeed, WithFlags (as
+// NewRecencySketch). Errors: ErrInvalidArgument, ErrTooLarge,
+// ErrOutOfMemory.
+func NewRecencySketchFor(expectedKeys uint64, tooNewProbability float64, opts ...Option) (*RecencySketch, error) {
+	return build[RecencySketch](recencySketchKind, "NewRecencySketchFor", optSeed|optFlags, opts,
+		func(seed uint32, flags RecencySketchFlags) uintptr {
+			return native.RecencySketchNativeNew_for(expectedKeys, tooNewProbability, uint(seed), uint(flags)).Swigcptr()
+		})
 }
 
 // RecencySketchDimensions is the sizing helper: the smallest (width, depth)
 // whose probability of a too-new answer with expectedKeys (>= 1) distinct keys
-// is at most tooNewProbability, in (0, 1). Only the Blocked flag changes the
-// answer. Errors: ErrInvalidArgument, ErrTooLarge.
-func RecencySketchDimensions(expectedKeys uint64, tooNewProbability float64, flags uint32) (width uint64, depth uint32, err error) {
+// is at most tooNewProbability, in (0, 1). Option: WithFlags (only
+// RecencySketchBlocked changes the answer).
+// Errors: ErrInvalidArgument, ErrTooLarge.
+func RecencySketchDimensions(expectedKeys uint64, tooNewProbability float64, opts ...Option) (width uint64, depth uint32, err error) {
+	_, flags, err := configure[RecencySketchFlags]("RecencySketchDimensions", optFlags, opts)
+	if err != nil {
+		return 0, 0, err
+	}
 	defer catch(&err)
 	width = native.RecencySketchNativeDimensions_width(expectedKeys, tooNewProbability, uint(flags))
 	depth = uint32(native.RecencySketchNativeDimensions_depth(expectedKeys, tooNewProbability, uint(flags)))
@@ -255,13 +262,13 @@ func (s *RecencySketch) ErrorEstimate(since uint64) (prob float64, err error) {
 }
 
 // Info returns the sketch's parameters. Errors: ErrClosed.
-func (s *RecencySketch) Info() (SketchInfo, error) {
-	return call(s.obj(), func(p rsNative) SketchInfo {
-		return SketchInfo{
+func (s *RecencySketch) Info() (RecencySketchInfo, error) {
+	return call(s.obj(), func(p rsNative) RecencySketchInfo {
+		return RecencySketchInfo{
 			Width: p.Width(),
 			Depth: uint32(p.Depth()),
 			Seed:  uint32(p.Seed()),
-			Flags: uint32(p.Flags()),
+			Flags: RecencySketchFlags(p.Flags()),
 			Cells: p.Cells(),
 		}
 	})
@@ -286,7 +293,7 @@ func (s *RecencySketch) Seed() (uint32, error) {
 }
 
 // Flags returns the creation flags. Errors: ErrClosed.
-func (s *RecencySketch) Flags() (uint32, error) {
+func (s *RecencySketch) Flags() (RecencySketchFlags, error) {
 	info, err := s.Info()
 	return info.Flags, err
 }
@@ -304,15 +311,4 @@ func (s *RecencySketch) String() string {
 		return "RecencySketch(closed)"
 	}
 	return fmt.Sprintf("RecencySketch(%dx%d, seed %d, flags %d)", info.Width, info.Depth, info.Seed, info.Flags)
-}
-
-// Version returns the version of the C library loaded, "MAJOR.MINOR.PATCH".
-func Version() string {
-	return native.Tf_version_string()
-}
-
-// NowMillis reads the system's real-time clock in milliseconds since the
-// Unix epoch (always >= 1), a convenient now for the methods that take one.
-func NowMillis() uint64 {
-	return native.Tf_clock_now_ms()
 }

@@ -10,9 +10,9 @@ import (
 	"testing"
 )
 
-func mustNew(t *testing.T, width uint64, depth, seed, flags uint32) *RecencySketch {
+func mustNew(t *testing.T, width uint64, depth, seed uint32, flags RecencySketchFlags) *RecencySketch {
 	t.Helper()
-	s, err := NewRecencySketch(width, depth, seed, flags)
+	s, err := NewRecencySketch(width, depth, WithSeed(seed), WithFlags(flags))
 	if err != nil {
 		t.Fatalf("NewRecencySketch(%d, %d, %d, %d): %v", width, depth, seed, flags, err)
 	}
@@ -40,11 +40,11 @@ func mustSerialize(t *testing.T, s *RecencySketch) []byte {
 
 // A sketch big enough that a handful of keys never collide in every row:
 // its answers are exact.
-func exactSketch(t *testing.T, flags uint32) *RecencySketch {
+func exactSketch(t *testing.T, flags RecencySketchFlags) *RecencySketch {
 	return mustNew(t, 1<<14, 4, 7, flags)
 }
 
-var allModes = []uint32{0, Concurrent, Blocked, Blocked | Concurrent}
+var allModes = []RecencySketchFlags{0, RecencySketchConcurrent, RecencySketchBlocked, RecencySketchBlocked | RecencySketchConcurrent}
 
 func TestUpdateQuery(t *testing.T) {
 	for _, mode := range allModes {
@@ -230,7 +230,7 @@ func TestMerge(t *testing.T) {
 	for _, mode := range allModes {
 		t.Run(fmt.Sprintf("flags=%d", mode), func(t *testing.T) {
 			a := exactSketch(t, mode)
-			b := exactSketch(t, mode&^Concurrent) // the concurrency mode may differ
+			b := exactSketch(t, mode&^RecencySketchConcurrent) // the concurrency mode may differ
 			must(t, a.Update([]byte("x"), 10))
 			must(t, a.Update([]byte("both"), 30))
 			must(t, b.Update([]byte("y"), 20))
@@ -264,7 +264,7 @@ func TestMergeIncompatible(t *testing.T) {
 		mustNew(t, 1023, 4, 1, 0), // width
 		mustNew(t, 1024, 3, 1, 0), // depth
 		mustNew(t, 1024, 4, 2, 0), // seed
-		mustNew(t, 1024, 4, 1, Blocked),
+		mustNew(t, 1024, 4, 1, RecencySketchBlocked),
 	}
 	for i, o := range others {
 		must(t, o.Update([]byte("k"), 99))
@@ -277,7 +277,7 @@ func TestMergeIncompatible(t *testing.T) {
 }
 
 func TestClear(t *testing.T) {
-	s := exactSketch(t, Concurrent)
+	s := exactSketch(t, RecencySketchConcurrent)
 	for i := 0; i < 100; i++ {
 		must(t, s.UpdateString(fmt.Sprint("k", i), uint64(i+1)))
 	}
@@ -296,12 +296,12 @@ func TestClear(t *testing.T) {
 }
 
 func TestInfo(t *testing.T) {
-	s := mustNew(t, 1000, 4, 7, Concurrent)
+	s := mustNew(t, 1000, 4, 7, RecencySketchConcurrent)
 	info, err := s.Info()
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := SketchInfo{Width: 1000, Depth: 4, Seed: 7, Flags: Concurrent, Cells: 4000}
+	want := RecencySketchInfo{Width: 1000, Depth: 4, Seed: 7, Flags: RecencySketchConcurrent, Cells: 4000}
 	if info != want {
 		t.Fatalf("Info = %+v, want %+v", info, want)
 	}
@@ -313,7 +313,7 @@ func TestInfo(t *testing.T) {
 	for _, err := range []error{err1, err2, err3, err4, err5} {
 		must(t, err)
 	}
-	if w != 1000 || d != 4 || seed != 7 || flags != Concurrent || cells != 4000 {
+	if w != 1000 || d != 4 || seed != 7 || flags != RecencySketchConcurrent || cells != 4000 {
 		t.Fatalf("getters = %d %d %d %d %d", w, d, seed, flags, cells)
 	}
 	mem, err := s.Memory()
@@ -324,14 +324,14 @@ func TestInfo(t *testing.T) {
 		t.Fatalf("String = %q", got)
 	}
 	// Blocked: width*depth rounded up to whole cache lines of 8 cells.
-	b := mustNew(t, 10, 3, 0, Blocked)
+	b := mustNew(t, 10, 3, 0, RecencySketchBlocked)
 	if cells, err := b.Cells(); err != nil || cells != 32 {
 		t.Fatalf("blocked Cells = %d, %v; want 32", cells, err)
 	}
 }
 
 func TestDimensions(t *testing.T) {
-	w, d, err := RecencySketchDimensions(1000, 0.01, 0)
+	w, d, err := RecencySketchDimensions(1000, 0.01)
 	if err != nil || w == 0 || d == 0 {
 		t.Fatalf("RecencySketchDimensions = %d, %d, %v", w, d, err)
 	}
@@ -339,17 +339,17 @@ func TestDimensions(t *testing.T) {
 	if p := math.Pow(1-math.Pow(1-1/float64(w), 1000), float64(d)); p > 0.01 {
 		t.Fatalf("%dx%d gives P(too new) = %g > 0.01", w, d, p)
 	}
-	bw, bd, err := RecencySketchDimensions(1000, 0.01, Blocked)
+	bw, bd, err := RecencySketchDimensions(1000, 0.01, WithFlags(RecencySketchBlocked))
 	if err != nil || bd > 8 || bw*uint64(bd) <= w*uint64(d) {
 		t.Fatalf("blocked dimensions %dx%d (%v) should need more cells than %dx%d", bw, bd, err, w, d)
 	}
-	s, err := NewRecencySketchFor(1000, 0.01, 9, Concurrent)
+	s, err := NewRecencySketchFor(1000, 0.01, WithSeed(9), WithFlags(RecencySketchConcurrent))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	info, err := s.Info()
-	if err != nil || info.Width != w || info.Depth != d || info.Seed != 9 || info.Flags != Concurrent {
+	if err != nil || info.Width != w || info.Depth != d || info.Seed != 9 || info.Flags != RecencySketchConcurrent {
 		t.Fatalf("NewRecencySketchFor: %+v, %v; want %dx%d seed 9", info, err, w, d)
 	}
 }
@@ -430,7 +430,7 @@ func TestBinaryMarshaler(t *testing.T) {
 	}
 
 	// into an open sketch of another shape: its state is replaced
-	other := mustNew(t, 8, 1, 99, Blocked)
+	other := mustNew(t, 8, 1, 99, RecencySketchBlocked)
 	must(t, other.Update([]byte("old"), 5))
 	must(t, other.UnmarshalBinary(blob))
 	info, _ := other.Info()

@@ -35,10 +35,11 @@ type TimeBloom struct {
 
 // TimeBloomInfo holds the parameters of a TimeBloom.
 type TimeBloomInfo struct {
-	K    uint32 // hash functions: bits set per insert, slices a query must match in a row
-	L    uint32 // the minimum number of slices beyond the first K
-	Span uint64 // the window, in the caller's time unit
-	Seed uint32 // hash seed
+	K     uint32         // hash functions: bits set per insert, slices a query must match in a row
+	L     uint32         // the minimum number of slices beyond the first K
+	Span  uint64         // the window, in the caller's time unit
+	Seed  uint32         // hash seed
+	Flags TimeBloomFlags // the creation flags (none defined yet: 0)
 }
 
 // TimeBloomStats is the state of a TimeBloom at a time now.
@@ -53,13 +54,15 @@ type TimeBloomStats struct {
 // NewTimeBloom is the low-level constructor: K+L initial slices of
 // sliceBits bits each.
 //
-// k is 1..64, l is 1..1024, sliceBits is 64..2^40, span >= l; seed is the
-// hash seed. Errors: ErrInvalidArgument (a parameter out of range;
+// k is 1..64, l is 1..1024, sliceBits is 64..2^40, span >= l. Options:
+// WithSeed (the hash seed, default 0), WithFlags (no TimeBloomFlags are
+// defined yet: 0). Errors: ErrInvalidArgument (a parameter out of range;
 // sliceBits above 2^40 is ErrTooLarge), ErrOutOfMemory.
-func NewTimeBloom(k, l uint32, sliceBits, span uint64, seed uint32) (*TimeBloom, error) {
-	return construct[TimeBloom](timeBloomKind, func() uintptr {
-		return native.NewTimeBloomNative(uint(k), uint(l), sliceBits, span, uint(seed)).Swigcptr()
-	})
+func NewTimeBloom(k, l uint32, sliceBits, span uint64, opts ...Option) (*TimeBloom, error) {
+	return build[TimeBloom](timeBloomKind, "NewTimeBloom", optSeed|optFlags, opts,
+		func(seed uint32, flags TimeBloomFlags) uintptr {
+			return timeBloomNew(flags, uint(k), uint(l), sliceBits, span, uint(seed))
+		})
 }
 
 // NewTimeBloomFor creates a filter for the keys of the last span time units
@@ -67,12 +70,13 @@ func NewTimeBloom(k, l uint32, sliceBits, span uint64, seed uint32) (*TimeBloom,
 // rate: (k, l) from AgeBloomChoose, and K+L initial slices sized for
 // initialCapacity (>= 1) inserts per span (the sizes adapt from the first
 // shift on). span must be >= the chosen l: use a finer time unit (e.g.
-// milliseconds) for short spans.
-// Errors: ErrInvalidArgument, ErrTooLarge, ErrOutOfMemory.
-func NewTimeBloomFor(errorRate float64, span, initialCapacity uint64, seed uint32) (*TimeBloom, error) {
-	return construct[TimeBloom](timeBloomKind, func() uintptr {
-		return native.TimeBloomNativeNew_for(errorRate, span, initialCapacity, uint(seed)).Swigcptr()
-	})
+// milliseconds) for short spans. Options: WithSeed, WithFlags (as
+// NewTimeBloom). Errors: ErrInvalidArgument, ErrTooLarge, ErrOutOfMemory.
+func NewTimeBloomFor(initialCapacity uint64, errorRate float64, span uint64, opts ...Option) (*TimeBloom, error) {
+	return build[TimeBloom](timeBloomKind, "NewTimeBloomFor", optSeed|optFlags, opts,
+		func(seed uint32, flags TimeBloomFlags) uintptr {
+			return timeBloomNewFor(flags, initialCapacity, errorRate, span, uint(seed))
+		})
 }
 
 // Add inserts key at time now (>= 1). A shift may allocate a new slice; if
@@ -157,4 +161,22 @@ func (f *TimeBloom) String() string {
 		return "TimeBloom(closed)"
 	}
 	return fmt.Sprintf("TimeBloom(k=%d, l=%d, span %d, seed %d)", info.K, info.L, info.Span, info.Seed)
+}
+
+// ---- until the native layer takes flags -----------------------------------
+
+func checkTimeBloomFlags(flags TimeBloomFlags) {
+	if flags != 0 {
+		panic(fmt.Sprintf("tf:%d:unknown time bloom flag bits 0x%x", int(StatusInvalidArgument), uint32(flags)))
+	}
+}
+
+func timeBloomNew(flags TimeBloomFlags, k, l uint, sliceBits, span uint64, seed uint) uintptr {
+	checkTimeBloomFlags(flags)
+	return native.NewTimeBloomNative(k, l, sliceBits, span, seed).Swigcptr()
+}
+
+func timeBloomNewFor(flags TimeBloomFlags, initialCapacity uint64, errorRate float64, span uint64, seed uint) uintptr {
+	checkTimeBloomFlags(flags)
+	return native.TimeBloomNativeNew_for(errorRate, span, initialCapacity, seed).Swigcptr()
 }

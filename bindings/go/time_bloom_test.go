@@ -12,7 +12,7 @@ import (
 
 func mustTimeBloom(t *testing.T, k, l uint32, sliceBits, span uint64, seed uint32) *TimeBloom {
 	t.Helper()
-	f, err := NewTimeBloom(k, l, sliceBits, span, seed)
+	f, err := NewTimeBloom(k, l, sliceBits, span, WithSeed(seed))
 	if err != nil {
 		t.Fatalf("NewTimeBloom(%d, %d, %d, %d, %d): %v", k, l, sliceBits, span, seed, err)
 	}
@@ -22,7 +22,7 @@ func mustTimeBloom(t *testing.T, k, l uint32, sliceBits, span uint64, seed uint3
 
 func mustTimeBloomFor(t *testing.T, rate float64, span, initialCapacity uint64, seed uint32) *TimeBloom {
 	t.Helper()
-	f, err := NewTimeBloomFor(rate, span, initialCapacity, seed)
+	f, err := NewTimeBloomFor(initialCapacity, rate, span, WithSeed(seed))
 	if err != nil {
 		t.Fatalf("NewTimeBloomFor(%g, %d, %d, %d): %v", rate, span, initialCapacity, seed, err)
 	}
@@ -201,7 +201,7 @@ func TestTimeBloomWindow(t *testing.T) {
 	)
 	f := mustTimeBloomFor(t, rate, span, 200, 3)
 	info := tbInfo(t, f)
-	if k, l, _ := AgeBloomChoose(rate); info.K != k || info.L != l || info.Span != span || info.Seed != 3 {
+	if k, l, _, _ := AgeBloomChoose(rate); info.K != k || info.L != l || info.Span != span || info.Seed != 3 {
 		t.Fatalf("Info = %+v, want the pair of AgeBloomChoose(%g)", info, rate)
 	}
 	rng := rand.New(rand.NewSource(17))
@@ -315,7 +315,7 @@ func TestTimeBloomConstructorErrors(t *testing.T) {
 		{3, 4, math.MaxUint64, 1000, ErrTooLarge},
 	}
 	for _, c := range bad {
-		f, err := NewTimeBloom(c.k, c.l, c.sliceBits, c.span, 0)
+		f, err := NewTimeBloom(c.k, c.l, c.sliceBits, c.span)
 		if f != nil {
 			t.Errorf("NewTimeBloom(%d, %d, %d, %d) returned a filter with the error", c.k, c.l, c.sliceBits, c.span)
 		}
@@ -339,17 +339,17 @@ func TestTimeBloomConstructorErrors(t *testing.T) {
 		{0.01, 1000, math.MaxUint64, ErrTooLarge},
 	}
 	for _, c := range badFor {
-		f, err := NewTimeBloomFor(c.rate, c.span, c.capacity, 0)
+		f, err := NewTimeBloomFor(c.capacity, c.rate, c.span)
 		if f != nil {
 			t.Errorf("NewTimeBloomFor(%g, %d, %d) returned a filter with the error", c.rate, c.span, c.capacity)
 		}
 		wantStatus(t, err, c.want)
 	}
 	// the smallest ones are fine: span == l
-	f, err := NewTimeBloom(1, 1, 64, 1, 0)
+	f, err := NewTimeBloom(1, 1, 64, 1)
 	must(t, err)
 	f.Close()
-	f, err = NewTimeBloomFor(0.01, 87, 1, 0)
+	f, err = NewTimeBloomFor(1, 0.01, 87)
 	must(t, err)
 	f.Close()
 }
@@ -416,13 +416,13 @@ func checkTimeBloomClosed(t *testing.T, f *TimeBloom) {
 }
 
 func TestTimeBloomClosed(t *testing.T) {
-	f, err := NewTimeBloom(3, 4, 128, 1000, 0)
+	f, err := NewTimeBloom(3, 4, 128, 1000)
 	must(t, err)
 	must(t, f.Add([]byte("k"), 5))
 	must(t, f.Close())
 	must(t, f.Close())
 	checkTimeBloomClosed(t, f)
-	f2, err := NewTimeBloomFor(0.01, 1000, 100, 0)
+	f2, err := NewTimeBloomFor(100, 0.01, 1000)
 	must(t, err)
 	cp := *f2
 	must(t, f2.Close())
@@ -553,10 +553,10 @@ func TestBloomFinalizersFreeUnclosedFilters(t *testing.T) {
 	before := waitFreed(0, 5*time.Second) // what the earlier tests left to the finalizers
 	func() {
 		for i := 0; i < 20; i++ {
-			a, err := NewAgeBloom(4, 8, 4096, uint32(i))
+			a, err := NewAgeBloom(4, 8, 4096, WithSeed(uint32(i)))
 			must(t, err)
 			must(t, a.Add([]byte("k")))
-			b, err := NewTimeBloomFor(0.01, 1000, 1000, uint32(i))
+			b, err := NewTimeBloomFor(1000, 0.01, 1000, WithSeed(uint32(i)))
 			must(t, err)
 			must(t, b.Add([]byte("k"), 1))
 			// dropped without Close
