@@ -1,7 +1,6 @@
 package temporalfilters
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -266,68 +265,14 @@ func TestZeroAndNilSketch(t *testing.T) {
 	checkClosed(t, nilSketch)
 }
 
-// corrupt returns a copy of the golden blob edited by f.
-func corrupt(t *testing.T, f func(b []byte) []byte) []byte {
-	t.Helper()
-	b := append([]byte(nil), readGoldenBlob(t, "recency_sketch_v1")...)
-	return f(b)
-}
-
 func TestDeserializeErrors(t *testing.T) {
-	const payload = 20 // the payload starts after the 20-byte envelope header
-	cases := []struct {
-		name string
-		blob []byte
-		want error
-	}{
-		{"nil", nil, ErrTruncated},
-		{"empty", []byte{}, ErrTruncated},
-		{"short", []byte("TFLT"), ErrTruncated},
-		{"truncated by one", corrupt(t, func(b []byte) []byte { return b[:len(b)-1] }), ErrTruncated},
-		{"truncated to the header", corrupt(t, func(b []byte) []byte { return b[:28] }), ErrTruncated},
-		{"bad magic", corrupt(t, func(b []byte) []byte { b[0] = 'X'; return b }), ErrBadMagic},
-		{"version 2", corrupt(t, func(b []byte) []byte { b[4] = 2; return b }), ErrUnsupportedVersion},
-		{"kind 2", corrupt(t, func(b []byte) []byte { b[6] = 2; return b }), ErrWrongKind},
-		{"kind 0", corrupt(t, func(b []byte) []byte { b[6] = 0; return b }), ErrWrongKind},
-		{"a cell bit flipped", corrupt(t, func(b []byte) []byte { b[len(b)-20] ^= 1; return b }), ErrChecksum},
-		{"checksum bit flipped", corrupt(t, func(b []byte) []byte { b[len(b)-1] ^= 0x80; return b }), ErrChecksum},
-		{"trailing byte", corrupt(t, func(b []byte) []byte { return append(b, 0) }), ErrCorrupt},
-		{"undefined flag bit (resealed)", corrupt(t, func(b []byte) []byte { b[8] |= 0x10; return reseal(b) }), ErrCorrupt},
-		{"depth 0 (resealed)", corrupt(t, func(b []byte) []byte {
-			binary.LittleEndian.PutUint32(b[payload+8:], 0)
-			return reseal(b)
-		}), ErrCorrupt},
-		{"depth 33 (resealed)", corrupt(t, func(b []byte) []byte {
-			binary.LittleEndian.PutUint32(b[payload+8:], 33)
-			return reseal(b)
-		}), ErrCorrupt},
-		{"cell count off by one (resealed)", corrupt(t, func(b []byte) []byte {
-			binary.LittleEndian.PutUint64(b[payload+16:], 256*3+1)
-			return reseal(b)
-		}), ErrCorrupt},
-		{"width doubled (resealed)", corrupt(t, func(b []byte) []byte {
-			binary.LittleEndian.PutUint64(b[payload:], 512)
-			return reseal(b)
-		}), ErrCorrupt},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			s, err := DeserializeRecencySketch(c.blob)
-			if s != nil {
-				s.Close()
-				t.Fatal("a sketch came back with the error")
-			}
-			wantStatus(t, err, c.want)
-			var z RecencySketch
-			wantStatus(t, z.UnmarshalBinary(c.blob), c.want)
-			checkClosed(t, &z)
-		})
-	}
-	// The resealed edits are only rejected for their content: the same
-	// resealing of an unedited blob is accepted.
-	s, err := DeserializeRecencySketch(corrupt(t, reseal))
-	must(t, err)
-	s.Close()
+	own := readGoldenBlob(t, "recency_sketch_v1")
+	cases := append(envelopeCases(t, own),
+		blobCase{"depth 0 (resealed)", resealedWith(own, 8, putU32(0)), ErrCorrupt},
+		blobCase{"depth 33 (resealed)", resealedWith(own, 8, putU32(33)), ErrCorrupt},
+		blobCase{"cell count off by one (resealed)", resealedWith(own, 16, putU64(256*3+1)), ErrCorrupt},
+		blobCase{"width doubled (resealed)", resealedWith(own, 0, putU64(512)), ErrCorrupt})
+	checkRefusedBlobs(t, cases, DeserializeRecencySketch, checkClosed)
 }
 
 // The layer recovers only the panics of failed native calls.

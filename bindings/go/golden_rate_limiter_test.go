@@ -1,13 +1,7 @@
 package temporalfilters
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/hex"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 )
 
@@ -41,43 +35,9 @@ type goldenRateAnswer struct {
 
 func readRateExpected(t *testing.T, name string) []goldenRateAnswer {
 	t.Helper()
-	f, err := os.Open(filepath.Join(goldenDir(t), name+".expected"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var out []goldenRateAnswer
-	sc := bufio.NewScanner(f)
-	for line := 1; sc.Scan(); line++ {
-		text := strings.TrimSpace(sc.Text())
-		if text == "" || strings.HasPrefix(text, "#") {
-			continue
-		}
-		fields := strings.Fields(text)
-		if len(fields) != 4 {
-			t.Fatalf("%s.expected:%d: want \"<key hex> <allowed> <remaining> <retry_at>\", got %q", name, line, text)
-		}
-		var a goldenRateAnswer
-		if a.key, err = hex.DecodeString(fields[0]); err != nil {
-			t.Fatalf("%s.expected:%d: %v", name, line, err)
-		}
-		switch fields[1] {
-		case "0":
-		case "1":
-			a.want.Allowed = true
-		default:
-			t.Fatalf("%s.expected:%d: allowed must be 0 or 1, got %q", name, line, fields[1])
-		}
-		if a.want.Remaining, err = strconv.ParseUint(fields[2], 10, 64); err != nil {
-			t.Fatalf("%s.expected:%d: %v", name, line, err)
-		}
-		if a.want.RetryAt, err = strconv.ParseUint(fields[3], 10, 64); err != nil {
-			t.Fatalf("%s.expected:%d: %v", name, line, err)
-		}
-		out = append(out, a)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
+	for _, l := range readExpectedLines(t, name, "<key hex> <allowed> <remaining> <retry_at>") {
+		out = append(out, goldenRateAnswer{l.key(), Decision{Allowed: l.bit(1), Remaining: l.uint(2), RetryAt: l.uint(3)}})
 	}
 	// "key-0" .. "key-39" in order, then the binary key; both answers among
 	// them: a file that cannot tell a broken limiter from a working one
@@ -185,29 +145,9 @@ func TestGoldenRateLimiterWrite(t *testing.T) {
 	for _, c := range goldenRateCases {
 		t.Run(c.name, func(t *testing.T) {
 			r := buildGoldenRateLimiter(t, c.flags)
-			got, err := r.MarshalBinary()
-			must(t, err)
-			want := readGoldenBlob(t, c.name)
-			if !bytes.Equal(got, want) {
-				t.Fatalf("rebuilt limiter: %d bytes, differs from the golden blob (%d bytes) at byte %d",
-					len(got), len(want), firstDiff(got, want))
-			}
+			checkGoldenBytes(t, r, c.name)
 			// and the rebuilt limiter gives the recorded answers itself
 			checkGoldenRateAnswers(t, r, readRateExpected(t, c.name))
 		})
-	}
-}
-
-// TestGoldenRateLimiterChecksum: the golden rate limiter blobs carry the
-// same checksum as every blob (and so the tests may reseal edited copies).
-func TestGoldenRateLimiterChecksum(t *testing.T) {
-	for _, c := range goldenRateCases {
-		blob := readGoldenBlob(t, c.name)
-		if got := reseal(append([]byte(nil), blob...)); !bytes.Equal(got, blob) {
-			t.Errorf("%s: the checksum differs from MurmurHash3 of the bytes before it", c.name)
-		}
-		if kind := int(blob[6]) | int(blob[7])<<8; kind != 4 {
-			t.Errorf("%s: kind %d, want 4", c.name, kind)
-		}
 	}
 }

@@ -52,6 +52,77 @@ func readGoldenBlob(t *testing.T, name string) []byte {
 	return blob
 }
 
+// expectedLine is one answer line of a .expected file: the file, the line
+// number and the fields, for the messages.
+type expectedLine struct {
+	t      *testing.T
+	where  string // "<name>.expected:<line>"
+	fields []string
+}
+
+// readExpectedLines reads the answers of <name>.expected, every line but the
+// empty ones and the comments (#), each with the fields that form names, one
+// per "<...>"
+// (e.g. "<hex key> <time>").
+func readExpectedLines(t *testing.T, name, form string) []expectedLine {
+	t.Helper()
+	f, err := os.Open(filepath.Join(goldenDir(t), name+".expected"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []expectedLine
+	sc := bufio.NewScanner(f)
+	for line := 1; sc.Scan(); line++ {
+		text := strings.TrimSpace(sc.Text())
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		l := expectedLine{t, fmt.Sprintf("%s.expected:%d", name, line), strings.Fields(text)}
+		if len(l.fields) != strings.Count(form, "<") {
+			t.Fatalf("%s: want %q, got %q", l.where, form, text)
+		}
+		out = append(out, l)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// key is the line's key, its first field in hex.
+func (l expectedLine) key() []byte {
+	l.t.Helper()
+	key, err := hex.DecodeString(l.fields[0])
+	if err != nil {
+		l.t.Fatalf("%s: %v", l.where, err)
+	}
+	return key
+}
+
+// uint is field i, a decimal number.
+func (l expectedLine) uint(i int) uint64 {
+	l.t.Helper()
+	v, err := strconv.ParseUint(l.fields[i], 10, 64)
+	if err != nil {
+		l.t.Fatalf("%s: %v", l.where, err)
+	}
+	return v
+}
+
+// bit is field i, 0 or 1.
+func (l expectedLine) bit(i int) bool {
+	l.t.Helper()
+	switch l.fields[i] {
+	case "0":
+		return false
+	case "1":
+		return true
+	}
+	l.t.Fatalf("%s: field %d must be 0 or 1, got %q", l.where, i+1, l.fields[i])
+	return false
+}
+
 type expectedAnswer struct {
 	key  []byte
 	last uint64
@@ -59,40 +130,28 @@ type expectedAnswer struct {
 
 func readExpected(t *testing.T, name string) []expectedAnswer {
 	t.Helper()
-	f, err := os.Open(filepath.Join(goldenDir(t), name+".expected"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var out []expectedAnswer
-	sc := bufio.NewScanner(f)
-	for line := 1; sc.Scan(); line++ {
-		text := strings.TrimSpace(sc.Text())
-		if text == "" || strings.HasPrefix(text, "#") {
-			continue
-		}
-		fields := strings.Fields(text)
-		if len(fields) != 2 {
-			t.Fatalf("%s.expected:%d: want \"<hex key> <time>\", got %q", name, line, text)
-		}
-		key, err := hex.DecodeString(fields[0])
-		if err != nil {
-			t.Fatalf("%s.expected:%d: %v", name, line, err)
-		}
-		last, err := strconv.ParseUint(fields[1], 10, 64)
-		if err != nil {
-			t.Fatalf("%s.expected:%d: %v", name, line, err)
-		}
-		out = append(out, expectedAnswer{key, last})
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
+	for _, l := range readExpectedLines(t, name, "<hex key> <time>") {
+		out = append(out, expectedAnswer{l.key(), l.uint(1)})
 	}
 	// GOLDEN_RS_KEYS string keys plus the binary key.
 	if len(out) != 251 {
 		t.Fatalf("%s.expected: %d answers, want 251", name, len(out))
 	}
 	return out
+}
+
+// checkGoldenBytes wants s to serialize (MarshalBinary) to the golden blob
+// name, byte for byte.
+func checkGoldenBytes(t *testing.T, s structure, name string) {
+	t.Helper()
+	got, err := s.MarshalBinary()
+	must(t, err)
+	want := readGoldenBlob(t, name)
+	if !bytes.Equal(got, want) {
+		t.Fatalf("rebuilt %v: %d bytes, differs from the golden blob %s (%d bytes) at byte %d",
+			s, len(got), name, len(want), firstDiff(got, want))
+	}
 }
 
 // buildGolden replays tests/golden.h through this binding, one call per
@@ -187,16 +246,7 @@ func TestGoldenWrite(t *testing.T) {
 	for _, c := range goldenCases {
 		for _, batch := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/batch=%v", c.name, batch), func(t *testing.T) {
-				s := buildGolden(t, c, batch)
-				got, err := s.MarshalBinary()
-				if err != nil {
-					t.Fatal(err)
-				}
-				want := readGoldenBlob(t, c.name)
-				if !bytes.Equal(got, want) {
-					t.Fatalf("rebuilt sketch: %d bytes, differs from the golden blob (%d bytes) at byte %d",
-						len(got), len(want), firstDiff(got, want))
-				}
+				checkGoldenBytes(t, buildGolden(t, c, batch), c.name)
 			})
 		}
 	}

@@ -3,7 +3,6 @@ package temporalfilters
 import (
 	"bytes"
 	"encoding"
-	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand"
@@ -1412,71 +1411,12 @@ func TestRateLimiterBinaryMarshaler(t *testing.T) {
 
 func TestRateLimiterDeserializeErrors(t *testing.T) {
 	own := readGoldenBlob(t, "rate_limiter_v1")
-	const payload = 20 // the payload starts after the 20-byte envelope header
-	edit := func(f func(b []byte) []byte) []byte {
-		return f(append([]byte(nil), own...))
-	}
-	putU64 := func(off int, v uint64) []byte {
-		return edit(func(b []byte) []byte {
-			binary.LittleEndian.PutUint64(b[payload+off:], v)
-			return reseal(b)
-		})
-	}
-	cases := []struct {
-		name string
-		blob []byte
-		want error
-	}{
-		{"nil", nil, ErrTruncated},
-		{"empty", []byte{}, ErrTruncated},
-		{"short", []byte("TFLT"), ErrTruncated},
-		{"truncated by one", edit(func(b []byte) []byte { return b[:len(b)-1] }), ErrTruncated},
-		{"truncated to half", edit(func(b []byte) []byte { return b[:len(b)/2] }), ErrTruncated},
-		{"truncated to the header", edit(func(b []byte) []byte { return b[:28] }), ErrTruncated},
-		{"a recency sketch", readGoldenBlob(t, "recency_sketch_v1"), ErrWrongKind},
-		{"an age bloom", readGoldenBlob(t, "age_bloom_v1"), ErrWrongKind},
-		{"a time bloom", readGoldenBlob(t, "time_bloom_v1"), ErrWrongKind},
-		{"bad magic", edit(func(b []byte) []byte { b[0] = 'X'; return b }), ErrBadMagic},
-		{"version 2", edit(func(b []byte) []byte { b[4] = 2; return b }), ErrUnsupportedVersion},
-		{"kind 0", edit(func(b []byte) []byte { b[6] = 0; return b }), ErrWrongKind},
-		{"kind 1", edit(func(b []byte) []byte { b[6] = 1; return b }), ErrWrongKind},
-		{"a bit flipped", edit(func(b []byte) []byte { b[len(b)-20] ^= 1; return b }), ErrChecksum},
-		{"checksum bit flipped", edit(func(b []byte) []byte { b[len(b)-1] ^= 0x80; return b }), ErrChecksum},
-		{"trailing byte", edit(func(b []byte) []byte { return append(b, 0) }), ErrCorrupt},
-		{"undefined flag bit (resealed)", edit(func(b []byte) []byte { b[8] |= 0x10; return reseal(b) }), ErrCorrupt},
-		{"limit 0 (resealed)", putU64(0, 0), ErrCorrupt},
-		{"window 0 (resealed)", putU64(8, 0), ErrCorrupt},
-		{"width not dividing (resealed)", putU64(16, 300), ErrCorrupt},
-		{"limit too large (resealed)", putU64(0, RateLimiterMaxKeyLimit+1), ErrCorrupt},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			r, err := DeserializeRateLimiter(c.blob)
-			if r != nil {
-				r.Close()
-				t.Fatal("a limiter came back with the error")
-			}
-			wantStatus(t, err, c.want)
-			var z RateLimiter
-			wantStatus(t, z.UnmarshalBinary(c.blob), c.want)
-			checkRateLimiterClosed(t, &z)
-		})
-	}
-	// a rate limiter blob is no other structure
-	s, err := DeserializeRecencySketch(own)
-	if s != nil {
-		s.Close()
-	}
-	wantStatus(t, err, ErrWrongKind)
-	tb, err := DeserializeTimeBloom(own)
-	if tb != nil {
-		tb.Close()
-	}
-	wantStatus(t, err, ErrWrongKind)
-	// resealing an unedited blob changes nothing
-	r, err := DeserializeRateLimiter(reseal(append([]byte(nil), own...)))
-	must(t, err)
-	r.Close()
+	cases := append(envelopeCases(t, own),
+		blobCase{"limit 0 (resealed)", resealedWith(own, 0, putU64(0)), ErrCorrupt},
+		blobCase{"window 0 (resealed)", resealedWith(own, 8, putU64(0)), ErrCorrupt},
+		blobCase{"width not dividing (resealed)", resealedWith(own, 16, putU64(300)), ErrCorrupt},
+		blobCase{"limit too large (resealed)", resealedWith(own, 0, putU64(RateLimiterMaxKeyLimit+1)), ErrCorrupt})
+	checkRefusedBlobs(t, cases, DeserializeRateLimiter, checkRateLimiterClosed)
 }
 
 func TestRateLimiterFinalizerFreesUnclosed(t *testing.T) {
