@@ -280,12 +280,36 @@ func TestAgeBloomSizingErrors(t *testing.T) {
 	}
 }
 
+// ageBloomShape and ageBloomTarget are arguments of NewAgeBloom and
+// NewAgeBloomFor with the error they get.
+type ageBloomShape struct {
+	k, l      uint32
+	sliceBits uint64
+	want      error
+}
+
+type ageBloomTarget struct {
+	rate     float64
+	capacity uint64
+	want     error
+}
+
+// checkAgeBloomRefused wants every shape and target refused with its error
+// in the layout of flags.
+func checkAgeBloomRefused(t *testing.T, flags AgeBloomFlags, shapes []ageBloomShape, targets []ageBloomTarget) {
+	t.Helper()
+	for _, c := range shapes {
+		f, err := NewAgeBloom(c.k, c.l, c.sliceBits, WithFlags(flags))
+		wantRefused(t, fmt.Sprintf("NewAgeBloom(%d, %d, %d, flags %d)", c.k, c.l, c.sliceBits, flags), f, err, c.want)
+	}
+	for _, c := range targets {
+		f, err := NewAgeBloomFor(c.capacity, c.rate, WithFlags(flags))
+		wantRefused(t, fmt.Sprintf("NewAgeBloomFor(%d, %g, flags %d)", c.capacity, c.rate, flags), f, err, c.want)
+	}
+}
+
 func TestAgeBloomConstructorErrors(t *testing.T) {
-	bad := []struct {
-		k, l      uint32
-		sliceBits uint64
-		want      error
-	}{
+	shapes := []ageBloomShape{
 		{0, 3, 1000, ErrInvalidArgument},
 		{65, 3, 1000, ErrInvalidArgument},
 		{math.MaxUint32, 3, 1000, ErrInvalidArgument},
@@ -296,18 +320,7 @@ func TestAgeBloomConstructorErrors(t *testing.T) {
 		{3, 3, 1<<40 + 1, ErrTooLarge},
 		{3, 3, math.MaxUint64, ErrTooLarge},
 	}
-	for _, c := range bad {
-		f, err := NewAgeBloom(c.k, c.l, c.sliceBits)
-		if f != nil {
-			t.Errorf("NewAgeBloom(%d, %d, %d) returned a filter with the error", c.k, c.l, c.sliceBits)
-		}
-		wantStatus(t, err, c.want)
-	}
-	badFor := []struct {
-		rate     float64
-		capacity uint64
-		want     error
-	}{
+	targets := []ageBloomTarget{
 		{0.01, 0, ErrInvalidArgument},
 		{0, 1000, ErrInvalidArgument},
 		{1, 1000, ErrInvalidArgument},
@@ -320,13 +333,7 @@ func TestAgeBloomConstructorErrors(t *testing.T) {
 		{0.01, math.MaxUint64, ErrTooLarge}, // ceil(capacity / l) must not wrap around
 		{0.01, math.MaxUint64 - 5, ErrTooLarge},
 	}
-	for _, c := range badFor {
-		f, err := NewAgeBloomFor(c.capacity, c.rate)
-		if f != nil {
-			t.Errorf("NewAgeBloomFor(%d, %g) returned a filter with the error", c.capacity, c.rate)
-		}
-		wantStatus(t, err, c.want)
-	}
+	checkAgeBloomRefused(t, 0, shapes, targets)
 	// the smallest filters are fine
 	for _, mk := range []func() (*AgeBloom, error){
 		func() (*AgeBloom, error) { return NewAgeBloom(1, 1, 64) },
@@ -745,11 +752,7 @@ func TestBlockedAgeBloomSizing(t *testing.T) {
 }
 
 func TestBlockedAgeBloomErrors(t *testing.T) {
-	bad := []struct {
-		k, l      uint32
-		sliceBits uint64
-		want      error
-	}{
+	shapes := []ageBloomShape{
 		{30, 3, 256, ErrInvalidArgument}, // k + l > 32
 		{1, 32, 256, ErrInvalidArgument},
 		{16, 17, 256, ErrInvalidArgument},
@@ -763,18 +766,7 @@ func TestBlockedAgeBloomErrors(t *testing.T) {
 		{3, 4, 1<<40 + 1, ErrTooLarge},
 		{3, 4, math.MaxUint64, ErrTooLarge},
 	}
-	for _, c := range bad {
-		f, err := NewAgeBloom(c.k, c.l, c.sliceBits, WithFlags(AgeBloomBlocked))
-		if f != nil {
-			t.Errorf("NewAgeBloom(%d, %d, %d, blocked) returned a filter with the error", c.k, c.l, c.sliceBits)
-		}
-		wantStatus(t, err, c.want)
-	}
-	badFor := []struct {
-		rate     float64
-		capacity uint64
-		want     error
-	}{
+	targets := []ageBloomTarget{
 		{0.01, 0, ErrInvalidArgument},
 		{0, 1000, ErrInvalidArgument},
 		{1, 1000, ErrInvalidArgument},
@@ -787,13 +779,7 @@ func TestBlockedAgeBloomErrors(t *testing.T) {
 		{0.01, 1 << 50, ErrTooLarge},
 		{0.01, math.MaxUint64, ErrTooLarge},
 	}
-	for _, c := range badFor {
-		f, err := NewAgeBloomFor(c.capacity, c.rate, WithFlags(AgeBloomBlocked))
-		if f != nil {
-			t.Errorf("NewAgeBloomFor(%d, %g, blocked) returned a filter with the error", c.capacity, c.rate)
-		}
-		wantStatus(t, err, c.want)
-	}
+	checkAgeBloomRefused(t, AgeBloomBlocked, shapes, targets)
 	for _, rate := range []float64{0, 1, -0.1, 1.5, math.NaN(), math.Inf(1), math.Inf(-1)} {
 		k, l, fill, err := AgeBloomChoose(rate, WithFlags(AgeBloomBlocked))
 		wantStatus(t, err, ErrInvalidArgument)

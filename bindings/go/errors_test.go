@@ -129,10 +129,7 @@ func TestConstructorErrors(t *testing.T) {
 	}
 	for _, c := range bad {
 		s, err := NewRecencySketch(c.width, c.depth, WithSeed(c.seed), WithFlags(c.flags))
-		if s != nil {
-			t.Errorf("NewRecencySketch(%d, %d, %d, %d) returned a sketch with the error", c.width, c.depth, c.seed, c.flags)
-		}
-		wantStatus(t, err, c.want)
+		wantRefused(t, fmt.Sprintf("NewRecencySketch(%d, %d, %d, %d)", c.width, c.depth, c.seed, c.flags), s, err, c.want)
 	}
 	// the largest depths are accepted
 	for _, c := range []struct {
@@ -165,10 +162,7 @@ func TestConstructorErrors(t *testing.T) {
 		wantStatus(t, err, c.want)
 		_ = w + uint64(d)
 		s, err := NewRecencySketchFor(c.n, c.p, WithFlags(c.flags))
-		if s != nil {
-			t.Errorf("NewRecencySketchFor(%d, %g) returned a sketch with the error", c.n, c.p)
-		}
-		wantStatus(t, err, c.want)
+		wantRefused(t, fmt.Sprintf("NewRecencySketchFor(%d, %g)", c.n, c.p), s, err, c.want)
 	}
 }
 
@@ -352,6 +346,7 @@ func TestOptions(t *testing.T) {
 		got, err := c.mk()
 		wantStatus(t, err, ErrInvalidArgument)
 		if !reflect.ValueOf(got).IsNil() {
+			got.Close()
 			t.Errorf("%s: a structure came back with the error", c.what)
 		}
 	}

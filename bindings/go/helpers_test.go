@@ -2,7 +2,9 @@ package temporalfilters
 
 import (
 	"errors"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -107,4 +109,78 @@ func checkClosedStructure(t *testing.T, name string, s structure) {
 		t.Errorf("String = %q", got)
 	}
 	must(t, s.Close()) // idempotent
+}
+
+// wantRefused checks that a constructor (what, for the messages) refused:
+// no structure (one that came back anyway is closed) and the error want.
+func wantRefused[T any, P interface {
+	*T
+	structure
+}](t *testing.T, what string, s P, err, want error) {
+	t.Helper()
+	if s != nil {
+		s.Close()
+		t.Errorf("%s returned a structure with the error", what)
+	}
+	wantStatus(t, err, want)
+}
+
+// inParallel runs work(g) for every g below n, each in its own goroutine,
+// all at once, and waits for them; the error of any fails t.
+func inParallel(t *testing.T, n int, work func(g int) error) {
+	t.Helper()
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for g := 0; g < n; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			errs[g] = work(g)
+		}(g)
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// inBackground runs step(0), step(1), ... in a goroutine until the
+// returned stop is called or a step fails. stop waits for it, fails t with
+// the step's error and returns the number of steps run. It is also stopped
+// at t's cleanup (before the structures made earlier are closed), so that a
+// test that fails meanwhile never leaves it running.
+func inBackground(t *testing.T, step func(i int) error) (stop func() int) {
+	quit, done := make(chan struct{}), make(chan struct{})
+	var n int
+	var err error
+	go func() {
+		defer close(done)
+		for ; ; n++ {
+			select {
+			case <-quit:
+				return
+			default:
+			}
+			if err = step(n); err != nil {
+				return
+			}
+			runtime.Gosched()
+		}
+	}()
+	var once sync.Once
+	halt := func() {
+		once.Do(func() { close(quit) })
+		<-done
+	}
+	t.Cleanup(halt)
+	return func() int {
+		t.Helper()
+		halt()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
 }

@@ -39,27 +39,25 @@ func wantDecisions(t *testing.T, what string, got, want []Decision) {
 // first permit to leave (with its bucket at 1000, or at 10 + 1000 in Exact
 // mode); a key may come several times in one batch.
 func TestRateLimiterBatchAnswersInOrder(t *testing.T) {
-	for _, mode := range bothRateModes {
-		t.Run(mode.name, func(t *testing.T) {
-			exact := mode.flags&RateLimiterExact != 0
-			r := mustRateLimiter(t, 2, 1000, 100, mode.flags)
-			wantDecisions(t, "a, a, a, b", rlAcquireBatch(t, r, []string{"a", "a", "a", "b"}, []uint64{10, 20, 30, 40}, 1),
-				[]Decision{allowed(1), allowed(0), denied(0, pick(exact, 1010, 1000)), allowed(1)})
-			// n for every key; []byte keys are the same keys
-			ds, err := r.AcquireBatch([][]byte{[]byte("b"), []byte("c")}, []uint64{50, 50}, 2)
-			must(t, err)
-			wantDecisions(t, "b, c with n = 2", ds, []Decision{denied(1, pick(exact, 1040, 1000)), allowed(0)})
-			wantDecisions(t, "later", rlAcquireBatch(t, r, []string{"a", "b"}, []uint64{2000, 2000}, 1),
-				[]Decision{allowed(1), allowed(1)})
-			wantDecisions(t, "later", rlAcquireBatch(t, r, []string{"a", "b"}, []uint64{2001, 2001}, 1),
-				[]Decision{allowed(0), allowed(0)})
-			wantDecisions(t, "later", rlAcquireBatch(t, r, []string{"a", "b"}, []uint64{2002, 2002}, 1),
-				[]Decision{denied(0, 3000), denied(0, 3000)})
-			if st := rlStats(t, r); st.Keys != 3 {
-				t.Fatalf("Stats = %+v", st)
-			}
-		})
-	}
+	inBothRateModes(t, func(t *testing.T, mode rateMode) {
+		exact := mode.flags&RateLimiterExact != 0
+		r := mustRateLimiter(t, 2, 1000, 100, mode.flags)
+		wantDecisions(t, "a, a, a, b", rlAcquireBatch(t, r, []string{"a", "a", "a", "b"}, []uint64{10, 20, 30, 40}, 1),
+			[]Decision{allowed(1), allowed(0), denied(0, pick(exact, 1010, 1000)), allowed(1)})
+		// n for every key; []byte keys are the same keys
+		ds, err := r.AcquireBatch([][]byte{[]byte("b"), []byte("c")}, []uint64{50, 50}, 2)
+		must(t, err)
+		wantDecisions(t, "b, c with n = 2", ds, []Decision{denied(1, pick(exact, 1040, 1000)), allowed(0)})
+		wantDecisions(t, "later", rlAcquireBatch(t, r, []string{"a", "b"}, []uint64{2000, 2000}, 1),
+			[]Decision{allowed(1), allowed(1)})
+		wantDecisions(t, "later", rlAcquireBatch(t, r, []string{"a", "b"}, []uint64{2001, 2001}, 1),
+			[]Decision{allowed(0), allowed(0)})
+		wantDecisions(t, "later", rlAcquireBatch(t, r, []string{"a", "b"}, []uint64{2002, 2002}, 1),
+			[]Decision{denied(0, 3000), denied(0, 3000)})
+		if st := rlStats(t, r); st.Keys != 3 {
+			t.Fatalf("Stats = %+v", st)
+		}
+	})
 }
 
 // The twin of the C suite's test_acquire_batch_equals_single_calls: random
@@ -156,60 +154,58 @@ func TestRateLimiterBatchEqualsSingleCalls(t *testing.T) {
 // Every bad argument is refused before any decision: no key created, no
 // clock moved, the same bytes.
 func TestRateLimiterBatchBadArguments(t *testing.T) {
-	for _, mode := range bothRateModes {
-		t.Run(mode.name, func(t *testing.T) {
-			r := mustRateLimiter(t, 2, 100, 10, mode.flags)
-			must(t, r.SetGlobalLimit(50))
-			wantDecision(t, "x", rlAcquire(t, r, "x", 5, 1), allowed(1))
-			before := rlSerialize(t, r)
-			xyz := []string{"x", "y", "z"}
-			for _, c := range []struct {
-				what  string
-				keys  []string
-				times []uint64
-				n     uint64
-				msg   string
-			}{
-				{"fewer times", xyz, []uint64{6, 7}, 1, "one timestamp per key"},
-				{"more times", xyz, []uint64{6, 7, 8, 9}, 1, "one timestamp per key"},
-				{"no times", xyz, nil, 1, "one timestamp per key"},
-				{"times without keys", nil, []uint64{6}, 1, "one timestamp per key"},
-				{"a zero time", xyz, []uint64{6, 7, 0}, 1, "times[2]"},
-				{"n 0", xyz, []uint64{6, 7, 8}, 0, "n must be"},
-				{"n 0, no keys", nil, nil, 0, "n must be"},
-			} {
-				ds, err := r.AcquireBatchStrings(c.keys, c.times, c.n)
-				wantStatus(t, err, ErrInvalidArgument)
-				if ds != nil {
-					t.Errorf("%s: decisions %v with the error", c.what, ds)
-				}
-				if !strings.Contains(err.Error(), c.msg) {
-					t.Errorf("%s: message %q lacks %q", c.what, err, c.msg)
-				}
-				bkeys := make([][]byte, len(c.keys))
-				for i, k := range c.keys {
-					bkeys[i] = []byte(k)
-				}
-				_, err = r.AcquireBatch(bkeys, c.times, c.n)
-				wantStatus(t, err, ErrInvalidArgument)
+	inBothRateModes(t, func(t *testing.T, mode rateMode) {
+		r := mustRateLimiter(t, 2, 100, 10, mode.flags)
+		must(t, r.SetGlobalLimit(50))
+		wantDecision(t, "x", rlAcquire(t, r, "x", 5, 1), allowed(1))
+		before := rlSerialize(t, r)
+		xyz := []string{"x", "y", "z"}
+		for _, c := range []struct {
+			what  string
+			keys  []string
+			times []uint64
+			n     uint64
+			msg   string
+		}{
+			{"fewer times", xyz, []uint64{6, 7}, 1, "one timestamp per key"},
+			{"more times", xyz, []uint64{6, 7, 8, 9}, 1, "one timestamp per key"},
+			{"no times", xyz, nil, 1, "one timestamp per key"},
+			{"times without keys", nil, []uint64{6}, 1, "one timestamp per key"},
+			{"a zero time", xyz, []uint64{6, 7, 0}, 1, "times[2]"},
+			{"n 0", xyz, []uint64{6, 7, 8}, 0, "n must be"},
+			{"n 0, no keys", nil, nil, 0, "n must be"},
+		} {
+			ds, err := r.AcquireBatchStrings(c.keys, c.times, c.n)
+			wantStatus(t, err, ErrInvalidArgument)
+			if ds != nil {
+				t.Errorf("%s: decisions %v with the error", c.what, ds)
 			}
-			if !bytes.Equal(rlSerialize(t, r), before) {
-				t.Fatal("a refused batch changed the limiter")
+			if !strings.Contains(err.Error(), c.msg) {
+				t.Errorf("%s: message %q lacks %q", c.what, err, c.msg)
 			}
-			if st := rlStats(t, r); st.Keys != 1 {
-				t.Fatalf("Stats = %+v", st)
+			bkeys := make([][]byte, len(c.keys))
+			for i, k := range c.keys {
+				bkeys[i] = []byte(k)
 			}
-			// a huge n is an answer, not an error: never, and nothing taken
-			wantDecisions(t, "n = MaxUint64", rlAcquireBatch(t, r, xyz, []uint64{6, 7, 8}, math.MaxUint64),
-				[]Decision{denied(1, RetryNever), denied(2, RetryNever), denied(2, RetryNever)})
-			if st := rlStats(t, r); st.Keys != 1 {
-				t.Fatalf("Stats = %+v", st)
-			}
-			// and a failure does not stick
-			wantDecisions(t, "x, y", rlAcquireBatch(t, r, []string{"x", "y"}, []uint64{9, 9}, 1),
-				[]Decision{allowed(0), allowed(1)})
-		})
-	}
+			_, err = r.AcquireBatch(bkeys, c.times, c.n)
+			wantStatus(t, err, ErrInvalidArgument)
+		}
+		if !bytes.Equal(rlSerialize(t, r), before) {
+			t.Fatal("a refused batch changed the limiter")
+		}
+		if st := rlStats(t, r); st.Keys != 1 {
+			t.Fatalf("Stats = %+v", st)
+		}
+		// a huge n is an answer, not an error: never, and nothing taken
+		wantDecisions(t, "n = MaxUint64", rlAcquireBatch(t, r, xyz, []uint64{6, 7, 8}, math.MaxUint64),
+			[]Decision{denied(1, RetryNever), denied(2, RetryNever), denied(2, RetryNever)})
+		if st := rlStats(t, r); st.Keys != 1 {
+			t.Fatalf("Stats = %+v", st)
+		}
+		// and a failure does not stick
+		wantDecisions(t, "x, y", rlAcquireBatch(t, r, []string{"x", "y"}, []uint64{9, 9}, 1),
+			[]Decision{allowed(0), allowed(1)})
+	})
 }
 
 // An empty batch decides nothing and changes nothing.

@@ -76,43 +76,52 @@ func denied(remaining, retryAt uint64) Decision {
 	return Decision{Remaining: remaining, RetryAt: retryAt}
 }
 
-var bothRateModes = []struct {
+// rateMode is a mode of the rate limiter, for the tests that run in both.
+type rateMode struct {
 	name  string
 	flags RateLimiterFlags
-}{{"bucketed", 0}, {"exact", RateLimiterExact}}
+}
+
+var bothRateModes = []rateMode{{"bucketed", 0}, {"exact", RateLimiterExact}}
+
+// inBothRateModes runs f as a subtest in each mode.
+func inBothRateModes(t *testing.T, f func(t *testing.T, mode rateMode)) {
+	t.Helper()
+	for _, mode := range bothRateModes {
+		t.Run(mode.name, func(t *testing.T) { f(t, mode) })
+	}
+}
 
 // The worked example of the seed's README (5 requests per second, 100 ms
 // buckets, its timestamps in ms), with exactly its outcomes; in exact mode
 // this traffic gets the same answers.
 func TestRateLimiterSeedExample(t *testing.T) {
-	for _, mode := range bothRateModes {
-		t.Run(mode.name, func(t *testing.T) {
-			r := mustRateLimiter(t, 5, 1000, 100, mode.flags)
-			const key = "client"
-			steps := []struct {
-				now  uint64
-				want Decision
-			}{
-				{1592171101900, allowed(4)}, // the first bucket, 15921711019; total 1
-				{1592171101950, allowed(3)}, // the same bucket; total 2
-				{1592171102013, allowed(2)},
-				{1592171102810, allowed(1)},
-				{1592171102850, allowed(0)}, // total 5
-				// total 5 = rps: denied, the queue unchanged. The oldest
-				// bucket (15921711019) leaves at 1592171102900, which also is
-				// 1592171101900 + 1000 in exact mode.
-				{1592171102890, denied(0, 1592171102900)},
-				// bucket 15921711019 is outdated: total 3, then 4
-				{1592171102980, allowed(1)},
-			}
-			for _, s := range steps {
-				wantDecision(t, fmt.Sprintf("Acquire at %d", s.now), rlAcquire(t, r, key, s.now, 1), s.want)
-			}
-			if st := rlStats(t, r); st.Keys != 1 {
-				t.Fatalf("Stats = %+v, want 1 key", st)
-			}
-		})
-	}
+	inBothRateModes(t, func(t *testing.T, mode rateMode) {
+		r := mustRateLimiter(t, 5, 1000, 100, mode.flags)
+		const key = "client"
+		steps := []struct {
+			now  uint64
+			want Decision
+		}{
+			{1592171101900, allowed(4)}, // the first bucket, 15921711019; total 1
+			{1592171101950, allowed(3)}, // the same bucket; total 2
+			{1592171102013, allowed(2)},
+			{1592171102810, allowed(1)},
+			{1592171102850, allowed(0)}, // total 5
+			// total 5 = rps: denied, the queue unchanged. The oldest
+			// bucket (15921711019) leaves at 1592171102900, which also is
+			// 1592171101900 + 1000 in exact mode.
+			{1592171102890, denied(0, 1592171102900)},
+			// bucket 15921711019 is outdated: total 3, then 4
+			{1592171102980, allowed(1)},
+		}
+		for _, s := range steps {
+			wantDecision(t, fmt.Sprintf("Acquire at %d", s.now), rlAcquire(t, r, key, s.now, 1), s.want)
+		}
+		if st := rlStats(t, r); st.Keys != 1 {
+			t.Fatalf("Stats = %+v, want 1 key", st)
+		}
+	})
 	// The README's analysis: 1 request per second, 100 ms buckets; requests
 	// at ...1990 and ...2930 are less than a second apart, yet the bucketed
 	// limiter admits the second (its bucket already left); exact mode denies
@@ -363,94 +372,92 @@ func TestRateLimiterMatchesModel(t *testing.T) {
 		nkeys         = 400
 		requests      = 40000
 	)
-	for _, mode := range bothRateModes {
-		t.Run(mode.name, func(t *testing.T) {
-			exact := mode.flags&RateLimiterExact != 0
-			r := mustRateLimiter(t, limit, window, width, mode.flags)
-			must(t, r.SetGlobalLimit(globalLimit))
-			m := newRefLimiter(exact, limit, window, width, globalLimit)
-			rng := rand.New(rand.NewSource(23))
-			keys := make([]string, nkeys)
-			for i := range keys {
-				keys[i] = fmt.Sprintf("%d:", i) + string(randomKeys(rng, 1)[0]) // up to 28 bytes: inline and out of line
+	inBothRateModes(t, func(t *testing.T, mode rateMode) {
+		exact := mode.flags&RateLimiterExact != 0
+		r := mustRateLimiter(t, limit, window, width, mode.flags)
+		must(t, r.SetGlobalLimit(globalLimit))
+		m := newRefLimiter(exact, limit, window, width, globalLimit)
+		rng := rand.New(rand.NewSource(23))
+		keys := make([]string, nkeys)
+		for i := range keys {
+			keys[i] = fmt.Sprintf("%d:", i) + string(randomKeys(rng, 1)[0]) // up to 28 bytes: inline and out of line
+		}
+		for i := 0; i < nkeys; i += 10 {
+			o := uint64(1 + rng.Intn(2*limit))
+			must(t, r.SetKeyLimitString(keys[i], o))
+			m.overrides[keys[i]] = o
+		}
+		now := uint64(1 + rng.Intn(5000))
+		for i := 0; i < requests; i++ {
+			if rng.Intn(3) == 0 {
+				now += uint64(rng.Intn(25)) // about 250 requests per window: the global limit binds at times
 			}
-			for i := 0; i < nkeys; i += 10 {
-				o := uint64(1 + rng.Intn(2*limit))
-				must(t, r.SetKeyLimitString(keys[i], o))
-				m.overrides[keys[i]] = o
+			// a few hot keys, a long tail
+			k := keys[rng.Intn(nkeys)]
+			if rng.Intn(2) == 0 {
+				k = keys[rng.Intn(12)]
 			}
-			now := uint64(1 + rng.Intn(5000))
-			for i := 0; i < requests; i++ {
-				if rng.Intn(3) == 0 {
-					now += uint64(rng.Intn(25)) // about 250 requests per window: the global limit binds at times
-				}
-				// a few hot keys, a long tail
-				k := keys[rng.Intn(nkeys)]
-				if rng.Intn(2) == 0 {
-					k = keys[rng.Intn(12)]
-				}
-				n := uint64(1 + rng.Intn(3))
-				if rng.Intn(200) == 0 {
-					n = uint64(limit*2 + 1 + rng.Intn(1000)) // above every limit
-				}
-				take := rng.Intn(5) != 0
-				var got Decision
-				if take {
-					got = rlAcquire(t, r, k, now, n)
-				} else {
-					got = rlPeek(t, r, k, now, n)
-				}
-				want := m.decide(k, now, n, take)
-				if got != want {
-					t.Fatalf("request %d: %s(%q, now %d, n %d) = %+v, the model says %+v",
-						i, map[bool]string{true: "Acquire", false: "Peek"}[take], k, now, n, got, want)
-				}
-				if take && !got.Allowed {
-					m.denials++
-				}
+			n := uint64(1 + rng.Intn(3))
+			if rng.Intn(200) == 0 {
+				n = uint64(limit*2 + 1 + rng.Intn(1000)) // above every limit
 			}
-			// the promises, from the grant log alone
-			worst := 0.0 // the most grants of one key within one window, over its limit
-			for k, times := range m.grants {
-				lim := uint64(limit)
-				if o, ok := m.overrides[k]; ok {
-					lim = o
+			take := rng.Intn(5) != 0
+			var got Decision
+			if take {
+				got = rlAcquire(t, r, k, now, n)
+			} else {
+				got = rlPeek(t, r, k, now, n)
+			}
+			want := m.decide(k, now, n, take)
+			if got != want {
+				t.Fatalf("request %d: %s(%q, now %d, n %d) = %+v, the model says %+v",
+					i, map[bool]string{true: "Acquire", false: "Peek"}[take], k, now, n, got, want)
+			}
+			if take && !got.Allowed {
+				m.denials++
+			}
+		}
+		// the promises, from the grant log alone
+		worst := 0.0 // the most grants of one key within one window, over its limit
+		for k, times := range m.grants {
+			lim := uint64(limit)
+			if o, ok := m.overrides[k]; ok {
+				lim = o
+			}
+			inWindow := maxInSpan(times, window)
+			if ratio := float64(inWindow) / float64(lim); ratio > worst {
+				worst = ratio
+			}
+			if exact && uint64(inWindow) > lim {
+				t.Fatalf("key %q: %d grants within one window, limit %d", k, inWindow, lim)
+			}
+			if !exact {
+				if got := maxInSpan(times, window-width+1); uint64(got) > lim {
+					t.Fatalf("key %q: %d grants within window-width+1, limit %d", k, got, lim)
 				}
-				inWindow := maxInSpan(times, window)
-				if ratio := float64(inWindow) / float64(lim); ratio > worst {
-					worst = ratio
-				}
-				if exact && uint64(inWindow) > lim {
-					t.Fatalf("key %q: %d grants within one window, limit %d", k, inWindow, lim)
-				}
-				if !exact {
-					if got := maxInSpan(times, window-width+1); uint64(got) > lim {
-						t.Fatalf("key %q: %d grants within window-width+1, limit %d", k, got, lim)
-					}
-					if uint64(inWindow) > 2*lim {
-						t.Fatalf("key %q: %d grants within one window, more than twice the limit %d", k, inWindow, lim)
-					}
+				if uint64(inWindow) > 2*lim {
+					t.Fatalf("key %q: %d grants within one window, more than twice the limit %d", k, inWindow, lim)
 				}
 			}
-			g := maxInSpan(m.allGrants, window)
-			if exact && g > globalLimit || !exact && maxInSpan(m.allGrants, window-width+1) > globalLimit {
-				t.Fatalf("%d grants of all keys within one window, global limit %d", g, globalLimit)
-			}
-			t.Logf("%d requests of %d keys: %d permits granted, %d acquires denied (%d key denials shaped by the global window); most grants of one key within a window: %.2f x its limit; of all keys: %d (global limit %d)",
-				requests, nkeys, len(m.allGrants), m.denials, m.globalShaped, worst, g, globalLimit)
-			// the test is only meaningful if both limits bound often, also
-			// together (the key denies and the global window answers fewer
-			// remaining permits or a later retry)
-			if m.denials < requests/20 || g < globalLimit*9/10 || m.globalShaped < requests/200 {
-				t.Fatalf("too few denials (%d), the global limit never reached (%d of %d) or too few key denials shaped by it (%d)",
-					m.denials, g, globalLimit, m.globalShaped)
-			}
-			st := rlStats(t, r)
-			if st.Keys == 0 || st.Keys > nkeys || st.DeniedFull != 0 || st.AllowedFull != 0 {
-				t.Fatalf("Stats = %+v", st)
-			}
-		})
-	}
+		}
+		g := maxInSpan(m.allGrants, window)
+		if exact && g > globalLimit || !exact && maxInSpan(m.allGrants, window-width+1) > globalLimit {
+			t.Fatalf("%d grants of all keys within one window, global limit %d", g, globalLimit)
+		}
+		t.Logf("%d requests of %d keys: %d permits granted, %d acquires denied (%d key denials shaped by the global window); most grants of one key within a window: %.2f x its limit; of all keys: %d (global limit %d)",
+			requests, nkeys, len(m.allGrants), m.denials, m.globalShaped, worst, g, globalLimit)
+		// the test is only meaningful if both limits bound often, also
+		// together (the key denies and the global window answers fewer
+		// remaining permits or a later retry)
+		if m.denials < requests/20 || g < globalLimit*9/10 || m.globalShaped < requests/200 {
+			t.Fatalf("too few denials (%d), the global limit never reached (%d of %d) or too few key denials shaped by it (%d)",
+				m.denials, g, globalLimit, m.globalShaped)
+		}
+		st := rlStats(t, r)
+		if st.Keys == 0 || st.Keys > nkeys || st.DeniedFull != 0 || st.AllowedFull != 0 {
+			t.Fatalf("Stats = %+v", st)
+		}
+	})
 }
 
 // The bucketed mode's worst case: a burst at the last instant of a bucket
@@ -484,26 +491,24 @@ func TestRateLimiterBucketedWorstCase(t *testing.T) {
 // A clock that goes backwards is clamped per key to the latest time that
 // key has seen: nothing is forgotten early.
 func TestRateLimiterBackwardsClock(t *testing.T) {
-	for _, mode := range bothRateModes {
-		t.Run(mode.name, func(t *testing.T) {
-			r := mustRateLimiter(t, 3, 1000, 100, mode.flags)
-			for i := 0; i < 3; i++ {
-				rlAcquire(t, r, "k", 5000, 1)
-			}
-			// earlier times read as 5000: the window is still full
-			for _, now := range []uint64{4999, 4000, 1} {
-				wantDecision(t, fmt.Sprintf("Acquire at %d", now), rlAcquire(t, r, "k", now, 1), denied(0, 6000))
-				wantDecision(t, fmt.Sprintf("Peek at %d", now), rlPeek(t, r, "k", now, 1), denied(0, 6000))
-			}
-			wantDecision(t, "at 6000", rlAcquire(t, r, "k", 6000, 1), allowed(2))
-			// the key's clock is now 6000: a grant "at 5500" counts from 6000
-			wantDecision(t, "at 5500", rlAcquire(t, r, "k", 5500, 2), allowed(0))
-			wantDecision(t, "at 6999", rlAcquire(t, r, "k", 6999, 1), denied(0, 7000))
-			wantDecision(t, "at 7000", rlAcquire(t, r, "k", 7000, 3), allowed(0))
-			// another key has its own clock
-			wantDecision(t, "other key at 10", rlAcquire(t, r, "other", 10, 1), allowed(2))
-		})
-	}
+	inBothRateModes(t, func(t *testing.T, mode rateMode) {
+		r := mustRateLimiter(t, 3, 1000, 100, mode.flags)
+		for i := 0; i < 3; i++ {
+			rlAcquire(t, r, "k", 5000, 1)
+		}
+		// earlier times read as 5000: the window is still full
+		for _, now := range []uint64{4999, 4000, 1} {
+			wantDecision(t, fmt.Sprintf("Acquire at %d", now), rlAcquire(t, r, "k", now, 1), denied(0, 6000))
+			wantDecision(t, fmt.Sprintf("Peek at %d", now), rlPeek(t, r, "k", now, 1), denied(0, 6000))
+		}
+		wantDecision(t, "at 6000", rlAcquire(t, r, "k", 6000, 1), allowed(2))
+		// the key's clock is now 6000: a grant "at 5500" counts from 6000
+		wantDecision(t, "at 5500", rlAcquire(t, r, "k", 5500, 2), allowed(0))
+		wantDecision(t, "at 6999", rlAcquire(t, r, "k", 6999, 1), denied(0, 7000))
+		wantDecision(t, "at 7000", rlAcquire(t, r, "k", 7000, 3), allowed(0))
+		// another key has its own clock
+		wantDecision(t, "other key at 10", rlAcquire(t, r, "other", 10, 1), allowed(2))
+	})
 }
 
 // Requests of different keys reach the limiter slightly out of order (each
@@ -513,92 +518,88 @@ func TestRateLimiterBackwardsClock(t *testing.T) {
 // shard's reclaim horizon (the reclaimed key's latest time + window) denies
 // a key it does not track until then, with retry_at the horizon.
 func TestRateLimiterReclaimKeepsExactness(t *testing.T) {
-	for _, mode := range bothRateModes {
-		t.Run(mode.name, func(t *testing.T) {
-			r := mustRateLimiter(t, 1, 100, 10, mode.flags)
-			wantDecision(t, "k at 1000", rlAcquire(t, r, "k", 1000, 1), allowed(0))
-			// other keys' requests stamped 1100 (k's window is empty then):
-			// their sweeps reclaim k
-			for i := 0; i < 2000; i++ {
-				rlAcquire(t, r, fmt.Sprintf("o%d", i), 1100, 1)
-			}
-			if st := rlStats(t, r); st.Reclaimed != 1 || st.Keys != 2000 {
-				t.Fatalf("Stats = %+v: k was not reclaimed, the test proves nothing", st)
-			}
-			// k's next request, stamped 1050 (after k's own 1000): its grant
-			// at 1000 is within the window (950, 1050]; peek and acquire
-			// agree, and neither tracks k
-			wantDecision(t, "peek k at 1050", rlPeek(t, r, "k", 1050, 1), denied(0, 1100))
-			wantDecision(t, "k at 1050", rlAcquire(t, r, "k", 1050, 1), denied(0, 1100))
-			wantDecision(t, "k at 1099", rlAcquire(t, r, "k", 1099, 1), denied(0, 1100))
-			if st := rlStats(t, r); st.Keys != 2000 {
-				t.Fatalf("Stats = %+v: a key denied by the horizon is tracked", st)
-			}
-			// from the horizon on, k starts afresh
-			wantDecision(t, "k at 1100", rlAcquire(t, r, "k", 1100, 1), allowed(0))
-			wantDecision(t, "k again at 1100", rlAcquire(t, r, "k", 1100, 1), denied(0, 1200))
-		})
-	}
+	inBothRateModes(t, func(t *testing.T, mode rateMode) {
+		r := mustRateLimiter(t, 1, 100, 10, mode.flags)
+		wantDecision(t, "k at 1000", rlAcquire(t, r, "k", 1000, 1), allowed(0))
+		// other keys' requests stamped 1100 (k's window is empty then):
+		// their sweeps reclaim k
+		for i := 0; i < 2000; i++ {
+			rlAcquire(t, r, fmt.Sprintf("o%d", i), 1100, 1)
+		}
+		if st := rlStats(t, r); st.Reclaimed != 1 || st.Keys != 2000 {
+			t.Fatalf("Stats = %+v: k was not reclaimed, the test proves nothing", st)
+		}
+		// k's next request, stamped 1050 (after k's own 1000): its grant
+		// at 1000 is within the window (950, 1050]; peek and acquire
+		// agree, and neither tracks k
+		wantDecision(t, "peek k at 1050", rlPeek(t, r, "k", 1050, 1), denied(0, 1100))
+		wantDecision(t, "k at 1050", rlAcquire(t, r, "k", 1050, 1), denied(0, 1100))
+		wantDecision(t, "k at 1099", rlAcquire(t, r, "k", 1099, 1), denied(0, 1100))
+		if st := rlStats(t, r); st.Keys != 2000 {
+			t.Fatalf("Stats = %+v: a key denied by the horizon is tracked", st)
+		}
+		// from the horizon on, k starts afresh
+		wantDecision(t, "k at 1100", rlAcquire(t, r, "k", 1100, 1), allowed(0))
+		wantDecision(t, "k again at 1100", rlAcquire(t, r, "k", 1100, 1), denied(0, 1200))
+	})
 }
 
 // ---- global limit and per-key overrides ------------------------------
 
 func TestRateLimiterGlobalAndOverrides(t *testing.T) {
-	for _, mode := range bothRateModes {
-		t.Run(mode.name, func(t *testing.T) {
-			exact := mode.flags&RateLimiterExact != 0
-			r := mustRateLimiter(t, 5, 1000, 100, mode.flags)
-			must(t, r.SetGlobalLimit(8))
-			// a key with its own, higher limit is still held to the global
-			// limit (the original let it bypass)
-			must(t, r.SetKeyLimitString("vip", 20))
-			for i := uint64(0); i < 6; i++ {
-				// remaining: min(20-1-i, 8-1-i)
-				wantDecision(t, "vip", rlAcquire(t, r, "vip", 100+i, 1), allowed(7-i))
-			}
-			// b: its own limit 5 left, the global one only 2
-			wantDecision(t, "peek b", rlPeek(t, r, "b", 200, 1), allowed(1))
-			wantDecision(t, "b 1", rlAcquire(t, r, "b", 200, 1), allowed(1))
-			wantDecision(t, "b 2", rlAcquire(t, r, "b", 200, 1), allowed(0))
-			// the global window is full: denied by it, retry when its oldest
-			// permit leaves (vip's at 100: bucket 1 leaves at 1100; exact 1100)
-			wantDecision(t, "b 3", rlAcquire(t, r, "b", 300, 1), denied(0, 1100))
-			wantDecision(t, "vip 7", rlAcquire(t, r, "vip", 300, 1), denied(0, 1100))
-			wantDecision(t, "new key", rlAcquire(t, r, "c", 300, 1), denied(0, 1100))
-			if st := rlStats(t, r); st.Keys != 2 {
-				t.Fatalf("a new key denied by the global limit is tracked: %+v", st)
-			}
-			// n above the global limit can never be granted
-			wantDecision(t, "vip 9 at once", rlAcquire(t, r, "vip", 2000, 9), denied(8, RetryNever))
-			// later everything left the window
-			wantDecision(t, "vip later", rlAcquire(t, r, "vip", 2000, 8), allowed(0))
-			// removing the global limit: vip has its own 20
-			must(t, r.SetGlobalLimit(0))
-			wantDecision(t, "vip unbounded", rlAcquire(t, r, "vip", 2001, 12), allowed(0))
-			wantDecision(t, "vip over", rlAcquire(t, r, "vip", 2001, 1), denied(0, 3000))
-			// a lower override applies to a tracked key at once
-			wantDecision(t, "d", rlAcquire(t, r, "d", 2001, 2), allowed(3))
-			must(t, r.SetKeyLimitString("d", 2))
-			// (its permits at 2001: bucket 20 leaves at 3000; exact: at 3001)
-			wantDecision(t, "d capped", rlPeek(t, r, "d", 2001, 1), denied(0, pick(exact, 3001, 3000)))
-			// and removing it gives the default back
-			must(t, r.SetKeyLimit([]byte("d"), 0))
-			wantDecision(t, "d default", rlPeek(t, r, "d", 2001, 1), allowed(2))
-			// an override persists across Reset and reclamation
-			must(t, r.SetKeyLimitString("e", 1))
-			wantDecision(t, "e", rlAcquire(t, r, "e", 2001, 1), allowed(0))
-			must(t, r.ResetString("e"))
-			wantDecision(t, "e after reset", rlAcquire(t, r, "e", 2002, 2), denied(1, RetryNever))
-			wantDecision(t, "e long after", rlAcquire(t, r, "e", 90000, 1), allowed(0))
-			// binary keys are keys
-			bin := []byte{0, 'x', 0, 0xff}
-			must(t, r.SetKeyLimit(bin, 1))
-			if d, err := r.Acquire(bin, 90000, 1); err != nil || d != allowed(0) {
-				t.Fatalf("binary key: %+v, %v", d, err)
-			}
-			wantDecision(t, "binary key prefix", rlAcquire(t, r, "\x00x", 90000, 1), allowed(4))
-		})
-	}
+	inBothRateModes(t, func(t *testing.T, mode rateMode) {
+		exact := mode.flags&RateLimiterExact != 0
+		r := mustRateLimiter(t, 5, 1000, 100, mode.flags)
+		must(t, r.SetGlobalLimit(8))
+		// a key with its own, higher limit is still held to the global
+		// limit (the original let it bypass)
+		must(t, r.SetKeyLimitString("vip", 20))
+		for i := uint64(0); i < 6; i++ {
+			// remaining: min(20-1-i, 8-1-i)
+			wantDecision(t, "vip", rlAcquire(t, r, "vip", 100+i, 1), allowed(7-i))
+		}
+		// b: its own limit 5 left, the global one only 2
+		wantDecision(t, "peek b", rlPeek(t, r, "b", 200, 1), allowed(1))
+		wantDecision(t, "b 1", rlAcquire(t, r, "b", 200, 1), allowed(1))
+		wantDecision(t, "b 2", rlAcquire(t, r, "b", 200, 1), allowed(0))
+		// the global window is full: denied by it, retry when its oldest
+		// permit leaves (vip's at 100: bucket 1 leaves at 1100; exact 1100)
+		wantDecision(t, "b 3", rlAcquire(t, r, "b", 300, 1), denied(0, 1100))
+		wantDecision(t, "vip 7", rlAcquire(t, r, "vip", 300, 1), denied(0, 1100))
+		wantDecision(t, "new key", rlAcquire(t, r, "c", 300, 1), denied(0, 1100))
+		if st := rlStats(t, r); st.Keys != 2 {
+			t.Fatalf("a new key denied by the global limit is tracked: %+v", st)
+		}
+		// n above the global limit can never be granted
+		wantDecision(t, "vip 9 at once", rlAcquire(t, r, "vip", 2000, 9), denied(8, RetryNever))
+		// later everything left the window
+		wantDecision(t, "vip later", rlAcquire(t, r, "vip", 2000, 8), allowed(0))
+		// removing the global limit: vip has its own 20
+		must(t, r.SetGlobalLimit(0))
+		wantDecision(t, "vip unbounded", rlAcquire(t, r, "vip", 2001, 12), allowed(0))
+		wantDecision(t, "vip over", rlAcquire(t, r, "vip", 2001, 1), denied(0, 3000))
+		// a lower override applies to a tracked key at once
+		wantDecision(t, "d", rlAcquire(t, r, "d", 2001, 2), allowed(3))
+		must(t, r.SetKeyLimitString("d", 2))
+		// (its permits at 2001: bucket 20 leaves at 3000; exact: at 3001)
+		wantDecision(t, "d capped", rlPeek(t, r, "d", 2001, 1), denied(0, pick(exact, 3001, 3000)))
+		// and removing it gives the default back
+		must(t, r.SetKeyLimit([]byte("d"), 0))
+		wantDecision(t, "d default", rlPeek(t, r, "d", 2001, 1), allowed(2))
+		// an override persists across Reset and reclamation
+		must(t, r.SetKeyLimitString("e", 1))
+		wantDecision(t, "e", rlAcquire(t, r, "e", 2001, 1), allowed(0))
+		must(t, r.ResetString("e"))
+		wantDecision(t, "e after reset", rlAcquire(t, r, "e", 2002, 2), denied(1, RetryNever))
+		wantDecision(t, "e long after", rlAcquire(t, r, "e", 90000, 1), allowed(0))
+		// binary keys are keys
+		bin := []byte{0, 'x', 0, 0xff}
+		must(t, r.SetKeyLimit(bin, 1))
+		if d, err := r.Acquire(bin, 90000, 1); err != nil || d != allowed(0) {
+			t.Fatalf("binary key: %+v, %v", d, err)
+		}
+		wantDecision(t, "binary key prefix", rlAcquire(t, r, "\x00x", 90000, 1), allowed(4))
+	})
 }
 
 // With a global limit every decision asks the global window too, also when
@@ -609,141 +610,135 @@ func TestRateLimiterGlobalAndOverrides(t *testing.T) {
 // so a key's denial reported the key's own remaining and retry time);
 // these cases tell the two rules apart.
 func TestRateLimiterGlobalOnEveryDecision(t *testing.T) {
-	for _, mode := range bothRateModes {
-		t.Run(mode.name, func(t *testing.T) {
-			exact := mode.flags&RateLimiterExact != 0
-			both := func(what string, r *RateLimiter, key string, now, n uint64, want Decision) {
-				t.Helper()
-				wantDecision(t, "peek "+what, rlPeek(t, r, key, now, n), want)
-				wantDecision(t, what, rlAcquire(t, r, key, now, n), want)
-			}
-			// both deny, the global window later: A alone could retry at
-			// 105 with 1 remaining; the global window has no room until 110
-			r := mustRateLimiter(t, 2, 100, 5, mode.flags)
-			must(t, r.SetGlobalLimit(2))
-			wantDecision(t, "A", rlAcquire(t, r, "A", 5, 1), allowed(1))
-			wantDecision(t, "B", rlAcquire(t, r, "B", 10, 1), allowed(0))
-			both("A 2", r, "A", 15, 2, denied(0, 110))
-			// n above the key's limit: never; the global window's 0 remaining
-			both("A 3", r, "A", 15, 3, denied(0, RetryNever))
-			// at 110 both windows are empty enough
-			wantDecision(t, "A 2 at 110", rlAcquire(t, r, "A", 110, 2), allowed(0))
+	inBothRateModes(t, func(t *testing.T, mode rateMode) {
+		exact := mode.flags&RateLimiterExact != 0
+		both := func(what string, r *RateLimiter, key string, now, n uint64, want Decision) {
+			t.Helper()
+			wantDecision(t, "peek "+what, rlPeek(t, r, key, now, n), want)
+			wantDecision(t, what, rlAcquire(t, r, key, now, n), want)
+		}
+		// both deny, the global window later: A alone could retry at
+		// 105 with 1 remaining; the global window has no room until 110
+		r := mustRateLimiter(t, 2, 100, 5, mode.flags)
+		must(t, r.SetGlobalLimit(2))
+		wantDecision(t, "A", rlAcquire(t, r, "A", 5, 1), allowed(1))
+		wantDecision(t, "B", rlAcquire(t, r, "B", 10, 1), allowed(0))
+		both("A 2", r, "A", 15, 2, denied(0, 110))
+		// n above the key's limit: never; the global window's 0 remaining
+		both("A 3", r, "A", 15, 3, denied(0, RetryNever))
+		// at 110 both windows are empty enough
+		wantDecision(t, "A 2 at 110", rlAcquire(t, r, "A", 110, 2), allowed(0))
 
-			// both deny, the key later: its own permits leave at 150, the
-			// global window's first at 110
-			r = mustRateLimiter(t, 2, 100, 10, mode.flags)
-			must(t, r.SetGlobalLimit(3))
-			wantDecision(t, "B", rlAcquire(t, r, "B", 10, 1), allowed(1))
-			wantDecision(t, "A", rlAcquire(t, r, "A", 50, 2), allowed(0))
-			both("A over", r, "A", 60, 1, denied(0, 150))
-			// B: its key allows (1 left), the global window denies
-			both("B", r, "B", 60, 1, denied(0, 110))
+		// both deny, the key later: its own permits leave at 150, the
+		// global window's first at 110
+		r = mustRateLimiter(t, 2, 100, 10, mode.flags)
+		must(t, r.SetGlobalLimit(3))
+		wantDecision(t, "B", rlAcquire(t, r, "B", 10, 1), allowed(1))
+		wantDecision(t, "A", rlAcquire(t, r, "A", 50, 2), allowed(0))
+		both("A over", r, "A", 60, 1, denied(0, 150))
+		// B: its key allows (1 left), the global window denies
+		both("B", r, "B", 60, 1, denied(0, 110))
 
-			// the key denies, the global window would allow: A keeps 1
-			// permit of its own; the global window would have none left
-			// after this request, but a denial takes nothing, so it keeps
-			// its 2 and the key's 1 is the fewer
-			r = mustRateLimiter(t, 5, 100, 10, mode.flags)
-			must(t, r.SetGlobalLimit(10))
-			wantDecision(t, "A", rlAcquire(t, r, "A", 1, 4), allowed(1))
-			wantDecision(t, "B", rlAcquire(t, r, "B", 2, 4), allowed(1))
-			both("A 2", r, "A", 3, 2, denied(1, pick(exact, 101, 100)))
-			// the key never can (6 above its 5): never, whatever the global
-			// window's retry time (101 or 100); the key's 1 remaining is
-			// fewer than the global window's 2
-			both("A 6", r, "A", 3, 6, denied(1, RetryNever))
-			wantDecision(t, "A 1", rlAcquire(t, r, "A", 3, 1), allowed(0))
-			if st := rlStats(t, r); st.Keys != 2 {
-				t.Fatalf("Stats = %+v", st)
-			}
-		})
-	}
+		// the key denies, the global window would allow: A keeps 1
+		// permit of its own; the global window would have none left
+		// after this request, but a denial takes nothing, so it keeps
+		// its 2 and the key's 1 is the fewer
+		r = mustRateLimiter(t, 5, 100, 10, mode.flags)
+		must(t, r.SetGlobalLimit(10))
+		wantDecision(t, "A", rlAcquire(t, r, "A", 1, 4), allowed(1))
+		wantDecision(t, "B", rlAcquire(t, r, "B", 2, 4), allowed(1))
+		both("A 2", r, "A", 3, 2, denied(1, pick(exact, 101, 100)))
+		// the key never can (6 above its 5): never, whatever the global
+		// window's retry time (101 or 100); the key's 1 remaining is
+		// fewer than the global window's 2
+		both("A 6", r, "A", 3, 6, denied(1, RetryNever))
+		wantDecision(t, "A 1", rlAcquire(t, r, "A", 3, 1), allowed(0))
+		if st := rlStats(t, r); st.Keys != 2 {
+			t.Fatalf("Stats = %+v", st)
+		}
+	})
 }
 
 // Acquire brings the key's window and the global window to its time first,
 // granted or not (the seed's step 1), so that a later call with an earlier
 // time is clamped to it; Peek moves no clock and changes no byte.
 func TestRateLimiterDeniedAcquireMovesClocks(t *testing.T) {
-	for _, mode := range bothRateModes {
-		t.Run(mode.name, func(t *testing.T) {
-			// the key's clock: permits at 10, 60 and 70 leave at 110, 160
-			// and 170 (bucketed: the same, the buckets are 10 wide)
-			r := mustRateLimiter(t, 3, 100, 10, mode.flags)
-			for _, now := range []uint64{10, 60, 70} {
-				rlAcquire(t, r, "k", now, 1)
-			}
-			before := rlSerialize(t, r)
-			// at 115 the permit of 10 has left: 1 remaining, 2 wanted
-			wantDecision(t, "peek at 115", rlPeek(t, r, "k", 115, 2), denied(1, 160))
-			if !bytes.Equal(rlSerialize(t, r), before) {
-				t.Fatal("a peek changed the limiter")
-			}
-			// the peek moved nothing: at 50 the key's clock is still 70
-			wantDecision(t, "at 50 after the peek", rlAcquire(t, r, "k", 50, 2), denied(0, 160))
-			// a denied acquire at 115 moves it: at 50 reads as 115
-			wantDecision(t, "at 115", rlAcquire(t, r, "k", 115, 2), denied(1, 160))
-			wantDecision(t, "at 50 after the acquire", rlAcquire(t, r, "k", 50, 2), denied(1, 160))
-			wantDecision(t, "peek at 50", rlPeek(t, r, "k", 50, 1), allowed(0))
+	inBothRateModes(t, func(t *testing.T, mode rateMode) {
+		// the key's clock: permits at 10, 60 and 70 leave at 110, 160
+		// and 170 (bucketed: the same, the buckets are 10 wide)
+		r := mustRateLimiter(t, 3, 100, 10, mode.flags)
+		for _, now := range []uint64{10, 60, 70} {
+			rlAcquire(t, r, "k", now, 1)
+		}
+		before := rlSerialize(t, r)
+		// at 115 the permit of 10 has left: 1 remaining, 2 wanted
+		wantDecision(t, "peek at 115", rlPeek(t, r, "k", 115, 2), denied(1, 160))
+		if !bytes.Equal(rlSerialize(t, r), before) {
+			t.Fatal("a peek changed the limiter")
+		}
+		// the peek moved nothing: at 50 the key's clock is still 70
+		wantDecision(t, "at 50 after the peek", rlAcquire(t, r, "k", 50, 2), denied(0, 160))
+		// a denied acquire at 115 moves it: at 50 reads as 115
+		wantDecision(t, "at 115", rlAcquire(t, r, "k", 115, 2), denied(1, 160))
+		wantDecision(t, "at 50 after the acquire", rlAcquire(t, r, "k", 50, 2), denied(1, 160))
+		wantDecision(t, "peek at 50", rlPeek(t, r, "k", 50, 1), allowed(0))
 
-			// the global window's clock: A's permit at 10 leaves at 110, B's
-			// at 20 at 120
-			r = mustRateLimiter(t, 10, 100, 10, mode.flags)
-			must(t, r.SetGlobalLimit(2))
-			wantDecision(t, "A", rlAcquire(t, r, "A", 10, 1), allowed(1))
-			wantDecision(t, "B", rlAcquire(t, r, "B", 20, 1), allowed(0))
-			wantDecision(t, "peek D at 115", rlPeek(t, r, "D", 115, 2), denied(1, 120))
-			// the peek left the global clock at 20: both permits count at 50
-			wantDecision(t, "E at 50 after the peek", rlAcquire(t, r, "E", 50, 1), denied(0, 110))
-			// a denied acquire at 115 brings the global window to 115
-			wantDecision(t, "D at 115", rlAcquire(t, r, "D", 115, 2), denied(1, 120))
-			wantDecision(t, "E at 50 after the acquire", rlAcquire(t, r, "E", 50, 1), allowed(0))
-			if st := rlStats(t, r); st.Keys != 3 {
-				t.Fatalf("Stats = %+v: want A, B and E tracked (D was denied)", st)
-			}
-		})
-	}
+		// the global window's clock: A's permit at 10 leaves at 110, B's
+		// at 20 at 120
+		r = mustRateLimiter(t, 10, 100, 10, mode.flags)
+		must(t, r.SetGlobalLimit(2))
+		wantDecision(t, "A", rlAcquire(t, r, "A", 10, 1), allowed(1))
+		wantDecision(t, "B", rlAcquire(t, r, "B", 20, 1), allowed(0))
+		wantDecision(t, "peek D at 115", rlPeek(t, r, "D", 115, 2), denied(1, 120))
+		// the peek left the global clock at 20: both permits count at 50
+		wantDecision(t, "E at 50 after the peek", rlAcquire(t, r, "E", 50, 1), denied(0, 110))
+		// a denied acquire at 115 brings the global window to 115
+		wantDecision(t, "D at 115", rlAcquire(t, r, "D", 115, 2), denied(1, 120))
+		wantDecision(t, "E at 50 after the acquire", rlAcquire(t, r, "E", 50, 1), allowed(0))
+		if st := rlStats(t, r); st.Keys != 3 {
+			t.Fatalf("Stats = %+v: want A, B and E tracked (D was denied)", st)
+		}
+	})
 }
 
 // A full table that admits new keys untracked (FullAllow) still holds them
 // to the global limit and charges their permits to it; one that denies them
 // (the default) answers never and charges nothing. Peek answers the same.
 func TestRateLimiterFullTableAndGlobal(t *testing.T) {
-	for _, mode := range bothRateModes {
-		t.Run(mode.name, func(t *testing.T) {
-			exact := mode.flags&RateLimiterExact != 0
-			r := mustRateLimiter(t, 5, 100, 10, mode.flags|RateLimiterFullAllow)
-			must(t, r.SetGlobalLimit(3))
-			must(t, r.SetMaxKeys(1))
-			wantDecision(t, "A", rlAcquire(t, r, "A", 5, 1), allowed(2))
-			wantDecision(t, "peek B", rlPeek(t, r, "B", 6, 1), allowed(0))
-			wantDecision(t, "B (untracked)", rlAcquire(t, r, "B", 6, 1), allowed(0))
-			wantDecision(t, "C (untracked)", rlAcquire(t, r, "C", 6, 1), allowed(0))
-			// the untracked keys' permits filled the global window
-			wantDecision(t, "peek D", rlPeek(t, r, "D", 7, 1), denied(0, pick(exact, 105, 100)))
-			wantDecision(t, "D (untracked)", rlAcquire(t, r, "D", 7, 1), denied(0, pick(exact, 105, 100)))
-			wantDecision(t, "A", rlAcquire(t, r, "A", 8, 1), denied(0, pick(exact, 105, 100)))
-			want := RateLimiterStats{Keys: 1, AllowedFull: 2}
-			if st := rlStats(t, r); st != want {
-				t.Fatalf("Stats = %+v, want %+v", st, want)
-			}
-			// once A's permit has left the global window (bucketed: all
-			// three, in bucket 0)
-			wantDecision(t, "D later", rlAcquire(t, r, "D", pick(exact, 105, 100), 1), allowed(0))
+	inBothRateModes(t, func(t *testing.T, mode rateMode) {
+		exact := mode.flags&RateLimiterExact != 0
+		r := mustRateLimiter(t, 5, 100, 10, mode.flags|RateLimiterFullAllow)
+		must(t, r.SetGlobalLimit(3))
+		must(t, r.SetMaxKeys(1))
+		wantDecision(t, "A", rlAcquire(t, r, "A", 5, 1), allowed(2))
+		wantDecision(t, "peek B", rlPeek(t, r, "B", 6, 1), allowed(0))
+		wantDecision(t, "B (untracked)", rlAcquire(t, r, "B", 6, 1), allowed(0))
+		wantDecision(t, "C (untracked)", rlAcquire(t, r, "C", 6, 1), allowed(0))
+		// the untracked keys' permits filled the global window
+		wantDecision(t, "peek D", rlPeek(t, r, "D", 7, 1), denied(0, pick(exact, 105, 100)))
+		wantDecision(t, "D (untracked)", rlAcquire(t, r, "D", 7, 1), denied(0, pick(exact, 105, 100)))
+		wantDecision(t, "A", rlAcquire(t, r, "A", 8, 1), denied(0, pick(exact, 105, 100)))
+		want := RateLimiterStats{Keys: 1, AllowedFull: 2}
+		if st := rlStats(t, r); st != want {
+			t.Fatalf("Stats = %+v, want %+v", st, want)
+		}
+		// once A's permit has left the global window (bucketed: all
+		// three, in bucket 0)
+		wantDecision(t, "D later", rlAcquire(t, r, "D", pick(exact, 105, 100), 1), allowed(0))
 
-			r = mustRateLimiter(t, 5, 100, 10, mode.flags)
-			must(t, r.SetGlobalLimit(3))
-			must(t, r.SetMaxKeys(1))
-			wantDecision(t, "A", rlAcquire(t, r, "A", 5, 1), allowed(2))
-			wantDecision(t, "peek B", rlPeek(t, r, "B", 6, 1), denied(0, RetryNever))
-			wantDecision(t, "B (full)", rlAcquire(t, r, "B", 6, 1), denied(0, RetryNever))
-			// B's refusal took nothing from the global window
-			wantDecision(t, "A 2", rlAcquire(t, r, "A", 7, 2), allowed(0))
-			want = RateLimiterStats{Keys: 1, DeniedFull: 1}
-			if st := rlStats(t, r); st != want {
-				t.Fatalf("Stats = %+v, want %+v", st, want)
-			}
-		})
-	}
+		r = mustRateLimiter(t, 5, 100, 10, mode.flags)
+		must(t, r.SetGlobalLimit(3))
+		must(t, r.SetMaxKeys(1))
+		wantDecision(t, "A", rlAcquire(t, r, "A", 5, 1), allowed(2))
+		wantDecision(t, "peek B", rlPeek(t, r, "B", 6, 1), denied(0, RetryNever))
+		wantDecision(t, "B (full)", rlAcquire(t, r, "B", 6, 1), denied(0, RetryNever))
+		// B's refusal took nothing from the global window
+		wantDecision(t, "A 2", rlAcquire(t, r, "A", 7, 2), allowed(0))
+		want = RateLimiterStats{Keys: 1, DeniedFull: 1}
+		if st := rlStats(t, r); st != want {
+			t.Fatalf("Stats = %+v, want %+v", st, want)
+		}
+	})
 }
 
 // Equal states give equal blobs, whatever the history of the tables: keys
@@ -756,105 +751,101 @@ func TestRateLimiterCanonicalBlob(t *testing.T) {
 	for i, k := range randomKeys(rng, len(keys)) {
 		keys[i] = append([]byte(fmt.Sprintf("%d/", i)), k...) // distinct, inline and out of line
 	}
-	for _, mode := range bothRateModes {
-		t.Run(mode.name, func(t *testing.T) {
-			build := func(order []int, churn bool) []byte {
-				r := mustRateLimiter(t, 5, 1000, 100, mode.flags)
-				must(t, r.SetGlobalLimit(2000))
-				for _, i := range order {
-					if i%5 == 0 {
-						must(t, r.SetKeyLimit(keys[i], uint64(1+i%7)))
-					}
-					if churn { // keys and overrides that come and go
-						must(t, r.SetKeyLimitString(fmt.Sprintf("gone-%d", i), 3))
-						rlAcquire(t, r, fmt.Sprintf("gone-%d", i), 10, 1)
-					}
+	inBothRateModes(t, func(t *testing.T, mode rateMode) {
+		build := func(order []int, churn bool) []byte {
+			r := mustRateLimiter(t, 5, 1000, 100, mode.flags)
+			must(t, r.SetGlobalLimit(2000))
+			for _, i := range order {
+				if i%5 == 0 {
+					must(t, r.SetKeyLimit(keys[i], uint64(1+i%7)))
 				}
-				for _, i := range order {
-					if _, err := r.Acquire(keys[i], 10, uint64(1+i%3)); err != nil {
-						t.Fatal(err)
-					}
-					if churn { // the refund gives its permit back to the global window too
-						must(t, r.RefundString(fmt.Sprintf("gone-%d", i), 10, 1))
-						must(t, r.ResetString(fmt.Sprintf("gone-%d", i)))
-						must(t, r.SetKeyLimitString(fmt.Sprintf("gone-%d", i), 0))
-					}
+				if churn { // keys and overrides that come and go
+					must(t, r.SetKeyLimitString(fmt.Sprintf("gone-%d", i), 3))
+					rlAcquire(t, r, fmt.Sprintf("gone-%d", i), 10, 1)
 				}
-				return rlSerialize(t, r)
 			}
-			order := rng.Perm(len(keys))
-			reversed := make([]int, len(order))
-			for i, v := range order {
-				reversed[len(order)-1-i] = v
+			for _, i := range order {
+				if _, err := r.Acquire(keys[i], 10, uint64(1+i%3)); err != nil {
+					t.Fatal(err)
+				}
+				if churn { // the refund gives its permit back to the global window too
+					must(t, r.RefundString(fmt.Sprintf("gone-%d", i), 10, 1))
+					must(t, r.ResetString(fmt.Sprintf("gone-%d", i)))
+					must(t, r.SetKeyLimitString(fmt.Sprintf("gone-%d", i), 0))
+				}
 			}
-			a, b := build(order, false), build(reversed, true)
-			if !bytes.Equal(a, b) {
-				t.Fatalf("the same state built in another order: %d bytes and %d, first difference at %d", len(a), len(b), firstDiff(a, b))
-			}
-			// and a blob read back writes the same bytes
-			c, err := DeserializeRateLimiter(a)
-			must(t, err)
-			defer c.Close()
-			if again := rlSerialize(t, c); !bytes.Equal(again, a) {
-				t.Fatalf("a deserialized blob serializes to other bytes (first difference at %d)", firstDiff(again, a))
-			}
-		})
-	}
+			return rlSerialize(t, r)
+		}
+		order := rng.Perm(len(keys))
+		reversed := make([]int, len(order))
+		for i, v := range order {
+			reversed[len(order)-1-i] = v
+		}
+		a, b := build(order, false), build(reversed, true)
+		if !bytes.Equal(a, b) {
+			t.Fatalf("the same state built in another order: %d bytes and %d, first difference at %d", len(a), len(b), firstDiff(a, b))
+		}
+		// and a blob read back writes the same bytes
+		c, err := DeserializeRateLimiter(a)
+		must(t, err)
+		defer c.Close()
+		if again := rlSerialize(t, c); !bytes.Equal(again, a) {
+			t.Fatalf("a deserialized blob serializes to other bytes (first difference at %d)", firstDiff(again, a))
+		}
+	})
 }
 
 // ---- peek, refund, reset ------------------------------------------------
 
 func TestRateLimiterPeekRefundReset(t *testing.T) {
-	for _, mode := range bothRateModes {
-		t.Run(mode.name, func(t *testing.T) {
-			exact := mode.flags&RateLimiterExact != 0
-			r := mustRateLimiter(t, 4, 100, 10, mode.flags)
-			// peeks take nothing and create no key
-			for i := 0; i < 10; i++ {
-				wantDecision(t, "peek", rlPeek(t, r, "k", 5, 1), allowed(3))
-			}
-			wantDecision(t, "peek 4", rlPeek(t, r, "k", 5, 4), allowed(0))
-			wantDecision(t, "peek 5", rlPeek(t, r, "k", 5, 5), denied(4, RetryNever))
-			if st := rlStats(t, r); st.Keys != 0 {
-				t.Fatalf("peeks created a key: %+v", st)
-			}
-			wantDecision(t, "acquire 3", rlAcquire(t, r, "k", 5, 3), allowed(1))
-			// the permits taken at 5 leave at 105 (exact), with bucket 0 at 100
-			wantDecision(t, "peek 2", rlPeek(t, r, "k", 6, 2), denied(1, pick(exact, 105, 100)))
-			wantDecision(t, "peek 1", rlPeek(t, r, "k", 6, 1), allowed(0))
-			if ok, err := r.AllowString("k", 15); err != nil || !ok {
-				t.Fatalf("Allow = %v, %v", ok, err)
-			}
-			wantDecision(t, "full", rlAcquire(t, r, "k", 15, 1), denied(0, pick(exact, 105, 100)))
-			// refund gives back the most recent permits first
-			must(t, r.RefundString("k", 16, 1))
-			wantDecision(t, "after refund 1", rlPeek(t, r, "k", 16, 1), allowed(0))
-			// more than it took: only what it holds
-			must(t, r.Refund([]byte("k"), 16, 100))
-			wantDecision(t, "after refund all", rlPeek(t, r, "k", 16, 4), allowed(0))
-			wantDecision(t, "take 4", rlAcquire(t, r, "k", 20, 4), allowed(0))
-			// an unknown key: a no-op; n = 0: a no-op
-			must(t, r.RefundString("nobody", 20, 3))
-			must(t, r.RefundString("k", 20, 0))
-			wantDecision(t, "still full", rlPeek(t, r, "k", 20, 1), denied(0, 120))
-			if st := rlStats(t, r); st.Keys != 1 {
-				t.Fatalf("Refund of an unknown key created it: %+v", st)
-			}
-			// reset forgets the key
-			must(t, r.ResetString("k"))
-			if st := rlStats(t, r); st.Keys != 0 {
-				t.Fatalf("Reset left the key: %+v", st)
-			}
-			wantDecision(t, "after reset", rlAcquire(t, r, "k", 21, 4), allowed(0))
-			must(t, r.ResetString("nobody")) // no-op
-			must(t, r.Reset(nil))            // the empty key, untracked
-			// the empty key is a key like any other
-			if d, err := r.Acquire(nil, 21, 1); err != nil || d != allowed(3) {
-				t.Fatalf("empty key: %+v, %v", d, err)
-			}
-			wantDecision(t, "empty key as string", rlPeek(t, r, "", 21, 1), allowed(2))
-		})
-	}
+	inBothRateModes(t, func(t *testing.T, mode rateMode) {
+		exact := mode.flags&RateLimiterExact != 0
+		r := mustRateLimiter(t, 4, 100, 10, mode.flags)
+		// peeks take nothing and create no key
+		for i := 0; i < 10; i++ {
+			wantDecision(t, "peek", rlPeek(t, r, "k", 5, 1), allowed(3))
+		}
+		wantDecision(t, "peek 4", rlPeek(t, r, "k", 5, 4), allowed(0))
+		wantDecision(t, "peek 5", rlPeek(t, r, "k", 5, 5), denied(4, RetryNever))
+		if st := rlStats(t, r); st.Keys != 0 {
+			t.Fatalf("peeks created a key: %+v", st)
+		}
+		wantDecision(t, "acquire 3", rlAcquire(t, r, "k", 5, 3), allowed(1))
+		// the permits taken at 5 leave at 105 (exact), with bucket 0 at 100
+		wantDecision(t, "peek 2", rlPeek(t, r, "k", 6, 2), denied(1, pick(exact, 105, 100)))
+		wantDecision(t, "peek 1", rlPeek(t, r, "k", 6, 1), allowed(0))
+		if ok, err := r.AllowString("k", 15); err != nil || !ok {
+			t.Fatalf("Allow = %v, %v", ok, err)
+		}
+		wantDecision(t, "full", rlAcquire(t, r, "k", 15, 1), denied(0, pick(exact, 105, 100)))
+		// refund gives back the most recent permits first
+		must(t, r.RefundString("k", 16, 1))
+		wantDecision(t, "after refund 1", rlPeek(t, r, "k", 16, 1), allowed(0))
+		// more than it took: only what it holds
+		must(t, r.Refund([]byte("k"), 16, 100))
+		wantDecision(t, "after refund all", rlPeek(t, r, "k", 16, 4), allowed(0))
+		wantDecision(t, "take 4", rlAcquire(t, r, "k", 20, 4), allowed(0))
+		// an unknown key: a no-op; n = 0: a no-op
+		must(t, r.RefundString("nobody", 20, 3))
+		must(t, r.RefundString("k", 20, 0))
+		wantDecision(t, "still full", rlPeek(t, r, "k", 20, 1), denied(0, 120))
+		if st := rlStats(t, r); st.Keys != 1 {
+			t.Fatalf("Refund of an unknown key created it: %+v", st)
+		}
+		// reset forgets the key
+		must(t, r.ResetString("k"))
+		if st := rlStats(t, r); st.Keys != 0 {
+			t.Fatalf("Reset left the key: %+v", st)
+		}
+		wantDecision(t, "after reset", rlAcquire(t, r, "k", 21, 4), allowed(0))
+		must(t, r.ResetString("nobody")) // no-op
+		must(t, r.Reset(nil))            // the empty key, untracked
+		// the empty key is a key like any other
+		if d, err := r.Acquire(nil, 21, 1); err != nil || d != allowed(3) {
+			t.Fatalf("empty key: %+v, %v", d, err)
+		}
+		wantDecision(t, "empty key as string", rlPeek(t, r, "", 21, 1), allowed(2))
+	})
 	// a refund goes back to the global window too: the key's own permits
 	// (its buckets, or its grant times), not the global window's newest
 	for _, mode := range bothRateModes {
@@ -883,46 +874,44 @@ func TestRateLimiterPeekRefundReset(t *testing.T) {
 // shard when a new key is inserted, and 8 slots of another shard (round
 // robin) every 16th request of a shard.
 func TestRateLimiterIdleReclamation(t *testing.T) {
-	for _, mode := range bothRateModes {
-		t.Run(mode.name, func(t *testing.T) {
-			r := mustRateLimiter(t, 5, 100, 10, mode.flags)
-			// (the sweep visits the shard of the key requested: every one of
-			// the 64 shards must see requests, so many distinct keys)
-			const idle, active = 1000, 2000
-			for i := 0; i < idle; i++ {
-				rlAcquire(t, r, fmt.Sprintf("idle-%d", i), 1+uint64(i%50), 1)
-			}
-			if st := rlStats(t, r); st.Keys != idle || st.Reclaimed != 0 {
-				t.Fatalf("Stats = %+v, want %d keys", st, idle)
-			}
-			memIdle, err := r.Memory()
-			must(t, err)
-			// one window later: 20000 requests of 2000 other keys. Their
-			// 2000 insertions, at least ~20 per shard (64 shards: a binomial
-			// of mean 31, sd 5.5), sweep >= 80 slots of each shard, and the
-			// 18000 requests that follow sweep ~2250 times 4 slots round
-			// robin (~140 per shard), in tables of about 64 slots: every
-			// slot is visited more than twice
-			for i := 0; i < 20000; i++ {
-				rlAcquire(t, r, fmt.Sprintf("active-%d", i%active), 200+uint64(i/1000), 1)
-			}
-			st := rlStats(t, r)
-			if st.Reclaimed != idle || st.Keys != active {
-				t.Fatalf("Stats = %+v, want %d reclaimed and %d keys", st, idle, active)
-			}
-			// a reclaimed key starts afresh
-			wantDecision(t, "reclaimed key", rlPeek(t, r, "idle-7", 300, 5), allowed(0))
-			memActive, err := r.Memory()
-			must(t, err)
-			t.Logf("memory: %d bytes with %d keys, %d bytes with %d keys", memIdle, idle, memActive, active)
-			// at least a record per key (47 bytes for 1 + 10 buckets, 33 +
-			// 16 + 8 * 5 in exact mode)
-			record := uint64(pick(mode.flags&RateLimiterExact != 0, 33+16+8*5, 47))
-			if memIdle < idle*record || memActive < active*record {
-				t.Fatalf("Memory = %d, %d: less than a %d-byte record per key", memIdle, memActive, record)
-			}
-		})
-	}
+	inBothRateModes(t, func(t *testing.T, mode rateMode) {
+		r := mustRateLimiter(t, 5, 100, 10, mode.flags)
+		// (the sweep visits the shard of the key requested: every one of
+		// the 64 shards must see requests, so many distinct keys)
+		const idle, active = 1000, 2000
+		for i := 0; i < idle; i++ {
+			rlAcquire(t, r, fmt.Sprintf("idle-%d", i), 1+uint64(i%50), 1)
+		}
+		if st := rlStats(t, r); st.Keys != idle || st.Reclaimed != 0 {
+			t.Fatalf("Stats = %+v, want %d keys", st, idle)
+		}
+		memIdle, err := r.Memory()
+		must(t, err)
+		// one window later: 20000 requests of 2000 other keys. Their
+		// 2000 insertions, at least ~20 per shard (64 shards: a binomial
+		// of mean 31, sd 5.5), sweep >= 80 slots of each shard, and the
+		// 18000 requests that follow sweep ~2250 times 4 slots round
+		// robin (~140 per shard), in tables of about 64 slots: every
+		// slot is visited more than twice
+		for i := 0; i < 20000; i++ {
+			rlAcquire(t, r, fmt.Sprintf("active-%d", i%active), 200+uint64(i/1000), 1)
+		}
+		st := rlStats(t, r)
+		if st.Reclaimed != idle || st.Keys != active {
+			t.Fatalf("Stats = %+v, want %d reclaimed and %d keys", st, idle, active)
+		}
+		// a reclaimed key starts afresh
+		wantDecision(t, "reclaimed key", rlPeek(t, r, "idle-7", 300, 5), allowed(0))
+		memActive, err := r.Memory()
+		must(t, err)
+		t.Logf("memory: %d bytes with %d keys, %d bytes with %d keys", memIdle, idle, memActive, active)
+		// at least a record per key (47 bytes for 1 + 10 buckets, 33 +
+		// 16 + 8 * 5 in exact mode)
+		record := uint64(pick(mode.flags&RateLimiterExact != 0, 33+16+8*5, 47))
+		if memIdle < idle*record || memActive < active*record {
+			t.Fatalf("Memory = %d, %d: less than a %d-byte record per key", memIdle, memActive, record)
+		}
+	})
 }
 
 // The documented memory per key: bucketed with 10 buckets and keys of up to
@@ -931,32 +920,30 @@ func TestRateLimiterIdleReclamation(t *testing.T) {
 // limit bytes.
 func TestRateLimiterMemoryPerKey(t *testing.T) {
 	const n, limit = 100000, 10
-	for _, mode := range bothRateModes {
-		t.Run(mode.name, func(t *testing.T) {
-			exact := mode.flags&RateLimiterExact != 0
-			r := mustRateLimiter(t, limit, 1000, 100, mode.flags)
-			empty, err := r.Memory()
-			must(t, err)
-			for i := 0; i < n; i++ {
-				rlAcquire(t, r, fmt.Sprintf("key-%d", i), 5, 1)
-			}
-			if st := rlStats(t, r); st.Keys != n {
-				t.Fatalf("Stats = %+v", st)
-			}
-			full, err := r.Memory()
-			must(t, err)
-			perKey := float64(full-empty) / n
-			ring := pick(exact, 16+8*limit, 0)
-			lo, hi := 55.0, 62.0
-			if exact {
-				lo, hi = 33/0.85+float64(ring), 33/0.76+float64(ring)
-			}
-			t.Logf("%.1f bytes per key (%d keys; documented %.1f to %.1f)", perKey, n, lo, hi)
-			if perKey < lo-1 || perKey > hi+1 {
-				t.Fatalf("%.1f bytes per key, documented %.1f to %.1f", perKey, lo, hi)
-			}
-		})
-	}
+	inBothRateModes(t, func(t *testing.T, mode rateMode) {
+		exact := mode.flags&RateLimiterExact != 0
+		r := mustRateLimiter(t, limit, 1000, 100, mode.flags)
+		empty, err := r.Memory()
+		must(t, err)
+		for i := 0; i < n; i++ {
+			rlAcquire(t, r, fmt.Sprintf("key-%d", i), 5, 1)
+		}
+		if st := rlStats(t, r); st.Keys != n {
+			t.Fatalf("Stats = %+v", st)
+		}
+		full, err := r.Memory()
+		must(t, err)
+		perKey := float64(full-empty) / n
+		ring := pick(exact, 16+8*limit, 0)
+		lo, hi := 55.0, 62.0
+		if exact {
+			lo, hi = 33/0.85+float64(ring), 33/0.76+float64(ring)
+		}
+		t.Logf("%.1f bytes per key (%d keys; documented %.1f to %.1f)", perKey, n, lo, hi)
+		if perKey < lo-1 || perKey > hi+1 {
+			t.Fatalf("%.1f bytes per key, documented %.1f to %.1f", perKey, lo, hi)
+		}
+	})
 }
 
 func TestRateLimiterMaxKeys(t *testing.T) {
@@ -1037,31 +1024,29 @@ func TestRateLimiterMaxKeys(t *testing.T) {
 // one ("when it is reached and no idle key can be reclaimed, new keys are
 // denied"): here every tracked key is idle.
 func TestRateLimiterMaxKeysReclaimsIdle(t *testing.T) {
-	for _, mode := range bothRateModes {
-		t.Run(mode.name, func(t *testing.T) {
-			r := mustRateLimiter(t, 2, 100, 10, mode.flags)
-			must(t, r.SetMaxKeys(3))
-			for _, k := range []string{"a", "b", "c"} {
-				rlAcquire(t, r, k, 10, 1)
+	inBothRateModes(t, func(t *testing.T, mode rateMode) {
+		r := mustRateLimiter(t, 2, 100, 10, mode.flags)
+		must(t, r.SetMaxKeys(3))
+		for _, k := range []string{"a", "b", "c"} {
+			rlAcquire(t, r, k, 10, 1)
+		}
+		// a window later all three are idle: a peek sees the room (and
+		// reclaims nothing)
+		wantDecision(t, "peek late-0", rlPeek(t, r, "late-0", 1000, 1), allowed(1))
+		if st := rlStats(t, r); st.Keys != 3 || st.Reclaimed != 0 {
+			t.Fatalf("a peek reclaimed: %+v", st)
+		}
+		for i := 0; i < 3; i++ {
+			k := fmt.Sprintf("late-%d", i)
+			if d := rlAcquire(t, r, k, 1000, 1); !d.Allowed {
+				st := rlStats(t, r)
+				t.Fatalf("%s at 1000 denied (%+v) although every tracked key is idle: %+v", k, d, st)
 			}
-			// a window later all three are idle: a peek sees the room (and
-			// reclaims nothing)
-			wantDecision(t, "peek late-0", rlPeek(t, r, "late-0", 1000, 1), allowed(1))
-			if st := rlStats(t, r); st.Keys != 3 || st.Reclaimed != 0 {
-				t.Fatalf("a peek reclaimed: %+v", st)
-			}
-			for i := 0; i < 3; i++ {
-				k := fmt.Sprintf("late-%d", i)
-				if d := rlAcquire(t, r, k, 1000, 1); !d.Allowed {
-					st := rlStats(t, r)
-					t.Fatalf("%s at 1000 denied (%+v) although every tracked key is idle: %+v", k, d, st)
-				}
-			}
-			if st := rlStats(t, r); st.Keys != 3 || st.Reclaimed != 3 || st.DeniedFull != 0 {
-				t.Fatalf("Stats = %+v", st)
-			}
-		})
-	}
+		}
+		if st := rlStats(t, r); st.Keys != 3 || st.Reclaimed != 3 || st.DeniedFull != 0 {
+			t.Fatalf("Stats = %+v", st)
+		}
+	})
 }
 
 // ---- errors ------------------------------------------------------------
@@ -1087,10 +1072,8 @@ func TestRateLimiterConstructorErrors(t *testing.T) {
 	}
 	for _, c := range bad {
 		r, err := NewRateLimiter(c.limit, c.window, c.width, WithFlags(c.flags))
-		if r != nil {
-			t.Errorf("NewRateLimiter(%d, %d, %d, %d) returned a limiter with the error", c.limit, c.window, c.width, c.flags)
-		}
-		wantStatus(t, err, ErrInvalidArgument)
+		wantRefused(t, fmt.Sprintf("NewRateLimiter(%d, %d, %d, %d)", c.limit, c.window, c.width, c.flags), r, err,
+			ErrInvalidArgument)
 	}
 	// the extremes that are accepted
 	good := []struct {
@@ -1117,70 +1100,68 @@ func TestRateLimiterConstructorErrors(t *testing.T) {
 }
 
 func TestRateLimiterArgumentErrors(t *testing.T) {
-	for _, mode := range bothRateModes {
-		t.Run(mode.name, func(t *testing.T) {
-			r := mustRateLimiter(t, 5, 1000, 100, mode.flags)
-			rlAcquire(t, r, "k", 10, 2)
-			before := rlSerialize(t, r)
-			k := []byte("k")
-			for _, c := range []struct {
-				what string
-				now  uint64
-				n    uint64
-			}{{"now 0", 0, 1}, {"n 0", 10, 0}, {"both 0", 0, 0}} {
-				d, err := r.Acquire(k, c.now, c.n)
-				wantStatus(t, err, ErrInvalidArgument)
-				if d != (Decision{}) {
-					t.Errorf("Acquire with %s returned %+v", c.what, d)
-				}
-				_, err = r.AcquireString("k", c.now, c.n)
-				wantStatus(t, err, ErrInvalidArgument)
-				_, err = r.Peek(k, c.now, c.n)
-				wantStatus(t, err, ErrInvalidArgument)
-				_, err = r.PeekString("new", c.now, c.n)
-				wantStatus(t, err, ErrInvalidArgument)
-			}
-			_, err := r.Allow(k, 0)
+	inBothRateModes(t, func(t *testing.T, mode rateMode) {
+		r := mustRateLimiter(t, 5, 1000, 100, mode.flags)
+		rlAcquire(t, r, "k", 10, 2)
+		before := rlSerialize(t, r)
+		k := []byte("k")
+		for _, c := range []struct {
+			what string
+			now  uint64
+			n    uint64
+		}{{"now 0", 0, 1}, {"n 0", 10, 0}, {"both 0", 0, 0}} {
+			d, err := r.Acquire(k, c.now, c.n)
 			wantStatus(t, err, ErrInvalidArgument)
-			_, err = r.AllowString("k", 0)
+			if d != (Decision{}) {
+				t.Errorf("Acquire with %s returned %+v", c.what, d)
+			}
+			_, err = r.AcquireString("k", c.now, c.n)
 			wantStatus(t, err, ErrInvalidArgument)
-			wantStatus(t, r.Refund(k, 0, 1), ErrInvalidArgument)
-			wantStatus(t, r.RefundString("k", 0, 1), ErrInvalidArgument)
-			// limits above the mode's maximum
-			max := RateLimiterMaxKeyLimit
-			if mode.flags&RateLimiterExact != 0 {
-				max = RateLimiterMaxExactLimit
-				wantStatus(t, r.SetGlobalLimit(RateLimiterMaxExactGlobal+1), ErrInvalidArgument)
-			}
-			wantStatus(t, r.SetKeyLimit(k, max+1), ErrInvalidArgument)
-			wantStatus(t, r.SetKeyLimitString("k", math.MaxUint64), ErrInvalidArgument)
-			// none of them changed anything
-			if !bytes.Equal(rlSerialize(t, r), before) {
-				t.Fatal("a failed call changed the limiter")
-			}
-			// huge n: denied for ever, nothing taken, nothing created
-			for _, n := range []uint64{6, 1 << 32, math.MaxUint64} {
-				wantDecision(t, fmt.Sprintf("n = %d", n), rlAcquire(t, r, "k", 11, n), denied(3, RetryNever))
-				wantDecision(t, fmt.Sprintf("new key, n = %d", n), rlAcquire(t, r, "fresh", 11, n), denied(5, RetryNever))
-				wantDecision(t, fmt.Sprintf("peek n = %d", n), rlPeek(t, r, "fresh", 11, n), denied(5, RetryNever))
-			}
-			if st := rlStats(t, r); st.Keys != 1 {
-				t.Fatalf("Stats = %+v", st)
-			}
-			must(t, r.RefundString("k", 11, math.MaxUint64)) // gives back what it took
-			wantDecision(t, "all refunded", rlAcquire(t, r, "k", 12, 5), allowed(0))
-			// a failure does not stick; the largest limit is fine
-			must(t, r.SetKeyLimit(k, max))
-			wantDecision(t, "k at its maximum", rlAcquire(t, r, "k", 13, max-5), allowed(0))
-			wantDecision(t, "k over its maximum", rlPeek(t, r, "k", 13, 1), denied(0, pick(mode.flags&RateLimiterExact != 0, 1012, 1000)))
-			big := uint64(math.MaxUint64)
-			if mode.flags&RateLimiterExact != 0 {
-				big = 1 << 16 // (the largest, 2^24, would hold 128 MiB)
-			}
-			must(t, r.SetGlobalLimit(big))
-			wantDecision(t, "after a large global limit", rlAcquire(t, r, "x", 14, 5), allowed(0))
-		})
-	}
+			_, err = r.Peek(k, c.now, c.n)
+			wantStatus(t, err, ErrInvalidArgument)
+			_, err = r.PeekString("new", c.now, c.n)
+			wantStatus(t, err, ErrInvalidArgument)
+		}
+		_, err := r.Allow(k, 0)
+		wantStatus(t, err, ErrInvalidArgument)
+		_, err = r.AllowString("k", 0)
+		wantStatus(t, err, ErrInvalidArgument)
+		wantStatus(t, r.Refund(k, 0, 1), ErrInvalidArgument)
+		wantStatus(t, r.RefundString("k", 0, 1), ErrInvalidArgument)
+		// limits above the mode's maximum
+		max := RateLimiterMaxKeyLimit
+		if mode.flags&RateLimiterExact != 0 {
+			max = RateLimiterMaxExactLimit
+			wantStatus(t, r.SetGlobalLimit(RateLimiterMaxExactGlobal+1), ErrInvalidArgument)
+		}
+		wantStatus(t, r.SetKeyLimit(k, max+1), ErrInvalidArgument)
+		wantStatus(t, r.SetKeyLimitString("k", math.MaxUint64), ErrInvalidArgument)
+		// none of them changed anything
+		if !bytes.Equal(rlSerialize(t, r), before) {
+			t.Fatal("a failed call changed the limiter")
+		}
+		// huge n: denied for ever, nothing taken, nothing created
+		for _, n := range []uint64{6, 1 << 32, math.MaxUint64} {
+			wantDecision(t, fmt.Sprintf("n = %d", n), rlAcquire(t, r, "k", 11, n), denied(3, RetryNever))
+			wantDecision(t, fmt.Sprintf("new key, n = %d", n), rlAcquire(t, r, "fresh", 11, n), denied(5, RetryNever))
+			wantDecision(t, fmt.Sprintf("peek n = %d", n), rlPeek(t, r, "fresh", 11, n), denied(5, RetryNever))
+		}
+		if st := rlStats(t, r); st.Keys != 1 {
+			t.Fatalf("Stats = %+v", st)
+		}
+		must(t, r.RefundString("k", 11, math.MaxUint64)) // gives back what it took
+		wantDecision(t, "all refunded", rlAcquire(t, r, "k", 12, 5), allowed(0))
+		// a failure does not stick; the largest limit is fine
+		must(t, r.SetKeyLimit(k, max))
+		wantDecision(t, "k at its maximum", rlAcquire(t, r, "k", 13, max-5), allowed(0))
+		wantDecision(t, "k over its maximum", rlPeek(t, r, "k", 13, 1), denied(0, pick(mode.flags&RateLimiterExact != 0, 1012, 1000)))
+		big := uint64(math.MaxUint64)
+		if mode.flags&RateLimiterExact != 0 {
+			big = 1 << 16 // (the largest, 2^24, would hold 128 MiB)
+		}
+		must(t, r.SetGlobalLimit(big))
+		wantDecision(t, "after a large global limit", rlAcquire(t, r, "x", 14, 5), allowed(0))
+	})
 }
 
 // checkRateLimiterClosed calls every method of r and wants a clean ErrNull.
@@ -1351,24 +1332,22 @@ func TestRateLimiterSerializeRoundTrip(t *testing.T) {
 // A restart forgets nobody who is limited: a key denied before is denied
 // after, until the same time.
 func TestRateLimiterRestartKeepsLimits(t *testing.T) {
-	for _, mode := range bothRateModes {
-		t.Run(mode.name, func(t *testing.T) {
-			r := mustRateLimiter(t, 3, 60000, 1000, mode.flags)
-			rlAcquire(t, r, "heavy", 1000, 3)
-			before := rlAcquire(t, r, "heavy", 30000, 1)
-			if before.Allowed {
-				t.Fatal("not limited before the restart")
-			}
-			blob, err := r.MarshalBinary()
-			must(t, err)
-			must(t, r.Close())
-			var restored RateLimiter
-			must(t, restored.UnmarshalBinary(blob))
-			defer restored.Close()
-			wantDecision(t, "after restart", rlAcquire(t, &restored, "heavy", 30001, 1), before)
-			wantDecision(t, "at retry", rlAcquire(t, &restored, "heavy", before.RetryAt, 3), allowed(0))
-		})
-	}
+	inBothRateModes(t, func(t *testing.T, mode rateMode) {
+		r := mustRateLimiter(t, 3, 60000, 1000, mode.flags)
+		rlAcquire(t, r, "heavy", 1000, 3)
+		before := rlAcquire(t, r, "heavy", 30000, 1)
+		if before.Allowed {
+			t.Fatal("not limited before the restart")
+		}
+		blob, err := r.MarshalBinary()
+		must(t, err)
+		must(t, r.Close())
+		var restored RateLimiter
+		must(t, restored.UnmarshalBinary(blob))
+		defer restored.Close()
+		wantDecision(t, "after restart", rlAcquire(t, &restored, "heavy", 30001, 1), before)
+		wantDecision(t, "at retry", rlAcquire(t, &restored, "heavy", before.RetryAt, 3), allowed(0))
+	})
 }
 
 func TestRateLimiterBinaryMarshaler(t *testing.T) {

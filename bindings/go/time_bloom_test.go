@@ -316,10 +316,7 @@ func TestTimeBloomConstructorErrors(t *testing.T) {
 	}
 	for _, c := range bad {
 		f, err := NewTimeBloom(c.k, c.l, c.sliceBits, c.span)
-		if f != nil {
-			t.Errorf("NewTimeBloom(%d, %d, %d, %d) returned a filter with the error", c.k, c.l, c.sliceBits, c.span)
-		}
-		wantStatus(t, err, c.want)
+		wantRefused(t, fmt.Sprintf("NewTimeBloom(%d, %d, %d, %d)", c.k, c.l, c.sliceBits, c.span), f, err, c.want)
 	}
 	badFor := []struct {
 		rate           float64
@@ -340,10 +337,7 @@ func TestTimeBloomConstructorErrors(t *testing.T) {
 	}
 	for _, c := range badFor {
 		f, err := NewTimeBloomFor(c.capacity, c.rate, c.span)
-		if f != nil {
-			t.Errorf("NewTimeBloomFor(%g, %d, %d) returned a filter with the error", c.rate, c.span, c.capacity)
-		}
-		wantStatus(t, err, c.want)
+		wantRefused(t, fmt.Sprintf("NewTimeBloomFor(%g, %d, %d)", c.rate, c.span, c.capacity), f, err, c.want)
 	}
 	// the smallest ones are fine: span == l
 	f, err := NewTimeBloom(1, 1, 64, 1)
