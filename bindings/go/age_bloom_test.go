@@ -2,7 +2,6 @@ package temporalfilters
 
 import (
 	"bytes"
-	"encoding"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -12,77 +11,32 @@ import (
 
 func mustAgeBloom(t *testing.T, k, l uint32, sliceBits uint64, seed uint32) *AgeBloom {
 	t.Helper()
-	f, err := NewAgeBloom(k, l, sliceBits, WithSeed(seed))
-	if err != nil {
-		t.Fatalf("NewAgeBloom(%d, %d, %d, seed %d): %v", k, l, sliceBits, seed, err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return f
+	return keep(t, res(NewAgeBloom(k, l, sliceBits, WithSeed(seed))))
 }
 
 func mustAgeBloomFor(t *testing.T, rate float64, capacity uint64, seed uint32) *AgeBloom {
 	t.Helper()
-	f, err := NewAgeBloomFor(capacity, rate, WithSeed(seed))
-	if err != nil {
-		t.Fatalf("NewAgeBloomFor(%d, %g, seed %d): %v", capacity, rate, seed, err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return f
+	return keep(t, res(NewAgeBloomFor(capacity, rate, WithSeed(seed))))
 }
 
 func mustBlockedAgeBloom(t *testing.T, k, l uint32, sliceBits uint64, seed uint32) *AgeBloom {
 	t.Helper()
-	f, err := NewAgeBloom(k, l, sliceBits, WithSeed(seed), WithFlags(AgeBloomBlocked))
-	if err != nil {
-		t.Fatalf("NewAgeBloom(%d, %d, %d, seed %d, blocked): %v", k, l, sliceBits, seed, err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return f
+	return keep(t, res(NewAgeBloom(k, l, sliceBits, WithSeed(seed), WithFlags(AgeBloomBlocked))))
 }
 
 func mustBlockedAgeBloomFor(t *testing.T, rate float64, capacity uint64, seed uint32) *AgeBloom {
 	t.Helper()
-	f, err := NewAgeBloomFor(capacity, rate, WithSeed(seed), WithFlags(AgeBloomBlocked))
-	if err != nil {
-		t.Fatalf("NewAgeBloomFor(%d, %g, seed %d, blocked): %v", capacity, rate, seed, err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return f
+	return keep(t, res(NewAgeBloomFor(capacity, rate, WithSeed(seed), WithFlags(AgeBloomBlocked))))
 }
 
 func abIsBlocked(t *testing.T, f *AgeBloom) bool {
 	t.Helper()
-	return abInfo(t, f).Flags&AgeBloomBlocked != 0
+	return res(f.Info()).get(t).Flags&AgeBloomBlocked != 0
 }
 
 func abContains(t *testing.T, f *AgeBloom, key []byte) bool {
 	t.Helper()
-	p, err := f.Contains(key)
-	if err != nil {
-		t.Fatalf("Contains(%q): %v", key, err)
-	}
-	return p
-}
-
-func abInfo(t *testing.T, f *AgeBloom) AgeBloomInfo {
-	t.Helper()
-	info, err := f.Info()
-	must(t, err)
-	return info
-}
-
-func abStats(t *testing.T, f *AgeBloom) AgeBloomStats {
-	t.Helper()
-	st, err := f.Stats()
-	must(t, err)
-	return st
-}
-
-func abSerialize(t *testing.T, f *AgeBloom) []byte {
-	t.Helper()
-	b, err := f.Serialize()
-	must(t, err)
-	return b
+	return res(f.Contains(key)).get(t, "Contains ", key)
 }
 
 // idKey is the i-th key of a stream, with a tag per stream and a NUL byte
@@ -137,7 +91,7 @@ func TestAgeBloomBasics(t *testing.T) {
 	if p, err := f.ContainsString(""); err != nil || !p {
 		t.Fatalf(`ContainsString("") = %v, %v`, p, err)
 	}
-	if st := abStats(t, f); st.Inserts != 5 {
+	if st := res(f.Stats()).get(t); st.Inserts != 5 {
 		t.Fatalf("Inserts = %d, want 5", st.Inserts)
 	}
 }
@@ -159,7 +113,7 @@ func TestAgeBloomAddIfAbsent(t *testing.T) {
 		t.Fatalf("AddIfAbsentString(click-2) = %v, %v; want false", was, err)
 	}
 	// a duplicate is not inserted again
-	if st := abStats(t, f); st.Inserts != 2 {
+	if st := res(f.Stats()).get(t); st.Inserts != 2 {
 		t.Fatalf("Inserts = %d, want 2 (the duplicates are not inserted)", st.Inserts)
 	}
 	if !abContains(t, f, []byte("click-2")) {
@@ -169,7 +123,7 @@ func TestAgeBloomAddIfAbsent(t *testing.T) {
 
 func TestAgeBloomShape(t *testing.T) {
 	f := mustAgeBloom(t, 3, 4, 200, 42)
-	info := abInfo(t, f)
+	info := res(f.Info()).get(t)
 	// generation floor(200 ln 2 / 3) = 46, capacity l * g
 	want := AgeBloomInfo{K: 3, L: 4, SliceBits: 200, Generation: 46, Capacity: 184, Seed: 42}
 	if info != want {
@@ -178,7 +132,7 @@ func TestAgeBloomShape(t *testing.T) {
 	if c, err := f.Capacity(); err != nil || c != 184 {
 		t.Fatalf("Capacity = %d, %v", c, err)
 	}
-	st := abStats(t, f)
+	st := res(f.Stats()).get(t)
 	if st.Slices != 7 || st.Bits != 1400 || st.Inserts != 0 || st.FPRNow != 0 ||
 		math.Abs(st.BitsPerElement-1400.0/184) > 1e-9 {
 		t.Fatalf("Stats of an empty filter = %+v", st)
@@ -193,13 +147,13 @@ func TestAgeBloomShape(t *testing.T) {
 	for i := 0; i < 100; i++ {
 		must(t, f.Add(idKey('s', i)))
 	}
-	st = abStats(t, f)
+	st = res(f.Stats()).get(t)
 	if st.Inserts != 100 || !(st.FPRNow > 0 && st.FPRNow < 1) {
 		t.Fatalf("Stats after 100 inserts = %+v", st)
 	}
 	// the smallest generation: one insert per shift
 	g1 := mustAgeBloom(t, 64, 2, 64, 0)
-	if info := abInfo(t, g1); info.Generation != 1 || info.Capacity != 2 {
+	if info := res(g1.Info()).get(t); info.Generation != 1 || info.Capacity != 2 {
 		t.Fatalf("k=64, 64-bit slices: %+v, want generation 1", info)
 	}
 }
@@ -237,7 +191,7 @@ func TestAgeBloomSizing(t *testing.T) {
 		// the factory uses the same pair
 		f, err := NewAgeBloomFor(1000, rate, WithSeed(1))
 		must(t, err)
-		info := abInfo(t, f)
+		info := res(f.Info()).get(t)
 		f.Close()
 		if info.K != k || info.L != l || info.Capacity < 1000 || info.Capacity != uint64(info.L)*info.Generation {
 			t.Fatalf("NewAgeBloomFor(1000, %g): %+v, want k %d l %d capacity >= 1000", rate, info, k, l)
@@ -362,7 +316,7 @@ func TestAgeBloomWindow(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("rate=%g/capacity=%d", c.rate, c.capacity), func(t *testing.T) {
 			f := mustAgeBloomFor(t, c.rate, c.capacity, 7)
-			info := abInfo(t, f)
+			info := res(f.Info()).get(t)
 			W := int(info.Capacity)
 			if info.Capacity != uint64(info.L)*info.Generation || W < int(c.capacity) {
 				t.Fatalf("Info = %+v: capacity is not l*g >= %d", info, c.capacity)
@@ -410,7 +364,7 @@ func TestAgeBloomWindow(t *testing.T) {
 			if got := float64(old) / float64(W); got > 2*c.rate+0.01 {
 				t.Fatalf("%d of the first %d keys still contained (%g)", old, W, got)
 			}
-			if st := abStats(t, f); st.Inserts != uint64(c.n) || st.FPRNow > 1.5*c.rate || st.FPRNow <= 0 {
+			if st := res(f.Stats()).get(t); st.Inserts != uint64(c.n) || st.FPRNow > 1.5*c.rate || st.FPRNow <= 0 {
 				t.Fatalf("Stats = %+v after %d inserts, target rate %g", st, c.n, c.rate)
 			}
 		})
@@ -422,18 +376,18 @@ func TestAgeBloomClear(t *testing.T) {
 	for i := 0; i < 200; i++ {
 		must(t, f.Add(idKey('c', i)))
 	}
-	before := abInfo(t, f)
+	before := res(f.Info()).get(t)
 	must(t, f.Clear())
 	for i := 0; i < 200; i++ {
 		if abContains(t, f, idKey('c', i)) {
 			t.Fatalf("after Clear: key %d is contained", i)
 		}
 	}
-	st := abStats(t, f)
+	st := res(f.Stats()).get(t)
 	if st.Inserts != 0 || st.FPRNow != 0 {
 		t.Fatalf("Stats after Clear = %+v", st)
 	}
-	if abInfo(t, f) != before {
+	if res(f.Info()).get(t) != before {
 		t.Fatal("Clear changed the shape")
 	}
 	must(t, f.Add([]byte("again")))
@@ -445,54 +399,21 @@ func TestAgeBloomClear(t *testing.T) {
 // checkAgeBloomClosed calls every method of f and wants a clean ErrNull.
 func checkAgeBloomClosed(t *testing.T, f *AgeBloom) {
 	t.Helper()
-	k := []byte("k")
-	check := func(what string, err error) {
-		t.Helper()
-		wantClosed(t, what, "AgeBloom", err)
-	}
-	check("Add", f.Add(k))
-	check("AddString", f.AddString("k"))
-	_, err := f.Contains(k)
-	check("Contains", err)
-	_, err = f.ContainsString("k")
-	check("ContainsString", err)
-	_, err = f.AddIfAbsent(k)
-	check("AddIfAbsent", err)
-	_, err = f.AddIfAbsentString("k")
-	check("AddIfAbsentString", err)
-	check("Clear", f.Clear())
-	_, err = f.Stats()
-	check("Stats", err)
-	_, err = f.Info()
-	check("Info", err)
-	_, err = f.Capacity()
-	check("Capacity", err)
-	checkClosedStructure(t, "AgeBloom", f)
+	checkEveryMethodClosed(t, "AgeBloom", f, "Add AddString Contains ContainsString AddIfAbsent AddIfAbsentString "+
+		"Clear Stats Info Capacity Memory Serialize MarshalBinary")
 }
 
 func TestAgeBloomClosed(t *testing.T) {
 	f, err := NewAgeBloom(3, 4, 200)
 	must(t, err)
 	must(t, f.Add([]byte("k")))
-	must(t, f.Close())
-	must(t, f.Close())
-	checkAgeBloomClosed(t, f)
 	// the blocked layout closes alike
 	b, err := NewAgeBloom(3, 4, 200, WithFlags(AgeBloomBlocked))
 	must(t, err)
 	must(t, b.Add([]byte("k")))
-	must(t, b.Close())
-	checkAgeBloomClosed(t, b)
-	// a copy of the value shares the closed filter
 	f2, err := NewAgeBloomFor(100, 0.01)
 	must(t, err)
-	cp := *f2
-	must(t, f2.Close())
-	checkAgeBloomClosed(t, &cp)
-	var zero AgeBloom
-	checkAgeBloomClosed(t, &zero)
-	var nilFilter *AgeBloom
-	checkAgeBloomClosed(t, nilFilter)
+	checkClosedStates(t, checkAgeBloomClosed, f, b, f2)
 }
 
 func TestAgeBloomDeserializeErrors(t *testing.T) {
@@ -511,7 +432,7 @@ func TestAgeBloomSerializeRoundTrip(t *testing.T) {
 	for _, k := range keys {
 		must(t, f.Add(k))
 	}
-	blob := abSerialize(t, f)
+	blob := res(f.Serialize()).get(t)
 	c, err := DeserializeAgeBloom(blob)
 	must(t, err)
 	defer c.Close()
@@ -521,16 +442,16 @@ func TestAgeBloomSerializeRoundTrip(t *testing.T) {
 			t.Fatalf("copy answers %v for %q, original %v", b, k, a)
 		}
 	}
-	if !bytes.Equal(abSerialize(t, c), blob) {
+	if !bytes.Equal(res(c.Serialize()).get(t), blob) {
 		t.Fatal("the copy serializes differently")
 	}
-	if abInfo(t, c) != abInfo(t, f) || abStats(t, c) != abStats(t, f) {
-		t.Fatalf("copy %+v %+v, original %+v %+v", abInfo(t, c), abStats(t, c), abInfo(t, f), abStats(t, f))
+	if res(c.Info()).get(t) != res(f.Info()).get(t) || res(c.Stats()).get(t) != res(f.Stats()).get(t) {
+		t.Fatalf("copy %+v %+v, original %+v %+v", res(c.Info()).get(t), res(c.Stats()).get(t), res(f.Info()).get(t), res(f.Stats()).get(t))
 	}
 	// the copy goes on exactly as the original would, independently
 	must(t, c.Add([]byte("next")))
 	must(t, f.Add([]byte("next")))
-	if !bytes.Equal(abSerialize(t, c), abSerialize(t, f)) {
+	if !bytes.Equal(res(c.Serialize()).get(t), res(f.Serialize()).get(t)) {
 		t.Fatal("the same insert into the copy and the original gives other bytes")
 	}
 	must(t, f.Clear())
@@ -542,49 +463,15 @@ func TestAgeBloomSerializeRoundTrip(t *testing.T) {
 func TestAgeBloomBinaryMarshaler(t *testing.T) {
 	src := mustAgeBloom(t, 4, 6, 1000, 9)
 	must(t, src.Add([]byte("k")))
-	var m encoding.BinaryMarshaler = src
-	blob, err := m.MarshalBinary()
-	must(t, err)
-
-	// into a zero value inside another struct
-	var holder struct {
-		n int
-		f AgeBloom
-	}
-	var u encoding.BinaryUnmarshaler = &holder.f
-	must(t, u.UnmarshalBinary(blob))
-	defer holder.f.Close()
-	if !abContains(t, &holder.f, []byte("k")) || holder.n != 0 {
-		t.Fatal("unmarshaled zero value lacks the key")
-	}
-
-	// into an open filter of another shape: its state is replaced
 	other := mustAgeBloom(t, 2, 2, 64, 1)
 	must(t, other.Add([]byte("old")))
-	must(t, other.UnmarshalBinary(blob))
-	if info := abInfo(t, other); info != abInfo(t, src) {
-		t.Fatalf("replaced filter info = %+v", info)
-	}
-	if !abContains(t, other, []byte("k")) || abContains(t, other, []byte("old")) {
-		t.Fatal("the replaced filter does not answer as the blob")
-	}
-
-	// a failed UnmarshalBinary leaves the filter as it was
-	wantStatus(t, other.UnmarshalBinary(blob[:len(blob)-1]), ErrTruncated)
-	wantStatus(t, other.UnmarshalBinary(readGoldenBlob(t, "time_bloom_v1")), ErrWrongKind)
-	if !bytes.Equal(abSerialize(t, other), blob) {
-		t.Fatal("a failed UnmarshalBinary changed the filter")
-	}
-
-	// into a closed filter: it is open again
-	must(t, other.Close())
-	must(t, other.UnmarshalBinary(blob))
-	if !abContains(t, other, []byte("k")) {
-		t.Fatal("the reopened filter lacks the key")
-	}
-
-	var nilFilter *AgeBloom
-	wantStatus(t, nilFilter.UnmarshalBinary(blob), ErrNull)
+	checkBinaryMarshaler(t, src, other, func(t *testing.T, f *AgeBloom) string {
+		k, old := abContains(t, f, []byte("k")), abContains(t, f, []byte("old"))
+		if !k || old {
+			t.Fatalf("Contains: k %v, old %v; want true and false", k, old)
+		}
+		return fmt.Sprint(res(f.Info()).get(t), k, old)
+	})
 }
 
 // ---- the blocked layout ----------------------------------------------------
@@ -596,11 +483,11 @@ func TestBlockedAgeBloomShape(t *testing.T) {
 	}
 	// slices of 200 bits rounded up to 224, generation floor(224 ln 2 / 3) = 51
 	want := AgeBloomInfo{K: 3, L: 4, SliceBits: 224, Generation: 51, Capacity: 204, Seed: 42, Flags: AgeBloomBlocked}
-	if info := abInfo(t, f); info != want {
+	if info := res(f.Info()).get(t); info != want {
 		t.Fatalf("Info = %+v, want %+v", info, want)
 	}
 	// one band of 16 lanes (k+l <= 16): 7 lines of 512 bits, unused lanes included
-	st := abStats(t, f)
+	st := res(f.Stats()).get(t)
 	if st.Slices != 7 || st.Bits != 7*512 || st.Inserts != 0 || st.FPRNow != 0 ||
 		math.Abs(st.BitsPerElement-7*512.0/204) > 1e-9 {
 		t.Fatalf("Stats of an empty blocked filter = %+v", st)
@@ -613,19 +500,19 @@ func TestBlockedAgeBloomShape(t *testing.T) {
 	}
 	// the classic layout says so too
 	for _, c := range []*AgeBloom{mustAgeBloom(t, 3, 4, 200, 42), mustAgeBloomFor(t, 0.01, 100, 1)} {
-		if abIsBlocked(t, c) || abInfo(t, c).Flags != 0 {
+		if abIsBlocked(t, c) || res(c.Info()).get(t).Flags != 0 {
 			t.Fatalf("%v: a classic filter reports the blocked layout", c)
 		}
 	}
 	// k+l = 32 takes two bands; the limits of k and l are fine
 	two := mustBlockedAgeBloom(t, 6, 26, 1000, 7)
-	if info, st := abInfo(t, two), abStats(t, two); info.SliceBits != 1024 || st.Slices != 32 || st.Bits != 2*32*512 {
+	if info, st := res(two.Info()).get(t), res(two.Stats()).get(t); info.SliceBits != 1024 || st.Slices != 32 || st.Bits != 2*32*512 {
 		t.Fatalf("k=6, l=26: %+v %+v", info, st)
 	}
 	for _, kl := range [][2]uint32{{1, 1}, {1, 31}, {31, 1}, {16, 16}} {
 		f := mustBlockedAgeBloom(t, kl[0], kl[1], 32, math.MaxUint32)
 		g := uint64(math.Max(1, math.Floor(32*math.Ln2/float64(kl[0]))))
-		info := abInfo(t, f)
+		info := res(f.Info()).get(t)
 		if info.K != kl[0] || info.L != kl[1] || info.SliceBits != 32 || info.Generation != g ||
 			info.Seed != math.MaxUint32 || info.Flags != AgeBloomBlocked {
 			t.Fatalf("NewAgeBloom(%d, %d, 32, blocked): %+v", kl[0], kl[1], info)
@@ -650,7 +537,7 @@ func TestBlockedAgeBloomWindow(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := c.mk(t)
-			info := abInfo(t, f)
+			info := res(f.Info()).get(t)
 			W := int(info.Capacity)
 			if info.Flags != AgeBloomBlocked || info.Capacity != uint64(info.L)*info.Generation {
 				t.Fatalf("Info = %+v", info)
@@ -674,7 +561,7 @@ func TestBlockedAgeBloomWindow(t *testing.T) {
 			if checked < 5*W {
 				t.Fatalf("only %d window keys checked", checked)
 			}
-			st := abStats(t, f)
+			st := res(f.Stats()).get(t)
 			if st.Inserts != uint64(n) || !(st.FPRNow > 0 && st.FPRNow < 1) {
 				t.Fatalf("Stats = %+v after %d inserts", st, n)
 			}
@@ -707,19 +594,19 @@ func TestBlockedAgeBloomAddIfAbsentAndClear(t *testing.T) {
 	if was, err := f.AddIfAbsent([]byte("click-1")); err != nil || !was {
 		t.Fatalf("second AddIfAbsent = %v, %v; want true", was, err)
 	}
-	if st := abStats(t, f); st.Inserts != 1 {
+	if st := res(f.Stats()).get(t); st.Inserts != 1 {
 		t.Fatalf("Inserts = %d, want 1 (the duplicate is not inserted)", st.Inserts)
 	}
 	must(t, f.Add([]byte{'x', 0, 'y'}))
 	if !abContains(t, f, []byte{'x', 0, 'y'}) || abContains(t, f, []byte{'x', 0}) {
 		t.Fatal("binary keys: NUL bytes must count")
 	}
-	before := abInfo(t, f)
+	before := res(f.Info()).get(t)
 	must(t, f.Clear())
-	if st := abStats(t, f); st.Inserts != 0 || st.FPRNow != 0 {
+	if st := res(f.Stats()).get(t); st.Inserts != 0 || st.FPRNow != 0 {
 		t.Fatalf("Stats after Clear = %+v", st)
 	}
-	if abInfo(t, f) != before || abContains(t, f, []byte("click-1")) {
+	if res(f.Info()).get(t) != before || abContains(t, f, []byte("click-1")) {
 		t.Fatal("Clear changed the shape or kept a key")
 	}
 }
@@ -735,7 +622,7 @@ func TestBlockedAgeBloomSizing(t *testing.T) {
 		// of k g / -ln(1 - fill) bits rounded up to a multiple of 32
 		f, err := NewAgeBloomFor(10000, rate, WithSeed(1), WithFlags(AgeBloomBlocked))
 		must(t, err)
-		info, st := abInfo(t, f), abStats(t, f)
+		info, st := res(f.Info()).get(t), res(f.Stats()).get(t)
 		f.Close()
 		g := (10000 + uint64(l) - 1) / uint64(l)
 		bits := math.Ceil(float64(k) * float64(g) / -math.Log1p(-fill))
@@ -798,11 +685,11 @@ func TestBlockedAgeBloomSerializeRoundTrip(t *testing.T) {
 	for _, k := range keys {
 		must(t, f.Add(k))
 	}
-	blob := abSerialize(t, f)
+	blob := res(f.Serialize()).get(t)
 	if kind, flags := binary.LittleEndian.Uint16(blob[6:]), binary.LittleEndian.Uint32(blob[8:]); kind != 2 || flags == 0 {
 		t.Fatalf("blob kind %d, flags %#x; want kind 2 with the blocked flag", kind, flags)
 	}
-	if flags := binary.LittleEndian.Uint32(abSerialize(t, mustAgeBloom(t, 3, 4, 200, 1))[8:]); flags != 0 {
+	if flags := binary.LittleEndian.Uint32(res(mustAgeBloom(t, 3, 4, 200, 1).Serialize()).get(t)[8:]); flags != 0 {
 		t.Fatalf("classic blob flags %#x, want 0", flags)
 	}
 	c, err := DeserializeAgeBloom(blob)
@@ -818,17 +705,17 @@ func TestBlockedAgeBloomSerializeRoundTrip(t *testing.T) {
 		}
 	}
 	// no false negatives for the last Capacity keys, in the copy too
-	capacity := int(abInfo(t, c).Capacity)
+	capacity := int(res(c.Info()).get(t).Capacity)
 	for _, k := range keys[len(keys)-capacity:] {
 		if !abContains(t, c, k) {
 			t.Fatalf("the copy lost %q of the window", k)
 		}
 	}
-	if !bytes.Equal(abSerialize(t, c), blob) {
+	if !bytes.Equal(res(c.Serialize()).get(t), blob) {
 		t.Fatal("the copy serializes differently")
 	}
-	if abInfo(t, c) != abInfo(t, f) || abStats(t, c) != abStats(t, f) || c.String() != f.String() {
-		t.Fatalf("copy %v %+v, original %v %+v", c, abStats(t, c), f, abStats(t, f))
+	if res(c.Info()).get(t) != res(f.Info()).get(t) || res(c.Stats()).get(t) != res(f.Stats()).get(t) || c.String() != f.String() {
+		t.Fatalf("copy %v %+v, original %v %+v", c, res(c.Stats()).get(t), f, res(f.Stats()).get(t))
 	}
 	// the copy goes on exactly as the original would (the generation
 	// counter travels too), independently
@@ -836,7 +723,7 @@ func TestBlockedAgeBloomSerializeRoundTrip(t *testing.T) {
 		must(t, c.Add(idKey('x', i)))
 		must(t, f.Add(idKey('x', i)))
 	}
-	if !bytes.Equal(abSerialize(t, c), abSerialize(t, f)) {
+	if !bytes.Equal(res(c.Serialize()).get(t), res(f.Serialize()).get(t)) {
 		t.Fatal("the same inserts into the copy and the original give other bytes")
 	}
 	must(t, f.Clear())
@@ -847,7 +734,7 @@ func TestBlockedAgeBloomSerializeRoundTrip(t *testing.T) {
 	// becomes blocked and back
 	other := mustAgeBloom(t, 2, 2, 64, 1)
 	must(t, other.UnmarshalBinary(blob))
-	if !abIsBlocked(t, other) || abInfo(t, other) != abInfo(t, mustBlockedAgeBloomFor(t, 0.01, 500, 11)) {
+	if !abIsBlocked(t, other) || res(other.Info()).get(t) != res(mustBlockedAgeBloomFor(t, 0.01, 500, 11).Info()).get(t) {
 		t.Fatalf("UnmarshalBinary of a blocked blob: %v", other)
 	}
 	must(t, other.UnmarshalBinary(readGoldenBlob(t, "age_bloom_v1")))

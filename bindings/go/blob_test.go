@@ -2,6 +2,7 @@ package temporalfilters
 
 import (
 	"bytes"
+	"encoding"
 	"encoding/binary"
 	"fmt"
 	"testing"
@@ -146,4 +147,70 @@ func TestBlobKinds(t *testing.T) {
 			wantStatus(t, err, ErrWrongKind)
 		}
 	}
+}
+
+// checkBinaryMarshaler checks encoding.BinaryMarshaler and
+// encoding.BinaryUnmarshaler of the structure T: the blob of src goes into
+// a zero T inside another struct, into other (open, of another shape: its
+// state is replaced), and into other again once closed (open again); a
+// truncated blob and a blob of another kind are refused and leave other as
+// it was; a nil *T refuses it with ErrNull. Each copy must serialize to the
+// blob and give the answers of src (answers describes them, e.g. what it
+// says about a key src holds and one other held).
+func checkBinaryMarshaler[T any, P interface {
+	*T
+	structure
+}](t *testing.T, src, other P, answers func(t *testing.T, s P) string) {
+	t.Helper()
+	var m encoding.BinaryMarshaler = src
+	blob, err := m.MarshalBinary()
+	must(t, err)
+	want := answers(t, src)
+	check := func(what string, s P) {
+		t.Helper()
+		if got := answers(t, s); got != want {
+			t.Fatalf("%s answers %s; the original %s", what, got, want)
+		}
+		if !bytes.Equal(res(s.Serialize()).get(t), blob) {
+			t.Fatalf("%s does not serialize to the blob", what)
+		}
+	}
+
+	// into a zero value inside another struct
+	var holder struct {
+		n int
+		s T
+	}
+	var u encoding.BinaryUnmarshaler = P(&holder.s)
+	must(t, u.UnmarshalBinary(blob))
+	defer P(&holder.s).Close()
+	check("the unmarshaled zero value", &holder.s)
+	if holder.n != 0 {
+		t.Fatal("UnmarshalBinary wrote beside the structure")
+	}
+
+	// into an open structure of another shape: its state is replaced
+	if bytes.Equal(res(other.Serialize()).get(t), blob) {
+		t.Fatal("other must start with another state")
+	}
+	must(t, other.UnmarshalBinary(blob))
+	check("the replaced structure", other)
+
+	// a failed UnmarshalBinary leaves the structure as it was
+	wantStatus(t, other.UnmarshalBinary(blob[:len(blob)-1]), ErrTruncated)
+	for _, g := range goldenKinds {
+		if g.kind != binary.LittleEndian.Uint16(blob[6:]) {
+			wantStatus(t, other.UnmarshalBinary(readGoldenBlob(t, g.name)), ErrWrongKind)
+			break
+		}
+	}
+	check("the structure after a failed UnmarshalBinary", other)
+
+	// into a closed structure: it is open again
+	must(t, other.Close())
+	must(t, other.UnmarshalBinary(blob))
+	check("the reopened structure", other)
+
+	var nilP P
+	wantStatus(t, nilP.UnmarshalBinary(blob), ErrNull)
 }

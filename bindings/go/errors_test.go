@@ -190,73 +190,24 @@ func TestArgumentErrors(t *testing.T) {
 // checkClosed calls every method of s and wants a clean ErrNull.
 func checkClosed(t *testing.T, s *RecencySketch) {
 	t.Helper()
-	k := []byte("k")
-	check := func(what string, err error) {
-		t.Helper()
-		wantClosed(t, what, "RecencySketch", err)
-	}
-	check("Update", s.Update(k, 1))
-	check("UpdateString", s.UpdateString("k", 1))
-	_, err := s.Query(k)
-	check("Query", err)
-	_, err = s.QueryString("k")
-	check("QueryString", err)
-	_, _, err = s.LastSeen(k)
-	check("LastSeen", err)
-	_, err = s.Pace(k, 1, 1)
-	check("Pace", err)
-	check("TTLInsert", s.TTLInsert(k, 1, 1))
-	_, err = s.TTLMaybeLive(k, 1)
-	check("TTLMaybeLive", err)
-	check("UpdateBatch", s.UpdateBatch([][]byte{k}, []uint64{1}))
-	check("UpdateBatchStrings", s.UpdateBatchStrings([]string{"k"}, []uint64{1}))
-	_, err = s.QueryBatch([][]byte{k})
-	check("QueryBatch", err)
-	_, err = s.QueryBatchStrings([]string{"k"})
-	check("QueryBatchStrings", err)
-	check("Clear", s.Clear())
-	_, err = s.ErrorEstimate(0)
-	check("ErrorEstimate", err)
-	_, err = s.Info()
-	check("Info", err)
-	_, err = s.Width()
-	check("Width", err)
-	_, err = s.Depth()
-	check("Depth", err)
-	_, err = s.Seed()
-	check("Seed", err)
-	_, err = s.Flags()
-	check("Flags", err)
-	_, err = s.Cells()
-	check("Cells", err)
-	open, err := NewRecencySketch(16, 2)
-	must(t, err)
-	defer open.Close()
-	check("Merge into closed", s.Merge(open))
-	check("Merge from closed", open.Merge(s))
-	checkClosedStructure(t, "RecencySketch", s)
+	checkEveryMethodClosed(t, "RecencySketch", s, "Update UpdateString Query QueryString LastSeen Pace TTLInsert "+
+		"TTLMaybeLive UpdateBatch UpdateBatchStrings QueryBatch QueryBatchStrings Clear ErrorEstimate Info Width "+
+		"Depth Seed Flags Cells Memory Serialize MarshalBinary Merge")
+	open := mustNew(t, 16, 2, 0, 0)
+	wantClosed(t, "Merge from closed", "RecencySketch", open.Merge(s))
 }
 
 func TestClosed(t *testing.T) {
 	s, err := NewRecencySketch(64, 2, WithFlags(RecencySketchConcurrent))
 	must(t, err)
 	must(t, s.Update([]byte("k"), 5))
-	must(t, s.Close())
-	must(t, s.Close())
-	checkClosed(t, s)
-	// a copy of the value shares the closed sketch
 	s2, err := NewRecencySketch(64, 2)
 	must(t, err)
-	cp := *s2
-	must(t, s2.Close())
-	checkClosed(t, &cp)
+	checkClosedStates(t, checkClosed, s, s2)
 }
 
 func TestZeroAndNilSketch(t *testing.T) {
-	var zero RecencySketch
-	checkClosed(t, &zero)
-	var nilSketch *RecencySketch
-	checkClosed(t, nilSketch)
+	checkClosedStates(t, checkClosed)
 }
 
 func TestDeserializeErrors(t *testing.T) {

@@ -115,12 +115,12 @@ func TestGoldenRateLimiterRead(t *testing.T) {
 			if got := RateLimiterFlags(blob[8]); got != c.flags {
 				t.Fatalf("envelope flags %d, want %d", got, c.flags)
 			}
-			again := rlSerialize(t, r)
+			again := res(r.Serialize()).get(t)
 			if !bytes.Equal(again, blob) {
 				t.Fatalf("the deserialized golden limiter serializes to other bytes (%d, the blob %d; first difference at %d)",
 					len(again), len(blob), firstDiff(again, blob))
 			}
-			st := rlStats(t, r)
+			st := res(r.Stats()).get(t)
 			// 30 keys requested, plus the binary key; each tracked unless idle
 			if st.Keys == 0 || st.Keys > 31 || st.DeniedFull != 0 || st.AllowedFull != 0 {
 				t.Fatalf("Stats = %+v", st)
@@ -134,7 +134,7 @@ func TestGoldenRateLimiterRead(t *testing.T) {
 					t.Errorf("key-%d (never requested) answers %+v", i, a.want)
 				}
 			}
-			if got := rlStats(t, r); got.Keys != st.Keys {
+			if got := res(r.Stats()).get(t); got.Keys != st.Keys {
 				t.Fatalf("peeks changed the keys: %+v, before %+v", got, st)
 			}
 		})

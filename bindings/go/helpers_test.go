@@ -2,6 +2,8 @@ package temporalfilters
 
 import (
 	"errors"
+	"fmt"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -94,21 +96,96 @@ func wantError(t *testing.T, err error, want Status, family error) {
 	}
 }
 
-// checkClosedStructure calls the methods every structure has on s, closed
-// (or zero, or nil), and wants the closed error of name from each; String
-// says "<name>(closed)" and Close is a no-op.
-func checkClosedStructure(t *testing.T, name string, s structure) {
+// checkEveryMethodClosed calls every method of s, a closed (or zero, or
+// nil) structure called name, that returns an error, with arguments that
+// would be valid on an open one, and wants from each the closed error and
+// zero values for its other results. The methods listed in want (separated
+// by spaces) must be among them. Then String must say "<name>(closed)" and
+// Close must be a no-op.
+func checkEveryMethodClosed(t *testing.T, name string, s structure, want string) {
 	t.Helper()
-	_, err := s.Memory()
-	wantClosed(t, "Memory", name, err)
-	_, err = s.Serialize()
-	wantClosed(t, "Serialize", name, err)
-	_, err = s.MarshalBinary()
-	wantClosed(t, "MarshalBinary", name, err)
+	v := reflect.ValueOf(s)
+	called := map[string]bool{}
+	for i := 0; i < v.NumMethod(); i++ {
+		method := v.Type().Method(i).Name
+		fn := v.Method(i)
+		ft := fn.Type()
+		if ft.NumOut() == 0 || ft.Out(ft.NumOut()-1) != reflect.TypeOf((*error)(nil)).Elem() ||
+			method == "Close" || method == "UnmarshalBinary" { // (UnmarshalBinary opens it again)
+			continue
+		}
+		args := make([]reflect.Value, ft.NumIn())
+		for j := range args {
+			args[j] = argumentFor(t, ft.In(j))
+		}
+		out := fn.Call(args)
+		err, _ := out[len(out)-1].Interface().(error)
+		wantClosed(t, method, name, err)
+		for _, o := range out[:len(out)-1] {
+			if !o.IsZero() {
+				t.Errorf("%s on a closed %s returned %v with the error", method, name, o)
+			}
+		}
+		called[method] = true
+	}
+	for _, m := range strings.Fields(want) {
+		if !called[m] {
+			t.Errorf("%s.%s was not called", name, m)
+		}
+	}
 	if got := s.String(); got != name+"(closed)" {
 		t.Errorf("String = %q", got)
 	}
 	must(t, s.Close()) // idempotent
+}
+
+// argumentFor is a valid argument of type ty: key "k", time 1, one key, an
+// open RecencySketch to merge.
+func argumentFor(t *testing.T, ty reflect.Type) reflect.Value {
+	t.Helper()
+	var v interface{}
+	switch ty {
+	case reflect.TypeOf([]byte(nil)):
+		v = []byte("k")
+	case reflect.TypeOf(""):
+		v = "k"
+	case reflect.TypeOf(uint64(0)):
+		v = uint64(1)
+	case reflect.TypeOf(uint32(0)):
+		v = uint32(1)
+	case reflect.TypeOf([][]byte(nil)):
+		v = [][]byte{[]byte("k")}
+	case reflect.TypeOf([]string(nil)):
+		v = []string{"k"}
+	case reflect.TypeOf([]uint64(nil)):
+		v = []uint64{1}
+	case reflect.TypeOf((*RecencySketch)(nil)):
+		v = mustNew(t, 16, 2, 0, 0)
+	default:
+		t.Fatalf("no argument of type %v: add one", ty)
+	}
+	return reflect.ValueOf(v)
+}
+
+// checkClosedStates checks with checkClosed every way a structure T is
+// closed: each of open closed (twice), a copy of its value taken before
+// (it shares the closed structure), a zero T and a nil *T.
+func checkClosedStates[T any, P interface {
+	*T
+	structure
+}](t *testing.T, checkClosed func(*testing.T, P), open ...P) {
+	t.Helper()
+	for _, s := range open {
+		cp := *s
+		must(t, s.Close())
+		must(t, s.Close())
+		checkClosed(t, s)
+		checkClosed(t, &cp)
+	}
+	var zero T
+	checkClosed(t, &zero)
+	var nilP P
+	checkClosed(t, nilP)
 }
 
 // wantRefused checks that a constructor (what, for the messages) refused:
@@ -183,4 +260,36 @@ func inBackground(t *testing.T, step func(i int) error) (stop func() int) {
 		}
 		return n
 	}
+}
+
+// result is a value with the error of the call that gave it:
+// res(f.Info()).get(t) is the info, or fails t.
+type result[T any] struct {
+	v   T
+	err error
+}
+
+func res[T any](v T, err error) result[T] { return result[T]{v, err} }
+
+// get returns the value, or fails t with the error (after what, the call,
+// when given).
+func (r result[T]) get(t *testing.T, what ...interface{}) T {
+	t.Helper()
+	if r.err != nil {
+		t.Fatalf("%s: %v", fmt.Sprint(what...), r.err)
+	}
+	return r.v
+}
+
+// keep takes what a constructor returned: it fails t on an error, closes
+// the structure at t's cleanup and returns it:
+// keep(t, res(NewAgeBloom(3, 4, 200))).
+func keep[T any, P interface {
+	*T
+	structure
+}](t *testing.T, r result[P]) P {
+	t.Helper()
+	s := r.get(t)
+	t.Cleanup(func() { s.Close() })
+	return s
 }

@@ -57,7 +57,7 @@ func TestFinalizerFreesUnclosedSketches(t *testing.T) {
 			// dropped without Close
 		}
 		var z RecencySketch
-		blob := mustSerialize(t, mustNew(t, 8, 1, 0, 0))
+		blob := res(mustNew(t, 8, 1, 0, 0).Serialize()).get(t)
 		must(t, z.UnmarshalBinary(blob))
 		// z dropped without Close too
 	}()

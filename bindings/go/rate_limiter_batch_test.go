@@ -54,7 +54,7 @@ func TestRateLimiterBatchAnswersInOrder(t *testing.T) {
 			[]Decision{allowed(0), allowed(0)})
 		wantDecisions(t, "later", rlAcquireBatch(t, r, []string{"a", "b"}, []uint64{2002, 2002}, 1),
 			[]Decision{denied(0, 3000), denied(0, 3000)})
-		if st := rlStats(t, r); st.Keys != 3 {
+		if st := res(r.Stats()).get(t); st.Keys != 3 {
 			t.Fatalf("Stats = %+v", st)
 		}
 	})
@@ -137,14 +137,14 @@ func TestRateLimiterBatchEqualsSingleCalls(t *testing.T) {
 			if largest <= 64 {
 				t.Fatalf("no batch beyond the native layer's 64-key chunks (largest %d)", largest)
 			}
-			st := rlStats(t, batch)
-			if want := rlStats(t, single); st != want {
+			st := res(batch.Stats()).get(t)
+			if want := res(single.Stats()).get(t); st != want {
 				t.Fatalf("Stats: batch %+v, single calls %+v", st, want)
 			}
 			if c.maxKeys != 0 && st.DeniedFull+st.AllowedFull == 0 {
 				t.Fatalf("the key bound was never reached: %+v", st)
 			}
-			if a, b := rlSerialize(t, single), rlSerialize(t, batch); !bytes.Equal(a, b) {
+			if a, b := res(single.Serialize()).get(t), res(batch.Serialize()).get(t); !bytes.Equal(a, b) {
 				t.Fatalf("the twins serialize differently (%d and %d bytes, first difference at %d)", len(a), len(b), firstDiff(a, b))
 			}
 		})
@@ -158,7 +158,7 @@ func TestRateLimiterBatchBadArguments(t *testing.T) {
 		r := mustRateLimiter(t, 2, 100, 10, mode.flags)
 		must(t, r.SetGlobalLimit(50))
 		wantDecision(t, "x", rlAcquire(t, r, "x", 5, 1), allowed(1))
-		before := rlSerialize(t, r)
+		before := res(r.Serialize()).get(t)
 		xyz := []string{"x", "y", "z"}
 		for _, c := range []struct {
 			what  string
@@ -190,16 +190,16 @@ func TestRateLimiterBatchBadArguments(t *testing.T) {
 			_, err = r.AcquireBatch(bkeys, c.times, c.n)
 			wantStatus(t, err, ErrInvalidArgument)
 		}
-		if !bytes.Equal(rlSerialize(t, r), before) {
+		if !bytes.Equal(res(r.Serialize()).get(t), before) {
 			t.Fatal("a refused batch changed the limiter")
 		}
-		if st := rlStats(t, r); st.Keys != 1 {
+		if st := res(r.Stats()).get(t); st.Keys != 1 {
 			t.Fatalf("Stats = %+v", st)
 		}
 		// a huge n is an answer, not an error: never, and nothing taken
 		wantDecisions(t, "n = MaxUint64", rlAcquireBatch(t, r, xyz, []uint64{6, 7, 8}, math.MaxUint64),
 			[]Decision{denied(1, RetryNever), denied(2, RetryNever), denied(2, RetryNever)})
-		if st := rlStats(t, r); st.Keys != 1 {
+		if st := res(r.Stats()).get(t); st.Keys != 1 {
 			t.Fatalf("Stats = %+v", st)
 		}
 		// and a failure does not stick
@@ -212,7 +212,7 @@ func TestRateLimiterBatchBadArguments(t *testing.T) {
 func TestRateLimiterBatchEmpty(t *testing.T) {
 	r := mustRateLimiter(t, 2, 100, 10, 0)
 	rlAcquire(t, r, "x", 5, 1)
-	before := rlSerialize(t, r)
+	before := res(r.Serialize()).get(t)
 	for _, keys := range [][][]byte{nil, {}} {
 		ds, err := r.AcquireBatch(keys, nil, 1)
 		must(t, err)
@@ -225,7 +225,7 @@ func TestRateLimiterBatchEmpty(t *testing.T) {
 	if len(ds) != 0 {
 		t.Fatalf("AcquireBatchStrings([]) = %v", ds)
 	}
-	if !bytes.Equal(rlSerialize(t, r), before) {
+	if !bytes.Equal(res(r.Serialize()).get(t), before) {
 		t.Fatal("an empty batch changed the limiter")
 	}
 }
@@ -289,7 +289,7 @@ func TestRateLimiterBatchNativeChecks(t *testing.T) {
 			t.Errorf("%s: message %q lacks %q", c.what, err, c.fragment)
 		}
 	}
-	if st := rlStats(t, r); st.Keys != 0 {
+	if st := res(r.Stats()).get(t); st.Keys != 0 {
 		t.Fatalf("a refused call created keys: %+v", st)
 	}
 	allowedOut := make([]int32, 3)

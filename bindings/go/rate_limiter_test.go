@@ -2,7 +2,6 @@ package temporalfilters
 
 import (
 	"bytes"
-	"encoding"
 	"fmt"
 	"math"
 	"math/rand"
@@ -15,44 +14,17 @@ import (
 
 func mustRateLimiter(t *testing.T, limit, window, width uint64, flags RateLimiterFlags) *RateLimiter {
 	t.Helper()
-	r, err := NewRateLimiter(limit, window, width, WithFlags(flags))
-	if err != nil {
-		t.Fatalf("NewRateLimiter(%d, %d, %d, %d): %v", limit, window, width, flags, err)
-	}
-	t.Cleanup(func() { r.Close() })
-	return r
+	return keep(t, res(NewRateLimiter(limit, window, width, WithFlags(flags))))
 }
 
 func rlAcquire(t *testing.T, r *RateLimiter, key string, now, n uint64) Decision {
 	t.Helper()
-	d, err := r.AcquireString(key, now, n)
-	if err != nil {
-		t.Fatalf("Acquire(%q, %d, %d): %v", key, now, n, err)
-	}
-	return d
+	return res(r.AcquireString(key, now, n)).get(t, "Acquire ", key, " at ", now, ", n ", n)
 }
 
 func rlPeek(t *testing.T, r *RateLimiter, key string, now, n uint64) Decision {
 	t.Helper()
-	d, err := r.PeekString(key, now, n)
-	if err != nil {
-		t.Fatalf("Peek(%q, %d, %d): %v", key, now, n, err)
-	}
-	return d
-}
-
-func rlStats(t *testing.T, r *RateLimiter) RateLimiterStats {
-	t.Helper()
-	st, err := r.Stats()
-	must(t, err)
-	return st
-}
-
-func rlSerialize(t *testing.T, r *RateLimiter) []byte {
-	t.Helper()
-	b, err := r.Serialize()
-	must(t, err)
-	return b
+	return res(r.PeekString(key, now, n)).get(t, "Peek ", key, " at ", now, ", n ", n)
 }
 
 func wantDecision(t *testing.T, what string, got, want Decision) {
@@ -118,7 +90,7 @@ func TestRateLimiterSeedExample(t *testing.T) {
 		for _, s := range steps {
 			wantDecision(t, fmt.Sprintf("Acquire at %d", s.now), rlAcquire(t, r, key, s.now, 1), s.want)
 		}
-		if st := rlStats(t, r); st.Keys != 1 {
+		if st := res(r.Stats()).get(t); st.Keys != 1 {
 			t.Fatalf("Stats = %+v, want 1 key", st)
 		}
 	})
@@ -453,7 +425,7 @@ func TestRateLimiterMatchesModel(t *testing.T) {
 			t.Fatalf("too few denials (%d), the global limit never reached (%d of %d) or too few key denials shaped by it (%d)",
 				m.denials, g, globalLimit, m.globalShaped)
 		}
-		st := rlStats(t, r)
+		st := res(r.Stats()).get(t)
 		if st.Keys == 0 || st.Keys > nkeys || st.DeniedFull != 0 || st.AllowedFull != 0 {
 			t.Fatalf("Stats = %+v", st)
 		}
@@ -526,7 +498,7 @@ func TestRateLimiterReclaimKeepsExactness(t *testing.T) {
 		for i := 0; i < 2000; i++ {
 			rlAcquire(t, r, fmt.Sprintf("o%d", i), 1100, 1)
 		}
-		if st := rlStats(t, r); st.Reclaimed != 1 || st.Keys != 2000 {
+		if st := res(r.Stats()).get(t); st.Reclaimed != 1 || st.Keys != 2000 {
 			t.Fatalf("Stats = %+v: k was not reclaimed, the test proves nothing", st)
 		}
 		// k's next request, stamped 1050 (after k's own 1000): its grant
@@ -535,7 +507,7 @@ func TestRateLimiterReclaimKeepsExactness(t *testing.T) {
 		wantDecision(t, "peek k at 1050", rlPeek(t, r, "k", 1050, 1), denied(0, 1100))
 		wantDecision(t, "k at 1050", rlAcquire(t, r, "k", 1050, 1), denied(0, 1100))
 		wantDecision(t, "k at 1099", rlAcquire(t, r, "k", 1099, 1), denied(0, 1100))
-		if st := rlStats(t, r); st.Keys != 2000 {
+		if st := res(r.Stats()).get(t); st.Keys != 2000 {
 			t.Fatalf("Stats = %+v: a key denied by the horizon is tracked", st)
 		}
 		// from the horizon on, k starts afresh
@@ -567,7 +539,7 @@ func TestRateLimiterGlobalAndOverrides(t *testing.T) {
 		wantDecision(t, "b 3", rlAcquire(t, r, "b", 300, 1), denied(0, 1100))
 		wantDecision(t, "vip 7", rlAcquire(t, r, "vip", 300, 1), denied(0, 1100))
 		wantDecision(t, "new key", rlAcquire(t, r, "c", 300, 1), denied(0, 1100))
-		if st := rlStats(t, r); st.Keys != 2 {
+		if st := res(r.Stats()).get(t); st.Keys != 2 {
 			t.Fatalf("a new key denied by the global limit is tracked: %+v", st)
 		}
 		// n above the global limit can never be granted
@@ -653,7 +625,7 @@ func TestRateLimiterGlobalOnEveryDecision(t *testing.T) {
 		// fewer than the global window's 2
 		both("A 6", r, "A", 3, 6, denied(1, RetryNever))
 		wantDecision(t, "A 1", rlAcquire(t, r, "A", 3, 1), allowed(0))
-		if st := rlStats(t, r); st.Keys != 2 {
+		if st := res(r.Stats()).get(t); st.Keys != 2 {
 			t.Fatalf("Stats = %+v", st)
 		}
 	})
@@ -670,10 +642,10 @@ func TestRateLimiterDeniedAcquireMovesClocks(t *testing.T) {
 		for _, now := range []uint64{10, 60, 70} {
 			rlAcquire(t, r, "k", now, 1)
 		}
-		before := rlSerialize(t, r)
+		before := res(r.Serialize()).get(t)
 		// at 115 the permit of 10 has left: 1 remaining, 2 wanted
 		wantDecision(t, "peek at 115", rlPeek(t, r, "k", 115, 2), denied(1, 160))
-		if !bytes.Equal(rlSerialize(t, r), before) {
+		if !bytes.Equal(res(r.Serialize()).get(t), before) {
 			t.Fatal("a peek changed the limiter")
 		}
 		// the peek moved nothing: at 50 the key's clock is still 70
@@ -695,7 +667,7 @@ func TestRateLimiterDeniedAcquireMovesClocks(t *testing.T) {
 		// a denied acquire at 115 brings the global window to 115
 		wantDecision(t, "D at 115", rlAcquire(t, r, "D", 115, 2), denied(1, 120))
 		wantDecision(t, "E at 50 after the acquire", rlAcquire(t, r, "E", 50, 1), allowed(0))
-		if st := rlStats(t, r); st.Keys != 3 {
+		if st := res(r.Stats()).get(t); st.Keys != 3 {
 			t.Fatalf("Stats = %+v: want A, B and E tracked (D was denied)", st)
 		}
 	})
@@ -719,7 +691,7 @@ func TestRateLimiterFullTableAndGlobal(t *testing.T) {
 		wantDecision(t, "D (untracked)", rlAcquire(t, r, "D", 7, 1), denied(0, pick(exact, 105, 100)))
 		wantDecision(t, "A", rlAcquire(t, r, "A", 8, 1), denied(0, pick(exact, 105, 100)))
 		want := RateLimiterStats{Keys: 1, AllowedFull: 2}
-		if st := rlStats(t, r); st != want {
+		if st := res(r.Stats()).get(t); st != want {
 			t.Fatalf("Stats = %+v, want %+v", st, want)
 		}
 		// once A's permit has left the global window (bucketed: all
@@ -735,7 +707,7 @@ func TestRateLimiterFullTableAndGlobal(t *testing.T) {
 		// B's refusal took nothing from the global window
 		wantDecision(t, "A 2", rlAcquire(t, r, "A", 7, 2), allowed(0))
 		want = RateLimiterStats{Keys: 1, DeniedFull: 1}
-		if st := rlStats(t, r); st != want {
+		if st := res(r.Stats()).get(t); st != want {
 			t.Fatalf("Stats = %+v, want %+v", st, want)
 		}
 	})
@@ -774,7 +746,7 @@ func TestRateLimiterCanonicalBlob(t *testing.T) {
 					must(t, r.SetKeyLimitString(fmt.Sprintf("gone-%d", i), 0))
 				}
 			}
-			return rlSerialize(t, r)
+			return res(r.Serialize()).get(t)
 		}
 		order := rng.Perm(len(keys))
 		reversed := make([]int, len(order))
@@ -789,7 +761,7 @@ func TestRateLimiterCanonicalBlob(t *testing.T) {
 		c, err := DeserializeRateLimiter(a)
 		must(t, err)
 		defer c.Close()
-		if again := rlSerialize(t, c); !bytes.Equal(again, a) {
+		if again := res(c.Serialize()).get(t); !bytes.Equal(again, a) {
 			t.Fatalf("a deserialized blob serializes to other bytes (first difference at %d)", firstDiff(again, a))
 		}
 	})
@@ -807,7 +779,7 @@ func TestRateLimiterPeekRefundReset(t *testing.T) {
 		}
 		wantDecision(t, "peek 4", rlPeek(t, r, "k", 5, 4), allowed(0))
 		wantDecision(t, "peek 5", rlPeek(t, r, "k", 5, 5), denied(4, RetryNever))
-		if st := rlStats(t, r); st.Keys != 0 {
+		if st := res(r.Stats()).get(t); st.Keys != 0 {
 			t.Fatalf("peeks created a key: %+v", st)
 		}
 		wantDecision(t, "acquire 3", rlAcquire(t, r, "k", 5, 3), allowed(1))
@@ -829,12 +801,12 @@ func TestRateLimiterPeekRefundReset(t *testing.T) {
 		must(t, r.RefundString("nobody", 20, 3))
 		must(t, r.RefundString("k", 20, 0))
 		wantDecision(t, "still full", rlPeek(t, r, "k", 20, 1), denied(0, 120))
-		if st := rlStats(t, r); st.Keys != 1 {
+		if st := res(r.Stats()).get(t); st.Keys != 1 {
 			t.Fatalf("Refund of an unknown key created it: %+v", st)
 		}
 		// reset forgets the key
 		must(t, r.ResetString("k"))
-		if st := rlStats(t, r); st.Keys != 0 {
+		if st := res(r.Stats()).get(t); st.Keys != 0 {
 			t.Fatalf("Reset left the key: %+v", st)
 		}
 		wantDecision(t, "after reset", rlAcquire(t, r, "k", 21, 4), allowed(0))
@@ -882,7 +854,7 @@ func TestRateLimiterIdleReclamation(t *testing.T) {
 		for i := 0; i < idle; i++ {
 			rlAcquire(t, r, fmt.Sprintf("idle-%d", i), 1+uint64(i%50), 1)
 		}
-		if st := rlStats(t, r); st.Keys != idle || st.Reclaimed != 0 {
+		if st := res(r.Stats()).get(t); st.Keys != idle || st.Reclaimed != 0 {
 			t.Fatalf("Stats = %+v, want %d keys", st, idle)
 		}
 		memIdle, err := r.Memory()
@@ -896,7 +868,7 @@ func TestRateLimiterIdleReclamation(t *testing.T) {
 		for i := 0; i < 20000; i++ {
 			rlAcquire(t, r, fmt.Sprintf("active-%d", i%active), 200+uint64(i/1000), 1)
 		}
-		st := rlStats(t, r)
+		st := res(r.Stats()).get(t)
 		if st.Reclaimed != idle || st.Keys != active {
 			t.Fatalf("Stats = %+v, want %d reclaimed and %d keys", st, idle, active)
 		}
@@ -928,7 +900,7 @@ func TestRateLimiterMemoryPerKey(t *testing.T) {
 		for i := 0; i < n; i++ {
 			rlAcquire(t, r, fmt.Sprintf("key-%d", i), 5, 1)
 		}
-		if st := rlStats(t, r); st.Keys != n {
+		if st := res(r.Stats()).get(t); st.Keys != n {
 			t.Fatalf("Stats = %+v", st)
 		}
 		full, err := r.Memory()
@@ -971,7 +943,7 @@ func TestRateLimiterMaxKeys(t *testing.T) {
 					t.Fatalf("d again: %+v", d)
 				}
 			}
-			st := rlStats(t, r)
+			st := res(r.Stats()).get(t)
 			want := RateLimiterStats{Keys: 3}
 			if failOpen {
 				want.AllowedFull = 6
@@ -984,7 +956,7 @@ func TestRateLimiterMaxKeys(t *testing.T) {
 			// a peek at a new key answers what Acquire would (the table is
 			// full and no key is idle), without counting it or changing
 			// anything
-			before := rlSerialize(t, r)
+			before := res(r.Serialize()).get(t)
 			for _, k := range []string{"d", "never-seen"} {
 				if failOpen {
 					wantDecision(t, "peek "+k, rlPeek(t, r, k, 12, 1), allowed(0))
@@ -992,28 +964,28 @@ func TestRateLimiterMaxKeys(t *testing.T) {
 					wantDecision(t, "peek "+k, rlPeek(t, r, k, 12, 1), denied(0, RetryNever))
 				}
 			}
-			if st2 := rlStats(t, r); st2 != st {
+			if st2 := res(r.Stats()).get(t); st2 != st {
 				t.Fatalf("a peek changed the counters: %+v", st2)
 			}
-			if !bytes.Equal(rlSerialize(t, r), before) {
+			if !bytes.Equal(res(r.Serialize()).get(t), before) {
 				t.Fatal("a peek at a full table changed the limiter")
 			}
 			// n above the limit: never, full table or not (and not counted)
 			wantDecision(t, "peek d, n 3", rlPeek(t, r, "d", 12, 3), denied(2, RetryNever))
 			wantDecision(t, "d, n 3", rlAcquire(t, r, "d", 12, 3), denied(2, RetryNever))
-			if st2 := rlStats(t, r); st2 != st {
+			if st2 := res(r.Stats()).get(t); st2 != st {
 				t.Fatalf("a request above the limit counted as a full-table request: %+v", st2)
 			}
 			// Reset frees a place
 			must(t, r.ResetString("b"))
 			wantDecision(t, "d after reset", rlAcquire(t, r, "d", 13, 1), allowed(1))
-			if st := rlStats(t, r); st.Keys != 3 {
+			if st := res(r.Stats()).get(t); st.Keys != 3 {
 				t.Fatalf("Stats = %+v", st)
 			}
 			// raising or removing the bound admits new keys
 			must(t, r.SetMaxKeys(0))
 			wantDecision(t, "e", rlAcquire(t, r, "e", 14, 1), allowed(1))
-			if st := rlStats(t, r); st.Keys != 4 {
+			if st := res(r.Stats()).get(t); st.Keys != 4 {
 				t.Fatalf("Stats = %+v", st)
 			}
 		})
@@ -1033,17 +1005,17 @@ func TestRateLimiterMaxKeysReclaimsIdle(t *testing.T) {
 		// a window later all three are idle: a peek sees the room (and
 		// reclaims nothing)
 		wantDecision(t, "peek late-0", rlPeek(t, r, "late-0", 1000, 1), allowed(1))
-		if st := rlStats(t, r); st.Keys != 3 || st.Reclaimed != 0 {
+		if st := res(r.Stats()).get(t); st.Keys != 3 || st.Reclaimed != 0 {
 			t.Fatalf("a peek reclaimed: %+v", st)
 		}
 		for i := 0; i < 3; i++ {
 			k := fmt.Sprintf("late-%d", i)
 			if d := rlAcquire(t, r, k, 1000, 1); !d.Allowed {
-				st := rlStats(t, r)
+				st := res(r.Stats()).get(t)
 				t.Fatalf("%s at 1000 denied (%+v) although every tracked key is idle: %+v", k, d, st)
 			}
 		}
-		if st := rlStats(t, r); st.Keys != 3 || st.Reclaimed != 3 || st.DeniedFull != 0 {
+		if st := res(r.Stats()).get(t); st.Keys != 3 || st.Reclaimed != 3 || st.DeniedFull != 0 {
 			t.Fatalf("Stats = %+v", st)
 		}
 	})
@@ -1103,7 +1075,7 @@ func TestRateLimiterArgumentErrors(t *testing.T) {
 	inBothRateModes(t, func(t *testing.T, mode rateMode) {
 		r := mustRateLimiter(t, 5, 1000, 100, mode.flags)
 		rlAcquire(t, r, "k", 10, 2)
-		before := rlSerialize(t, r)
+		before := res(r.Serialize()).get(t)
 		k := []byte("k")
 		for _, c := range []struct {
 			what string
@@ -1137,7 +1109,7 @@ func TestRateLimiterArgumentErrors(t *testing.T) {
 		wantStatus(t, r.SetKeyLimit(k, max+1), ErrInvalidArgument)
 		wantStatus(t, r.SetKeyLimitString("k", math.MaxUint64), ErrInvalidArgument)
 		// none of them changed anything
-		if !bytes.Equal(rlSerialize(t, r), before) {
+		if !bytes.Equal(res(r.Serialize()).get(t), before) {
 			t.Fatal("a failed call changed the limiter")
 		}
 		// huge n: denied for ever, nothing taken, nothing created
@@ -1146,7 +1118,7 @@ func TestRateLimiterArgumentErrors(t *testing.T) {
 			wantDecision(t, fmt.Sprintf("new key, n = %d", n), rlAcquire(t, r, "fresh", 11, n), denied(5, RetryNever))
 			wantDecision(t, fmt.Sprintf("peek n = %d", n), rlPeek(t, r, "fresh", 11, n), denied(5, RetryNever))
 		}
-		if st := rlStats(t, r); st.Keys != 1 {
+		if st := res(r.Stats()).get(t); st.Keys != 1 {
 			t.Fatalf("Stats = %+v", st)
 		}
 		must(t, r.RefundString("k", 11, math.MaxUint64)) // gives back what it took
@@ -1167,39 +1139,9 @@ func TestRateLimiterArgumentErrors(t *testing.T) {
 // checkRateLimiterClosed calls every method of r and wants a clean ErrNull.
 func checkRateLimiterClosed(t *testing.T, r *RateLimiter) {
 	t.Helper()
-	k := []byte("k")
-	check := func(what string, err error) {
-		t.Helper()
-		wantClosed(t, what, "RateLimiter", err)
-	}
-	check("SetGlobalLimit", r.SetGlobalLimit(1))
-	check("SetKeyLimit", r.SetKeyLimit(k, 1))
-	check("SetKeyLimitString", r.SetKeyLimitString("k", 1))
-	check("SetMaxKeys", r.SetMaxKeys(1))
-	d, err := r.Acquire(k, 1, 1)
-	check("Acquire", err)
-	if d != (Decision{}) {
-		t.Errorf("Acquire on a closed limiter returned %+v", d)
-	}
-	_, err = r.AcquireString("k", 1, 1)
-	check("AcquireString", err)
-	_, err = r.Allow(k, 1)
-	check("Allow", err)
-	_, err = r.AllowString("k", 1)
-	check("AllowString", err)
-	_, err = r.Peek(k, 1, 1)
-	check("Peek", err)
-	_, err = r.PeekString("k", 1, 1)
-	check("PeekString", err)
-	check("Refund", r.Refund(k, 1, 1))
-	check("RefundString", r.RefundString("k", 1, 1))
-	check("Reset", r.Reset(k))
-	check("ResetString", r.ResetString("k"))
-	_, err = r.Stats()
-	check("Stats", err)
-	_, err = r.Keys()
-	check("Keys", err)
-	checkClosedStructure(t, "RateLimiter", r)
+	checkEveryMethodClosed(t, "RateLimiter", r, "SetGlobalLimit SetKeyLimit SetKeyLimitString SetMaxKeys Acquire "+
+		"AcquireString Allow AllowString Peek PeekString Refund RefundString Reset ResetString Stats Keys Memory "+
+		"Serialize MarshalBinary AcquireBatch AcquireBatchStrings")
 }
 
 func TestRateLimiterClosed(t *testing.T) {
@@ -1209,18 +1151,9 @@ func TestRateLimiterClosed(t *testing.T) {
 	if got := r.String(); got != "RateLimiter(1 keys)" {
 		t.Errorf("String = %q", got)
 	}
-	must(t, r.Close())
-	must(t, r.Close())
-	checkRateLimiterClosed(t, r)
 	r2, err := NewRateLimiter(5, 1000, 0, WithFlags(RateLimiterExact))
 	must(t, err)
-	cp := *r2
-	must(t, r2.Close())
-	checkRateLimiterClosed(t, &cp)
-	var zero RateLimiter
-	checkRateLimiterClosed(t, &zero)
-	var nilLimiter *RateLimiter
-	checkRateLimiterClosed(t, nilLimiter)
+	checkClosedStates(t, checkRateLimiterClosed, r, r2)
 }
 
 // ---- serialization ---------------------------------------------------------
@@ -1263,15 +1196,15 @@ func TestRateLimiterSerializeRoundTrip(t *testing.T) {
 		for _, failOpen := range []RateLimiterFlags{0, RateLimiterFullAllow} {
 			t.Run(fmt.Sprintf("%s/flags=%d", mode.name, mode.flags|failOpen), func(t *testing.T) {
 				r, keys, now := buildBusyLimiter(t, mode.flags|failOpen)
-				st := rlStats(t, r)
+				st := res(r.Stats()).get(t)
 				if st.DeniedFull+st.AllowedFull == 0 {
 					t.Fatalf("the table never filled: %+v", st)
 				}
-				blob := rlSerialize(t, r)
+				blob := res(r.Serialize()).get(t)
 				c, err := DeserializeRateLimiter(blob)
 				must(t, err)
 				defer c.Close()
-				if got := rlStats(t, c); got != st {
+				if got := res(c.Stats()).get(t); got != st {
 					t.Fatalf("copy Stats %+v, original %+v", got, st)
 				}
 				// The copy holds the same state, and equal states give equal
@@ -1279,14 +1212,14 @@ func TestRateLimiterSerializeRoundTrip(t *testing.T) {
 				// whatever the tables' history): the same bytes. (The
 				// original binding could only compare sizes: the old format
 				// followed the tables' order.)
-				again := rlSerialize(t, c)
+				again := res(c.Serialize()).get(t)
 				if !bytes.Equal(again, blob) {
 					t.Fatalf("the copy serializes to other bytes (%d, the original %d; first difference at %d)",
 						len(again), len(blob), firstDiff(again, blob))
 				}
 				c2, err := DeserializeRateLimiter(again)
 				must(t, err)
-				if third := rlSerialize(t, c2); !bytes.Equal(third, blob) {
+				if third := res(c2.Serialize()).get(t); !bytes.Equal(third, blob) {
 					t.Fatalf("a second round trip gives other bytes (first difference at %d)", firstDiff(third, blob))
 				}
 				must(t, c2.Close())
@@ -1321,7 +1254,7 @@ func TestRateLimiterSerializeRoundTrip(t *testing.T) {
 				// independent: resetting the original leaves the copy
 				must(t, r.Reset(keys[0]))
 				must(t, r.SetGlobalLimit(0))
-				if rlStats(t, c).Keys == rlStats(t, r).Keys {
+				if res(c.Stats()).get(t).Keys == res(r.Stats()).get(t).Keys {
 					t.Fatal("Reset of the original changed the copy")
 				}
 			})
@@ -1353,39 +1286,14 @@ func TestRateLimiterRestartKeepsLimits(t *testing.T) {
 func TestRateLimiterBinaryMarshaler(t *testing.T) {
 	src := mustRateLimiter(t, 2, 100, 10, 0)
 	rlAcquire(t, src, "k", 5, 2)
-	var m encoding.BinaryMarshaler = src
-	blob, err := m.MarshalBinary()
-	must(t, err)
-
-	var holder struct {
-		n int
-		r RateLimiter
-	}
-	var u encoding.BinaryUnmarshaler = &holder.r
-	must(t, u.UnmarshalBinary(blob))
-	defer holder.r.Close()
-	wantDecision(t, "unmarshaled zero value", rlPeek(t, &holder.r, "k", 6, 1), denied(0, 100))
-
 	other := mustRateLimiter(t, 9, 1000, 0, RateLimiterExact)
 	rlAcquire(t, other, "old", 5, 1)
-	must(t, other.UnmarshalBinary(blob))
-	if !bytes.Equal(rlSerialize(t, other), blob) {
-		t.Fatal("the replaced limiter does not serialize to the blob")
-	}
-	wantStatus(t, other.UnmarshalBinary(blob[:len(blob)-1]), ErrTruncated)
-	wantStatus(t, other.UnmarshalBinary(readGoldenBlob(t, "age_bloom_v1")), ErrWrongKind)
-	if !bytes.Equal(rlSerialize(t, other), blob) {
-		t.Fatal("a failed UnmarshalBinary changed the limiter")
-	}
-	wantDecision(t, "replaced", rlPeek(t, other, "k", 6, 1), denied(0, 100))
-	wantDecision(t, "replaced, old key", rlPeek(t, other, "old", 6, 1), allowed(1))
-
-	must(t, other.Close())
-	must(t, other.UnmarshalBinary(blob))
-	wantDecision(t, "reopened", rlPeek(t, other, "k", 6, 1), denied(0, 100))
-
-	var nilLimiter *RateLimiter
-	wantStatus(t, nilLimiter.UnmarshalBinary(blob), ErrNull)
+	checkBinaryMarshaler(t, src, other, func(t *testing.T, r *RateLimiter) string {
+		k, old := rlPeek(t, r, "k", 6, 1), rlPeek(t, r, "old", 6, 1)
+		wantDecision(t, "k", k, denied(0, 100))
+		wantDecision(t, "old", old, allowed(1))
+		return fmt.Sprint(k, old)
+	})
 }
 
 func TestRateLimiterDeserializeErrors(t *testing.T) {
