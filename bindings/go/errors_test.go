@@ -319,3 +319,23 @@ func TestOptions(t *testing.T) {
 	must(t, err)
 	must(t, f.Close())
 }
+
+// Every field of the Info and Stats structs comes from the native struct's
+// getter of the same name, and every getter goes to a field.
+func TestInfoStatsFields(t *testing.T) {
+	for _, c := range []struct{ goType, nativeType reflect.Type }{
+		{reflect.TypeOf(RecencySketchInfo{}), reflect.TypeOf(native.SwigcptrRecencySketchInfo(0))},
+		{reflect.TypeOf(RateLimiterInfo{}), reflect.TypeOf(native.SwigcptrRateLimiterInfo(0))},
+		{reflect.TypeOf(RateLimiterStats{}), reflect.TypeOf(native.SwigcptrRateLimiterStats(0))},
+	} {
+		used := map[int]bool{}
+		for _, m := range nativeFields(c.goType, c.nativeType) { // (panics on a field without a getter)
+			used[m] = true
+		}
+		for m := 0; m < c.nativeType.NumMethod(); m++ {
+			if name := c.nativeType.Method(m).Name; strings.HasPrefix(name, "Get") && !used[m] {
+				t.Errorf("%v has no field for %v.%s", c.goType, c.nativeType, name)
+			}
+		}
+	}
+}

@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"runtime"
+	"strings"
+	"sync"
 	"sync/atomic"
 )
 
@@ -256,4 +259,61 @@ func construct[T ~struct{ h *handle }](k *kind, ctor func() uintptr) (*T, error)
 // deserializeAs is the Deserialize<Name> function of the structure T.
 func deserializeAs[T ~struct{ h *handle }](k *kind, blob []byte) (*T, error) {
 	return construct[T](k, func() uintptr { return k.deserialize(blobArg(blob)) })
+}
+
+// fromNative converts n, an info or stats struct the native layer returned
+// (a copy the caller owns, freed here with del), into T, the Go struct of
+// the same fields: each field of T takes the value of n's getter of the same
+// name (FPRNow from GetFpr_now: names compared without case and
+// underscores), converted to the field's type. A field without a getter is
+// a bug of this package (TestInfoStatsFields checks every struct).
+func fromNative[T any, N any](n N, del func(N)) (v T) {
+	defer del(n)
+	out := reflect.ValueOf(&v).Elem()
+	in := reflect.ValueOf(n)
+	for i, m := range nativeFields(out.Type(), in.Type()) {
+		out.Field(i).Set(in.Method(m).Call(nil)[0].Convert(out.Field(i).Type()))
+	}
+	return v
+}
+
+// nativeFields maps the fields of the Go struct to the getters of the SWIG
+// struct: for each field, the index of its getter among the methods. The
+// plans are computed once per pair of types.
+func nativeFields(goType, nativeType reflect.Type) []int {
+	type pair struct{ goType, nativeType reflect.Type }
+	key := pair{goType, nativeType}
+	if plan, ok := fieldPlans.Load(key); ok {
+		return plan.([]int)
+	}
+	getters := map[string]int{}
+	for m := 0; m < nativeType.NumMethod(); m++ {
+		if name := nativeType.Method(m).Name; strings.HasPrefix(name, "Get") {
+			getters[fieldKey(name[len("Get"):])] = m
+		}
+	}
+	plan := make([]int, goType.NumField())
+	for i := range plan {
+		m, ok := getters[fieldKey(goType.Field(i).Name)]
+		if !ok {
+			panic("temporalfilters: " + nativeType.String() + " has no getter of " + goType.Name() + "." +
+				goType.Field(i).Name)
+		}
+		plan[i] = m
+	}
+	fieldPlans.Store(key, plan)
+	return plan
+}
+
+var fieldPlans sync.Map
+
+// fieldKey is a field's name without case and underscores.
+func fieldKey(name string) string {
+	return strings.ToLower(strings.ReplaceAll(name, "_", ""))
+}
+
+// fieldOf is a getter of one field of what get returns (an Info or a Stats).
+func fieldOf[S, T any](get func() (S, error), field func(S) T) (T, error) {
+	s, err := get()
+	return field(s), err
 }

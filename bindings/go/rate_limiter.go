@@ -81,12 +81,23 @@ func (d Decision) String() string {
 	return fmt.Sprintf("denied (remaining %d, retry at %d)", d.Remaining, d.RetryAt)
 }
 
-// RateLimiterStats holds the counters of a RateLimiter.
+// RateLimiterInfo holds the parameters of a RateLimiter.
+type RateLimiterInfo struct {
+	Limit       uint64           // the default limit: requests per window and key
+	Window      uint64           // the window's length, in the caller's time unit
+	BucketWidth uint64           // the width of a bucket (bucketed mode); 0 with RateLimiterExact
+	Flags       RateLimiterFlags // the creation flags
+	GlobalLimit uint64           // the global limit over all keys (SetGlobalLimit); 0 when none
+	MaxKeys     uint64           // the most keys tracked at once (SetMaxKeys); 0 for no bound
+}
+
+// RateLimiterStats holds the counters of a RateLimiter and its memory.
 type RateLimiterStats struct {
 	Keys        uint64 // keys tracked now
 	Reclaimed   uint64 // idle keys reclaimed so far
 	DeniedFull  uint64 // requests of new keys denied because the table was full
 	AllowedFull uint64 // requests of new keys admitted untracked because it was full (RateLimiterFullAllow)
+	Memory      uint64 // bytes of C memory held (as Memory)
 }
 
 // RateLimiter is the sliding-window rate limiter: "may this key make another
@@ -328,22 +339,26 @@ func (r *RateLimiter) ResetString(key string) error {
 	return r.Reset(stringBytes(key))
 }
 
-// Stats returns the counters. Each is read atomically, but under concurrent
-// use they are not one snapshot. Errors: ErrClosed.
+// Stats returns the counters and the memory. Each counter is read
+// atomically, but under concurrent use they are not one snapshot; the memory
+// takes each shard's lock in turn. Errors: ErrClosed.
 func (r *RateLimiter) Stats() (RateLimiterStats, error) {
 	return call(r.obj(), func(p rlNative) RateLimiterStats {
-		return RateLimiterStats{
-			Keys:        p.Keys(),
-			Reclaimed:   p.Reclaimed(),
-			DeniedFull:  p.Denied_full(),
-			AllowedFull: p.Allowed_full(),
-		}
+		return fromNative[RateLimiterStats](p.Stats(), native.DeleteRateLimiterStats)
+	})
+}
+
+// Info returns the limiter's parameters: those it was created with, the
+// global limit and the bound on keys. Errors: ErrClosed.
+func (r *RateLimiter) Info() (RateLimiterInfo, error) {
+	return call(r.obj(), func(p rlNative) RateLimiterInfo {
+		return fromNative[RateLimiterInfo](p.Info(), native.DeleteRateLimiterInfo)
 	})
 }
 
 // Keys returns the number of keys tracked now. Errors: ErrClosed.
-func (r *RateLimiter) Keys() (n uint64, err error) {
-	return call(r.obj(), rlNative.Keys)
+func (r *RateLimiter) Keys() (uint64, error) {
+	return fieldOf(r.Stats, func(st RateLimiterStats) uint64 { return st.Keys })
 }
 
 // serializeAttempts bounds the retries of Serialize when the limiter grows

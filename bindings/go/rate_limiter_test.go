@@ -690,7 +690,7 @@ func TestRateLimiterFullTableAndGlobal(t *testing.T) {
 		wantDecision(t, "peek D", rlPeek(t, r, "D", 7, 1), denied(0, pick(exact, 105, 100)))
 		wantDecision(t, "D (untracked)", rlAcquire(t, r, "D", 7, 1), denied(0, pick(exact, 105, 100)))
 		wantDecision(t, "A", rlAcquire(t, r, "A", 8, 1), denied(0, pick(exact, 105, 100)))
-		want := RateLimiterStats{Keys: 1, AllowedFull: 2}
+		want := RateLimiterStats{Keys: 1, AllowedFull: 2, Memory: res(r.Memory()).get(t)}
 		if st := res(r.Stats()).get(t); st != want {
 			t.Fatalf("Stats = %+v, want %+v", st, want)
 		}
@@ -706,7 +706,7 @@ func TestRateLimiterFullTableAndGlobal(t *testing.T) {
 		wantDecision(t, "B (full)", rlAcquire(t, r, "B", 6, 1), denied(0, RetryNever))
 		// B's refusal took nothing from the global window
 		wantDecision(t, "A 2", rlAcquire(t, r, "A", 7, 2), allowed(0))
-		want = RateLimiterStats{Keys: 1, DeniedFull: 1}
+		want = RateLimiterStats{Keys: 1, DeniedFull: 1, Memory: res(r.Memory()).get(t)}
 		if st := res(r.Stats()).get(t); st != want {
 			t.Fatalf("Stats = %+v, want %+v", st, want)
 		}
@@ -944,7 +944,7 @@ func TestRateLimiterMaxKeys(t *testing.T) {
 				}
 			}
 			st := res(r.Stats()).get(t)
-			want := RateLimiterStats{Keys: 3}
+			want := RateLimiterStats{Keys: 3, Memory: res(r.Memory()).get(t)}
 			if failOpen {
 				want.AllowedFull = 6
 			} else {
@@ -1321,5 +1321,29 @@ func TestRateLimiterFinalizerFreesUnclosed(t *testing.T) {
 	}()
 	if left := waitFreed(before, 10*time.Second); left > before {
 		t.Fatalf("the finalizers left %d native objects, want %d", left, before)
+	}
+}
+
+// Info holds the parameters as created and as set since; Stats the memory
+// Memory reports.
+func TestRateLimiterInfo(t *testing.T) {
+	r := mustRateLimiter(t, 5, 1000, 100, RateLimiterFullAllow)
+	want := RateLimiterInfo{Limit: 5, Window: 1000, BucketWidth: 100, Flags: RateLimiterFullAllow}
+	if got := res(r.Info()).get(t); got != want {
+		t.Fatalf("Info = %+v, want %+v", got, want)
+	}
+	must(t, r.SetGlobalLimit(40))
+	must(t, r.SetMaxKeys(100))
+	want.GlobalLimit, want.MaxKeys = 40, 100
+	if got := res(r.Info()).get(t); got != want {
+		t.Fatalf("Info = %+v, want %+v", got, want)
+	}
+	e := mustRateLimiter(t, 7, 500, 77, RateLimiterExact)
+	if got, want := res(e.Info()).get(t), (RateLimiterInfo{Limit: 7, Window: 500, Flags: RateLimiterExact}); got != want {
+		t.Fatalf("exact: Info = %+v, want %+v (no bucket width)", got, want)
+	}
+	rlAcquire(t, r, "k", 1, 1)
+	if st, mem := res(r.Stats()).get(t), res(r.Memory()).get(t); st.Memory != mem || mem == 0 || st.Keys != 1 {
+		t.Fatalf("Stats = %+v, Memory = %d", st, mem)
 	}
 }

@@ -264,44 +264,33 @@ func (s *RecencySketch) ErrorEstimate(since uint64) (prob float64, err error) {
 // Info returns the sketch's parameters. Errors: ErrClosed.
 func (s *RecencySketch) Info() (RecencySketchInfo, error) {
 	return call(s.obj(), func(p rsNative) RecencySketchInfo {
-		return RecencySketchInfo{
-			Width: p.Width(),
-			Depth: uint32(p.Depth()),
-			Seed:  uint32(p.Seed()),
-			Flags: RecencySketchFlags(p.Flags()),
-			Cells: p.Cells(),
-		}
+		return fromNative[RecencySketchInfo](p.Info(), native.DeleteRecencySketchInfo)
 	})
 }
 
 // Width returns the number of cells per row. Errors: ErrClosed.
 func (s *RecencySketch) Width() (uint64, error) {
-	info, err := s.Info()
-	return info.Width, err
+	return fieldOf(s.Info, func(i RecencySketchInfo) uint64 { return i.Width })
 }
 
 // Depth returns the number of rows. Errors: ErrClosed.
 func (s *RecencySketch) Depth() (uint32, error) {
-	info, err := s.Info()
-	return info.Depth, err
+	return fieldOf(s.Info, func(i RecencySketchInfo) uint32 { return i.Depth })
 }
 
 // Seed returns the hash seed. Errors: ErrClosed.
 func (s *RecencySketch) Seed() (uint32, error) {
-	info, err := s.Info()
-	return info.Seed, err
+	return fieldOf(s.Info, func(i RecencySketchInfo) uint32 { return i.Seed })
 }
 
 // Flags returns the creation flags. Errors: ErrClosed.
 func (s *RecencySketch) Flags() (RecencySketchFlags, error) {
-	info, err := s.Info()
-	return info.Flags, err
+	return fieldOf(s.Info, func(i RecencySketchInfo) RecencySketchFlags { return i.Flags })
 }
 
 // Cells returns the number of timestamp cells allocated. Errors: ErrClosed.
 func (s *RecencySketch) Cells() (uint64, error) {
-	info, err := s.Info()
-	return info.Cells, err
+	return fieldOf(s.Info, func(i RecencySketchInfo) uint64 { return i.Cells })
 }
 
 // String describes the sketch, e.g. "RecencySketch(256x3, seed 42, flags 0)".
