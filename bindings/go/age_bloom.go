@@ -216,24 +216,21 @@ func (f *AgeBloom) Info() (AgeBloomInfo, error) {
 // Capacity returns the guaranteed window in inserts, L*Generation.
 // Errors: ErrClosed.
 func (f *AgeBloom) Capacity() (uint64, error) {
-	info, err := f.Info()
-	return info.Capacity, err
+	return fieldOf(f.Info, func(i AgeBloomInfo) uint64 { return i.Capacity })
 }
 
 // String describes the filter, e.g. "AgeBloom(k=3, l=4, 200-bit slices,
 // capacity 184, seed 42)", or "AgeBloom(blocked, k=3, ...)" for the blocked
 // layout.
 func (f *AgeBloom) String() string {
-	info, err := f.Info()
-	if err != nil {
-		return "AgeBloom(closed)"
-	}
-	layout := ""
-	if info.Flags&AgeBloomBlocked != 0 {
-		layout = "blocked, "
-	}
-	return fmt.Sprintf("AgeBloom(%sk=%d, l=%d, %d-bit slices, capacity %d, seed %d)",
-		layout, info.K, info.L, info.SliceBits, info.Capacity, info.Seed)
+	return describe("AgeBloom", f.Info, func(i AgeBloomInfo) string {
+		layout := ""
+		if i.Flags&AgeBloomBlocked != 0 {
+			layout = "blocked, "
+		}
+		return fmt.Sprintf("%sk=%d, l=%d, %d-bit slices, capacity %d, seed %d", layout, i.K, i.L, i.SliceBits,
+			i.Capacity, i.Seed)
+	})
 }
 
 // ---- until the native layer takes flags -----------------------------------

@@ -317,3 +317,13 @@ func fieldOf[S, T any](get func() (S, error), field func(S) T) (T, error) {
 	s, err := get()
 	return field(s), err
 }
+
+// describe is the String method of every structure: "<name>(<what format
+// says of what get returns>)", or "<name>(closed)".
+func describe[S any](name string, get func() (S, error), format func(S) string) string {
+	s, err := get()
+	if err != nil {
+		return name + "(closed)"
+	}
+	return name + "(" + format(s) + ")"
+}

@@ -387,9 +387,5 @@ func (r *RateLimiter) Serialize() (blob []byte, err error) {
 
 // String describes the limiter, e.g. "RateLimiter(12 keys)".
 func (r *RateLimiter) String() string {
-	n, err := r.Keys()
-	if err != nil {
-		return "RateLimiter(closed)"
-	}
-	return fmt.Sprintf("RateLimiter(%d keys)", n)
+	return describe("RateLimiter", r.Keys, func(n uint64) string { return fmt.Sprintf("%d keys", n) })
 }

@@ -295,9 +295,7 @@ func (s *RecencySketch) Cells() (uint64, error) {
 
 // String describes the sketch, e.g. "RecencySketch(256x3, seed 42, flags 0)".
 func (s *RecencySketch) String() string {
-	info, err := s.Info()
-	if err != nil {
-		return "RecencySketch(closed)"
-	}
-	return fmt.Sprintf("RecencySketch(%dx%d, seed %d, flags %d)", info.Width, info.Depth, info.Seed, info.Flags)
+	return describe("RecencySketch", s.Info, func(i RecencySketchInfo) string {
+		return fmt.Sprintf("%dx%d, seed %d, flags %d", i.Width, i.Depth, i.Seed, i.Flags)
+	})
 }

@@ -150,17 +150,14 @@ func (f *TimeBloom) Info() (TimeBloomInfo, error) {
 
 // Span returns the window in the caller's time unit. Errors: ErrClosed.
 func (f *TimeBloom) Span() (uint64, error) {
-	info, err := f.Info()
-	return info.Span, err
+	return fieldOf(f.Info, func(i TimeBloomInfo) uint64 { return i.Span })
 }
 
 // String describes the filter, e.g. "TimeBloom(k=3, l=4, span 1000, seed 42)".
 func (f *TimeBloom) String() string {
-	info, err := f.Info()
-	if err != nil {
-		return "TimeBloom(closed)"
-	}
-	return fmt.Sprintf("TimeBloom(k=%d, l=%d, span %d, seed %d)", info.K, info.L, info.Span, info.Seed)
+	return describe("TimeBloom", f.Info, func(i TimeBloomInfo) string {
+		return fmt.Sprintf("k=%d, l=%d, span %d, seed %d", i.K, i.L, i.Span, i.Seed)
+	})
 }
 
 // ---- until the native layer takes flags -----------------------------------
