@@ -9,9 +9,8 @@
  *
  * Shape: every C handle becomes a class "<Name>Native" whose only field is
  * the handle. The class is created by its constructor (tf_<noun>_new) or a
- * static factory (new_for, deserialize; AgeBloomNative also new_blocked_for,
- * new_blocked), destroyed by the language's collector (destructor ->
- * tf_<noun>_free) or earlier by close(). After
+ * static factory (new_for, deserialize), destroyed by the language's
+ * collector (destructor -> tf_<noun>_free) or earlier by close(). After
  * close() the handle is NULL, so every method fails cleanly with TF_ERR_NULL
  * ("... is closed") instead of touching freed memory. The idiomatic classes of
  * each language (RecencySketch, ...) are thin layers over these.
@@ -269,8 +268,6 @@ double tf_binding_c_loop_ns(RecencySketchNative *h, const void *keys_data, size_
 %newobject RecencySketchNative::new_for;
 %newobject RecencySketchNative::deserialize;
 %newobject AgeBloomNative::new_for;
-%newobject AgeBloomNative::new_blocked_for;
-%newobject AgeBloomNative::new_blocked;
 %newobject AgeBloomNative::deserialize;
 %newobject TimeBloomNative::new_for;
 %newobject TimeBloomNative::deserialize;
@@ -473,73 +470,95 @@ typedef struct RecencySketchNative {} RecencySketchNative;
 
 /* ---- AgeBloom (count window) ------------------------------------------- */
 
+/* The versioned structs of the C API as value classes: SWIG generates a
+ * read-only getter per field (the `size` field stays C's business). info()
+ * and stats() return a copy the language owns. */
+%rename(AgeBloomInfoNative) tf_age_bloom_info;
+%rename(AgeBloomStatsNative) tf_age_bloom_stats;
+%rename(TimeBloomInfoNative) tf_time_bloom_info;
+%rename(TimeBloomStatsNative) tf_time_bloom_stats;
+%nodefaultctor tf_age_bloom_info;
+%nodefaultctor tf_age_bloom_stats;
+%nodefaultctor tf_time_bloom_info;
+%nodefaultctor tf_time_bloom_stats;
+%immutable;
+typedef struct tf_age_bloom_info {
+    uint32_t k;
+    uint32_t l;
+    uint64_t slice_bits;
+    uint64_t generation;
+    uint64_t capacity;
+    uint32_t seed;
+    uint32_t flags;
+} tf_age_bloom_info;
+typedef struct tf_age_bloom_stats {
+    uint64_t slices;
+    uint64_t bits;
+    double bits_per_element;
+    uint64_t inserts;
+    double fpr_now;
+} tf_age_bloom_stats;
+typedef struct tf_time_bloom_info {
+    uint32_t k;
+    uint32_t l;
+    uint64_t span;
+    uint32_t seed;
+    uint32_t flags;
+} tf_time_bloom_info;
+typedef struct tf_time_bloom_stats {
+    uint64_t slices;
+    uint64_t bits;
+    double bits_per_element;
+    uint64_t inserts;
+    double fpr_now;
+} tf_time_bloom_stats;
+%mutable;
+
 %nodefaultctor AgeBloomNative;
 %nodefaultdtor AgeBloomNative;
 typedef struct AgeBloomNative {} AgeBloomNative;
 
 %extend AgeBloomNative {
-    /* Low-level: k + l slices of slice_bits bits. */
-    AgeBloomNative(uint32_t k, uint32_t l, uint64_t slice_bits, uint32_t seed) {
+    /* Low-level: k + l slices of slice_bits bits; flags: 0 (classic) or
+     * TF_AGE_BLOOM_BLOCKED (1). */
+    AgeBloomNative(uint32_t k, uint32_t l, uint64_t slice_bits, uint32_t seed, uint32_t flags) {
         tf_age_bloom *f = NULL;
-        if (tf_binding_check(tf_age_bloom_new(k, l, slice_bits, seed, &f)) != TF_OK) return NULL;
+        if (tf_binding_check(tf_age_bloom_new(k, l, slice_bits, seed, flags, &f)) != TF_OK) return NULL;
         return tf_binding_wrap_AgeBloomNative(f);
     }
     ~AgeBloomNative() {
         if ($self) tf_age_bloom_free($self->s);
         free($self);
     }
-    static AgeBloomNative *new_for(double error_rate, uint64_t capacity, uint32_t seed) {
+    /* Sized for a window of `capacity` inserts and a target error rate; the
+     * flags choose the layout. deserialize reads both layouts. */
+    static AgeBloomNative *new_for(uint64_t capacity, double error_rate, uint32_t seed, uint32_t flags) {
         tf_age_bloom *f = NULL;
-        if (tf_binding_check(tf_age_bloom_new_for(error_rate, capacity, seed, &f)) != TF_OK) return NULL;
-        return tf_binding_wrap_AgeBloomNative(f);
-    }
-    /* The blocked layout (k + l <= 32 slices as the 32-bit lanes of
-     * 64-byte lines): sized for a target, or low-level. Every other method
-     * works on both layouts; deserialize reads both. */
-    static AgeBloomNative *new_blocked_for(double error_rate, uint64_t capacity, uint32_t seed) {
-        tf_age_bloom *f = NULL;
-        if (tf_binding_check(tf_age_bloom_new_blocked_for(error_rate, capacity, seed, &f)) != TF_OK) return NULL;
-        return tf_binding_wrap_AgeBloomNative(f);
-    }
-    static AgeBloomNative *new_blocked(uint32_t k, uint32_t l, uint64_t slice_bits, uint32_t seed) {
-        tf_age_bloom *f = NULL;
-        if (tf_binding_check(tf_age_bloom_new_blocked(k, l, slice_bits, seed, &f)) != TF_OK) return NULL;
+        if (tf_binding_check(tf_age_bloom_new_for(capacity, error_rate, seed, flags, &f)) != TF_OK) return NULL;
         return tf_binding_wrap_AgeBloomNative(f);
     }
     static AgeBloomNative *deserialize(const void *blob, size_t blob_len) {
         tf_age_bloom *f = NULL;
-        if (tf_binding_check(tf_age_bloom_deserialize(blob, blob_len, &f)) != TF_OK) return NULL;
+        if (tf_binding_check(tf_age_bloom_deserialize(blob, blob_len, NULL, &f)) != TF_OK) return NULL;
         return tf_binding_wrap_AgeBloomNative(f);
     }
-    /* The sizing helpers, one number per call (pure functions). */
-    static uint32_t choose_k(double error_rate) {
+    /* tf_age_bloom_choose, one number per call (pure functions): k, l, and
+     * the fill ratio of a slice leaving the first k (0.5 for the classic
+     * layout). */
+    static uint32_t choose_k(double error_rate, uint32_t flags) {
         uint32_t k = 0, l = 0;
-        tf_binding_check(tf_age_bloom_choose(error_rate, &k, &l));
+        tf_binding_check(tf_age_bloom_choose(error_rate, flags, &k, &l, NULL));
         return k;
     }
-    static uint32_t choose_l(double error_rate) {
+    static uint32_t choose_l(double error_rate, uint32_t flags) {
         uint32_t k = 0, l = 0;
-        tf_binding_check(tf_age_bloom_choose(error_rate, &k, &l));
+        tf_binding_check(tf_age_bloom_choose(error_rate, flags, &k, &l, NULL));
         return l;
     }
-    /* tf_age_bloom_choose_blocked, one number per call: k, l, and the fill
-     * ratio of a slice leaving the first k. */
-    static uint32_t choose_blocked_k(double error_rate) {
+    static double choose_fill(double error_rate, uint32_t flags) {
         uint32_t k = 0, l = 0;
         double fill = 0.0;
-        tf_binding_check(tf_age_bloom_choose_blocked(error_rate, &k, &l, &fill));
-        return k;
-    }
-    static uint32_t choose_blocked_l(double error_rate) {
-        uint32_t k = 0, l = 0;
-        double fill = 0.0;
-        tf_binding_check(tf_age_bloom_choose_blocked(error_rate, &k, &l, &fill));
-        return l;
-    }
-    static double choose_blocked_fill(double error_rate) {
-        uint32_t k = 0, l = 0;
-        double fill = 0.0;
-        tf_binding_check(tf_age_bloom_choose_blocked(error_rate, &k, &l, &fill));
+        tf_binding_check(tf_age_bloom_choose(error_rate, flags, &k, &l, &fill));
         return fill;
     }
     static double false_positive_rate(uint32_t k, uint32_t l) {
@@ -570,13 +589,6 @@ typedef struct AgeBloomNative {} AgeBloomNative;
         if (f) tf_binding_check(tf_age_bloom_contains(f, key, key_len, &present));
         return present;
     }
-    /* 1 for the blocked layout, 0 for the classic one. */
-    int is_blocked() {
-        int blocked = 0;
-        tf_age_bloom *f = tf_binding_get_AgeBloomNative($self);
-        if (f) tf_binding_check(tf_age_bloom_is_blocked(f, &blocked));
-        return blocked;
-    }
     /* 1 when the key was present (and so not inserted), 0 when it was added. */
     int add_if_absent(const void *key, size_t key_len) {
         int was = 0;
@@ -588,74 +600,17 @@ typedef struct AgeBloomNative {} AgeBloomNative;
         tf_age_bloom *f = tf_binding_get_AgeBloomNative($self);
         if (f) tf_binding_check(tf_age_bloom_clear(f));
     }
-
-    /* tf_age_bloom_stats, one number per call. */
-    uint64_t slices() {
-        uint64_t v = 0;
+    /* tf_age_bloom_get_info and tf_age_bloom_get_stats. */
+    tf_age_bloom_info info() {
+        tf_age_bloom_info v = TF_AGE_BLOOM_INFO_INIT;
         tf_age_bloom *f = tf_binding_get_AgeBloomNative($self);
-        if (f) tf_binding_check(tf_age_bloom_stats(f, &v, NULL, NULL, NULL, NULL));
+        if (f) tf_binding_check(tf_age_bloom_get_info(f, &v));
         return v;
     }
-    uint64_t bits() {
-        uint64_t v = 0;
+    tf_age_bloom_stats stats() {
+        tf_age_bloom_stats v = TF_AGE_BLOOM_STATS_INIT;
         tf_age_bloom *f = tf_binding_get_AgeBloomNative($self);
-        if (f) tf_binding_check(tf_age_bloom_stats(f, NULL, &v, NULL, NULL, NULL));
-        return v;
-    }
-    double bits_per_element() {
-        double v = 0;
-        tf_age_bloom *f = tf_binding_get_AgeBloomNative($self);
-        if (f) tf_binding_check(tf_age_bloom_stats(f, NULL, NULL, &v, NULL, NULL));
-        return v;
-    }
-    uint64_t inserts() {
-        uint64_t v = 0;
-        tf_age_bloom *f = tf_binding_get_AgeBloomNative($self);
-        if (f) tf_binding_check(tf_age_bloom_stats(f, NULL, NULL, NULL, &v, NULL));
-        return v;
-    }
-    double fpr_now() {
-        double v = 0;
-        tf_age_bloom *f = tf_binding_get_AgeBloomNative($self);
-        if (f) tf_binding_check(tf_age_bloom_stats(f, NULL, NULL, NULL, NULL, &v));
-        return v;
-    }
-
-    /* tf_age_bloom_info, one number per call. */
-    uint32_t k() {
-        uint32_t v = 0;
-        tf_age_bloom *f = tf_binding_get_AgeBloomNative($self);
-        if (f) tf_binding_check(tf_age_bloom_info(f, &v, NULL, NULL, NULL, NULL, NULL));
-        return v;
-    }
-    uint32_t l() {
-        uint32_t v = 0;
-        tf_age_bloom *f = tf_binding_get_AgeBloomNative($self);
-        if (f) tf_binding_check(tf_age_bloom_info(f, NULL, &v, NULL, NULL, NULL, NULL));
-        return v;
-    }
-    uint64_t slice_bits() {
-        uint64_t v = 0;
-        tf_age_bloom *f = tf_binding_get_AgeBloomNative($self);
-        if (f) tf_binding_check(tf_age_bloom_info(f, NULL, NULL, &v, NULL, NULL, NULL));
-        return v;
-    }
-    uint64_t generation() {
-        uint64_t v = 0;
-        tf_age_bloom *f = tf_binding_get_AgeBloomNative($self);
-        if (f) tf_binding_check(tf_age_bloom_info(f, NULL, NULL, NULL, &v, NULL, NULL));
-        return v;
-    }
-    uint64_t capacity() {
-        uint64_t v = 0;
-        tf_age_bloom *f = tf_binding_get_AgeBloomNative($self);
-        if (f) tf_binding_check(tf_age_bloom_info(f, NULL, NULL, NULL, NULL, &v, NULL));
-        return v;
-    }
-    uint32_t seed() {
-        uint32_t v = 0;
-        tf_age_bloom *f = tf_binding_get_AgeBloomNative($self);
-        if (f) tf_binding_check(tf_age_bloom_info(f, NULL, NULL, NULL, NULL, NULL, &v));
+        if (f) tf_binding_check(tf_age_bloom_get_stats(f, &v));
         return v;
     }
     uint64_t memory() {
@@ -687,25 +642,27 @@ typedef struct AgeBloomNative {} AgeBloomNative;
 typedef struct TimeBloomNative {} TimeBloomNative;
 
 %extend TimeBloomNative {
-    /* Low-level: k + l initial slices of slice_bits bits; span >= l. */
-    TimeBloomNative(uint32_t k, uint32_t l, uint64_t slice_bits, uint64_t span, uint32_t seed) {
+    /* Low-level: k + l initial slices of slice_bits bits; span >= l; flags 0
+     * (none are defined yet). */
+    TimeBloomNative(uint32_t k, uint32_t l, uint64_t slice_bits, uint64_t span, uint32_t seed, uint32_t flags) {
         tf_time_bloom *f = NULL;
-        if (tf_binding_check(tf_time_bloom_new(k, l, slice_bits, span, seed, &f)) != TF_OK) return NULL;
+        if (tf_binding_check(tf_time_bloom_new(k, l, slice_bits, span, seed, flags, &f)) != TF_OK) return NULL;
         return tf_binding_wrap_TimeBloomNative(f);
     }
     ~TimeBloomNative() {
         if ($self) tf_time_bloom_free($self->s);
         free($self);
     }
-    static TimeBloomNative *new_for(double error_rate, uint64_t span, uint64_t initial_capacity, uint32_t seed) {
+    static TimeBloomNative *new_for(uint64_t initial_capacity, double error_rate, uint64_t span, uint32_t seed,
+                                    uint32_t flags) {
         tf_time_bloom *f = NULL;
-        if (tf_binding_check(tf_time_bloom_new_for(error_rate, span, initial_capacity, seed, &f)) != TF_OK)
+        if (tf_binding_check(tf_time_bloom_new_for(initial_capacity, error_rate, span, seed, flags, &f)) != TF_OK)
             return NULL;
         return tf_binding_wrap_TimeBloomNative(f);
     }
     static TimeBloomNative *deserialize(const void *blob, size_t blob_len) {
         tf_time_bloom *f = NULL;
-        if (tf_binding_check(tf_time_bloom_deserialize(blob, blob_len, &f)) != TF_OK) return NULL;
+        if (tf_binding_check(tf_time_bloom_deserialize(blob, blob_len, NULL, &f)) != TF_OK) return NULL;
         return tf_binding_wrap_TimeBloomNative(f);
     }
 
@@ -737,36 +694,17 @@ typedef struct TimeBloomNative {} TimeBloomNative;
         tf_time_bloom *f = tf_binding_get_TimeBloomNative($self);
         if (f) tf_binding_check(tf_time_bloom_clear(f));
     }
-
-    /* tf_time_bloom_stats at time now, one number per call. */
-    uint64_t slices() {
-        uint64_t v = 0;
+    /* tf_time_bloom_get_info, and tf_time_bloom_get_stats at time now. */
+    tf_time_bloom_info info() {
+        tf_time_bloom_info v = TF_TIME_BLOOM_INFO_INIT;
         tf_time_bloom *f = tf_binding_get_TimeBloomNative($self);
-        if (f) tf_binding_check(tf_time_bloom_stats(f, 1, &v, NULL, NULL, NULL, NULL));
+        if (f) tf_binding_check(tf_time_bloom_get_info(f, &v));
         return v;
     }
-    uint64_t bits() {
-        uint64_t v = 0;
+    tf_time_bloom_stats stats(uint64_t now) {
+        tf_time_bloom_stats v = TF_TIME_BLOOM_STATS_INIT;
         tf_time_bloom *f = tf_binding_get_TimeBloomNative($self);
-        if (f) tf_binding_check(tf_time_bloom_stats(f, 1, NULL, &v, NULL, NULL, NULL));
-        return v;
-    }
-    double bits_per_element(uint64_t now) {
-        double v = 0;
-        tf_time_bloom *f = tf_binding_get_TimeBloomNative($self);
-        if (f) tf_binding_check(tf_time_bloom_stats(f, now, NULL, NULL, &v, NULL, NULL));
-        return v;
-    }
-    uint64_t inserts() {
-        uint64_t v = 0;
-        tf_time_bloom *f = tf_binding_get_TimeBloomNative($self);
-        if (f) tf_binding_check(tf_time_bloom_stats(f, 1, NULL, NULL, NULL, &v, NULL));
-        return v;
-    }
-    double fpr_now(uint64_t now) {
-        double v = 0;
-        tf_time_bloom *f = tf_binding_get_TimeBloomNative($self);
-        if (f) tf_binding_check(tf_time_bloom_stats(f, now, NULL, NULL, NULL, NULL, &v));
+        if (f) tf_binding_check(tf_time_bloom_get_stats(f, now, &v));
         return v;
     }
     /* Size of slice i (0 = newest) in bits. */
@@ -774,31 +712,6 @@ typedef struct TimeBloomNative {} TimeBloomNative;
         uint64_t v = 0;
         tf_time_bloom *f = tf_binding_get_TimeBloomNative($self);
         if (f) tf_binding_check(tf_time_bloom_slice_bits(f, i, &v));
-        return v;
-    }
-
-    uint32_t k() {
-        uint32_t v = 0;
-        tf_time_bloom *f = tf_binding_get_TimeBloomNative($self);
-        if (f) tf_binding_check(tf_time_bloom_info(f, &v, NULL, NULL, NULL));
-        return v;
-    }
-    uint32_t l() {
-        uint32_t v = 0;
-        tf_time_bloom *f = tf_binding_get_TimeBloomNative($self);
-        if (f) tf_binding_check(tf_time_bloom_info(f, NULL, &v, NULL, NULL));
-        return v;
-    }
-    uint64_t span() {
-        uint64_t v = 0;
-        tf_time_bloom *f = tf_binding_get_TimeBloomNative($self);
-        if (f) tf_binding_check(tf_time_bloom_info(f, NULL, NULL, &v, NULL));
-        return v;
-    }
-    uint32_t seed() {
-        uint32_t v = 0;
-        tf_time_bloom *f = tf_binding_get_TimeBloomNative($self);
-        if (f) tf_binding_check(tf_time_bloom_info(f, NULL, NULL, NULL, &v));
         return v;
     }
     uint64_t memory() {
