@@ -85,7 +85,7 @@ const (
 func NewAgeBloom(k, l uint32, sliceBits uint64, opts ...Option) (*AgeBloom, error) {
 	return build[AgeBloom](ageBloomKind, "NewAgeBloom", optSeed|optFlags, opts,
 		func(seed uint32, flags AgeBloomFlags) uintptr {
-			return ageBloomNew(flags, uint(k), uint(l), sliceBits, uint(seed))
+			return native.NewAgeBloomNative(uint(k), uint(l), sliceBits, uint(seed), uint(flags)).Swigcptr()
 		})
 }
 
@@ -100,7 +100,7 @@ func NewAgeBloom(k, l uint32, sliceBits uint64, opts ...Option) (*AgeBloom, erro
 func NewAgeBloomFor(capacity uint64, errorRate float64, opts ...Option) (*AgeBloom, error) {
 	return build[AgeBloom](ageBloomKind, "NewAgeBloomFor", optSeed|optFlags, opts,
 		func(seed uint32, flags AgeBloomFlags) uintptr {
-			return ageBloomNewFor(flags, capacity, errorRate, uint(seed))
+			return native.AgeBloomNativeNew_for(capacity, errorRate, uint(seed), uint(flags)).Swigcptr()
 		})
 }
 
@@ -123,7 +123,9 @@ func AgeBloomChoose(errorRate float64, opts ...Option) (k, l uint32, fill float6
 		return 0, 0, 0, err
 	}
 	defer catch(&err)
-	return ageBloomChoose(flags, errorRate)
+	k = uint32(native.AgeBloomNativeChoose_k(errorRate, uint(flags)))
+	l = uint32(native.AgeBloomNativeChoose_l(errorRate, uint(flags)))
+	return k, l, native.AgeBloomNativeChoose_fill(errorRate, uint(flags)), nil
 }
 
 // AgeBloomFalsePositiveRate is the exact steady-state false-positive rate of
@@ -188,28 +190,14 @@ func (f *AgeBloom) Clear() error {
 // Errors: ErrClosed.
 func (f *AgeBloom) Stats() (AgeBloomStats, error) {
 	return call(f.obj(), func(p abNative) AgeBloomStats {
-		return AgeBloomStats{
-			Slices:         p.Slices(),
-			Bits:           p.Bits(),
-			BitsPerElement: p.Bits_per_element(),
-			Inserts:        p.Inserts(),
-			FPRNow:         p.Fpr_now(),
-		}
+		return fromNative[AgeBloomStats](p.Stats(), native.DeleteAgeBloomStatsNative)
 	})
 }
 
 // Info returns the filter's parameters. Errors: ErrClosed.
 func (f *AgeBloom) Info() (AgeBloomInfo, error) {
 	return call(f.obj(), func(p abNative) AgeBloomInfo {
-		return AgeBloomInfo{
-			K:          uint32(p.K()),
-			L:          uint32(p.L()),
-			SliceBits:  p.Slice_bits(),
-			Generation: p.Generation(),
-			Capacity:   p.Capacity(),
-			Seed:       uint32(p.Seed()),
-			Flags:      AgeBloomFlags(p.Is_blocked()) * AgeBloomBlocked,
-		}
+		return fromNative[AgeBloomInfo](p.Info(), native.DeleteAgeBloomInfoNative)
 	})
 }
 
@@ -231,40 +219,4 @@ func (f *AgeBloom) String() string {
 		return fmt.Sprintf("%sk=%d, l=%d, %d-bit slices, capacity %d, seed %d", layout, i.K, i.L, i.SliceBits,
 			i.Capacity, i.Seed)
 	})
-}
-
-// ---- until the native layer takes flags -----------------------------------
-
-func checkAgeBloomFlags(flags AgeBloomFlags) {
-	if flags&^AgeBloomBlocked != 0 {
-		panic(fmt.Sprintf("tf:%d:unknown age bloom flag bits 0x%x", int(StatusInvalidArgument), uint32(flags)))
-	}
-}
-
-func ageBloomNew(flags AgeBloomFlags, k, l uint, sliceBits uint64, seed uint) uintptr {
-	checkAgeBloomFlags(flags)
-	if flags&AgeBloomBlocked != 0 {
-		return native.AgeBloomNativeNew_blocked(k, l, sliceBits, seed).Swigcptr()
-	}
-	return native.NewAgeBloomNative(k, l, sliceBits, seed).Swigcptr()
-}
-
-func ageBloomNewFor(flags AgeBloomFlags, capacity uint64, errorRate float64, seed uint) uintptr {
-	checkAgeBloomFlags(flags)
-	if flags&AgeBloomBlocked != 0 {
-		return native.AgeBloomNativeNew_blocked_for(errorRate, capacity, seed).Swigcptr()
-	}
-	return native.AgeBloomNativeNew_for(errorRate, capacity, seed).Swigcptr()
-}
-
-func ageBloomChoose(flags AgeBloomFlags, errorRate float64) (k, l uint32, fill float64, err error) {
-	checkAgeBloomFlags(flags)
-	if flags&AgeBloomBlocked != 0 {
-		k = uint32(native.AgeBloomNativeChoose_blocked_k(errorRate))
-		l = uint32(native.AgeBloomNativeChoose_blocked_l(errorRate))
-		return k, l, native.AgeBloomNativeChoose_blocked_fill(errorRate), nil
-	}
-	k = uint32(native.AgeBloomNativeChoose_k(errorRate))
-	l = uint32(native.AgeBloomNativeChoose_l(errorRate))
-	return k, l, 0.5, nil
 }

@@ -686,8 +686,8 @@ func TestBlockedAgeBloomSerializeRoundTrip(t *testing.T) {
 		must(t, f.Add(k))
 	}
 	blob := res(f.Serialize()).get(t)
-	if kind, flags := binary.LittleEndian.Uint16(blob[6:]), binary.LittleEndian.Uint32(blob[8:]); kind != 2 || flags == 0 {
-		t.Fatalf("blob kind %d, flags %#x; want kind 2 with the blocked flag", kind, flags)
+	if kind, flags := binary.LittleEndian.Uint16(blob[6:]), binary.LittleEndian.Uint32(blob[8:]); kind != 2 || flags != uint32(AgeBloomBlocked) {
+		t.Fatalf("blob kind %d, flags %#x; want kind 2 with the blocked flag (AgeBloomBlocked, TF_AGE_BLOOM_BLOCKED)", kind, flags)
 	}
 	if flags := binary.LittleEndian.Uint32(res(mustAgeBloom(t, 3, 4, 200, 1).Serialize()).get(t)[8:]); flags != 0 {
 		t.Fatalf("classic blob flags %#x, want 0", flags)

@@ -288,7 +288,9 @@ func TestOptions(t *testing.T) {
 		{"an AgeBloom's flags for a TimeBloom", func() (structure, error) {
 			return NewTimeBloomFor(100, 0.01, 1000, WithFlags(AgeBloomBlocked))
 		}},
-		{"a memory cap for a constructor", func() (structure, error) { return NewAgeBloomFor(100, 0.01, WithMaxMemory(1)) }},
+		{"a RateLimiter's flags for an AgeBloom", func() (structure, error) {
+			return NewAgeBloomFor(100, 0.01, WithFlags(RateLimiterFullAllow))
+		}},
 		{"an unknown AgeBloom flag", func() (structure, error) { return NewAgeBloom(3, 4, 200, WithFlags(AgeBloomFlags(2))) }},
 		{"a TimeBloom flag", func() (structure, error) { return NewTimeBloom(3, 4, 200, 100, WithFlags(TimeBloomFlags(1))) }},
 	}
@@ -324,9 +326,13 @@ func TestOptions(t *testing.T) {
 // getter of the same name, and every getter goes to a field.
 func TestInfoStatsFields(t *testing.T) {
 	for _, c := range []struct{ goType, nativeType reflect.Type }{
-		{reflect.TypeOf(RecencySketchInfo{}), reflect.TypeOf(native.SwigcptrRecencySketchInfo(0))},
-		{reflect.TypeOf(RateLimiterInfo{}), reflect.TypeOf(native.SwigcptrRateLimiterInfo(0))},
-		{reflect.TypeOf(RateLimiterStats{}), reflect.TypeOf(native.SwigcptrRateLimiterStats(0))},
+		{reflect.TypeOf(RecencySketchInfo{}), reflect.TypeOf(native.SwigcptrRecencySketchInfoNative(0))},
+		{reflect.TypeOf(RateLimiterInfo{}), reflect.TypeOf(native.SwigcptrRateLimiterInfoNative(0))},
+		{reflect.TypeOf(RateLimiterStats{}), reflect.TypeOf(native.SwigcptrRateLimiterStatsNative(0))},
+		{reflect.TypeOf(AgeBloomInfo{}), reflect.TypeOf(native.SwigcptrAgeBloomInfoNative(0))},
+		{reflect.TypeOf(AgeBloomStats{}), reflect.TypeOf(native.SwigcptrAgeBloomStatsNative(0))},
+		{reflect.TypeOf(TimeBloomInfo{}), reflect.TypeOf(native.SwigcptrTimeBloomInfoNative(0))},
+		{reflect.TypeOf(TimeBloomStats{}), reflect.TypeOf(native.SwigcptrTimeBloomStatsNative(0))},
 	} {
 		used := map[int]bool{}
 		for _, m := range nativeFields(c.goType, c.nativeType) { // (panics on a field without a getter)

@@ -344,7 +344,7 @@ func (r *RateLimiter) ResetString(key string) error {
 // takes each shard's lock in turn. Errors: ErrClosed.
 func (r *RateLimiter) Stats() (RateLimiterStats, error) {
 	return call(r.obj(), func(p rlNative) RateLimiterStats {
-		return fromNative[RateLimiterStats](p.Stats(), native.DeleteRateLimiterStats)
+		return fromNative[RateLimiterStats](p.Stats(), native.DeleteRateLimiterStatsNative)
 	})
 }
 
@@ -352,7 +352,7 @@ func (r *RateLimiter) Stats() (RateLimiterStats, error) {
 // global limit and the bound on keys. Errors: ErrClosed.
 func (r *RateLimiter) Info() (RateLimiterInfo, error) {
 	return call(r.obj(), func(p rlNative) RateLimiterInfo {
-		return fromNative[RateLimiterInfo](p.Info(), native.DeleteRateLimiterInfo)
+		return fromNative[RateLimiterInfo](p.Info(), native.DeleteRateLimiterInfoNative)
 	})
 }
 

@@ -264,7 +264,7 @@ func (s *RecencySketch) ErrorEstimate(since uint64) (prob float64, err error) {
 // Info returns the sketch's parameters. Errors: ErrClosed.
 func (s *RecencySketch) Info() (RecencySketchInfo, error) {
 	return call(s.obj(), func(p rsNative) RecencySketchInfo {
-		return fromNative[RecencySketchInfo](p.Info(), native.DeleteRecencySketchInfo)
+		return fromNative[RecencySketchInfo](p.Info(), native.DeleteRecencySketchInfoNative)
 	})
 }
 

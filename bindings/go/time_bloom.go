@@ -61,7 +61,7 @@ type TimeBloomStats struct {
 func NewTimeBloom(k, l uint32, sliceBits, span uint64, opts ...Option) (*TimeBloom, error) {
 	return build[TimeBloom](timeBloomKind, "NewTimeBloom", optSeed|optFlags, opts,
 		func(seed uint32, flags TimeBloomFlags) uintptr {
-			return timeBloomNew(flags, uint(k), uint(l), sliceBits, span, uint(seed))
+			return native.NewTimeBloomNative(uint(k), uint(l), sliceBits, span, uint(seed), uint(flags)).Swigcptr()
 		})
 }
 
@@ -75,7 +75,7 @@ func NewTimeBloom(k, l uint32, sliceBits, span uint64, opts ...Option) (*TimeBlo
 func NewTimeBloomFor(initialCapacity uint64, errorRate float64, span uint64, opts ...Option) (*TimeBloom, error) {
 	return build[TimeBloom](timeBloomKind, "NewTimeBloomFor", optSeed|optFlags, opts,
 		func(seed uint32, flags TimeBloomFlags) uintptr {
-			return timeBloomNewFor(flags, initialCapacity, errorRate, span, uint(seed))
+			return native.TimeBloomNativeNew_for(initialCapacity, errorRate, span, uint(seed), uint(flags)).Swigcptr()
 		})
 }
 
@@ -125,13 +125,8 @@ func (f *TimeBloom) Clear() error {
 // Stats returns the state at time now (>= 1). FPRNow scans every slice
 // (O(Bits/64)). Errors: ErrInvalidArgument (now == 0), ErrClosed.
 func (f *TimeBloom) Stats(now uint64) (TimeBloomStats, error) {
-	return call(f.obj(), func(p tbNative) (st TimeBloomStats) {
-		st.BitsPerElement = p.Bits_per_element(now) // first: it checks now
-		st.FPRNow = p.Fpr_now(now)
-		st.Slices = p.Slices()
-		st.Bits = p.Bits()
-		st.Inserts = p.Inserts()
-		return st
+	return call(f.obj(), func(p tbNative) TimeBloomStats {
+		return fromNative[TimeBloomStats](p.Stats(now), native.DeleteTimeBloomStatsNative)
 	})
 }
 
@@ -144,7 +139,7 @@ func (f *TimeBloom) SliceBits(i uint64) (bits uint64, err error) {
 // Info returns the filter's parameters. Errors: ErrClosed.
 func (f *TimeBloom) Info() (TimeBloomInfo, error) {
 	return call(f.obj(), func(p tbNative) TimeBloomInfo {
-		return TimeBloomInfo{K: uint32(p.K()), L: uint32(p.L()), Span: p.Span(), Seed: uint32(p.Seed())}
+		return fromNative[TimeBloomInfo](p.Info(), native.DeleteTimeBloomInfoNative)
 	})
 }
 
@@ -158,22 +153,4 @@ func (f *TimeBloom) String() string {
 	return describe("TimeBloom", f.Info, func(i TimeBloomInfo) string {
 		return fmt.Sprintf("k=%d, l=%d, span %d, seed %d", i.K, i.L, i.Span, i.Seed)
 	})
-}
-
-// ---- until the native layer takes flags -----------------------------------
-
-func checkTimeBloomFlags(flags TimeBloomFlags) {
-	if flags != 0 {
-		panic(fmt.Sprintf("tf:%d:unknown time bloom flag bits 0x%x", int(StatusInvalidArgument), uint32(flags)))
-	}
-}
-
-func timeBloomNew(flags TimeBloomFlags, k, l uint, sliceBits, span uint64, seed uint) uintptr {
-	checkTimeBloomFlags(flags)
-	return native.NewTimeBloomNative(k, l, sliceBits, span, seed).Swigcptr()
-}
-
-func timeBloomNewFor(flags TimeBloomFlags, initialCapacity uint64, errorRate float64, span uint64, seed uint) uintptr {
-	checkTimeBloomFlags(flags)
-	return native.TimeBloomNativeNew_for(errorRate, span, initialCapacity, seed).Swigcptr()
 }
