@@ -188,24 +188,14 @@ func (f *AgeBloom) Clear() error {
 
 // Stats returns the current state. FPRNow scans every slice (O(Bits/64)).
 // Errors: ErrClosed.
-func (f *AgeBloom) Stats() (AgeBloomStats, error) {
-	return call(f.obj(), func(p abNative) AgeBloomStats {
-		return fromNative[AgeBloomStats](p.Stats(), native.DeleteAgeBloomStatsNative)
-	})
-}
+func (f *AgeBloom) Stats() (AgeBloomStats, error) { return ageBloomStats(f.obj()) }
 
 // Info returns the filter's parameters. Errors: ErrClosed.
-func (f *AgeBloom) Info() (AgeBloomInfo, error) {
-	return call(f.obj(), func(p abNative) AgeBloomInfo {
-		return fromNative[AgeBloomInfo](p.Info(), native.DeleteAgeBloomInfoNative)
-	})
-}
+func (f *AgeBloom) Info() (AgeBloomInfo, error) { return ageBloomInfo(f.obj()) }
 
 // Capacity returns the guaranteed window in inserts, L*Generation.
 // Errors: ErrClosed.
-func (f *AgeBloom) Capacity() (uint64, error) {
-	return fieldOf(f.Info, func(i AgeBloomInfo) uint64 { return i.Capacity })
-}
+func (f *AgeBloom) Capacity() (uint64, error) { v, err := f.Info(); return v.Capacity, err }
 
 // String describes the filter, e.g. "AgeBloom(k=3, l=4, 200-bit slices,
 // capacity 184, seed 42)", or "AgeBloom(blocked, k=3, ...)" for the blocked

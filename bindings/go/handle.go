@@ -261,6 +261,18 @@ func deserializeAs[T ~struct{ h *handle }](k *kind, blob []byte) (*T, error) {
 	return construct[T](k, func() uintptr { return k.deserialize(blobArg(blob)) })
 }
 
+// nativeStruct is the body of the Info and Stats methods: get returns the
+// native struct, which becomes a T (fromNative).
+func nativeStruct[T any, P nativeObject, N any](o object[P], get func(P) N, del func(N)) (T, error) {
+	return call(o, func(p P) T { return fromNative[T](get(p), del) })
+}
+
+// nativeStructOf is nativeStruct as a function of the structure, for the
+// methods without arguments.
+func nativeStructOf[T any, P nativeObject, N any](get func(P) N, del func(N)) func(object[P]) (T, error) {
+	return func(o object[P]) (T, error) { return nativeStruct[T](o, get, del) }
+}
+
 // fromNative converts n, an info or stats struct the native layer returned
 // (a copy the caller owns, freed here with del), into T, the Go struct of
 // the same fields: each field of T takes the value of n's getter of the same
@@ -310,12 +322,6 @@ var fieldPlans sync.Map
 // fieldKey is a field's name without case and underscores.
 func fieldKey(name string) string {
 	return strings.ToLower(strings.ReplaceAll(name, "_", ""))
-}
-
-// fieldOf is a getter of one field of what get returns (an Info or a Stats).
-func fieldOf[S, T any](get func() (S, error), field func(S) T) (T, error) {
-	s, err := get()
-	return field(s), err
 }
 
 // describe is the String method of every structure: "<name>(<what format

@@ -342,24 +342,14 @@ func (r *RateLimiter) ResetString(key string) error {
 // Stats returns the counters and the memory. Each counter is read
 // atomically, but under concurrent use they are not one snapshot; the memory
 // takes each shard's lock in turn. Errors: ErrClosed.
-func (r *RateLimiter) Stats() (RateLimiterStats, error) {
-	return call(r.obj(), func(p rlNative) RateLimiterStats {
-		return fromNative[RateLimiterStats](p.Stats(), native.DeleteRateLimiterStatsNative)
-	})
-}
+func (r *RateLimiter) Stats() (RateLimiterStats, error) { return rateLimiterStats(r.obj()) }
 
 // Info returns the limiter's parameters: those it was created with, the
 // global limit and the bound on keys. Errors: ErrClosed.
-func (r *RateLimiter) Info() (RateLimiterInfo, error) {
-	return call(r.obj(), func(p rlNative) RateLimiterInfo {
-		return fromNative[RateLimiterInfo](p.Info(), native.DeleteRateLimiterInfoNative)
-	})
-}
+func (r *RateLimiter) Info() (RateLimiterInfo, error) { return rateLimiterInfo(r.obj()) }
 
 // Keys returns the number of keys tracked now. Errors: ErrClosed.
-func (r *RateLimiter) Keys() (uint64, error) {
-	return fieldOf(r.Stats, func(st RateLimiterStats) uint64 { return st.Keys })
-}
+func (r *RateLimiter) Keys() (uint64, error) { v, err := r.Stats(); return v.Keys, err }
 
 // serializeAttempts bounds the retries of Serialize when the limiter grows
 // or shrinks between measuring and writing (other goroutines at work).

@@ -262,36 +262,22 @@ func (s *RecencySketch) ErrorEstimate(since uint64) (prob float64, err error) {
 }
 
 // Info returns the sketch's parameters. Errors: ErrClosed.
-func (s *RecencySketch) Info() (RecencySketchInfo, error) {
-	return call(s.obj(), func(p rsNative) RecencySketchInfo {
-		return fromNative[RecencySketchInfo](p.Info(), native.DeleteRecencySketchInfoNative)
-	})
-}
+func (s *RecencySketch) Info() (RecencySketchInfo, error) { return recencySketchInfo(s.obj()) }
 
 // Width returns the number of cells per row. Errors: ErrClosed.
-func (s *RecencySketch) Width() (uint64, error) {
-	return fieldOf(s.Info, func(i RecencySketchInfo) uint64 { return i.Width })
-}
+func (s *RecencySketch) Width() (uint64, error) { v, err := s.Info(); return v.Width, err }
 
 // Depth returns the number of rows. Errors: ErrClosed.
-func (s *RecencySketch) Depth() (uint32, error) {
-	return fieldOf(s.Info, func(i RecencySketchInfo) uint32 { return i.Depth })
-}
+func (s *RecencySketch) Depth() (uint32, error) { v, err := s.Info(); return v.Depth, err }
 
 // Seed returns the hash seed. Errors: ErrClosed.
-func (s *RecencySketch) Seed() (uint32, error) {
-	return fieldOf(s.Info, func(i RecencySketchInfo) uint32 { return i.Seed })
-}
+func (s *RecencySketch) Seed() (uint32, error) { v, err := s.Info(); return v.Seed, err }
 
 // Flags returns the creation flags. Errors: ErrClosed.
-func (s *RecencySketch) Flags() (RecencySketchFlags, error) {
-	return fieldOf(s.Info, func(i RecencySketchInfo) RecencySketchFlags { return i.Flags })
-}
+func (s *RecencySketch) Flags() (RecencySketchFlags, error) { v, err := s.Info(); return v.Flags, err }
 
 // Cells returns the number of timestamp cells allocated. Errors: ErrClosed.
-func (s *RecencySketch) Cells() (uint64, error) {
-	return fieldOf(s.Info, func(i RecencySketchInfo) uint64 { return i.Cells })
-}
+func (s *RecencySketch) Cells() (uint64, error) { v, err := s.Info(); return v.Cells, err }
 
 // String describes the sketch, e.g. "RecencySketch(256x3, seed 42, flags 0)".
 func (s *RecencySketch) String() string {

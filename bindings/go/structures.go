@@ -23,6 +23,16 @@ var (
 	rateLimiterKind   = newKind[rlNative]("RateLimiter", native.DeleteRateLimiterNative, native.RateLimiterNativeDeserialize)
 )
 
+// The Info and Stats methods: the native struct each reads (fromNative).
+var (
+	recencySketchInfo = nativeStructOf[RecencySketchInfo](rsNative.Info, native.DeleteRecencySketchInfoNative)
+	ageBloomStats     = nativeStructOf[AgeBloomStats](abNative.Stats, native.DeleteAgeBloomStatsNative)
+	ageBloomInfo      = nativeStructOf[AgeBloomInfo](abNative.Info, native.DeleteAgeBloomInfoNative)
+	timeBloomInfo     = nativeStructOf[TimeBloomInfo](tbNative.Info, native.DeleteTimeBloomInfoNative)
+	rateLimiterStats  = nativeStructOf[RateLimiterStats](rlNative.Stats, native.DeleteRateLimiterStatsNative)
+	rateLimiterInfo   = nativeStructOf[RateLimiterInfo](rlNative.Info, native.DeleteRateLimiterInfoNative)
+)
+
 // obj is the structure's native object, through which every method works.
 func (s *RecencySketch) obj() object[rsNative] {
 	return object[rsNative]{(*holder)(s), recencySketchKind}

@@ -125,9 +125,8 @@ func (f *TimeBloom) Clear() error {
 // Stats returns the state at time now (>= 1). FPRNow scans every slice
 // (O(Bits/64)). Errors: ErrInvalidArgument (now == 0), ErrClosed.
 func (f *TimeBloom) Stats(now uint64) (TimeBloomStats, error) {
-	return call(f.obj(), func(p tbNative) TimeBloomStats {
-		return fromNative[TimeBloomStats](p.Stats(now), native.DeleteTimeBloomStatsNative)
-	})
+	stats := func(p tbNative) native.TimeBloomStatsNative { return p.Stats(now) }
+	return nativeStruct[TimeBloomStats](f.obj(), stats, native.DeleteTimeBloomStatsNative)
 }
 
 // SliceBits returns the size in bits of slice i (0 = the newest; i below
@@ -137,16 +136,10 @@ func (f *TimeBloom) SliceBits(i uint64) (bits uint64, err error) {
 }
 
 // Info returns the filter's parameters. Errors: ErrClosed.
-func (f *TimeBloom) Info() (TimeBloomInfo, error) {
-	return call(f.obj(), func(p tbNative) TimeBloomInfo {
-		return fromNative[TimeBloomInfo](p.Info(), native.DeleteTimeBloomInfoNative)
-	})
-}
+func (f *TimeBloom) Info() (TimeBloomInfo, error) { return timeBloomInfo(f.obj()) }
 
 // Span returns the window in the caller's time unit. Errors: ErrClosed.
-func (f *TimeBloom) Span() (uint64, error) {
-	return fieldOf(f.Info, func(i TimeBloomInfo) uint64 { return i.Span })
-}
+func (f *TimeBloom) Span() (uint64, error) { v, err := f.Info(); return v.Span, err }
 
 // String describes the filter, e.g. "TimeBloom(k=3, l=4, span 1000, seed 42)".
 func (f *TimeBloom) String() string {
