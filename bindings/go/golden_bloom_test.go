@@ -9,7 +9,7 @@ import (
 // The golden Bloom filter blobs of tests/data (age_bloom_v1.tfb,
 // age_bloom_blocked_v1.tfb, time_bloom_v1.tfb) and their .expected answers,
 // written by the C library (tests/make_golden.c) from the operations of
-// tests/golden.h (golden_age_bloom, golden_age_bloom_blocked,
+// tests/util/golden.h (golden_age_bloom, golden_age_bloom_blocked,
 // golden_time_bloom). As for the recency sketches, this
 // suite (a) reads both blobs and gets every listed answer, and (b) replays
 // the same operations through this package and gets the blobs byte for
@@ -66,7 +66,7 @@ func goldenKeyBytes(i int) []byte {
 	return []byte(fmt.Sprintf("key-%d", i))
 }
 
-// buildGoldenAgeBloom replays golden_age_bloom() of tests/golden.h, or
+// buildGoldenAgeBloom replays golden_age_bloom() of tests/util/golden.h, or
 // golden_age_bloom_blocked() when blocked: the same operations on the
 // blocked layout.
 func buildGoldenAgeBloom(t *testing.T, blocked bool) *AgeBloom {
@@ -89,7 +89,7 @@ func buildGoldenAgeBloom(t *testing.T, blocked bool) *AgeBloom {
 	return f
 }
 
-// buildGoldenTimeBloom replays golden_time_bloom() of tests/golden.h.
+// buildGoldenTimeBloom replays golden_time_bloom() of tests/util/golden.h.
 func buildGoldenTimeBloom(t *testing.T) *TimeBloom {
 	t.Helper()
 	f := mustTimeBloom(t, 3, 4, 128, 1000, 42)
@@ -116,7 +116,7 @@ func buildGoldenTimeBloom(t *testing.T) *TimeBloom {
 }
 
 // goldenAgeBlooms are the two golden count-window filters: the same
-// operations on each layout (tests/golden.h).
+// operations on each layout (tests/util/golden.h).
 var goldenAgeBlooms = []struct {
 	name    string
 	blocked bool

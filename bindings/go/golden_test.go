@@ -14,7 +14,7 @@ import (
 )
 
 // The golden blobs of tests/data are written by the C library
-// (tests/make_golden.c) from the operations of tests/golden.h. Every binding
+// (tests/make_golden.c) from the operations of tests/util/golden.h. Every binding
 // reads them and gets the answers listed in the .expected files, and
 // rebuilds them through its own layer byte for byte: since every language
 // writes exactly these bytes and reads them, a blob written by one language
@@ -31,7 +31,7 @@ var goldenCases = []goldenCase{
 	{"recency_sketch_blocked_v1", 96, RecencySketchBlocked | RecencySketchConcurrent},
 }
 
-// goldenBinaryKey is the key with NUL bytes of tests/golden.h.
+// goldenBinaryKey is the key with NUL bytes of tests/util/golden.h.
 var goldenBinaryKey = []byte{0x00, 'b', 'i', 'n', 0x00, 0xff, 0x7f}
 
 func goldenDir(t *testing.T) string {
@@ -154,7 +154,7 @@ func checkGoldenBytes(t *testing.T, s structure, name string) {
 	}
 }
 
-// buildGolden replays tests/golden.h through this binding, one call per
+// buildGolden replays tests/util/golden.h through this binding, one call per
 // operation (batch: through UpdateBatch, in the same order).
 func buildGolden(t *testing.T, c goldenCase, batch bool) *RecencySketch {
 	t.Helper()

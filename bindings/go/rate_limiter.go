@@ -104,49 +104,49 @@ type RateLimiterStats struct {
 // request now?" Each key may make at most Limit requests per Window time
 // units (the caller's unit). Two modes:
 //
-//   - bucketed (flags 0; the seed's algorithm): the window is split into
-//     Window/BucketWidth buckets, a key's state is a fixed ring of bucket
-//     counts. A bucket leaves the window as a whole, so a request may be
-//     admitted up to BucketWidth-1 time units early: a key never gets more
-//     than Limit grants within any Window-BucketWidth+1 time units, and so
-//     at most 2*Limit within a window of length Window (a burst at the end
+//   - bucketed (flags 0; the algorithm of the Rate Limiter README): the window
+//     is split into Window/BucketWidth buckets, a key's state is a fixed ring
+//     of bucket counts. A bucket leaves the window as a whole, so a request
+//     may be admitted up to BucketWidth-1 time units early: a key never gets
+//     more than Limit grants within any Window-BucketWidth+1 time units, and
+//     so at most 2*Limit within a window of length Window (a burst at the end
 //     of a bucket and another the moment that bucket leaves; random traffic
-//     gets far less). Memory: a 47-byte record per key for 10 buckets and
-//     keys of up to 16 bytes (25 + 2*(buckets+1) in general; longer keys
-//     are stored apart), in a table kept 76-85% full: 55-62 bytes per key
-//     (Memory reports the total).
-//   - RateLimiterExact: a key keeps the times of its last Limit grants; never more than
-//     Limit grants in any half-open interval (t-Window, t]. Memory: a
-//     33-byte record per key in the same table and a ring of 16 + 8*Limit
+//     gets far less). Memory: a 47-byte record per key for 10 buckets and keys
+//     of up to 16 bytes (25 + 2*(buckets+1) in general; longer keys are stored
+//     apart), in a table kept 76-85% full: 55-62 bytes per key (Memory reports
+//     the total).
+//   - RateLimiterExact: a key keeps the times of its last Limit grants; never
+//     more than Limit grants in any half-open interval (t-Window, t]. Memory:
+//     a 33-byte record per key in the same table and a ring of 16 + 8*Limit
 //     bytes.
 //
-// A global limit (SetGlobalLimit) caps all keys together in the same
-// window; a key with its own limit (SetKeyLimit) is still held to it, and
-// so is a new key admitted untracked by RateLimiterFullAllow. With a global limit set,
-// every decision consults both windows (see Decision).
+// A global limit (SetGlobalLimit) caps all keys together in the same window;
+// a key with its own limit (SetKeyLimit) is still held to it, and so is a
+// new key admitted untracked by RateLimiterFullAllow. With a global limit
+// set, every decision consults both windows (see Decision).
 //
 // A key is idle once a whole window has passed since its latest request.
 // Idle keys are reclaimed a few slots at a time, never by a full scan: 4
 // slots of the key's shard when a new key is inserted, and 8 slots of
-// another shard (round robin) every 16th request of a shard. A reclaimed
-// key starts afresh; since another key's later time may reclaim a key whose
-// own clock runs behind, each shard remembers its reclaim horizon (the
-// latest time + Window of any key it reclaimed), and a key it does not
-// track that asks before the horizon is denied until then (RetryAt = the
-// horizon, Remaining 0): a lagging clock never earns a key extra permits.
-// SetMaxKeys bounds the number of tracked keys (see there; Stats counts
-// the new keys denied or admitted untracked).
+// another shard (round robin) every 16th request of a shard. A reclaimed key
+// starts afresh; since another key's later time may reclaim a key whose own
+// clock runs behind, each shard remembers its reclaim horizon (the latest
+// time + Window of any key it reclaimed), and a key it does not track that
+// asks before the horizon is denied until then (RetryAt = the horizon,
+// Remaining 0): a lagging clock never earns a key extra permits. SetMaxKeys
+// bounds the number of tracked keys (see there; Stats counts the new keys
+// denied or admitted untracked).
 //
 // Timestamps are uint64 in the caller's unit, >= 1 (0 is rejected with
-// ErrInvalidArgument). Acquire first brings the key's window, and the
-// global window, to its now, granted or not; a clock that goes backwards is
+// ErrInvalidArgument). Acquire first brings the key's window, and the global
+// window, to its now, granted or not; a clock that goes backwards is
 // clamped, per key and for the global window, to the latest time seen, so
 // nothing is forgotten early. Peek moves no clock. RetryAt values are
-// timestamps too; RetryNever (math.MaxUint64) means the request can never
-// be granted.
+// timestamps too; RetryNever (math.MaxUint64) means the request can never be
+// granted.
 //
-// Thread safety: every method may be called from any number of goroutines
-// at once (the C limiter has 64 sharded locks; decisions on one key are
+// Thread safety: every method may be called from any number of goroutines at
+// once (the C limiter has 64 sharded locks; decisions on one key are
 // linearizable), except Close and UnmarshalBinary, which need exclusive use
 // (see Serialize for snapshots taken under load).
 //
@@ -233,8 +233,9 @@ func (r *RateLimiter) decide(key []byte, now, n uint64, take bool) (Decision, er
 
 // Acquire asks for n (>= 1) permits for key at time now (>= 1) and takes
 // them when allowed; a denial takes nothing. Granted or not, it first
-// brings the key's window (and the global window) to now, like the seed's
-// step 1: a later call with an earlier time is clamped to it. n above the
+// brings the key's window (and the global window) to now, like step 1 of
+// the Rate Limiter README: a later call with an earlier time is clamped to
+// it. n above the
 // key's limit (or the global limit) is denied with RetryAt = RetryNever;
 // so is a new key when the table is full (SetMaxKeys) without RateLimiterFullAllow.
 // With a global limit, see Decision for how both windows decide.

@@ -64,10 +64,10 @@ func inBothRateModes(t *testing.T, f func(t *testing.T, mode rateMode)) {
 	}
 }
 
-// The worked example of the seed's README (5 requests per second, 100 ms
-// buckets, its timestamps in ms), with exactly its outcomes; in exact mode
-// this traffic gets the same answers.
-func TestRateLimiterSeedExample(t *testing.T) {
+// The worked example of the Rate Limiter README (5 requests per second,
+// 100 ms buckets, its timestamps in ms), with exactly its outcomes; in exact
+// mode this traffic gets the same answers.
+func TestRateLimiterReadmeExample(t *testing.T) {
 	inBothRateModes(t, func(t *testing.T, mode rateMode) {
 		r := mustRateLimiter(t, 5, 1000, 100, mode.flags)
 		const key = "client"
@@ -434,8 +434,9 @@ func TestRateLimiterMatchesModel(t *testing.T) {
 
 // The bucketed mode's worst case: a burst at the last instant of a bucket
 // and another at the first instant that bucket has left the window give
-// twice the limit within less than one window (the seed's over-admission at
-// its most adversarial); exact mode admits the limit.
+// twice the limit within less than one window (the over-admission of the
+// Rate Limiter README's algorithm at its most adversarial); exact mode
+// admits the limit.
 func TestRateLimiterBucketedWorstCase(t *testing.T) {
 	const limit, window, width = 5, 1000, 100
 	for _, mode := range bothRateModes {
@@ -632,7 +633,7 @@ func TestRateLimiterGlobalOnEveryDecision(t *testing.T) {
 }
 
 // Acquire brings the key's window and the global window to its time first,
-// granted or not (the seed's step 1), so that a later call with an earlier
+// granted or not (step 1 of the Rate Limiter README), so that a later call with an earlier
 // time is clamped to it; Peek moves no clock and changes no byte.
 func TestRateLimiterDeniedAcquireMovesClocks(t *testing.T) {
 	inBothRateModes(t, func(t *testing.T, mode rateMode) {
