@@ -4,7 +4,7 @@
  * Builds the extension temporalfilters_native.so (swig -ruby -initname
  * temporalfilters_native), which defines the module TemporalFilters::Native
  * holding the raw handle classes of bindings/temporalfilters.i. Ruby code
- * should not use it directly: lib/temporalfilters.rb puts the idiomatic
+ * should not use it directly: lib/temporalfilters/*.rb put the idiomatic
  * classes (TemporalFilters::RecencySketch, AgeBloom, TimeBloom, RateLimiter)
  * on top.
  *
@@ -32,7 +32,7 @@
 #include "temporalfilters/common.h"
 
 /* Raises the TemporalFilters error of `status` with `message`. The class
- * comes from TemporalFilters::Error.class_for (lib/temporalfilters.rb); when
+ * comes from TemporalFilters::Error.class_for (lib/temporalfilters/errors.rb); when
  * the extension is loaded without that file, a RuntimeError is raised. */
 static void tf_rb_raise(int status, const char *message) {
     VALUE mod = rb_const_get(rb_cObject, rb_intern("TemporalFilters"));

@@ -1,0 +1,93 @@
+# frozen_string_literal: true
+
+# TemporalFilters::NativeHandle: what the class of every structure shares.
+
+module TemporalFilters
+  # What RecencySketch, AgeBloom, TimeBloom and RateLimiter share, written
+  # once: a native handle owned by the Ruby object (freed by the GC, or at
+  # once by #close; every call on a closed object raises), the wire format
+  # (#serialize, .deserialize, Marshal), copies (dup, clone), #inspect, and
+  # the argument checks of the Ruby layer. Each class names its SWIG handle
+  # class as NATIVE and lists what #inspect shows in inspect_fields. Not
+  # meant for use on its own.
+  module NativeHandle # :nodoc:
+    def self.included(base)
+      base.extend(ClassMethods)
+      # Every object comes from new, a factory, deserialize or a copy.
+      base.private_class_method :allocate
+    end
+
+    module ClassMethods # :nodoc:
+      # An object from a blob written by #serialize (in any language).
+      # Raises a BlobError subclass (Truncated, BadMagic, UnsupportedVersion,
+      # WrongKind, ChecksumError, Corrupt) for an invalid blob, WrongKind in
+      # particular for the blob of another structure.
+      def deserialize(blob)
+        adopt(self::NATIVE.deserialize(blob))
+      end
+
+      # Marshal support, through the wire format.
+      def _load(blob)
+        deserialize(blob)
+      end
+
+      private
+
+      # A new object owning the handle `native` (from a factory of NATIVE).
+      def adopt(native)
+        obj = allocate
+        obj.instance_variable_set(:@native, native)
+        obj
+      end
+    end
+
+    # Bytes of memory held.
+    def memory
+      @native.memory
+    end
+
+    # The object as a binary String (Encoding::BINARY), readable by
+    # deserialize in every language binding.
+    def serialize
+      @native.serialize_into(@native.serialized_size)
+    end
+
+    # Frees the memory now (the GC does it otherwise). Idempotent; any later
+    # call raises NullError.
+    def close
+      @native.close
+      nil
+    end
+
+    def closed?
+      @native.is_closed
+    end
+
+    # dup and clone give an independent copy.
+    def initialize_copy(source)
+      super
+      @native = self.class::NATIVE.deserialize(source.serialize)
+    end
+
+    # Marshal support, through the wire format.
+    def _dump(_level)
+      serialize
+    end
+
+    def inspect
+      return "#<#{self.class} closed>" if closed?
+
+      "#<#{self.class} #{inspect_fields}>"
+    end
+
+    private
+
+    # keys, checked to be an Array (the keys of a batch call; the native
+    # layer checks each element).
+    def key_array(keys)
+      raise TypeError, "keys must be an Array, not #{keys.class}" unless keys.is_a?(Array)
+
+      keys
+    end
+  end
+end

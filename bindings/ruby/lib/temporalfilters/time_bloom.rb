@@ -1,0 +1,136 @@
+# frozen_string_literal: true
+
+# TemporalFilters::TimeBloom (include/temporalfilters/time_bloom.h).
+
+module TemporalFilters
+  # "Was this key inserted within the last span time units?": the
+  # time-limited Bloom filter (include/temporalfilters/time_bloom.h). Slices
+  # of varying size with timestamps; new slices follow the measured insertion
+  # rate and slices older than the span retire.
+  #
+  # No false negatives within the span: a key added at t is reported present
+  # at every now with now - span <= t. At a steady rate the false-positive
+  # rate is at most the target given to for_target. Times are Integers in
+  # the caller's unit, in 1...2**64 for now (0 and values outside 0...2**64
+  # raise InvalidArgument); the unit must be fine enough that span >= l. A
+  # clock that goes backwards is clamped to the highest time seen.
+  #
+  # Not internally synchronised: contains?, the getters, stats, memory and
+  # serialize may overlap each other (from native threads); add,
+  # add_if_absent, clear and close need exclusive access.
+  class TimeBloom
+    NATIVE = Native::TimeBloomNative
+    include NativeHandle
+
+    # The state of a filter at a time now, from #stats(now): slices (>= k +
+    # l), bits (of all slices), bits_per_element (bits / inserts within the
+    # span, 0.0 when none), inserts (since creation or clear) and fpr_now (the
+    # false-positive rate for the measured fill, slices older than the span
+    # counting as empty).
+    Stats = Struct.new(:slices, :bits, :bits_per_element, :inserts, :fpr_now)
+
+    # Low level: k + l initial slices of slice_bits bits; k in 1..64, l in
+    # 1..1024, slice_bits in 64..2**40, span >= l. Raises InvalidArgument,
+    # TooLarge, OutOfMemory.
+    def initialize(k, l, slice_bits, span, seed = 0)
+      @native = NATIVE.new(k, l, slice_bits, span, seed)
+    end
+
+    # A filter for the keys of the last span time units with a
+    # false-positive rate of at most error_rate (in (0, 1)) at a steady rate:
+    # (k, l) from AgeBloom.choose, initial slices sized for initial_capacity
+    # (>= 1) inserts per span; the sizes adapt from the first shift. span
+    # must be >= the chosen l. Raises InvalidArgument, TooLarge, OutOfMemory.
+    def self.for_target(error_rate, span, initial_capacity, seed = 0)
+      adopt(NATIVE.new_for(error_rate, span, initial_capacity, seed))
+    end
+
+    # Inserts key at time now. A shift may add a slice: OutOfMemory, or
+    # TooLarge past 4096 slices, leave the filter unchanged. Returns self.
+    def add(key, now)
+      @native.add(key, now)
+      self
+    end
+
+    # True when key was (probably) added within the span before now; false
+    # when it certainly was not.
+    def contains?(key, now)
+      @native.contains(key, now) == 1
+    end
+    alias contains contains?
+
+    # contains? then add when absent: returns true when key was present
+    # within the span (and then does not insert it), false when it is added.
+    def add_if_absent(key, now)
+      @native.add_if_absent(key, now) == 1
+    end
+
+    # Forgets every key (the slices keep their sizes). Returns self.
+    def clear
+      @native.clear
+      self
+    end
+
+    # A Stats snapshot at time now (fpr_now scans every slice).
+    def stats(now)
+      Stats.new(slices, bits, bits_per_element(now), inserts, fpr_now(now))
+    end
+
+    # The current number of slices (>= k + l).
+    def slices
+      @native.slices
+    end
+
+    # Total bits of all slices.
+    def bits
+      @native.bits
+    end
+
+    # bits / inserts within the span before now (0.0 when none).
+    def bits_per_element(now)
+      @native.bits_per_element(now)
+    end
+
+    # Inserts since creation or clear.
+    def inserts
+      @native.inserts
+    end
+
+    # The false-positive rate at now for the measured fill of every slice.
+    def fpr_now(now)
+      @native.fpr_now(now)
+    end
+
+    # The size of slice i (0 = the newest) in bits; InvalidArgument when
+    # there is no slice i.
+    def slice_bits(i)
+      @native.slice_bits(i)
+    end
+
+    # Hash functions: bits set per insert, slices a key must match.
+    def k
+      @native.k
+    end
+
+    # The minimum number of slices beyond the first k.
+    def l
+      @native.l
+    end
+
+    # The window, in the caller's time unit.
+    def span
+      @native.span
+    end
+
+    # The hash seed.
+    def seed
+      @native.seed
+    end
+
+    private
+
+    def inspect_fields
+      "k=#{k} l=#{l} span=#{span} slices=#{slices} seed=#{seed}"
+    end
+  end
+end
