@@ -30,13 +30,16 @@
 #   key. A key of another class raises TypeError.
 # - Timestamps, intervals and TTLs are Integers in the caller's unit, in
 #   0...2**64 (the C type is uint64_t). A value outside that range raises
-#   TemporalFilters::InvalidArgument: it is never wrapped. 0 means "never" and
-#   is refused as a "now" by the library itself (also InvalidArgument).
-# - Every failure of the library raises a subclass of TemporalFilters::Error
-#   carrying the library's status code (#status), its name (#status_name) and
-#   the library's message (#message).
+#   TemporalFilters::InvalidArgumentError: it is never wrapped. 0 means
+#   "never" and is refused as a "now" by the library itself (also
+#   InvalidArgumentError).
+# - Every failure of the library raises a TemporalFilters::Error carrying
+#   the library's status code (#status), its name (#status_name) and the
+#   library's message (#message); its class is the family a caller rescues:
+#   InvalidArgumentError, BadBlobError, IncompatibleError, OutOfMemoryError,
+#   ClosedError (lib/temporalfilters/errors.rb).
 # - Memory is freed by the garbage collector; #close frees it at once. Any
-#   call on a closed object raises TemporalFilters::NullError.
+#   call on a closed object raises TemporalFilters::ClosedError.
 #
 # The classes here (one file per structure under temporalfilters/) are a
 # thin layer over the SWIG extension temporalfilters_native (module

@@ -12,6 +12,56 @@ require "temporalfilters"
 
 module TestHelper
   RS = TemporalFilters::RecencySketch
+  TF = TemporalFilters
+
+  # The family of every status (docs/conventions.md, "The bindings"), by
+  # the status's name without TF_ERR_.
+  FAMILY = {
+    NULL: TF::InvalidArgumentError,
+    INVALID_ARGUMENT: TF::InvalidArgumentError,
+    OUT_OF_MEMORY: TF::OutOfMemoryError,
+    TOO_LARGE: TF::InvalidArgumentError,
+    BUFFER_TOO_SMALL: TF::Error,
+    TRUNCATED: TF::BadBlobError,
+    BAD_MAGIC: TF::BadBlobError,
+    UNSUPPORTED_VERSION: TF::BadBlobError,
+    WRONG_KIND: TF::BadBlobError,
+    CHECKSUM: TF::BadBlobError,
+    CORRUPT: TF::BadBlobError,
+    INCOMPATIBLE: TF::IncompatibleError,
+    INTERNAL: TF::Error
+  }.freeze
+
+  # Assertions every suite uses (included into Minitest::Test below).
+  module Assertions
+    # Asserts that `error` is exactly the family of `status` (a key of
+    # FAMILY, e.g. :TOO_LARGE) and carries that status and its name.
+    def assert_tf_status(status, error, msg = nil)
+      assert_instance_of FAMILY.fetch(status), error, msg
+      assert_equal TF::Native.const_get(:"TF_ERR_#{status}"), error.status, msg
+      assert_equal "TF_ERR_#{status}", error.status_name, msg
+    end
+
+    # Asserts that the block raises the family of `status` with that status,
+    # its name and a message (matching `pattern` when given); returns the
+    # error.
+    def assert_tf_error(status, pattern = nil, msg = nil, &block)
+      e = assert_raises(TF::Error, msg, &block)
+      assert_tf_status(status, e, msg)
+      refute_empty e.message
+      assert_match pattern, e.message, msg if pattern
+      e
+    end
+
+    # Asserts that the block raises ClosedError (status TF_ERR_NULL) with a
+    # message matching `pattern`; returns the error.
+    def assert_closed(pattern = /closed/, msg = nil, &block)
+      e = assert_raises(TF::ClosedError, msg, &block)
+      assert_equal [TF::Native::TF_ERR_NULL, "TF_ERR_NULL"], [e.status, e.status_name], msg
+      assert_match pattern, e.message, msg
+      e
+    end
+  end
 
   GOLDEN_DIR = ENV.fetch("TF_GOLDEN_DIR") { File.expand_path("../../../tests/data", __dir__) }
 
@@ -194,3 +244,5 @@ module TestHelper
   OFF_RL_MAX_KEYS = 44
   OFF_RL_GLOBAL = 52
 end
+
+Minitest::Test.include(TestHelper::Assertions)

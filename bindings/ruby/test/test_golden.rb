@@ -144,12 +144,12 @@ class TestGolden < Minitest::Test
     age = H.read_golden("age_bloom_v1.tfb")
     time = H.read_golden("time_bloom_v1.tfb")
     blocked = H.read_golden("age_bloom_blocked_v1.tfb")
-    assert_raises(TemporalFilters::WrongKind) { TemporalFilters::TimeBloom.deserialize(blocked) }
-    assert_raises(TemporalFilters::WrongKind) { RS.deserialize(blocked) }
-    assert_raises(TemporalFilters::WrongKind) { TemporalFilters::TimeBloom.deserialize(age) }
-    assert_raises(TemporalFilters::WrongKind) { TemporalFilters::AgeBloom.deserialize(time) }
-    assert_raises(TemporalFilters::WrongKind) { RS.deserialize(age) }
-    assert_raises(TemporalFilters::WrongKind) do
+    assert_tf_error(:WRONG_KIND) { TemporalFilters::TimeBloom.deserialize(blocked) }
+    assert_tf_error(:WRONG_KIND) { RS.deserialize(blocked) }
+    assert_tf_error(:WRONG_KIND) { TemporalFilters::TimeBloom.deserialize(age) }
+    assert_tf_error(:WRONG_KIND) { TemporalFilters::AgeBloom.deserialize(time) }
+    assert_tf_error(:WRONG_KIND) { RS.deserialize(age) }
+    assert_tf_error(:WRONG_KIND) do
       TemporalFilters::AgeBloom.deserialize(H.read_golden("recency_sketch_v1.tfb"))
     end
   end
@@ -196,10 +196,10 @@ class TestGolden < Minitest::Test
       blob = H.read_golden("#{name}.tfb")
       body = blob.byteslice(0, blob.bytesize - 8)
       assert_equal blob.byteslice(-8, 8).unpack1("Q<"), H.murmur3_x64_128_low(body), name
-      assert_raises(TemporalFilters::WrongKind) { RS.deserialize(blob) }
-      assert_raises(TemporalFilters::WrongKind) { TemporalFilters::AgeBloom.deserialize(blob) }
+      assert_tf_error(:WRONG_KIND) { RS.deserialize(blob) }
+      assert_tf_error(:WRONG_KIND) { TemporalFilters::AgeBloom.deserialize(blob) }
     end
-    assert_raises(TemporalFilters::WrongKind) do
+    assert_tf_error(:WRONG_KIND) do
       TemporalFilters::RateLimiter.deserialize(H.read_golden("time_bloom_v1.tfb"))
     end
   end

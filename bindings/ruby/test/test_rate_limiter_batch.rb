@@ -23,13 +23,6 @@ class TestRateLimiterBatch < Minitest::Test
     RL::Decision.new(false, remaining, retry_at)
   end
 
-  def assert_tf_error(klass, pattern = nil, &block)
-    e = assert_raises(TF::Error, &block)
-    assert_instance_of klass, e
-    assert_match pattern, e.message if pattern
-    e
-  end
-
   # A small batch with known answers: the third request of "a" waits for
   # its first permit to leave (with its bucket at 1000, or at 10 + 1000 in
   # exact mode); a key may come several times in one batch.
@@ -131,7 +124,7 @@ class TestRateLimiterBatch < Minitest::Test
         "n 0, no keys" => [-> { rl.acquire_batch([], [], 0) }, /n must be/],
         "a negative n" => [-> { rl.acquire_batch(xyz, [6, 7, 8], -1) }, /\bn\b/]
       }.each do |what, (call, pattern)|
-        e = assert_tf_error(TF::InvalidArgument, pattern) { call.call }
+        e = assert_tf_error(:INVALID_ARGUMENT, pattern) { call.call }
         assert e, what
       end
       {
@@ -167,8 +160,8 @@ class TestRateLimiterBatch < Minitest::Test
   def test_a_closed_limiter_refuses_batches
     rl = RL.new(2, 100, 10)
     rl.close
-    assert_tf_error(TF::NullError, /RateLimiter is closed/) { rl.acquire_batch(["k"], [5]) }
-    assert_tf_error(TF::NullError, /RateLimiter is closed/) { rl.acquire_batch([], []) }
+    assert_closed(/RateLimiter is closed/) { rl.acquire_batch(["k"], [5]) }
+    assert_closed(/RateLimiter is closed/) { rl.acquire_batch([], []) }
   end
 
   # The native layer checks what #acquire_batch always gets right: outputs
@@ -177,7 +170,7 @@ class TestRateLimiterBatch < Minitest::Test
     native = TF::Native::RateLimiterNative.new(2, 100, 10, 0)
     xyz = %w[x y z]
     [[2, 3, 3], [3, 4, 3], [3, 3, 0]].each do |counts|
-      assert_tf_error(TF::InvalidArgument, /every output/) { native.acquire_batch(xyz, [6, 7, 8], 1, *counts) }
+      assert_tf_error(:INVALID_ARGUMENT, /every output/) { native.acquire_batch(xyz, [6, 7, 8], 1, *counts) }
     end
     assert_equal 0, native.keys
     assert_equal [3, [true, true, true], [0, 0, 0], [0, 0, 0]],

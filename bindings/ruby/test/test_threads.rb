@@ -114,7 +114,7 @@ class TestThreads < Minitest::Test
             if (i % 5).zero? # an error on this thread never reaches another
               begin
                 rl.acquire(k, now, 0)
-              rescue TemporalFilters::InvalidArgument
+              rescue TemporalFilters::InvalidArgumentError
                 errors[t] += 1
               end
             end

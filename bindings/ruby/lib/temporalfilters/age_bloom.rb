@@ -41,15 +41,15 @@ module TemporalFilters
     # Low level: k + l slices of slice_bits bits; the generation is
     # max(1, floor(slice_bits * ln 2 / k)) inserts and the capacity l times
     # that. k in 1..64, l in 1..1024, slice_bits in 64..2**40; seed: the hash
-    # seed. Raises InvalidArgument, TooLarge (slice_bits over 2**40),
-    # OutOfMemory.
+    # seed. Raises InvalidArgumentError (TF_ERR_TOO_LARGE
+    # for slice_bits over 2**40), OutOfMemoryError.
     def initialize(k, l, slice_bits, seed = 0)
       @native = NATIVE.new(k, l, slice_bits, seed)
     end
 
     # A filter that remembers at least the last capacity (>= 1) inserts with
     # a false-positive rate of at most error_rate (in (0, 1)): (k, l) from
-    # AgeBloom.choose. Raises InvalidArgument, TooLarge, OutOfMemory.
+    # AgeBloom.choose. Raises InvalidArgumentError, OutOfMemoryError.
     def self.for_target(error_rate, capacity, seed = 0)
       adopt(NATIVE.new_for(error_rate, capacity, seed))
     end
@@ -59,8 +59,8 @@ module TemporalFilters
     # ln 2 / k)) inserts and the capacity l times that. Memory: ceil((k + l)
     # / 16) lines of 64 bytes per 32 bits of slice (unused lanes included).
     # k >= 1 and l >= 1 with k + l <= 32, slice_bits in 32..2**40; seed: the
-    # hash seed. Raises InvalidArgument, TooLarge (slice_bits over 2**40),
-    # OutOfMemory.
+    # hash seed. Raises InvalidArgumentError (TF_ERR_TOO_LARGE
+    # for slice_bits over 2**40), OutOfMemoryError.
     def self.blocked(k, l, slice_bits, seed = 0)
       adopt(NATIVE.new_blocked(k, l, slice_bits, seed))
     end
@@ -69,8 +69,8 @@ module TemporalFilters
     # (>= 1) inserts with a false-positive rate of at most error_rate (in
     # (0, 0.2]): k, l and the fill from AgeBloom.choose_blocked, generation
     # ceil(capacity / l), slices of k * generation / -ln(1 - fill) bits
-    # rounded up to a multiple of 32. Raises InvalidArgument, TooLarge,
-    # OutOfMemory.
+    # rounded up to a multiple of 32. Raises InvalidArgumentError,
+    # OutOfMemoryError.
     def self.blocked_for_target(error_rate, capacity, seed = 0)
       adopt(NATIVE.new_blocked_for(error_rate, capacity, seed))
     end
@@ -79,7 +79,7 @@ module TemporalFilters
     # k + l is 16 or 32, fill (in (0, 1)) the fill ratio of a slice leaving
     # the first k; the triple that meets error_rate under the blocked
     # layout's conservative model with the fewest bits per element. Raises
-    # InvalidArgument, TooLarge (no blocked pair meets it: a target far
+    # InvalidArgumentError (TF_ERR_TOO_LARGE when no blocked pair meets it: a target far
     # below 1e-3, where the classic layout is the better choice anyway).
     def self.choose_blocked(error_rate)
       [NATIVE.choose_blocked_k(error_rate), NATIVE.choose_blocked_l(error_rate),
@@ -88,21 +88,21 @@ module TemporalFilters
 
     # The [k, l] for_target picks for error_rate (in (0, 1)): the pair whose
     # steady false-positive rate is at most error_rate with the fewest bits
-    # per element. Shared by TimeBloom. Raises InvalidArgument, TooLarge (no
-    # pair with k <= 64 meets it).
+    # per element. Shared by TimeBloom. Raises InvalidArgumentError
+    # (TF_ERR_TOO_LARGE when no pair with k <= 64 meets it).
     def self.choose(error_rate)
       [NATIVE.choose_k(error_rate), NATIVE.choose_l(error_rate)]
     end
 
     # The exact steady-state false-positive rate of (k, l) in the classic
-    # layout, at its peak just before a shift. Raises InvalidArgument for k
+    # layout, at its peak just before a shift. Raises InvalidArgumentError for k
     # or l out of range.
     def self.false_positive_rate(k, l)
       NATIVE.false_positive_rate(k, l)
     end
 
     # Bits per element of capacity at steady state, (k + l) k / (l ln 2).
-    # Raises InvalidArgument for k or l out of range.
+    # Raises InvalidArgumentError for k or l out of range.
     def self.bits_per_element(k, l)
       NATIVE.steady_bits_per_element(k, l)
     end

@@ -1,81 +1,92 @@
 # frozen_string_literal: true
 
-# The errors of TemporalFilters: one class per family of tf_status.
+# The errors of TemporalFilters: one base class carrying the library's
+# status, and one subclass per family of statuses a caller rescues
+# (docs/conventions.md, "The bindings").
 
 module TemporalFilters
-  # The base class of every error raised by the library.
+  # The base class of every error raised by the library, and the class of
+  # the statuses no family takes (TF_ERR_INTERNAL, a bug in the library;
+  # TF_ERR_BUFFER_TOO_SMALL, which only the native layer can see; a status
+  # this version does not know).
   #
-  #   rescue TemporalFilters::Error => e
-  #     e.status       # => -2
-  #     e.status_name  # => "TF_ERR_INVALID_ARGUMENT"
+  #   rescue TemporalFilters::BadBlobError => e
+  #     e.status       # => -10
+  #     e.status_name  # => "TF_ERR_CHECKSUM"
   #     e.message      # => the library's explanation
   class Error < StandardError
-    # The status code of the subclass (nil for Error itself).
-    STATUS = nil
+    # The status a subclass raised without one carries (the base class:
+    # TF_ERR_INTERNAL).
+    DEFAULT_STATUS = -13
 
     # The library's status code, a negative Integer (see common.h).
     attr_reader :status
 
-    # message: the library's message; status: the status code, by default
-    # the one of the class.
+    # message: the library's message (by default the status name); status:
+    # the status code (by default the class's DEFAULT_STATUS).
     def initialize(message = nil, status = nil)
-      @status = status || self.class::STATUS
-      super(message || (@status ? TemporalFilters.status_name(@status) : "temporalfilters error"))
+      @status = status || self.class::DEFAULT_STATUS
+      super(message || status_name)
     end
 
-    # The name of the status code, e.g. "TF_ERR_CHECKSUM".
+    # The name of the status code, e.g. "TF_ERR_CHECKSUM"; "TF_ERR_UNKNOWN"
+    # for a code this version does not know.
     def status_name
-      @status ? TemporalFilters.status_name(@status) : "TF_ERR_UNKNOWN"
+      TemporalFilters.status_name(@status)
     end
 
-    # The Error subclass for a status code; Error itself for a code this
-    # version does not know.
+    # The Error subclass of a status code: its family, or Error itself.
     def self.class_for(status)
-      BY_STATUS.fetch(status, Error)
+      FAMILIES.fetch(status, Error)
     end
   end
 
-  # A blob given to deserialize is not a valid serialization. Its subclasses
-  # say why: Truncated, BadMagic, UnsupportedVersion, WrongKind,
-  # ChecksumError, Corrupt.
-  class BlobError < Error; end
-
-  # Status code => Error subclass. One class per status of common.h:
-  #
-  #   NullError          TF_ERR_NULL                 (-1)  the object is closed
-  #   InvalidArgument    TF_ERR_INVALID_ARGUMENT     (-2)  a value out of its range
-  #   OutOfMemory        TF_ERR_OUT_OF_MEMORY        (-3)
-  #   TooLarge           TF_ERR_TOO_LARGE            (-4)  sizes beyond the library's limits
-  #   BufferTooSmall     TF_ERR_BUFFER_TOO_SMALL     (-5)
-  #   Truncated          TF_ERR_TRUNCATED            (-6)  BlobError
-  #   BadMagic           TF_ERR_BAD_MAGIC            (-7)  BlobError
-  #   UnsupportedVersion TF_ERR_UNSUPPORTED_VERSION  (-8)  BlobError
-  #   WrongKind          TF_ERR_WRONG_KIND           (-9)  BlobError
-  #   ChecksumError      TF_ERR_CHECKSUM             (-10) BlobError
-  #   Corrupt            TF_ERR_CORRUPT              (-11) BlobError
-  #   Incompatible       TF_ERR_INCOMPATIBLE         (-12) merging different shapes/seeds
-  #   InternalError      TF_ERR_INTERNAL             (-13) a bug in the library
-  BY_STATUS = {}
-
-  {
-    NullError: [-1, Error],
-    InvalidArgument: [-2, Error],
-    OutOfMemory: [-3, Error],
-    TooLarge: [-4, Error],
-    BufferTooSmall: [-5, Error],
-    Truncated: [-6, BlobError],
-    BadMagic: [-7, BlobError],
-    UnsupportedVersion: [-8, BlobError],
-    WrongKind: [-9, BlobError],
-    ChecksumError: [-10, BlobError],
-    Corrupt: [-11, BlobError],
-    Incompatible: [-12, Error],
-    InternalError: [-13, Error]
-  }.each do |name, (status, parent)|
-    klass = Class.new(parent)
-    klass.const_set(:STATUS, status)
-    const_set(name, klass)
-    BY_STATUS[status] = klass
+  # An argument the library refuses: a value outside its documented range,
+  # an unknown flag, sizes beyond the library's limits (TF_ERR_NULL,
+  # TF_ERR_INVALID_ARGUMENT, TF_ERR_TOO_LARGE). The binding's own range
+  # checks raise it too: an Integer that does not fit the C type is refused,
+  # never wrapped.
+  class InvalidArgumentError < Error
+    DEFAULT_STATUS = -2
   end
-  BY_STATUS.freeze
+
+  # A blob given to deserialize is not a valid serialization of the
+  # structure asked for: TF_ERR_TRUNCATED, TF_ERR_BAD_MAGIC,
+  # TF_ERR_UNSUPPORTED_VERSION, TF_ERR_WRONG_KIND (the blob of another
+  # structure), TF_ERR_CHECKSUM, TF_ERR_CORRUPT.
+  class BadBlobError < Error
+    DEFAULT_STATUS = -11
+  end
+
+  # Two structures that cannot be combined (merging sketches of different
+  # shapes or seeds): TF_ERR_INCOMPATIBLE.
+  class IncompatibleError < Error
+    DEFAULT_STATUS = -12
+  end
+
+  # The library could not allocate memory: TF_ERR_OUT_OF_MEMORY.
+  class OutOfMemoryError < Error
+    DEFAULT_STATUS = -3
+  end
+
+  # A call on an object after #close (its handle is gone: TF_ERR_NULL).
+  class ClosedError < Error
+    DEFAULT_STATUS = -1
+  end
+
+  # Status code => family (common.h pins the codes).
+  FAMILIES = {
+    -1 => InvalidArgumentError, # TF_ERR_NULL
+    -2 => InvalidArgumentError, # TF_ERR_INVALID_ARGUMENT
+    -3 => OutOfMemoryError,     # TF_ERR_OUT_OF_MEMORY
+    -4 => InvalidArgumentError, # TF_ERR_TOO_LARGE
+    -6 => BadBlobError,         # TF_ERR_TRUNCATED
+    -7 => BadBlobError,         # TF_ERR_BAD_MAGIC
+    -8 => BadBlobError,         # TF_ERR_UNSUPPORTED_VERSION
+    -9 => BadBlobError,         # TF_ERR_WRONG_KIND
+    -10 => BadBlobError,        # TF_ERR_CHECKSUM
+    -11 => BadBlobError,        # TF_ERR_CORRUPT
+    -12 => IncompatibleError    # TF_ERR_INCOMPATIBLE
+  }.freeze
+  private_constant :FAMILIES
 end

@@ -19,9 +19,9 @@ module TemporalFilters
 
     module ClassMethods # :nodoc:
       # An object from a blob written by #serialize (in any language).
-      # Raises a BlobError subclass (Truncated, BadMagic, UnsupportedVersion,
-      # WrongKind, ChecksumError, Corrupt) for an invalid blob, WrongKind in
-      # particular for the blob of another structure.
+      # Raises BadBlobError for an invalid blob (its status says why:
+      # TF_ERR_TRUNCATED .. TF_ERR_CORRUPT), TF_ERR_WRONG_KIND in particular
+      # for the blob of another structure.
       def deserialize(blob)
         adopt(self::NATIVE.deserialize(blob))
       end
@@ -53,7 +53,7 @@ module TemporalFilters
     end
 
     # Frees the memory now (the GC does it otherwise). Idempotent; any later
-    # call raises NullError.
+    # call raises ClosedError.
     def close
       @native.close
       nil

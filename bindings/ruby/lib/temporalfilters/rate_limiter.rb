@@ -55,7 +55,7 @@ module TemporalFilters
   #
   # Times are Integers in the caller's unit, the same as window and
   # bucket_width: now in 1...2**64 (0 and values outside 0...2**64 raise
-  # InvalidArgument). A clock that goes backwards is clamped per key (and
+  # InvalidArgumentError). A clock that goes backwards is clamped per key (and
   # for the global window) to the latest time that key has seen, through
   # #acquire and #refund (a #peek moves no clock). Ruby's Integers hold
   # 2**64 - 1, so RETRY_NEVER comes back as it is, never clamped.
@@ -126,7 +126,7 @@ module TemporalFilters
     # MAX_EXACT_LIMIT with EXACT) requests per window (>= 1) time units.
     # bucket_width: the width of a bucket, dividing window, with at most
     # MAX_BUCKETS buckets per window; ignored (may be 0) with EXACT. flags: 0
-    # or EXACT | FULL_ALLOW. Raises InvalidArgument, OutOfMemory.
+    # or EXACT | FULL_ALLOW. Raises InvalidArgumentError, OutOfMemoryError.
     def initialize(limit, window, bucket_width, flags = 0)
       @native = NATIVE.new(limit, window, bucket_width, flags)
     end
@@ -142,7 +142,7 @@ module TemporalFilters
     # Like the seed, the key's window (and the global one) is first brought
     # to now, granted or not: a later call with an earlier now is judged at
     # this now (the clock is clamped per key); a denial takes nothing.
-    # Returns a Decision. Raises InvalidArgument for now == 0 or n == 0; n
+    # Returns a Decision. Raises InvalidArgumentError for now == 0 or n == 0; n
     # above the key's limit is a denial that never? can be granted.
     def acquire(key, now, n = 1)
       allowed, remaining, retry_at = @native.acquire(key, now, n)
@@ -159,7 +159,7 @@ module TemporalFilters
     # gathering one event-loop tick's requests, a queue admitted at once).
     # Not atomic: other threads' calls may come between its keys. times
     # holds one Integer (>= 1) per key. Every argument is checked before any
-    # decision, so a refused call changes nothing: InvalidArgument when
+    # decision, so a refused call changes nothing: InvalidArgumentError when
     # times.size != keys.size, a time is 0 or n is 0 (even for an empty
     # batch), TypeError for a key that is not a String.
     def acquire_batch(keys, times, n = 1)

@@ -33,7 +33,7 @@ module TemporalFilters
     # An empty sketch of depth rows of width cells (width >= 1; depth 1..32,
     # 1..8 with BLOCKED); seed: the hash seed (sketches merge only with equal
     # seeds); flags: 0 or CONCURRENT | BLOCKED.
-    # Raises InvalidArgument, TooLarge, OutOfMemory.
+    # Raises InvalidArgumentError, OutOfMemoryError.
     def initialize(width, depth, seed = 0, flags = 0)
       @native = NATIVE.new(width, depth, seed, flags)
     end
@@ -41,7 +41,7 @@ module TemporalFilters
     # The smallest sketch whose probability of a too-new answer, with
     # expected_keys distinct keys updated within the horizon queried about,
     # is at most too_new_probability (in (0, 1)).
-    # Raises InvalidArgument, TooLarge.
+    # Raises InvalidArgumentError.
     def self.for_target(expected_keys, too_new_probability, seed = 0, flags = 0)
       adopt(NATIVE.new_for(expected_keys, too_new_probability, seed, flags))
     end
@@ -93,7 +93,7 @@ module TemporalFilters
     alias ttl_maybe_live ttl_maybe_live?
 
     # Updates keys[i] at times[i] for every i: the same as single updates,
-    # faster. Both Arrays must have the same length (else InvalidArgument);
+    # faster. Both Arrays must have the same length (else InvalidArgumentError);
     # nothing changes when any argument is invalid.
     def update_batch(keys, times)
       @native.update_batch(keys, times)
@@ -106,7 +106,7 @@ module TemporalFilters
     end
 
     # Merges other into self by cell-wise maximum (self then answers as if it
-    # had seen both streams). Raises Incompatible when width, depth, layout or
+    # had seen both streams). Raises IncompatibleError when width, depth, layout or
     # seed differ.
     def merge(other)
       raise TypeError, "cannot merge a #{other.class} into a RecencySketch" unless other.is_a?(RecencySketch)

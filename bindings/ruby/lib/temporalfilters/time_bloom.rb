@@ -12,7 +12,7 @@ module TemporalFilters
   # at every now with now - span <= t. At a steady rate the false-positive
   # rate is at most the target given to for_target. Times are Integers in
   # the caller's unit, in 1...2**64 for now (0 and values outside 0...2**64
-  # raise InvalidArgument); the unit must be fine enough that span >= l. A
+  # raise InvalidArgumentError); the unit must be fine enough that span >= l. A
   # clock that goes backwards is clamped to the highest time seen.
   #
   # Not internally synchronised: contains?, the getters, stats, memory and
@@ -30,8 +30,8 @@ module TemporalFilters
     Stats = Struct.new(:slices, :bits, :bits_per_element, :inserts, :fpr_now)
 
     # Low level: k + l initial slices of slice_bits bits; k in 1..64, l in
-    # 1..1024, slice_bits in 64..2**40, span >= l. Raises InvalidArgument,
-    # TooLarge, OutOfMemory.
+    # 1..1024, slice_bits in 64..2**40, span >= l. Raises
+    # InvalidArgumentError, OutOfMemoryError.
     def initialize(k, l, slice_bits, span, seed = 0)
       @native = NATIVE.new(k, l, slice_bits, span, seed)
     end
@@ -40,13 +40,13 @@ module TemporalFilters
     # false-positive rate of at most error_rate (in (0, 1)) at a steady rate:
     # (k, l) from AgeBloom.choose, initial slices sized for initial_capacity
     # (>= 1) inserts per span; the sizes adapt from the first shift. span
-    # must be >= the chosen l. Raises InvalidArgument, TooLarge, OutOfMemory.
+    # must be >= the chosen l. Raises InvalidArgumentError, OutOfMemoryError.
     def self.for_target(error_rate, span, initial_capacity, seed = 0)
       adopt(NATIVE.new_for(error_rate, span, initial_capacity, seed))
     end
 
-    # Inserts key at time now. A shift may add a slice: OutOfMemory, or
-    # TooLarge past 4096 slices, leave the filter unchanged. Returns self.
+    # Inserts key at time now. A shift may add a slice: OutOfMemoryError,
+    # or InvalidArgumentError past 4096 slices, leave the filter unchanged. Returns self.
     def add(key, now)
       @native.add(key, now)
       self
@@ -101,7 +101,7 @@ module TemporalFilters
       @native.fpr_now(now)
     end
 
-    # The size of slice i (0 = the newest) in bits; InvalidArgument when
+    # The size of slice i (0 = the newest) in bits; InvalidArgumentError when
     # there is no slice i.
     def slice_bits(i)
       @native.slice_bits(i)
