@@ -7,15 +7,15 @@
 #
 #   sketch = TemporalFilters::RecencySketch.for_target(100_000, 0.01)
 #   sketch.update("user-42", now_ms)
-#   sketch.query("user-42")          # => a time >= the true last update, 0 = never
+#   sketch.query("user-42")          # => a time >= the true last update, NEVER (0) = never
 #   sketch.pace("user-42", now_ms, 1000).granted?
 #
-#   seen = TemporalFilters::AgeBloom.for_target(0.01, 100_000)   # the last 100k inserts
+#   seen = TemporalFilters::AgeBloom.for_target(100_000, 0.01)   # the last 100k inserts
 #   seen.add_if_absent("click-1")    # => false (was absent, now added)
 #   seen.contains?("click-1")        # => true
-#   fast = TemporalFilters::AgeBloom.blocked_for_target(0.01, 100_000)  # same window, faster queries
+#   fast = TemporalFilters::AgeBloom.blocked_for_target(100_000, 0.01)  # same window, faster queries
 #
-#   recent = TemporalFilters::TimeBloom.for_target(0.01, 60_000, 10_000)  # the last minute (ms)
+#   recent = TemporalFilters::TimeBloom.for_target(10_000, 0.01, 60_000)  # the last minute (ms)
 #   recent.add("ip-1", now_ms)
 #   recent.contains?("ip-1", now_ms + 59_000)   # => true
 #
@@ -24,7 +24,10 @@
 #   d.allowed?                       # => true
 #   d.retry_after(now_ms)            # => 0 when allowed, else the wait (nil: never)
 #
-# Conventions, for every structure:
+# Conventions, for every structure (docs/conventions.md):
+# - Positional arguments are those of the C call, in its order (the sizing
+#   helpers for_target: how many, how wrong, over what time); the hash seed
+#   and the creation flags are the keywords seed: and flags: (default 0).
 # - Keys are Strings taken as raw bytes, whatever their encoding; NUL bytes
 #   are fine. "é" in UTF-8 and the same two bytes in ASCII-8BIT are the same
 #   key. A key of another class raises TypeError.
@@ -38,6 +41,12 @@
 #   library's message (#message); its class is the family a caller rescues:
 #   InvalidArgumentError, BadBlobError, IncompatibleError, OutOfMemoryError,
 #   ClosedError (lib/temporalfilters/errors.rb).
+# - TemporalFilters::NEVER (0) is "never" (a key never seen);
+#   TemporalFilters::RETRY_NEVER (2**64 - 1) a retry time that never comes,
+#   and where results that would overflow saturate.
+# - #info (what was fixed at creation) and #stats (the current state) are
+#   frozen Structs (the class's Info and Stats); each member also has a
+#   reader of its own.
 # - Memory is freed by the garbage collector; #close frees it at once. Any
 #   call on a closed object raises TemporalFilters::ClosedError.
 #
@@ -50,6 +59,7 @@ require_relative "temporalfilters/errors"
 require "temporalfilters_native"
 require_relative "temporalfilters/common"
 require_relative "temporalfilters/native_handle"
+require_relative "temporalfilters/membership"
 require_relative "temporalfilters/recency_sketch"
 require_relative "temporalfilters/age_bloom"
 require_relative "temporalfilters/time_bloom"

@@ -57,6 +57,7 @@ module TestHelper
     # message matching `pattern`; returns the error.
     def assert_closed(pattern = /closed/, msg = nil, &block)
       e = assert_raises(TF::ClosedError, msg, &block)
+      assert_instance_of TF::ClosedError, e, msg
       assert_equal [TF::Native::TF_ERR_NULL, "TF_ERR_NULL"], [e.status, e.status_name], msg
       assert_match pattern, e.message, msg
       e
@@ -77,7 +78,7 @@ module TestHelper
 
   def self.golden_sketch(flags)
     width = (flags & RS::BLOCKED).zero? ? 256 : 96
-    s = RS.new(width, 3, 42, flags)
+    s = RS.new(width, 3, seed: 42, flags: flags)
     200.times { |i| s.update("key-#{i}", 1000 + 7 * i) }
     (0...200).step(3) { |i| s.update("key-#{i}", i.odd? ? 5000 + i : 500 + i) }
     s.update(GOLDEN_BINARY_KEY, 123_456_789)
@@ -89,7 +90,7 @@ module TestHelper
   # age_bloom_blocked_v1.tfb.
   def self.golden_age_bloom(blocked: false)
     ab = TemporalFilters::AgeBloom
-    f = blocked ? ab.blocked(3, 4, 200, 42) : ab.new(3, 4, 200, 42)
+    f = blocked ? ab.blocked(3, 4, 200, seed: 42) : ab.new(3, 4, 200, seed: 42)
     300.times { |i| f.add("key-#{i}") }
     (290...320).each { |i| f.add_if_absent("key-#{i}") }
     f.add(GOLDEN_BINARY_KEY)
@@ -98,7 +99,7 @@ module TestHelper
 
   # golden_time_bloom() of tests/golden.h: time_bloom_v1.tfb.
   def self.golden_time_bloom
-    f = TemporalFilters::TimeBloom.new(3, 4, 128, 1000, 42)
+    f = TemporalFilters::TimeBloom.new(3, 4, 128, 1000, seed: 42)
     245.times do |i|
       now = if i < 200 then 1000 + 10 * i
             elsif i < 240 then 3000 # a burst at one timestamp
@@ -114,7 +115,7 @@ module TestHelper
   # golden_rate_limiter() of tests/golden.h: rate_limiter_v1.tfb (exact =
   # false) and rate_limiter_exact_v1.tfb (exact = true).
   def self.golden_rate_limiter(exact)
-    rl = TemporalFilters::RateLimiter.new(5, 1000, 100, exact ? TemporalFilters::RateLimiter::EXACT : 0)
+    rl = TemporalFilters::RateLimiter.new(5, 1000, 100, flags: exact ? TemporalFilters::RateLimiter::EXACT : 0)
     rl.set_global_limit(120)
     rl.set_key_limit("key-7", 9)
     300.times { |i| rl.acquire("key-#{i % 30}", 1000 + 7 * i, (i % 3).zero? ? 2 : 1) }

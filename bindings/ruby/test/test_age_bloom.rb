@@ -13,7 +13,7 @@ class TestAgeBloom < Minitest::Test
   AB = TemporalFilters::AgeBloom
 
   def test_shape_and_info
-    f = AB.new(3, 4, 200, 42)
+    f = AB.new(3, 4, 200, seed: 42)
     # generation floor(200 ln 2 / 3) = 46, capacity l * g
     assert_equal [3, 4, 200, 46, 184, 42], [f.k, f.l, f.slice_bits, f.generation, f.capacity, f.seed]
     assert_equal 4 * f.generation, f.capacity
@@ -28,7 +28,7 @@ class TestAgeBloom < Minitest::Test
   end
 
   def test_add_and_contains
-    f = AB.new(4, 8, 1024, 1)
+    f = AB.new(4, 8, 1024, seed: 1)
     refute f.contains?("a")
     assert_same f, f.add("a")
     assert f.contains?("a")
@@ -41,7 +41,7 @@ class TestAgeBloom < Minitest::Test
   end
 
   def test_no_false_negatives_within_the_window
-    f = AB.for_target(0.01, 500, 3)
+    f = AB.for_target(500, 0.01, seed: 3)
     cap = f.capacity
     assert_equal f.l * f.generation, cap
     assert_operator cap, :>=, 500
@@ -66,7 +66,7 @@ class TestAgeBloom < Minitest::Test
 
   def test_the_window_is_counted_in_inserts
     [[2, 3, 64], [3, 4, 200], [12, 87, 1000], [1, 1, 64]].each do |k, l, bits|
-      f = AB.new(k, l, bits, 9)
+      f = AB.new(k, l, bits, seed: 9)
       g = [(bits * Math.log(2) / k).floor, 1].max
       assert_equal [g, l * g], [f.generation, f.capacity], [k, l, bits].inspect
       f.add("first")
@@ -77,7 +77,7 @@ class TestAgeBloom < Minitest::Test
   end
 
   def test_add_if_absent
-    f = AB.new(3, 4, 512, 5)
+    f = AB.new(3, 4, 512, seed: 5)
     assert_equal false, f.add_if_absent("dedup")
     assert_equal 1, f.inserts
     assert_equal true, f.add_if_absent("dedup")
@@ -88,8 +88,8 @@ class TestAgeBloom < Minitest::Test
   end
 
   def test_add_if_absent_equals_contains_then_add
-    a = AB.new(3, 4, 256, 7)
-    b = AB.new(3, 4, 256, 7)
+    a = AB.new(3, 4, 256, seed: 7)
+    b = AB.new(3, 4, 256, seed: 7)
     rng = Random.new(5)
     600.times do
       key = "k#{rng.rand(300)}"
@@ -101,7 +101,7 @@ class TestAgeBloom < Minitest::Test
   end
 
   def test_clear
-    f = AB.new(3, 4, 200, 42)
+    f = AB.new(3, 4, 200, seed: 42)
     100.times { |i| f.add("c#{i}") }
     assert_operator f.fpr_now, :>, 0.0
     before = [f.k, f.l, f.slice_bits, f.generation, f.capacity, f.seed, f.slices, f.bits]
@@ -115,9 +115,10 @@ class TestAgeBloom < Minitest::Test
   end
 
   def test_stats
-    f = AB.new(5, 10, 1000, 3)
+    f = AB.new(5, 10, 1000, seed: 3)
     s = f.stats
     assert_instance_of AB::Stats, s
+    assert_predicate s, :frozen?
     assert_equal [15, 15_000, 0, 0.0], [s.slices, s.bits, s.inserts, s.fpr_now]
     assert_in_delta 15_000.0 / f.capacity, s.bits_per_element, 1e-12
     fprs = [0.0]
@@ -130,6 +131,19 @@ class TestAgeBloom < Minitest::Test
     s = f.stats
     assert_equal [3 * f.capacity, f.fpr_now], [s.inserts, s.fpr_now]
     assert_equal s, f.stats, "a Struct: equal by value"
+  end
+
+  def test_info_is_a_frozen_struct_and_seed_a_keyword
+    f = AB.new(3, 4, 200, seed: 42)
+    info = f.info
+    assert_instance_of AB::Info, info
+    assert_predicate info, :frozen?
+    assert_equal({ k: 3, l: 4, slice_bits: 200, generation: 46, capacity: 184, seed: 42 }, info.to_h)
+    assert_equal info, AB.new(3, 4, 200, seed: 42).info
+    AB::Info.members.each { |m| assert_equal info[m], f.public_send(m), m }
+    assert_equal 7, AB.for_target(100, 0.1, seed: 7).seed
+    assert_raises(ArgumentError) { AB.new(3, 4, 200, 42) }
+    assert_raises(ArgumentError) { AB.for_target(100, 0.1, 7) }
   end
 
   # ---- sizing -------------------------------------------------------------
@@ -158,18 +172,18 @@ class TestAgeBloom < Minitest::Test
   end
 
   def test_for_target_uses_choose
-    f = AB.for_target(0.01, 1000, 77)
+    f = AB.for_target(1000, 0.01, seed: 77)
     assert_equal [12, 87, 77], [f.k, f.l, f.seed]
     assert_equal (1000 + 86) / 87, f.generation, "g = ceil(capacity / l)"
     assert_operator f.capacity, :>=, 1000
     assert_equal (12 * f.generation / Math.log(2)).ceil, f.slice_bits
-    assert_equal 0, AB.for_target(0.1, 10).seed
+    assert_equal 0, AB.for_target(10, 0.1).seed
   end
 
   # ---- keys ---------------------------------------------------------------
 
   def test_binary_keys_with_nul_bytes
-    f = AB.new(4, 4, 4096, 2)
+    f = AB.new(4, 4, 4096, seed: 2)
     ["\x00a\x00".b, "\x00b\x00".b, "", "\xff\xfe\x00\x80".b].each { |k| f.add(k) }
     ["\x00a\x00".b, "\x00b\x00".b, "", "\xff\xfe\x00\x80".b].each { |k| assert f.contains?(k), k.inspect }
     refute f.contains?("\x00".b), "a NUL prefix is not the key"
@@ -177,7 +191,7 @@ class TestAgeBloom < Minitest::Test
   end
 
   def test_keys_are_bytes_whatever_the_encoding
-    f = AB.new(4, 4, 4096, 2)
+    f = AB.new(4, 4, 4096, seed: 2)
     f.add("été")
     assert f.contains?("été".b)
     assert f.contains?("été".dup.force_encoding("ISO-8859-1"))
@@ -196,7 +210,7 @@ class TestAgeBloom < Minitest::Test
   # ---- the blocked layout ---------------------------------------------------
 
   def test_blocked_shape_and_info
-    f = AB.blocked(3, 4, 200, 42)
+    f = AB.blocked(3, 4, 200, seed: 42)
     assert_instance_of AB, f
     assert f.blocked?
     # slices of 200 bits rounded up to 224; generation floor(224 ln 2 / 3) = 51
@@ -208,22 +222,22 @@ class TestAgeBloom < Minitest::Test
     assert_operator f.memory, :>=, 7 * 64
     assert_match(/AgeBloom blocked k=3 l=4 slice_bits=224 capacity=204 seed=42/, f.inspect)
     assert_equal 0, AB.blocked(3, 4, 200).seed, "the seed defaults to 0"
-    refute AB.new(3, 4, 200, 42).blocked?
-    refute AB.for_target(0.01, 100).blocked?
-    refute_match(/blocked/, AB.new(3, 4, 200, 42).inspect)
+    refute AB.new(3, 4, 200, seed: 42).blocked?
+    refute AB.for_target(100, 0.01).blocked?
+    refute_match(/blocked/, AB.new(3, 4, 200, seed: 42).inspect)
     # k + l = 32 takes two bands; the limits of k and l are fine
-    two = AB.blocked(6, 26, 1000, 7)
+    two = AB.blocked(6, 26, 1000, seed: 7)
     assert_equal [1024, 32, 2 * 32 * 512], [two.slice_bits, two.slices, two.bits]
     [[1, 1], [1, 31], [31, 1], [16, 16]].each do |k, l|
       g = [(32 * Math.log(2) / k).floor, 1].max
-      f = AB.blocked(k, l, 32, 2**32 - 1)
+      f = AB.blocked(k, l, 32, seed: 2**32 - 1)
       assert_equal [true, k, l, 32, g, 2**32 - 1], [f.blocked?, f.k, f.l, f.slice_bits, f.generation, f.seed]
     end
   end
 
   def test_blocked_no_false_negatives_within_the_window
     # sized for a target (k + l is 16 or 32), and low level with two bands
-    [AB.blocked_for_target(0.01, 500, 3), AB.blocked(6, 26, 512, 4)].each do |f|
+    [AB.blocked_for_target(500, 0.01, seed: 3), AB.blocked(6, 26, 512, seed: 4)].each do |f|
       assert f.blocked?
       cap = f.capacity
       assert_equal f.l * f.generation, cap
@@ -244,7 +258,7 @@ class TestAgeBloom < Minitest::Test
       assert_operator never, :<=, (3000 * 2 * model).ceil + 20, "#{f.inspect}: model #{model}"
     end
     # the last `capacity` inserts asked for, and the target met
-    f = AB.blocked_for_target(0.01, 1000, 5)
+    f = AB.blocked_for_target(1000, 0.01, seed: 5)
     assert_operator f.capacity, :>=, 1000
     5000.times { |i| f.add("k#{i}") }
     (4000...5000).each { |i| assert f.contains?("k#{i}"), "k#{i}" }
@@ -254,7 +268,7 @@ class TestAgeBloom < Minitest::Test
   end
 
   def test_blocked_add_if_absent_and_clear
-    f = AB.blocked(4, 12, 1024, 3)
+    f = AB.blocked(4, 12, 1024, seed: 3)
     assert_equal false, f.add_if_absent("dedup")
     assert_equal true, f.add_if_absent("dedup")
     assert_equal 1, f.inserts, "a present key is not inserted again"
@@ -280,7 +294,7 @@ class TestAgeBloom < Minitest::Test
       assert_equal [k, l, fill], AB.choose_blocked(rate)
       # the factory uses the same triple: g = ceil(capacity / l), slices of
       # k g / -ln(1 - fill) bits rounded up to a multiple of 32
-      f = AB.blocked_for_target(rate, 10_000, 1)
+      f = AB.blocked_for_target(10_000, rate, seed: 1)
       g = (10_000 + l - 1) / l
       bits = (k * g / -Math.log(1 - fill)).ceil
       assert_equal [true, k, l, g], [f.blocked?, f.k, f.l, f.generation]
@@ -293,7 +307,7 @@ class TestAgeBloom < Minitest::Test
   end
 
   def test_blocked_serialize_round_trip
-    f = AB.blocked_for_target(0.01, 300, 1234)
+    f = AB.blocked_for_target(300, 0.01, seed: 1234)
     keys = Array.new(1000) { |i| "key #{i}\x00#{i * 3}" }
     keys.each { |k| f.add(k) }
     blob = f.serialize
@@ -325,7 +339,7 @@ class TestAgeBloom < Minitest::Test
   # ---- serialization, copies, life cycle -------------------------------------
 
   def test_serialize_round_trip
-    f = AB.for_target(0.01, 300, 1234)
+    f = AB.for_target(300, 0.01, seed: 1234)
     keys = Array.new(500) { |i| "key #{i}\x00#{i * 3}" }
     keys.each { |k| f.add(k) }
     blob = f.serialize
@@ -347,7 +361,7 @@ class TestAgeBloom < Minitest::Test
   end
 
   def test_dup_is_an_independent_copy
-    f = AB.new(3, 4, 512, 8)
+    f = AB.new(3, 4, 512, seed: 8)
     f.add("a")
     c = f.dup
     c.add("b")
@@ -359,7 +373,7 @@ class TestAgeBloom < Minitest::Test
   end
 
   def test_marshal
-    f = AB.new(3, 4, 512, 8)
+    f = AB.new(3, 4, 512, seed: 8)
     f.add("m")
     g = Marshal.load(Marshal.dump(f))
     assert_instance_of AB, g
@@ -368,7 +382,7 @@ class TestAgeBloom < Minitest::Test
   end
 
   def test_close
-    f = AB.new(3, 4, 512, 8)
+    f = AB.new(3, 4, 512, seed: 8)
     refute f.closed?
     assert_nil f.close
     assert f.closed?
@@ -380,7 +394,7 @@ class TestAgeBloom < Minitest::Test
     # Filters dropped without close are freed by the GC; closed ones too.
     # (ASan, in the sanitized build, checks these frees.)
     200.times do |i|
-      f = (i % 10).nonzero? ? AB.new(4, 8, 4096, i) : AB.for_target(0.01, 1000, i)
+      f = (i % 10).nonzero? ? AB.new(4, 8, 4096, seed: i) : AB.for_target(1000, 0.01, seed: i)
       f.add("x")
       f.close if (i % 4).zero?
       AB.deserialize(f.serialize) if i.odd?
@@ -399,7 +413,7 @@ class TestAgeBloom < Minitest::Test
     base = TestHelper.rss_mib
     400.times do |i|
       # (for_target is slow in a debug build: it searches every k)
-      f = (i % 40) == 5 ? AB.for_target(0.01, 800_000) : AB.deserialize(blob)
+      f = (i % 40) == 5 ? AB.for_target(800_000, 0.01) : AB.deserialize(blob)
       assert f.contains?("x") if i.zero?
       GC.start if i % 10 == 9
     end

@@ -20,11 +20,11 @@ class TestBloomErrors < Minitest::Test
   BAD_RATES = [0.0, 1.0, -0.5, 1.5, Float::NAN, Float::INFINITY, -Float::INFINITY].freeze
 
   def age
-    AB.new(3, 4, 256, 5).add("k")
+    AB.new(3, 4, 256, seed: 5).add("k")
   end
 
   def time
-    TB.new(3, 4, 256, 1000, 5).add("k", 100)
+    TB.new(3, 4, 256, 1000, seed: 5).add("k", 100)
   end
 
   # ---- closed objects -------------------------------------------------------
@@ -59,7 +59,7 @@ class TestBloomErrors < Minitest::Test
       assert_closed(/AgeBloom is closed/, name.to_s) { call.call }
     end
     assert f.closed?
-    b = AB.blocked(3, 4, 256, 5).add("k")
+    b = AB.blocked(3, 4, 256, seed: 5).add("k")
     b.close
     assert b.closed?
     assert_equal "#<TemporalFilters::AgeBloom closed>", b.inspect
@@ -129,13 +129,13 @@ class TestBloomErrors < Minitest::Test
 
   def test_age_bloom_for_target_refused_by_the_library
     BAD_RATES.each do |rate|
-      assert_tf_error(:INVALID_ARGUMENT) { AB.for_target(rate, 100) }
+      assert_tf_error(:INVALID_ARGUMENT) { AB.for_target(100, rate) }
     end
-    assert_tf_error(:TOO_LARGE) { AB.for_target(1e-300, 100) }
-    e = assert_tf_error(:INVALID_ARGUMENT) { AB.for_target(0.01, 0) }
+    assert_tf_error(:TOO_LARGE) { AB.for_target(100, 1e-300) }
+    e = assert_tf_error(:INVALID_ARGUMENT) { AB.for_target(0, 0.01) }
     assert_match(/capacity/, e.message)
-    assert_tf_error(:TOO_LARGE) { AB.for_target(0.01, MAX_U64) }
-    assert_tf_error(:TOO_LARGE) { AB.for_target(0.01, 2**50) }
+    assert_tf_error(:TOO_LARGE) { AB.for_target(MAX_U64, 0.01) }
+    assert_tf_error(:TOO_LARGE) { AB.for_target(2**50, 0.01) }
   end
 
   def test_age_bloom_blocked_refused_by_the_library
@@ -158,15 +158,15 @@ class TestBloomErrors < Minitest::Test
       e = assert_tf_error(:INVALID_ARGUMENT) { AB.blocked(bad, 4, 256) }
       assert_match(/k is out of range/, e.message)
       assert_tf_error(:INVALID_ARGUMENT) { AB.blocked(3, bad, 256) }
-      assert_tf_error(:INVALID_ARGUMENT) { AB.blocked(3, 4, 256, bad) }
-      assert_tf_error(:INVALID_ARGUMENT) { AB.blocked_for_target(0.01, 100, bad) }
+      assert_tf_error(:INVALID_ARGUMENT) { AB.blocked(3, 4, 256, seed: bad) }
+      assert_tf_error(:INVALID_ARGUMENT) { AB.blocked_for_target(100, 0.01, seed: bad) }
     end
     [-1, 2**64, 2**64 + 256].each do |bad|
       assert_tf_error(:INVALID_ARGUMENT) { AB.blocked(3, 4, bad) }
-      assert_tf_error(:INVALID_ARGUMENT) { AB.blocked_for_target(0.01, bad) }
+      assert_tf_error(:INVALID_ARGUMENT) { AB.blocked_for_target(bad, 0.01) }
     end
     assert_raises(TypeError) { AB.blocked(3.0, 4, 256) }
-    assert_raises(TypeError) { AB.blocked_for_target("0.01", 100) }
+    assert_raises(TypeError) { AB.blocked_for_target(100, "0.01") }
     assert_raises(TypeError) { AB.choose_blocked(nil) }
     # the limits themselves are fine
     assert_equal [31, 1, 32], AB.blocked(31, 1, 32).then { |f| [f.k, f.l, f.slice_bits] }
@@ -176,15 +176,15 @@ class TestBloomErrors < Minitest::Test
   def test_age_bloom_blocked_for_target_refused_by_the_library
     # the blocked sizing takes rates up to 0.2
     (BAD_RATES + [0.5]).each do |rate|
-      assert_tf_error(:INVALID_ARGUMENT) { AB.blocked_for_target(rate, 100) }
+      assert_tf_error(:INVALID_ARGUMENT) { AB.blocked_for_target(100, rate) }
       assert_tf_error(:INVALID_ARGUMENT) { AB.choose_blocked(rate) }
     end
-    assert_tf_error(:TOO_LARGE) { AB.blocked_for_target(1e-300, 100) }
+    assert_tf_error(:TOO_LARGE) { AB.blocked_for_target(100, 1e-300) }
     assert_tf_error(:TOO_LARGE) { AB.choose_blocked(1e-300) }
-    e = assert_tf_error(:INVALID_ARGUMENT) { AB.blocked_for_target(0.01, 0) }
+    e = assert_tf_error(:INVALID_ARGUMENT) { AB.blocked_for_target(0, 0.01) }
     assert_match(/capacity/, e.message)
-    assert_tf_error(:TOO_LARGE) { AB.blocked_for_target(0.01, MAX_U64) }
-    assert_tf_error(:TOO_LARGE) { AB.blocked_for_target(0.01, 2**50) }
+    assert_tf_error(:TOO_LARGE) { AB.blocked_for_target(MAX_U64, 0.01) }
+    assert_tf_error(:TOO_LARGE) { AB.blocked_for_target(2**50, 0.01) }
   end
 
   def test_time_bloom_new_refused_by_the_library
@@ -204,16 +204,16 @@ class TestBloomErrors < Minitest::Test
 
   def test_time_bloom_for_target_refused_by_the_library
     BAD_RATES.each do |rate|
-      assert_tf_error(:INVALID_ARGUMENT) { TB.for_target(rate, 1000, 100) }
+      assert_tf_error(:INVALID_ARGUMENT) { TB.for_target(100, rate, 1000) }
     end
-    assert_tf_error(:TOO_LARGE) { TB.for_target(1e-300, 1000, 100) }
-    assert_tf_error(:INVALID_ARGUMENT) { TB.for_target(0.01, 1000, 0) }
+    assert_tf_error(:TOO_LARGE) { TB.for_target(100, 1e-300, 1000) }
+    assert_tf_error(:INVALID_ARGUMENT) { TB.for_target(0, 0.01, 1000) }
     # choose(0.01) gives l = 87: the span must be at least that
-    assert_tf_error(:INVALID_ARGUMENT) { TB.for_target(0.01, 86, 100) }
-    assert_tf_error(:INVALID_ARGUMENT) { TB.for_target(0.01, 0, 100) }
-    assert_equal 87, TB.for_target(0.01, 87, 100).span
-    assert_tf_error(:TOO_LARGE) { TB.for_target(0.01, 1000, MAX_U64) }
-    assert_tf_error(:TOO_LARGE) { TB.for_target(0.01, 1000, 2**50) }
+    assert_tf_error(:INVALID_ARGUMENT) { TB.for_target(100, 0.01, 86) }
+    assert_tf_error(:INVALID_ARGUMENT) { TB.for_target(100, 0.01, 0) }
+    assert_equal 87, TB.for_target(100, 0.01, 87).span
+    assert_tf_error(:TOO_LARGE) { TB.for_target(MAX_U64, 0.01, 1000) }
+    assert_tf_error(:TOO_LARGE) { TB.for_target(2**50, 0.01, 1000) }
   end
 
   def test_sizing_helpers_refused_by_the_library
@@ -232,12 +232,12 @@ class TestBloomErrors < Minitest::Test
       e = assert_tf_error(:INVALID_ARGUMENT) { AB.new(bad, 4, 256) }
       assert_match(/k is out of range/, e.message)
       assert_tf_error(:INVALID_ARGUMENT) { AB.new(3, bad, 256) }
-      assert_tf_error(:INVALID_ARGUMENT) { AB.new(3, 4, 256, bad) }
+      assert_tf_error(:INVALID_ARGUMENT) { AB.new(3, 4, 256, seed: bad) }
       assert_tf_error(:INVALID_ARGUMENT) { TB.new(bad, 4, 256, 100) }
-      assert_tf_error(:INVALID_ARGUMENT) { TB.new(3, 4, 256, 100, bad) }
+      assert_tf_error(:INVALID_ARGUMENT) { TB.new(3, 4, 256, 100, seed: bad) }
       assert_tf_error(:INVALID_ARGUMENT) { AB.false_positive_rate(bad, 4) }
       assert_tf_error(:INVALID_ARGUMENT) { AB.bits_per_element(3, bad) }
-      assert_tf_error(:INVALID_ARGUMENT) { AB.for_target(0.01, 100, bad) }
+      assert_tf_error(:INVALID_ARGUMENT) { AB.for_target(100, 0.01, seed: bad) }
     end
     # uint64_t: 2**64 + 256 would wrap to 256, a valid slice size
     [-1, 2**64, 2**64 + 256, -(2**63)].each do |bad|
@@ -245,22 +245,22 @@ class TestBloomErrors < Minitest::Test
       assert_match(/slice_bits is out of range/, e.message)
       assert_tf_error(:INVALID_ARGUMENT) { TB.new(3, 4, bad, 100) }
       assert_tf_error(:INVALID_ARGUMENT) { TB.new(3, 4, 256, bad) }
-      assert_tf_error(:INVALID_ARGUMENT) { AB.for_target(0.01, bad) }
-      assert_tf_error(:INVALID_ARGUMENT) { TB.for_target(0.01, bad, 100) }
-      assert_tf_error(:INVALID_ARGUMENT) { TB.for_target(0.01, 1000, bad) }
+      assert_tf_error(:INVALID_ARGUMENT) { AB.for_target(bad, 0.01) }
+      assert_tf_error(:INVALID_ARGUMENT) { TB.for_target(100, 0.01, bad) }
+      assert_tf_error(:INVALID_ARGUMENT) { TB.for_target(bad, 0.01, 1000) }
     end
-    assert_equal MAX_U32, AB.new(3, 4, 256, MAX_U32).seed
-    assert_equal MAX_U32, TB.new(3, 4, 256, 100, MAX_U32).seed
+    assert_equal MAX_U32, AB.new(3, 4, 256, seed: MAX_U32).seed
+    assert_equal MAX_U32, TB.new(3, 4, 256, 100, seed: MAX_U32).seed
   end
 
   def test_arguments_of_the_wrong_class
     assert_raises(TypeError) { AB.new(3.0, 4, 256) }
     assert_raises(TypeError) { AB.new("3", 4, 256) }
     assert_raises(TypeError) { AB.new(3, 4, nil) }
-    assert_raises(TypeError) { AB.for_target("0.01", 100) }
+    assert_raises(TypeError) { AB.for_target(100, "0.01") }
     assert_raises(TypeError) { AB.choose(nil) }
     assert_raises(TypeError) { TB.new(3, 4, 256, 100.0) }
-    assert_raises(TypeError) { TB.for_target(0.01, "1000", 100) }
+    assert_raises(TypeError) { TB.for_target(100, 0.01, "1000") }
     assert_raises(TypeError) { AB.deserialize(nil) }
     assert_raises(TypeError) { TB.deserialize(42) }
     f = age
@@ -348,7 +348,7 @@ class TestBloomErrors < Minitest::Test
   end
 
   def test_wrong_kind
-    rs_blob = RS.new(16, 2, 3).update("b", 42).serialize
+    rs_blob = RS.new(16, 2, seed: 3).update("b", 42).serialize
     [AB, TB].each do |klass|
       e = assert_tf_error(:WRONG_KIND) { klass.deserialize(rs_blob) }
       assert_match(/kind 1/, e.message)

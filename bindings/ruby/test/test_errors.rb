@@ -14,7 +14,7 @@ class TestErrors < Minitest::Test
   MAX_U64 = 2**64 - 1
 
   def sketch
-    s = RS.new(64, 3, 5)
+    s = RS.new(64, 3, seed: 5)
     s.update("k", 100)
     s
   end
@@ -65,14 +65,14 @@ class TestErrors < Minitest::Test
     assert_tf_error(:INVALID_ARGUMENT) { RS.new(0, 2) }
     assert_tf_error(:INVALID_ARGUMENT) { RS.new(8, 0) }
     assert_tf_error(:INVALID_ARGUMENT) { RS.new(8, 33) }
-    assert_tf_error(:INVALID_ARGUMENT) { RS.new(8, 9, 0, RS::BLOCKED) }
-    e = assert_tf_error(:INVALID_ARGUMENT) { RS.new(8, 2, 0, 4) }
+    assert_tf_error(:INVALID_ARGUMENT) { RS.new(8, 9, seed: 0, flags: RS::BLOCKED) }
+    e = assert_tf_error(:INVALID_ARGUMENT) { RS.new(8, 2, seed: 0, flags: 4) }
     assert_match(/flag/i, e.message)
-    assert_tf_error(:INVALID_ARGUMENT) { RS.new(8, 2, 0, 0x8000_0000) }
+    assert_tf_error(:INVALID_ARGUMENT) { RS.new(8, 2, seed: 0, flags: 0x8000_0000) }
     assert_tf_error(:TOO_LARGE) { RS.new(MAX_U64, 2) }
     assert_tf_error(:TOO_LARGE) { RS.new(1 << 62, 4) }
     assert_equal 32, RS.new(1, 32).depth
-    assert_equal 8, RS.new(1, 8, 0, RS::BLOCKED).depth
+    assert_equal 8, RS.new(1, 8, seed: 0, flags: RS::BLOCKED).depth
   end
 
   def test_integers_out_of_range_are_refused_not_wrapped
@@ -84,10 +84,10 @@ class TestErrors < Minitest::Test
     # uint32_t arguments: 2**32 would wrap to 0, 2**32 + 3 to 3
     [-1, 2**32, 2**32 + 3].each do |bad|
       assert_tf_error(:INVALID_ARGUMENT) { RS.new(8, bad) }
-      assert_tf_error(:INVALID_ARGUMENT) { RS.new(8, 2, bad) }
-      assert_tf_error(:INVALID_ARGUMENT) { RS.new(8, 2, 0, bad) }
+      assert_tf_error(:INVALID_ARGUMENT) { RS.new(8, 2, seed: bad) }
+      assert_tf_error(:INVALID_ARGUMENT) { RS.new(8, 2, seed: 0, flags: bad) }
     end
-    assert_equal 2**32 - 1, RS.new(8, 2, 2**32 - 1).seed
+    assert_equal 2**32 - 1, RS.new(8, 2, seed: 2**32 - 1).seed
     assert_tf_error(:INVALID_ARGUMENT) { RS.for_target(-5, 0.1) }
     assert_tf_error(:INVALID_ARGUMENT) { RS.dimensions(2**64, 0.1) }
   end
@@ -122,7 +122,7 @@ class TestErrors < Minitest::Test
       assert_tf_error(:INVALID_ARGUMENT) { RS.for_target(100, p) }
       assert_tf_error(:INVALID_ARGUMENT) { RS.dimensions(100, p) }
     end
-    assert_tf_error(:INVALID_ARGUMENT) { RS.dimensions(100, 0.1, 4) }
+    assert_tf_error(:INVALID_ARGUMENT) { RS.dimensions(100, 0.1, flags: 4) }
     assert_tf_error(:TOO_LARGE) { RS.dimensions(MAX_U64, 1e-300) }
     assert_tf_error(:TOO_LARGE) { RS.for_target(MAX_U64, 1e-300) }
   end
@@ -206,7 +206,7 @@ class TestErrors < Minitest::Test
   # ---- blobs --------------------------------------------------------------
 
   def blob
-    @blob ||= RS.new(16, 2, 3, RS::CONCURRENT).update("b", 42).serialize
+    @blob ||= RS.new(16, 2, seed: 3, flags: RS::CONCURRENT).update("b", 42).serialize
   end
 
   def test_forged_blobs_are_valid_when_untouched

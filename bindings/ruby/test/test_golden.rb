@@ -209,7 +209,7 @@ class TestGolden < Minitest::Test
     200.times { |i| ops << ["key-#{i}", 1000 + 7 * i] }
     (0...200).step(3) { |i| ops << ["key-#{i}", i.odd? ? 5000 + i : 500 + i] }
     ops << [H::GOLDEN_BINARY_KEY, 123_456_789]
-    s = RS.new(256, 3, 42)
+    s = RS.new(256, 3, seed: 42)
     s.update_batch(ops.map(&:first), ops.map(&:last))
     assert_equal H.read_golden("recency_sketch_v1.tfb"), s.serialize
   end

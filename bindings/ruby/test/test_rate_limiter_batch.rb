@@ -13,7 +13,7 @@ require_relative "helper"
 class TestRateLimiterBatch < Minitest::Test
   RL = TemporalFilters::RateLimiter
   TF = TemporalFilters
-  NEVER = RL::RETRY_NEVER
+  RETRY_NEVER = TemporalFilters::RETRY_NEVER
 
   def allowed(remaining)
     RL::Decision.new(true, remaining, 0)
@@ -29,7 +29,7 @@ class TestRateLimiterBatch < Minitest::Test
   def test_a_batch_answers_in_the_order_of_its_keys
     [0, RL::EXACT].each do |flags|
       exact = flags == RL::EXACT
-      rl = RL.new(2, 1000, 100, flags)
+      rl = RL.new(2, 1000, 100, flags: flags)
       assert_equal [allowed(1), allowed(0), denied(0, exact ? 1010 : 1000), allowed(1)],
                    rl.acquire_batch(%w[a a a b], [10, 20, 30, 40])
       # n for every key; binary Strings are the same keys
@@ -61,8 +61,8 @@ class TestRateLimiterBatch < Minitest::Test
     [[0, 0], [RL::EXACT, 0], [0, 120], [RL::EXACT, 120],
      [RL::FULL_ALLOW, 120], [RL::EXACT | RL::FULL_ALLOW, 120]].each do |flags, max_keys|
       what = "flags #{flags}, max keys #{max_keys}"
-      single = RL.new(4, 1000, 100, flags)
-      batch = RL.new(4, 1000, 100, flags)
+      single = RL.new(4, 1000, 100, flags: flags)
+      batch = RL.new(4, 1000, 100, flags: flags)
       [single, batch].each do |r|
         r.set_global_limit(300).set_key_limit("k7", 9).set_max_keys(max_keys)
       end
@@ -107,7 +107,7 @@ class TestRateLimiterBatch < Minitest::Test
   # clock moved, the same bytes.
   def test_bad_arguments_change_nothing
     [0, RL::EXACT].each do |flags|
-      rl = RL.new(2, 100, 10, flags)
+      rl = RL.new(2, 100, 10, flags: flags)
       rl.set_global_limit(50)
       assert_equal allowed(1), rl.acquire("x", 5)
       before = rl.serialize
@@ -140,7 +140,7 @@ class TestRateLimiterBatch < Minitest::Test
       assert_equal before, rl.serialize
       assert_equal 1, rl.tracked_keys
       # a huge n is an answer, not an error: never, and nothing taken
-      assert_equal [denied(1, NEVER), denied(2, NEVER), denied(2, NEVER)],
+      assert_equal [denied(1, RETRY_NEVER), denied(2, RETRY_NEVER), denied(2, RETRY_NEVER)],
                    rl.acquire_batch(xyz, [6, 7, 8], 2**64 - 1)
       assert_equal 1, rl.tracked_keys
       # and a failure does not stick

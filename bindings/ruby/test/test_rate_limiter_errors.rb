@@ -18,7 +18,7 @@ class TestRateLimiterErrors < Minitest::Test
   MAX_U32 = 2**32 - 1
 
   def limiter(flags = 0)
-    rl = RL.new(5, 1000, 100, flags)
+    rl = RL.new(5, 1000, 100, flags: flags)
     rl.acquire("k", 100, 2)
     rl
   end
@@ -83,15 +83,15 @@ class TestRateLimiterErrors < Minitest::Test
     assert_tf_error(:INVALID_ARGUMENT) { RL.exact(RL::MAX_EXACT_LIMIT + 1, 1000) }
     assert_tf_error(:INVALID_ARGUMENT) { RL.exact(0, 1000) }
     assert_tf_error(:INVALID_ARGUMENT) { RL.exact(5, 0) }
-    e = assert_tf_error(:INVALID_ARGUMENT) { RL.new(5, 1000, 100, 4) }
+    e = assert_tf_error(:INVALID_ARGUMENT) { RL.new(5, 1000, 100, flags: 4) }
     assert_match(/flag/, e.message)
-    assert_tf_error(:INVALID_ARGUMENT) { RL.new(5, 1000, 100, 0x8000_0000) }
-    assert_tf_error(:INVALID_ARGUMENT) { RL.exact(5, 1000, 4) }
+    assert_tf_error(:INVALID_ARGUMENT) { RL.new(5, 1000, 100, flags: 0x8000_0000) }
+    assert_tf_error(:INVALID_ARGUMENT) { RL.exact(5, 1000, flags: 4) }
     # the limits themselves are fine; the bucket width is ignored when exact
     refute_nil RL.new(RL::MAX_KEY_LIMIT, 4096, 1)
     refute_nil RL.exact(RL::MAX_EXACT_LIMIT, 1)
-    refute_nil RL.new(5, 1000, 7, RL::EXACT)
-    refute_nil RL.new(5, 1000, 0, RL::EXACT | RL::FULL_ALLOW)
+    refute_nil RL.new(5, 1000, 7, flags: RL::EXACT)
+    refute_nil RL.new(5, 1000, 0, flags: RL::EXACT | RL::FULL_ALLOW)
     refute_nil RL.new(1, MAX_U64, MAX_U64)
   end
 
@@ -108,19 +108,19 @@ class TestRateLimiterErrors < Minitest::Test
     end
     # uint32_t flags: 2**32 + 1 would wrap to EXACT
     [-1, 2**32, 2**32 + 1].each do |bad|
-      e = assert_tf_error(:INVALID_ARGUMENT) { RL.new(5, 1000, 100, bad) }
+      e = assert_tf_error(:INVALID_ARGUMENT) { RL.new(5, 1000, 100, flags: bad) }
       assert_match(/flags is out of range/, e.message)
     end
-    assert_tf_error(:INVALID_ARGUMENT) { RL.exact(5, 1000, -2) }
+    assert_tf_error(:INVALID_ARGUMENT) { RL.exact(5, 1000, flags: -2) }
   end
 
   def test_arguments_of_the_wrong_class
     assert_raises(TypeError) { RL.new(5.0, 1000, 100) }
     assert_raises(TypeError) { RL.new("5", 1000, 100) }
     assert_raises(TypeError) { RL.new(5, nil, 100) }
-    assert_raises(TypeError) { RL.new(5, 1000, 100, nil) }
-    assert_raises(TypeError) { RL.exact(5, 1000, "1") }
-    assert_raises(TypeError) { RL.exact(5, 1000, 1.0) }
+    assert_raises(TypeError) { RL.new(5, 1000, 100, flags: nil) }
+    assert_raises(TypeError) { RL.exact(5, 1000, flags: "1") }
+    assert_raises(TypeError) { RL.exact(5, 1000, flags: 1.0) }
     assert_raises(TypeError) { RL.deserialize(nil) }
     assert_raises(TypeError) { RL.deserialize(42) }
     assert_raises(ArgumentError) { RL.new(5, 1000) }
@@ -187,10 +187,10 @@ class TestRateLimiterErrors < Minitest::Test
     # a huge n is no error: a denial that can never be granted, taking nothing
     [6, 2**32 + 1, MAX_U64].each do |n|
       d = rl.acquire("k", 100, n)
-      assert_equal [false, 3, RL::RETRY_NEVER], [d.allowed?, d.remaining, d.retry_at], "n = #{n}"
+      assert_equal [false, 3, TemporalFilters::RETRY_NEVER], [d.allowed?, d.remaining, d.retry_at], "n = #{n}"
       assert d.never?
       d = rl.acquire("huge-#{n}", 100, n)
-      assert_equal [false, 5, RL::RETRY_NEVER], [d.allowed?, d.remaining, d.retry_at]
+      assert_equal [false, 5, TemporalFilters::RETRY_NEVER], [d.allowed?, d.remaining, d.retry_at]
     end
     assert_equal 1, rl.tracked_keys, "a request that can never be granted creates no key"
     assert_equal before, rl.serialize
@@ -247,7 +247,7 @@ class TestRateLimiterErrors < Minitest::Test
   end
 
   def test_wrong_kind
-    rs_blob = RS.new(16, 2, 3).update("b", 42).serialize
+    rs_blob = RS.new(16, 2, seed: 3).update("b", 42).serialize
     e = assert_tf_error(:WRONG_KIND) { RL.deserialize(rs_blob) }
     assert_match(/kind 1/, e.message)
     assert_kind_of TF::BadBlobError, e

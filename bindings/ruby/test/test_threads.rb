@@ -17,7 +17,7 @@ class TestThreads < Minitest::Test
   KEYS = Array.new(300) { |i| "shared-#{i}\x00#{i % 7}" }
 
   def test_updates_never_older_than_truth
-    s = RS.new(128, 4, 17, RS::CONCURRENT) # small: many collisions
+    s = RS.new(128, 4, seed: 17, flags: RS::CONCURRENT) # small: many collisions
     written = Array.new(THREADS)
     threads = Array.new(THREADS) do |t|
       Thread.new do
@@ -48,7 +48,7 @@ class TestThreads < Minitest::Test
   end
 
   def test_pace_never_grants_twice_within_the_interval
-    s = RS.new(64, 3, 5, RS::CONCURRENT | RS::BLOCKED)
+    s = RS.new(64, 3, seed: 5, flags: RS::CONCURRENT | RS::BLOCKED)
     interval = 50
     clock = 0
     clock_lock = Mutex.new
@@ -179,7 +179,7 @@ class TestThreads < Minitest::Test
   def test_threads_on_separate_sketches
     results = Array.new(4) do |t|
       Thread.new do
-        s = RS.new(256, 2, t)
+        s = RS.new(256, 2, seed: t)
         200.times { |i| s.update("k#{i}", t * 1000 + i + 1) }
         s.query("k199")
       end

@@ -15,7 +15,7 @@ class TestTimeBloom < Minitest::Test
   MAX_U64 = 2**64 - 1
 
   def test_shape_and_info
-    f = TB.new(3, 4, 128, 1000, 42)
+    f = TB.new(3, 4, 128, 1000, seed: 42)
     assert_equal [3, 4, 1000, 42], [f.k, f.l, f.span, f.seed]
     assert_equal [7, 7 * 128, 0], [f.slices, f.bits, f.inserts]
     assert_equal [128] * 7, Array.new(7) { |i| f.slice_bits(i) }
@@ -28,17 +28,29 @@ class TestTimeBloom < Minitest::Test
     assert_match(/k=3 l=4 span=1000 slices=7 seed=42/, f.inspect)
   end
 
+  def test_info_is_a_frozen_struct_and_seed_a_keyword
+    f = TB.new(3, 4, 128, 1000, seed: 42)
+    info = f.info
+    assert_instance_of TB::Info, info
+    assert_predicate info, :frozen?
+    assert_equal({ k: 3, l: 4, span: 1000, seed: 42 }, info.to_h)
+    TB::Info.members.each { |m| assert_equal info[m], f.public_send(m), m }
+    assert_equal 7, TB.for_target(100, 0.1, 1000, seed: 7).seed
+    assert_raises(ArgumentError) { TB.new(3, 4, 128, 1000, 42) }
+    assert_raises(ArgumentError) { TB.for_target(100, 0.1, 1000, 7) }
+  end
+
   def test_for_target_uses_choose
-    f = TB.for_target(0.01, 60_000, 10_000, 5)
+    f = TB.for_target(10_000, 0.01, 60_000, seed: 5)
     assert_equal [*AB.choose(0.01), 60_000, 5], [f.k, f.l, f.span, f.seed]
     assert_equal f.k + f.l, f.slices
     # slices of ceil(k * ceil(C / l) / ln 2) bits
     assert_equal (12 * (10_000 / 87.0).ceil / Math.log(2)).ceil, f.slice_bits(0)
-    assert_equal 0, TB.for_target(0.1, 1000, 10).seed
+    assert_equal 0, TB.for_target(10, 0.1, 1000).seed
   end
 
   def test_add_and_contains
-    f = TB.new(4, 8, 1024, 100, 1)
+    f = TB.new(4, 8, 1024, 100, seed: 1)
     refute f.contains?("a", 10)
     assert_same f, f.add("a", 10)
     assert f.contains?("a", 10)
@@ -48,7 +60,7 @@ class TestTimeBloom < Minitest::Test
   end
 
   def test_contained_until_t_plus_span
-    f = TB.new(3, 4, 256, 1000, 7)
+    f = TB.new(3, 4, 256, 1000, seed: 7)
     f.add("k", 5000)
     [5000, 5500, 5999, 6000].each { |now| assert f.contains?("k", now), "at #{now}" }
     refute f.contains?("k", 6001), "older than the span (and alone: no false positive)"
@@ -57,7 +69,7 @@ class TestTimeBloom < Minitest::Test
   end
 
   def test_a_clock_going_backwards_is_clamped
-    f = TB.new(3, 4, 256, 1000, 7)
+    f = TB.new(3, 4, 256, 1000, seed: 7)
     f.add("now", 2000)
     f.add("late", 1500) # recorded at 2000, the highest time seen
     assert f.contains?("late", 3000), "clamped: within the span of 2000"
@@ -67,7 +79,7 @@ class TestTimeBloom < Minitest::Test
 
   def test_no_false_negatives_over_a_stream
     span = 1000
-    f = TB.for_target(0.01, span, 300, 11)
+    f = TB.for_target(300, 0.01, span, seed: 11)
     initial_bits = f.bits
     rng = Random.new(2024)
     added = [] # [key, the time the filter recorded (the clock clamped)]
@@ -115,7 +127,7 @@ class TestTimeBloom < Minitest::Test
   end
 
   def test_add_if_absent
-    f = TB.new(3, 4, 512, 1000, 5)
+    f = TB.new(3, 4, 512, 1000, seed: 5)
     assert_equal false, f.add_if_absent("dedup", 100)
     assert_equal 1, f.inserts
     assert_equal true, f.add_if_absent("dedup", 600)
@@ -127,8 +139,8 @@ class TestTimeBloom < Minitest::Test
   end
 
   def test_add_if_absent_equals_contains_then_add
-    a = TB.new(3, 4, 256, 500, 7)
-    b = TB.new(3, 4, 256, 500, 7)
+    a = TB.new(3, 4, 256, 500, seed: 7)
+    b = TB.new(3, 4, 256, 500, seed: 7)
     rng = Random.new(6)
     now = 1
     800.times do
@@ -142,7 +154,7 @@ class TestTimeBloom < Minitest::Test
   end
 
   def test_clear
-    f = TB.new(3, 4, 256, 1000, 42)
+    f = TB.new(3, 4, 256, 1000, seed: 42)
     100.times { |i| f.add("c#{i}", 10 + i) }
     assert_operator f.fpr_now(200), :>, 0.0
     assert_same f, f.clear
@@ -154,9 +166,10 @@ class TestTimeBloom < Minitest::Test
   end
 
   def test_stats
-    f = TB.new(4, 6, 1000, 100, 3)
+    f = TB.new(4, 6, 1000, 100, seed: 3)
     s = f.stats(1)
     assert_instance_of TB::Stats, s
+    assert_predicate s, :frozen?
     assert_equal [10, 10_000, 0.0, 0, 0.0], s.to_a
     50.times { |i| f.add("x#{i}", 10) }
     s = f.stats(10)
@@ -172,7 +185,7 @@ class TestTimeBloom < Minitest::Test
   end
 
   def test_slices_follow_the_rate
-    f = TB.new(2, 3, 64, 100, 1)
+    f = TB.new(2, 3, 64, 100, seed: 1)
     500.times { |i| f.add("b#{i}", 50) } # a burst far beyond 64-bit slices
     assert_operator f.slices, :>=, 5
     sizes = Array.new(f.slices) { |i| f.slice_bits(i) }
@@ -185,7 +198,7 @@ class TestTimeBloom < Minitest::Test
   # ---- keys ---------------------------------------------------------------
 
   def test_binary_and_string_keys
-    f = TB.new(4, 4, 4096, 1000, 2)
+    f = TB.new(4, 4, 4096, 1000, seed: 2)
     keys = ["\x00a\x00".b, "\x00b\x00".b, "", "\xff\xfe\x00\x80".b, "été"]
     keys.each { |k| f.add(k, 7) }
     keys.each { |k| assert f.contains?(k, 7), k.inspect }
@@ -195,11 +208,11 @@ class TestTimeBloom < Minitest::Test
   end
 
   def test_timestamps_span_the_whole_uint64_range
-    f = TB.new(3, 4, 256, MAX_U64, 9)
+    f = TB.new(3, 4, 256, MAX_U64, seed: 9)
     f.add("end", MAX_U64)
     assert f.contains?("end", MAX_U64)
     assert f.contains?("end", 1)
-    g = TB.new(3, 4, 256, 1000, 9)
+    g = TB.new(3, 4, 256, 1000, seed: 9)
     g.add("a", 2**63)
     assert g.contains?("a", 2**63 + 1000)
     refute g.contains?("a", 2**63 + 1001)
@@ -208,7 +221,7 @@ class TestTimeBloom < Minitest::Test
   # ---- serialization, copies, life cycle -------------------------------------
 
   def test_serialize_round_trip
-    f = TB.for_target(0.01, 500, 100, 1234)
+    f = TB.for_target(100, 0.01, 500, seed: 1234)
     keys = Array.new(600) { |i| "key #{i}\x00#{i * 3}" }
     keys.each_with_index { |k, i| f.add(k, 1 + i) }
     blob = f.serialize
@@ -230,7 +243,7 @@ class TestTimeBloom < Minitest::Test
   end
 
   def test_dup_and_marshal
-    f = TB.new(3, 4, 512, 100, 8)
+    f = TB.new(3, 4, 512, 100, seed: 8)
     f.add("a", 5)
     c = f.dup
     c.add("b", 6)
@@ -244,7 +257,7 @@ class TestTimeBloom < Minitest::Test
   end
 
   def test_close
-    f = TB.new(3, 4, 512, 100, 8)
+    f = TB.new(3, 4, 512, 100, seed: 8)
     refute f.closed?
     assert_nil f.close
     assert f.closed?
@@ -254,7 +267,7 @@ class TestTimeBloom < Minitest::Test
 
   def test_garbage_collector_frees_filters
     200.times do |i|
-      f = (i % 10).nonzero? ? TB.new(4, 8, 4096, 100, i) : TB.for_target(0.01, 1000, 1000, i)
+      f = (i % 10).nonzero? ? TB.new(4, 8, 4096, 100, seed: i) : TB.for_target(1000, 0.01, 1000, seed: i)
       50.times { |j| f.add("x#{j}", 1 + j * 10) } # shifts allocate slices
       f.close if (i % 4).zero?
       TB.deserialize(f.serialize) if i.odd?
@@ -273,7 +286,7 @@ class TestTimeBloom < Minitest::Test
     base = TestHelper.rss_mib
     400.times do |i|
       # (for_target is slow in a debug build: it searches every k)
-      f = (i % 40) == 5 ? TB.for_target(0.01, 1000, 800_000) : TB.deserialize(blob)
+      f = (i % 40) == 5 ? TB.for_target(800_000, 0.01, 1000) : TB.deserialize(blob)
       assert f.contains?("x", 5) if i.zero?
       GC.start if i % 10 == 9
     end

@@ -13,6 +13,9 @@ module TemporalFilters
   # inserted in the window is reported present with probability at most
   # AgeBloom.false_positive_rate(k, l).
   #
+  # add(key) (shifting first when the generation is full), contains?(key)
+  # (also include?), add_if_absent(key) and clear (Membership).
+  #
   # Two layouts: new and for_target give the classic one (an array per
   # slice); AgeBloom.blocked and AgeBloom.blocked_for_target give the blocked
   # one, with the same window and guarantee and k + l <= 32 slices stored as
@@ -31,26 +34,41 @@ module TemporalFilters
   class AgeBloom
     NATIVE = Native::AgeBloomNative
     include NativeHandle
+    include Membership
+    alias include? contains?
 
-    # The state of a filter at one moment, from #stats: slices (k + l), bits
-    # (of all slices), bits_per_element (bits / capacity), inserts (since
-    # creation or clear) and fpr_now (the false-positive rate for the measured
-    # fill of every slice).
+    # What was fixed at creation, from #info (frozen): k (hash functions:
+    # bits set per insert, slices a key must match), l (slices beyond the
+    # first k: the window spans l generations), slice_bits (bits per slice;
+    # blocked: a multiple of 32), generation (inserts between two shifts),
+    # capacity (the window in inserts: l * generation) and the hash seed.
+    # Each member has a reader of its own (#k, ...).
+    Info = Struct.new(:k, :l, :slice_bits, :generation, :capacity, :seed)
+    struct_readers Info, :info
+
+    # The state of a filter at one moment, from #stats (frozen): slices (k +
+    # l), bits (of all slices; blocked: of all 64-byte lines, unused lanes
+    # included), bits_per_element (bits / capacity), inserts (since creation
+    # or clear) and fpr_now (the false-positive rate for the measured fill of
+    # every slice; blocked: under the layout's conservative model). Each
+    # member has a reader of its own (#slices, ...), which takes the whole
+    # snapshot.
     Stats = Struct.new(:slices, :bits, :bits_per_element, :inserts, :fpr_now)
+    struct_readers Stats, :stats
 
     # Low level: k + l slices of slice_bits bits; the generation is
     # max(1, floor(slice_bits * ln 2 / k)) inserts and the capacity l times
     # that. k in 1..64, l in 1..1024, slice_bits in 64..2**40; seed: the hash
     # seed. Raises InvalidArgumentError (TF_ERR_TOO_LARGE
     # for slice_bits over 2**40), OutOfMemoryError.
-    def initialize(k, l, slice_bits, seed = 0)
+    def initialize(k, l, slice_bits, seed: 0)
       @native = NATIVE.new(k, l, slice_bits, seed)
     end
 
     # A filter that remembers at least the last capacity (>= 1) inserts with
     # a false-positive rate of at most error_rate (in (0, 1)): (k, l) from
     # AgeBloom.choose. Raises InvalidArgumentError, OutOfMemoryError.
-    def self.for_target(error_rate, capacity, seed = 0)
+    def self.for_target(capacity, error_rate, seed: 0)
       adopt(NATIVE.new_for(error_rate, capacity, seed))
     end
 
@@ -61,7 +79,7 @@ module TemporalFilters
     # k >= 1 and l >= 1 with k + l <= 32, slice_bits in 32..2**40; seed: the
     # hash seed. Raises InvalidArgumentError (TF_ERR_TOO_LARGE
     # for slice_bits over 2**40), OutOfMemoryError.
-    def self.blocked(k, l, slice_bits, seed = 0)
+    def self.blocked(k, l, slice_bits, seed: 0)
       adopt(NATIVE.new_blocked(k, l, slice_bits, seed))
     end
 
@@ -71,7 +89,7 @@ module TemporalFilters
     # ceil(capacity / l), slices of k * generation / -ln(1 - fill) bits
     # rounded up to a multiple of 32. Raises InvalidArgumentError,
     # OutOfMemoryError.
-    def self.blocked_for_target(error_rate, capacity, seed = 0)
+    def self.blocked_for_target(capacity, error_rate, seed: 0)
       adopt(NATIVE.new_blocked_for(error_rate, capacity, seed))
     end
 
@@ -107,62 +125,15 @@ module TemporalFilters
       NATIVE.steady_bits_per_element(k, l)
     end
 
-    # Inserts key (shifting first when the generation is full). Returns self.
-    def add(key)
-      @native.add(key)
-      self
-    end
-
-    # True when key is (probably) among the last inserts; false when it is
-    # certainly not among the last capacity inserts.
-    def contains?(key)
-      @native.contains(key) == 1
-    end
-    alias contains contains?
-    alias include? contains?
-
-    # De-duplication in one call: returns true when key was present (and
-    # then does not insert it), false when it was absent and is now added.
-    def add_if_absent(key)
-      @native.add_if_absent(key) == 1
-    end
-
-    # Forgets every key (the shape stays). Returns self.
-    def clear
-      @native.clear
-      self
+    # An Info: the shape and the seed.
+    def info
+      Info.new(@native.k, @native.l, @native.slice_bits, @native.generation, @native.capacity,
+               @native.seed).freeze
     end
 
     # A Stats snapshot (fpr_now scans every slice: O(bits / 64)).
     def stats
-      Stats.new(slices, bits, bits_per_element, inserts, fpr_now)
-    end
-
-    # The number of slices, k + l.
-    def slices
-      @native.slices
-    end
-
-    # Total bits of all slices (blocked: of all 64-byte lines, unused lanes
-    # included).
-    def bits
-      @native.bits
-    end
-
-    # bits / capacity.
-    def bits_per_element
-      @native.bits_per_element
-    end
-
-    # Inserts since creation or clear.
-    def inserts
-      @native.inserts
-    end
-
-    # The false-positive rate for the measured fill of every slice (blocked:
-    # under the layout's conservative model).
-    def fpr_now
-      @native.fpr_now
+      Stats.new(@native.slices, @native.bits, @native.bits_per_element, @native.inserts, @native.fpr_now).freeze
     end
 
     # True for the blocked layout (AgeBloom.blocked, blocked_for_target or
@@ -171,41 +142,12 @@ module TemporalFilters
       @native.is_blocked == 1
     end
 
-    # Hash functions: bits set per insert, slices a key must match.
-    def k
-      @native.k
-    end
-
-    # Slices beyond the first k: the window spans l generations.
-    def l
-      @native.l
-    end
-
-    # Bits per slice (blocked: a multiple of 32).
-    def slice_bits
-      @native.slice_bits
-    end
-
-    # Inserts per generation (between two shifts).
-    def generation
-      @native.generation
-    end
-
-    # The window in inserts: l * generation.
-    def capacity
-      @native.capacity
-    end
-
-    # The hash seed.
-    def seed
-      @native.seed
-    end
-
     private
 
     def inspect_fields
+      i = info
       layout = blocked? ? "blocked " : ""
-      "#{layout}k=#{k} l=#{l} slice_bits=#{slice_bits} capacity=#{capacity} seed=#{seed}"
+      "#{layout}k=#{i.k} l=#{i.l} slice_bits=#{i.slice_bits} capacity=#{i.capacity} seed=#{i.seed}"
     end
   end
 end

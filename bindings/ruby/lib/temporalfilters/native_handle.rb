@@ -11,6 +11,13 @@ module TemporalFilters
   # class as NATIVE and lists what #inspect shows in inspect_fields. Not
   # meant for use on its own.
   module NativeHandle # :nodoc:
+    # value, which must be an Integer (else TypeError naming it `name`).
+    def self.check_integer(value, name)
+      raise TypeError, "#{name} must be an Integer, not #{value.class}" unless value.is_a?(Integer)
+
+      value
+    end
+
     def self.included(base)
       base.extend(ClassMethods)
       # Every object comes from new, a factory, deserialize or a copy.
@@ -32,6 +39,15 @@ module TemporalFilters
       end
 
       private
+
+      # Defines a reader for every member of `struct` (the class's Info or
+      # Stats) but those in `except`, which returns that member of the
+      # snapshot the method `source` (:info or :stats) takes.
+      def struct_readers(struct, source, except: [])
+        (struct.members - except).each do |name|
+          define_method(name) { public_send(source).public_send(name) }
+        end
+      end
 
       # A new object owning the handle `native` (from a factory of NATIVE).
       def adopt(native)

@@ -4,8 +4,9 @@
 
 module TemporalFilters
   # "May this key make another request now?": the sliding-window rate
-  # limiter of include/temporalfilters/rate_limiter.h (seed 002). Each key
-  # may make at most `limit` requests per `window` time units.
+  # limiter of include/temporalfilters/rate_limiter.h (the algorithm of the
+  # Rate Limiter README, with its defects fixed: docs/rate-limiter.md). Each
+  # key may make at most `limit` requests per `window` time units.
   #
   # Two modes, chosen at creation:
   # - bucketed (the default): the window is split into window / bucket_width
@@ -82,9 +83,6 @@ module TemporalFilters
     MAX_BUCKETS = 4096
     MAX_EXACT_GLOBAL_LIMIT = 1 << 24
 
-    # The retry_at of a request that can never be granted (2**64 - 1).
-    RETRY_NEVER = (1 << 64) - 1
-
     # The answer of #acquire and #peek: allowed (true/false); remaining, the
     # permits left to the key in the window after the decision (the smaller
     # of the key's and the global window's when a global limit is set, on
@@ -108,7 +106,7 @@ module TemporalFilters
       # retry_at - now (at least 0) when denied, nil when never? (the
       # request can never be granted as it is).
       def retry_after(now)
-        raise TypeError, "now must be an Integer, not #{now.class}" unless now.is_a?(Integer)
+        NativeHandle.check_integer(now, "now")
         return 0 if allowed
         return nil if retry_at == RETRY_NEVER
 
@@ -116,34 +114,37 @@ module TemporalFilters
       end
     end
 
-    # The counters of #stats: keys (tracked now), reclaimed (idle keys
-    # reclaimed so far), denied_full (requests of new keys denied because
-    # the table was full), allowed_full (admitted untracked because it was
-    # full, with FULL_ALLOW) and memory (bytes held).
+    # The counters of #stats (frozen): keys (tracked now; #tracked_keys),
+    # reclaimed (idle keys reclaimed so far), denied_full (requests of new
+    # keys denied because the table was full; peeks are not counted),
+    # allowed_full (admitted untracked because it was full, with FULL_ALLOW;
+    # one refused by the global limit is not counted) and memory (bytes
+    # held). The counters have a reader of their own (#reclaimed, ...), which
+    # takes the whole snapshot.
     Stats = Struct.new(:keys, :reclaimed, :denied_full, :allowed_full, :memory)
+    struct_readers Stats, :stats, except: %i[keys memory]
 
     # Each key at most limit (>= 1; at most MAX_KEY_LIMIT, or
     # MAX_EXACT_LIMIT with EXACT) requests per window (>= 1) time units.
     # bucket_width: the width of a bucket, dividing window, with at most
     # MAX_BUCKETS buckets per window; ignored (may be 0) with EXACT. flags: 0
     # or EXACT | FULL_ALLOW. Raises InvalidArgumentError, OutOfMemoryError.
-    def initialize(limit, window, bucket_width, flags = 0)
+    def initialize(limit, window, bucket_width, flags: 0)
       @native = NATIVE.new(limit, window, bucket_width, flags)
     end
 
-    # An exact-mode limiter: new(limit, window, 0, EXACT | flags).
-    def self.exact(limit, window, flags = 0)
-      raise TypeError, "flags must be an Integer, not #{flags.class}" unless flags.is_a?(Integer)
-
-      adopt(NATIVE.new(limit, window, 0, flags | EXACT))
+    # An exact-mode limiter: new(limit, window, 0, flags: EXACT | flags).
+    def self.exact(limit, window, flags: 0)
+      adopt(NATIVE.new(limit, window, 0, NativeHandle.check_integer(flags, "flags") | EXACT))
     end
 
     # Asks for n (>= 1) permits for key at now and takes them when allowed.
-    # Like the seed, the key's window (and the global one) is first brought
-    # to now, granted or not: a later call with an earlier now is judged at
-    # this now (the clock is clamped per key); a denial takes nothing.
-    # Returns a Decision. Raises InvalidArgumentError for now == 0 or n == 0; n
-    # above the key's limit is a denial that never? can be granted.
+    # As in the Rate Limiter README, the key's window (and the global one)
+    # is first brought to now, granted or not: a later call with an earlier
+    # now is judged at this now (the clock is clamped per key); a denial
+    # takes nothing. Returns a Decision. Raises InvalidArgumentError for
+    # now == 0 or n == 0; n above the key's limit is a denial that never?
+    # can be granted.
     def acquire(key, now, n = 1)
       allowed, remaining, retry_at = @native.acquire(key, now, n)
       Decision.new(allowed == 1, remaining, retry_at)
@@ -228,29 +229,12 @@ module TemporalFilters
 
     # A Stats snapshot (memory walks every shard).
     def stats
-      Stats.new(tracked_keys, reclaimed, denied_full, allowed_full, memory)
+      Stats.new(@native.keys, @native.reclaimed, @native.denied_full, @native.allowed_full, @native.memory).freeze
     end
 
     # The number of keys tracked now.
     def tracked_keys
       @native.keys
-    end
-
-    # Idle keys reclaimed so far.
-    def reclaimed
-      @native.reclaimed
-    end
-
-    # Requests of new keys denied because the table was full (peeks are not
-    # counted).
-    def denied_full
-      @native.denied_full
-    end
-
-    # Requests of new keys admitted untracked because the table was full
-    # (FULL_ALLOW; one refused by the global limit is not counted).
-    def allowed_full
-      @native.allowed_full
     end
 
     private

@@ -25,16 +25,23 @@ module TemporalFilters
 
     # The result of #pace: granted (true/false) and next_allowed, the earliest
     # time the key may be granted again (now + interval after a grant, the
-    # last grant + interval after a denial; saturating at 2**64 - 1).
+    # last grant + interval after a denial; saturating at RETRY_NEVER).
     PaceResult = Struct.new(:granted, :next_allowed) do
       alias_method :granted?, :granted
     end
+
+    # What was fixed at creation, from #info (frozen): width (cells per row)
+    # and depth (rows) as given, the hash seed, the creation flags
+    # (CONCURRENT, BLOCKED) and cells, the number of timestamp cells
+    # allocated. Each member has a reader of its own (#width, ...).
+    Info = Struct.new(:width, :depth, :seed, :flags, :cells)
+    struct_readers Info, :info
 
     # An empty sketch of depth rows of width cells (width >= 1; depth 1..32,
     # 1..8 with BLOCKED); seed: the hash seed (sketches merge only with equal
     # seeds); flags: 0 or CONCURRENT | BLOCKED.
     # Raises InvalidArgumentError, OutOfMemoryError.
-    def initialize(width, depth, seed = 0, flags = 0)
+    def initialize(width, depth, seed: 0, flags: 0)
       @native = NATIVE.new(width, depth, seed, flags)
     end
 
@@ -42,12 +49,12 @@ module TemporalFilters
     # expected_keys distinct keys updated within the horizon queried about,
     # is at most too_new_probability (in (0, 1)).
     # Raises InvalidArgumentError.
-    def self.for_target(expected_keys, too_new_probability, seed = 0, flags = 0)
+    def self.for_target(expected_keys, too_new_probability, seed: 0, flags: 0)
       adopt(NATIVE.new_for(expected_keys, too_new_probability, seed, flags))
     end
 
     # The dimensions for_target would choose: [width, depth].
-    def self.dimensions(expected_keys, too_new_probability, flags = 0)
+    def self.dimensions(expected_keys, too_new_probability, flags: 0)
       [NATIVE.dimensions_width(expected_keys, too_new_probability, flags),
        NATIVE.dimensions_depth(expected_keys, too_new_probability, flags)]
     end
@@ -106,8 +113,8 @@ module TemporalFilters
     end
 
     # Merges other into self by cell-wise maximum (self then answers as if it
-    # had seen both streams). Raises IncompatibleError when width, depth, layout or
-    # seed differ.
+    # had seen both streams). Raises IncompatibleError when width, depth,
+    # layout or seed differ, ClosedError when either is closed.
     def merge(other)
       raise TypeError, "cannot merge a #{other.class} into a RecencySketch" unless other.is_a?(RecencySketch)
 
@@ -128,29 +135,9 @@ module TemporalFilters
       @native.error_estimate(since)
     end
 
-    # Cells per row, as given at creation.
-    def width
-      @native.width
-    end
-
-    # Rows, as given at creation.
-    def depth
-      @native.depth
-    end
-
-    # The hash seed.
-    def seed
-      @native.seed
-    end
-
-    # The creation flags (CONCURRENT, BLOCKED).
-    def flags
-      @native.flags
-    end
-
-    # The number of timestamp cells allocated.
-    def cells
-      @native.cells
+    # An Info: the shape, seed and flags.
+    def info
+      Info.new(@native.width, @native.depth, @native.seed, @native.flags, @native.cells).freeze
     end
 
     def concurrent?
@@ -164,7 +151,8 @@ module TemporalFilters
     private
 
     def inspect_fields
-      "width=#{width} depth=#{depth} seed=#{seed} flags=#{flags}"
+      i = info
+      "width=#{i.width} depth=#{i.depth} seed=#{i.seed} flags=#{i.flags}"
     end
 
     protected

@@ -12,8 +12,13 @@ module TemporalFilters
   # at every now with now - span <= t. At a steady rate the false-positive
   # rate is at most the target given to for_target. Times are Integers in
   # the caller's unit, in 1...2**64 for now (0 and values outside 0...2**64
-  # raise InvalidArgumentError); the unit must be fine enough that span >= l. A
-  # clock that goes backwards is clamped to the highest time seen.
+  # raise InvalidArgumentError); the unit must be fine enough that span >=
+  # l. A clock that goes backwards is clamped to the highest time seen.
+  #
+  # add(key, now), contains?(key, now), add_if_absent(key, now) and clear
+  # (Membership). An add may shift and add a slice: OutOfMemoryError, or
+  # InvalidArgumentError (TF_ERR_TOO_LARGE) past 4096 slices, leave the
+  # filter unchanged.
   #
   # Not internally synchronised: contains?, the getters, stats, memory and
   # serialize may overlap each other (from native threads); add,
@@ -21,18 +26,26 @@ module TemporalFilters
   class TimeBloom
     NATIVE = Native::TimeBloomNative
     include NativeHandle
+    include Membership
 
-    # The state of a filter at a time now, from #stats(now): slices (>= k +
-    # l), bits (of all slices), bits_per_element (bits / inserts within the
-    # span, 0.0 when none), inserts (since creation or clear) and fpr_now (the
-    # false-positive rate for the measured fill, slices older than the span
-    # counting as empty).
+    # What was fixed at creation, from #info (frozen): k (hash functions:
+    # bits set per insert, slices a key must match), l (the minimum number
+    # of slices beyond the first k), span (the window, in the caller's time
+    # unit) and the hash seed. Each member has a reader of its own (#k, ...).
+    Info = Struct.new(:k, :l, :span, :seed)
+    struct_readers Info, :info
+
+    # The state of a filter at a time now, from #stats(now) (frozen): slices
+    # (>= k + l), bits (of all slices), bits_per_element (bits / inserts
+    # within the span, 0.0 when none), inserts (since creation or clear) and
+    # fpr_now (the false-positive rate for the measured fill, slices older
+    # than the span counting as empty).
     Stats = Struct.new(:slices, :bits, :bits_per_element, :inserts, :fpr_now)
 
     # Low level: k + l initial slices of slice_bits bits; k in 1..64, l in
     # 1..1024, slice_bits in 64..2**40, span >= l. Raises
     # InvalidArgumentError, OutOfMemoryError.
-    def initialize(k, l, slice_bits, span, seed = 0)
+    def initialize(k, l, slice_bits, span, seed: 0)
       @native = NATIVE.new(k, l, slice_bits, span, seed)
     end
 
@@ -41,39 +54,18 @@ module TemporalFilters
     # (k, l) from AgeBloom.choose, initial slices sized for initial_capacity
     # (>= 1) inserts per span; the sizes adapt from the first shift. span
     # must be >= the chosen l. Raises InvalidArgumentError, OutOfMemoryError.
-    def self.for_target(error_rate, span, initial_capacity, seed = 0)
+    def self.for_target(initial_capacity, error_rate, span, seed: 0)
       adopt(NATIVE.new_for(error_rate, span, initial_capacity, seed))
     end
 
-    # Inserts key at time now. A shift may add a slice: OutOfMemoryError,
-    # or InvalidArgumentError past 4096 slices, leave the filter unchanged. Returns self.
-    def add(key, now)
-      @native.add(key, now)
-      self
-    end
-
-    # True when key was (probably) added within the span before now; false
-    # when it certainly was not.
-    def contains?(key, now)
-      @native.contains(key, now) == 1
-    end
-    alias contains contains?
-
-    # contains? then add when absent: returns true when key was present
-    # within the span (and then does not insert it), false when it is added.
-    def add_if_absent(key, now)
-      @native.add_if_absent(key, now) == 1
-    end
-
-    # Forgets every key (the slices keep their sizes). Returns self.
-    def clear
-      @native.clear
-      self
+    # An Info: the shape and the seed.
+    def info
+      Info.new(@native.k, @native.l, @native.span, @native.seed).freeze
     end
 
     # A Stats snapshot at time now (fpr_now scans every slice).
     def stats(now)
-      Stats.new(slices, bits, bits_per_element(now), inserts, fpr_now(now))
+      Stats.new(slices, bits, bits_per_element(now), inserts, fpr_now(now)).freeze
     end
 
     # The current number of slices (>= k + l).
@@ -107,30 +99,11 @@ module TemporalFilters
       @native.slice_bits(i)
     end
 
-    # Hash functions: bits set per insert, slices a key must match.
-    def k
-      @native.k
-    end
-
-    # The minimum number of slices beyond the first k.
-    def l
-      @native.l
-    end
-
-    # The window, in the caller's time unit.
-    def span
-      @native.span
-    end
-
-    # The hash seed.
-    def seed
-      @native.seed
-    end
-
     private
 
     def inspect_fields
-      "k=#{k} l=#{l} span=#{span} slices=#{slices} seed=#{seed}"
+      i = info
+      "k=#{i.k} l=#{i.l} span=#{i.span} slices=#{slices} seed=#{i.seed}"
     end
   end
 end
