@@ -8,11 +8,6 @@
 require_relative "helper"
 
 class TestErrors < Minitest::Test
-  RS = TemporalFilters::RecencySketch
-  TF = TemporalFilters
-  H = TestHelper
-  MAX_U64 = 2**64 - 1
-
   def sketch
     s = RS.new(64, 3, seed: 5)
     s.update("k", 100)
@@ -182,11 +177,7 @@ class TestErrors < Minitest::Test
   end
 
   def test_buffer_too_small_in_the_native_layer
-    native = sketch.instance_variable_get(:@native)
-    size = native.serialized_size
-    assert_tf_error(:BUFFER_TOO_SMALL) { native.serialize_into(size - 1) }
-    assert_tf_error(:BUFFER_TOO_SMALL) { native.serialize_into(size + 1) }
-    assert_equal sketch.serialize, native.serialize_into(size)
+    assert_native_buffer_checks(sketch)
   end
 
   def test_objects_without_a_handle
@@ -197,8 +188,9 @@ class TestErrors < Minitest::Test
 
   def test_errors_do_not_leak_into_later_calls
     s = sketch
-    assert_tf_error(:INVALID_ARGUMENT) { s.update("k", 0) }
-    assert_equal 100, s.query("k")
+    assert_failures_do_not_stick(-> { s.update("k", 0) }, -> { RS.new(0, 1) }) do
+      assert_equal 100, s.query("k")
+    end
     s.update("k", 200)
     assert_equal 200, s.query("k")
   end
@@ -216,16 +208,16 @@ class TestErrors < Minitest::Test
   end
 
   def test_truncated
-    assert_tf_error(:TRUNCATED) { RS.deserialize("") }
-    assert_tf_error(:TRUNCATED) { RS.deserialize("TFLT") }
-    assert_tf_error(:TRUNCATED) { RS.deserialize(blob.byteslice(0, 27)) }
-    assert_tf_error(:TRUNCATED) { RS.deserialize(blob.byteslice(0, blob.bytesize - 1)) }
-    assert_tf_error(:TRUNCATED) { RS.deserialize(blob.byteslice(0, blob.bytesize - 9)) }
+    assert_refuses_truncated(RS, blob)
   end
 
   def test_bad_magic
     assert_tf_error(:BAD_MAGIC) { RS.deserialize("X" + blob.byteslice(1..)) }
     assert_tf_error(:BAD_MAGIC) { RS.deserialize("\x00".b * blob.bytesize) }
+  end
+
+  def test_broken_envelope
+    assert_refuses_broken_envelope(RS, blob, flip_at: H::OFF_CELLS + 3)
   end
 
   def test_unsupported_version

@@ -15,8 +15,6 @@ require_relative "helper"
 require_relative "rate_limiter_model"
 
 class TestRateLimiter < Minitest::Test
-  RL = TemporalFilters::RateLimiter
-  RETRY_NEVER = TemporalFilters::RETRY_NEVER
   Model = RateLimiterModel
 
   def triple(d)
@@ -630,13 +628,8 @@ class TestRateLimiter < Minitest::Test
   def test_serialize_round_trip
     [0, RL::EXACT, RL::FULL_ALLOW, RL::EXACT | RL::FULL_ALLOW].each do |flags|
       rl, now = busy_limiter(flags)
-      blob = rl.serialize
-      assert_equal Encoding::BINARY, blob.encoding
+      blob, copy = assert_round_trip(rl)
       assert_equal flags, blob.byteslice(8, 4).unpack1("L<"), "the envelope flags are the creation flags"
-      copy = RL.deserialize(blob)
-      assert_instance_of RL, copy
-      assert_equal blob, copy.serialize
-      assert_equal blob, RL.deserialize(blob.dup.force_encoding("UTF-8")).serialize
       assert_equal rl.tracked_keys, copy.tracked_keys
       # a restart forgets nobody: the same decisions from here on
       rng = Random.new(99)
@@ -689,9 +682,9 @@ class TestRateLimiter < Minitest::Test
   end
 
   def test_empty_limiter_round_trip
-    blob = RL.new(1, 10, 1).serialize
-    assert_equal blob, RL.deserialize(blob).serialize
-    assert_operator RL.exact(1, 10).serialize.bytesize, :<, 200
+    assert_round_trip(RL.new(1, 10, 1))
+    blob, = assert_round_trip(RL.exact(1, 10))
+    assert_operator blob.bytesize, :<, 200
   end
 
   def test_dup_and_marshal
@@ -715,13 +708,8 @@ class TestRateLimiter < Minitest::Test
   def test_close
     rl = RL.new(5, 1000, 100)
     rl.acquire("a", 1)
-    refute rl.closed?
     assert_equal "#<TemporalFilters::RateLimiter keys=1>", rl.inspect
-    assert_nil rl.close
-    assert rl.closed?
-    rl.close
-    assert_equal "#<TemporalFilters::RateLimiter closed>", rl.inspect
-    assert_closed(/RateLimiter is closed/) { rl.acquire("a", 2) }
+    assert_closes(rl, acquire: ["a", 2], stats: [], reclaimed: [], denied_full: [], allowed_full: [])
   end
 
   def test_garbage_collector_frees_limiters
@@ -746,20 +734,13 @@ class TestRateLimiter < Minitest::Test
     64.times { |i| rl.acquire("key-#{i}", 1 + i) }
     blob = rl.serialize
     rl.close
-    growth = lambda do |close|
-      GC.start
-      base = TestHelper.rss_mib
-      100.times do |i|
+    closed, dropped = [true, false].map do |close|
+      rss_growth_mib(100) do |i|
         copy = RL.deserialize(blob)
         assert_equal 64, copy.tracked_keys if i.zero?
         copy.close if close
-        GC.start if i % 10 == 9
       end
-      GC.start
-      TestHelper.rss_mib - base
     end
-    closed = growth.call(true)
-    dropped = growth.call(false)
     assert_operator dropped - closed, :<, 120, "memory of dropped limiters came back (closed: +#{closed} MiB)"
   end
 end

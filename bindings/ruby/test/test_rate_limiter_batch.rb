@@ -11,10 +11,6 @@
 require_relative "helper"
 
 class TestRateLimiterBatch < Minitest::Test
-  RL = TemporalFilters::RateLimiter
-  TF = TemporalFilters
-  RETRY_NEVER = TemporalFilters::RETRY_NEVER
-
   def allowed(remaining)
     RL::Decision.new(true, remaining, 0)
   end

@@ -7,9 +7,6 @@
 require_relative "helper"
 
 class TestRecencySketch < Minitest::Test
-  RS = TemporalFilters::RecencySketch
-  MAX_U64 = 2**64 - 1
-
   def big(flags = 0)
     RS.new(1 << 16, 4, seed: 7, flags: flags)
   end
@@ -49,13 +46,9 @@ class TestRecencySketch < Minitest::Test
   def test_info_is_a_frozen_struct
     s = RS.new(1000, 5, seed: 99, flags: RS::CONCURRENT)
     info = s.info
-    assert_instance_of RS::Info, info
-    assert_predicate info, :frozen?
-    assert_equal({ width: 1000, depth: 5, seed: 99, flags: RS::CONCURRENT, cells: 5000 }, info.to_h)
+    assert_frozen_struct(RS::Info, { width: 1000, depth: 5, seed: 99, flags: RS::CONCURRENT, cells: 5000 }, info, s)
     assert_equal info, s.info, "a Struct: equal by value"
     assert_raises(FrozenError) { info.width = 1 }
-    assert_equal RS::Info.members, %i[width depth seed flags cells]
-    RS::Info.members.each { |m| assert_equal info[m], s.public_send(m), m }
   end
 
   # seed and flags are keywords (default 0) everywhere; the positional
@@ -255,15 +248,10 @@ class TestRecencySketch < Minitest::Test
       s = RS.new(300, 4, seed: 1234, flags: flags)
       keys = Array.new(150) { |i| "key #{i}\x00#{i * 3}" }
       keys.each_with_index { |k, i| s.update(k, 1 + i * 13) }
-      blob = s.serialize
-      assert_equal Encoding::BINARY, blob.encoding
-      assert_equal s.memory > 0, true
-      t = RS.deserialize(blob)
+      assert_operator s.memory, :>, 0
+      _blob, t = assert_round_trip(s)
       assert_equal [s.width, s.depth, s.seed, s.flags, s.cells], [t.width, t.depth, t.seed, t.flags, t.cells]
       assert_equal keys.map { |k| s.query(k) }, keys.map { |k| t.query(k) }
-      assert_equal blob, t.serialize
-      # any String holding those bytes will do
-      assert_equal blob, RS.deserialize(blob.dup.force_encoding("UTF-8")).serialize
     end
   end
 
@@ -304,39 +292,12 @@ class TestRecencySketch < Minitest::Test
   def test_close
     s = big
     s.update("a", 1)
-    refute s.closed?
-    assert_nil s.close
-    assert s.closed?
-    s.close # idempotent
-    assert s.closed?
-    assert_equal "#<TemporalFilters::RecencySketch closed>", s.inspect
-    calls = {
-      update: -> { s.update("a", 1) },
-      query: -> { s.query("a") },
-      never_seen: -> { s.never_seen?("a") },
-      pace: -> { s.pace("a", 1, 1) },
-      ttl_insert: -> { s.ttl_insert("a", 1, 1) },
-      ttl_maybe_live: -> { s.ttl_maybe_live?("a", 1) },
-      update_batch: -> { s.update_batch(["a"], [1]) },
-      query_batch: -> { s.query_batch(["a"]) },
-      merge_into: -> { s.merge(big) },
-      merge_from: -> { big.merge(s) },
-      clear: -> { s.clear },
-      error_estimate: -> { s.error_estimate },
-      memory: -> { s.memory },
-      width: -> { s.width },
-      depth: -> { s.depth },
-      seed: -> { s.seed },
-      flags: -> { s.flags },
-      cells: -> { s.cells },
-      serialize: -> { s.serialize },
-      dup: -> { s.dup }
-    }
-    calls.each do |name, call|
-      e = assert_closed(/RecencySketch is closed/, name.to_s) { call.call }
-      assert_equal(-1, e.status)
-      assert_equal "TF_ERR_NULL", e.status_name
-    end
+    other = big
+    assert_closes(s, update: ["a", 1], query: ["a"], never_seen?: ["a"], pace: ["a", 1, 1], ttl_insert: ["a", 1, 1],
+                     ttl_maybe_live?: ["a", 1], update_batch: [["a"], [1]], query_batch: [["a"]], merge: [other],
+                     clear: [], error_estimate: [], concurrent?: [], blocked?: [])
+    assert_closed(/RecencySketch is closed/, "merge from a closed sketch") { other.merge(s) }
+    assert_equal 0, other.query("a"), "other unchanged"
   end
 
   def test_dup_is_an_independent_copy
@@ -380,14 +341,10 @@ class TestRecencySketch < Minitest::Test
     # 200 sketches of 8 MiB, dropped without close: 1600 MiB if the objects
     # made by the class factories did not own their handles.
     blob = RS.new(1 << 18, 4).update("x", 1).serialize
-    GC.start
-    base = TestHelper.rss_mib
-    200.times do |i|
+    growth = rss_growth_mib(200) do |i|
       s = RS.deserialize(blob)
       assert_equal 1, s.query("x") if i.zero?
-      GC.start if i % 10 == 9
     end
-    GC.start
-    assert_operator TestHelper.rss_mib - base, :<, 700, "memory of dropped sketches came back"
+    assert_operator growth, :<, 700, "memory of dropped sketches came back"
   end
 end

@@ -10,10 +10,6 @@
 require_relative "helper"
 
 class TestTimeBloom < Minitest::Test
-  TB = TemporalFilters::TimeBloom
-  AB = TemporalFilters::AgeBloom
-  MAX_U64 = 2**64 - 1
-
   def test_shape_and_info
     f = TB.new(3, 4, 128, 1000, seed: 42)
     assert_equal [3, 4, 1000, 42], [f.k, f.l, f.span, f.seed]
@@ -30,11 +26,7 @@ class TestTimeBloom < Minitest::Test
 
   def test_info_is_a_frozen_struct_and_seed_a_keyword
     f = TB.new(3, 4, 128, 1000, seed: 42)
-    info = f.info
-    assert_instance_of TB::Info, info
-    assert_predicate info, :frozen?
-    assert_equal({ k: 3, l: 4, span: 1000, seed: 42 }, info.to_h)
-    TB::Info.members.each { |m| assert_equal info[m], f.public_send(m), m }
+    assert_frozen_struct(TB::Info, { k: 3, l: 4, span: 1000, seed: 42 }, f.info, f)
     assert_equal 7, TB.for_target(100, 0.1, 1000, seed: 7).seed
     assert_raises(ArgumentError) { TB.new(3, 4, 128, 1000, 42) }
     assert_raises(ArgumentError) { TB.for_target(100, 0.1, 1000, 7) }
@@ -168,9 +160,7 @@ class TestTimeBloom < Minitest::Test
   def test_stats
     f = TB.new(4, 6, 1000, 100, seed: 3)
     s = f.stats(1)
-    assert_instance_of TB::Stats, s
-    assert_predicate s, :frozen?
-    assert_equal [10, 10_000, 0.0, 0, 0.0], s.to_a
+    assert_frozen_struct(TB::Stats, { slices: 10, bits: 10_000, bits_per_element: 0.0, inserts: 0, fpr_now: 0.0 }, s)
     50.times { |i| f.add("x#{i}", 10) }
     s = f.stats(10)
     assert_equal [10, 10_000, 50], [s.slices, s.bits, s.inserts]
@@ -224,16 +214,10 @@ class TestTimeBloom < Minitest::Test
     f = TB.for_target(100, 0.01, 500, seed: 1234)
     keys = Array.new(600) { |i| "key #{i}\x00#{i * 3}" }
     keys.each_with_index { |k, i| f.add(k, 1 + i) }
-    blob = f.serialize
-    assert_equal Encoding::BINARY, blob.encoding
-    g = TB.deserialize(blob)
-    assert_instance_of TB, g
-    assert_equal [f.k, f.l, f.span, f.seed, f.slices, f.bits, f.inserts],
-                 [g.k, g.l, g.span, g.seed, g.slices, g.bits, g.inserts]
+    _blob, g = assert_round_trip(f)
     assert_equal Array.new(f.slices) { |i| f.slice_bits(i) }, Array.new(g.slices) { |i| g.slice_bits(i) }
     assert_equal keys.map { |k| f.contains?(k, 600) }, keys.map { |k| g.contains?(k, 600) }
     assert_equal f.stats(600), g.stats(600)
-    assert_equal blob, g.serialize
     # both go on alike: times, counters and the measured rate travel too
     200.times do |i|
       f.add("more-#{i}", 600 + 3 * i)
@@ -257,12 +241,10 @@ class TestTimeBloom < Minitest::Test
   end
 
   def test_close
-    f = TB.new(3, 4, 512, 100, seed: 8)
-    refute f.closed?
-    assert_nil f.close
-    assert f.closed?
-    f.close # idempotent
-    assert_equal "#<TemporalFilters::TimeBloom closed>", f.inspect
+    f = TB.new(3, 4, 512, 100, seed: 8).add("k", 5)
+    assert_closes(f, add: ["a", 1], contains?: ["k", 5], contains: ["k", 5], add_if_absent: ["a", 1], clear: [],
+                     stats: [1], slices: [], bits: [], bits_per_element: [1], inserts: [], fpr_now: [1],
+                     slice_bits: [0])
   end
 
   def test_garbage_collector_frees_filters
@@ -282,15 +264,11 @@ class TestTimeBloom < Minitest::Test
     # 800 MiB if the objects of the factories did not own their handles.
     # (Under ASan up to 256 MiB of freed memory stays in its quarantine.)
     blob = TB.new(1, 1, 1 << 23, 100).add("x", 5).serialize # 2 slices of 1 MiB
-    GC.start
-    base = TestHelper.rss_mib
-    400.times do |i|
+    growth = rss_growth_mib(400) do |i|
       # (for_target is slow in a debug build: it searches every k)
       f = (i % 40) == 5 ? TB.for_target(800_000, 0.01, 1000) : TB.deserialize(blob)
       assert f.contains?("x", 5) if i.zero?
-      GC.start if i % 10 == 9
     end
-    GC.start
-    assert_operator TestHelper.rss_mib - base, :<, 450, "memory of dropped filters came back"
+    assert_operator growth, :<, 450, "memory of dropped filters came back"
   end
 end

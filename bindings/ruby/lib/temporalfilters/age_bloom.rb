@@ -32,7 +32,6 @@ module TemporalFilters
   # (from native threads); add, add_if_absent, clear and close need exclusive
   # access. The factories and sizing helpers are thread-safe.
   class AgeBloom
-    NATIVE = Native::AgeBloomNative
     include NativeHandle
     include Membership
     alias include? contains?

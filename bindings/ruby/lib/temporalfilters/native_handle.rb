@@ -7,9 +7,11 @@ module TemporalFilters
   # once: a native handle owned by the Ruby object (freed by the GC, or at
   # once by #close; every call on a closed object raises), the wire format
   # (#serialize, .deserialize, Marshal), copies (dup, clone), #inspect, and
-  # the argument checks of the Ruby layer. Each class names its SWIG handle
-  # class as NATIVE and lists what #inspect shows in inspect_fields. Not
-  # meant for use on its own.
+  # the argument checks of the Ruby layer. Including it sets the class's
+  # NATIVE to its SWIG handle class, named by the shared interface's rule
+  # (TemporalFilters::Native::<Name>Native for TemporalFilters::<Name>);
+  # each class lists what #inspect shows in inspect_fields. Not meant for
+  # use on its own.
   module NativeHandle # :nodoc:
     # value, which must be an Integer (else TypeError naming it `name`).
     def self.check_integer(value, name)
@@ -19,6 +21,7 @@ module TemporalFilters
     end
 
     def self.included(base)
+      base.const_set(:NATIVE, Native.const_get(:"#{base.name.split("::").last}Native"))
       base.extend(ClassMethods)
       # Every object comes from new, a factory, deserialize or a copy.
       base.private_class_method :allocate

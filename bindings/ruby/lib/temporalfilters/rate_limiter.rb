@@ -67,7 +67,6 @@ module TemporalFilters
   # modification. (Ruby's global VM lock serializes the calls of Ruby
   # threads anyway, but not those of other native threads.)
   class RateLimiter
-    NATIVE = Native::RateLimiterNative
     include NativeHandle
 
     # Creation flag: exact mode (no over-admission; bucket_width ignored).

@@ -15,7 +15,6 @@ module TemporalFilters
   # call may overlap a modifying one. (Ruby's global VM lock serializes the
   # calls of Ruby threads anyway, but not those of other native threads.)
   class RecencySketch
-    NATIVE = Native::RecencySketchNative
     include NativeHandle
 
     # Creation flag: lock-free mode, safe from many threads.

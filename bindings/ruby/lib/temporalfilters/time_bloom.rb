@@ -24,7 +24,6 @@ module TemporalFilters
   # serialize may overlap each other (from native threads); add,
   # add_if_absent, clear and close need exclusive access.
   class TimeBloom
-    NATIVE = Native::TimeBloomNative
     include NativeHandle
     include Membership
 
