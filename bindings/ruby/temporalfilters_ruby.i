@@ -157,17 +157,22 @@ static VALUE tf_rb_key_at(VALUE ary, long i) {
 
 /* ---- the handle of a method ------------------------------------------ */
 
-/* For every handle class (RecencySketchNative, AgeBloomNative, TimeBloomNative,
- * RateLimiterNative; each a struct whose field `s` is the C handle, NULL once
- * closed): a call on a closed handle raises ClosedError here, before the
- * method runs, except close and is_closed. A handle passed as an argument
- * (merge's other) must be open too. */
-%typemap(in) SWIGTYPE *self {
+/* For every class (the handle classes and the value classes of the shared
+ * interface): the fast type check. */
+%typemap(in) SWIGTYPE *self
+    "$1 = ($1_ltype)tf_rb_self_ptr($input, ((swig_class *)$1_descriptor->clientdata)->klass);"
+
+/* For the handle classes, each a struct whose field `s` is the C handle,
+ * NULL once closed: a call on a closed handle raises ClosedError here,
+ * before the method runs, except close and is_closed. A handle passed as an
+ * argument (merge's other) must be open too. */
+%typemap(in) struct RecencySketchNative *self, struct AgeBloomNative *self, struct TimeBloomNative *self,
+             struct RateLimiterNative *self {
     $1 = ($1_ltype)tf_rb_self_ptr($input, ((swig_class *)$1_descriptor->clientdata)->klass);
     if (!$1->s && !tf_rb_runs_when_closed("$symname"))
         tf_rb_raise_closed(((swig_class *)$1_descriptor->clientdata)->klass);
 }
-%typemap(in) SWIGTYPE *other {
+%typemap(in) RecencySketchNative *other {
     $1 = ($1_ltype)tf_rb_self_ptr($input, ((swig_class *)$1_descriptor->clientdata)->klass);
     if (!$1->s) tf_rb_raise_closed(((swig_class *)$1_descriptor->clientdata)->klass);
 }
