@@ -30,6 +30,23 @@ class TestRateLimiter < Minitest::Test
                  [RL::MAX_KEY_LIMIT, RL::MAX_EXACT_LIMIT, RL::MAX_BUCKETS, RL::MAX_EXACT_GLOBAL_LIMIT]
   end
 
+  def test_info_is_a_frozen_struct
+    rl = RL.new(5, 1000, 100)
+    assert_frozen_struct(RL::Info, { limit: 5, window: 1000, bucket_width: 100, flags: 0, global_limit: 0,
+                                     max_keys: 0 }, rl.info, rl)
+    refute rl.exact?
+    rl.set_global_limit(50).set_max_keys(7).set_key_limit("vip", 9)
+    assert_equal [50, 7, 5], [rl.global_limit, rl.max_keys, rl.limit], "a key's own limit is not the default"
+    ex = RL.exact(3, 60, flags: RL::FULL_ALLOW)
+    assert_frozen_struct(RL::Info, { limit: 3, window: 60, bucket_width: 0, flags: RL::EXACT | RL::FULL_ALLOW,
+                                     global_limit: 0, max_keys: 0 }, ex.info, ex)
+    assert ex.exact?
+    assert_equal ex.info, RL.deserialize(ex.serialize).info, "the blob keeps the settings"
+    s = rl.stats
+    assert_frozen_struct(RL::Stats, { keys: 0, reclaimed: 0, denied_full: 0, allowed_full: 0, memory: s.memory }, s, rl)
+    assert_operator s.memory, :>, 0
+  end
+
   # flags is a keyword (default 0), as for every structure.
   def test_flags_is_a_keyword
     exact = RL.new(1, 1000, 100, flags: RL::EXACT)

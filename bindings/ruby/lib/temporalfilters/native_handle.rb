@@ -101,6 +101,12 @@ module TemporalFilters
 
     private
 
+    # `struct` (the class's Info or Stats) holding the fields of the same
+    # names of `native` (the native layer's value object), frozen.
+    def snapshot(struct, native)
+      struct.new(*struct.members.map { |name| native.public_send(name) }).freeze
+    end
+
     # keys, checked to be an Array (the keys of a batch call; the native
     # layer checks each element).
     def key_array(keys)

@@ -113,6 +113,14 @@ module TemporalFilters
       end
     end
 
+    # The settings, from #info (frozen): limit (a key's default limit),
+    # window, bucket_width (0 with EXACT), the creation flags
+    # (EXACT, FULL_ALLOW), global_limit (0: none) and max_keys (0: no
+    # bound), as #set_global_limit and #set_max_keys last set them. Each
+    # member has a reader of its own (#limit, ...).
+    Info = Struct.new(:limit, :window, :bucket_width, :flags, :global_limit, :max_keys)
+    struct_readers Info, :info
+
     # The counters of #stats (frozen): keys (tracked now; #tracked_keys),
     # reclaimed (idle keys reclaimed so far), denied_full (requests of new
     # keys denied because the table was full; peeks are not counted),
@@ -226,14 +234,24 @@ module TemporalFilters
       self
     end
 
-    # A Stats snapshot (memory walks every shard).
-    def stats
-      Stats.new(@native.keys, @native.reclaimed, @native.denied_full, @native.allowed_full, @native.memory).freeze
+    # An Info: the settings.
+    def info
+      snapshot(Info, @native.info)
     end
 
-    # The number of keys tracked now.
+    # A Stats snapshot (memory walks every shard).
+    def stats
+      snapshot(Stats, @native.stats)
+    end
+
+    # The number of keys tracked now (stats.keys).
     def tracked_keys
-      @native.keys
+      stats.keys
+    end
+
+    # True when created with EXACT.
+    def exact?
+      (flags & EXACT) != 0
     end
 
     private

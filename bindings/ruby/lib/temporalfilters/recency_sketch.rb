@@ -136,7 +136,7 @@ module TemporalFilters
 
     # An Info: the shape, seed and flags.
     def info
-      Info.new(@native.width, @native.depth, @native.seed, @native.flags, @native.cells).freeze
+      snapshot(Info, @native.info)
     end
 
     def concurrent?
