@@ -13,7 +13,7 @@
 #   seen = TemporalFilters::AgeBloom.for_target(100_000, 0.01)   # the last 100k inserts
 #   seen.add_if_absent("click-1")    # => false (was absent, now added)
 #   seen.contains?("click-1")        # => true
-#   fast = TemporalFilters::AgeBloom.blocked_for_target(100_000, 0.01)  # same window, faster queries
+#   fast = TemporalFilters::AgeBloom.for_target(100_000, 0.01, flags: TemporalFilters::AgeBloom::BLOCKED)
 #
 #   recent = TemporalFilters::TimeBloom.for_target(10_000, 0.01, 60_000)  # the last minute (ms)
 #   recent.add("ip-1", now_ms)

@@ -276,8 +276,7 @@ module TestHelper
   # golden_age_bloom_blocked(): the same operations on the blocked layout,
   # age_bloom_blocked_v1.tfb.
   def self.golden_age_bloom(blocked: false)
-    ab = TemporalFilters::AgeBloom
-    f = blocked ? ab.blocked(3, 4, 200, seed: 42) : ab.new(3, 4, 200, seed: 42)
+    f = AB.new(3, 4, 200, seed: 42, flags: blocked ? AB::BLOCKED : 0)
     300.times { |i| f.add("key-#{i}") }
     (290...320).each { |i| f.add_if_absent("key-#{i}") }
     f.add(GOLDEN_BINARY_KEY)

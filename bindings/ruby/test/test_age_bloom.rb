@@ -4,8 +4,7 @@
 # Bloom filter) through the Ruby binding: add/contains, the window of
 # capacity = l * generation inserts, add_if_absent, clear, stats and info,
 # the sizing helpers, binary and string keys, serialization, close, copies;
-# the same for the blocked layout (AgeBloom.blocked, blocked_for_target,
-# choose_blocked, blocked?). The error paths are in test_bloom_errors.rb.
+# the same for the blocked layout (flags: AgeBloom::BLOCKED, blocked?). The error paths are in test_bloom_errors.rb.
 
 require_relative "helper"
 
@@ -129,10 +128,23 @@ class TestAgeBloom < Minitest::Test
     assert_equal s, f.stats, "a Struct: equal by value"
   end
 
+  def test_blocked_is_a_flag
+    assert_equal 1, AB::BLOCKED
+    assert_equal TF::Native::TF_AGE_BLOOM_BLOCKED, AB::BLOCKED
+    f = AB.new(3, 4, 200, seed: 42, flags: AB::BLOCKED)
+    assert_equal [AB::BLOCKED, true], [f.info.flags, f.blocked?]
+    refute AB.new(3, 4, 200).blocked?
+    assert AB.for_target(1000, 0.01, flags: AB::BLOCKED).blocked?
+    refute_respond_to AB, :blocked
+    refute_respond_to AB, :blocked_for_target
+    refute_respond_to AB, :choose_blocked
+  end
+
   def test_info_is_a_frozen_struct_and_seed_a_keyword
     f = AB.new(3, 4, 200, seed: 42)
     info = f.info
-    assert_frozen_struct(AB::Info, { k: 3, l: 4, slice_bits: 200, generation: 46, capacity: 184, seed: 42 }, info, f)
+    assert_frozen_struct(AB::Info, { k: 3, l: 4, slice_bits: 200, generation: 46, capacity: 184, seed: 42, flags: 0 },
+                         info, f)
     assert_equal info, AB.new(3, 4, 200, seed: 42).info
     assert_equal 7, AB.for_target(100, 0.1, seed: 7).seed
     assert_raises(ArgumentError) { AB.new(3, 4, 200, 42) }
@@ -142,11 +154,11 @@ class TestAgeBloom < Minitest::Test
   # ---- sizing -------------------------------------------------------------
 
   def test_choose_matches_the_c_library
-    assert_equal [12, 87], AB.choose(0.01)
+    assert_equal [12, 87, 0.5], AB.choose(0.01), "the classic layout's fill is 1/2"
     rate = AB.false_positive_rate(12, 87)
     assert_operator rate, :<=, 0.01
     assert_operator rate, :>, 0.001
-    k, l = AB.choose(0.001)
+    k, l, = AB.choose(0.001)
     assert_operator AB.false_positive_rate(k, l), :<=, 0.001
     assert_operator AB.bits_per_element(k, l), :>, AB.bits_per_element(12, 87), "a tighter target costs memory"
     assert_equal AB.choose(0.5), AB.choose(1r / 2), "any Numeric rate"
@@ -203,7 +215,7 @@ class TestAgeBloom < Minitest::Test
   # ---- the blocked layout ---------------------------------------------------
 
   def test_blocked_shape_and_info
-    f = AB.blocked(3, 4, 200, seed: 42)
+    f = AB.new(3, 4, 200, seed: 42, flags: AB::BLOCKED)
     assert_instance_of AB, f
     assert f.blocked?
     # slices of 200 bits rounded up to 224; generation floor(224 ln 2 / 3) = 51
@@ -214,23 +226,23 @@ class TestAgeBloom < Minitest::Test
     assert_equal 0.0, f.fpr_now
     assert_operator f.memory, :>=, 7 * 64
     assert_match(/AgeBloom blocked k=3 l=4 slice_bits=224 capacity=204 seed=42/, f.inspect)
-    assert_equal 0, AB.blocked(3, 4, 200).seed, "the seed defaults to 0"
+    assert_equal 0, AB.new(3, 4, 200, flags: AB::BLOCKED).seed, "the seed defaults to 0"
     refute AB.new(3, 4, 200, seed: 42).blocked?
     refute AB.for_target(100, 0.01).blocked?
     refute_match(/blocked/, AB.new(3, 4, 200, seed: 42).inspect)
     # k + l = 32 takes two bands; the limits of k and l are fine
-    two = AB.blocked(6, 26, 1000, seed: 7)
+    two = AB.new(6, 26, 1000, seed: 7, flags: AB::BLOCKED)
     assert_equal [1024, 32, 2 * 32 * 512], [two.slice_bits, two.slices, two.bits]
     [[1, 1], [1, 31], [31, 1], [16, 16]].each do |k, l|
       g = [(32 * Math.log(2) / k).floor, 1].max
-      f = AB.blocked(k, l, 32, seed: 2**32 - 1)
+      f = AB.new(k, l, 32, seed: 2**32 - 1, flags: AB::BLOCKED)
       assert_equal [true, k, l, 32, g, 2**32 - 1], [f.blocked?, f.k, f.l, f.slice_bits, f.generation, f.seed]
     end
   end
 
   def test_blocked_no_false_negatives_within_the_window
     # sized for a target (k + l is 16 or 32), and low level with two bands
-    [AB.blocked_for_target(500, 0.01, seed: 3), AB.blocked(6, 26, 512, seed: 4)].each do |f|
+    [AB.for_target(500, 0.01, seed: 3, flags: AB::BLOCKED), AB.new(6, 26, 512, seed: 4, flags: AB::BLOCKED)].each do |f|
       assert f.blocked?
       cap = f.capacity
       assert_equal f.l * f.generation, cap
@@ -251,7 +263,7 @@ class TestAgeBloom < Minitest::Test
       assert_operator never, :<=, (3000 * 2 * model).ceil + 20, "#{f.inspect}: model #{model}"
     end
     # the last `capacity` inserts asked for, and the target met
-    f = AB.blocked_for_target(1000, 0.01, seed: 5)
+    f = AB.for_target(1000, 0.01, seed: 5, flags: AB::BLOCKED)
     assert_operator f.capacity, :>=, 1000
     5000.times { |i| f.add("k#{i}") }
     (4000...5000).each { |i| assert f.contains?("k#{i}"), "k#{i}" }
@@ -261,7 +273,7 @@ class TestAgeBloom < Minitest::Test
   end
 
   def test_blocked_add_if_absent_and_clear
-    f = AB.blocked(4, 12, 1024, seed: 3)
+    f = AB.new(4, 12, 1024, seed: 3, flags: AB::BLOCKED)
     assert_equal false, f.add_if_absent("dedup")
     assert_equal true, f.add_if_absent("dedup")
     assert_equal 1, f.inserts, "a present key is not inserted again"
@@ -276,18 +288,18 @@ class TestAgeBloom < Minitest::Test
     assert_equal before, [f.k, f.l, f.slice_bits, f.generation, f.capacity, f.seed, f.slices, f.bits]
   end
 
-  def test_choose_blocked_sizes_blocked_for_target
+  def test_choose_blocked_sizes_for_target_blocked
     bits_per_element = [0.2, 0.1, 0.01, 0.001].map do |rate|
-      k, l, fill = AB.choose_blocked(rate)
+      k, l, fill = AB.choose(rate, flags: AB::BLOCKED)
       assert_operator k, :>=, 1
       assert_operator l, :>=, 1
       assert_includes [16, 32], k + l
       assert_kind_of Float, fill
       assert(fill.positive? && fill < 1, fill.to_s)
-      assert_equal [k, l, fill], AB.choose_blocked(rate)
+      assert_equal [k, l, fill], AB.choose(rate, flags: AB::BLOCKED)
       # the factory uses the same triple: g = ceil(capacity / l), slices of
       # k g / -ln(1 - fill) bits rounded up to a multiple of 32
-      f = AB.blocked_for_target(10_000, rate, seed: 1)
+      f = AB.for_target(10_000, rate, seed: 1, flags: AB::BLOCKED)
       g = (10_000 + l - 1) / l
       bits = (k * g / -Math.log(1 - fill)).ceil
       assert_equal [true, k, l, g], [f.blocked?, f.k, f.l, f.generation]
@@ -296,13 +308,13 @@ class TestAgeBloom < Minitest::Test
       f.bits_per_element
     end
     assert_equal bits_per_element.sort, bits_per_element, "a stricter target costs memory"
-    assert_equal AB.choose_blocked(0.125), AB.choose_blocked(1r / 8), "any Numeric rate"
+    assert_equal AB.choose(0.125, flags: AB::BLOCKED), AB.choose(1r / 8, flags: AB::BLOCKED), "any Numeric rate"
   end
 
   # The blob of the blocked layout: kind 2, as the classic one, with the
   # blocked flag; what is read from it, copies and Marshal keep the layout.
   def test_blocked_serialize_round_trip
-    blob = AB.blocked_for_target(300, 0.01, seed: 1234).add("k").serialize
+    blob = AB.for_target(300, 0.01, seed: 1234, flags: AB::BLOCKED).add("k").serialize
     assert_equal 2, blob.byteslice(6, 2).unpack1("S<"), "kind 2, as the classic layout"
     refute_equal 0, blob.byteslice(8, 4).unpack1("L<"), "the blocked flag"
     assert_equal 0, AB.new(3, 4, 200).serialize.byteslice(8, 4).unpack1("L<"), "no flag for the classic layout"
@@ -316,7 +328,7 @@ class TestAgeBloom < Minitest::Test
   # Both layouts: the shape, the answers, the window and the generation
   # counter survive the round trip.
   def test_serialize_round_trip
-    [AB.for_target(300, 0.01, seed: 1234), AB.blocked_for_target(300, 0.01, seed: 1234)].each do |f|
+    [AB.for_target(300, 0.01, seed: 1234), AB.for_target(300, 0.01, seed: 1234, flags: AB::BLOCKED)].each do |f|
       keys = Array.new(1000) { |i| "key #{i}\x00#{i * 3}" }
       keys.each { |k| f.add(k) }
       _blob, g = assert_round_trip(f)

@@ -249,6 +249,35 @@ class TestErrors < Minitest::Test
     assert_tf_error(:CORRUPT) { RS.deserialize(blob + "\x00".b) }
   end
 
+  # deserialize(blob, max_memory:) for every structure: the object is made
+  # when it fits (its #memory bytes, or 0 for no limit) and refused one byte
+  # below with TF_ERR_TOO_LARGE, before anything is allocated.
+  def test_deserialize_with_max_memory
+    rl = RL.new(5, 1000, 100).set_global_limit(50)
+    ex = RL.exact(5, 1000).set_key_limit("vip", 3)
+    20.times { |i| [rl, ex].each { |l| l.acquire("key-#{i}", 10 + i) } }
+    structures = [RS.new(64, 3, seed: 5).update("k", 9), AB.new(3, 4, 256).add("k"),
+                  AB.for_target(100, 0.01, flags: AB::BLOCKED).add("k"), TB.new(3, 4, 256, 100).add("k", 5), rl, ex]
+    structures.each do |obj|
+      klass = obj.class
+      blob = obj.serialize
+      memory = klass.deserialize(blob).memory
+      assert_operator memory, :>, 0
+      [0, memory, memory + 1, MAX_U64].each do |max|
+        copy = klass.deserialize(blob, max_memory: max)
+        assert_equal [blob, memory], [copy.serialize, copy.memory], "#{klass} within #{max} bytes"
+      end
+      [memory - 1, 1].each do |max|
+        assert_tf_error(:TOO_LARGE, /max_memory/, "#{klass} in #{max} bytes") { klass.deserialize(blob, max_memory: max) }
+      end
+      [-1, 2**64].each do |bad|
+        assert_tf_error(:INVALID_ARGUMENT, /max_memory is out of range/) { klass.deserialize(blob, max_memory: bad) }
+      end
+      assert_raises(TypeError) { klass.deserialize(blob, max_memory: nil) }
+      assert_raises(ArgumentError) { klass.deserialize(blob, memory) }
+    end
+  end
+
   def test_every_blob_error_is_a_blob_error
     [
       "",

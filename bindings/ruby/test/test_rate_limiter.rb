@@ -41,6 +41,8 @@ class TestRateLimiter < Minitest::Test
     assert_frozen_struct(RL::Info, { limit: 3, window: 60, bucket_width: 0, flags: RL::EXACT | RL::FULL_ALLOW,
                                      global_limit: 0, max_keys: 0 }, ex.info, ex)
     assert ex.exact?
+    assert ex.full_allow?
+    refute rl.full_allow?
     assert_equal ex.info, RL.deserialize(ex.serialize).info, "the blob keeps the settings"
     s = rl.stats
     assert_frozen_struct(RL::Stats, { keys: 0, reclaimed: 0, denied_full: 0, allowed_full: 0, memory: s.memory }, s, rl)

@@ -16,6 +16,7 @@ class TestRecencySketch < Minitest::Test
     assert_equal 2, RS::BLOCKED
     assert_equal 0, TemporalFilters::NEVER
     assert_equal 2**64 - 1, TemporalFilters::RETRY_NEVER
+    assert_equal [TF::Native::TF_NEVER, TF::Native::TF_RETRY_NEVER], [TF::NEVER, TF::RETRY_NEVER], "the C header's"
     assert_match(/\A\d+\.\d+\.\d+\z/, TemporalFilters::VERSION)
     assert_operator TemporalFilters.clock_now_ms, :>, 1_600_000_000_000
     assert_equal "TF_ERR_CHECKSUM", TemporalFilters.status_name(-10)

@@ -8,11 +8,11 @@ module TemporalFilters
   VERSION = Native.tf_version_string.freeze
 
   # TF_NEVER: the time meaning "never" (a key never seen; not a valid now).
-  NEVER = 0
+  NEVER = Native::TF_NEVER
 
   # TF_RETRY_NEVER (2**64 - 1): the retry time of a request that can never
   # be granted, and where results that would overflow saturate.
-  RETRY_NEVER = (1 << 64) - 1
+  RETRY_NEVER = Native::TF_RETRY_NEVER
 
   # The name of a status code, e.g. status_name(-10) => "TF_ERR_CHECKSUM".
   def self.status_name(status)

@@ -29,11 +29,14 @@ module TemporalFilters
 
     module ClassMethods # :nodoc:
       # An object from a blob written by #serialize (in any language).
-      # Raises BadBlobError for an invalid blob (its status says why:
-      # TF_ERR_TRUNCATED .. TF_ERR_CORRUPT), TF_ERR_WRONG_KIND in particular
-      # for the blob of another structure.
-      def deserialize(blob)
-        adopt(self::NATIVE.deserialize(blob))
+      # max_memory: the most bytes the object may take (#memory); a blob
+      # describing a larger one is refused with InvalidArgumentError
+      # (TF_ERR_TOO_LARGE) before anything is allocated; 0, the default, sets
+      # no limit beyond the library's own. Raises BadBlobError for an invalid
+      # blob (its status says why: TF_ERR_TRUNCATED .. TF_ERR_CORRUPT),
+      # TF_ERR_WRONG_KIND in particular for the blob of another structure.
+      def deserialize(blob, max_memory: 0)
+        adopt(self::NATIVE.deserialize_limited(blob, max_memory))
       end
 
       # Marshal support, through the wire format.
@@ -43,13 +46,22 @@ module TemporalFilters
 
       private
 
-      # Defines a reader for every member of `struct` (the class's Info or
-      # Stats) but those in `except`, which returns that member of the
-      # snapshot the method `source` (:info or :stats) takes.
-      def struct_readers(struct, source, except: [])
+      # Defines the method `source` (:info, or :stats when it takes no
+      # argument), which returns `struct` (the class's Info or Stats) filled
+      # from the native method of the same name, frozen; and a reader for
+      # every member of `struct` but those in `except`, which returns that
+      # member of a new snapshot.
+      def snapshot_readers(source, struct, except: [])
+        define_method(source) { snapshot(struct, @native.public_send(source)) }
         (struct.members - except).each do |name|
           define_method(name) { public_send(source).public_send(name) }
         end
+      end
+
+      # Defines <name>? for each creation flag (name => its bit): true when
+      # the object was created with it (#flags, from #info).
+      def flag_predicates(**bits)
+        bits.each { |name, bit| define_method(:"#{name}?") { (flags & bit) != 0 } }
       end
 
       # A new object owning the handle `native` (from a factory of NATIVE).

@@ -119,17 +119,18 @@ module TemporalFilters
     # bound), as #set_global_limit and #set_max_keys last set them. Each
     # member has a reader of its own (#limit, ...).
     Info = Struct.new(:limit, :window, :bucket_width, :flags, :global_limit, :max_keys)
-    struct_readers Info, :info
+    snapshot_readers :info, Info
+    flag_predicates exact: EXACT, full_allow: FULL_ALLOW
 
     # The counters of #stats (frozen): keys (tracked now; #tracked_keys),
     # reclaimed (idle keys reclaimed so far), denied_full (requests of new
     # keys denied because the table was full; peeks are not counted),
     # allowed_full (admitted untracked because it was full, with FULL_ALLOW;
     # one refused by the global limit is not counted) and memory (bytes
-    # held). The counters have a reader of their own (#reclaimed, ...), which
-    # takes the whole snapshot.
+    # held; it walks every shard). The counters have a reader of their own
+    # (#reclaimed, ...), which takes the whole snapshot.
     Stats = Struct.new(:keys, :reclaimed, :denied_full, :allowed_full, :memory)
-    struct_readers Stats, :stats, except: %i[keys memory]
+    snapshot_readers :stats, Stats, except: %i[keys memory]
 
     # Each key at most limit (>= 1; at most MAX_KEY_LIMIT, or
     # MAX_EXACT_LIMIT with EXACT) requests per window (>= 1) time units.
@@ -234,24 +235,9 @@ module TemporalFilters
       self
     end
 
-    # An Info: the settings.
-    def info
-      snapshot(Info, @native.info)
-    end
-
-    # A Stats snapshot (memory walks every shard).
-    def stats
-      snapshot(Stats, @native.stats)
-    end
-
     # The number of keys tracked now (stats.keys).
     def tracked_keys
       stats.keys
-    end
-
-    # True when created with EXACT.
-    def exact?
-      (flags & EXACT) != 0
     end
 
     private

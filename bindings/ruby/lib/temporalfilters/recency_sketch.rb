@@ -34,7 +34,8 @@ module TemporalFilters
     # (CONCURRENT, BLOCKED) and cells, the number of timestamp cells
     # allocated. Each member has a reader of its own (#width, ...).
     Info = Struct.new(:width, :depth, :seed, :flags, :cells)
-    struct_readers Info, :info
+    snapshot_readers :info, Info
+    flag_predicates concurrent: CONCURRENT, blocked: BLOCKED
 
     # An empty sketch of depth rows of width cells (width >= 1; depth 1..32,
     # 1..8 with BLOCKED); seed: the hash seed (sketches merge only with equal
@@ -132,19 +133,6 @@ module TemporalFilters
     # Scans the whole table.
     def error_estimate(since = 0)
       @native.error_estimate(since)
-    end
-
-    # An Info: the shape, seed and flags.
-    def info
-      snapshot(Info, @native.info)
-    end
-
-    def concurrent?
-      (flags & CONCURRENT) != 0
-    end
-
-    def blocked?
-      (flags & BLOCKED) != 0
     end
 
     private

@@ -30,9 +30,10 @@ module TemporalFilters
     # What was fixed at creation, from #info (frozen): k (hash functions:
     # bits set per insert, slices a key must match), l (the minimum number
     # of slices beyond the first k), span (the window, in the caller's time
-    # unit) and the hash seed. Each member has a reader of its own (#k, ...).
-    Info = Struct.new(:k, :l, :span, :seed)
-    struct_readers Info, :info
+    # unit), the hash seed and the creation flags (none is defined yet: 0).
+    # Each member has a reader of its own (#k, ...).
+    Info = Struct.new(:k, :l, :span, :seed, :flags)
+    snapshot_readers :info, Info
 
     # The state of a filter at a time now, from #stats(now) (frozen): slices
     # (>= k + l), bits (of all slices), bits_per_element (bits / inserts
@@ -42,10 +43,11 @@ module TemporalFilters
     Stats = Struct.new(:slices, :bits, :bits_per_element, :inserts, :fpr_now)
 
     # Low level: k + l initial slices of slice_bits bits; k in 1..64, l in
-    # 1..1024, slice_bits in 64..2**40, span >= l. Raises
+    # 1..1024, slice_bits in 64..2**40, span >= l. flags: none is defined
+    # yet, it must be 0 (a later version may give a bit a meaning). Raises
     # InvalidArgumentError, OutOfMemoryError.
-    def initialize(k, l, slice_bits, span, seed: 0)
-      @native = NATIVE.new(k, l, slice_bits, span, seed)
+    def initialize(k, l, slice_bits, span, seed: 0, flags: 0)
+      @native = NATIVE.new(k, l, slice_bits, span, seed, flags)
     end
 
     # A filter for the keys of the last span time units with a
@@ -53,43 +55,27 @@ module TemporalFilters
     # (k, l) from AgeBloom.choose, initial slices sized for initial_capacity
     # (>= 1) inserts per span; the sizes adapt from the first shift. span
     # must be >= the chosen l. Raises InvalidArgumentError, OutOfMemoryError.
-    def self.for_target(initial_capacity, error_rate, span, seed: 0)
-      adopt(NATIVE.new_for(error_rate, span, initial_capacity, seed))
-    end
-
-    # An Info: the shape and the seed.
-    def info
-      Info.new(@native.k, @native.l, @native.span, @native.seed).freeze
+    def self.for_target(initial_capacity, error_rate, span, seed: 0, flags: 0)
+      adopt(NATIVE.new_for(initial_capacity, error_rate, span, seed, flags))
     end
 
     # A Stats snapshot at time now (fpr_now scans every slice).
     def stats(now)
-      Stats.new(slices, bits, bits_per_element(now), inserts, fpr_now(now)).freeze
+      snapshot(Stats, @native.stats(now))
     end
 
-    # The current number of slices (>= k + l).
-    def slices
-      @native.slices
+    # The members of Stats that do not depend on the time (read at the
+    # earliest one, 1): the current number of slices (>= k + l), the total
+    # bits of all slices, the inserts since creation or clear.
+    %i[slices bits inserts].each do |name|
+      define_method(name) { stats(1).public_send(name) }
     end
 
-    # Total bits of all slices.
-    def bits
-      @native.bits
-    end
-
-    # bits / inserts within the span before now (0.0 when none).
-    def bits_per_element(now)
-      @native.bits_per_element(now)
-    end
-
-    # Inserts since creation or clear.
-    def inserts
-      @native.inserts
-    end
-
-    # The false-positive rate at now for the measured fill of every slice.
-    def fpr_now(now)
-      @native.fpr_now(now)
+    # The members of Stats at time now: bits / inserts within the span
+    # before now (0.0 when none); the false-positive rate at now for the
+    # measured fill of every slice.
+    %i[bits_per_element fpr_now].each do |name|
+      define_method(name) { |now| stats(now).public_send(name) }
     end
 
     # The size of slice i (0 = the newest) in bits; InvalidArgumentError when
