@@ -35,6 +35,9 @@
 %typemap(javaclassmodifiers) struct AgeBloomNative "final class"
 %typemap(javaclassmodifiers) struct TimeBloomNative "final class"
 %typemap(javaclassmodifiers) struct RateLimiterNative "final class"
+%typemap(javaclassmodifiers) struct tf_recency_sketch_info "final class"
+%typemap(javaclassmodifiers) struct tf_rate_limiter_info "final class"
+%typemap(javaclassmodifiers) struct tf_rate_limiter_stats "final class"
 %typemap(javaclassmodifiers) enum tf_status "final class"
 
 /* The JNI library is loaded with the class that declares the native methods.
