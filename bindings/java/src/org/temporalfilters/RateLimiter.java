@@ -580,7 +580,7 @@ public final class RateLimiter implements AutoCloseable {
      */
     public Stats stats() {
         try {
-            RateLimiterStats stats = handle.stats();
+            RateLimiterStatsNative stats = handle.stats();
             try {
                 return new Stats(stats.getKeys(), stats.getReclaimed(), stats.getDenied_full(), stats.getAllowed_full());
             } finally {

@@ -333,9 +333,9 @@ public final class RecencySketch implements AutoCloseable {
     }
 
     /** Reads the native info (a copy, freed at once). */
-    private <T> T info(Function<RecencySketchInfo, T> field) {
+    private <T> T info(Function<RecencySketchInfoNative, T> field) {
         try {
-            RecencySketchInfo info = handle.info();
+            RecencySketchInfoNative info = handle.info();
             try {
                 return field.apply(info);
             } finally {
@@ -348,7 +348,7 @@ public final class RecencySketch implements AutoCloseable {
 
     /** Cells per row, as given at creation. */
     public long width() {
-        return info(RecencySketchInfo::getWidth);
+        return info(RecencySketchInfoNative::getWidth);
     }
 
     /** Rows, as given at creation. */
@@ -358,7 +358,7 @@ public final class RecencySketch implements AutoCloseable {
 
     /** The hash seed, 0 .. 2^32-1. */
     public long seed() {
-        return info(RecencySketchInfo::getSeed);
+        return info(RecencySketchInfoNative::getSeed);
     }
 
     /** The creation flags ({@link #CONCURRENT}, {@link #BLOCKED}). */
@@ -368,7 +368,7 @@ public final class RecencySketch implements AutoCloseable {
 
     /** The number of timestamp cells actually allocated. */
     public long cells() {
-        return info(RecencySketchInfo::getCells);
+        return info(RecencySketchInfoNative::getCells);
     }
 
     /**
