@@ -5,6 +5,8 @@ import (
 	"encoding"
 	"encoding/binary"
 	"fmt"
+	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -102,7 +104,7 @@ func envelopeCases(t *testing.T, own []byte) []blobCase {
 func checkRefusedBlobs[T any, P interface {
 	*T
 	structure
-}](t *testing.T, cases []blobCase, deserialize func([]byte) (P, error), checkClosed func(*testing.T, P)) {
+}](t *testing.T, cases []blobCase, deserialize func([]byte, ...Option) (P, error), checkClosed func(*testing.T, P)) {
 	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -213,4 +215,48 @@ func checkBinaryMarshaler[T any, P interface {
 
 	var nilP P
 	wantStatus(t, nilP.UnmarshalBinary(blob), ErrNull)
+}
+
+// WithMaxMemory: a blob is read with a cap of exactly the memory its
+// structure takes, and refused (ErrTooLarge, before anything is allocated)
+// with any less; 0 is the default; the deserializers take no other option.
+func TestDeserializeMaxMemory(t *testing.T) {
+	deserializers := map[uint16]func([]byte, ...Option) (structure, error){
+		1: func(b []byte, o ...Option) (structure, error) { return DeserializeRecencySketch(b, o...) },
+		2: func(b []byte, o ...Option) (structure, error) { return DeserializeAgeBloom(b, o...) },
+		3: func(b []byte, o ...Option) (structure, error) { return DeserializeTimeBloom(b, o...) },
+		4: func(b []byte, o ...Option) (structure, error) { return DeserializeRateLimiter(b, o...) },
+	}
+	before := atomic.LoadInt64(&liveObjects)
+	for _, g := range goldenKinds {
+		blob := readGoldenBlob(t, g.name)
+		deserialize := deserializers[g.kind]
+		memory := func(opts ...Option) uint64 {
+			t.Helper()
+			s := res(deserialize(blob, opts...)).get(t, g.name)
+			defer s.Close()
+			return res(s.Memory()).get(t)
+		}
+		need := memory()
+		if got := memory(WithMaxMemory(0)); got != need {
+			t.Fatalf("%s: %d bytes with WithMaxMemory(0), %d without", g.name, got, need)
+		}
+		if got := memory(WithMaxMemory(need)); got != need {
+			t.Fatalf("%s: %d bytes with WithMaxMemory(%d)", g.name, got, need)
+		}
+		for _, limit := range []uint64{need - 1, need / 2, 1} {
+			_, err := deserialize(blob, WithMaxMemory(limit))
+			wantStatus(t, err, ErrTooLarge)
+			if !strings.Contains(err.Error(), "max_memory") {
+				t.Errorf("%s, WithMaxMemory(%d): %v does not name max_memory", g.name, limit, err)
+			}
+		}
+		for _, opt := range []Option{WithSeed(1), WithFlags(RecencySketchBlocked), WithFlags(RateLimiterExact)} {
+			_, err := deserialize(blob, opt)
+			wantStatus(t, err, ErrInvalidArgument)
+		}
+	}
+	if after := atomic.LoadInt64(&liveObjects); after > before { // (finalizers may free others meanwhile)
+		t.Errorf("the refused blobs left %d native objects", after-before)
+	}
 }

@@ -345,3 +345,16 @@ func TestInfoStatsFields(t *testing.T) {
 		}
 	}
 }
+
+// The shared vocabulary has the values of the C headers (docs/conventions.md).
+func TestVocabularyValues(t *testing.T) {
+	if Never != native.TF_NEVER || Never != 0 {
+		t.Errorf("Never = %d, TF_NEVER = %d", Never, native.TF_NEVER)
+	}
+	if RetryNever != native.TF_RETRY_NEVER || RetryNever != math.MaxUint64 {
+		t.Errorf("RetryNever = %d, TF_RETRY_NEVER = %d", RetryNever, native.TF_RETRY_NEVER)
+	}
+	if AgeBloomBlocked != AgeBloomFlags(native.TF_AGE_BLOOM_BLOCKED) {
+		t.Errorf("AgeBloomBlocked = %d, TF_AGE_BLOOM_BLOCKED = %d", AgeBloomBlocked, native.TF_AGE_BLOOM_BLOCKED)
+	}
+}

@@ -30,9 +30,9 @@ type handle struct {
 
 // kind describes the native class of one structure.
 type kind struct {
-	name        string                    // "AgeBloom": for the messages
-	del         func(p uintptr)           // frees the native object (the SWIG destructor)
-	deserialize func(blob []byte) uintptr // the native deserialize (0 after a failure, which panics first)
+	name        string                                      // "AgeBloom": for the messages
+	del         func(p uintptr)                             // frees the native object (the SWIG destructor)
+	deserialize func(blob []byte, maxMemory uint64) uintptr // the native deserialize (0 after a failure, which panics first)
 }
 
 // structure is what every structure of the package implements.
@@ -48,13 +48,14 @@ type structure interface {
 var _ = []structure{(*RecencySketch)(nil), (*AgeBloom)(nil), (*TimeBloom)(nil), (*RateLimiter)(nil)}
 
 // newKind describes the structure called name whose SWIG class is P, with
-// the class's destructor and deserialize factory (I is the class's Go
-// interface, which P implements).
-func newKind[P nativeObject, I interface{ Swigcptr() uintptr }](name string, del func(I), deserialize func([]byte) I) *kind {
+// the class's destructor and deserialize factory (with a memory limit; I is
+// the class's Go interface, which P implements).
+func newKind[P nativeObject, I interface{ Swigcptr() uintptr }](name string, del func(I),
+	deserialize func([]byte, uint64) I) *kind {
 	return &kind{
 		name:        name,
 		del:         func(p uintptr) { del(any(P(p)).(I)) },
-		deserialize: func(blob []byte) uintptr { return deserialize(blob).Swigcptr() },
+		deserialize: func(blob []byte, maxMemory uint64) uintptr { return deserialize(blob, maxMemory).Swigcptr() },
 	}
 }
 
@@ -214,7 +215,7 @@ func (o object[P]) unmarshal(data []byte) (err error) {
 		return newError(StatusNull, "UnmarshalBinary into a nil *"+o.k.name)
 	}
 	defer catch(&err)
-	p := o.k.deserialize(blobArg(data))
+	p := o.k.deserialize(blobArg(data), 0)
 	if o.x.h == nil {
 		o.x.h, err = adopt(o.k, p)
 		return err
@@ -256,9 +257,14 @@ func construct[T ~struct{ h *handle }](k *kind, ctor func() uintptr) (*T, error)
 	return &t, nil
 }
 
-// deserializeAs is the Deserialize<Name> function of the structure T.
-func deserializeAs[T ~struct{ h *handle }](k *kind, blob []byte) (*T, error) {
-	return construct[T](k, func() uintptr { return k.deserialize(blobArg(blob)) })
+// deserializeAs is the Deserialize<Name> function of the structure T (kind
+// k, flags F), which takes the option WithMaxMemory.
+func deserializeAs[T ~struct{ h *handle }, F Flags](k *kind, blob []byte, opts []Option) (*T, error) {
+	o, _, err := configure[F]("Deserialize"+k.name, optMaxMemory, opts)
+	if err != nil {
+		return nil, err
+	}
+	return construct[T](k, func() uintptr { return k.deserialize(blobArg(blob), o.maxMemory) })
 }
 
 // nativeStruct is the body of the Info and Stats methods: get returns the

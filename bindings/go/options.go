@@ -1,30 +1,31 @@
 package temporalfilters
 
 // Go has no overloads and no default arguments, so the choices the
-// structures share (the hash seed, the flags) are trailing functional
-// options:
+// structures share (the hash seed, the flags, a memory cap for deserialize)
+// are trailing functional options:
 //
 //	f, err := NewAgeBloomFor(100_000, 0.01)                                  // seed 0, flags 0
 //	f, err := NewAgeBloomFor(100_000, 0.01, WithSeed(42), WithFlags(AgeBloomBlocked))
 //
 // A call without them is the short form with the C library's defaults (seed
-// 0, flags 0); the options name what they set, so a seed and flags (both
-// integers) cannot be swapped, and a later choice (a speed-or-memory
-// preference, a memory cap for deserialize) is one more option rather than
-// another constructor. An
+// 0, flags 0, no cap); the options name what they set, so a seed and flags
+// (both integers) cannot be swapped, and a later choice (a speed-or-memory
+// preference, ...) is one more option rather than another constructor. An
 // option the call does not take (a seed for a RateLimiter, which hashes
 // with no seed; flags of another structure) is refused with
 // ErrInvalidArgument.
 
-// Option is a choice given to a constructor or a sizing helper: WithSeed
-// or WithFlags. A nil Option is ignored.
+// Option is a choice given to a constructor, a sizing helper or a
+// deserializer: WithSeed, WithFlags or WithMaxMemory. A nil Option is
+// ignored.
 type Option func(*options)
 
 // options holds the choices of one call.
 type options struct {
-	given optionSet
-	seed  uint32
-	flags interface{} // the typed flags given (RecencySketchFlags, ...)
+	given     optionSet
+	seed      uint32
+	flags     interface{} // the typed flags given (RecencySketchFlags, ...)
+	maxMemory uint64
 }
 
 // optionSet says which options a call was given or takes.
@@ -33,6 +34,7 @@ type optionSet uint8
 const (
 	optSeed optionSet = 1 << iota
 	optFlags
+	optMaxMemory
 )
 
 // WithSeed sets the hash seed (default 0). Structures merge and compare
@@ -46,6 +48,14 @@ func WithSeed(seed uint32) Option {
 // RecencySketchBlocked). Flags of another structure are refused.
 func WithFlags[F Flags](flags F) Option {
 	return func(o *options) { o.given |= optFlags; o.flags = flags }
+}
+
+// WithMaxMemory caps the memory a deserialized structure may take, in bytes
+// (default 0: the library's own bound, the blob's size plus a constant): a
+// blob of a larger structure is refused with ErrTooLarge before anything is
+// allocated. For Deserialize<Name>; UnmarshalBinary has the default.
+func WithMaxMemory(bytes uint64) Option {
+	return func(o *options) { o.given |= optMaxMemory; o.maxMemory = bytes }
 }
 
 // Flags are the creation flags of the structures, one type per structure.
@@ -80,7 +90,7 @@ func configure[F Flags](what string, allowed optionSet, opts []Option) (o option
 	for _, c := range []struct {
 		opt  optionSet
 		name string
-	}{{optSeed, "WithSeed"}, {optFlags, "WithFlags"}} {
+	}{{optSeed, "WithSeed"}, {optFlags, "WithFlags"}, {optMaxMemory, "WithMaxMemory"}} {
 		if o.given&c.opt != 0 && allowed&c.opt == 0 {
 			return o, 0, invalidArgument("%s takes no %s option", what, c.name)
 		}

@@ -17,10 +17,10 @@ type (
 
 // The kinds of the structures: name, destructor and deserialize factory.
 var (
-	recencySketchKind = newKind[rsNative]("RecencySketch", native.DeleteRecencySketchNative, native.RecencySketchNativeDeserialize)
-	ageBloomKind      = newKind[abNative]("AgeBloom", native.DeleteAgeBloomNative, native.AgeBloomNativeDeserialize)
-	timeBloomKind     = newKind[tbNative]("TimeBloom", native.DeleteTimeBloomNative, native.TimeBloomNativeDeserialize)
-	rateLimiterKind   = newKind[rlNative]("RateLimiter", native.DeleteRateLimiterNative, native.RateLimiterNativeDeserialize)
+	recencySketchKind = newKind[rsNative]("RecencySketch", native.DeleteRecencySketchNative, native.RecencySketchNativeDeserialize_limited)
+	ageBloomKind      = newKind[abNative]("AgeBloom", native.DeleteAgeBloomNative, native.AgeBloomNativeDeserialize_limited)
+	timeBloomKind     = newKind[tbNative]("TimeBloom", native.DeleteTimeBloomNative, native.TimeBloomNativeDeserialize_limited)
+	rateLimiterKind   = newKind[rlNative]("RateLimiter", native.DeleteRateLimiterNative, native.RateLimiterNativeDeserialize_limited)
 )
 
 // The Info and Stats methods: the native struct each reads (fromNative).
@@ -43,36 +43,43 @@ func (r *RateLimiter) obj() object[rlNative] { return object[rlNative]{(*holder)
 
 // DeserializeRecencySketch creates a sketch from a blob written by
 // Serialize (in any language). The blob is checked completely first.
+// Option: WithMaxMemory (a cap on the memory it may take).
 // Errors: ErrTruncated, ErrBadMagic, ErrUnsupportedVersion, ErrWrongKind,
-// ErrChecksum, ErrCorrupt, ErrOutOfMemory.
-func DeserializeRecencySketch(blob []byte) (*RecencySketch, error) {
-	return deserializeAs[RecencySketch](recencySketchKind, blob)
+// ErrChecksum, ErrCorrupt (ErrBadBlob), ErrTooLarge (over WithMaxMemory),
+// ErrOutOfMemory.
+func DeserializeRecencySketch(blob []byte, opts ...Option) (*RecencySketch, error) {
+	return deserializeAs[RecencySketch, RecencySketchFlags](recencySketchKind, blob, opts)
 }
 
 // DeserializeAgeBloom creates a filter from a blob written by Serialize (in
 // any language), of either layout (the blob says which). The blob is checked
-// completely first.
+// completely first. Option: WithMaxMemory (a cap on the memory it may take).
 // Errors: ErrTruncated, ErrBadMagic, ErrUnsupportedVersion, ErrWrongKind,
-// ErrChecksum, ErrCorrupt, ErrOutOfMemory.
-func DeserializeAgeBloom(blob []byte) (*AgeBloom, error) {
-	return deserializeAs[AgeBloom](ageBloomKind, blob)
+// ErrChecksum, ErrCorrupt (ErrBadBlob), ErrTooLarge (over WithMaxMemory),
+// ErrOutOfMemory.
+func DeserializeAgeBloom(blob []byte, opts ...Option) (*AgeBloom, error) {
+	return deserializeAs[AgeBloom, AgeBloomFlags](ageBloomKind, blob, opts)
 }
 
 // DeserializeTimeBloom creates a filter from a blob written by Serialize (in
-// any language). The blob is checked completely first.
+// any language). The blob is checked completely first. Option:
+// WithMaxMemory (a cap on the memory it may take).
 // Errors: ErrTruncated, ErrBadMagic, ErrUnsupportedVersion, ErrWrongKind,
-// ErrChecksum, ErrCorrupt, ErrOutOfMemory.
-func DeserializeTimeBloom(blob []byte) (*TimeBloom, error) {
-	return deserializeAs[TimeBloom](timeBloomKind, blob)
+// ErrChecksum, ErrCorrupt (ErrBadBlob), ErrTooLarge (over WithMaxMemory),
+// ErrOutOfMemory.
+func DeserializeTimeBloom(blob []byte, opts ...Option) (*TimeBloom, error) {
+	return deserializeAs[TimeBloom, TimeBloomFlags](timeBloomKind, blob, opts)
 }
 
 // DeserializeRateLimiter creates a limiter from a blob written by Serialize
 // (in any language): its parameters, global window, overrides, max keys,
 // counters, reclaim horizon and every tracked key's state. The blob is
-// checked completely first. Errors: ErrTruncated, ErrBadMagic, ErrUnsupportedVersion,
-// ErrWrongKind, ErrChecksum, ErrCorrupt, ErrOutOfMemory.
-func DeserializeRateLimiter(blob []byte) (*RateLimiter, error) {
-	return deserializeAs[RateLimiter](rateLimiterKind, blob)
+// checked completely first. Option: WithMaxMemory (a cap on the memory it
+// may take). Errors: ErrTruncated, ErrBadMagic, ErrUnsupportedVersion,
+// ErrWrongKind, ErrChecksum, ErrCorrupt (ErrBadBlob), ErrTooLarge (over
+// WithMaxMemory), ErrOutOfMemory.
+func DeserializeRateLimiter(blob []byte, opts ...Option) (*RateLimiter, error) {
+	return deserializeAs[RateLimiter, RateLimiterFlags](rateLimiterKind, blob, opts)
 }
 
 // Close frees the sketch's C memory. It is idempotent and always returns
