@@ -47,36 +47,19 @@ const (
 // e.Status == StatusInvalidArgument for that status alone). TF_ERR_INTERNAL
 // and TF_ERR_BUFFER_TOO_SMALL belong to no family.
 var (
-	// ErrNull: a required argument was nil (and a call on a closed
-	// structure, which is also ErrClosed).
-	ErrNull error = StatusNull
-	// ErrInvalidArgument: an argument is out of its documented range; as a
-	// family, any argument the library refuses: also ErrNull (but not a
-	// closed structure) and ErrTooLarge.
-	ErrInvalidArgument error = StatusInvalidArgument
-	// ErrOutOfMemory: an allocation failed (status and family).
-	ErrOutOfMemory error = StatusOutOfMemory
-	// ErrTooLarge: sizes overflow or exceed the library's limits.
-	ErrTooLarge error = StatusTooLarge
-	// ErrBufferTooSmall: an output buffer is too short.
-	ErrBufferTooSmall error = StatusBufferTooSmall
-	// ErrTruncated: a blob is shorter than its header says.
-	ErrTruncated error = StatusTruncated
-	// ErrBadMagic: a blob does not start with "TFLT".
-	ErrBadMagic error = StatusBadMagic
-	// ErrUnsupportedVersion: a blob's format version is unknown.
-	ErrUnsupportedVersion error = StatusUnsupportedVersion
-	// ErrWrongKind: a blob holds another kind of structure.
-	ErrWrongKind error = StatusWrongKind
-	// ErrChecksum: a blob's checksum does not match its bytes.
-	ErrChecksum error = StatusChecksum
-	// ErrCorrupt: a blob's fields break the structure's invariants.
-	ErrCorrupt error = StatusCorrupt
-	// ErrIncompatible: two structures differ in shape or seed (status and
-	// family).
-	ErrIncompatible error = StatusIncompatible
-	// ErrInternal: a bug in the library; please report it.
-	ErrInternal error = StatusInternal
+	ErrNull               error = StatusNull               // a required argument was nil (a closed structure's calls: also ErrClosed)
+	ErrInvalidArgument    error = StatusInvalidArgument    // out of its documented range; the family: also ErrNull and ErrTooLarge
+	ErrOutOfMemory        error = StatusOutOfMemory        // an allocation failed (status and family)
+	ErrTooLarge           error = StatusTooLarge           // sizes overflow or exceed the library's limits
+	ErrBufferTooSmall     error = StatusBufferTooSmall     // an output buffer is too short
+	ErrTruncated          error = StatusTruncated          // a blob is shorter than its header says
+	ErrBadMagic           error = StatusBadMagic           // a blob does not start with "TFLT"
+	ErrUnsupportedVersion error = StatusUnsupportedVersion // a blob's format version is unknown
+	ErrWrongKind          error = StatusWrongKind          // a blob holds another kind of structure
+	ErrChecksum           error = StatusChecksum           // a blob's checksum does not match its bytes
+	ErrCorrupt            error = StatusCorrupt            // a blob's fields break the structure's invariants
+	ErrIncompatible       error = StatusIncompatible       // two structures differ in shape or seed (status and family)
+	ErrInternal           error = StatusInternal           // a bug in the library; please report it
 )
 
 // The families that are not a status of their own.

@@ -26,19 +26,13 @@ var goldenRateCases = []struct {
 	{"rate_limiter_exact_v1", RateLimiterExact},
 }
 
-// goldenRateAnswer is one line of a rate limiter's .expected file:
-// "<key hex> <allowed> <remaining> <retry_at>".
-type goldenRateAnswer struct {
-	key  []byte
-	want Decision
-}
-
-func readRateExpected(t *testing.T, name string) []goldenRateAnswer {
+// readRateExpected reads a rate limiter's answers: "<key hex> <allowed>
+// <remaining> <retry_at>", the decision of a peek.
+func readRateExpected(t *testing.T, name string) []goldenAnswer[Decision] {
 	t.Helper()
-	var out []goldenRateAnswer
-	for _, l := range readExpectedLines(t, name, "<key hex> <allowed> <remaining> <retry_at>") {
-		out = append(out, goldenRateAnswer{l.key(), Decision{Allowed: l.bit(1), Remaining: l.uint(2), RetryAt: l.uint(3)}})
-	}
+	out := readAnswers(t, name, "<key hex> <allowed> <remaining> <retry_at>", func(l expectedLine) Decision {
+		return Decision{Allowed: l.bit(1), Remaining: l.uint(2), RetryAt: l.uint(3)}
+	})
 	// "key-0" .. "key-39" in order, then the binary key; both answers among
 	// them: a file that cannot tell a broken limiter from a working one
 	// proves nothing.
@@ -86,7 +80,7 @@ func buildGoldenRateLimiter(t *testing.T, flags RateLimiterFlags) *RateLimiter {
 	return r
 }
 
-func checkGoldenRateAnswers(t *testing.T, r *RateLimiter, answers []goldenRateAnswer) {
+func checkGoldenRateAnswers(t *testing.T, r *RateLimiter, answers []goldenAnswer[Decision]) {
 	t.Helper()
 	for i, a := range answers {
 		var got Decision

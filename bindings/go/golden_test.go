@@ -123,17 +123,27 @@ func (l expectedLine) bit(i int) bool {
 	return false
 }
 
-type expectedAnswer struct {
+// goldenAnswer is a key of a .expected file and the answer A listed for it.
+type goldenAnswer[A any] struct {
 	key  []byte
-	last uint64
+	want A
 }
 
-func readExpected(t *testing.T, name string) []expectedAnswer {
+// readAnswers reads the answers of <name>.expected (readExpectedLines),
+// each line's answer taken by answer.
+func readAnswers[A any](t *testing.T, name, form string, answer func(l expectedLine) A) []goldenAnswer[A] {
 	t.Helper()
-	var out []expectedAnswer
-	for _, l := range readExpectedLines(t, name, "<hex key> <time>") {
-		out = append(out, expectedAnswer{l.key(), l.uint(1)})
+	var out []goldenAnswer[A]
+	for _, l := range readExpectedLines(t, name, form) {
+		out = append(out, goldenAnswer[A]{l.key(), answer(l)})
 	}
+	return out
+}
+
+// readExpected reads a recency sketch's answers: "<hex key> <time>".
+func readExpected(t *testing.T, name string) []goldenAnswer[uint64] {
+	t.Helper()
+	out := readAnswers(t, name, "<hex key> <time>", func(l expectedLine) uint64 { return l.uint(1) })
 	// GOLDEN_RS_KEYS string keys plus the binary key.
 	if len(out) != 251 {
 		t.Fatalf("%s.expected: %d answers, want 251", name, len(out))
@@ -213,11 +223,11 @@ func TestGoldenRead(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if got != a.last {
-					t.Errorf("Query(%q) = %d, want %d", a.key, got, a.last)
+				if got != a.want {
+					t.Errorf("Query(%q) = %d, want %d", a.key, got, a.want)
 				}
 				sawBinary = sawBinary || bytes.Equal(a.key, goldenBinaryKey)
-				sawNever = sawNever || a.last == Never
+				sawNever = sawNever || a.want == Never
 			}
 			if !sawBinary || !sawNever {
 				t.Errorf("expected answers lack the binary key (%v) or a never-seen key (%v)", sawBinary, sawNever)
@@ -227,8 +237,8 @@ func TestGoldenRead(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i, a := range answers {
-				if got[i] != a.last {
-					t.Errorf("QueryBatch[%d] (%q) = %d, want %d", i, a.key, got[i], a.last)
+				if got[i] != a.want {
+					t.Errorf("QueryBatch[%d] (%q) = %d, want %d", i, a.key, got[i], a.want)
 				}
 			}
 			again, err := s.Serialize()
