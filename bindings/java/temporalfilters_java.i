@@ -37,6 +37,14 @@
 %typemap(javaclassmodifiers) struct RateLimiterNative "final class"
 %typemap(javaclassmodifiers) enum tf_status "final class"
 
+/* Every handle's proxy implements NativeProxy (delete, memory,
+ * serialized_size, serialize_into), through which the idiomatic classes'
+ * common base NativeHandle frees, measures and serializes any of them. */
+%typemap(javainterfaces) struct RecencySketchNative "NativeProxy"
+%typemap(javainterfaces) struct AgeBloomNative "NativeProxy"
+%typemap(javainterfaces) struct TimeBloomNative "NativeProxy"
+%typemap(javainterfaces) struct RateLimiterNative "NativeProxy"
+
 /* The JNI library is loaded with the class that declares the native methods.
  * -Dorg.temporalfilters.jni=/path/libtemporalfilters_jni.so overrides the
  * search of java.library.path. */

@@ -1,7 +1,6 @@
 package org.temporalfilters;
 
 import java.lang.ref.Cleaner;
-import java.lang.ref.Reference;
 
 /**
  * "Was this key among the last N inserts?" in fixed memory: the count-window
@@ -55,7 +54,7 @@ import java.lang.ref.Reference;
  * access (lock around them when threads share a filter). The static
  * factories and sizing helpers are thread-safe.
  */
-public final class AgeBloom implements AutoCloseable {
+public final class AgeBloom extends NativeHandle<AgeBloomNative> {
 
     /** A {@code (k, l)} pair: hash functions (bits set per insert) and window slices. */
     public record Parameters(int k, int l) {
@@ -86,23 +85,6 @@ public final class AgeBloom implements AutoCloseable {
     public record Stats(long slices, long bits, double bitsPerElement, long inserts, double fprNow) {
     }
 
-    private final AgeBloomNative handle;
-    private final Cleaner.Cleanable cleanable;
-    private volatile boolean closed;
-
-    /* The cleaning action holds the native proxy only, never the filter. */
-    private static final class Release implements Runnable {
-        private final AgeBloomNative handle;
-
-        Release(AgeBloomNative handle) {
-            this.handle = handle;
-        }
-
-        @Override
-        public void run() {
-            handle.delete();
-        }
-    }
 
     /**
      * Creates an empty filter of {@code k + l} slices of {@code sliceBits} bits
@@ -124,11 +106,7 @@ public final class AgeBloom implements AutoCloseable {
     }
 
     private AgeBloom(AgeBloomNative handle) {
-        if (handle == null) {
-            throw new TemporalFiltersException(Status.ERR_INTERNAL, "the native layer returned no handle");
-        }
-        this.handle = handle;
-        this.cleanable = Native.CLEANER.register(this, new Release(handle));
+        super(handle);
     }
 
     /**
@@ -264,32 +242,13 @@ public final class AgeBloom implements AutoCloseable {
     }
 
     /**
-     * Frees the native memory now. Idempotent; afterwards every call fails with
-     * {@link Status#ERR_NULL}. Needs exclusive access.
-     */
-    @Override
-    public void close() {
-        closed = true;
-        cleanable.clean();
-    }
-
-    /** Whether {@link #close()} was called. */
-    public boolean isClosed() {
-        return closed;
-    }
-
-    /**
      * Inserts {@code key} (shifting the slices first when the generation is
      * full). Needs exclusive access.
      *
      * @throws TemporalFiltersException {@link Status#ERR_NULL} (null key, closed)
      */
     public void add(byte[] key) {
-        try {
-            handle.add(key);
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        run(h -> h.add(key));
     }
 
     /** {@link #add(byte[])} with the key's UTF-8 bytes. */
@@ -305,11 +264,7 @@ public final class AgeBloom implements AutoCloseable {
      * @throws TemporalFiltersException {@link Status#ERR_NULL} (null key, closed)
      */
     public boolean contains(byte[] key) {
-        try {
-            return handle.contains(key) != 0;
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return callLong(h -> h.contains(key)) != 0;
     }
 
     /** {@link #contains(byte[])} with the key's UTF-8 bytes. */
@@ -326,11 +281,7 @@ public final class AgeBloom implements AutoCloseable {
      * @throws TemporalFiltersException {@link Status#ERR_NULL} (null key, closed)
      */
     public boolean addIfAbsent(byte[] key) {
-        try {
-            return handle.add_if_absent(key) != 0;
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return callLong(h -> h.add_if_absent(key)) != 0;
     }
 
     /** {@link #addIfAbsent(byte[])} with the key's UTF-8 bytes. */
@@ -340,11 +291,7 @@ public final class AgeBloom implements AutoCloseable {
 
     /** Forgets every key and resets the insert count (the shape stays). Needs exclusive access. */
     public void clear() {
-        try {
-            handle.clear();
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        run(h -> h.clear());
     }
 
     /**
@@ -354,12 +301,7 @@ public final class AgeBloom implements AutoCloseable {
      * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed)
      */
     public Stats stats() {
-        try {
-            return new Stats(handle.slices(), handle.bits(), handle.bits_per_element(), handle.inserts(),
-                    handle.fpr_now());
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return call(h -> new Stats(h.slices(), h.bits(), h.bits_per_element(), h.inserts(), h.fpr_now()));
     }
 
     /**
@@ -369,98 +311,42 @@ public final class AgeBloom implements AutoCloseable {
      * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed)
      */
     public boolean isBlocked() {
-        try {
-            return handle.is_blocked() != 0;
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return callLong(h -> h.is_blocked()) != 0;
     }
 
     /** Hash functions, bits set per insert (1..64). */
     public int k() {
-        try {
-            return (int) handle.k();
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return (int) callLong(h -> h.k());
     }
 
     /** Window slices (1..1024; blocked: {@code k + l <= 32}). */
     public int l() {
-        try {
-            return (int) handle.l();
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return (int) callLong(h -> h.l());
     }
 
     /** Bits per slice (blocked: a multiple of 32). */
     public long sliceBits() {
-        try {
-            return handle.slice_bits();
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return callLong(h -> h.slice_bits());
     }
 
     /** Inserts per generation: the slices shift every this many inserts. */
     public long generation() {
-        try {
-            return handle.generation();
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return callLong(h -> h.generation());
     }
 
     /** The window in inserts, {@code l * generation}: every key among the last this many inserts is contained. */
     public long capacity() {
-        try {
-            return handle.capacity();
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return callLong(h -> h.capacity());
     }
 
     /** The hash seed, 0 .. 2^32-1. */
     public long seed() {
-        try {
-            return handle.seed();
-        } finally {
-            Reference.reachabilityFence(this);
-        }
-    }
-
-    /** Bytes of native memory held. */
-    public long memory() {
-        try {
-            return handle.memory();
-        } finally {
-            Reference.reachabilityFence(this);
-        }
-    }
-
-    /**
-     * The filter as a blob (wire format kind 2): parameters, counters and every
-     * slice, little-endian, with a checksum. Any binding reads it back with its
-     * deserialize.
-     *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed),
-     *         {@link Status#ERR_TOO_LARGE} (the blob exceeds the largest Java array)
-     */
-    public byte[] serialize() {
-        try {
-            return Native.serialize(handle.serialized_size(), "filter", handle::serialize_into);
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return callLong(h -> h.seed());
     }
 
     @Override
-    public String toString() {
-        if (closed) {
-            return "AgeBloom(closed)";
-        }
-        return "AgeBloom(" + (isBlocked() ? "blocked, " : "") + "k=" + k() + ", l=" + l() + ", sliceBits=" + sliceBits() + ", capacity=" + capacity()
-                + ", seed=" + seed() + ")";
+    String describe() {
+        return (isBlocked() ? "blocked, " : "") + "k=" + k() + ", l=" + l() + ", sliceBits=" + sliceBits()
+                + ", capacity=" + capacity() + ", seed=" + seed();
     }
 }

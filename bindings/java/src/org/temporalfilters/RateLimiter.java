@@ -1,7 +1,6 @@
 package org.temporalfilters;
 
 import java.lang.ref.Cleaner;
-import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -90,7 +89,7 @@ import java.nio.ByteOrder;
  * exclusive access. {@link #serialize()} is a snapshot of one consistent
  * moment (the native library holds every lock while it writes).
  */
-public final class RateLimiter implements AutoCloseable {
+public final class RateLimiter extends NativeHandle<RateLimiterNative> {
     /** Flag: exact mode, no over-admission ({@code TF_RATE_LIMITER_EXACT}). */
     public static final int EXACT = 1;
     /**
@@ -167,30 +166,10 @@ public final class RateLimiter implements AutoCloseable {
     public record Stats(long keys, long reclaimed, long deniedFull, long allowedFull) {
     }
 
-    /* serialize(): how many times the two native calls are tried. */
-    private static final int SERIALIZE_ATTEMPTS = 8;
-
-    private final RateLimiterNative handle;
-    private final Cleaner.Cleanable cleanable;
-    private volatile boolean closed;
     private final long limit;
     private final long window;
     private final long bucketWidth;
     private final int flags;
-
-    /* The cleaning action holds the native proxy only, never the limiter. */
-    private static final class Release implements Runnable {
-        private final RateLimiterNative handle;
-
-        Release(RateLimiterNative handle) {
-            this.handle = handle;
-        }
-
-        @Override
-        public void run() {
-            handle.delete();
-        }
-    }
 
     /**
      * Creates a limiter: each key at most {@code limit} permits per
@@ -215,11 +194,7 @@ public final class RateLimiter implements AutoCloseable {
     }
 
     private RateLimiter(RateLimiterNative handle, long limit, long window, long bucketWidth, int flags) {
-        if (handle == null) {
-            throw new TemporalFiltersException(Status.ERR_INTERNAL, "the native layer returned no handle");
-        }
-        this.handle = handle;
-        this.cleanable = Native.CLEANER.register(this, new Release(handle));
+        super(handle);
         this.limit = limit;
         this.window = window;
         this.bucketWidth = bucketWidth;
@@ -240,9 +215,6 @@ public final class RateLimiter implements AutoCloseable {
      */
     public static RateLimiter deserialize(byte[] blob) {
         RateLimiterNative handle = RateLimiterNative.deserialize(blob);
-        if (handle == null) {
-            throw new TemporalFiltersException(Status.ERR_INTERNAL, "the native layer returned no handle");
-        }
         // The native layer accepted the blob, so its envelope (README.md,
         // "Wire format": the flags at offset 8) and the payload's first fields
         // (limit, window, bucket width from offset 20; the layout is in
@@ -253,34 +225,12 @@ public final class RateLimiter implements AutoCloseable {
     }
 
     /**
-     * Frees the native memory now. Idempotent; afterwards every call fails with
-     * {@link Status#ERR_NULL}. Needs exclusive access: no other thread may be
-     * using the limiter.
-     */
-    @Override
-    public void close() {
-        closed = true;
-        cleanable.clean();
-    }
-
-    /** Whether {@link #close()} was called. */
-    public boolean isClosed() {
-        return closed;
-    }
-
-    private void checkOpen() {
-        if (closed) {
-            throw new TemporalFiltersException(Status.ERR_NULL, "the RateLimiter is closed");
-        }
-    }
-
-    /**
      * The default per-key limit: permits per window.
      *
      * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed)
      */
     public long limit() {
-        checkOpen();
+        open();
         return limit;
     }
 
@@ -290,7 +240,7 @@ public final class RateLimiter implements AutoCloseable {
      * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed)
      */
     public long window() {
-        checkOpen();
+        open();
         return window;
     }
 
@@ -300,7 +250,7 @@ public final class RateLimiter implements AutoCloseable {
      * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed)
      */
     public long bucketWidth() {
-        checkOpen();
+        open();
         return bucketWidth;
     }
 
@@ -310,7 +260,7 @@ public final class RateLimiter implements AutoCloseable {
      * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed)
      */
     public int flags() {
-        checkOpen();
+        open();
         return flags;
     }
 
@@ -330,11 +280,7 @@ public final class RateLimiter implements AutoCloseable {
      *         exact mode), {@link Status#ERR_OUT_OF_MEMORY}
      */
     public void setGlobalLimit(long limit) {
-        try {
-            handle.set_global_limit(limit);
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        run(h -> h.set_global_limit(limit));
     }
 
     /**
@@ -351,11 +297,7 @@ public final class RateLimiter implements AutoCloseable {
      *         maximum), {@link Status#ERR_OUT_OF_MEMORY}
      */
     public void setKeyLimit(byte[] key, long limit) {
-        try {
-            handle.set_key_limit(key, limit);
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        run(h -> h.set_key_limit(key, limit));
     }
 
     /** {@link #setKeyLimit(byte[], long)} with the key's UTF-8 bytes. */
@@ -378,11 +320,7 @@ public final class RateLimiter implements AutoCloseable {
      *         {@link Status#ERR_INVALID_ARGUMENT} (negative)
      */
     public void setMaxKeys(long maxKeys) {
-        try {
-            handle.set_max_keys(maxKeys);
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        run(h -> h.set_max_keys(maxKeys));
     }
 
     /**
@@ -404,14 +342,7 @@ public final class RateLimiter implements AutoCloseable {
      *         nothing changed)
      */
     public Decision acquire(byte[] key, long now, long n) {
-        long[] remaining = new long[1];
-        long[] retryAt = new long[1];
-        try {
-            boolean allowed = handle.acquire(key, now, n, remaining, retryAt) != 0;
-            return new Decision(allowed, remaining[0], retryAt[0]);
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return decide(RateLimiterNative::acquire, key, now, n);
     }
 
     /** {@link #acquire(byte[], long, long)} with the key's UTF-8 bytes. */
@@ -457,17 +388,13 @@ public final class RateLimiter implements AutoCloseable {
      *         decisions before it stand, and are not returned)
      */
     public Decision[] acquireBatch(KeyBatch keys, long[] times, long n) {
-        checkOpen();
+        open();
         Native.notNull(keys, "keys");
         int count = keys.size();
         int[] allowed = new int[count];
         long[] remaining = new long[count];
         long[] retryAt = new long[count];
-        try {
-            handle.acquire_batch(keys.data, keys.lens, times, n, allowed, remaining, retryAt);
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        run(h -> h.acquire_batch(keys.data, keys.lens, times, n, allowed, remaining, retryAt));
         Decision[] out = new Decision[count];
         for (int i = 0; i < count; i++) {
             out[i] = new Decision(allowed[i] != 0, remaining[i], retryAt[i]);
@@ -502,14 +429,7 @@ public final class RateLimiter implements AutoCloseable {
      *         {@link Status#ERR_INVALID_ARGUMENT} (now or n &lt;= 0)
      */
     public Decision peek(byte[] key, long now, long n) {
-        long[] remaining = new long[1];
-        long[] retryAt = new long[1];
-        try {
-            boolean allowed = handle.peek(key, now, n, remaining, retryAt) != 0;
-            return new Decision(allowed, remaining[0], retryAt[0]);
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return decide(RateLimiterNative::peek, key, now, n);
     }
 
     /** {@link #peek(byte[], long, long)} with the key's UTF-8 bytes. */
@@ -540,11 +460,7 @@ public final class RateLimiter implements AutoCloseable {
      *         {@link Status#ERR_INVALID_ARGUMENT} (now &lt;= 0, n &lt; 0)
      */
     public void refund(byte[] key, long now, long n) {
-        try {
-            handle.refund(key, now, n);
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        run(h -> h.refund(key, now, n));
     }
 
     /** {@link #refund(byte[], long, long)} with the key's UTF-8 bytes. */
@@ -560,11 +476,7 @@ public final class RateLimiter implements AutoCloseable {
      * @throws TemporalFiltersException {@link Status#ERR_NULL} (null key, closed)
      */
     public void reset(byte[] key) {
-        try {
-            handle.reset(key);
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        run(h -> h.reset(key));
     }
 
     /** {@link #reset(byte[])} with the key's UTF-8 bytes. */
@@ -579,11 +491,7 @@ public final class RateLimiter implements AutoCloseable {
      * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed)
      */
     public Stats stats() {
-        try {
-            return new Stats(handle.keys(), handle.reclaimed(), handle.denied_full(), handle.allowed_full());
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return call(h -> new Stats(h.keys(), h.reclaimed(), h.denied_full(), h.allowed_full()));
     }
 
     /**
@@ -593,12 +501,9 @@ public final class RateLimiter implements AutoCloseable {
      *
      * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed)
      */
+    @Override
     public long memory() {
-        try {
-            return handle.memory();
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return super.memory();
     }
 
     /**
@@ -618,28 +523,27 @@ public final class RateLimiter implements AutoCloseable {
      *         {@link Status#ERR_TOO_LARGE} (the blob exceeds the largest Java
      *         array), {@link Status#ERR_BUFFER_TOO_SMALL} (its size kept changing)
      */
+    @Override
     public byte[] serialize() {
-        try {
-            for (int attempt = 1;; attempt++) {
-                try {
-                    return Native.serialize(handle.serialized_size(), "limiter", handle::serialize_into);
-                } catch (TemporalFiltersException e) {
-                    if (e.status() != Status.ERR_BUFFER_TOO_SMALL || attempt >= SERIALIZE_ATTEMPTS) {
-                        throw e;
-                    }
-                }
-            }
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return super.serialize();
     }
 
     @Override
-    public String toString() {
-        if (closed) {
-            return "RateLimiter(closed)";
-        }
-        return "RateLimiter(limit=" + limit + ", window=" + window + ", bucketWidth=" + bucketWidth + ", flags="
-                + flags + ", keys=" + stats().keys() + ")";
+    String describe() {
+        return "limit=" + limit + ", window=" + window + ", bucketWidth=" + bucketWidth + ", flags=" + flags
+                + ", keys=" + stats().keys();
+    }
+
+    /* The native acquire or peek: 1 when allowed, 0 when denied; remaining
+     * and retry time in element 0 of the arrays. */
+    private interface NativeDecision {
+        long decide(RateLimiterNative h, byte[] key, long now, long n, long[] remaining, long[] retryAt);
+    }
+
+    private Decision decide(NativeDecision op, byte[] key, long now, long n) {
+        long[] remaining = new long[1];
+        long[] retryAt = new long[1];
+        boolean allowed = callLong(h -> op.decide(h, key, now, n, remaining, retryAt)) != 0;
+        return new Decision(allowed, remaining[0], retryAt[0]);
     }
 }

@@ -1,7 +1,6 @@
 package org.temporalfilters;
 
 import java.lang.ref.Cleaner;
-import java.lang.ref.Reference;
 import java.util.OptionalLong;
 
 /**
@@ -43,7 +42,7 @@ import java.util.OptionalLong;
  * {@link #merge} into this sketch (unless it is concurrent) and {@link #close}
  * always need exclusive access.
  */
-public final class RecencySketch implements AutoCloseable {
+public final class RecencySketch extends NativeHandle<RecencySketchNative> {
     /** Flag: lock-free mode, safe to use from many threads at once. */
     public static final int CONCURRENT = 1;
     /** Flag: blocked layout, all of a key's cells in one cache line (depth &lt;= 8). */
@@ -64,24 +63,6 @@ public final class RecencySketch implements AutoCloseable {
     public record PaceResult(boolean granted, long nextAllowed) {
     }
 
-    private final RecencySketchNative handle;
-    private final Cleaner.Cleanable cleanable;
-    private volatile boolean closed;
-
-    /* The cleaning action holds the native proxy only, never the sketch. */
-    private static final class Release implements Runnable {
-        private final RecencySketchNative handle;
-
-        Release(RecencySketchNative handle) {
-            this.handle = handle;
-        }
-
-        @Override
-        public void run() {
-            handle.delete();
-        }
-    }
-
     /**
      * Creates an empty sketch ({@code tf_recency_sketch_new}).
      *
@@ -98,11 +79,7 @@ public final class RecencySketch implements AutoCloseable {
     }
 
     private RecencySketch(RecencySketchNative handle) {
-        if (handle == null) {
-            throw new TemporalFiltersException(Status.ERR_INTERNAL, "the native layer returned no handle");
-        }
-        this.handle = handle;
-        this.cleanable = Native.CLEANER.register(this, new Release(handle));
+        super(handle);
     }
 
     /**
@@ -147,22 +124,6 @@ public final class RecencySketch implements AutoCloseable {
     }
 
     /**
-     * Frees the native memory now. Idempotent; afterwards every call fails with
-     * {@link Status#ERR_NULL}. Needs exclusive access: no other thread may be
-     * using the sketch.
-     */
-    @Override
-    public void close() {
-        closed = true;
-        cleanable.clean();
-    }
-
-    /** Whether {@link #close()} was called. */
-    public boolean isClosed() {
-        return closed;
-    }
-
-    /**
      * Records that {@code key} was seen at {@code now} (&gt;= 1): its cells
      * become max(cell, now). Older times than already recorded are harmless.
      *
@@ -170,11 +131,7 @@ public final class RecencySketch implements AutoCloseable {
      *         {@link Status#ERR_INVALID_ARGUMENT} (now &lt;= 0)
      */
     public void update(byte[] key, long now) {
-        try {
-            handle.update(key, now);
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        run(h -> h.update(key, now));
     }
 
     /** {@link #update(byte[], long)} with the key's UTF-8 bytes. */
@@ -190,11 +147,7 @@ public final class RecencySketch implements AutoCloseable {
      * @throws TemporalFiltersException {@link Status#ERR_NULL} (null key, closed)
      */
     public long query(byte[] key) {
-        try {
-            return handle.query(key);
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return callLong(h -> h.query(key));
     }
 
     /** {@link #query(byte[])} with the key's UTF-8 bytes. */
@@ -227,12 +180,8 @@ public final class RecencySketch implements AutoCloseable {
      */
     public PaceResult pace(byte[] key, long now, long interval) {
         long[] next = new long[1];
-        try {
-            boolean granted = handle.pace(key, now, interval, next) != 0;
-            return new PaceResult(granted, next[0]);
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        boolean granted = callLong(h -> h.pace(key, now, interval, next)) != 0;
+        return new PaceResult(granted, next[0]);
     }
 
     /** {@link #pace(byte[], long, long)} with the key's UTF-8 bytes. */
@@ -249,11 +198,7 @@ public final class RecencySketch implements AutoCloseable {
      *         {@link Status#ERR_INVALID_ARGUMENT} (now or ttl &lt;= 0)
      */
     public void ttlInsert(byte[] key, long now, long ttl) {
-        try {
-            handle.ttl_insert(key, now, ttl);
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        run(h -> h.ttl_insert(key, now, ttl));
     }
 
     /** {@link #ttlInsert(byte[], long, long)} with the key's UTF-8 bytes. */
@@ -270,11 +215,7 @@ public final class RecencySketch implements AutoCloseable {
      *         {@link Status#ERR_INVALID_ARGUMENT} (now &lt;= 0)
      */
     public boolean ttlMaybeLive(byte[] key, long now) {
-        try {
-            return handle.ttl_maybe_live(key, now) != 0;
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return callLong(h -> h.ttl_maybe_live(key, now)) != 0;
     }
 
     /** {@link #ttlMaybeLive(byte[], long)} with the key's UTF-8 bytes. */
@@ -292,21 +233,12 @@ public final class RecencySketch implements AutoCloseable {
      */
     public void merge(RecencySketch other) {
         Native.notNull(other, "other");
-        try {
-            handle.merge(other.handle);
-        } finally {
-            Reference.reachabilityFence(this);
-            Reference.reachabilityFence(other);
-        }
+        run(h -> other.run(o -> h.merge(o)));
     }
 
     /** Empties every cell. Needs exclusive access. */
     public void clear() {
-        try {
-            handle.clear();
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        run(h -> h.clear());
     }
 
     /**
@@ -315,81 +247,32 @@ public final class RecencySketch implements AutoCloseable {
      * a never-seen key reads as seen). Scans the whole table.
      */
     public double errorEstimate(long since) {
-        try {
-            return handle.error_estimate(since);
-        } finally {
-            Reference.reachabilityFence(this);
-        }
-    }
-
-    /** Bytes of native memory held (table and header). */
-    public long memory() {
-        try {
-            return handle.memory();
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return callDouble(h -> h.error_estimate(since));
     }
 
     /** Cells per row, as given at creation. */
     public long width() {
-        try {
-            return handle.width();
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return callLong(h -> h.width());
     }
 
     /** Rows, as given at creation. */
     public int depth() {
-        try {
-            return (int) handle.depth();
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return (int) callLong(h -> h.depth());
     }
 
     /** The hash seed, 0 .. 2^32-1. */
     public long seed() {
-        try {
-            return handle.seed();
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return callLong(h -> h.seed());
     }
 
     /** The creation flags ({@link #CONCURRENT}, {@link #BLOCKED}). */
     public int flags() {
-        try {
-            return (int) handle.flags();
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return (int) callLong(h -> h.flags());
     }
 
     /** The number of timestamp cells actually allocated. */
     public long cells() {
-        try {
-            return handle.cells();
-        } finally {
-            Reference.reachabilityFence(this);
-        }
-    }
-
-    /**
-     * The sketch as a blob (wire format kind 1): parameters, seed, flags and
-     * every cell, little-endian, with a checksum. Any binding reads it back
-     * with its deserialize.
-     *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed),
-     *         {@link Status#ERR_TOO_LARGE} (the blob exceeds the largest Java array)
-     */
-    public byte[] serialize() {
-        try {
-            return Native.serialize(handle.serialized_size(), "sketch", handle::serialize_into);
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return callLong(h -> h.cells());
     }
 
     /**
@@ -405,11 +288,7 @@ public final class RecencySketch implements AutoCloseable {
      */
     public void updateBatch(KeyBatch keys, long[] times) {
         Native.notNull(keys, "keys");
-        try {
-            handle.update_batch(keys.data, keys.lens, times);
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        run(h -> h.update_batch(keys.data, keys.lens, times));
     }
 
     /** {@link #updateBatch(KeyBatch, long[])} of binary keys. */
@@ -433,12 +312,8 @@ public final class RecencySketch implements AutoCloseable {
      */
     public long[] queryBatch(KeyBatch keys, long[] out) {
         Native.notNull(keys, "keys");
-        try {
-            handle.query_batch(keys.data, keys.lens, out);
-            return out;
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        run(h -> h.query_batch(keys.data, keys.lens, out));
+        return out;
     }
 
     /** Queries many keys in one native call; one answer per key. */
@@ -461,19 +336,11 @@ public final class RecencySketch implements AutoCloseable {
      * op 0 updates, 1 queries the keys of keyLen bytes laid end to end in
      * keysData, with times t0, t0+1, ...; returns ns per operation. */
     double cLoopNs(byte[] keysData, int keyLen, int op, long t0) {
-        try {
-            return TemporalFiltersNative.c_loop_ns(handle, keysData, keyLen, op, t0);
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return callDouble(h -> TemporalFiltersNative.c_loop_ns(h, keysData, keyLen, op, t0));
     }
 
     @Override
-    public String toString() {
-        if (closed) {
-            return "RecencySketch(closed)";
-        }
-        return "RecencySketch(width=" + width() + ", depth=" + depth() + ", seed=" + seed() + ", flags=" + flags()
-                + ")";
+    String describe() {
+        return "width=" + width() + ", depth=" + depth() + ", seed=" + seed() + ", flags=" + flags();
     }
 }

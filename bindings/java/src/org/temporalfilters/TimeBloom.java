@@ -1,7 +1,6 @@
 package org.temporalfilters;
 
 import java.lang.ref.Cleaner;
-import java.lang.ref.Reference;
 
 /**
  * "Was this key inserted within the last {@code span} time units?": the
@@ -43,7 +42,7 @@ import java.lang.ref.Reference;
  * other; {@link #add}, {@link #addIfAbsent}, {@link #clear} and {@link #close}
  * need exclusive access (lock around them when threads share a filter).
  */
-public final class TimeBloom implements AutoCloseable {
+public final class TimeBloom extends NativeHandle<TimeBloomNative> {
 
     /**
      * The filter's state at a time {@code now} ({@code tf_time_bloom_stats}).
@@ -58,23 +57,6 @@ public final class TimeBloom implements AutoCloseable {
     public record Stats(long slices, long bits, double bitsPerElement, long inserts, double fprNow) {
     }
 
-    private final TimeBloomNative handle;
-    private final Cleaner.Cleanable cleanable;
-    private volatile boolean closed;
-
-    /* The cleaning action holds the native proxy only, never the filter. */
-    private static final class Release implements Runnable {
-        private final TimeBloomNative handle;
-
-        Release(TimeBloomNative handle) {
-            this.handle = handle;
-        }
-
-        @Override
-        public void run() {
-            handle.delete();
-        }
-    }
 
     /**
      * Creates an empty filter of {@code k + l} initial slices of
@@ -95,11 +77,7 @@ public final class TimeBloom implements AutoCloseable {
     }
 
     private TimeBloom(TimeBloomNative handle) {
-        if (handle == null) {
-            throw new TemporalFiltersException(Status.ERR_INTERNAL, "the native layer returned no handle");
-        }
-        this.handle = handle;
-        this.cleanable = Native.CLEANER.register(this, new Release(handle));
+        super(handle);
     }
 
     /**
@@ -138,21 +116,6 @@ public final class TimeBloom implements AutoCloseable {
     }
 
     /**
-     * Frees the native memory now. Idempotent; afterwards every call fails with
-     * {@link Status#ERR_NULL}. Needs exclusive access.
-     */
-    @Override
-    public void close() {
-        closed = true;
-        cleanable.clean();
-    }
-
-    /** Whether {@link #close()} was called. */
-    public boolean isClosed() {
-        return closed;
-    }
-
-    /**
      * Inserts {@code key} at time {@code now} (&gt;= 1). A shift may allocate a
      * new slice; when that fails the filter is unchanged. Needs exclusive access.
      *
@@ -162,11 +125,7 @@ public final class TimeBloom implements AutoCloseable {
      *         (past 4096 slices: a clock that never advances)
      */
     public void add(byte[] key, long now) {
-        try {
-            handle.add(key, now);
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        run(h -> h.add(key, now));
     }
 
     /** {@link #add(byte[], long)} with the key's UTF-8 bytes. */
@@ -183,11 +142,7 @@ public final class TimeBloom implements AutoCloseable {
      *         {@link Status#ERR_INVALID_ARGUMENT} (now &lt;= 0)
      */
     public boolean contains(byte[] key, long now) {
-        try {
-            return handle.contains(key, now) != 0;
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return callLong(h -> h.contains(key, now)) != 0;
     }
 
     /** {@link #contains(byte[], long)} with the key's UTF-8 bytes. */
@@ -204,11 +159,7 @@ public final class TimeBloom implements AutoCloseable {
      * @throws TemporalFiltersException as {@link #add(byte[], long)}
      */
     public boolean addIfAbsent(byte[] key, long now) {
-        try {
-            return handle.add_if_absent(key, now) != 0;
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return callLong(h -> h.add_if_absent(key, now)) != 0;
     }
 
     /** {@link #addIfAbsent(byte[], long)} with the key's UTF-8 bytes. */
@@ -218,11 +169,7 @@ public final class TimeBloom implements AutoCloseable {
 
     /** Forgets every key and resets the insert count (slices keep their sizes). Needs exclusive access. */
     public void clear() {
-        try {
-            handle.clear();
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        run(h -> h.clear());
     }
 
     /**
@@ -233,12 +180,10 @@ public final class TimeBloom implements AutoCloseable {
      *         {@link Status#ERR_INVALID_ARGUMENT} (now &lt;= 0)
      */
     public Stats stats(long now) {
-        try {
-            double bitsPerElement = handle.bits_per_element(now); // checks now first
-            return new Stats(handle.slices(), handle.bits(), bitsPerElement, handle.inserts(), handle.fpr_now(now));
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return call(h -> {
+            double bitsPerElement = h.bits_per_element(now); // checks now first
+            return new Stats(h.slices(), h.bits(), bitsPerElement, h.inserts(), h.fpr_now(now));
+        });
     }
 
     /**
@@ -249,79 +194,31 @@ public final class TimeBloom implements AutoCloseable {
      *         {@link Status#ERR_INVALID_ARGUMENT} (no such slice, i &lt; 0)
      */
     public long sliceBits(long i) {
-        try {
-            return handle.slice_bits(i);
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return callLong(h -> h.slice_bits(i));
     }
 
     /** Hash functions, bits set per insert (1..64). */
     public int k() {
-        try {
-            return (int) handle.k();
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return (int) callLong(h -> h.k());
     }
 
     /** Window slices (1..1024): the filter never has fewer than {@code k + l} slices. */
     public int l() {
-        try {
-            return (int) handle.l();
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return (int) callLong(h -> h.l());
     }
 
     /** The window, in the caller's time unit. */
     public long span() {
-        try {
-            return handle.span();
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return callLong(h -> h.span());
     }
 
     /** The hash seed, 0 .. 2^32-1. */
     public long seed() {
-        try {
-            return handle.seed();
-        } finally {
-            Reference.reachabilityFence(this);
-        }
-    }
-
-    /** Bytes of native memory held. */
-    public long memory() {
-        try {
-            return handle.memory();
-        } finally {
-            Reference.reachabilityFence(this);
-        }
-    }
-
-    /**
-     * The filter as a blob (wire format kind 3): parameters, counters, every
-     * slice with its size and timestamp, little-endian, with a checksum. Any
-     * binding reads it back with its deserialize.
-     *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed),
-     *         {@link Status#ERR_TOO_LARGE} (the blob exceeds the largest Java array)
-     */
-    public byte[] serialize() {
-        try {
-            return Native.serialize(handle.serialized_size(), "filter", handle::serialize_into);
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return callLong(h -> h.seed());
     }
 
     @Override
-    public String toString() {
-        if (closed) {
-            return "TimeBloom(closed)";
-        }
-        return "TimeBloom(k=" + k() + ", l=" + l() + ", span=" + span() + ", seed=" + seed() + ")";
+    String describe() {
+        return "k=" + k() + ", l=" + l() + ", span=" + span() + ", seed=" + seed();
     }
 }
