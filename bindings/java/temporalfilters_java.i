@@ -21,8 +21,9 @@
  *                        (the rate limiter's batch).
  * Errors: every failure, whether found by the library, by the shared
  * interface or by a typemap here, is recorded with tf_binding_fail/check and
- * raised by the %exception block as org.temporalfilters.TemporalFiltersException
- * (status, status name, message). A typemap that rejects an argument records
+ * raised by the %exception block as the org.temporalfilters.TemporalFiltersException
+ * subclass of its status's family (TemporalFiltersException.of(status, status
+ * name, message): InvalidArgumentException, BadBlobException, ...). A typemap that rejects an argument records
  * the failure and lets the wrapper run on: the call itself is skipped, and the
  * cleanup code of every argument still runs, so nothing leaks.
  */
@@ -307,8 +308,11 @@ static void tf_java_reject(tf_status st, const char *name, const char *what) {
     tf_binding_fail(st, msg);
 }
 
-/* Throws org.temporalfilters.TemporalFiltersException(status, name, message).
- * If the class cannot be found or built, the JVM's own error stays pending. */
+/* Throws the exception of the status's family, made by the one factory
+ * org.temporalfilters.TemporalFiltersException.of(status, name, message)
+ * (InvalidArgumentException, BadBlobException, ...). If the class or the
+ * factory cannot be found, or the factory throws, the JVM's own error stays
+ * pending. */
 static void tf_java_throw(JNIEnv *jenv, int status, const char *message) {
     char clean[512];
     size_t i;
@@ -320,14 +324,14 @@ static void tf_java_throw(JNIEnv *jenv, int status, const char *message) {
     clean[i] = '\0';
     jclass cls = (*jenv)->FindClass(jenv, "org/temporalfilters/TemporalFiltersException");
     if (!cls) return;
-    jmethodID ctor = (*jenv)->GetMethodID(jenv, cls, "<init>", "(ILjava/lang/String;Ljava/lang/String;)V");
-    jstring jname = ctor ? (*jenv)->NewStringUTF(jenv, tf_status_string(status)) : NULL;
+    jmethodID of = (*jenv)->GetStaticMethodID(jenv, cls, "of",
+                                              "(ILjava/lang/String;Ljava/lang/String;)"
+                                              "Lorg/temporalfilters/TemporalFiltersException;");
+    jstring jname = of ? (*jenv)->NewStringUTF(jenv, tf_status_string(status)) : NULL;
     jstring jmsg = jname ? (*jenv)->NewStringUTF(jenv, clean) : NULL;
-    jobject ex = jmsg ? (*jenv)->NewObject(jenv, cls, ctor, (jint)status, jname, jmsg) : NULL;
-    if (ex) {
-        (*jenv)->Throw(jenv, (jthrowable)ex);
-        (*jenv)->DeleteLocalRef(jenv, ex);
-    }
+    jobject ex = jmsg ? (*jenv)->CallStaticObjectMethod(jenv, cls, of, (jint)status, jname, jmsg) : NULL;
+    if (ex && !(*jenv)->ExceptionCheck(jenv)) (*jenv)->Throw(jenv, (jthrowable)ex);
+    if (ex) (*jenv)->DeleteLocalRef(jenv, ex);
     if (jmsg) (*jenv)->DeleteLocalRef(jenv, jmsg);
     if (jname) (*jenv)->DeleteLocalRef(jenv, jname);
     (*jenv)->DeleteLocalRef(jenv, cls);

@@ -35,7 +35,7 @@ import java.lang.ref.Cleaner;
  *
  * <p><b>Numbers</b>: the native library counts in unsigned integers. Sizes
  * ({@code sliceBits}, {@code capacity}) are {@code long}s and a negative one is
- * rejected with {@link Status#ERR_INVALID_ARGUMENT}, never reinterpreted; the
+ * rejected with {@link Status#INVALID_ARGUMENT}, never reinterpreted; the
  * seed is a {@code long} within 0 .. 2^32-1.
  *
  * <p><b>Errors</b>: every failure is a {@link TemporalFiltersException} carrying
@@ -44,7 +44,7 @@ import java.lang.ref.Cleaner;
  * <p><b>Resources</b>: the native memory is freed by {@link #close()}; use
  * try-with-resources. A filter that is never closed is freed by a
  * {@link Cleaner} after it becomes unreachable. Any call on a closed filter
- * fails with {@link Status#ERR_NULL} ("the AgeBloom is closed").
+ * fails with {@link Status#NULL} ("the AgeBloom is closed").
  *
  * <p><b>Threads</b>: a filter, of either layout, is not internally
  * synchronised. Calls that do not modify it ({@link #contains},
@@ -96,10 +96,10 @@ public final class AgeBloom extends NativeHandle<AgeBloomNative> {
      * @param l         window slices, 1..1024
      * @param sliceBits bits per slice, 64 .. 2^40
      * @param seed      hash seed, 0 .. 2^32-1
-     * @throws TemporalFiltersException {@link Status#ERR_INVALID_ARGUMENT} (k, l
+     * @throws TemporalFiltersException {@link Status#INVALID_ARGUMENT} (k, l
      *         or sliceBits out of range, a negative number, a seed outside 32
-     *         bits), {@link Status#ERR_TOO_LARGE} (sliceBits above 2^40),
-     *         {@link Status#ERR_OUT_OF_MEMORY}
+     *         bits), {@link Status#TOO_LARGE} (sliceBits above 2^40),
+     *         {@link Status#OUT_OF_MEMORY}
      */
     public AgeBloom(int k, int l, long sliceBits, long seed) {
         this(new AgeBloomNative(k, l, sliceBits, seed));
@@ -118,10 +118,10 @@ public final class AgeBloom extends NativeHandle<AgeBloomNative> {
      * @param errorRate target false-positive rate, in (0, 1)
      * @param capacity  window length in inserts, &gt;= 1
      * @param seed      hash seed, 0 .. 2^32-1
-     * @throws TemporalFiltersException {@link Status#ERR_INVALID_ARGUMENT} (a rate
+     * @throws TemporalFiltersException {@link Status#INVALID_ARGUMENT} (a rate
      *         outside (0, 1) or NaN, capacity &lt;= 0, a seed outside 32 bits),
-     *         {@link Status#ERR_TOO_LARGE} (no {@code k <= 64} meets the rate, or
-     *         slices over 2^40 bits), {@link Status#ERR_OUT_OF_MEMORY}
+     *         {@link Status#TOO_LARGE} (no {@code k <= 64} meets the rate, or
+     *         slices over 2^40 bits), {@link Status#OUT_OF_MEMORY}
      */
     public static AgeBloom forTarget(double errorRate, long capacity, long seed) {
         return new AgeBloom(AgeBloomNative.new_for(errorRate, capacity, seed));
@@ -139,10 +139,10 @@ public final class AgeBloom extends NativeHandle<AgeBloomNative> {
      *                  blocked model is not conservative: use the classic layout)
      * @param capacity  window length in inserts, &gt;= 1
      * @param seed      hash seed, 0 .. 2^32-1
-     * @throws TemporalFiltersException {@link Status#ERR_INVALID_ARGUMENT} (a rate
+     * @throws TemporalFiltersException {@link Status#INVALID_ARGUMENT} (a rate
      *         outside (0, 0.2] or NaN, capacity &lt;= 0, a seed outside 32 bits),
-     *         {@link Status#ERR_TOO_LARGE} (no blocked {@code (k, l)} meets the
-     *         rate, or slices over 2^40 bits), {@link Status#ERR_OUT_OF_MEMORY}
+     *         {@link Status#TOO_LARGE} (no blocked {@code (k, l)} meets the
+     *         rate, or slices over 2^40 bits), {@link Status#OUT_OF_MEMORY}
      */
     public static AgeBloom blockedForTarget(double errorRate, long capacity, long seed) {
         return new AgeBloom(AgeBloomNative.new_blocked_for(errorRate, capacity, seed));
@@ -160,10 +160,10 @@ public final class AgeBloom extends NativeHandle<AgeBloomNative> {
      * @param l         window slices, &gt;= 1, with {@code k + l <= 32}
      * @param sliceBits bits per slice, 32 .. 2^40
      * @param seed      hash seed, 0 .. 2^32-1
-     * @throws TemporalFiltersException {@link Status#ERR_INVALID_ARGUMENT} (k or
+     * @throws TemporalFiltersException {@link Status#INVALID_ARGUMENT} (k or
      *         l of 0, {@code k + l > 32}, sliceBits below 32, a negative number,
-     *         a seed outside 32 bits), {@link Status#ERR_TOO_LARGE} (sliceBits
-     *         above 2^40), {@link Status#ERR_OUT_OF_MEMORY}
+     *         a seed outside 32 bits), {@link Status#TOO_LARGE} (sliceBits
+     *         above 2^40), {@link Status#OUT_OF_MEMORY}
      */
     public static AgeBloom blocked(int k, int l, long sliceBits, long seed) {
         return new AgeBloom(AgeBloomNative.new_blocked(k, l, sliceBits, seed));
@@ -174,11 +174,11 @@ public final class AgeBloom extends NativeHandle<AgeBloomNative> {
      * other binding or the C API (wire format kind 2), of either layout (the
      * blob says which).
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null blob),
-     *         {@link Status#ERR_TRUNCATED}, {@link Status#ERR_BAD_MAGIC},
-     *         {@link Status#ERR_UNSUPPORTED_VERSION}, {@link Status#ERR_WRONG_KIND}
-     *         (a blob of another structure), {@link Status#ERR_CHECKSUM},
-     *         {@link Status#ERR_CORRUPT}, {@link Status#ERR_OUT_OF_MEMORY}
+     * @throws TemporalFiltersException {@link Status#NULL} (null blob),
+     *         {@link Status#TRUNCATED}, {@link Status#BAD_MAGIC},
+     *         {@link Status#UNSUPPORTED_VERSION}, {@link Status#WRONG_KIND}
+     *         (a blob of another structure), {@link Status#CHECKSUM},
+     *         {@link Status#CORRUPT}, {@link Status#OUT_OF_MEMORY}
      */
     public static AgeBloom deserialize(byte[] blob) {
         return new AgeBloom(AgeBloomNative.deserialize(blob));
@@ -189,8 +189,8 @@ public final class AgeBloom extends NativeHandle<AgeBloomNative> {
      * {@code errorRate} with the fewest bits per element ({@code tf_age_bloom_choose};
      * l is at most 256). {@link #forTarget} and {@link TimeBloom#forTarget} use it.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_INVALID_ARGUMENT} (a rate
-     *         outside (0, 1) or NaN), {@link Status#ERR_TOO_LARGE} (no pair with
+     * @throws TemporalFiltersException {@link Status#INVALID_ARGUMENT} (a rate
+     *         outside (0, 1) or NaN), {@link Status#TOO_LARGE} (no pair with
      *         {@code k <= 64} meets it)
      */
     public static Parameters choose(double errorRate) {
@@ -205,8 +205,8 @@ public final class AgeBloom extends NativeHandle<AgeBloomNative> {
      * layout, under its conservative model ({@code tf_age_bloom_choose_blocked}).
      * {@link #blockedForTarget} uses it.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_INVALID_ARGUMENT} (a rate
-     *         outside (0, 0.2] or NaN), {@link Status#ERR_TOO_LARGE} (no blocked
+     * @throws TemporalFiltersException {@link Status#INVALID_ARGUMENT} (a rate
+     *         outside (0, 0.2] or NaN), {@link Status#TOO_LARGE} (no blocked
      *         pair meets it: below about 1e-18; far below 1e-3 the classic
      *         layout is the better choice anyway)
      */
@@ -223,7 +223,7 @@ public final class AgeBloom extends NativeHandle<AgeBloomNative> {
      * ({@code tf_age_bloom_false_positive_rate}). For the classic layout; the
      * blocked layout errs more at the same {@code (k, l)} and fill.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_INVALID_ARGUMENT} (k
+     * @throws TemporalFiltersException {@link Status#INVALID_ARGUMENT} (k
      *         outside 1..64, l outside 1..1024)
      */
     public static double falsePositiveRate(int k, int l) {
@@ -234,7 +234,7 @@ public final class AgeBloom extends NativeHandle<AgeBloomNative> {
      * Bits per element of capacity at steady state, {@code (k + l) k / (l ln 2)}
      * ({@code tf_age_bloom_bits_per_element}).
      *
-     * @throws TemporalFiltersException {@link Status#ERR_INVALID_ARGUMENT} (k
+     * @throws TemporalFiltersException {@link Status#INVALID_ARGUMENT} (k
      *         outside 1..64, l outside 1..1024)
      */
     public static double bitsPerElement(int k, int l) {
@@ -245,7 +245,7 @@ public final class AgeBloom extends NativeHandle<AgeBloomNative> {
      * Inserts {@code key} (shifting the slices first when the generation is
      * full). Needs exclusive access.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null key, closed)
+     * @throws TemporalFiltersException {@link Status#NULL} (null key, closed)
      */
     public void add(byte[] key) {
         run(h -> h.add(key));
@@ -261,7 +261,7 @@ public final class AgeBloom extends NativeHandle<AgeBloomNative> {
      * a key among the last {@link #capacity()} inserts; false means certainly
      * not among them.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null key, closed)
+     * @throws TemporalFiltersException {@link Status#NULL} (null key, closed)
      */
     public boolean contains(byte[] key) {
         return callLong(h -> h.contains(key)) != 0;
@@ -278,7 +278,7 @@ public final class AgeBloom extends NativeHandle<AgeBloomNative> {
      * means "new: recorded now", {@code true} "seen within the window: not
      * inserted again". Needs exclusive access.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null key, closed)
+     * @throws TemporalFiltersException {@link Status#NULL} (null key, closed)
      */
     public boolean addIfAbsent(byte[] key) {
         return callLong(h -> h.add_if_absent(key)) != 0;
@@ -298,7 +298,7 @@ public final class AgeBloom extends NativeHandle<AgeBloomNative> {
      * The current state. {@link Stats#fprNow()} scans every slice
      * (O(bits / 64)).
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed)
+     * @throws TemporalFiltersException {@link Status#NULL} (closed)
      */
     public Stats stats() {
         return call(h -> new Stats(h.slices(), h.bits(), h.bits_per_element(), h.inserts(), h.fpr_now()));
@@ -308,7 +308,7 @@ public final class AgeBloom extends NativeHandle<AgeBloomNative> {
      * Whether the filter has the blocked layout ({@link #blocked},
      * {@link #blockedForTarget}, or a blob of one); false for the classic one.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed)
+     * @throws TemporalFiltersException {@link Status#NULL} (closed)
      */
     public boolean isBlocked() {
         return callLong(h -> h.is_blocked()) != 0;

@@ -13,14 +13,14 @@ final class Native {
     /* A String key as UTF-8 bytes; null is TF_ERR_NULL, like a null byte[]. */
     static byte[] utf8(String key, String name) {
         if (key == null) {
-            throw new TemporalFiltersException(Status.ERR_NULL, name + " is null");
+            throw TemporalFiltersException.of(Status.NULL, name + " is null");
         }
         return key.getBytes(StandardCharsets.UTF_8);
     }
 
     static <T> T notNull(T value, String name) {
         if (value == null) {
-            throw new TemporalFiltersException(Status.ERR_NULL, name + " is null");
+            throw TemporalFiltersException.of(Status.NULL, name + " is null");
         }
         return value;
     }

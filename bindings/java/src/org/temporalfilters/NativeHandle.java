@@ -33,7 +33,7 @@ abstract class NativeHandle<N extends NativeProxy> implements AutoCloseable {
      * returned nothing without raising) is a bug. */
     NativeHandle(N proxy) {
         if (proxy == null) {
-            throw new TemporalFiltersException(Status.ERR_INTERNAL, "the native layer returned no handle");
+            throw TemporalFiltersException.of(Status.INTERNAL, "the native layer returned no handle");
         }
         this.proxy = proxy;
         this.cleanable = CLEANER.register(this, release(proxy));
@@ -65,10 +65,10 @@ abstract class NativeHandle<N extends NativeProxy> implements AutoCloseable {
         return closed;
     }
 
-    /* The proxy, or the closed error. */
+    /* The proxy, or ClosedException. */
     final N open() {
         if (closed) {
-            throw new TemporalFiltersException(Status.ERR_NULL, "the " + name() + " is closed");
+            throw new ClosedException("the " + name() + " is closed");
         }
         return proxy;
     }
@@ -116,7 +116,7 @@ abstract class NativeHandle<N extends NativeProxy> implements AutoCloseable {
     /**
      * Bytes of native memory held.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed)
+     * @throws TemporalFiltersException {@link Status#NULL} (closed)
      */
     public long memory() {
         return callLong(NativeProxy::memory);
@@ -127,9 +127,9 @@ abstract class NativeHandle<N extends NativeProxy> implements AutoCloseable {
      * parameters and state, little-endian, with a checksum). Every binding and
      * the C API read it back with their {@code deserialize}.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed),
-     *         {@link Status#ERR_TOO_LARGE} (the blob exceeds the largest Java
-     *         array), {@link Status#ERR_BUFFER_TOO_SMALL} (its size kept
+     * @throws TemporalFiltersException {@link Status#NULL} (closed),
+     *         {@link Status#TOO_LARGE} (the blob exceeds the largest Java
+     *         array), {@link Status#BUFFER_TOO_SMALL} (its size kept
      *         changing under concurrent calls)
      */
     public byte[] serialize() {
@@ -140,7 +140,7 @@ abstract class NativeHandle<N extends NativeProxy> implements AutoCloseable {
             for (int attempt = 1;; attempt++) {
                 long size = p.serialized_size();
                 if (size > Native.MAX_ARRAY) {
-                    throw new TemporalFiltersException(Status.ERR_TOO_LARGE,
+                    throw TemporalFiltersException.of(Status.TOO_LARGE,
                             "the " + name() + "'s blob (" + size + " bytes) does not fit in a Java byte[]");
                 }
                 byte[] blob = new byte[(int) size];
@@ -148,7 +148,7 @@ abstract class NativeHandle<N extends NativeProxy> implements AutoCloseable {
                     p.serialize_into(blob);
                     return blob;
                 } catch (TemporalFiltersException e) {
-                    if (e.status() != Status.ERR_BUFFER_TOO_SMALL || attempt >= SERIALIZE_ATTEMPTS) {
+                    if (e.status() != Status.BUFFER_TOO_SMALL || attempt >= SERIALIZE_ATTEMPTS) {
                         throw e;
                     }
                 }

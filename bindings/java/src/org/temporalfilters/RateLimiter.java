@@ -66,7 +66,7 @@ import java.nio.ByteOrder;
  * (the unit of {@code window} and {@code bucketWidth}); {@code now} must be
  * &gt;= 1. The native library counts time in unsigned 64-bit integers; Java has
  * no such type, so a negative argument (a time, a limit, a count) is rejected
- * with {@link Status#ERR_INVALID_ARGUMENT}, never reinterpreted, and a result
+ * with {@link Status#INVALID_ARGUMENT}, never reinterpreted, and a result
  * above {@link Long#MAX_VALUE} is returned as {@link Long#MAX_VALUE}: in
  * particular a retry time that never comes (C's {@code UINT64_MAX}) is
  * {@link #NEVER}. {@link #acquire} first brings the key's window (and the
@@ -81,7 +81,7 @@ import java.nio.ByteOrder;
  * <p><b>Resources</b>: the native memory is freed by {@link #close()}; use
  * try-with-resources. A limiter that is never closed is freed by a
  * {@link Cleaner} after it becomes unreachable. Any call on a closed limiter
- * fails with {@link Status#ERR_NULL} ("the RateLimiter is closed").
+ * fails with {@link Status#NULL} ("the RateLimiter is closed").
  *
  * <p><b>Threads</b>: the limiter is internally synchronised (sharded locks):
  * every method may be called from any number of threads at once, and the
@@ -183,10 +183,10 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
      *                    buckets per window;
      *                    ignored (may be 0) with {@link #EXACT}
      * @param flags       0 or an OR of {@link #EXACT} and {@link #FULL_ALLOW}
-     * @throws TemporalFiltersException {@link Status#ERR_INVALID_ARGUMENT} (a zero
+     * @throws TemporalFiltersException {@link Status#INVALID_ARGUMENT} (a zero
      *         limit or window, a bucket width of 0 or not dividing the window,
      *         too many buckets, a limit above the mode's maximum, an unknown
-     *         flag, a negative number), {@link Status#ERR_OUT_OF_MEMORY}
+     *         flag, a negative number), {@link Status#OUT_OF_MEMORY}
      */
     public RateLimiter(long limit, long window, long bucketWidth, int flags) {
         this(new RateLimiterNative(limit, window, bucketWidth, flags), limit, window,
@@ -207,11 +207,11 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
      * window, overrides, key bound, counters, reclaim horizon (every shard of
      * the new limiter takes the blob's) and every tracked key's state.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null blob),
-     *         {@link Status#ERR_TRUNCATED}, {@link Status#ERR_BAD_MAGIC},
-     *         {@link Status#ERR_UNSUPPORTED_VERSION}, {@link Status#ERR_WRONG_KIND}
-     *         (a blob of another structure), {@link Status#ERR_CHECKSUM},
-     *         {@link Status#ERR_CORRUPT}, {@link Status#ERR_OUT_OF_MEMORY}
+     * @throws TemporalFiltersException {@link Status#NULL} (null blob),
+     *         {@link Status#TRUNCATED}, {@link Status#BAD_MAGIC},
+     *         {@link Status#UNSUPPORTED_VERSION}, {@link Status#WRONG_KIND}
+     *         (a blob of another structure), {@link Status#CHECKSUM},
+     *         {@link Status#CORRUPT}, {@link Status#OUT_OF_MEMORY}
      */
     public static RateLimiter deserialize(byte[] blob) {
         RateLimiterNative handle = RateLimiterNative.deserialize(blob);
@@ -227,7 +227,7 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
     /**
      * The default per-key limit: permits per window.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed)
+     * @throws TemporalFiltersException {@link Status#NULL} (closed)
      */
     public long limit() {
         open();
@@ -237,7 +237,7 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
     /**
      * The window's length, in the caller's time unit.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed)
+     * @throws TemporalFiltersException {@link Status#NULL} (closed)
      */
     public long window() {
         open();
@@ -247,7 +247,7 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
     /**
      * The width of a bucket (bucketed mode), 0 with {@link #EXACT}.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed)
+     * @throws TemporalFiltersException {@link Status#NULL} (closed)
      */
     public long bucketWidth() {
         open();
@@ -257,7 +257,7 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
     /**
      * The creation flags ({@link #EXACT}, {@link #FULL_ALLOW}).
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed)
+     * @throws TemporalFiltersException {@link Status#NULL} (closed)
      */
     public int flags() {
         open();
@@ -275,9 +275,9 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
      *
      * @param limit 0 or the global permits per window (at most
      *              {@link #MAX_EXACT_GLOBAL_LIMIT} with {@link #EXACT})
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed),
-     *         {@link Status#ERR_INVALID_ARGUMENT} (negative, or too large for
-     *         exact mode), {@link Status#ERR_OUT_OF_MEMORY}
+     * @throws TemporalFiltersException {@link Status#NULL} (closed),
+     *         {@link Status#INVALID_ARGUMENT} (negative, or too large for
+     *         exact mode), {@link Status#OUT_OF_MEMORY}
      */
     public void setGlobalLimit(long limit) {
         run(h -> h.set_global_limit(limit));
@@ -292,9 +292,9 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
      *
      * @param limit 0, or 1 .. {@link #MAX_KEY_LIMIT} ({@link #MAX_EXACT_LIMIT}
      *              with {@link #EXACT})
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null key, closed),
-     *         {@link Status#ERR_INVALID_ARGUMENT} (negative, or above the mode's
-     *         maximum), {@link Status#ERR_OUT_OF_MEMORY}
+     * @throws TemporalFiltersException {@link Status#NULL} (null key, closed),
+     *         {@link Status#INVALID_ARGUMENT} (negative, or above the mode's
+     *         maximum), {@link Status#OUT_OF_MEMORY}
      */
     public void setKeyLimit(byte[] key, long limit) {
         run(h -> h.set_key_limit(key, limit));
@@ -316,8 +316,8 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
      * not counted). After a search that found nothing, the next 63 new keys
      * only look at their own shard. Keys already tracked are served as usual.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed),
-     *         {@link Status#ERR_INVALID_ARGUMENT} (negative)
+     * @throws TemporalFiltersException {@link Status#NULL} (closed),
+     *         {@link Status#INVALID_ARGUMENT} (negative)
      */
     public void setMaxKeys(long maxKeys) {
         run(h -> h.set_max_keys(maxKeys));
@@ -336,9 +336,9 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
      * @param now the current time, &gt;= 1
      * @param n   permits, &gt;= 1; more than the key's (or the global) limit is
      *            denied with {@link #NEVER}
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null key, closed),
-     *         {@link Status#ERR_INVALID_ARGUMENT} (now or n &lt;= 0),
-     *         {@link Status#ERR_OUT_OF_MEMORY} (the key could not be tracked;
+     * @throws TemporalFiltersException {@link Status#NULL} (null key, closed),
+     *         {@link Status#INVALID_ARGUMENT} (now or n &lt;= 0),
+     *         {@link Status#OUT_OF_MEMORY} (the key could not be tracked;
      *         nothing changed)
      */
     public Decision acquire(byte[] key, long now, long n) {
@@ -381,10 +381,10 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
      *              each key's clock is clamped as in {@code acquire})
      * @param n     permits per key, &gt;= 1 (even for an empty batch)
      * @return one {@link Decision} per key, in the order of the keys
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null argument,
-     *         closed), {@link Status#ERR_INVALID_ARGUMENT} ({@code times.length}
+     * @throws TemporalFiltersException {@link Status#NULL} (null argument,
+     *         closed), {@link Status#INVALID_ARGUMENT} ({@code times.length}
      *         differs from the number of keys, a time &lt;= 0, n &lt;= 0),
-     *         {@link Status#ERR_OUT_OF_MEMORY} (a key could not be tracked: the
+     *         {@link Status#OUT_OF_MEMORY} (a key could not be tracked: the
      *         decisions before it stand, and are not returned)
      */
     public Decision[] acquireBatch(KeyBatch keys, long[] times, long n) {
@@ -425,8 +425,8 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
      * On a full table it looks for an idle key without removing it, so it
      * answers as {@code acquire} would.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null key, closed),
-     *         {@link Status#ERR_INVALID_ARGUMENT} (now or n &lt;= 0)
+     * @throws TemporalFiltersException {@link Status#NULL} (null key, closed),
+     *         {@link Status#INVALID_ARGUMENT} (now or n &lt;= 0)
      */
     public Decision peek(byte[] key, long now, long n) {
         return decide(RateLimiterNative::peek, key, now, n);
@@ -456,8 +456,8 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
      * to {@code now}. A key not tracked is left alone; {@code n} = 0 gives
      * nothing back.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null key, closed),
-     *         {@link Status#ERR_INVALID_ARGUMENT} (now &lt;= 0, n &lt; 0)
+     * @throws TemporalFiltersException {@link Status#NULL} (null key, closed),
+     *         {@link Status#INVALID_ARGUMENT} (now &lt;= 0, n &lt; 0)
      */
     public void refund(byte[] key, long now, long n) {
         run(h -> h.refund(key, now, n));
@@ -473,7 +473,7 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
      * afresh (its override, if any, stays). Permits it took stay counted in
      * the global window.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null key, closed)
+     * @throws TemporalFiltersException {@link Status#NULL} (null key, closed)
      */
     public void reset(byte[] key) {
         run(h -> h.reset(key));
@@ -488,7 +488,7 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
      * The counters: keys tracked, idle keys reclaimed, new keys denied or
      * admitted untracked because of the key bound.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed)
+     * @throws TemporalFiltersException {@link Status#NULL} (closed)
      */
     public Stats stats() {
         return call(h -> new Stats(h.keys(), h.reclaimed(), h.denied_full(), h.allowed_full()));
@@ -499,7 +499,7 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
      * the tables' spare room), exact-mode rings, keys longer than 16 bytes
      * (stored apart), the global window and the overrides. Visits every shard.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed)
+     * @throws TemporalFiltersException {@link Status#NULL} (closed)
      */
     @Override
     public long memory() {
@@ -519,9 +519,9 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
      * native calls that size and fill it, this method starts again, up to a
      * few times.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed),
-     *         {@link Status#ERR_TOO_LARGE} (the blob exceeds the largest Java
-     *         array), {@link Status#ERR_BUFFER_TOO_SMALL} (its size kept changing)
+     * @throws TemporalFiltersException {@link Status#NULL} (closed),
+     *         {@link Status#TOO_LARGE} (the blob exceeds the largest Java
+     *         array), {@link Status#BUFFER_TOO_SMALL} (its size kept changing)
      */
     @Override
     public byte[] serialize() {

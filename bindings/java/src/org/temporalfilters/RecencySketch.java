@@ -21,7 +21,7 @@ import java.util.OptionalLong;
  * (milliseconds, seconds, ticks...). 0 means "never" and is not a valid
  * {@code now}. The native library counts time in unsigned 64-bit integers;
  * Java has no such type, so a negative argument is rejected with
- * {@link Status#ERR_INVALID_ARGUMENT} (never reinterpreted), and a result above
+ * {@link Status#INVALID_ARGUMENT} (never reinterpreted), and a result above
  * {@link Long#MAX_VALUE} (only saturated times, e.g. the next-allowed time of a
  * pacing decision near the end of time, or cells of a blob written by a
  * program that used such times) is returned as {@link Long#MAX_VALUE}.
@@ -32,7 +32,7 @@ import java.util.OptionalLong;
  * <p><b>Resources</b>: the native memory is freed by {@link #close()}; use
  * try-with-resources. A sketch that is never closed is freed by a
  * {@link Cleaner} after it becomes unreachable. Any call on a closed sketch
- * fails with {@link Status#ERR_NULL} ("the RecencySketch is closed").
+ * fails with {@link Status#NULL} ("the RecencySketch is closed").
  *
  * <p><b>Threads</b>: without {@link #CONCURRENT}, calls that modify the sketch
  * must not overlap any other call on it (concurrent reads are fine). Created
@@ -70,9 +70,9 @@ public final class RecencySketch extends NativeHandle<RecencySketchNative> {
      * @param depth rows, 1..32 (1..8 with {@link #BLOCKED})
      * @param seed  hash seed, 0 .. 2^32-1; sketches merge only when their seeds are equal
      * @param flags 0 or an OR of {@link #CONCURRENT} and {@link #BLOCKED}
-     * @throws TemporalFiltersException {@link Status#ERR_INVALID_ARGUMENT} (a
-     *         parameter out of range, an unknown flag), {@link Status#ERR_TOO_LARGE},
-     *         {@link Status#ERR_OUT_OF_MEMORY}
+     * @throws TemporalFiltersException {@link Status#INVALID_ARGUMENT} (a
+     *         parameter out of range, an unknown flag), {@link Status#TOO_LARGE},
+     *         {@link Status#OUT_OF_MEMORY}
      */
     public RecencySketch(long width, int depth, long seed, int flags) {
         this(new RecencySketchNative(width, depth, seed, flags));
@@ -99,9 +99,9 @@ public final class RecencySketch extends NativeHandle<RecencySketchNative> {
      * ({@code tf_recency_sketch_dimensions}); only {@link #BLOCKED} among the
      * flags changes the answer.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_INVALID_ARGUMENT} (no
+     * @throws TemporalFiltersException {@link Status#INVALID_ARGUMENT} (no
      *         keys, a probability outside (0, 1), an unknown flag),
-     *         {@link Status#ERR_TOO_LARGE} (no table within the limits meets the target)
+     *         {@link Status#TOO_LARGE} (no table within the limits meets the target)
      */
     public static Dimensions dimensions(long expectedKeys, double tooNewProbability, int flags) {
         long width = RecencySketchNative.dimensions_width(expectedKeys, tooNewProbability, flags);
@@ -113,11 +113,11 @@ public final class RecencySketch extends NativeHandle<RecencySketchNative> {
      * Reads a sketch from a blob written by {@link #serialize()} here or by
      * any other binding or the C API.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null blob),
-     *         {@link Status#ERR_TRUNCATED}, {@link Status#ERR_BAD_MAGIC},
-     *         {@link Status#ERR_UNSUPPORTED_VERSION}, {@link Status#ERR_WRONG_KIND},
-     *         {@link Status#ERR_CHECKSUM}, {@link Status#ERR_CORRUPT},
-     *         {@link Status#ERR_OUT_OF_MEMORY}
+     * @throws TemporalFiltersException {@link Status#NULL} (null blob),
+     *         {@link Status#TRUNCATED}, {@link Status#BAD_MAGIC},
+     *         {@link Status#UNSUPPORTED_VERSION}, {@link Status#WRONG_KIND},
+     *         {@link Status#CHECKSUM}, {@link Status#CORRUPT},
+     *         {@link Status#OUT_OF_MEMORY}
      */
     public static RecencySketch deserialize(byte[] blob) {
         return new RecencySketch(RecencySketchNative.deserialize(blob));
@@ -127,8 +127,8 @@ public final class RecencySketch extends NativeHandle<RecencySketchNative> {
      * Records that {@code key} was seen at {@code now} (&gt;= 1): its cells
      * become max(cell, now). Older times than already recorded are harmless.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null key, closed),
-     *         {@link Status#ERR_INVALID_ARGUMENT} (now &lt;= 0)
+     * @throws TemporalFiltersException {@link Status#NULL} (null key, closed),
+     *         {@link Status#INVALID_ARGUMENT} (now &lt;= 0)
      */
     public void update(byte[] key, long now) {
         run(h -> h.update(key, now));
@@ -144,7 +144,7 @@ public final class RecencySketch extends NativeHandle<RecencySketchNative> {
      * never seen (and no other key filled all its cells), otherwise a time at
      * or after its true last update.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null key, closed)
+     * @throws TemporalFiltersException {@link Status#NULL} (null key, closed)
      */
     public long query(byte[] key) {
         return callLong(h -> h.query(key));
@@ -175,8 +175,8 @@ public final class RecencySketch extends NativeHandle<RecencySketchNative> {
      * the grant. A key is never granted twice within {@code interval}, also
      * under concurrent calls on a {@link #CONCURRENT} sketch.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null key, closed),
-     *         {@link Status#ERR_INVALID_ARGUMENT} (now or interval &lt;= 0)
+     * @throws TemporalFiltersException {@link Status#NULL} (null key, closed),
+     *         {@link Status#INVALID_ARGUMENT} (now or interval &lt;= 0)
      */
     public PaceResult pace(byte[] key, long now, long interval) {
         long[] next = new long[1];
@@ -194,8 +194,8 @@ public final class RecencySketch extends NativeHandle<RecencySketchNative> {
      * {@code now} with time-to-live {@code ttl} (its cells hold expiry times;
      * use a sketch for either TTLs or last-seen times, not both).
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null key, closed),
-     *         {@link Status#ERR_INVALID_ARGUMENT} (now or ttl &lt;= 0)
+     * @throws TemporalFiltersException {@link Status#NULL} (null key, closed),
+     *         {@link Status#INVALID_ARGUMENT} (now or ttl &lt;= 0)
      */
     public void ttlInsert(byte[] key, long now, long ttl) {
         run(h -> h.ttl_insert(key, now, ttl));
@@ -211,8 +211,8 @@ public final class RecencySketch extends NativeHandle<RecencySketchNative> {
      * at {@code now} or was never inserted (never wrong); true when it may be
      * live. Its estimated expiry time is {@link #query(byte[])}.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null key, closed),
-     *         {@link Status#ERR_INVALID_ARGUMENT} (now &lt;= 0)
+     * @throws TemporalFiltersException {@link Status#NULL} (null key, closed),
+     *         {@link Status#INVALID_ARGUMENT} (now &lt;= 0)
      */
     public boolean ttlMaybeLive(byte[] key, long now) {
         return callLong(h -> h.ttl_maybe_live(key, now)) != 0;
@@ -227,8 +227,8 @@ public final class RecencySketch extends NativeHandle<RecencySketchNative> {
      * Merges {@code other} into this sketch by cell-wise maximum, so that it
      * answers as if it had seen both streams.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null or closed),
-     *         {@link Status#ERR_INCOMPATIBLE} (width, depth, layout or seed differ;
+     * @throws TemporalFiltersException {@link Status#NULL} (null or closed),
+     *         {@link Status#INCOMPATIBLE} (width, depth, layout or seed differ;
      *         this sketch is left unchanged)
      */
     public void merge(RecencySketch other) {
@@ -282,8 +282,8 @@ public final class RecencySketch extends NativeHandle<RecencySketchNative> {
      * together. The whole batch is checked first: a failed batch changes
      * nothing.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null array or key,
-     *         closed), {@link Status#ERR_INVALID_ARGUMENT} (a time &lt;= 0, or
+     * @throws TemporalFiltersException {@link Status#NULL} (null array or key,
+     *         closed), {@link Status#INVALID_ARGUMENT} (a time &lt;= 0, or
      *         not one time per key; the message names the index)
      */
     public void updateBatch(KeyBatch keys, long[] times) {
@@ -306,8 +306,8 @@ public final class RecencySketch extends NativeHandle<RecencySketchNative> {
      * one element per key; returns {@code out}. The same answers as
      * {@link #query(byte[])} for each key.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null argument,
-     *         closed), {@link Status#ERR_INVALID_ARGUMENT} (out's length differs
+     * @throws TemporalFiltersException {@link Status#NULL} (null argument,
+     *         closed), {@link Status#INVALID_ARGUMENT} (out's length differs
      *         from the number of keys)
      */
     public long[] queryBatch(KeyBatch keys, long[] out) {

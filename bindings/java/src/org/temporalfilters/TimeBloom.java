@@ -24,7 +24,7 @@ import java.lang.ref.Cleaner;
  * fine enough that {@code span >= l} (milliseconds rather than seconds for
  * short spans). {@code now} must be &gt;= 1. The native library counts time in
  * unsigned 64-bit integers; Java has no such type, so a negative argument is
- * rejected with {@link Status#ERR_INVALID_ARGUMENT} (never reinterpreted). A
+ * rejected with {@link Status#INVALID_ARGUMENT} (never reinterpreted). A
  * clock that goes backwards is clamped to the highest time seen, so it never
  * causes a false negative.
  *
@@ -34,7 +34,7 @@ import java.lang.ref.Cleaner;
  * <p><b>Resources</b>: the native memory is freed by {@link #close()}; use
  * try-with-resources. A filter that is never closed is freed by a
  * {@link Cleaner} after it becomes unreachable. Any call on a closed filter
- * fails with {@link Status#ERR_NULL} ("the TimeBloom is closed").
+ * fails with {@link Status#NULL} ("the TimeBloom is closed").
  *
  * <p><b>Threads</b>: the filter is not internally synchronised. Calls that do
  * not modify it ({@link #contains}, {@link #stats}, {@link #sliceBits}, the
@@ -67,10 +67,10 @@ public final class TimeBloom extends NativeHandle<TimeBloomNative> {
      * @param sliceBits bits per initial slice, 64 .. 2^40
      * @param span      the window, in the caller's time unit, &gt;= l
      * @param seed      hash seed, 0 .. 2^32-1
-     * @throws TemporalFiltersException {@link Status#ERR_INVALID_ARGUMENT} (k, l,
+     * @throws TemporalFiltersException {@link Status#INVALID_ARGUMENT} (k, l,
      *         sliceBits or span out of range, a negative number, a seed outside
-     *         32 bits), {@link Status#ERR_TOO_LARGE} (sliceBits above 2^40),
-     *         {@link Status#ERR_OUT_OF_MEMORY}
+     *         32 bits), {@link Status#TOO_LARGE} (sliceBits above 2^40),
+     *         {@link Status#OUT_OF_MEMORY}
      */
     public TimeBloom(int k, int l, long sliceBits, long span, long seed) {
         this(new TimeBloomNative(k, l, sliceBits, span, seed));
@@ -91,11 +91,11 @@ public final class TimeBloom extends NativeHandle<TimeBloomNative> {
      * @param span            the window, &gt;= l of the chosen pair
      * @param initialCapacity expected inserts per span, &gt;= 1
      * @param seed            hash seed, 0 .. 2^32-1
-     * @throws TemporalFiltersException {@link Status#ERR_INVALID_ARGUMENT} (a rate
+     * @throws TemporalFiltersException {@link Status#INVALID_ARGUMENT} (a rate
      *         outside (0, 1) or NaN, span &lt; l, initialCapacity &lt;= 0, a
-     *         negative number, a seed outside 32 bits), {@link Status#ERR_TOO_LARGE}
+     *         negative number, a seed outside 32 bits), {@link Status#TOO_LARGE}
      *         (no {@code k <= 64} meets the rate, or slices over 2^40 bits),
-     *         {@link Status#ERR_OUT_OF_MEMORY}
+     *         {@link Status#OUT_OF_MEMORY}
      */
     public static TimeBloom forTarget(double errorRate, long span, long initialCapacity, long seed) {
         return new TimeBloom(TimeBloomNative.new_for(errorRate, span, initialCapacity, seed));
@@ -105,11 +105,11 @@ public final class TimeBloom extends NativeHandle<TimeBloomNative> {
      * Reads a filter from a blob written by {@link #serialize()} here or by any
      * other binding or the C API (wire format kind 3).
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null blob),
-     *         {@link Status#ERR_TRUNCATED}, {@link Status#ERR_BAD_MAGIC},
-     *         {@link Status#ERR_UNSUPPORTED_VERSION}, {@link Status#ERR_WRONG_KIND}
-     *         (a blob of another structure), {@link Status#ERR_CHECKSUM},
-     *         {@link Status#ERR_CORRUPT}, {@link Status#ERR_OUT_OF_MEMORY}
+     * @throws TemporalFiltersException {@link Status#NULL} (null blob),
+     *         {@link Status#TRUNCATED}, {@link Status#BAD_MAGIC},
+     *         {@link Status#UNSUPPORTED_VERSION}, {@link Status#WRONG_KIND}
+     *         (a blob of another structure), {@link Status#CHECKSUM},
+     *         {@link Status#CORRUPT}, {@link Status#OUT_OF_MEMORY}
      */
     public static TimeBloom deserialize(byte[] blob) {
         return new TimeBloom(TimeBloomNative.deserialize(blob));
@@ -119,9 +119,9 @@ public final class TimeBloom extends NativeHandle<TimeBloomNative> {
      * Inserts {@code key} at time {@code now} (&gt;= 1). A shift may allocate a
      * new slice; when that fails the filter is unchanged. Needs exclusive access.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null key, closed),
-     *         {@link Status#ERR_INVALID_ARGUMENT} (now &lt;= 0),
-     *         {@link Status#ERR_OUT_OF_MEMORY}, {@link Status#ERR_TOO_LARGE}
+     * @throws TemporalFiltersException {@link Status#NULL} (null key, closed),
+     *         {@link Status#INVALID_ARGUMENT} (now &lt;= 0),
+     *         {@link Status#OUT_OF_MEMORY}, {@link Status#TOO_LARGE}
      *         (past 4096 slices: a clock that never advances)
      */
     public void add(byte[] key, long now) {
@@ -138,8 +138,8 @@ public final class TimeBloom extends NativeHandle<TimeBloomNative> {
      * {@code now}: always true for a key inserted at a time {@code t} with
      * {@code now - span <= t}; false means certainly not.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null key, closed),
-     *         {@link Status#ERR_INVALID_ARGUMENT} (now &lt;= 0)
+     * @throws TemporalFiltersException {@link Status#NULL} (null key, closed),
+     *         {@link Status#INVALID_ARGUMENT} (now &lt;= 0)
      */
     public boolean contains(byte[] key, long now) {
         return callLong(h -> h.contains(key, now)) != 0;
@@ -176,8 +176,8 @@ public final class TimeBloom extends NativeHandle<TimeBloomNative> {
      * The state at time {@code now} (&gt;= 1). {@link Stats#fprNow()} scans
      * every slice (O(bits / 64)).
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed),
-     *         {@link Status#ERR_INVALID_ARGUMENT} (now &lt;= 0)
+     * @throws TemporalFiltersException {@link Status#NULL} (closed),
+     *         {@link Status#INVALID_ARGUMENT} (now &lt;= 0)
      */
     public Stats stats(long now) {
         return call(h -> {
@@ -190,8 +190,8 @@ public final class TimeBloom extends NativeHandle<TimeBloomNative> {
      * The size of slice {@code i} in bits (0 = the newest; {@code i} below
      * {@link Stats#slices()}).
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed),
-     *         {@link Status#ERR_INVALID_ARGUMENT} (no such slice, i &lt; 0)
+     * @throws TemporalFiltersException {@link Status#NULL} (closed),
+     *         {@link Status#INVALID_ARGUMENT} (no such slice, i &lt; 0)
      */
     public long sliceBits(long i) {
         return callLong(h -> h.slice_bits(i));

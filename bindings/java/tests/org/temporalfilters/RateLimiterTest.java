@@ -5,6 +5,8 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotEquals;
 import static org.junit.Assert.assertTrue;
+import static org.temporalfilters.TestSupport.expectBadBlob;
+import static org.temporalfilters.TestSupport.expectClosed;
 import static org.temporalfilters.TestSupport.expectStatus;
 import static org.temporalfilters.TestSupport.utf8;
 
@@ -366,17 +368,17 @@ public class RateLimiterTest {
     public void overridesAreValidated() {
         try (RateLimiter rl = new RateLimiter(5, 1000, 100, 0)) {
             rl.setKeyLimit("k", RateLimiter.MAX_KEY_LIMIT);
-            expectStatus(Status.ERR_INVALID_ARGUMENT, () -> rl.setKeyLimit("k", RateLimiter.MAX_KEY_LIMIT + 1));
-            expectStatus(Status.ERR_INVALID_ARGUMENT, "limit", () -> rl.setKeyLimit("k", -1));
+            expectStatus(Status.INVALID_ARGUMENT, () -> rl.setKeyLimit("k", RateLimiter.MAX_KEY_LIMIT + 1));
+            expectStatus(Status.INVALID_ARGUMENT, "limit", () -> rl.setKeyLimit("k", -1));
             rl.setGlobalLimit(Long.MAX_VALUE); // no bound in bucketed mode
         }
         try (RateLimiter rl = new RateLimiter(5, 1000, 0, RateLimiter.EXACT)) {
             rl.setKeyLimit("k", RateLimiter.MAX_EXACT_LIMIT);
-            expectStatus(Status.ERR_INVALID_ARGUMENT, () -> rl.setKeyLimit("k", RateLimiter.MAX_EXACT_LIMIT + 1));
+            expectStatus(Status.INVALID_ARGUMENT, () -> rl.setKeyLimit("k", RateLimiter.MAX_EXACT_LIMIT + 1));
             rl.setGlobalLimit(RateLimiter.MAX_EXACT_GLOBAL_LIMIT);
-            expectStatus(Status.ERR_INVALID_ARGUMENT,
+            expectStatus(Status.INVALID_ARGUMENT,
                     () -> rl.setGlobalLimit(RateLimiter.MAX_EXACT_GLOBAL_LIMIT + 1));
-            expectStatus(Status.ERR_INVALID_ARGUMENT, "limit", () -> rl.setGlobalLimit(-1));
+            expectStatus(Status.INVALID_ARGUMENT, "limit", () -> rl.setGlobalLimit(-1));
             rl.setGlobalLimit(0);
         }
     }
@@ -398,7 +400,7 @@ public class RateLimiterTest {
             rl.setMaxKeys(0);
             assertTrue(rl.acquire("d", 13).allowed());
             assertEquals(new RateLimiter.Stats(3, 0, 2, 0), rl.stats());
-            expectStatus(Status.ERR_INVALID_ARGUMENT, "max_keys", () -> rl.setMaxKeys(-1));
+            expectStatus(Status.INVALID_ARGUMENT, "max_keys", () -> rl.setMaxKeys(-1));
         }
         try (RateLimiter rl = new RateLimiter(5, 1000, 100, RateLimiter.FULL_ALLOW)) {
             rl.setMaxKeys(2);
@@ -828,24 +830,24 @@ public class RateLimiterTest {
         }
         for (int n : new int[] {0, 1, 4, 19, 20, 27, blob.length / 2, blob.length - 1}) {
             byte[] cut = Arrays.copyOf(blob, n);
-            expectStatus(Status.ERR_TRUNCATED, () -> RateLimiter.deserialize(cut));
+            expectStatus(Status.TRUNCATED, () -> RateLimiter.deserialize(cut));
         }
         byte[] b = blob.clone();
         b[2] = 'X';
-        expectStatus(Status.ERR_BAD_MAGIC, () -> RateLimiter.deserialize(b));
+        expectStatus(Status.BAD_MAGIC, () -> RateLimiter.deserialize(b));
         byte[] v = blob.clone();
         v[4] = 99; // format version
-        expectStatus(Status.ERR_UNSUPPORTED_VERSION, () -> RateLimiter.deserialize(v));
+        expectStatus(Status.UNSUPPORTED_VERSION, () -> RateLimiter.deserialize(v));
         for (int at : new int[] {8, 20, 40, 100, blob.length / 2, blob.length - 20, blob.length - 1}) {
             byte[] c = blob.clone();
             c[at] ^= 0x20;
-            TemporalFiltersException e = org.junit.Assert.assertThrows(TemporalFiltersException.class,
+            BadBlobException e = org.junit.Assert.assertThrows(BadBlobException.class,
                     () -> RateLimiter.deserialize(c));
             // a flipped flag bit is caught by the flag check, anything else by the checksum
-            assertTrue(e.getMessage(), e.status() == Status.ERR_CHECKSUM || e.status() == Status.ERR_CORRUPT);
+            assertTrue(e.getMessage(), e.status() == Status.CHECKSUM || e.status() == Status.CORRUPT);
         }
         byte[] extra = Arrays.copyOf(blob, blob.length + 1);
-        expectStatus(Status.ERR_CORRUPT, () -> RateLimiter.deserialize(extra));
+        expectStatus(Status.CORRUPT, () -> RateLimiter.deserialize(extra));
         // blobs of other structures, and this one given to them
         byte[] recency;
         try (RecencySketch s = new RecencySketch(64, 3, 9, 0)) {
@@ -860,11 +862,11 @@ public class RateLimiterTest {
             time = t.serialize();
         }
         for (byte[] other : new byte[][] {recency, age, time}) {
-            expectStatus(Status.ERR_WRONG_KIND, () -> RateLimiter.deserialize(other));
+            expectStatus(Status.WRONG_KIND, () -> RateLimiter.deserialize(other));
         }
-        expectStatus(Status.ERR_WRONG_KIND, () -> RecencySketch.deserialize(blob));
-        expectStatus(Status.ERR_WRONG_KIND, () -> AgeBloom.deserialize(blob));
-        expectStatus(Status.ERR_WRONG_KIND, () -> TimeBloom.deserialize(blob));
+        expectStatus(Status.WRONG_KIND, () -> RecencySketch.deserialize(blob));
+        expectStatus(Status.WRONG_KIND, () -> AgeBloom.deserialize(blob));
+        expectStatus(Status.WRONG_KIND, () -> TimeBloom.deserialize(blob));
         // random garbage never crashes
         TestSupport.Rng rng = new TestSupport.Rng(4);
         for (int i = 0; i < 300; i++) {
@@ -872,11 +874,9 @@ public class RateLimiterTest {
             if (i % 2 == 0 && g.length >= 8) {
                 System.arraycopy(blob, 0, g, 0, 8); // magic, version, kind
             }
-            TemporalFiltersException e = org.junit.Assert.assertThrows(TemporalFiltersException.class,
-                    () -> RateLimiter.deserialize(g));
-            assertTrue(e.getMessage(), e.status() <= Status.ERR_TRUNCATED && e.status() >= Status.ERR_CORRUPT);
+            expectBadBlob(() -> RateLimiter.deserialize(g));
         }
-        expectStatus(Status.ERR_NULL, "blob", () -> RateLimiter.deserialize(null));
+        expectStatus(Status.NULL, "blob", () -> RateLimiter.deserialize(null));
         try (RateLimiter rl = RateLimiter.deserialize(blob)) {
             assertEquals(blob.length, rl.serialize().length);
         }
@@ -886,25 +886,25 @@ public class RateLimiterTest {
 
     @Test
     public void badConstructorArguments() {
-        expectStatus(Status.ERR_INVALID_ARGUMENT, "limit", () -> new RateLimiter(0, 1000, 100, 0));
-        expectStatus(Status.ERR_INVALID_ARGUMENT, "limit", () -> new RateLimiter(0, 1000, 0, RateLimiter.EXACT));
-        expectStatus(Status.ERR_INVALID_ARGUMENT, "window", () -> new RateLimiter(5, 0, 100, 0));
-        expectStatus(Status.ERR_INVALID_ARGUMENT, "window", () -> new RateLimiter(5, 0, 0, RateLimiter.EXACT));
-        expectStatus(Status.ERR_INVALID_ARGUMENT, "bucket_width", () -> new RateLimiter(5, 1000, 0, 0));
-        expectStatus(Status.ERR_INVALID_ARGUMENT, "divide", () -> new RateLimiter(5, 1000, 300, 0));
-        expectStatus(Status.ERR_INVALID_ARGUMENT, "divide", () -> new RateLimiter(5, 1000, 2000, 0));
-        expectStatus(Status.ERR_INVALID_ARGUMENT, "buckets",
+        expectStatus(Status.INVALID_ARGUMENT, "limit", () -> new RateLimiter(0, 1000, 100, 0));
+        expectStatus(Status.INVALID_ARGUMENT, "limit", () -> new RateLimiter(0, 1000, 0, RateLimiter.EXACT));
+        expectStatus(Status.INVALID_ARGUMENT, "window", () -> new RateLimiter(5, 0, 100, 0));
+        expectStatus(Status.INVALID_ARGUMENT, "window", () -> new RateLimiter(5, 0, 0, RateLimiter.EXACT));
+        expectStatus(Status.INVALID_ARGUMENT, "bucket_width", () -> new RateLimiter(5, 1000, 0, 0));
+        expectStatus(Status.INVALID_ARGUMENT, "divide", () -> new RateLimiter(5, 1000, 300, 0));
+        expectStatus(Status.INVALID_ARGUMENT, "divide", () -> new RateLimiter(5, 1000, 2000, 0));
+        expectStatus(Status.INVALID_ARGUMENT, "buckets",
                 () -> new RateLimiter(5, RateLimiter.MAX_BUCKETS + 1, 1, 0));
-        expectStatus(Status.ERR_INVALID_ARGUMENT, () -> new RateLimiter(RateLimiter.MAX_KEY_LIMIT + 1, 1000, 100, 0));
-        expectStatus(Status.ERR_INVALID_ARGUMENT,
+        expectStatus(Status.INVALID_ARGUMENT, () -> new RateLimiter(RateLimiter.MAX_KEY_LIMIT + 1, 1000, 100, 0));
+        expectStatus(Status.INVALID_ARGUMENT,
                 () -> new RateLimiter(RateLimiter.MAX_EXACT_LIMIT + 1, 1000, 0, RateLimiter.EXACT));
-        expectStatus(Status.ERR_INVALID_ARGUMENT, "flag", () -> new RateLimiter(5, 1000, 100, 4));
+        expectStatus(Status.INVALID_ARGUMENT, "flag", () -> new RateLimiter(5, 1000, 100, 4));
         // Java-side ranges: rejected, never wrapped
-        expectStatus(Status.ERR_INVALID_ARGUMENT, "limit", () -> new RateLimiter(-5, 1000, 100, 0));
-        expectStatus(Status.ERR_INVALID_ARGUMENT, "window", () -> new RateLimiter(5, -1000, 100, 0));
-        expectStatus(Status.ERR_INVALID_ARGUMENT, "bucket_width", () -> new RateLimiter(5, 1000, -100, 0));
-        expectStatus(Status.ERR_INVALID_ARGUMENT, "flags", () -> new RateLimiter(5, 1000, 100, -1));
-        expectStatus(Status.ERR_INVALID_ARGUMENT, "flags", () -> new RateLimiter(5, 1000, 100, Integer.MIN_VALUE));
+        expectStatus(Status.INVALID_ARGUMENT, "limit", () -> new RateLimiter(-5, 1000, 100, 0));
+        expectStatus(Status.INVALID_ARGUMENT, "window", () -> new RateLimiter(5, -1000, 100, 0));
+        expectStatus(Status.INVALID_ARGUMENT, "bucket_width", () -> new RateLimiter(5, 1000, -100, 0));
+        expectStatus(Status.INVALID_ARGUMENT, "flags", () -> new RateLimiter(5, 1000, 100, -1));
+        expectStatus(Status.INVALID_ARGUMENT, "flags", () -> new RateLimiter(5, 1000, 100, Integer.MIN_VALUE));
         // the limits themselves are fine; exact mode ignores the bucket width
         new RateLimiter(RateLimiter.MAX_KEY_LIMIT, RateLimiter.MAX_BUCKETS, 1, 0).close();
         new RateLimiter(RateLimiter.MAX_EXACT_LIMIT, 1000, 0, RateLimiter.EXACT).close();
@@ -921,16 +921,16 @@ public class RateLimiterTest {
             byte[] before = rl.serialize();
             for (long bad : new long[] {0, -1, Long.MIN_VALUE}) {
                 String part = bad < 0 ? "now" : "now must be";
-                expectStatus(Status.ERR_INVALID_ARGUMENT, part, () -> rl.acquire("k", bad));
-                expectStatus(Status.ERR_INVALID_ARGUMENT, part, () -> rl.acquire(utf8("k"), bad, 1));
-                expectStatus(Status.ERR_INVALID_ARGUMENT, part, () -> rl.peek("k", bad));
-                expectStatus(Status.ERR_INVALID_ARGUMENT, part, () -> rl.peek("new", bad, 2));
-                expectStatus(Status.ERR_INVALID_ARGUMENT, part, () -> rl.refund("k", bad, 1));
+                expectStatus(Status.INVALID_ARGUMENT, part, () -> rl.acquire("k", bad));
+                expectStatus(Status.INVALID_ARGUMENT, part, () -> rl.acquire(utf8("k"), bad, 1));
+                expectStatus(Status.INVALID_ARGUMENT, part, () -> rl.peek("k", bad));
+                expectStatus(Status.INVALID_ARGUMENT, part, () -> rl.peek("new", bad, 2));
+                expectStatus(Status.INVALID_ARGUMENT, part, () -> rl.refund("k", bad, 1));
                 String npart = bad < 0 ? "n is negative" : "n must be";
-                expectStatus(Status.ERR_INVALID_ARGUMENT, npart, () -> rl.acquire("k", 5, bad));
-                expectStatus(Status.ERR_INVALID_ARGUMENT, npart, () -> rl.peek("k", 5, bad));
+                expectStatus(Status.INVALID_ARGUMENT, npart, () -> rl.acquire("k", 5, bad));
+                expectStatus(Status.INVALID_ARGUMENT, npart, () -> rl.peek("k", 5, bad));
                 if (bad < 0) {
-                    expectStatus(Status.ERR_INVALID_ARGUMENT, "n", () -> rl.refund("k", 5, bad));
+                    expectStatus(Status.INVALID_ARGUMENT, "n", () -> rl.refund("k", 5, bad));
                 }
             }
             assertArrayEquals(before, rl.serialize());
@@ -954,7 +954,7 @@ public class RateLimiterTest {
                 () -> rl.reset((byte[]) null), () -> rl.reset((String) null),
                 () -> rl.setKeyLimit((byte[]) null, 1), () -> rl.setKeyLimit((String) null, 1)));
             for (ThrowingRunnable call : calls) {
-                expectStatus(Status.ERR_NULL, "key", call);
+                expectStatus(Status.NULL, "key", call);
             }
             assertEquals(0, rl.stats().keys());
         }
@@ -978,7 +978,7 @@ public class RateLimiterTest {
             () -> rl.limit(), () -> rl.window(), () -> rl.bucketWidth(), () -> rl.flags(),
         };
         for (ThrowingRunnable call : calls) {
-            expectStatus(Status.ERR_NULL, "RateLimiter is closed", call);
+            expectClosed("RateLimiter", call);
         }
         rl.close(); // idempotent
     }
@@ -989,10 +989,10 @@ public class RateLimiterTest {
         RateLimiterNative h = new RateLimiterNative(5, 1000, 100, 0);
         try {
             byte[] k = {1};
-            expectStatus(Status.ERR_NULL, "remaining", () -> h.acquire(k, 5, 1, null, new long[1]));
-            expectStatus(Status.ERR_NULL, "retry_at", () -> h.peek(k, 5, 1, new long[1], null));
-            expectStatus(Status.ERR_INVALID_ARGUMENT, "remaining", () -> h.acquire(k, 5, 1, new long[0], new long[1]));
-            expectStatus(Status.ERR_INVALID_ARGUMENT, "retry_at", () -> h.peek(k, 5, 1, new long[1], new long[0]));
+            expectStatus(Status.NULL, "remaining", () -> h.acquire(k, 5, 1, null, new long[1]));
+            expectStatus(Status.NULL, "retry_at", () -> h.peek(k, 5, 1, new long[1], null));
+            expectStatus(Status.INVALID_ARGUMENT, "remaining", () -> h.acquire(k, 5, 1, new long[0], new long[1]));
+            expectStatus(Status.INVALID_ARGUMENT, "retry_at", () -> h.peek(k, 5, 1, new long[1], new long[0]));
             assertEquals("nothing was taken", 0, h.keys());
             long[] remaining = {-7, -7};
             long[] retryAt = {-7, -7};
@@ -1002,22 +1002,22 @@ public class RateLimiterTest {
             assertEquals(0, h.acquire(k, 5, 6, remaining, retryAt));
             assertArrayEquals(new long[] {4, -7}, remaining);
             assertArrayEquals(new long[] {Long.MAX_VALUE, -7}, retryAt); // UINT64_MAX, clamped
-            expectStatus(Status.ERR_NULL, "out_buf", () -> h.serialize_into(null));
-            expectStatus(Status.ERR_BUFFER_TOO_SMALL, () -> h.serialize_into(new byte[10]));
-            expectStatus(Status.ERR_BUFFER_TOO_SMALL, () -> h.serialize_into(new byte[(int) h.serialized_size() + 1]));
+            expectStatus(Status.NULL, "out_buf", () -> h.serialize_into(null));
+            expectStatus(Status.BUFFER_TOO_SMALL, () -> h.serialize_into(new byte[10]));
+            expectStatus(Status.BUFFER_TOO_SMALL, () -> h.serialize_into(new byte[(int) h.serialized_size() + 1]));
         } finally {
             h.delete();
         }
-        expectStatus(Status.ERR_NULL, "closed", () -> h.keys());
+        expectStatus(Status.NULL, "closed", () -> h.keys());
     }
 
     /* A failure is raised once: the next successful call does not see it. */
     @Test
     public void errorsDoNotLeakIntoLaterCalls() {
         try (RateLimiter rl = new RateLimiter(5, 1000, 100, 0)) {
-            expectStatus(Status.ERR_INVALID_ARGUMENT, () -> rl.acquire("k", 0));
+            expectStatus(Status.INVALID_ARGUMENT, () -> rl.acquire("k", 0));
             assertDecision("", true, 4, 0, rl.acquire("k", 3));
-            expectStatus(Status.ERR_INVALID_ARGUMENT, () -> rl.acquire("k", 3, -3));
+            expectStatus(Status.INVALID_ARGUMENT, () -> rl.acquire("k", 3, -3));
             assertDecision("", true, 3, 0, rl.peek("k", 3));
         }
     }

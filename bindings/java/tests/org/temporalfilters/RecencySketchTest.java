@@ -5,7 +5,7 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotEquals;
 import static org.junit.Assert.assertTrue;
-import static org.temporalfilters.TestSupport.expectStatus;
+import static org.temporalfilters.TestSupport.expectClosed;
 import static org.temporalfilters.TestSupport.utf8;
 
 import java.util.HashMap;
@@ -298,7 +298,7 @@ public class RecencySketchTest {
         kept.close();
         assertTrue(kept.isClosed());
         assertEquals("RecencySketch(closed)", kept.toString());
-        expectStatus(Status.ERR_NULL, "closed", () -> kept.query("k"));
+        expectClosed("RecencySketch", () -> kept.query("k"));
     }
 
     /* Sketches that are never closed are freed by the Cleaner; dropping many
