@@ -11,9 +11,11 @@
  * Type mapping:
  *   uint64_t             Java long. A negative argument is rejected with
  *                        TF_ERR_INVALID_ARGUMENT before the C call, never
- *                        wrapped; a result above Long.MAX_VALUE (only saturated
- *                        times, e.g. next-allowed at the end of time) is
- *                        clamped to Long.MAX_VALUE.
+ *                        wrapped. A result keeps its value, except that
+ *                        TF_RETRY_NEVER (UINT64_MAX) keeps its 64 bits (-1L,
+ *                        TemporalFilters.RETRY_NEVER) and any other result
+ *                        above Long.MAX_VALUE (a saturated time) is clamped
+ *                        to Long.MAX_VALUE (tf_java_clamp).
  *   uint32_t             Java long, checked to be within 0 .. 2^32-1.
  *   byte patterns        byte[] (binary-safe, copied into the call's own
  *                        buffer: on the stack when small); int[] key lengths;
@@ -219,7 +221,7 @@ TF_JAVA_BYTES_IN(keys_data, keys_data_len)
 %}
 %typemap(freearg) (const uint64_t *times, size_t time_count) %{ free(heap$argnum); %}
 
-/* Timestamps out: one per key, clamped to Long.MAX_VALUE. */
+/* Timestamps out: one per key, mapped by tf_java_clamp. */
 %typemap(jni) (uint64_t *out_times, size_t out_count) "jlongArray"
 %typemap(jtype) (uint64_t *out_times, size_t out_count) "long[]"
 %typemap(jstype) (uint64_t *out_times, size_t out_count) "long[]"
@@ -274,10 +276,18 @@ TF_JAVA_BYTES_IN(keys_data, keys_data_len)
 %}
 
 /* The rate limiter's outputs (acquire and peek: remaining, retry_at) use
- * pace's typemap: a long[] of length >= 1, clamped to Long.MAX_VALUE, so a
- * retry_at of UINT64_MAX ("never") reads as Long.MAX_VALUE. */
+ * pace's typemap: a long[] of length >= 1, mapped by tf_java_clamp, so a
+ * retry_at of TF_RETRY_NEVER reads as -1L (TemporalFilters.RETRY_NEVER). */
 %apply uint64_t *next_allowed { uint64_t *remaining, uint64_t *retry_at };
 %include "temporalfilters.i"
+
+/* The C header's TF_NEVER and TF_RETRY_NEVER, read through the uint64_t
+ * result mapping: the tests compare them with TemporalFilters.NEVER and
+ * RETRY_NEVER, which are compile-time constants. */
+%inline %{
+static uint64_t tf_java_never(void) { return TF_NEVER; }
+static uint64_t tf_java_retry_never(void) { return TF_RETRY_NEVER; }
+%}
 
 /* Helpers of the typemaps above. They use the shared interface's error slot
  * (tf_binding_status_, tf_binding_fail), so they come after it; the wrapper
@@ -297,7 +307,9 @@ TF_JAVA_BYTES_IN(keys_data, keys_data_len)
 #define TF_JAVA_SKIPPED_
 #define TF_JAVA_SKIPPED_0 memset(&result, 0, sizeof result);
 
+/* A uint64_t result as a Java long (see "Type mapping" above). */
 static jlong tf_java_clamp(uint64_t v) {
+    if (v == TF_RETRY_NEVER) return (jlong)-1;
     return v > (uint64_t)INT64_MAX ? (jlong)INT64_MAX : (jlong)v;
 }
 

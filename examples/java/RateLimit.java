@@ -149,7 +149,7 @@ public final class RateLimit {
                     if (now > PRINT_UNTIL_MS) {
                         continue;
                     }
-                    if (d.retryAt() == RateLimiter.NEVER) {
+                    if (d.retryAt() == TemporalFilters.RETRY_NEVER) {
                         System.out.printf("%6d  %-8s  429 Too Many Requests (costs %d permits, more than a "
                                 + "window allows: no Retry-After)%n", now, c.name, cost);
                     } else {

@@ -105,6 +105,11 @@ public final class AgeBloom extends NativeHandle<AgeBloomNative> {
         this(new AgeBloomNative(k, l, sliceBits, seed));
     }
 
+    /** An empty filter with seed 0: {@code AgeBloom(k, l, sliceBits, 0)}. */
+    public AgeBloom(int k, int l, long sliceBits) {
+        this(k, l, sliceBits, 0);
+    }
+
     private AgeBloom(AgeBloomNative handle) {
         super(handle);
     }

@@ -32,12 +32,12 @@ import java.nio.ByteOrder;
  * {@link Decision}: allowed or not, the permits remaining in the window, and,
  * when denied, the earliest time at which the same request would be allowed
  * (for an HTTP {@code Retry-After}: {@link Decision#retryAfter(long)}), or
- * {@link #NEVER}. A {@linkplain #setGlobalLimit global limit} caps all keys
+ * {@link TemporalFilters#RETRY_NEVER}. A {@linkplain #setGlobalLimit global limit} caps all keys
  * together, and then every decision (acquire and peek, whether the key allows
  * the request or not) asks both the key's window and the global one: allowed
  * when both allow, {@code remaining} the smaller of the two, {@code retryAt}
  * the later of the times at which each refusing window would allow (a window
- * that allows counts as 0, one that never can as {@link #NEVER}). A key with
+ * that allows counts as 0, one that never can as {@link TemporalFilters#RETRY_NEVER}). A key with
  * its {@linkplain #setKeyLimit own limit} is still held to the global one.
  *
  * <p><b>Idle keys</b> are reclaimed: a key is idle once its last request is a
@@ -54,7 +54,7 @@ import java.nio.ByteOrder;
  * <p><b>The key bound.</b> {@link #setMaxKeys} bounds the number of keys
  * tracked. When it is reached, a new key first reclaims an idle key (16 slots
  * of its own shard, then 16 slots of every other shard whose lock is free);
- * when there is none, it is denied with {@code retryAt} {@link #NEVER} (the
+ * when there is none, it is denied with {@code retryAt} {@link TemporalFilters#RETRY_NEVER} (the
  * default: fail closed) or, with {@link #FULL_ALLOW}, admitted without being
  * tracked ({@code remaining} 0; fail open), still held to and charged to the
  * global limit. {@link #stats()} counts both.
@@ -66,10 +66,9 @@ import java.nio.ByteOrder;
  * (the unit of {@code window} and {@code bucketWidth}); {@code now} must be
  * &gt;= 1. The native library counts time in unsigned 64-bit integers; Java has
  * no such type, so a negative argument (a time, a limit, a count) is rejected
- * with {@link Status#INVALID_ARGUMENT}, never reinterpreted, and a result
- * above {@link Long#MAX_VALUE} is returned as {@link Long#MAX_VALUE}: in
- * particular a retry time that never comes (C's {@code UINT64_MAX}) is
- * {@link #NEVER}. {@link #acquire} first brings the key's window (and the
+ * with {@link Status#INVALID_ARGUMENT}, never reinterpreted (see
+ * {@link TemporalFilters}); a retry time that never comes is
+ * {@link TemporalFilters#RETRY_NEVER}. {@link #acquire} first brings the key's window (and the
  * global window) to {@code now}, granted or not, so a later call with an
  * earlier time is clamped to the latest time that key (or the global window)
  * has seen: nothing is forgotten early. {@link #peek} changes nothing.
@@ -107,15 +106,6 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
     /** The largest {@linkplain #setGlobalLimit global limit} with {@link #EXACT}. */
     public static final long MAX_EXACT_GLOBAL_LIMIT = 1L << 24;
     /**
-     * The {@link Decision#retryAt()} of a request that will never be allowed as
-     * it stands: more permits than the key's or the global limit, or a new key
-     * denied because the limiter tracks {@link #setMaxKeys as many keys as it
-     * may} and none is idle (fail closed). It is {@link Long#MAX_VALUE}, the
-     * clamp of C's {@code UINT64_MAX}.
-     */
-    public static final long NEVER = Long.MAX_VALUE;
-
-    /**
      * The answer of {@link #acquire} and {@link #peek}: a value (equal decisions
      * are {@code equals}).
      *
@@ -132,7 +122,11 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
      * @param retryAt   0 when allowed; otherwise the earliest time at which the
      *                  same request would be allowed if nothing else happened
      *                  (with a global limit the later of the two windows'
-     *                  times), or {@link RateLimiter#NEVER} when it never can be
+     *                  times), or {@link TemporalFilters#RETRY_NEVER} (-1, C's
+     *                  {@code UINT64_MAX}) when it never can be: more permits
+     *                  than the key's or the global limit, or a new key denied
+     *                  because the limiter tracks as many keys as it may and
+     *                  none is idle (fail closed)
      */
     public record Decision(boolean allowed, long remaining, long retryAt) {
         /**
@@ -140,14 +134,15 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
          * time unit (the value of a {@code Retry-After} header when the unit is
          * the second; round up for a coarser unit): 0 when allowed,
          * {@code retryAt - now} (at least 0) when denied,
-         * {@link RateLimiter#NEVER} when the request never can be allowed.
+         * {@link TemporalFilters#RETRY_NEVER} when the request never can be
+         * allowed.
          */
         public long retryAfter(long now) {
             if (allowed) {
                 return 0;
             }
-            if (retryAt == NEVER) {
-                return NEVER;
+            if (retryAt == TemporalFilters.RETRY_NEVER) {
+                return TemporalFilters.RETRY_NEVER;
             }
             return Math.max(0, retryAt - now);
         }
@@ -191,6 +186,11 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
     public RateLimiter(long limit, long window, long bucketWidth, int flags) {
         this(new RateLimiterNative(limit, window, bucketWidth, flags), limit, window,
                 (flags & EXACT) != 0 ? 0 : bucketWidth, flags);
+    }
+
+    /** A limiter in the default mode (bucketed, fail closed): {@code RateLimiter(limit, window, bucketWidth, 0)}. */
+    public RateLimiter(long limit, long window, long bucketWidth) {
+        this(limit, window, bucketWidth, 0);
     }
 
     private RateLimiter(RateLimiterNative handle, long limit, long window, long bucketWidth, int flags) {
@@ -310,7 +310,7 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
      * is reached, a new key first reclaims an idle key (16 slots of its own
      * shard, then 16 slots of every other shard whose lock is free); when none
      * is found, its requests are denied with {@link Decision#retryAt()}
-     * {@link #NEVER} (fail closed) or, with {@link #FULL_ALLOW}, admitted
+     * {@link TemporalFilters#RETRY_NEVER} (fail closed) or, with {@link #FULL_ALLOW}, admitted
      * without being tracked (fail open: {@code remaining} 0, and still held to
      * and charged to the global limit); {@link #stats()} counts each (peeks are
      * not counted). After a search that found nothing, the next 63 new keys
@@ -335,7 +335,7 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
      *
      * @param now the current time, &gt;= 1
      * @param n   permits, &gt;= 1; more than the key's (or the global) limit is
-     *            denied with {@link #NEVER}
+     *            denied with {@link TemporalFilters#RETRY_NEVER}
      * @throws TemporalFiltersException {@link Status#NULL} (null key, closed),
      *         {@link Status#INVALID_ARGUMENT} (now or n &lt;= 0),
      *         {@link Status#OUT_OF_MEMORY} (the key could not be tracked;

@@ -19,12 +19,10 @@ import java.util.OptionalLong;
  *
  * <p><b>Time</b> is always an argument, a {@code long} in the caller's own unit
  * (milliseconds, seconds, ticks...). 0 means "never" and is not a valid
- * {@code now}. The native library counts time in unsigned 64-bit integers;
- * Java has no such type, so a negative argument is rejected with
- * {@link Status#INVALID_ARGUMENT} (never reinterpreted), and a result above
- * {@link Long#MAX_VALUE} (only saturated times, e.g. the next-allowed time of a
- * pacing decision near the end of time, or cells of a blob written by a
- * program that used such times) is returned as {@link Long#MAX_VALUE}.
+ * {@code now}. A negative argument is rejected, never reinterpreted, and a
+ * result above {@link Long#MAX_VALUE} (a saturated time, such as the
+ * next-allowed time of a pacing decision near the end of time) is returned
+ * as {@link Long#MAX_VALUE} (see {@link TemporalFilters}).
  *
  * <p><b>Errors</b>: every failure is a {@link TemporalFiltersException} carrying
  * the C status.
@@ -47,8 +45,6 @@ public final class RecencySketch extends NativeHandle<RecencySketchNative> {
     public static final int CONCURRENT = 1;
     /** Flag: blocked layout, all of a key's cells in one cache line (depth &lt;= 8). */
     public static final int BLOCKED = 2;
-    /** The timestamp that means "never seen". */
-    public static final long NEVER = 0L;
 
     /** Table dimensions, as computed by {@link #dimensions}. */
     public record Dimensions(long width, int depth) {
@@ -78,6 +74,11 @@ public final class RecencySketch extends NativeHandle<RecencySketchNative> {
         this(new RecencySketchNative(width, depth, seed, flags));
     }
 
+    /** An empty sketch with seed 0 and no flags: {@code RecencySketch(width, depth, 0, 0)}. */
+    public RecencySketch(long width, int depth) {
+        this(width, depth, 0, 0);
+    }
+
     private RecencySketch(RecencySketchNative handle) {
         super(handle);
     }
@@ -94,6 +95,11 @@ public final class RecencySketch extends NativeHandle<RecencySketchNative> {
         return new RecencySketch(RecencySketchNative.new_for(expectedKeys, tooNewProbability, seed, flags));
     }
 
+    /** {@link #forTarget(long, double, long, int)} with seed 0 and no flags. */
+    public static RecencySketch forTarget(long expectedKeys, double tooNewProbability) {
+        return forTarget(expectedKeys, tooNewProbability, 0, 0);
+    }
+
     /**
      * The dimensions {@link #forTarget} would choose
      * ({@code tf_recency_sketch_dimensions}); only {@link #BLOCKED} among the
@@ -107,6 +113,11 @@ public final class RecencySketch extends NativeHandle<RecencySketchNative> {
         long width = RecencySketchNative.dimensions_width(expectedKeys, tooNewProbability, flags);
         long depth = RecencySketchNative.dimensions_depth(expectedKeys, tooNewProbability, flags);
         return new Dimensions(width, (int) depth);
+    }
+
+    /** {@link #dimensions(long, double, int)} without flags. */
+    public static Dimensions dimensions(long expectedKeys, double tooNewProbability) {
+        return dimensions(expectedKeys, tooNewProbability, 0);
     }
 
     /**
@@ -140,7 +151,7 @@ public final class RecencySketch extends NativeHandle<RecencySketchNative> {
     }
 
     /**
-     * The estimated last time {@code key} was updated: {@link #NEVER} (0) when
+     * The estimated last time {@code key} was updated: {@link TemporalFilters#NEVER} (0) when
      * never seen (and no other key filled all its cells), otherwise a time at
      * or after its true last update.
      *
@@ -161,7 +172,7 @@ public final class RecencySketch extends NativeHandle<RecencySketchNative> {
      */
     public OptionalLong lastSeen(byte[] key) {
         long t = query(key);
-        return t == NEVER ? OptionalLong.empty() : OptionalLong.of(t);
+        return t == TemporalFilters.NEVER ? OptionalLong.empty() : OptionalLong.of(t);
     }
 
     /** {@link #lastSeen(byte[])} with the key's UTF-8 bytes. */

@@ -76,6 +76,11 @@ public final class TimeBloom extends NativeHandle<TimeBloomNative> {
         this(new TimeBloomNative(k, l, sliceBits, span, seed));
     }
 
+    /** An empty filter with seed 0: {@code TimeBloom(k, l, sliceBits, span, 0)}. */
+    public TimeBloom(int k, int l, long sliceBits, long span) {
+        this(k, l, sliceBits, span, 0);
+    }
+
     private TimeBloom(TimeBloomNative handle) {
         super(handle);
     }

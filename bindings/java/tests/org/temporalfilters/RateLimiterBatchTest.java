@@ -19,7 +19,7 @@ import org.junit.function.ThrowingRunnable;
  * going back, batches across the native layer's 64-key chunks); every bad
  * argument refused before any decision; the empty batch; a closed limiter. */
 public class RateLimiterBatchTest {
-    private static final long NEVER = RateLimiter.NEVER;
+    private static final long NEVER = TemporalFilters.RETRY_NEVER;
 
     private static RateLimiter.Decision allowed(long remaining) {
         return new RateLimiter.Decision(true, remaining, 0);

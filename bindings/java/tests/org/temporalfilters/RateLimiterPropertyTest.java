@@ -41,7 +41,7 @@ import org.junit.Test;
  * its latest (clamped).
  */
 public class RateLimiterPropertyTest {
-    private static final long NEVER = RateLimiter.NEVER;
+    private static final long NEVER = TemporalFilters.RETRY_NEVER;
 
     /* ---- the reference ------------------------------------------------------ */
 
@@ -113,10 +113,13 @@ public class RateLimiterPropertyTest {
     /* Both windows' answers to a request of n permits: granted when both
      * grant; the fewer remaining after the decision (a denial takes nothing,
      * so a window that would have granted keeps its n); the later retry time
-     * of the windows that refuse. */
+     * of the windows that refuse (compared as C compares them, unsigned: a
+     * NEVER, -1L, is later than any time). */
     private static RateLimiter.Decision combine(RateLimiter.Decision a, RateLimiter.Decision b, long n) {
         boolean allowed = a.allowed() && b.allowed();
-        long retryAt = allowed ? 0 : Math.max(a.allowed() ? 0 : a.retryAt(), b.allowed() ? 0 : b.retryAt());
+        long ta = a.allowed() ? 0 : a.retryAt();
+        long tb = b.allowed() ? 0 : b.retryAt();
+        long retryAt = allowed ? 0 : Long.compareUnsigned(ta, tb) >= 0 ? ta : tb;
         long ra = !allowed && a.allowed() ? a.remaining() + n : a.remaining();
         long rb = !allowed && b.allowed() ? b.remaining() + n : b.remaining();
         return new RateLimiter.Decision(allowed, Math.min(ra, rb), retryAt);
@@ -587,7 +590,7 @@ public class RateLimiterPropertyTest {
                             }
                             if (rng.below(5) == 0) {
                                 RateLimiter.Decision p = rl.peek("hot-" + k, times[r]);
-                                assertTrue(p.allowed() || p.retryAt() > times[r]);
+                                assertTrue(p.allowed() || Long.compareUnsigned(p.retryAt(), times[r]) > 0);
                                 peeks.incrementAndGet();
                                 continue;
                             }

@@ -23,7 +23,7 @@ import org.junit.function.ThrowingRunnable;
  * every error path. The properties over many requests and threads are in
  * RateLimiterPropertyTest, the golden blobs in GoldenTest. */
 public class RateLimiterTest {
-    private static final long NEVER = RateLimiter.NEVER;
+    private static final long NEVER = TemporalFilters.RETRY_NEVER;
 
     private static void assertDecision(String what, boolean allowed, long remaining, long retryAt,
             RateLimiter.Decision d) {
@@ -86,7 +86,8 @@ public class RateLimiterTest {
         assertEquals(60, new RateLimiter.Decision(false, 0, 100).retryAfter(40));
         assertEquals(0, new RateLimiter.Decision(false, 0, 100).retryAfter(150));
         assertEquals(NEVER, new RateLimiter.Decision(false, 2, NEVER).retryAfter(1));
-        assertEquals(Long.MAX_VALUE, NEVER);
+        assertEquals(-1L, NEVER);
+        assertEquals(NEVER, new RateLimiter.Decision(false, 0, NEVER).retryAfter(Long.MAX_VALUE));
         assertEquals(1, RateLimiter.EXACT);
         assertEquals(2, RateLimiter.FULL_ALLOW);
         // the C header's limits (each checked against the library in
@@ -1001,7 +1002,7 @@ public class RateLimiterTest {
             assertArrayEquals(new long[] {0, -7}, retryAt);
             assertEquals(0, h.acquire(k, 5, 6, remaining, retryAt));
             assertArrayEquals(new long[] {4, -7}, remaining);
-            assertArrayEquals(new long[] {Long.MAX_VALUE, -7}, retryAt); // UINT64_MAX, clamped
+            assertArrayEquals(new long[] {TemporalFilters.RETRY_NEVER, -7}, retryAt); // UINT64_MAX, its 64 bits
             expectStatus(Status.NULL, "out_buf", () -> h.serialize_into(null));
             expectStatus(Status.BUFFER_TOO_SMALL, () -> h.serialize_into(new byte[10]));
             expectStatus(Status.BUFFER_TOO_SMALL, () -> h.serialize_into(new byte[(int) h.serialized_size() + 1]));

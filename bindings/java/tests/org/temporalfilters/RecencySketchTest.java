@@ -39,7 +39,7 @@ public class RecencySketchTest {
     public void updateAndQuery() {
         try (RecencySketch s = new RecencySketch(4096, 4, 7, 0)) {
             byte[] a = utf8("alpha");
-            assertEquals(RecencySketch.NEVER, s.query(a));
+            assertEquals(TemporalFilters.NEVER, s.query(a));
             assertEquals(OptionalLong.empty(), s.lastSeen(a));
             s.update(a, 100);
             assertEquals(100, s.query(a));
