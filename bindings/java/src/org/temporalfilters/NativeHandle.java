@@ -4,7 +4,6 @@ import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.function.ToDoubleFunction;
 import java.util.function.ToLongFunction;
 
 /**
@@ -14,7 +13,7 @@ import java.util.function.ToLongFunction;
  * unreachable, refuses every call after {@code close()}, and keeps itself
  * reachable for the length of each native call (so that the Cleaner cannot free
  * the handle under a running call). The subclasses make every native call
- * through {@link #run}, {@link #call}, {@link #callLong} or {@link #callDouble}.
+ * through {@link #call} (or its forms {@link #run} and {@link #callLong}).
  *
  * @param <N> the SWIG proxy class of the native handle
  */
@@ -73,17 +72,8 @@ abstract class NativeHandle<N extends NativeProxy> implements AutoCloseable {
         return proxy;
     }
 
-    /* One native call without a result. */
-    final void run(Consumer<N> op) {
-        N p = open();
-        try {
-            op.accept(p);
-        } finally {
-            Reference.reachabilityFence(this);
-        }
-    }
-
-    /* One native call (or a few, read together) with an object result. */
+    /* One native call (or a few, read together) with its result: the only
+     * place that reaches the proxy, so that every call is checked and fenced. */
     final <R> R call(Function<N, R> op) {
         N p = open();
         try {
@@ -93,24 +83,18 @@ abstract class NativeHandle<N extends NativeProxy> implements AutoCloseable {
         }
     }
 
-    /* One native call with an integer result (no boxing). */
-    final long callLong(ToLongFunction<N> op) {
-        N p = open();
-        try {
-            return op.applyAsLong(p);
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+    /* One native call without a result. */
+    final void run(Consumer<N> op) {
+        call(h -> {
+            op.accept(h);
+            return null;
+        });
     }
 
-    /* One native call with a floating-point result (no boxing). */
-    final double callDouble(ToDoubleFunction<N> op) {
-        N p = open();
-        try {
-            return op.applyAsDouble(p);
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+    /* One native call with an integer result (the box does not escape: the
+     * JIT removes it once call() is inlined). */
+    final long callLong(ToLongFunction<N> op) {
+        return call(h -> op.applyAsLong(h));
     }
 
     /**

@@ -258,7 +258,7 @@ public final class RecencySketch extends NativeHandle<RecencySketchNative> {
      * a never-seen key reads as seen). Scans the whole table.
      */
     public double errorEstimate(long since) {
-        return callDouble(h -> h.error_estimate(since));
+        return call(h -> h.error_estimate(since));
     }
 
     /** Cells per row, as given at creation. */
@@ -347,7 +347,7 @@ public final class RecencySketch extends NativeHandle<RecencySketchNative> {
      * op 0 updates, 1 queries the keys of keyLen bytes laid end to end in
      * keysData, with times t0, t0+1, ...; returns ns per operation. */
     double cLoopNs(byte[] keysData, int keyLen, int op, long t0) {
-        return callDouble(h -> TemporalFiltersNative.c_loop_ns(h, keysData, keyLen, op, t0));
+        return call(h -> TemporalFiltersNative.c_loop_ns(h, keysData, keyLen, op, t0));
     }
 
     @Override

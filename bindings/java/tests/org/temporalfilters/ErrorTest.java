@@ -5,12 +5,11 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
-import static org.temporalfilters.TestSupport.expectBadBlob;
 import static org.temporalfilters.TestSupport.expectClosed;
 import static org.temporalfilters.TestSupport.expectStatus;
 import static org.temporalfilters.TestSupport.utf8;
 
-import java.util.Arrays;
+import java.util.List;
 import org.junit.Test;
 import org.junit.function.ThrowingRunnable;
 
@@ -205,9 +204,7 @@ public class ErrorTest {
                         () -> h.query_batch(new byte[] {1, 2, 3}, new int[] {-1, 4}, new long[2]));
                 expectStatus(Status.NULL, "next_allowed", () -> h.pace(new byte[] {1}, 5, 5, null));
                 expectStatus(Status.INVALID_ARGUMENT, "next_allowed", () -> h.pace(new byte[] {1}, 5, 5, new long[0]));
-                expectStatus(Status.NULL, "out_buf", () -> h.serialize_into(null));
-                expectStatus(Status.BUFFER_TOO_SMALL, () -> h.serialize_into(new byte[10]));
-                expectStatus(Status.BUFFER_TOO_SMALL, () -> h.serialize_into(new byte[(int) h.serialized_size() + 1]));
+                TestSupport.checkSerializeInto(h);
             } finally {
                 h.delete();
             }
@@ -258,42 +255,40 @@ public class ErrorTest {
             s.update("k", 5);
             blob = s.serialize();
         }
-        // truncated: shorter than the envelope, or than the payload it announces
-        for (int n : new int[] {0, 1, 4, 19, 20, 27, blob.length / 2, blob.length - 1}) {
-            byte[] cut = Arrays.copyOf(blob, n);
-            expectStatus(Status.TRUNCATED, () -> RecencySketch.deserialize(cut));
+        try (RecencySketch t = TestSupport.checkHostileBlobs(blob, RecencySketch::deserialize, 3)) {
+            assertEquals(5, t.query("k")); // the untouched blob is fine
         }
-        byte[] b = blob.clone();
-        b[0] = 'X';
-        expectStatus(Status.BAD_MAGIC, () -> RecencySketch.deserialize(b));
-        byte[] v = blob.clone();
-        v[4] = 99; // format version
-        expectStatus(Status.UNSUPPORTED_VERSION, () -> RecencySketch.deserialize(v));
-        byte[] k = blob.clone();
-        k[6] = 2; // kind 2 is another structure
-        expectStatus(Status.WRONG_KIND, () -> RecencySketch.deserialize(k));
-        for (int at : new int[] {8, 20, 40, blob.length - 20, blob.length - 1}) {
-            byte[] c = blob.clone();
-            c[at] ^= 0x10;
-            expectStatus(Status.CHECKSUM, () -> RecencySketch.deserialize(c));
+    }
+
+    /* Every structure's deserialize reads its own kind and refuses the blob
+     * of every other kind (and of the other layout's or mode's, never). */
+    @Test
+    public void everyDeserializeRefusesTheOtherKinds() {
+        byte[][] blobs = new byte[4][];
+        try (RecencySketch s = new RecencySketch(64, 3, 9, 0); AgeBloom a = new AgeBloom(3, 4, 200, 9);
+                TimeBloom t = new TimeBloom(3, 4, 200, 100, 9); RateLimiter r = new RateLimiter(4, 1000, 100, 0)) {
+            s.update("k", 5);
+            a.add("k");
+            t.add("k", 5);
+            r.acquire("k", 5);
+            blobs[0] = s.serialize();
+            blobs[1] = a.serialize();
+            blobs[2] = t.serialize();
+            blobs[3] = r.serialize();
         }
-        byte[] extra = Arrays.copyOf(blob, blob.length + 1);
-        expectStatus(Status.CORRUPT, () -> RecencySketch.deserialize(extra));
-        // random garbage never crashes: it is rejected with some blob status
-        TestSupport.Rng rng = new TestSupport.Rng(3);
-        for (int i = 0; i < 200; i++) {
-            byte[] g = rng.bytes(rng.below(100));
-            if (i % 2 == 0 && g.length >= 4) {
-                g[0] = 'T';
-                g[1] = 'F';
-                g[2] = 'L';
-                g[3] = 'T';
+        List<TestSupport.Reader<?>> readers = List.of(RecencySketch::deserialize, AgeBloom::deserialize,
+                TimeBloom::deserialize, RateLimiter::deserialize);
+        for (int kind = 0; kind < blobs.length; kind++) {
+            assertEquals("kind", kind + 1, blobs[kind][6]);
+            for (int reader = 0; reader < readers.size(); reader++) {
+                TestSupport.Reader<?> read = readers.get(reader);
+                byte[] blob = blobs[kind];
+                if (reader == kind) {
+                    read.read(blob).close();
+                } else {
+                    expectStatus(Status.WRONG_KIND, "kind", () -> read.read(blob));
+                }
             }
-            expectBadBlob(() -> RecencySketch.deserialize(g));
-        }
-        // the untouched blob is fine
-        try (RecencySketch t = RecencySketch.deserialize(blob)) {
-            assertEquals(5, t.query("k"));
         }
     }
 

@@ -7,7 +7,6 @@ import static org.junit.Assert.assertTrue;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -515,37 +514,6 @@ public class RateLimiterPropertyTest {
 
     /* ---- many threads ------------------------------------------------------- */
 
-    private interface Body {
-        void run(int thread) throws Exception;
-    }
-
-    private static void onThreads(int n, Body body) throws Exception {
-        ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
-        List<Thread> threads = new ArrayList<>();
-        for (int t = 0; t < n; t++) {
-            final int id = t;
-            Thread th = new Thread(() -> {
-                try {
-                    body.run(id);
-                } catch (Throwable e) {
-                    failures.add(e);
-                }
-            }, "tf-rl-test-" + t);
-            threads.add(th);
-            th.start();
-        }
-        for (Thread th : threads) {
-            th.join();
-        }
-        if (!failures.isEmpty()) {
-            Throwable first = failures.peek();
-            if (first instanceof Exception) {
-                throw (Exception) first;
-            }
-            throw new AssertionError(first);
-        }
-    }
-
     /* THREADS threads hammer a few hot keys of one limiter (a global limit
      * too), in rounds: all requests of a round happen at one time and a
      * barrier separates the rounds, so whatever the interleaving, in each
@@ -578,7 +546,7 @@ public class RateLimiterPropertyTest {
                 rl.setGlobalLimit(40);
                 rl.setKeyLimit("hot-3", 9);
                 CyclicBarrier barrier = new CyclicBarrier(threads);
-                onThreads(threads, id -> {
+                TestSupport.onThreads(threads, id -> {
                     TestSupport.Rng rng = new TestSupport.Rng(100 + id);
                     for (int r = 0; r < rounds; r++) {
                         barrier.await();

@@ -5,7 +5,6 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotEquals;
 import static org.junit.Assert.assertTrue;
-import static org.temporalfilters.TestSupport.expectBadBlob;
 import static org.temporalfilters.TestSupport.expectClosed;
 import static org.temporalfilters.TestSupport.expectStatus;
 import static org.temporalfilters.TestSupport.utf8;
@@ -829,58 +828,10 @@ public class RateLimiterTest {
             fill(rl);
             blob = rl.serialize();
         }
-        for (int n : new int[] {0, 1, 4, 19, 20, 27, blob.length / 2, blob.length - 1}) {
-            byte[] cut = Arrays.copyOf(blob, n);
-            expectStatus(Status.TRUNCATED, () -> RateLimiter.deserialize(cut));
-        }
-        byte[] b = blob.clone();
-        b[2] = 'X';
-        expectStatus(Status.BAD_MAGIC, () -> RateLimiter.deserialize(b));
-        byte[] v = blob.clone();
-        v[4] = 99; // format version
-        expectStatus(Status.UNSUPPORTED_VERSION, () -> RateLimiter.deserialize(v));
-        for (int at : new int[] {8, 20, 40, 100, blob.length / 2, blob.length - 20, blob.length - 1}) {
-            byte[] c = blob.clone();
-            c[at] ^= 0x20;
-            BadBlobException e = org.junit.Assert.assertThrows(BadBlobException.class,
-                    () -> RateLimiter.deserialize(c));
-            // a flipped flag bit is caught by the flag check, anything else by the checksum
-            assertTrue(e.getMessage(), e.status() == Status.CHECKSUM || e.status() == Status.CORRUPT);
-        }
-        byte[] extra = Arrays.copyOf(blob, blob.length + 1);
-        expectStatus(Status.CORRUPT, () -> RateLimiter.deserialize(extra));
-        // blobs of other structures, and this one given to them
-        byte[] recency;
-        try (RecencySketch s = new RecencySketch(64, 3, 9, 0)) {
-            recency = s.serialize();
-        }
-        byte[] age;
-        try (AgeBloom a = new AgeBloom(3, 4, 200, 9)) {
-            age = a.serialize();
-        }
-        byte[] time;
-        try (TimeBloom t = new TimeBloom(3, 4, 200, 100, 9)) {
-            time = t.serialize();
-        }
-        for (byte[] other : new byte[][] {recency, age, time}) {
-            expectStatus(Status.WRONG_KIND, () -> RateLimiter.deserialize(other));
-        }
-        expectStatus(Status.WRONG_KIND, () -> RecencySketch.deserialize(blob));
-        expectStatus(Status.WRONG_KIND, () -> AgeBloom.deserialize(blob));
-        expectStatus(Status.WRONG_KIND, () -> TimeBloom.deserialize(blob));
-        // random garbage never crashes
-        TestSupport.Rng rng = new TestSupport.Rng(4);
-        for (int i = 0; i < 300; i++) {
-            byte[] g = rng.bytes(rng.below(200));
-            if (i % 2 == 0 && g.length >= 8) {
-                System.arraycopy(blob, 0, g, 0, 8); // magic, version, kind
-            }
-            expectBadBlob(() -> RateLimiter.deserialize(g));
+        try (RateLimiter rl = TestSupport.checkHostileBlobs(blob, RateLimiter::deserialize, 4)) {
+            assertArrayEquals(blob, rl.serialize());
         }
         expectStatus(Status.NULL, "blob", () -> RateLimiter.deserialize(null));
-        try (RateLimiter rl = RateLimiter.deserialize(blob)) {
-            assertEquals(blob.length, rl.serialize().length);
-        }
     }
 
     /* ---- errors ---------------------------------------------------------- */
@@ -1003,9 +954,7 @@ public class RateLimiterTest {
             assertEquals(0, h.acquire(k, 5, 6, remaining, retryAt));
             assertArrayEquals(new long[] {4, -7}, remaining);
             assertArrayEquals(new long[] {TemporalFilters.RETRY_NEVER, -7}, retryAt); // UINT64_MAX, its 64 bits
-            expectStatus(Status.NULL, "out_buf", () -> h.serialize_into(null));
-            expectStatus(Status.BUFFER_TOO_SMALL, () -> h.serialize_into(new byte[10]));
-            expectStatus(Status.BUFFER_TOO_SMALL, () -> h.serialize_into(new byte[(int) h.serialized_size() + 1]));
+            TestSupport.checkSerializeInto(h);
         } finally {
             h.delete();
         }
@@ -1027,19 +976,13 @@ public class RateLimiterTest {
     public void unclosedLimitersAreCleanedUp() throws InterruptedException {
         try (RateLimiter live = new RateLimiter(5, 1000, 100, 0)) {
             live.acquire("live", 5);
-            long total = 0;
-            for (int round = 0; round < 20; round++) {
-                for (int i = 0; i < 50; i++) {
-                    RateLimiter dropped = new RateLimiter(5, 1000, 0, RateLimiter.EXACT);
-                    for (int k = 0; k < 20; k++) {
-                        dropped.acquire("k" + k, 1 + i);
-                    }
-                    total += dropped.memory();
+            TestSupport.dropUnclosed(i -> {
+                RateLimiter dropped = new RateLimiter(5, 1000, 0, RateLimiter.EXACT);
+                for (int k = 0; k < 20; k++) {
+                    dropped.acquire("k" + k, 1 + i);
                 }
-                System.gc();
-                Thread.sleep(5);
-            }
-            assertTrue(total > 0);
+                return dropped;
+            });
             assertDecision("", true, 3, 0, live.acquire("live", 6));
             assertNotEquals(0, live.stats().keys());
         }

@@ -307,14 +307,11 @@ public class RecencySketchTest {
     public void unclosedSketchesAreCleanedUp() throws InterruptedException {
         try (RecencySketch live = new RecencySketch(1024, 3, 1, 0)) {
             live.update("live", 5);
-            for (int round = 0; round < 20; round++) {
-                for (int i = 0; i < 50; i++) {
-                    RecencySketch dropped = new RecencySketch(4096, 4, i, 0);
-                    dropped.update("k", 1 + i);
-                }
-                System.gc();
-                Thread.sleep(5);
-            }
+            TestSupport.dropUnclosed(i -> {
+                RecencySketch dropped = new RecencySketch(4096, 4, i, 0);
+                dropped.update("k", 1 + i);
+                return dropped;
+            });
             assertEquals(5, live.query("live"));
         }
     }

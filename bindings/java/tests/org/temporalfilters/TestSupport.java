@@ -6,9 +6,15 @@ import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CyclicBarrier;
+import java.util.function.IntFunction;
 import org.junit.function.ThrowingRunnable;
 
 /* Helpers shared by the test classes. */
@@ -81,6 +87,117 @@ final class TestSupport {
         assertTrue(e.getMessage(), code <= Status.TRUNCATED.code() && code >= Status.CORRUPT.code());
         checkConsistent(e);
         return e;
+    }
+
+    /* A structure's deserialize. */
+    interface Reader<T extends NativeHandle<?>> {
+        T read(byte[] blob);
+    }
+
+    /* What every structure's deserialize does with a damaged blob (the
+     * envelope's checks, docs/wire-format.md, "Reading the envelope"): a blob
+     * cut short is TRUNCATED, a wrong magic byte BAD_MAGIC, an unknown
+     * version UNSUPPORTED_VERSION, a byte after the checksum CORRUPT, a bit
+     * flipped in the flags or the payload CHECKSUM, and random bytes (half of
+     * them starting as a blob does) some BadBlobException, never a crash.
+     * Returns the intact blob read back, for the caller's own checks (and to
+     * close). */
+    static <T extends NativeHandle<?>> T checkHostileBlobs(byte[] blob, Reader<T> reader, long garbageSeed) {
+        for (int n : new int[] {0, 1, 4, 19, 20, 27, blob.length / 2, blob.length - 1}) {
+            byte[] cut = Arrays.copyOf(blob, n);
+            expectStatus(Status.TRUNCATED, () -> reader.read(cut));
+        }
+        for (int at = 0; at < 4; at++) {
+            byte[] b = blob.clone();
+            b[at] = 'X';
+            expectStatus(Status.BAD_MAGIC, () -> reader.read(b));
+        }
+        byte[] v = blob.clone();
+        v[4] = 99; // format version
+        expectStatus(Status.UNSUPPORTED_VERSION, () -> reader.read(v));
+        byte[] extra = Arrays.copyOf(blob, blob.length + 1);
+        expectStatus(Status.CORRUPT, () -> reader.read(extra));
+        for (int at : new int[] {8, 20, 40, 100, blob.length / 2, blob.length - 20, blob.length - 1}) {
+            for (int mask : new int[] {0x04, 0x10, 0x20}) {
+                if (at < blob.length) {
+                    byte[] c = blob.clone();
+                    c[at] ^= (byte) mask;
+                    expectStatus(Status.CHECKSUM, () -> reader.read(c));
+                }
+            }
+        }
+        Rng rng = new Rng(garbageSeed);
+        for (int i = 0; i < 300; i++) {
+            byte[] g = rng.bytes(rng.below(200));
+            if (i % 4 == 0 && g.length >= 8) {
+                System.arraycopy(blob, 0, g, 0, 8); // magic, version, kind
+            } else if (i % 4 == 2 && g.length >= 4) {
+                System.arraycopy(utf8("TFLT"), 0, g, 0, 4);
+            }
+            expectBadBlob(() -> reader.read(g));
+        }
+        return reader.read(blob);
+    }
+
+    /* The native layer's checks of serialize's buffer, which the idiomatic
+     * layer always sizes right: null, too short, too long. */
+    static void checkSerializeInto(NativeProxy h) {
+        expectStatus(Status.NULL, "out_buf", () -> h.serialize_into(null));
+        expectStatus(Status.BUFFER_TOO_SMALL, () -> h.serialize_into(new byte[10]));
+        expectStatus(Status.BUFFER_TOO_SMALL, () -> h.serialize_into(new byte[(int) h.serialized_size() + 1]));
+    }
+
+    /* Makes 1000 objects, 50 a round with make(0 .. 49) (which also uses
+     * them), and drops them unclosed, running the collector between rounds:
+     * the Cleaner frees them, which must neither crash nor disturb the
+     * objects still in use. */
+    static void dropUnclosed(IntFunction<NativeHandle<?>> make) throws InterruptedException {
+        int made = 0;
+        for (int round = 0; round < 20; round++) {
+            for (int i = 0; i < 50; i++) {
+                assertTrue(make.apply(i).memory() > 0);
+                made++;
+            }
+            System.gc();
+            Thread.sleep(5);
+        }
+        assertEquals(1000, made);
+    }
+
+    /* The body of one of onThreads' threads. */
+    interface Body {
+        void run(int thread) throws Exception;
+    }
+
+    /* Runs body(t) on n threads started together; rethrows the first failure
+     * of any of them. */
+    static void onThreads(int n, Body body) throws Exception {
+        CyclicBarrier start = new CyclicBarrier(n);
+        ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < n; t++) {
+            final int id = t;
+            Thread th = new Thread(() -> {
+                try {
+                    start.await();
+                    body.run(id);
+                } catch (Throwable e) {
+                    failures.add(e);
+                }
+            }, "tf-test-" + t);
+            threads.add(th);
+            th.start();
+        }
+        for (Thread th : threads) {
+            th.join();
+        }
+        Throwable first = failures.peek();
+        if (first instanceof Exception) {
+            throw (Exception) first;
+        }
+        if (first != null) {
+            throw new AssertionError(first);
+        }
     }
 
     static byte[] utf8(String s) {

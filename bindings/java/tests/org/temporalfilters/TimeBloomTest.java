@@ -4,14 +4,10 @@ import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
-import static org.temporalfilters.TestSupport.expectBadBlob;
 import static org.temporalfilters.TestSupport.expectClosed;
 import static org.temporalfilters.TestSupport.expectStatus;
 import static org.temporalfilters.TestSupport.utf8;
 
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
 import org.junit.Test;
 import org.junit.function.ThrowingRunnable;
 
@@ -325,42 +321,7 @@ public class TimeBloomTest {
             f.add("k", 5);
             blob = f.serialize();
         }
-        for (int n : new int[] {0, 1, 4, 19, 20, 27, blob.length / 2, blob.length - 1}) {
-            byte[] cut = Arrays.copyOf(blob, n);
-            expectStatus(Status.TRUNCATED, () -> TimeBloom.deserialize(cut));
-        }
-        byte[] b = blob.clone();
-        b[1] = 'X';
-        expectStatus(Status.BAD_MAGIC, () -> TimeBloom.deserialize(b));
-        for (int at : new int[] {20, 40, blob.length - 20, blob.length - 1}) {
-            byte[] c = blob.clone();
-            c[at] ^= 0x04;
-            expectStatus(Status.CHECKSUM, () -> TimeBloom.deserialize(c));
-        }
-        byte[] recency;
-        try (RecencySketch s = new RecencySketch(64, 3, 9, 0)) {
-            recency = s.serialize();
-        }
-        byte[] age;
-        try (AgeBloom a = new AgeBloom(3, 4, 200, 9)) {
-            age = a.serialize();
-        }
-        expectStatus(Status.WRONG_KIND, () -> TimeBloom.deserialize(recency));
-        expectStatus(Status.WRONG_KIND, () -> TimeBloom.deserialize(age));
-        expectStatus(Status.WRONG_KIND, () -> RecencySketch.deserialize(blob));
-        expectStatus(Status.WRONG_KIND, () -> AgeBloom.deserialize(blob));
-        TestSupport.Rng rng = new TestSupport.Rng(6);
-        for (int i = 0; i < 200; i++) {
-            byte[] g = rng.bytes(rng.below(160));
-            if (i % 2 == 0 && g.length >= 4) {
-                g[0] = 'T';
-                g[1] = 'F';
-                g[2] = 'L';
-                g[3] = 'T';
-            }
-            expectBadBlob(() -> TimeBloom.deserialize(g));
-        }
-        try (TimeBloom f = TimeBloom.deserialize(blob)) {
+        try (TimeBloom f = TestSupport.checkHostileBlobs(blob, TimeBloom::deserialize, 6)) {
             assertTrue(f.contains("k", 5));
         }
     }
@@ -369,9 +330,7 @@ public class TimeBloomTest {
     public void theNativeLayerChecksItsBuffer() {
         TimeBloomNative h = new TimeBloomNative(3, 4, 200, 100, 1);
         try {
-            expectStatus(Status.NULL, "out_buf", () -> h.serialize_into(null));
-            expectStatus(Status.BUFFER_TOO_SMALL, () -> h.serialize_into(new byte[10]));
-            expectStatus(Status.BUFFER_TOO_SMALL, () -> h.serialize_into(new byte[(int) h.serialized_size() + 1]));
+            TestSupport.checkSerializeInto(h);
         } finally {
             h.delete();
         }
@@ -393,18 +352,12 @@ public class TimeBloomTest {
     public void unclosedFiltersAreCleanedUp() throws InterruptedException {
         try (TimeBloom live = new TimeBloom(3, 4, 200, 100, 1)) {
             live.add("live", 5);
-            List<Long> sizes = new ArrayList<>();
-            for (int round = 0; round < 20; round++) {
-                for (int i = 0; i < 50; i++) {
-                    TimeBloom dropped = new TimeBloom(4, 8, 1 << 12, 1000, i);
-                    dropped.add("k", 1 + i);
-                    sizes.add(dropped.memory());
-                }
-                System.gc();
-                Thread.sleep(5);
-            }
+            TestSupport.dropUnclosed(i -> {
+                TimeBloom dropped = new TimeBloom(4, 8, 1 << 12, 1000, i);
+                dropped.add("k", 1 + i);
+                return dropped;
+            });
             assertTrue(live.contains("live", 5));
-            assertEquals(1000, sizes.size());
         }
     }
 }
