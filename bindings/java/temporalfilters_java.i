@@ -38,6 +38,9 @@
 %typemap(javaclassmodifiers) struct AgeBloomNative "final class"
 %typemap(javaclassmodifiers) struct TimeBloomNative "final class"
 %typemap(javaclassmodifiers) struct RateLimiterNative "final class"
+%typemap(javaclassmodifiers) struct tf_recency_sketch_info "final class"
+%typemap(javaclassmodifiers) struct tf_rate_limiter_info "final class"
+%typemap(javaclassmodifiers) struct tf_rate_limiter_stats "final class"
 %typemap(javaclassmodifiers) enum tf_status "final class"
 
 /* Every handle's proxy implements NativeProxy (delete, memory,
@@ -47,6 +50,12 @@
 %typemap(javainterfaces) struct AgeBloomNative "NativeProxy"
 %typemap(javainterfaces) struct TimeBloomNative "NativeProxy"
 %typemap(javainterfaces) struct RateLimiterNative "NativeProxy"
+
+/* The versioned structs' proxies (info, stats: copies Java owns) implement
+ * NativeValue, through which NativeHandle.value() frees each once read. */
+%typemap(javainterfaces) struct tf_recency_sketch_info "NativeValue"
+%typemap(javainterfaces) struct tf_rate_limiter_info "NativeValue"
+%typemap(javainterfaces) struct tf_rate_limiter_stats "NativeValue"
 
 /* The JNI library is loaded with the class that declares the native methods.
  * -Dorg.temporalfilters.jni=/path/libtemporalfilters_jni.so overrides the
@@ -280,6 +289,23 @@ TF_JAVA_BYTES_IN(keys_data, keys_data_len)
  * retry_at of TF_RETRY_NEVER reads as -1L (TemporalFilters.RETRY_NEVER). */
 %apply uint64_t *next_allowed { uint64_t *remaining, uint64_t *retry_at };
 %include "temporalfilters.i"
+
+/* deserialize with a memory limit: tf_deserialize_options.max_memory (0: no
+ * limit), as deserialize_limited(blob, max_memory) on each handle. */
+%define TF_JAVA_DESERIALIZE_LIMITED(Native, ctype, deserialize_fn)
+%newobject Native::deserialize_limited;
+%extend Native {
+    static Native *deserialize_limited(const void *blob, size_t blob_len, uint64_t max_memory) {
+        tf_deserialize_options options = TF_DESERIALIZE_OPTIONS_INIT;
+        ctype *p = NULL;
+        options.max_memory = max_memory;
+        if (tf_binding_check(deserialize_fn(blob, blob_len, &options, &p)) != TF_OK) return NULL;
+        return tf_binding_wrap_##Native(p);
+    }
+}
+%enddef
+TF_JAVA_DESERIALIZE_LIMITED(RecencySketchNative, tf_recency_sketch, tf_recency_sketch_deserialize)
+TF_JAVA_DESERIALIZE_LIMITED(RateLimiterNative, tf_rate_limiter, tf_rate_limiter_deserialize)
 
 /* The C header's TF_NEVER and TF_RETRY_NEVER, read through the uint64_t
  * result mapping: the tests compare them with TemporalFilters.NEVER and

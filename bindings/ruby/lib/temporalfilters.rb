@@ -287,27 +287,27 @@ module TemporalFilters
 
     # Cells per row, as given at creation.
     def width
-      @native.width
+      @native.info.width
     end
 
     # Rows, as given at creation.
     def depth
-      @native.depth
+      @native.info.depth
     end
 
     # The hash seed.
     def seed
-      @native.seed
+      @native.info.seed
     end
 
     # The creation flags (CONCURRENT, BLOCKED).
     def flags
-      @native.flags
+      @native.info.flags
     end
 
     # The number of timestamp cells allocated.
     def cells
-      @native.cells
+      @native.info.cells
     end
 
     def concurrent?
@@ -993,29 +993,30 @@ module TemporalFilters
 
     # A Stats snapshot (memory walks every shard).
     def stats
-      Stats.new(tracked_keys, reclaimed, denied_full, allowed_full, memory)
+      s = @native.stats
+      Stats.new(s.keys, s.reclaimed, s.denied_full, s.allowed_full, s.memory)
     end
 
     # The number of keys tracked now.
     def tracked_keys
-      @native.keys
+      @native.stats.keys
     end
 
     # Idle keys reclaimed so far.
     def reclaimed
-      @native.reclaimed
+      @native.stats.reclaimed
     end
 
     # Requests of new keys denied because the table was full (peeks are not
     # counted).
     def denied_full
-      @native.denied_full
+      @native.stats.denied_full
     end
 
     # Requests of new keys admitted untracked because the table was full
     # (FULL_ALLOW; one refused by the global limit is not counted).
     def allowed_full
-      @native.allowed_full
+      @native.stats.allowed_full
     end
 
     def inspect

@@ -97,6 +97,19 @@ abstract class NativeHandle<N extends NativeProxy> implements AutoCloseable {
         return call(h -> op.applyAsLong(h));
     }
 
+    /* A versioned struct (info, stats) that the native layer returns as a
+     * copy Java owns: converted to a value by `convert`, then freed. */
+    final <S extends NativeValue, R> R value(Function<N, S> get, Function<S, R> convert) {
+        return call(h -> {
+            S copy = get.apply(h);
+            try {
+                return convert.apply(copy);
+            } finally {
+                copy.delete();
+            }
+        });
+    }
+
     /**
      * Bytes of native memory held.
      *

@@ -1,8 +1,6 @@
 package org.temporalfilters;
 
 import java.lang.ref.Cleaner;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 
 /**
  * "May this key make another request now?": the sliding-window rate limiter of
@@ -149,6 +147,20 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
     }
 
     /**
+     * What a limiter was created with, and its settings
+     * ({@code tf_rate_limiter_info}).
+     *
+     * @param limit       the default limit: permits per window and key
+     * @param window      the window's length, in the caller's time unit
+     * @param bucketWidth the width of a bucket (bucketed mode); 0 with {@link #EXACT}
+     * @param flags       the creation flags ({@link #EXACT}, {@link #FULL_ALLOW})
+     * @param globalLimit the {@linkplain #setGlobalLimit global limit}; 0 when none is set
+     * @param maxKeys     the {@linkplain #setMaxKeys key bound}; 0 for none
+     */
+    public record Info(long limit, long window, long bucketWidth, int flags, long globalLimit, long maxKeys) {
+    }
+
+    /**
      * The limiter's counters ({@code tf_rate_limiter_stats}); under concurrent
      * use each is exact at the moment it was read.
      *
@@ -161,10 +173,6 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
     public record Stats(long keys, long reclaimed, long deniedFull, long allowedFull) {
     }
 
-    private final long limit;
-    private final long window;
-    private final long bucketWidth;
-    private final int flags;
 
     /**
      * Creates a limiter: each key at most {@code limit} permits per
@@ -184,8 +192,7 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
      *         flag, a negative number), {@link Status#OUT_OF_MEMORY}
      */
     public RateLimiter(long limit, long window, long bucketWidth, int flags) {
-        this(new RateLimiterNative(limit, window, bucketWidth, flags), limit, window,
-                (flags & EXACT) != 0 ? 0 : bucketWidth, flags);
+        this(new RateLimiterNative(limit, window, bucketWidth, flags));
     }
 
     /** A limiter in the default mode (bucketed, fail closed): {@code RateLimiter(limit, window, bucketWidth, 0)}. */
@@ -193,12 +200,8 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
         this(limit, window, bucketWidth, 0);
     }
 
-    private RateLimiter(RateLimiterNative handle, long limit, long window, long bucketWidth, int flags) {
+    private RateLimiter(RateLimiterNative handle) {
         super(handle);
-        this.limit = limit;
-        this.window = window;
-        this.bucketWidth = bucketWidth;
-        this.flags = flags;
     }
 
     /**
@@ -214,54 +217,25 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
      *         {@link Status#CORRUPT}, {@link Status#OUT_OF_MEMORY}
      */
     public static RateLimiter deserialize(byte[] blob) {
-        RateLimiterNative handle = RateLimiterNative.deserialize(blob);
-        // The native layer accepted the blob, so its envelope (README.md,
-        // "Wire format": the flags at offset 8) and the payload's first fields
-        // (limit, window, bucket width from offset 20; the layout is in
-        // lib/rate_limiter/rate_limiter.cpp) are there and valid.
-        ByteBuffer b = ByteBuffer.wrap(blob).order(ByteOrder.LITTLE_ENDIAN);
-        int flags = b.getInt(8);
-        return new RateLimiter(handle, b.getLong(20), b.getLong(28), (flags & EXACT) != 0 ? 0 : b.getLong(36), flags);
+        return deserialize(blob, 0);
     }
 
     /**
-     * The default per-key limit: permits per window.
-     *
-     * @throws TemporalFiltersException {@link Status#NULL} (closed)
+     * {@link #deserialize(byte[])}, refusing a blob that would make a limiter
+     * of more than {@code maxMemory} bytes ({@link #memory()}) with
+     * {@link Status#TOO_LARGE} before allocating anything; 0 sets no limit.
      */
-    public long limit() {
-        open();
-        return limit;
+    public static RateLimiter deserialize(byte[] blob, long maxMemory) {
+        return new RateLimiter(RateLimiterNative.deserialize_limited(blob, maxMemory));
     }
 
     /**
-     * The window's length, in the caller's time unit.
-     *
-     * @throws TemporalFiltersException {@link Status#NULL} (closed)
+     * What the limiter was created with and its settings
+     * ({@code tf_rate_limiter_get_info}).
      */
-    public long window() {
-        open();
-        return window;
-    }
-
-    /**
-     * The width of a bucket (bucketed mode), 0 with {@link #EXACT}.
-     *
-     * @throws TemporalFiltersException {@link Status#NULL} (closed)
-     */
-    public long bucketWidth() {
-        open();
-        return bucketWidth;
-    }
-
-    /**
-     * The creation flags ({@link #EXACT}, {@link #FULL_ALLOW}).
-     *
-     * @throws TemporalFiltersException {@link Status#NULL} (closed)
-     */
-    public int flags() {
-        open();
-        return flags;
+    public Info info() {
+        return value(h -> h.info(), i -> new Info(i.getLimit(), i.getWindow(), i.getBucket_width(), (int) i.getFlags(),
+                i.getGlobal_limit(), i.getMax_keys()));
     }
 
     /**
@@ -491,15 +465,15 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
      * @throws TemporalFiltersException {@link Status#NULL} (closed)
      */
     public Stats stats() {
-        return call(h -> new Stats(h.keys(), h.reclaimed(), h.denied_full(), h.allowed_full()));
+        return value(h -> h.stats(), st -> new Stats(st.getKeys(), st.getReclaimed(), st.getDenied_full(),
+                st.getAllowed_full()));
     }
 
     /**
      * Bytes of native memory held: the key tables (fixed-size records, with
      * the tables' spare room), exact-mode rings, keys longer than 16 bytes
-     * (stored apart), the global window and the overrides. Visits every shard.
-     *
-     * @throws TemporalFiltersException {@link Status#NULL} (closed)
+     * (stored apart), the global window and the overrides (the {@code memory}
+     * of {@code tf_rate_limiter_stats}). Visits every shard.
      */
     @Override
     public long memory() {
@@ -530,8 +504,9 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
 
     @Override
     String describe() {
-        return "limit=" + limit + ", window=" + window + ", bucketWidth=" + bucketWidth + ", flags=" + flags
-                + ", keys=" + stats().keys();
+        Info i = info();
+        return "limit=" + i.limit() + ", window=" + i.window() + ", bucketWidth=" + i.bucketWidth() + ", flags="
+                + i.flags() + ", keys=" + stats().keys();
     }
 
     /* The native acquire or peek: 1 when allowed, 0 when denied; remaining

@@ -51,6 +51,19 @@ public final class RecencySketch extends NativeHandle<RecencySketchNative> {
     }
 
     /**
+     * What a sketch was created with ({@code tf_recency_sketch_info}).
+     *
+     * @param width cells per row, as given at creation
+     * @param depth rows, as given at creation
+     * @param seed  the hash seed, 0 .. 2^32-1
+     * @param flags the creation flags ({@link #CONCURRENT}, {@link #BLOCKED})
+     * @param cells the number of timestamp cells actually allocated (the blocked
+     *              layout rounds the table up to whole cache lines of 8 cells)
+     */
+    public record Info(long width, int depth, long seed, int flags, long cells) {
+    }
+
+    /**
      * The answer of {@link #pace}: whether the request was granted, and the
      * earliest time the key may be granted again ({@code now + interval} after
      * a grant, {@code last + interval} after a denial; clamped to
@@ -131,7 +144,16 @@ public final class RecencySketch extends NativeHandle<RecencySketchNative> {
      *         {@link Status#OUT_OF_MEMORY}
      */
     public static RecencySketch deserialize(byte[] blob) {
-        return new RecencySketch(RecencySketchNative.deserialize(blob));
+        return deserialize(blob, 0);
+    }
+
+    /**
+     * {@link #deserialize(byte[])}, refusing a blob that would make a sketch
+     * of more than {@code maxMemory} bytes ({@link #memory()}) with
+     * {@link Status#TOO_LARGE} before allocating anything; 0 sets no limit.
+     */
+    public static RecencySketch deserialize(byte[] blob, long maxMemory) {
+        return new RecencySketch(RecencySketchNative.deserialize_limited(blob, maxMemory));
     }
 
     /**
@@ -261,29 +283,10 @@ public final class RecencySketch extends NativeHandle<RecencySketchNative> {
         return call(h -> h.error_estimate(since));
     }
 
-    /** Cells per row, as given at creation. */
-    public long width() {
-        return callLong(h -> h.width());
-    }
-
-    /** Rows, as given at creation. */
-    public int depth() {
-        return (int) callLong(h -> h.depth());
-    }
-
-    /** The hash seed, 0 .. 2^32-1. */
-    public long seed() {
-        return callLong(h -> h.seed());
-    }
-
-    /** The creation flags ({@link #CONCURRENT}, {@link #BLOCKED}). */
-    public int flags() {
-        return (int) callLong(h -> h.flags());
-    }
-
-    /** The number of timestamp cells actually allocated. */
-    public long cells() {
-        return callLong(h -> h.cells());
+    /** What the sketch was created with ({@code tf_recency_sketch_get_info}). */
+    public Info info() {
+        return value(h -> h.info(), i -> new Info(i.getWidth(), (int) i.getDepth(), i.getSeed(), (int) i.getFlags(),
+                i.getCells()));
     }
 
     /**
@@ -352,6 +355,7 @@ public final class RecencySketch extends NativeHandle<RecencySketchNative> {
 
     @Override
     String describe() {
-        return "width=" + width() + ", depth=" + depth() + ", seed=" + seed() + ", flags=" + flags();
+        Info i = info();
+        return "width=" + i.width() + ", depth=" + i.depth() + ", seed=" + i.seed() + ", flags=" + i.flags();
     }
 }

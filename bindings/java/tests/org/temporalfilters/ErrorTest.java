@@ -109,7 +109,7 @@ public class ErrorTest {
         expectStatus(Status.INVALID_ARGUMENT, "flags", () -> new RecencySketch(10, 3, 1, Integer.MIN_VALUE));
         // the largest seed is fine
         try (RecencySketch s = new RecencySketch(10, 3, 0xFFFF_FFFFL, 0)) {
-            assertEquals(0xFFFF_FFFFL, s.seed());
+            assertEquals(0xFFFF_FFFFL, s.info().seed());
         }
         expectStatus(Status.TOO_LARGE, () -> new RecencySketch(Long.MAX_VALUE, 32, 1, 0));
     }
@@ -221,8 +221,8 @@ public class ErrorTest {
             () -> s.update("k", 5), () -> s.update(utf8("k"), 5), () -> s.query("k"), () -> s.query(utf8("k")),
             () -> s.lastSeen("k"), () -> s.pace("k", 5, 5), () -> s.ttlInsert("k", 5, 5),
             () -> s.ttlMaybeLive("k", 5), () -> s.merge(open), () -> open.merge(s), () -> s.clear(),
-            () -> s.errorEstimate(0), () -> s.memory(), () -> s.width(), () -> s.depth(), () -> s.seed(),
-            () -> s.flags(), () -> s.cells(), () -> s.serialize(), () -> s.updateBatch(new String[] {"k"}, new long[] {5}),
+            () -> s.errorEstimate(0), () -> s.memory(), () -> s.info(), () -> s.serialize(),
+            () -> s.updateBatch(new String[] {"k"}, new long[] {5}),
             () -> s.queryBatch(new String[] {"k"}), () -> s.cLoopNs(new byte[16], 16, 1, 1),
         };
         for (ThrowingRunnable call : calls) {
@@ -258,6 +258,9 @@ public class ErrorTest {
         try (RecencySketch t = TestSupport.checkHostileBlobs(blob, RecencySketch::deserialize, 3)) {
             assertEquals(5, t.query("k")); // the untouched blob is fine
         }
+        // 64 x 3 cells of 8 bytes and the header
+        long need = TestSupport.checkMaxMemory(blob, RecencySketch::deserialize);
+        assertTrue("memory " + need, need >= 64 * 3 * 8);
     }
 
     /* Every structure's deserialize reads its own kind and refuses the blob

@@ -53,9 +53,9 @@ public class GoldenTest {
         }
 
         try (RecencySketch s = RecencySketch.deserialize(golden.blob)) {
-            assertEquals(flags, s.flags());
-            assertEquals(42, s.seed());
-            assertEquals(3, s.depth());
+            assertEquals(flags, s.info().flags());
+            assertEquals(42, s.info().seed());
+            assertEquals(3, s.info().depth());
             int never = 0;
             byte[][] keys = new byte[golden.rows.size()][];
             long[] want = new long[golden.rows.size()];
@@ -253,10 +253,8 @@ public class GoldenTest {
         }
 
         try (RateLimiter r = RateLimiter.deserialize(golden.blob)) {
-            assertEquals(5, r.limit());
-            assertEquals(1000, r.window());
-            assertEquals(exact ? 0 : 100, r.bucketWidth());
-            assertEquals(exact ? RateLimiter.EXACT : 0, r.flags());
+            assertEquals(new RateLimiter.Info(5, 1000, exact ? 0 : 100, exact ? RateLimiter.EXACT : 0, 120, 0),
+                    r.info());
             golden.assertWrittenBy(r, "the blob read back");
             assertEquals(31, r.stats().keys()); // key-0 .. key-29 and the binary key
             checkPeeks(name, r, rows);

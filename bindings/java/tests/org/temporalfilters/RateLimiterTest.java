@@ -24,6 +24,16 @@ import org.junit.function.ThrowingRunnable;
 public class RateLimiterTest {
     private static final long NEVER = TemporalFilters.RETRY_NEVER;
 
+    /* The keys a native limiter tracks (its stats, freed at once). */
+    static long keysOf(RateLimiterNative h) {
+        RateLimiterStats stats = h.stats();
+        try {
+            return stats.getKeys();
+        } finally {
+            stats.delete();
+        }
+    }
+
     private static void assertDecision(String what, boolean allowed, long remaining, long retryAt,
             RateLimiter.Decision d) {
         assertEquals(what, new RateLimiter.Decision(allowed, remaining, retryAt), d);
@@ -101,14 +111,13 @@ public class RateLimiterTest {
     public void parameters() {
         try (RateLimiter b = new RateLimiter(7, 60_000, 1_000, RateLimiter.FULL_ALLOW);
                 RateLimiter e = new RateLimiter(9, 500, 300, RateLimiter.EXACT)) {
-            assertEquals(7, b.limit());
-            assertEquals(60_000, b.window());
-            assertEquals(1_000, b.bucketWidth());
-            assertEquals(RateLimiter.FULL_ALLOW, b.flags());
-            assertEquals(9, e.limit());
-            assertEquals(500, e.window());
-            assertEquals("exact mode has no buckets", 0, e.bucketWidth());
-            assertEquals(RateLimiter.EXACT, e.flags());
+            assertEquals(new RateLimiter.Info(7, 60_000, 1_000, RateLimiter.FULL_ALLOW, 0, 0), b.info());
+            assertEquals("exact mode has no buckets", new RateLimiter.Info(9, 500, 0, RateLimiter.EXACT, 0, 0),
+                    e.info());
+            // the settings are part of the info
+            b.setGlobalLimit(70);
+            b.setMaxKeys(1000);
+            assertEquals(new RateLimiter.Info(7, 60_000, 1_000, RateLimiter.FULL_ALLOW, 70, 1000), b.info());
             assertEquals("RateLimiter(limit=7, window=60000, bucketWidth=1000, flags=2, keys=0)", b.toString());
             // and read back from a blob
             for (RateLimiter r : new RateLimiter[] {b, e}) {
@@ -815,6 +824,7 @@ public class RateLimiterTest {
             try (RateLimiter back = RateLimiter.deserialize(blob)) {
                 assertArrayEquals(blob, back.serialize());
                 assertEquals(new RateLimiter.Stats(0, 0, 0, 0), back.stats());
+                assertTrue(back.memory() > 0);
                 assertDecision("", true, 0, 0, back.acquire("x", 1));
                 assertDecision("", false, 0, 2, back.acquire("x", 1));
             }
@@ -831,6 +841,7 @@ public class RateLimiterTest {
         try (RateLimiter rl = TestSupport.checkHostileBlobs(blob, RateLimiter::deserialize, 4)) {
             assertArrayEquals(blob, rl.serialize());
         }
+        TestSupport.checkMaxMemory(blob, RateLimiter::deserialize);
         expectStatus(Status.NULL, "blob", () -> RateLimiter.deserialize(null));
     }
 
@@ -927,7 +938,7 @@ public class RateLimiterTest {
             () -> rl.refund(utf8("k"), 5, 1), () -> rl.reset("k"), () -> rl.reset(utf8("k")),
             () -> rl.setGlobalLimit(5), () -> rl.setKeyLimit("k", 5), () -> rl.setKeyLimit(utf8("k"), 5),
             () -> rl.setMaxKeys(5), () -> rl.stats(), () -> rl.memory(), () -> rl.serialize(),
-            () -> rl.limit(), () -> rl.window(), () -> rl.bucketWidth(), () -> rl.flags(),
+            () -> rl.info(),
         };
         for (ThrowingRunnable call : calls) {
             expectClosed("RateLimiter", call);
@@ -945,7 +956,7 @@ public class RateLimiterTest {
             expectStatus(Status.NULL, "retry_at", () -> h.peek(k, 5, 1, new long[1], null));
             expectStatus(Status.INVALID_ARGUMENT, "remaining", () -> h.acquire(k, 5, 1, new long[0], new long[1]));
             expectStatus(Status.INVALID_ARGUMENT, "retry_at", () -> h.peek(k, 5, 1, new long[1], new long[0]));
-            assertEquals("nothing was taken", 0, h.keys());
+            assertEquals("nothing was taken", 0, keysOf(h));
             long[] remaining = {-7, -7};
             long[] retryAt = {-7, -7};
             assertEquals(1, h.acquire(k, 5, 1, remaining, retryAt));
@@ -958,7 +969,7 @@ public class RateLimiterTest {
         } finally {
             h.delete();
         }
-        expectStatus(Status.NULL, "closed", () -> h.keys());
+        expectStatus(Status.NULL, "closed", () -> keysOf(h));
     }
 
     /* A failure is raised once: the next successful call does not see it. */

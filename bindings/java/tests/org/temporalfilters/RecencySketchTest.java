@@ -19,19 +19,19 @@ public class RecencySketchTest {
     @Test
     public void gettersReportTheCreationParameters() {
         try (RecencySketch s = new RecencySketch(1000, 4, 4_000_000_000L, RecencySketch.CONCURRENT)) {
-            assertEquals(1000, s.width());
-            assertEquals(4, s.depth());
-            assertEquals(4_000_000_000L, s.seed()); // above Integer.MAX_VALUE: no sign trouble
-            assertEquals(RecencySketch.CONCURRENT, s.flags());
-            assertEquals(4000, s.cells());
+            assertEquals(1000, s.info().width());
+            assertEquals(4, s.info().depth());
+            assertEquals(4_000_000_000L, s.info().seed()); // above Integer.MAX_VALUE: no sign trouble
+            assertEquals(RecencySketch.CONCURRENT, s.info().flags());
+            assertEquals(4000, s.info().cells());
             assertTrue("memory " + s.memory(), s.memory() >= 4000 * 8 && s.memory() < 4000 * 8 + 4096);
             assertEquals("RecencySketch(width=1000, depth=4, seed=4000000000, flags=1)", s.toString());
         }
         // the blocked layout rounds the table up to whole cache lines of 8 cells
         try (RecencySketch s = new RecencySketch(10, 3, 0, RecencySketch.BLOCKED)) {
-            assertEquals(32, s.cells());
-            assertEquals(RecencySketch.BLOCKED, s.flags());
-            assertEquals(0, s.seed());
+            assertEquals(32, s.info().cells());
+            assertEquals(RecencySketch.BLOCKED, s.info().flags());
+            assertEquals(0, s.info().seed());
         }
     }
 
@@ -239,9 +239,9 @@ public class RecencySketchTest {
         double p = Math.pow(1 - Math.exp(-100_000.0 / d.width()), d.depth());
         assertTrue("p " + p, p <= 0.0101);
         try (RecencySketch s = RecencySketch.forTarget(100_000, 0.01, 5, 0)) {
-            assertEquals(d.width(), s.width());
-            assertEquals(d.depth(), s.depth());
-            assertEquals(5, s.seed());
+            assertEquals(d.width(), s.info().width());
+            assertEquals(d.depth(), s.info().depth());
+            assertEquals(5, s.info().seed());
         }
         RecencySketch.Dimensions blocked = RecencySketch.dimensions(100_000, 0.01, RecencySketch.BLOCKED);
         assertTrue(blocked.depth() <= 8);
@@ -250,7 +250,7 @@ public class RecencySketchTest {
         // CONCURRENT does not change the answer
         assertEquals(d, RecencySketch.dimensions(100_000, 0.01, RecencySketch.CONCURRENT));
         try (RecencySketch s = RecencySketch.forTarget(1000, 0.001, 42, RecencySketch.BLOCKED | RecencySketch.CONCURRENT)) {
-            assertEquals(RecencySketch.BLOCKED | RecencySketch.CONCURRENT, s.flags());
+            assertEquals(RecencySketch.BLOCKED | RecencySketch.CONCURRENT, s.info().flags());
         }
     }
 
@@ -269,11 +269,8 @@ public class RecencySketchTest {
                 assertEquals('L', blob[2]);
                 assertEquals('T', blob[3]);
                 try (RecencySketch t = RecencySketch.deserialize(blob)) {
-                    assertEquals(s.width(), t.width());
-                    assertEquals(s.depth(), t.depth());
-                    assertEquals(s.seed(), t.seed());
-                    assertEquals(s.flags(), t.flags());
-                    assertEquals(s.cells(), t.cells());
+                    assertEquals(s.info(), t.info());
+                    assertEquals(new RecencySketch.Info(300, 4, 123, flags, t.info().cells()), t.info());
                     for (int i = 0; i < 250; i++) {
                         assertEquals(s.query("key-" + i), t.query("key-" + i));
                     }

@@ -1,5 +1,6 @@
 package org.temporalfilters;
 
+import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertThrows;
@@ -137,6 +138,33 @@ final class TestSupport {
             expectBadBlob(() -> reader.read(g));
         }
         return reader.read(blob);
+    }
+
+    /* A structure's deserialize with a memory limit. */
+    interface LimitedReader<T extends NativeHandle<?>> {
+        T read(byte[] blob, long maxMemory);
+    }
+
+    /* deserialize(blob, maxMemory) makes the structure when it fits in
+     * maxMemory bytes (0: no limit; the limit is exact: memory() of the
+     * result), and refuses it with TOO_LARGE one byte below, as well as a
+     * negative limit. Returns the memory the blob needs. */
+    static <T extends NativeHandle<?>> long checkMaxMemory(byte[] blob, LimitedReader<T> reader) {
+        long need;
+        try (T t = reader.read(blob, 0)) {
+            need = t.memory();
+        }
+        assertTrue(need > 0);
+        try (T t = reader.read(blob, need)) {
+            assertEquals(need, t.memory());
+            assertArrayEquals(blob, t.serialize());
+        }
+        reader.read(blob, Long.MAX_VALUE).close();
+        expectStatus(Status.TOO_LARGE, () -> reader.read(blob, need - 1));
+        expectStatus(Status.TOO_LARGE, () -> reader.read(blob, 1));
+        expectStatus(Status.INVALID_ARGUMENT, "max_memory", () -> reader.read(blob, -1));
+        expectStatus(Status.NULL, "blob", () -> reader.read(null, need));
+        return need;
     }
 
     /* The native layer's checks of serialize's buffer, which the idiomatic

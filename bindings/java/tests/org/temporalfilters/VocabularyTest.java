@@ -39,8 +39,8 @@ public class VocabularyTest {
     @Test
     public void shortOverloadsTakeSeedZeroAndNoFlags() {
         try (RecencySketch s = new RecencySketch(100, 3); RecencySketch t = new RecencySketch(100, 3, 0, 0)) {
-            assertEquals(0, s.seed());
-            assertEquals(0, s.flags());
+            assertEquals(0, s.info().seed());
+            assertEquals(0, s.info().flags());
             s.update("k", 5);
             t.update("k", 5);
             assertArrayEquals(t.serialize(), s.serialize());
@@ -63,7 +63,7 @@ public class VocabularyTest {
             assertArrayEquals(g.serialize(), f.serialize());
         }
         try (RateLimiter r = new RateLimiter(5, 1000, 100); RateLimiter q = new RateLimiter(5, 1000, 100, 0)) {
-            assertEquals(0, r.flags());
+            assertEquals(0, r.info().flags());
             r.acquire("k", 5);
             q.acquire("k", 5);
             assertArrayEquals(q.serialize(), r.serialize());
