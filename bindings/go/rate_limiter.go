@@ -452,7 +452,7 @@ func (r *RateLimiter) Stats() (st RateLimiterStats, err error) {
 		return RateLimiterStats{}, rateLimiterClosed()
 	}
 	ns := p.Stats()
-	defer native.DeleteRateLimiterStats(ns)
+	defer native.DeleteRateLimiterStatsNative(ns)
 	st = RateLimiterStats{
 		Keys:        ns.GetKeys(),
 		Reclaimed:   ns.GetReclaimed(),
@@ -471,7 +471,7 @@ func (r *RateLimiter) Keys() (n uint64, err error) {
 		return 0, rateLimiterClosed()
 	}
 	ns := p.Stats()
-	defer native.DeleteRateLimiterStats(ns)
+	defer native.DeleteRateLimiterStatsNative(ns)
 	n = ns.GetKeys()
 	runtime.KeepAlive(r)
 	return n, nil

@@ -515,7 +515,7 @@ func (s *RecencySketch) Info() (info SketchInfo, err error) {
 		return SketchInfo{}, closedError()
 	}
 	ni := p.Info()
-	defer native.DeleteRecencySketchInfo(ni)
+	defer native.DeleteRecencySketchInfoNative(ni)
 	info = SketchInfo{
 		Width: ni.GetWidth(),
 		Depth: uint32(ni.GetDepth()),

@@ -41,6 +41,10 @@
 %typemap(javaclassmodifiers) struct tf_recency_sketch_info "final class"
 %typemap(javaclassmodifiers) struct tf_rate_limiter_info "final class"
 %typemap(javaclassmodifiers) struct tf_rate_limiter_stats "final class"
+%typemap(javaclassmodifiers) struct tf_age_bloom_info "final class"
+%typemap(javaclassmodifiers) struct tf_age_bloom_stats "final class"
+%typemap(javaclassmodifiers) struct tf_time_bloom_info "final class"
+%typemap(javaclassmodifiers) struct tf_time_bloom_stats "final class"
 %typemap(javaclassmodifiers) enum tf_status "final class"
 
 /* Every handle's proxy implements NativeProxy (delete, memory,
@@ -56,6 +60,10 @@
 %typemap(javainterfaces) struct tf_recency_sketch_info "NativeValue"
 %typemap(javainterfaces) struct tf_rate_limiter_info "NativeValue"
 %typemap(javainterfaces) struct tf_rate_limiter_stats "NativeValue"
+%typemap(javainterfaces) struct tf_age_bloom_info "NativeValue"
+%typemap(javainterfaces) struct tf_age_bloom_stats "NativeValue"
+%typemap(javainterfaces) struct tf_time_bloom_info "NativeValue"
+%typemap(javainterfaces) struct tf_time_bloom_stats "NativeValue"
 
 /* The JNI library is loaded with the class that declares the native methods.
  * -Dorg.temporalfilters.jni=/path/libtemporalfilters_jni.so overrides the
@@ -91,8 +99,6 @@
 %newobject RecencySketchNative::new_for;
 %newobject RecencySketchNative::deserialize;
 %newobject AgeBloomNative::new_for;
-%newobject AgeBloomNative::new_blocked_for;
-%newobject AgeBloomNative::new_blocked;
 %newobject AgeBloomNative::deserialize;
 %newobject TimeBloomNative::new_for;
 %newobject TimeBloomNative::deserialize;
@@ -127,6 +133,22 @@
     }
     tf_java_raise_pending(jenv);
 }
+
+/* The info and stats structs come back by value: the wrapper copies them to
+ * the heap for a proxy the caller frees with delete(), but not when the call
+ * threw (no proxy would ever free the copy). */
+%typemap(out) tf_age_bloom_info, tf_age_bloom_stats, tf_time_bloom_info, tf_time_bloom_stats %{
+    if (!(*jenv)->ExceptionCheck(jenv)) {
+        $1_ltype *copy = ($1_ltype *)malloc(sizeof *copy);
+        if (copy == NULL) {
+            tf_binding_fail(TF_ERR_OUT_OF_MEMORY, "out of memory");
+            tf_java_raise_pending(jenv);
+        } else {
+            *copy = $1;
+            *($1_ltype **)&$result = copy;
+        }
+    }
+%}
 
 /* ---- scalars ----------------------------------------------------------- */
 
@@ -306,6 +328,8 @@ TF_JAVA_BYTES_IN(keys_data, keys_data_len)
 %enddef
 TF_JAVA_DESERIALIZE_LIMITED(RecencySketchNative, tf_recency_sketch, tf_recency_sketch_deserialize)
 TF_JAVA_DESERIALIZE_LIMITED(RateLimiterNative, tf_rate_limiter, tf_rate_limiter_deserialize)
+TF_JAVA_DESERIALIZE_LIMITED(AgeBloomNative, tf_age_bloom, tf_age_bloom_deserialize)
+TF_JAVA_DESERIALIZE_LIMITED(TimeBloomNative, tf_time_bloom, tf_time_bloom_deserialize)
 
 /* The C header's TF_NEVER and TF_RETRY_NEVER, read through the uint64_t
  * result mapping: the tests compare them with TemporalFilters.NEVER and

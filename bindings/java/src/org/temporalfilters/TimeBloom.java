@@ -1,7 +1,5 @@
 package org.temporalfilters;
 
-import java.lang.ref.Cleaner;
-
 /**
  * "Was this key inserted within the last {@code span} time units?": the
  * time-limited Bloom filter of the native library
@@ -17,32 +15,33 @@ import java.lang.ref.Cleaner;
  * rise above it for about one span. {@link #stats(long)} gives the exact rate
  * for the current slices.
  *
- * <p><b>Keys</b> are byte strings: {@code byte[]} (binary-safe, NUL bytes
- * included) or {@code String}, which stands for its UTF-8 bytes.
- *
- * <p><b>Time</b> is always an argument, a {@code long} in the caller's own unit,
- * fine enough that {@code span >= l} (milliseconds rather than seconds for
- * short spans). {@code now} must be &gt;= 1. The native library counts time in
- * unsigned 64-bit integers; Java has no such type, so a negative argument is
- * rejected with {@link Status#INVALID_ARGUMENT} (never reinterpreted). A
- * clock that goes backwards is clamped to the highest time seen, so it never
- * causes a false negative.
- *
- * <p><b>Errors</b>: every failure is a {@link TemporalFiltersException} carrying
- * the C status.
- *
- * <p><b>Resources</b>: the native memory is freed by {@link #close()}; use
- * try-with-resources. A filter that is never closed is freed by a
- * {@link Cleaner} after it becomes unreachable. Any call on a closed filter
- * fails with {@link Status#NULL} ("the TimeBloom is closed").
+ * <p>Keys, time, numbers, errors and resources are as {@link TemporalFilters}
+ * describes. The time unit must be fine enough that {@code span >= l}
+ * (milliseconds rather than seconds for short spans). A clock that goes
+ * backwards is clamped to the highest time seen, so it never causes a false
+ * negative.
  *
  * <p><b>Threads</b>: the filter is not internally synchronised. Calls that do
- * not modify it ({@link #contains}, {@link #stats}, {@link #sliceBits}, the
- * getters, {@link #memory}, {@link #serialize}) may run concurrently with each
- * other; {@link #add}, {@link #addIfAbsent}, {@link #clear} and {@link #close}
- * need exclusive access (lock around them when threads share a filter).
+ * not modify it ({@link #contains}, {@link #stats}, {@link #sliceBits},
+ * {@link #info}, {@link #memory}, {@link #serialize}) may run concurrently
+ * with each other; {@link #add}, {@link #addIfAbsent}, {@link #clear} and
+ * {@link #close} need exclusive access (lock around them when threads share a
+ * filter).
  */
 public final class TimeBloom extends NativeHandle<TimeBloomNative> {
+
+    /**
+     * What a filter was created with ({@code tf_time_bloom_info}).
+     *
+     * @param k     hash functions, bits set per insert (1..64)
+     * @param l     window slices (1..1024): the filter never has fewer than
+     *              {@code k + l} slices
+     * @param span  the window, in the caller's time unit
+     * @param seed  the hash seed, 0 .. 2^32-1
+     * @param flags the creation flags (none are defined yet: 0)
+     */
+    public record Info(int k, int l, long span, long seed, int flags) {
+    }
 
     /**
      * The filter's state at a time {@code now} ({@code tf_time_bloom_stats}).
@@ -57,7 +56,6 @@ public final class TimeBloom extends NativeHandle<TimeBloomNative> {
     public record Stats(long slices, long bits, double bitsPerElement, long inserts, double fprNow) {
     }
 
-
     /**
      * Creates an empty filter of {@code k + l} initial slices of
      * {@code sliceBits} bits ({@code tf_time_bloom_new}).
@@ -67,18 +65,20 @@ public final class TimeBloom extends NativeHandle<TimeBloomNative> {
      * @param sliceBits bits per initial slice, 64 .. 2^40
      * @param span      the window, in the caller's time unit, &gt;= l
      * @param seed      hash seed, 0 .. 2^32-1
-     * @throws TemporalFiltersException {@link Status#INVALID_ARGUMENT} (k, l,
-     *         sliceBits or span out of range, a negative number, a seed outside
-     *         32 bits), {@link Status#TOO_LARGE} (sliceBits above 2^40),
-     *         {@link Status#OUT_OF_MEMORY}
+     * @param flags     0 (no flag is defined yet; the argument leaves room for later ones)
+     * @throws InvalidArgumentException k, l, sliceBits or span out of range, a
+     *         negative number, a seed outside 32 bits, a flag
+     *         ({@link Status#INVALID_ARGUMENT}); sliceBits above 2^40
+     *         ({@link Status#TOO_LARGE})
+     * @throws NativeOutOfMemoryException the filter does not fit in memory
      */
-    public TimeBloom(int k, int l, long sliceBits, long span, long seed) {
-        this(new TimeBloomNative(k, l, sliceBits, span, seed));
+    public TimeBloom(int k, int l, long sliceBits, long span, long seed, int flags) {
+        this(new TimeBloomNative(k, l, sliceBits, span, seed, flags));
     }
 
-    /** An empty filter with seed 0: {@code TimeBloom(k, l, sliceBits, span, 0)}. */
+    /** An empty filter with seed 0: {@code TimeBloom(k, l, sliceBits, span, 0, 0)}. */
     public TimeBloom(int k, int l, long sliceBits, long span) {
-        this(k, l, sliceBits, span, 0);
+        this(k, l, sliceBits, span, 0, 0);
     }
 
     private TimeBloom(TimeBloomNative handle) {
@@ -89,45 +89,60 @@ public final class TimeBloom extends NativeHandle<TimeBloomNative> {
      * Creates a filter for the keys of the last {@code span} time units with a
      * false-positive rate of at most {@code errorRate} at a steady insertion
      * rate ({@code tf_time_bloom_new_for}): {@code (k, l)} from
-     * {@link AgeBloom#choose}, initial slices sized for {@code initialCapacity}
-     * inserts per span (the size adapts from the first shift).
+     * {@link AgeBloom#choose(double)}, initial slices sized for
+     * {@code initialCapacity} inserts per span (the size adapts from the first
+     * shift).
      *
+     * @param initialCapacity expected inserts per span, &gt;= 1
      * @param errorRate       target false-positive rate, in (0, 1)
      * @param span            the window, &gt;= l of the chosen pair
-     * @param initialCapacity expected inserts per span, &gt;= 1
      * @param seed            hash seed, 0 .. 2^32-1
-     * @throws TemporalFiltersException {@link Status#INVALID_ARGUMENT} (a rate
-     *         outside (0, 1) or NaN, span &lt; l, initialCapacity &lt;= 0, a
-     *         negative number, a seed outside 32 bits), {@link Status#TOO_LARGE}
-     *         (no {@code k <= 64} meets the rate, or slices over 2^40 bits),
-     *         {@link Status#OUT_OF_MEMORY}
+     * @param flags           0 (no flag is defined yet)
+     * @throws InvalidArgumentException a rate outside (0, 1) or NaN, span &lt;
+     *         l, initialCapacity &lt;= 0, a negative number, a seed outside 32
+     *         bits, a flag ({@link Status#INVALID_ARGUMENT}); no
+     *         {@code k <= 64} meets the rate, or slices over 2^40 bits
+     *         ({@link Status#TOO_LARGE})
+     * @throws NativeOutOfMemoryException the filter does not fit in memory
      */
-    public static TimeBloom forTarget(double errorRate, long span, long initialCapacity, long seed) {
-        return new TimeBloom(TimeBloomNative.new_for(errorRate, span, initialCapacity, seed));
+    public static TimeBloom forTarget(long initialCapacity, double errorRate, long span, long seed, int flags) {
+        return new TimeBloom(TimeBloomNative.new_for(initialCapacity, errorRate, span, seed, flags));
+    }
+
+    /** {@link #forTarget(long, double, long, long, int)} with seed 0 and no flags. */
+    public static TimeBloom forTarget(long initialCapacity, double errorRate, long span) {
+        return forTarget(initialCapacity, errorRate, span, 0, 0);
     }
 
     /**
      * Reads a filter from a blob written by {@link #serialize()} here or by any
      * other binding or the C API (wire format kind 3).
      *
-     * @throws TemporalFiltersException {@link Status#NULL} (null blob),
-     *         {@link Status#TRUNCATED}, {@link Status#BAD_MAGIC},
-     *         {@link Status#UNSUPPORTED_VERSION}, {@link Status#WRONG_KIND}
-     *         (a blob of another structure), {@link Status#CHECKSUM},
-     *         {@link Status#CORRUPT}, {@link Status#OUT_OF_MEMORY}
+     * @throws InvalidArgumentException a null blob ({@link Status#NULL})
+     * @throws BadBlobException a blob that is not a whole, intact time-limited
+     *         Bloom filter ({@link Status#TRUNCATED} .. {@link Status#CORRUPT})
+     * @throws NativeOutOfMemoryException the filter does not fit in memory
      */
     public static TimeBloom deserialize(byte[] blob) {
-        return new TimeBloom(TimeBloomNative.deserialize(blob));
+        return deserialize(blob, 0);
+    }
+
+    /**
+     * {@link #deserialize(byte[])}, refusing a blob that would make a filter
+     * of more than {@code maxMemory} bytes ({@link #memory()}) with
+     * {@link Status#TOO_LARGE} before allocating anything; 0 sets no limit.
+     */
+    public static TimeBloom deserialize(byte[] blob, long maxMemory) {
+        return new TimeBloom(TimeBloomNative.deserialize_limited(blob, maxMemory));
     }
 
     /**
      * Inserts {@code key} at time {@code now} (&gt;= 1). A shift may allocate a
      * new slice; when that fails the filter is unchanged. Needs exclusive access.
      *
-     * @throws TemporalFiltersException {@link Status#NULL} (null key, closed),
-     *         {@link Status#INVALID_ARGUMENT} (now &lt;= 0),
-     *         {@link Status#OUT_OF_MEMORY}, {@link Status#TOO_LARGE}
-     *         (past 4096 slices: a clock that never advances)
+     * @throws InvalidArgumentException a null key, now &lt;= 0; past 4096
+     *         slices, a clock that never advances ({@link Status#TOO_LARGE})
+     * @throws NativeOutOfMemoryException a new slice does not fit in memory
      */
     public void add(byte[] key, long now) {
         run(h -> h.add(key, now));
@@ -143,8 +158,7 @@ public final class TimeBloom extends NativeHandle<TimeBloomNative> {
      * {@code now}: always true for a key inserted at a time {@code t} with
      * {@code now - span <= t}; false means certainly not.
      *
-     * @throws TemporalFiltersException {@link Status#NULL} (null key, closed),
-     *         {@link Status#INVALID_ARGUMENT} (now &lt;= 0)
+     * @throws InvalidArgumentException a null key, now &lt;= 0
      */
     public boolean contains(byte[] key, long now) {
         return callLong(h -> h.contains(key, now)) != 0;
@@ -161,7 +175,8 @@ public final class TimeBloom extends NativeHandle<TimeBloomNative> {
      * absent. So {@code false} means "new: recorded now", {@code true} "seen
      * within the span: not inserted again". Needs exclusive access.
      *
-     * @throws TemporalFiltersException as {@link #add(byte[], long)}
+     * @throws InvalidArgumentException as {@link #add(byte[], long)}
+     * @throws NativeOutOfMemoryException as {@link #add(byte[], long)}
      */
     public boolean addIfAbsent(byte[] key, long now) {
         return callLong(h -> h.add_if_absent(key, now)) != 0;
@@ -177,53 +192,36 @@ public final class TimeBloom extends NativeHandle<TimeBloomNative> {
         run(h -> h.clear());
     }
 
+    /** What the filter was created with ({@code tf_time_bloom_get_info}): O(1). */
+    public Info info() {
+        return value(h -> h.info(), i -> new Info((int) i.getK(), (int) i.getL(), i.getSpan(), i.getSeed(),
+                (int) i.getFlags()));
+    }
+
     /**
-     * The state at time {@code now} (&gt;= 1). {@link Stats#fprNow()} scans
-     * every slice (O(bits / 64)).
+     * The state at time {@code now} (&gt;= 1) ({@code tf_time_bloom_get_stats}).
+     * {@link Stats#fprNow()} scans every slice (O(bits / 64)).
      *
-     * @throws TemporalFiltersException {@link Status#NULL} (closed),
-     *         {@link Status#INVALID_ARGUMENT} (now &lt;= 0)
+     * @throws InvalidArgumentException now &lt;= 0
      */
     public Stats stats(long now) {
-        return call(h -> {
-            double bitsPerElement = h.bits_per_element(now); // checks now first
-            return new Stats(h.slices(), h.bits(), bitsPerElement, h.inserts(), h.fpr_now(now));
-        });
+        return value(h -> h.stats(now), s -> new Stats(s.getSlices(), s.getBits(), s.getBits_per_element(),
+                s.getInserts(), s.getFpr_now()));
     }
 
     /**
      * The size of slice {@code i} in bits (0 = the newest; {@code i} below
      * {@link Stats#slices()}).
      *
-     * @throws TemporalFiltersException {@link Status#NULL} (closed),
-     *         {@link Status#INVALID_ARGUMENT} (no such slice, i &lt; 0)
+     * @throws InvalidArgumentException no such slice, i &lt; 0
      */
     public long sliceBits(long i) {
         return callLong(h -> h.slice_bits(i));
     }
 
-    /** Hash functions, bits set per insert (1..64). */
-    public int k() {
-        return (int) callLong(h -> h.k());
-    }
-
-    /** Window slices (1..1024): the filter never has fewer than {@code k + l} slices. */
-    public int l() {
-        return (int) callLong(h -> h.l());
-    }
-
-    /** The window, in the caller's time unit. */
-    public long span() {
-        return callLong(h -> h.span());
-    }
-
-    /** The hash seed, 0 .. 2^32-1. */
-    public long seed() {
-        return callLong(h -> h.seed());
-    }
-
     @Override
     String describe() {
-        return "k=" + k() + ", l=" + l() + ", span=" + span() + ", seed=" + seed();
+        Info i = info();
+        return "k=" + i.k() + ", l=" + i.l() + ", span=" + i.span() + ", seed=" + i.seed();
     }
 }

@@ -113,7 +113,7 @@ public class GoldenTest {
 
     /* tests/golden.h, golden_age_bloom() (classic) and golden_age_bloom_blocked(). */
     private static AgeBloom rebuildAgeBloom(boolean blocked) {
-        AgeBloom f = blocked ? AgeBloom.blocked(3, 4, 200, 42) : new AgeBloom(3, 4, 200, 42);
+        AgeBloom f = blocked ? new AgeBloom(3, 4, 200, 42, AgeBloom.BLOCKED) : new AgeBloom(3, 4, 200, 42, 0);
         for (int i = 0; i < 300; i++) {
             f.add("key-" + i);
         }
@@ -126,7 +126,7 @@ public class GoldenTest {
 
     /* tests/golden.h, golden_time_bloom(). */
     private static TimeBloom rebuildTimeBloom() {
-        TimeBloom f = new TimeBloom(3, 4, 128, 1000, 42);
+        TimeBloom f = new TimeBloom(3, 4, 128, 1000, 42, 0);
         for (int i = 0; i < 245; i++) {
             long now = i < 200 ? 1000 + 10L * i : i < 240 ? 3000 : 2500;
             f.add("key-" + i, now);
@@ -146,17 +146,17 @@ public class GoldenTest {
         Golden golden = Golden.read(name, 2);
         List<String[]> rows = golden.rows;
         try (AgeBloom built = rebuildAgeBloom(blocked)) {
-            assertEquals(blocked, built.isBlocked());
+            assertEquals(blocked ? AgeBloom.BLOCKED : 0, built.info().flags());
             golden.assertWrittenBy(built, "rebuilt filter");
         }
 
         try (AgeBloom f = AgeBloom.deserialize(golden.blob)) {
-            assertEquals(name, blocked, f.isBlocked());
-            assertEquals(3, f.k());
-            assertEquals(4, f.l());
-            assertEquals(sliceBits, f.sliceBits());
-            assertEquals(42, f.seed());
-            assertEquals(capacity, f.capacity());
+            assertEquals(name, blocked ? AgeBloom.BLOCKED : 0, f.info().flags());
+            assertEquals(3, f.info().k());
+            assertEquals(4, f.info().l());
+            assertEquals(sliceBits, f.info().sliceBits());
+            assertEquals(42, f.info().seed());
+            assertEquals(capacity, f.info().capacity());
             int present = 0;
             for (String[] row : rows) {
                 boolean want = bit(row[1]);
@@ -199,10 +199,10 @@ public class GoldenTest {
         }
 
         try (TimeBloom f = TimeBloom.deserialize(golden.blob)) {
-            assertEquals(3, f.k());
-            assertEquals(4, f.l());
-            assertEquals(1000, f.span());
-            assertEquals(42, f.seed());
+            assertEquals(3, f.info().k());
+            assertEquals(4, f.info().l());
+            assertEquals(1000, f.info().span());
+            assertEquals(42, f.info().seed());
             int at3000 = 0;
             int at3400 = 0;
             for (String[] row : rows) {

@@ -26,7 +26,7 @@ public class RateLimiterTest {
 
     /* The keys a native limiter tracks (its stats, freed at once). */
     static long keysOf(RateLimiterNative h) {
-        RateLimiterStats stats = h.stats();
+        RateLimiterStatsNative stats = h.stats();
         try {
             return stats.getKeys();
         } finally {

@@ -50,14 +50,14 @@ public class VocabularyTest {
                 RecencySketch t = RecencySketch.forTarget(1000, 0.01, 0, 0)) {
             assertArrayEquals(t.serialize(), s.serialize());
         }
-        try (AgeBloom f = new AgeBloom(3, 4, 200); AgeBloom g = new AgeBloom(3, 4, 200, 0)) {
-            assertEquals(0, f.seed());
+        try (AgeBloom f = new AgeBloom(3, 4, 200); AgeBloom g = new AgeBloom(3, 4, 200, 0, 0)) {
+            assertEquals(0, f.info().seed());
             f.add("k");
             g.add("k");
             assertArrayEquals(g.serialize(), f.serialize());
         }
-        try (TimeBloom f = new TimeBloom(3, 4, 200, 100); TimeBloom g = new TimeBloom(3, 4, 200, 100, 0)) {
-            assertEquals(0, f.seed());
+        try (TimeBloom f = new TimeBloom(3, 4, 200, 100); TimeBloom g = new TimeBloom(3, 4, 200, 100, 0, 0)) {
+            assertEquals(0, f.info().seed());
             f.add("k", 5);
             g.add("k", 5);
             assertArrayEquals(g.serialize(), f.serialize());
