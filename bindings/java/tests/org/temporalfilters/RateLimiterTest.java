@@ -34,6 +34,22 @@ public class RateLimiterTest {
         }
     }
 
+    /* The body of a test that runs in both modes: a new limiter, its flags
+     * and the mode's name ("bucketed" or "exact") for the messages. */
+    interface InMode {
+        void run(RateLimiter rl, int flags, String mode);
+    }
+
+    /* Runs body on a new limiter (limit, window, bucketWidth) in the bucketed
+     * mode (flags 0), then on another in the exact mode. */
+    static void inBothModes(long limit, long window, long bucketWidth, InMode body) {
+        for (int flags : new int[] {0, RateLimiter.EXACT}) {
+            try (RateLimiter rl = new RateLimiter(limit, window, bucketWidth, flags)) {
+                body.run(rl, flags, flags == 0 ? "bucketed" : "exact");
+            }
+        }
+    }
+
     private static void assertDecision(String what, boolean allowed, long remaining, long retryAt,
             RateLimiter.Decision d) {
         assertEquals(what, new RateLimiter.Decision(allowed, remaining, retryAt), d);
@@ -45,30 +61,27 @@ public class RateLimiterTest {
      * this sequence. */
     @Test
     public void theSeedsWorkedExample() {
-        for (int flags : new int[] {0, RateLimiter.EXACT}) {
-            try (RateLimiter rl = new RateLimiter(5, 1000, 100, flags)) {
-                String m = flags == 0 ? "bucketed " : "exact ";
-                // bucket 15921711019: total 1, then 2
-                assertDecision(m + "1592171101900", true, 4, 0, rl.acquire("client", 1592171101900L));
-                assertDecision(m + "1592171101950", true, 3, 0, rl.acquire("client", 1592171101950L));
-                // 1592171102013, 1592171102810, 1592171102850: total 5
-                assertDecision(m + "1592171102013", true, 2, 0, rl.acquire("client", 1592171102013L));
-                assertDecision(m + "1592171102810", true, 1, 0, rl.acquire("client", 1592171102810L));
-                assertDecision(m + "1592171102850", true, 0, 0, rl.acquire("client", 1592171102850L));
-                // 1592171102890: total = 5 = rps, denied; the queue is unchanged. The
-                // bucket of 1592171101900 leaves the window at 1592171102900
-                // (bucketed), the grant of 1592171101900 at 1592171102900 (exact).
-                RateLimiter.Decision peeked = rl.peek("client", 1592171102890L);
-                RateLimiter.Decision d = rl.acquire("client", 1592171102890L);
-                assertDecision(m + "1592171102890", false, 0, 1592171102900L, d);
-                assertEquals(peeked, d);
-                assertEquals(10, d.retryAfter(1592171102890L));
-                // 1592171102980: bucket 15921711019 (two requests) is outdated,
-                // total 3 < 5: allowed, total 4
-                assertDecision(m + "1592171102980", true, 1, 0, rl.acquire("client", 1592171102980L));
-                assertEquals(1, rl.stats().keys());
-            }
-        }
+        inBothModes(5, 1000, 100, (rl, flags, m) -> {
+            // bucket 15921711019: total 1, then 2
+            assertDecision(m + " 1592171101900", true, 4, 0, rl.acquire("client", 1592171101900L));
+            assertDecision(m + " 1592171101950", true, 3, 0, rl.acquire("client", 1592171101950L));
+            // 1592171102013, 1592171102810, 1592171102850: total 5
+            assertDecision(m + " 1592171102013", true, 2, 0, rl.acquire("client", 1592171102013L));
+            assertDecision(m + " 1592171102810", true, 1, 0, rl.acquire("client", 1592171102810L));
+            assertDecision(m + " 1592171102850", true, 0, 0, rl.acquire("client", 1592171102850L));
+            // 1592171102890: total = 5 = rps, denied; the queue is unchanged. The
+            // bucket of 1592171101900 leaves the window at 1592171102900
+            // (bucketed), the grant of 1592171101900 at 1592171102900 (exact).
+            RateLimiter.Decision peeked = rl.peek("client", 1592171102890L);
+            RateLimiter.Decision d = rl.acquire("client", 1592171102890L);
+            assertDecision(m + " 1592171102890", false, 0, 1592171102900L, d);
+            assertEquals(peeked, d);
+            assertEquals(10, d.retryAfter(1592171102890L));
+            // 1592171102980: bucket 15921711019 (two requests) is outdated,
+            // total 3 < 5: allowed, total 4
+            assertDecision(m + " 1592171102980", true, 1, 0, rl.acquire("client", 1592171102980L));
+            assertEquals(1, rl.stats().keys());
+        });
     }
 
     /* The README's analysis: 1 rps with 100 ms buckets admits requests at
@@ -131,25 +144,22 @@ public class RateLimiterTest {
     /* acquire(key, now, n): all or nothing; more than the limit never. */
     @Test
     public void severalPermitsAtOnce() {
-        for (int flags : new int[] {0, RateLimiter.EXACT}) {
-            try (RateLimiter rl = new RateLimiter(10, 1000, 100, flags)) {
-                String m = flags == 0 ? "bucketed" : "exact";
-                assertDecision(m, true, 6, 0, rl.acquire("k", 50, 4));
-                assertDecision(m, true, 1, 0, rl.acquire(utf8("k"), 150, 5));
-                // 9 + 3 > 10: two permits must leave first, both taken at 50
-                // (bucket 0, which leaves at 1000; the grants leave at 1050)
-                long when = flags == 0 ? 1000 : 1050;
-                assertDecision(m, false, 1, when, rl.acquire("k", 250, 3));
-                assertDecision(m, false, 1, when, rl.peek("k", 250, 3));
-                assertDecision(m, true, 0, 0, rl.acquire("k", 250, 1)); // the denial took nothing
-                assertDecision(m, false, 0, NEVER, rl.acquire("k", 300, 11));
-                assertDecision(m, false, 0, NEVER, rl.acquire("k", 300, Long.MAX_VALUE));
-                assertDecision(m, false, 10, NEVER, rl.peek("other", 300, 11));
-                assertEquals(NEVER, rl.peek("other", 300, 11).retryAfter(300));
-                // the four permits of 50 have left: 6 + 3 of 10
-                assertDecision(m, true, 1, 0, rl.acquire("k", when, 3));
-            }
-        }
+        inBothModes(10, 1000, 100, (rl, flags, m) -> {
+            assertDecision(m, true, 6, 0, rl.acquire("k", 50, 4));
+            assertDecision(m, true, 1, 0, rl.acquire(utf8("k"), 150, 5));
+            // 9 + 3 > 10: two permits must leave first, both taken at 50
+            // (bucket 0, which leaves at 1000; the grants leave at 1050)
+            long when = flags == 0 ? 1000 : 1050;
+            assertDecision(m, false, 1, when, rl.acquire("k", 250, 3));
+            assertDecision(m, false, 1, when, rl.peek("k", 250, 3));
+            assertDecision(m, true, 0, 0, rl.acquire("k", 250, 1)); // the denial took nothing
+            assertDecision(m, false, 0, NEVER, rl.acquire("k", 300, 11));
+            assertDecision(m, false, 0, NEVER, rl.acquire("k", 300, Long.MAX_VALUE));
+            assertDecision(m, false, 10, NEVER, rl.peek("other", 300, 11));
+            assertEquals(NEVER, rl.peek("other", 300, 11).retryAfter(300));
+            // the four permits of 50 have left: 6 + 3 of 10
+            assertDecision(m, true, 1, 0, rl.acquire("k", when, 3));
+        });
     }
 
     /* rate_limiter.h: peek is "the decision acquire() would make now,
@@ -195,22 +205,19 @@ public class RateLimiterTest {
 
     @Test
     public void refundGivesPermitsBack() {
-        for (int flags : new int[] {0, RateLimiter.EXACT}) {
-            try (RateLimiter rl = new RateLimiter(3, 100, 10, flags)) {
-                String m = flags == 0 ? "bucketed" : "exact";
-                assertDecision(m, true, 0, 0, rl.acquire("k", 10, 3));
-                assertFalse(rl.peek("k", 20).allowed());
-                rl.refund("k", 20, 1);
-                assertDecision(m, true, 0, 0, rl.peek("k", 20));
-                rl.refund(utf8("k"), 20, 100); // more than it holds: all of it
-                assertDecision(m, true, 2, 0, rl.peek("k", 20));
-                rl.refund("k", 20, 0); // nothing
-                rl.refund("never-seen", 20, 5); // not tracked: nothing
-                assertEquals(1, rl.stats().keys());
-                assertDecision(m, true, 0, 0, rl.acquire("k", 30, 3));
-                assertFalse(rl.acquire("k", 30).allowed());
-            }
-        }
+        inBothModes(3, 100, 10, (rl, flags, m) -> {
+            assertDecision(m, true, 0, 0, rl.acquire("k", 10, 3));
+            assertFalse(rl.peek("k", 20).allowed());
+            rl.refund("k", 20, 1);
+            assertDecision(m, true, 0, 0, rl.peek("k", 20));
+            rl.refund(utf8("k"), 20, 100); // more than it holds: all of it
+            assertDecision(m, true, 2, 0, rl.peek("k", 20));
+            rl.refund("k", 20, 0); // nothing
+            rl.refund("never-seen", 20, 5); // not tracked: nothing
+            assertEquals(1, rl.stats().keys());
+            assertDecision(m, true, 0, 0, rl.acquire("k", 30, 3));
+            assertFalse(rl.acquire("k", 30).allowed());
+        });
         // the global window gets the permits back too
         try (RateLimiter rl = new RateLimiter(3, 100, 0, RateLimiter.EXACT)) {
             rl.setGlobalLimit(4);
@@ -431,27 +438,25 @@ public class RateLimiterTest {
      * without reclaiming anything. */
     @Test
     public void maxKeysMakesRoomByReclaimingIdleKeys() {
-        for (int flags : new int[] {0, RateLimiter.EXACT}) {
-            try (RateLimiter rl = new RateLimiter(5, 1000, 100, flags)) {
-                rl.setMaxKeys(2);
-                assertTrue(rl.acquire("a", 10).allowed());
-                assertTrue(rl.acquire("b", 10).allowed());
-                assertDecision("full", false, 0, NEVER, rl.peek("c", 1009));
-                // a window after their last request: a and b are idle
-                byte[] before = rl.serialize();
-                assertDecision("peek", true, 4, 0, rl.peek("c", 1010));
-                assertArrayEquals("peek reclaimed a key", before, rl.serialize());
-                RateLimiter.Decision d = rl.acquire("c", 1010);
-                assertEquals("a new key denied although every tracked key is idle: " + d + ", " + rl.stats(),
-                        new RateLimiter.Decision(true, 4, 0), d);
-                RateLimiter.Stats s = rl.stats();
-                assertEquals(0, s.deniedFull());
-                assertTrue(s.toString(), s.reclaimed() >= 1 && s.keys() + s.reclaimed() == 3);
-                assertDecision("and another", true, 4, 0, rl.acquire("d", 1010));
-                assertEquals(new RateLimiter.Stats(2, 2, 0, 0), rl.stats());
-                assertDecision("c and d are busy", false, 0, NEVER, rl.acquire("e", 1011));
-            }
-        }
+        inBothModes(5, 1000, 100, (rl, flags, m) -> {
+            rl.setMaxKeys(2);
+            assertTrue(rl.acquire("a", 10).allowed());
+            assertTrue(rl.acquire("b", 10).allowed());
+            assertDecision("full", false, 0, NEVER, rl.peek("c", 1009));
+            // a window after their last request: a and b are idle
+            byte[] before = rl.serialize();
+            assertDecision("peek", true, 4, 0, rl.peek("c", 1010));
+            assertArrayEquals("peek reclaimed a key", before, rl.serialize());
+            RateLimiter.Decision d = rl.acquire("c", 1010);
+            assertEquals("a new key denied although every tracked key is idle: " + d + ", " + rl.stats(),
+                    new RateLimiter.Decision(true, 4, 0), d);
+            RateLimiter.Stats s = rl.stats();
+            assertEquals(0, s.deniedFull());
+            assertTrue(s.toString(), s.reclaimed() >= 1 && s.keys() + s.reclaimed() == 3);
+            assertDecision("and another", true, 4, 0, rl.acquire("d", 1010));
+            assertEquals(new RateLimiter.Stats(2, 2, 0, 0), rl.stats());
+            assertDecision("c and d are busy", false, 0, NEVER, rl.acquire("e", 1011));
+        });
     }
 
     /* rate_limiter.h: peek "answers the same as acquire would" on a full
@@ -574,36 +579,33 @@ public class RateLimiterTest {
      * others' earns nothing by being reclaimed. */
     @Test
     public void aReclaimedKeyBehindTheReclaimHorizonWaitsForIt() {
-        for (int flags : new int[] {0, RateLimiter.EXACT}) {
-            String m = flags == 0 ? "bucketed" : "exact";
-            try (RateLimiter rl = new RateLimiter(1, 100, 10, flags)) {
-                rl.setKeyLimit("a", 2);
-                assertDecision(m, true, 1, 0, rl.acquire("a", 1000));
-                // other keys at 1200 (their clocks run ahead), until a, idle
-                // for them, is reclaimed (it is the only idle key)
-                for (int i = 0; rl.stats().reclaimed() == 0; i++) {
-                    assertTrue(m + ": a never reclaimed", i < 100_000);
-                    assertTrue(rl.acquire("other-" + i, 1200).allowed());
-                }
-                long keys = rl.stats().keys();
-                byte[] blob = rl.serialize();
-                // held, a would have a permit left at 1050 (one of two taken
-                // at 1000); reclaimed, it must wait for the horizon 1000 + 100
-                assertDecision(m, false, 0, 1100, rl.peek("a", 1050));
-                assertDecision(m, false, 0, 1100, rl.acquire("a", 1050));
-                assertDecision(m, false, 0, 1100, rl.acquire("a", 1099));
-                assertDecision(m + ": above its limit", false, 2, NEVER, rl.acquire("a", 1099, 3));
-                assertEquals(m + ": a denied new key leaves nothing", keys, rl.stats().keys());
-                assertDecision(m, true, 1, 0, rl.acquire("a", 1100));
-                // the blob keeps the horizon (the latest of the shards'): every
-                // new key of the limiter read back waits for it
-                try (RateLimiter back = RateLimiter.deserialize(blob)) {
-                    assertDecision(m, false, 0, 1100, back.acquire("never-seen", 1099));
-                    assertDecision(m, true, 0, 0, back.acquire("never-seen", 1100));
-                    assertDecision(m, true, 0, 0, back.acquire("other-0", 1201 + 100)); // held: as usual
-                }
+        inBothModes(1, 100, 10, (rl, flags, m) -> {
+            rl.setKeyLimit("a", 2);
+            assertDecision(m, true, 1, 0, rl.acquire("a", 1000));
+            // other keys at 1200 (their clocks run ahead), until a, idle
+            // for them, is reclaimed (it is the only idle key)
+            for (int i = 0; rl.stats().reclaimed() == 0; i++) {
+                assertTrue(m + ": a never reclaimed", i < 100_000);
+                assertTrue(rl.acquire("other-" + i, 1200).allowed());
             }
-        }
+            long keys = rl.stats().keys();
+            byte[] blob = rl.serialize();
+            // held, a would have a permit left at 1050 (one of two taken
+            // at 1000); reclaimed, it must wait for the horizon 1000 + 100
+            assertDecision(m, false, 0, 1100, rl.peek("a", 1050));
+            assertDecision(m, false, 0, 1100, rl.acquire("a", 1050));
+            assertDecision(m, false, 0, 1100, rl.acquire("a", 1099));
+            assertDecision(m + ": above its limit", false, 2, NEVER, rl.acquire("a", 1099, 3));
+            assertEquals(m + ": a denied new key leaves nothing", keys, rl.stats().keys());
+            assertDecision(m, true, 1, 0, rl.acquire("a", 1100));
+            // the blob keeps the horizon (the latest of the shards'): every
+            // new key of the limiter read back waits for it
+            try (RateLimiter back = RateLimiter.deserialize(blob)) {
+                assertDecision(m, false, 0, 1100, back.acquire("never-seen", 1099));
+                assertDecision(m, true, 0, 0, back.acquire("never-seen", 1100));
+                assertDecision(m, true, 0, 0, back.acquire("other-0", 1201 + 100)); // held: as usual
+            }
+        });
     }
 
     /* A clock that goes backwards is clamped per key to the latest time that
@@ -739,9 +741,7 @@ public class RateLimiterTest {
             try (RateLimiter rl = new RateLimiter(4, 1000, 100, flags)) {
                 fill(rl);
                 byte[] blob = rl.serialize();
-                assertEquals('T', blob[0]);
-                assertEquals(4, blob[6]); // kind 4: rate limiter
-                assertEquals(flags, blob[8]); // the envelope flags are the creation flags
+                TestSupport.assertEnvelope(blob, 4, flags); // the envelope flags are the creation flags
                 try (RateLimiter back = RateLimiter.deserialize(blob)) {
                     assertEquals(rl.stats(), back.stats());
                     // the same state, so the same bytes (keys and overrides in

@@ -6,6 +6,8 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -88,6 +90,18 @@ final class TestSupport {
         assertTrue(e.getMessage(), code <= Status.TRUNCATED.code() && code >= Status.CORRUPT.code());
         checkConsistent(e);
         return e;
+    }
+
+    /* The blob's envelope (docs/wire-format.md): magic "TFLT", format
+     * version 1, the structure's kind and flags, the payload's length, and
+     * 8 bytes of checksum after the payload. */
+    static void assertEnvelope(byte[] blob, int kind, int flags) {
+        ByteBuffer b = ByteBuffer.wrap(blob).order(ByteOrder.LITTLE_ENDIAN);
+        assertArrayEquals("magic", utf8("TFLT"), Arrays.copyOf(blob, 4));
+        assertEquals("version", 1, b.getShort(4));
+        assertEquals("kind", kind, b.getShort(6));
+        assertEquals("flags", flags, b.getInt(8));
+        assertEquals("payload length", blob.length - 28, b.getLong(12));
     }
 
     /* A structure's deserialize. */

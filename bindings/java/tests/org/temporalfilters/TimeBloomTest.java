@@ -202,7 +202,7 @@ public class TimeBloomTest {
             }
             f.add(new byte[] {0, 1, 0}, 1500);
             byte[] blob = f.serialize();
-            assertEquals('T', blob[0]);
+            TestSupport.assertEnvelope(blob, 3, 0);
             try (TimeBloom g = TimeBloom.deserialize(blob)) {
                 assertEquals(f.info(), g.info());
                 assertEquals(f.stats(1500), g.stats(1500));
