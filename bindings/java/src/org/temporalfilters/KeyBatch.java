@@ -21,7 +21,7 @@ public final class KeyBatch {
     /**
      * Packs binary keys (any bytes, NUL included).
      *
-     * @throws TemporalFiltersException {@link Status#NULL} when the array or
+     * @throws InvalidArgumentException {@link Status#NULL} when the array or
      *         one of its keys is null; {@link Status#TOO_LARGE} when the keys
      *         together exceed the largest Java array
      */
@@ -53,7 +53,7 @@ public final class KeyBatch {
      * Packs string keys, each encoded as UTF-8 (the same bytes as the String
      * forms of the single-key calls).
      *
-     * @throws TemporalFiltersException as {@link #of(byte[]...)}
+     * @throws InvalidArgumentException as {@link #of(byte[]...)}
      */
     public static KeyBatch of(String... keys) {
         Native.notNull(keys, "keys");

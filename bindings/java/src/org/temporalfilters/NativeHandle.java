@@ -51,7 +51,8 @@ abstract class NativeHandle<N extends NativeProxy> implements AutoCloseable {
 
     /**
      * Frees the native memory now. Idempotent; afterwards every other call
-     * fails. Needs exclusive access: no other thread may be using the object.
+     * fails with {@link ClosedException}. Needs exclusive access: no other
+     * thread may be using the object.
      */
     @Override
     public final void close() {
@@ -110,11 +111,7 @@ abstract class NativeHandle<N extends NativeProxy> implements AutoCloseable {
         });
     }
 
-    /**
-     * Bytes of native memory held.
-     *
-     * @throws TemporalFiltersException {@link Status#NULL} (closed)
-     */
+    /** Bytes of native memory held. */
     public long memory() {
         return callLong(NativeProxy::memory);
     }
@@ -124,10 +121,8 @@ abstract class NativeHandle<N extends NativeProxy> implements AutoCloseable {
      * parameters and state, little-endian, with a checksum). Every binding and
      * the C API read it back with their {@code deserialize}.
      *
-     * @throws TemporalFiltersException {@link Status#NULL} (closed),
-     *         {@link Status#TOO_LARGE} (the blob exceeds the largest Java
-     *         array), {@link Status#BUFFER_TOO_SMALL} (its size kept
-     *         changing under concurrent calls)
+     * @throws InvalidArgumentException the blob exceeds the largest Java array
+     *         ({@link Status#TOO_LARGE})
      */
     public byte[] serialize() {
         return call(p -> {

@@ -1,14 +1,12 @@
 package org.temporalfilters;
 
-import java.lang.ref.Cleaner;
-
 /**
  * "May this key make another request now?": the sliding-window rate limiter of
  * the native library ({@code temporalfilters/rate_limiter.h}, which states the
  * guarantees in full). Each key may take at most {@code limit} permits per
  * {@code window} time units.
  *
- * <p><b>Modes.</b> By default (bucketed, the seed's algorithm) the window is
+ * <p><b>Modes.</b> By default (bucketed, the algorithm of the Rate Limiter README) the window is
  * split into {@code window / bucketWidth} buckets and a key keeps a fixed ring
  * of bucket counts: constant memory and time per key. A bucket leaves the
  * window as a whole, so a request may be admitted up to
@@ -16,7 +14,7 @@ import java.lang.ref.Cleaner;
  * {@code window - bucketWidth + 1} time units ever holds more than
  * {@code limit} grants, but a whole window can hold up to twice the limit
  * (a burst late in one bucket, another as soon as that bucket has left: the
- * seed's own example). With {@link #EXACT} a key keeps the times of its last
+ * README's own example). With {@link #EXACT} a key keeps the times of its last
  * {@code limit} grants and never gets more than {@code limit} permits in any
  * interval {@code (t - window, t]}.
  *
@@ -57,28 +55,15 @@ import java.lang.ref.Cleaner;
  * tracked ({@code remaining} 0; fail open), still held to and charged to the
  * global limit. {@link #stats()} counts both.
  *
- * <p><b>Keys</b> are byte strings: {@code byte[]} (binary-safe, NUL bytes
- * included) or {@code String}, which stands for its UTF-8 bytes.
- *
- * <p><b>Time</b> is always an argument, a {@code long} in the caller's own unit
- * (the unit of {@code window} and {@code bucketWidth}); {@code now} must be
- * &gt;= 1. The native library counts time in unsigned 64-bit integers; Java has
- * no such type, so a negative argument (a time, a limit, a count) is rejected
- * with {@link Status#INVALID_ARGUMENT}, never reinterpreted (see
- * {@link TemporalFilters}); a retry time that never comes is
- * {@link TemporalFilters#RETRY_NEVER}. {@link #acquire} first brings the key's window (and the
- * global window) to {@code now}, granted or not, so a later call with an
- * earlier time is clamped to the latest time that key (or the global window)
- * has seen: nothing is forgotten early. {@link #peek} changes nothing.
- *
- * <p><b>Errors</b>: every failure is a {@link TemporalFiltersException} carrying
- * the C status. A denial is not an error: it is a {@link Decision} with
- * {@code allowed() == false}.
- *
- * <p><b>Resources</b>: the native memory is freed by {@link #close()}; use
- * try-with-resources. A limiter that is never closed is freed by a
- * {@link Cleaner} after it becomes unreachable. Any call on a closed limiter
- * fails with {@link Status#NULL} ("the RateLimiter is closed").
+ * <p>Keys, time, numbers, errors and resources are as {@link TemporalFilters}
+ * describes; time is in the unit of {@code window} and {@code bucketWidth},
+ * and a limit or a count is checked like a time. A retry time that never
+ * comes is {@link TemporalFilters#RETRY_NEVER}. {@link #acquire} first brings
+ * the key's window (and the global window) to {@code now}, granted or not,
+ * so a later call with an earlier time is clamped to the latest time that
+ * key (or the global window) has seen: nothing is forgotten early.
+ * {@link #peek} changes nothing. A denial is not an error: it is a
+ * {@link Decision} with {@code allowed() == false}.
  *
  * <p><b>Threads</b>: the limiter is internally synchronised (sharded locks):
  * every method may be called from any number of threads at once, and the
@@ -186,10 +171,10 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
      *                    buckets per window;
      *                    ignored (may be 0) with {@link #EXACT}
      * @param flags       0 or an OR of {@link #EXACT} and {@link #FULL_ALLOW}
-     * @throws TemporalFiltersException {@link Status#INVALID_ARGUMENT} (a zero
-     *         limit or window, a bucket width of 0 or not dividing the window,
-     *         too many buckets, a limit above the mode's maximum, an unknown
-     *         flag, a negative number), {@link Status#OUT_OF_MEMORY}
+     * @throws InvalidArgumentException a zero limit or window, a bucket width of
+     *         0 or not dividing the window, too many buckets, a limit above the
+     *         mode's maximum, an unknown flag, a negative number
+     * @throws NativeOutOfMemoryException the limiter does not fit in memory
      */
     public RateLimiter(long limit, long window, long bucketWidth, int flags) {
         this(new RateLimiterNative(limit, window, bucketWidth, flags));
@@ -210,11 +195,10 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
      * window, overrides, key bound, counters, reclaim horizon (every shard of
      * the new limiter takes the blob's) and every tracked key's state.
      *
-     * @throws TemporalFiltersException {@link Status#NULL} (null blob),
-     *         {@link Status#TRUNCATED}, {@link Status#BAD_MAGIC},
-     *         {@link Status#UNSUPPORTED_VERSION}, {@link Status#WRONG_KIND}
-     *         (a blob of another structure), {@link Status#CHECKSUM},
-     *         {@link Status#CORRUPT}, {@link Status#OUT_OF_MEMORY}
+     * @throws InvalidArgumentException a null blob ({@link Status#NULL})
+     * @throws BadBlobException a blob that is not a whole, intact limiter
+     *         ({@link Status#TRUNCATED} .. {@link Status#CORRUPT})
+     * @throws NativeOutOfMemoryException the limiter does not fit in memory
      */
     public static RateLimiter deserialize(byte[] blob) {
         return deserialize(blob, 0);
@@ -249,9 +233,8 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
      *
      * @param limit 0 or the global permits per window (at most
      *              {@link #MAX_EXACT_GLOBAL_LIMIT} with {@link #EXACT})
-     * @throws TemporalFiltersException {@link Status#NULL} (closed),
-     *         {@link Status#INVALID_ARGUMENT} (negative, or too large for
-     *         exact mode), {@link Status#OUT_OF_MEMORY}
+     * @throws InvalidArgumentException negative, or too large for exact mode
+     * @throws NativeOutOfMemoryException the exact global window does not fit in memory
      */
     public void setGlobalLimit(long limit) {
         run(h -> h.set_global_limit(limit));
@@ -266,9 +249,9 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
      *
      * @param limit 0, or 1 .. {@link #MAX_KEY_LIMIT} ({@link #MAX_EXACT_LIMIT}
      *              with {@link #EXACT})
-     * @throws TemporalFiltersException {@link Status#NULL} (null key, closed),
-     *         {@link Status#INVALID_ARGUMENT} (negative, or above the mode's
-     *         maximum), {@link Status#OUT_OF_MEMORY}
+     * @throws InvalidArgumentException a null key; a limit that is negative, or
+     *         above the mode's maximum
+     * @throws NativeOutOfMemoryException the override does not fit in memory
      */
     public void setKeyLimit(byte[] key, long limit) {
         run(h -> h.set_key_limit(key, limit));
@@ -290,8 +273,7 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
      * not counted). After a search that found nothing, the next 63 new keys
      * only look at their own shard. Keys already tracked are served as usual.
      *
-     * @throws TemporalFiltersException {@link Status#NULL} (closed),
-     *         {@link Status#INVALID_ARGUMENT} (negative)
+     * @throws InvalidArgumentException a negative bound
      */
     public void setMaxKeys(long maxKeys) {
         run(h -> h.set_max_keys(maxKeys));
@@ -300,7 +282,7 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
     /**
      * Asks for {@code n} permits for {@code key} at {@code now} and takes them
      * when allowed, from the key's window and the global one (all or nothing:
-     * a denied request takes nothing). Like the seed, the key's window (and
+     * a denied request takes nothing). As in the Rate Limiter README, the key's window (and
      * the global window) is first brought to {@code now}, granted or not: a
      * later call with an earlier time is clamped to it. A new key is tracked
      * from its first granted request on (a denied first request leaves nothing
@@ -310,10 +292,9 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
      * @param now the current time, &gt;= 1
      * @param n   permits, &gt;= 1; more than the key's (or the global) limit is
      *            denied with {@link TemporalFilters#RETRY_NEVER}
-     * @throws TemporalFiltersException {@link Status#NULL} (null key, closed),
-     *         {@link Status#INVALID_ARGUMENT} (now or n &lt;= 0),
-     *         {@link Status#OUT_OF_MEMORY} (the key could not be tracked;
-     *         nothing changed)
+     * @throws InvalidArgumentException a null key, now or n &lt;= 0
+     * @throws NativeOutOfMemoryException the key could not be tracked (nothing
+     *         changed)
      */
     public Decision acquire(byte[] key, long now, long n) {
         return decide(RateLimiterNative::acquire, key, now, n);
@@ -355,11 +336,10 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
      *              each key's clock is clamped as in {@code acquire})
      * @param n     permits per key, &gt;= 1 (even for an empty batch)
      * @return one {@link Decision} per key, in the order of the keys
-     * @throws TemporalFiltersException {@link Status#NULL} (null argument,
-     *         closed), {@link Status#INVALID_ARGUMENT} ({@code times.length}
-     *         differs from the number of keys, a time &lt;= 0, n &lt;= 0),
-     *         {@link Status#OUT_OF_MEMORY} (a key could not be tracked: the
-     *         decisions before it stand, and are not returned)
+     * @throws InvalidArgumentException a null argument; {@code times.length}
+     *         differs from the number of keys, a time &lt;= 0, n &lt;= 0
+     * @throws NativeOutOfMemoryException a key could not be tracked: the
+     *         decisions before it stand, and are not returned
      */
     public Decision[] acquireBatch(KeyBatch keys, long[] times, long n) {
         open();
@@ -399,8 +379,7 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
      * On a full table it looks for an idle key without removing it, so it
      * answers as {@code acquire} would.
      *
-     * @throws TemporalFiltersException {@link Status#NULL} (null key, closed),
-     *         {@link Status#INVALID_ARGUMENT} (now or n &lt;= 0)
+     * @throws InvalidArgumentException a null key, now or n &lt;= 0
      */
     public Decision peek(byte[] key, long now, long n) {
         return decide(RateLimiterNative::peek, key, now, n);
@@ -430,8 +409,7 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
      * to {@code now}. A key not tracked is left alone; {@code n} = 0 gives
      * nothing back.
      *
-     * @throws TemporalFiltersException {@link Status#NULL} (null key, closed),
-     *         {@link Status#INVALID_ARGUMENT} (now &lt;= 0, n &lt; 0)
+     * @throws InvalidArgumentException a null key, now &lt;= 0, n &lt; 0
      */
     public void refund(byte[] key, long now, long n) {
         run(h -> h.refund(key, now, n));
@@ -447,7 +425,7 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
      * afresh (its override, if any, stays). Permits it took stay counted in
      * the global window.
      *
-     * @throws TemporalFiltersException {@link Status#NULL} (null key, closed)
+     * @throws InvalidArgumentException a null key
      */
     public void reset(byte[] key) {
         run(h -> h.reset(key));
@@ -461,8 +439,6 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
     /**
      * The counters: keys tracked, idle keys reclaimed, new keys denied or
      * admitted untracked because of the key bound.
-     *
-     * @throws TemporalFiltersException {@link Status#NULL} (closed)
      */
     public Stats stats() {
         return value(h -> h.stats(), st -> new Stats(st.getKeys(), st.getReclaimed(), st.getDenied_full(),
@@ -493,9 +469,10 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
      * native calls that size and fill it, this method starts again, up to a
      * few times.
      *
-     * @throws TemporalFiltersException {@link Status#NULL} (closed),
-     *         {@link Status#TOO_LARGE} (the blob exceeds the largest Java
-     *         array), {@link Status#BUFFER_TOO_SMALL} (its size kept changing)
+     * @throws InvalidArgumentException the blob exceeds the largest Java array
+     *         ({@link Status#TOO_LARGE})
+     * @throws TemporalFiltersException its size kept changing
+     *         ({@link Status#BUFFER_TOO_SMALL})
      */
     @Override
     public byte[] serialize() {

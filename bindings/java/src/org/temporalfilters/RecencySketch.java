@@ -1,6 +1,5 @@
 package org.temporalfilters;
 
-import java.lang.ref.Cleaner;
 import java.util.OptionalLong;
 
 /**
@@ -14,36 +13,27 @@ import java.util.OptionalLong;
  * older than the key's true last update; it may return a newer one when other
  * keys filled all of the key's cells (see {@link #errorEstimate}).
  *
- * <p><b>Keys</b> are byte strings: {@code byte[]} (binary-safe, NUL bytes
- * included) or {@code String}, which stands for its UTF-8 bytes.
- *
- * <p><b>Time</b> is always an argument, a {@code long} in the caller's own unit
- * (milliseconds, seconds, ticks...). 0 means "never" and is not a valid
- * {@code now}. A negative argument is rejected, never reinterpreted, and a
+ * <p>Keys, time, numbers, errors and resources are as {@link TemporalFilters}
+ * describes: a key never seen reads as {@link TemporalFilters#NEVER}, and a
  * result above {@link Long#MAX_VALUE} (a saturated time, such as the
  * next-allowed time of a pacing decision near the end of time) is returned
- * as {@link Long#MAX_VALUE} (see {@link TemporalFilters}).
- *
- * <p><b>Errors</b>: every failure is a {@link TemporalFiltersException} carrying
- * the C status.
- *
- * <p><b>Resources</b>: the native memory is freed by {@link #close()}; use
- * try-with-resources. A sketch that is never closed is freed by a
- * {@link Cleaner} after it becomes unreachable. Any call on a closed sketch
- * fails with {@link Status#NULL} ("the RecencySketch is closed").
+ * as {@link Long#MAX_VALUE}.
  *
  * <p><b>Threads</b>: without {@link #CONCURRENT}, calls that modify the sketch
  * must not overlap any other call on it (concurrent reads are fine). Created
  * with {@link #CONCURRENT}, update, query, pace, the TTL calls, the batch
- * calls, errorEstimate, memory, the getters, serialize and use as the source
+ * calls, errorEstimate, memory, info, serialize and use as the source
  * of a merge may be called from any number of threads at once. {@link #clear},
  * {@link #merge} into this sketch (unless it is concurrent) and {@link #close}
  * always need exclusive access.
  */
 public final class RecencySketch extends NativeHandle<RecencySketchNative> {
-    /** Flag: lock-free mode, safe to use from many threads at once. */
+    /** Flag: lock-free mode, safe to use from many threads at once ({@code TF_RECENCY_SKETCH_CONCURRENT}). */
     public static final int CONCURRENT = 1;
-    /** Flag: blocked layout, all of a key's cells in one cache line (depth &lt;= 8). */
+    /**
+     * Flag: blocked layout, all of a key's cells in one cache line (depth &lt;= 8)
+     * ({@code TF_RECENCY_SKETCH_BLOCKED}).
+     */
     public static final int BLOCKED = 2;
 
     /** Table dimensions, as computed by {@link #dimensions}. */
@@ -79,9 +69,10 @@ public final class RecencySketch extends NativeHandle<RecencySketchNative> {
      * @param depth rows, 1..32 (1..8 with {@link #BLOCKED})
      * @param seed  hash seed, 0 .. 2^32-1; sketches merge only when their seeds are equal
      * @param flags 0 or an OR of {@link #CONCURRENT} and {@link #BLOCKED}
-     * @throws TemporalFiltersException {@link Status#INVALID_ARGUMENT} (a
-     *         parameter out of range, an unknown flag), {@link Status#TOO_LARGE},
-     *         {@link Status#OUT_OF_MEMORY}
+     * @throws InvalidArgumentException a parameter out of range, a negative
+     *         number, an unknown flag ({@link Status#INVALID_ARGUMENT}); a table
+     *         too large ({@link Status#TOO_LARGE})
+     * @throws NativeOutOfMemoryException the table does not fit in memory
      */
     public RecencySketch(long width, int depth, long seed, int flags) {
         this(new RecencySketchNative(width, depth, seed, flags));
@@ -102,7 +93,8 @@ public final class RecencySketch extends NativeHandle<RecencySketchNative> {
      * {@code expectedKeys} distinct keys updated within the horizon you query
      * about, is at most {@code tooNewProbability}.
      *
-     * @throws TemporalFiltersException as {@link #dimensions} and the constructor
+     * @throws InvalidArgumentException as {@link #dimensions} and the constructor
+     * @throws NativeOutOfMemoryException the table does not fit in memory
      */
     public static RecencySketch forTarget(long expectedKeys, double tooNewProbability, long seed, int flags) {
         return new RecencySketch(RecencySketchNative.new_for(expectedKeys, tooNewProbability, seed, flags));
@@ -118,7 +110,7 @@ public final class RecencySketch extends NativeHandle<RecencySketchNative> {
      * ({@code tf_recency_sketch_dimensions}); only {@link #BLOCKED} among the
      * flags changes the answer.
      *
-     * @throws TemporalFiltersException {@link Status#INVALID_ARGUMENT} (no
+     * @throws InvalidArgumentException {@link Status#INVALID_ARGUMENT} (no
      *         keys, a probability outside (0, 1), an unknown flag),
      *         {@link Status#TOO_LARGE} (no table within the limits meets the target)
      */
@@ -137,11 +129,10 @@ public final class RecencySketch extends NativeHandle<RecencySketchNative> {
      * Reads a sketch from a blob written by {@link #serialize()} here or by
      * any other binding or the C API.
      *
-     * @throws TemporalFiltersException {@link Status#NULL} (null blob),
-     *         {@link Status#TRUNCATED}, {@link Status#BAD_MAGIC},
-     *         {@link Status#UNSUPPORTED_VERSION}, {@link Status#WRONG_KIND},
-     *         {@link Status#CHECKSUM}, {@link Status#CORRUPT},
-     *         {@link Status#OUT_OF_MEMORY}
+     * @throws InvalidArgumentException a null blob ({@link Status#NULL})
+     * @throws BadBlobException a blob that is not a whole, intact sketch
+     *         ({@link Status#TRUNCATED} .. {@link Status#CORRUPT})
+     * @throws NativeOutOfMemoryException the sketch does not fit in memory
      */
     public static RecencySketch deserialize(byte[] blob) {
         return deserialize(blob, 0);
@@ -160,8 +151,7 @@ public final class RecencySketch extends NativeHandle<RecencySketchNative> {
      * Records that {@code key} was seen at {@code now} (&gt;= 1): its cells
      * become max(cell, now). Older times than already recorded are harmless.
      *
-     * @throws TemporalFiltersException {@link Status#NULL} (null key, closed),
-     *         {@link Status#INVALID_ARGUMENT} (now &lt;= 0)
+     * @throws InvalidArgumentException a null key, now &lt;= 0
      */
     public void update(byte[] key, long now) {
         run(h -> h.update(key, now));
@@ -177,7 +167,7 @@ public final class RecencySketch extends NativeHandle<RecencySketchNative> {
      * never seen (and no other key filled all its cells), otherwise a time at
      * or after its true last update.
      *
-     * @throws TemporalFiltersException {@link Status#NULL} (null key, closed)
+     * @throws InvalidArgumentException a null key
      */
     public long query(byte[] key) {
         return callLong(h -> h.query(key));
@@ -208,8 +198,7 @@ public final class RecencySketch extends NativeHandle<RecencySketchNative> {
      * the grant. A key is never granted twice within {@code interval}, also
      * under concurrent calls on a {@link #CONCURRENT} sketch.
      *
-     * @throws TemporalFiltersException {@link Status#NULL} (null key, closed),
-     *         {@link Status#INVALID_ARGUMENT} (now or interval &lt;= 0)
+     * @throws InvalidArgumentException a null key, now or interval &lt;= 0
      */
     public PaceResult pace(byte[] key, long now, long interval) {
         long[] next = new long[1];
@@ -227,8 +216,7 @@ public final class RecencySketch extends NativeHandle<RecencySketchNative> {
      * {@code now} with time-to-live {@code ttl} (its cells hold expiry times;
      * use a sketch for either TTLs or last-seen times, not both).
      *
-     * @throws TemporalFiltersException {@link Status#NULL} (null key, closed),
-     *         {@link Status#INVALID_ARGUMENT} (now or ttl &lt;= 0)
+     * @throws InvalidArgumentException a null key, now or ttl &lt;= 0
      */
     public void ttlInsert(byte[] key, long now, long ttl) {
         run(h -> h.ttl_insert(key, now, ttl));
@@ -244,8 +232,7 @@ public final class RecencySketch extends NativeHandle<RecencySketchNative> {
      * at {@code now} or was never inserted (never wrong); true when it may be
      * live. Its estimated expiry time is {@link #query(byte[])}.
      *
-     * @throws TemporalFiltersException {@link Status#NULL} (null key, closed),
-     *         {@link Status#INVALID_ARGUMENT} (now &lt;= 0)
+     * @throws InvalidArgumentException a null key, now &lt;= 0
      */
     public boolean ttlMaybeLive(byte[] key, long now) {
         return callLong(h -> h.ttl_maybe_live(key, now)) != 0;
@@ -260,8 +247,9 @@ public final class RecencySketch extends NativeHandle<RecencySketchNative> {
      * Merges {@code other} into this sketch by cell-wise maximum, so that it
      * answers as if it had seen both streams.
      *
-     * @throws TemporalFiltersException {@link Status#NULL} (null or closed),
-     *         {@link Status#INCOMPATIBLE} (width, depth, layout or seed differ;
+     * @throws InvalidArgumentException a null sketch
+     * @throws ClosedException either sketch is closed
+     * @throws IncompatibleException width, depth, layout or seed differ ({@link Status#INCOMPATIBLE};
      *         this sketch is left unchanged)
      */
     public void merge(RecencySketch other) {
@@ -296,8 +284,8 @@ public final class RecencySketch extends NativeHandle<RecencySketchNative> {
      * together. The whole batch is checked first: a failed batch changes
      * nothing.
      *
-     * @throws TemporalFiltersException {@link Status#NULL} (null array or key,
-     *         closed), {@link Status#INVALID_ARGUMENT} (a time &lt;= 0, or
+     * @throws InvalidArgumentException a null array or key ({@link Status#NULL}),
+     *         a time &lt;= 0, or
      *         not one time per key; the message names the index)
      */
     public void updateBatch(KeyBatch keys, long[] times) {
@@ -320,8 +308,8 @@ public final class RecencySketch extends NativeHandle<RecencySketchNative> {
      * one element per key; returns {@code out}. The same answers as
      * {@link #query(byte[])} for each key.
      *
-     * @throws TemporalFiltersException {@link Status#NULL} (null argument,
-     *         closed), {@link Status#INVALID_ARGUMENT} (out's length differs
+     * @throws InvalidArgumentException a null argument ({@link Status#NULL}),
+     *         out's length differs
      *         from the number of keys)
      */
     public long[] queryBatch(KeyBatch keys, long[] out) {

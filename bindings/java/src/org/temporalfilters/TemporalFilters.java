@@ -2,7 +2,27 @@ package org.temporalfilters;
 
 /**
  * Library-wide names and facts: the two "never" values, the version of the
- * native library loaded, and its clock.
+ * native library loaded, and its clock; and what every structure of the
+ * library ({@link RecencySketch}, {@link AgeBloom}, {@link TimeBloom},
+ * {@link RateLimiter}) has in common.
+ *
+ * <p><b>Keys</b> are byte strings: {@code byte[]} (binary-safe, NUL bytes
+ * included) or {@code String}, which stands for its UTF-8 bytes.
+ *
+ * <p><b>Errors.</b> A call that fails throws the unchecked
+ * {@link TemporalFiltersException} of its family, carrying the C status:
+ * {@link InvalidArgumentException} for an argument the library refuses (a
+ * null key or array, a value outside its documented range, an unknown flag,
+ * a size too large), {@link BadBlobException} for a blob {@code deserialize}
+ * cannot read, {@link IncompatibleException} for structures that cannot be
+ * combined, {@link NativeOutOfMemoryException} when the native library cannot
+ * allocate, and {@link ClosedException} for any call after {@code close()}.
+ * A call that fails leaves the structure as it was.
+ *
+ * <p><b>Resources.</b> Every structure owns native memory: free it with
+ * {@code close()} (they are {@link AutoCloseable}: use try-with-resources). One
+ * that is never closed is freed by a {@link java.lang.ref.Cleaner} once it
+ * becomes unreachable; there is no finalizer.
  *
  * <p><b>Time and numbers.</b> Time is always an argument: a {@code long} in the
  * caller's own unit (milliseconds, seconds, ticks), and spans, windows and

@@ -18,7 +18,7 @@ import org.junit.Test;
  * tests/test_rate_limiter.c):
  *  - a window (a key's or the global one) holds the permits granted in it;
  *    a permit granted at t leaves at t + window (exact) or when its bucket
- *    leaves, t / width * width + window (bucketed, the seed's queue of
+ *    leaves, t / width * width + window (bucketed, the Rate Limiter README's queue of
  *    buckets); n permits are allowed when they fit under the limit among the
  *    permits still in the window;
  *  - with a global limit every decision (acquire and peek, whether the key
@@ -213,7 +213,7 @@ public class RateLimiterPropertyTest {
                 d = combine(d, global.decide(gt, globalLimit, n), n);
             }
             if (take) {
-                if (known[k]) { // the seed's step 1, granted or not
+                if (known[k]) { // the README's step 1, granted or not
                     latest[k] = t;
                     keys[k].advance(t);
                 }
@@ -483,14 +483,14 @@ public class RateLimiterPropertyTest {
         }
     }
 
-    /* Bucketed mode: every decision as the seed's queue, and the bucketed
+    /* Bucketed mode: every decision as the Rate Limiter README's queue, and the bucketed
      * bound: a request is admitted when the buckets of the last
      * window / width bucket indexes hold room for it, and those always cover
      * the last window - width + 1 time units, so no span of that length ever
      * holds more than the limit, and a whole window at most twice the limit
-     * (reached by the seed's own example, see RateLimiterTest). */
+     * (reached by the README's own example, see RateLimiterTest). */
     @Test
-    public void bucketedModeFollowsTheSeedsQueueAndItsBound() {
+    public void bucketedModeFollowsTheReadmesQueueAndItsBound() {
         for (long global : new long[] {0, 120}) {
             Model m = replay(false, 100_000, 40, global, 300, 3 + global);
             boolean over = false;

@@ -15,7 +15,7 @@ import java.util.List;
 import org.junit.Test;
 import org.junit.function.ThrowingRunnable;
 
-/* RateLimiter: the seed's worked example, decisions with n permits, peek,
+/* RateLimiter: the Rate Limiter README's worked example, decisions with n permits, peek,
  * refund, reset, the global limit (asked on every decision) and overrides,
  * the key bound, idle reclamation and the reclaim horizon, a clock that goes
  * back, memory per key, the blob round trip and its canonical bytes, and
@@ -55,12 +55,12 @@ public class RateLimiterTest {
         assertEquals(what, new RateLimiter.Decision(allowed, remaining, retryAt), d);
     }
 
-    /* The seed's README: 5 requests per second, 100 ms buckets, its
+    /* The Rate Limiter README: 5 requests per second, 100 ms buckets, its
      * timestamps in milliseconds and its outcomes (the total after each
      * request is 5 - remaining). The exact mode gives the same outcomes on
      * this sequence. */
     @Test
-    public void theSeedsWorkedExample() {
+    public void theReadmesWorkedExample() {
         inBothModes(5, 1000, 100, (rl, flags, m) -> {
             // bucket 15921711019: total 1, then 2
             assertDecision(m + " 1592171101900", true, 4, 0, rl.acquire("client", 1592171101900L));
@@ -89,11 +89,11 @@ public class RateLimiterTest {
      * apart (the first bucket counts as outdated). The exact mode denies the
      * second and says when it may come. */
     @Test
-    public void theSeedsOverAdmissionExampleAndTheExactMode() {
+    public void theReadmesOverAdmissionExampleAndTheExactMode() {
         try (RateLimiter bucketed = new RateLimiter(1, 1000, 100, 0);
                 RateLimiter exact = new RateLimiter(1, 1000, 0, RateLimiter.EXACT)) {
             assertTrue(bucketed.acquire("u", 1592171101990L).allowed());
-            assertTrue("the seed's false positive", bucketed.acquire("u", 1592171102930L).allowed());
+            assertTrue("the README's false positive", bucketed.acquire("u", 1592171102930L).allowed());
             assertTrue(exact.acquire("u", 1592171101990L).allowed());
             RateLimiter.Decision d = exact.acquire("u", 1592171102930L);
             assertDecision("exact", false, 0, 1592171102990L, d);
