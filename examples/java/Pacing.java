@@ -105,7 +105,7 @@ public final class Pacing {
                 violations++;
             }
         } catch (TemporalFiltersException e) {
-            System.err.println("pacing: " + e.getMessage() + " (status " + e.status() + ")");
+            System.err.println("pacing: " + e.detail() + " (" + e.statusName() + ")");
             System.exit(1);
         }
         System.out.printf("%ngrants closer than %d ms to the same client's previous grant: %d (must be 0)%n",

@@ -183,7 +183,7 @@ public final class RateLimit {
                 System.out.println("bob, within his limit, was refused: only when the API as a whole was full");
             }
         } catch (TemporalFiltersException e) {
-            System.err.println("rate limit: " + e.getMessage() + " (status " + e.status() + ")");
+            System.err.println("rate limit: " + e.detail() + " (" + e.statusName() + ")");
             System.exit(1);
         } finally {
             rl.close();
