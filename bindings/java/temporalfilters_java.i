@@ -331,12 +331,18 @@ TF_JAVA_DESERIALIZE_LIMITED(RateLimiterNative, tf_rate_limiter, tf_rate_limiter_
 TF_JAVA_DESERIALIZE_LIMITED(AgeBloomNative, tf_age_bloom, tf_age_bloom_deserialize)
 TF_JAVA_DESERIALIZE_LIMITED(TimeBloomNative, tf_time_bloom, tf_time_bloom_deserialize)
 
-/* The C header's TF_NEVER and TF_RETRY_NEVER, read through the uint64_t
- * result mapping: the tests compare them with TemporalFilters.NEVER and
- * RETRY_NEVER, which are compile-time constants. */
+/* The C headers' values of the shared names, read through the result
+ * typemaps: VocabularyTest compares them with the Java constants
+ * (TemporalFilters.NEVER and RETRY_NEVER, the flags), which are compile-time
+ * constants and so cannot be read from C. */
 %inline %{
 static uint64_t tf_java_never(void) { return TF_NEVER; }
 static uint64_t tf_java_retry_never(void) { return TF_RETRY_NEVER; }
+static uint32_t tf_java_recency_sketch_concurrent(void) { return TF_RECENCY_SKETCH_CONCURRENT; }
+static uint32_t tf_java_recency_sketch_blocked(void) { return TF_RECENCY_SKETCH_BLOCKED; }
+static uint32_t tf_java_age_bloom_blocked(void) { return TF_AGE_BLOOM_BLOCKED; }
+static uint32_t tf_java_rate_limiter_exact(void) { return TF_RATE_LIMITER_EXACT; }
+static uint32_t tf_java_rate_limiter_full_allow(void) { return TF_RATE_LIMITER_FULL_ALLOW; }
 %}
 
 /* Helpers of the typemaps above. They use the shared interface's error slot

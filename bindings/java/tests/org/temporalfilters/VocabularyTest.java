@@ -30,10 +30,16 @@ public class VocabularyTest {
 
     @Test
     public void flagsHaveTheirCValues() {
-        assertEquals(1, RecencySketch.CONCURRENT); // TF_RECENCY_SKETCH_CONCURRENT
-        assertEquals(2, RecencySketch.BLOCKED); // TF_RECENCY_SKETCH_BLOCKED
-        assertEquals(1, RateLimiter.EXACT); // TF_RATE_LIMITER_EXACT
-        assertEquals(2, RateLimiter.FULL_ALLOW); // TF_RATE_LIMITER_FULL_ALLOW
+        assertEquals(1, RecencySketch.CONCURRENT);
+        assertEquals(TemporalFiltersNative.tf_java_recency_sketch_concurrent(), RecencySketch.CONCURRENT);
+        assertEquals(2, RecencySketch.BLOCKED);
+        assertEquals(TemporalFiltersNative.tf_java_recency_sketch_blocked(), RecencySketch.BLOCKED);
+        assertEquals(1, AgeBloom.BLOCKED);
+        assertEquals(TemporalFiltersNative.tf_java_age_bloom_blocked(), AgeBloom.BLOCKED);
+        assertEquals(1, RateLimiter.EXACT);
+        assertEquals(TemporalFiltersNative.tf_java_rate_limiter_exact(), RateLimiter.EXACT);
+        assertEquals(2, RateLimiter.FULL_ALLOW);
+        assertEquals(TemporalFiltersNative.tf_java_rate_limiter_full_allow(), RateLimiter.FULL_ALLOW);
     }
 
     @Test
