@@ -2,11 +2,12 @@
  * bindings/java/temporalfilters_java.i - the Java side of the SWIG bindings.
  *
  * Generates the package-private JNI layer of org.temporalfilters (classes
- * TemporalFiltersNative, TemporalFiltersJNI, RecencySketchNative,
- * AgeBloomNative, TimeBloomNative, RateLimiterNative and NativeStatus); the
- * public API is the hand-written idiomatic layer in src/org/temporalfilters
- * (RecencySketch, AgeBloom, TimeBloom, RateLimiter, TemporalFiltersException,
- * ...).
+ * TemporalFiltersNative, TemporalFiltersJNI, NativeStatus, one
+ * <Name>Native per handle and <Name>InfoNative / <Name>StatsNative per
+ * versioned struct); the public API is the hand-written idiomatic layer in
+ * src/org/temporalfilters (RecencySketch, AgeBloom, TimeBloom, RateLimiter
+ * on their common base NativeHandle, TemporalFiltersException and its
+ * families, ...).
  *
  * Type mapping:
  *   uint64_t             Java long. A negative argument is rejected with
@@ -87,27 +88,20 @@
  * (class NativeStatus); the idiomatic class Status is checked against them. */
 %include "enumtypeunsafe.swg"
 %rename(NativeStatus) tf_status;
-/* The flag values are pinned by the idiomatic layer (RecencySketch.CONCURRENT,
- * BLOCKED, RateLimiter.EXACT, FULL_ALLOW) and by the golden test; no
- * constants interface is generated. */
+/* The flags are compile-time constants of the idiomatic layer
+ * (RecencySketch.CONCURRENT, ...), checked against the C headers by
+ * VocabularyTest through the tf_java_* functions below; no constants
+ * interface is generated. */
 %ignore TF_RECENCY_SKETCH_CONCURRENT;
 %ignore TF_RECENCY_SKETCH_BLOCKED;
 %ignore TF_RATE_LIMITER_EXACT;
 %ignore TF_RATE_LIMITER_FULL_ALLOW;
 
-/* The factories return a new handle that Java owns. */
-%newobject RecencySketchNative::new_for;
-%newobject RecencySketchNative::deserialize;
-%newobject AgeBloomNative::new_for;
-%newobject AgeBloomNative::deserialize;
-%newobject TimeBloomNative::new_for;
-%newobject TimeBloomNative::deserialize;
-%newobject RateLimiterNative::deserialize;
-
-/* close() and is_closed() of the shared interface dereference the handle
- * itself; the Java layer frees the whole handle instead (delete(), which sets
- * the proxy's pointer to 0), after which every remaining method fails cleanly
- * with TF_ERR_NULL because the shared helpers check for a NULL handle. */
+/* close() and is_closed() of the shared interface are not used: the Java
+ * layer frees the whole handle (delete(), which sets the proxy's pointer to
+ * 0) and refuses every later call itself (NativeHandle: ClosedException);
+ * a call on a deleted proxy still fails cleanly with TF_ERR_NULL, because the
+ * shared helpers check for a NULL handle. */
 %ignore RecencySketchNative::close;
 %ignore RecencySketchNative::is_closed;
 %ignore AgeBloomNative::close;
