@@ -178,3 +178,61 @@ uint64_t tu_check_max_memory(const unsigned char *blob, size_t len, tu_load_fn l
     assert_int_equal(load(blob, len, &longer.opts, &got), TF_OK);
     return need;
 }
+
+unsigned char *tu_golden_blob(const char *name, const void *built, tu_serialize_fn serialize, size_t *len) {
+    char file[256];
+    snprintf(file, sizeof file, "%s.tfb", name);
+    unsigned char *golden = tu_read_file(tu_data_path(file), len);
+    if (!golden) fail_msg("cannot read %s", tu_data_path(file));
+    size_t need = 0, written = 0;
+    assert_int_equal(serialize(built, NULL, 0, &need), TF_ERR_BUFFER_TOO_SMALL);
+    unsigned char *now = malloc(need);
+    assert_non_null(now);
+    assert_int_equal(serialize(built, now, need, &written), TF_OK);
+    if (written != *len) fail_msg("%s: the golden operations give %zu bytes, the blob has %zu", file, written, *len);
+    assert_memory_equal(now, golden, *len);
+    free(now);
+    return golden;
+}
+
+unsigned tu_for_each_answer(const char *name, int count, tu_answer_fn answer, void *ctx) {
+    char file[256];
+    snprintf(file, sizeof file, "%s.expected", name);
+    size_t len;
+    char *text = (char *)tu_read_file(tu_data_path(file), &len);
+    if (!text) fail_msg("cannot read %s", tu_data_path(file));
+    char *nul = realloc(text, len + 1);
+    assert_non_null(nul);
+    text = nul;
+    text[len] = 0;
+    assert_true(count >= 1 && count <= 4);
+    unsigned lines = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        if (line[0] == '#') continue;
+        char hex[129];
+        int used = 0;
+        assert_int_equal(sscanf(line, "%128s%n", hex, &used), 1);
+        const size_t klen = strlen(hex) / 2;
+        unsigned char key[64];
+        assert_true(strlen(hex) % 2 == 0 && klen <= sizeof key);
+        for (size_t i = 0; i < klen; ++i) {
+            unsigned v;
+            assert_int_equal(sscanf(hex + 2 * i, "%2x", &v), 1);
+            key[i] = (unsigned char)v;
+        }
+        unsigned long long numbers[4];
+        const char *p = line + used;
+        for (int i = 0; i < count; ++i) {
+            char *end;
+            numbers[i] = strtoull(p, &end, 10);
+            if (end == p) fail_msg("%s: a line with fewer than %d numbers: %s", file, count, line);
+            p = end;
+        }
+        while (*p == ' ') ++p;
+        if (*p) fail_msg("%s: a line with more than %d numbers: %s", file, count, line);
+        answer(key, klen, numbers, ctx);
+        lines++;
+    }
+    free(text);
+    return lines;
+}

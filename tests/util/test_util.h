@@ -82,6 +82,21 @@ typedef tf_status (*tu_load_fn)(const unsigned char *blob, size_t len, const tf_
  * the structure's memory. */
 uint64_t tu_check_max_memory(const unsigned char *blob, size_t len, tu_load_fn load);
 
+/* The golden blob tests/data/<name>.tfb, after checking that `built` (the
+ * structure rebuilt by the operations of tests/util/golden.h) serializes
+ * to exactly its bytes. Returns the blob (free it); its length in *len. */
+unsigned char *tu_golden_blob(const char *name, const void *built, tu_serialize_fn serialize, size_t *len);
+
+/* One answer of a golden .expected file: the key's bytes and the numbers
+ * that follow it on its line. */
+typedef void (*tu_answer_fn)(const unsigned char *key, size_t key_len, const unsigned long long *numbers, void *ctx);
+
+/* Calls `answer` for every line of tests/data/<name>.expected ("<key as
+ * hex> <number> ..."; lines that start with '#' are comments), asserting
+ * that each has exactly `count` numbers (at most 4). Returns the number
+ * of answers. */
+unsigned tu_for_each_answer(const char *name, int count, tu_answer_fn answer, void *ctx);
+
 /* Writes a little-endian field into a blob. */
 void tu_put_le(unsigned char *p, uint64_t v, int bytes);
 
