@@ -275,8 +275,7 @@ size_t Table::count(size_t slots, F &&idle) const {
 // ---- the limiter -------------------------------------------------------------
 
 tf_status RateLimiter::check(uint64_t limit, uint64_t window, uint64_t width, uint32_t flags) {
-    if (flags & ~uint32_t(TF_RATE_LIMITER_EXACT | TF_RATE_LIMITER_FULL_ALLOW))
-        return fail(TF_ERR_INVALID_ARGUMENT, "unknown flag bits 0x%x", unsigned(flags));
+    if (flags & ~kKnownFlags) return fail(TF_ERR_INVALID_ARGUMENT, "unknown flag bits 0x%x", unsigned(flags));
     const bool exact = flags & TF_RATE_LIMITER_EXACT;
     if (limit == 0) return fail(TF_ERR_INVALID_ARGUMENT, "limit must be >= 1");
     const uint64_t max = exact ? TF_RATE_LIMITER_MAX_EXACT_LIMIT : TF_RATE_LIMITER_MAX_KEY_LIMIT;
@@ -909,22 +908,13 @@ bool times_ordered(const uint8_t *p, uint32_t count, uint64_t latest) {
 }
 
 tf_status read_header(wire::Reader &r, uint32_t flags, PayloadHeader *h) {
-    h->limit = r.u64();
-    h->window = r.u64();
-    h->width = r.u64();
-    h->max_keys = r.u64();
-    h->global_limit = r.u64();
-    h->reclaimed = r.u64();
-    h->denied_full = r.u64();
-    h->allowed_full = r.u64();
-    h->horizon = r.u64();
-    h->global_latest = r.u64();
+    // the ten fields in the order write_payload writes them
+    for (uint64_t *field : {&h->limit, &h->window, &h->width, &h->max_keys, &h->global_limit, &h->reclaimed,
+                            &h->denied_full, &h->allowed_full, &h->horizon, &h->global_latest})
+        *field = r.u64();
     if (!r.ok()) return fail(TF_ERR_CORRUPT, "%s: payload too short for its header", kWhat);
-    if (RateLimiter::check(h->limit, h->window, h->width, flags) != TF_OK) {
-        char why[256];
-        std::snprintf(why, sizeof why, "%s", tf_last_error_message());
-        return fail(TF_ERR_CORRUPT, "%s has invalid parameters: %s", kWhat, why);
-    }
+    if (RateLimiter::check(h->limit, h->window, h->width, flags) != TF_OK)
+        return fail_as(TF_ERR_CORRUPT, "rate limiter blob has invalid parameters");
     h->flags = flags;
     h->exact = flags & TF_RATE_LIMITER_EXACT;
     h->nb = h->exact ? 1 : uint32_t(h->window / h->width);

@@ -183,6 +183,7 @@ struct alignas(64) Shard {
 
 class RateLimiter {
    public:
+    static constexpr uint32_t kKnownFlags = TF_RATE_LIMITER_EXACT | TF_RATE_LIMITER_FULL_ALLOW;
     static tf_status check(uint64_t limit, uint64_t window, uint64_t width, uint32_t flags);
     RateLimiter(uint64_t limit, uint64_t window, uint64_t width, uint32_t flags);
     ~RateLimiter() = default;
@@ -208,6 +209,17 @@ class RateLimiter {
     // holds every lock (lock_all).
     void lock_all() const;
     void unlock_all() const;
+    // Every lock of the limiter, held while it lives: one consistent moment.
+    class AllLocked {
+       public:
+        explicit AllLocked(const RateLimiter &rl) : rl_(rl) { rl_.lock_all(); }
+        ~AllLocked() { rl_.unlock_all(); }
+        AllLocked(const AllLocked &) = delete;
+        AllLocked &operator=(const AllLocked &) = delete;
+
+       private:
+        const RateLimiter &rl_;
+    };
     size_t payload_size() const;
     void write_payload(wire::Writer &w) const;
     // Validates the whole payload and checks the memory the limiter will

@@ -53,23 +53,10 @@ void check_dec(dec d, int a, uint64_t rem, uint64_t retry, int line) {
                  ULL(d.remaining), ULL(d.retry_at), a, ULL(rem), ULL(retry));
 }
 
-unsigned char *snap(tf_rate_limiter *r, size_t *len) {
-    size_t n = 0, w = 0;
-    OK(tf_rate_limiter_serialized_size(r, &n));
-    unsigned char *buf = malloc(n);
-    assert_non_null(buf);
-    OK(tf_rate_limiter_serialize(r, buf, n, &w));
-    assert_int_equal(w, n);
-    *len = n;
-    return buf;
-}
+unsigned char *snap(tf_rate_limiter *r, size_t *len) { return tu_snapshot(r, serialize_any, len); }
 
 void assert_unchanged(tf_rate_limiter *r, const unsigned char *before, size_t len) {
-    size_t n;
-    unsigned char *now = snap(r, &n);
-    assert_int_equal(n, len);
-    assert_memory_equal(now, before, len);
-    free(now);
+    tu_assert_blob(r, serialize_any, before, len);
 }
 
 tf_rate_limiter *clone_of(tf_rate_limiter *r) {
@@ -111,19 +98,19 @@ tf_status serialize_any(const void *obj, void *buf, size_t capacity, size_t *wri
     return tf_rate_limiter_serialize((tf_rate_limiter *)obj, buf, capacity, written);
 }
 
-tf_status try_blob(const unsigned char *b, size_t n) {
-    tf_rate_limiter *c = NULL;
-    tf_clear_last_error();
-    tf_status st = tf_rate_limiter_deserialize(b, n, NULL, &c);
-    if (st == TF_OK) {
-        assert_non_null(c);
-        tf_rate_limiter_free(c);
-    } else {
-        assert_null(c);
-        assert_true(strlen(tf_last_error_message()) > 0);
+tf_status load_limiter(const unsigned char *blob, size_t len, const tf_deserialize_options *options, uint64_t *memory) {
+    tf_rate_limiter *r = NULL;
+    const tf_status st = tf_rate_limiter_deserialize(blob, len, options, &r);
+    if (st != TF_OK) {
+        assert_null(r);
+        return st;
     }
-    return st;
+    *memory = stats_of(r).memory;
+    tf_rate_limiter_free(r);
+    return TF_OK;
 }
+
+tf_status try_blob(const unsigned char *b, size_t n) { return tu_try_load(load_limiter, b, n); }
 
 /* Decisions of two limiters agree over the same random in-order traffic. */
 void assert_same_decisions(tf_rate_limiter *a, tf_rate_limiter *b, uint64_t from, uint64_t seed) {

@@ -50,6 +50,9 @@ tf_rate_limiter_info info_of(const tf_rate_limiter *r);
 tf_rate_limiter *populated(uint32_t flags);
 /* tf_rate_limiter_serialize as a tu_serialize_fn. */
 tf_status serialize_any(const void *obj, void *buf, size_t capacity, size_t *written);
+/* Deserializes a blob with `options` and gives the memory of what it made
+ * (a tu_load_fn). */
+tf_status load_limiter(const unsigned char *blob, size_t len, const tf_deserialize_options *options, uint64_t *memory);
 /* Deserializes a blob (a tu_try_blob_fn): a failure makes nothing and says why. */
 tf_status try_blob(const unsigned char *b, size_t n);
 /* Decisions of two limiters agree over the same random in-order traffic. */

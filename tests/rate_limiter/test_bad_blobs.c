@@ -23,15 +23,7 @@ static void test_deserialize_truncated(void **state) {
     (void)state;
     for (size_t m = 0; m < NMODES; ++m) {
         tf_rate_limiter *r = populated(kModes[m]);
-        size_t n;
-        unsigned char *blob = snap(r, &n);
-        tu_check_truncations(blob, n, try_blob);
-        unsigned char *longer = malloc(n + 1);
-        memcpy(longer, blob, n);
-        longer[n] = 0;
-        assert_int_equal(try_blob(longer, n + 1), TF_ERR_CORRUPT);
-        free(longer);
-        free(blob);
+        tu_check_blob_of(r, serialize_any, TU_TRUNCATIONS, try_blob);
         tf_rate_limiter_free(r);
     }
 }
@@ -44,10 +36,7 @@ static void test_deserialize_bit_flips(void **state) {
         OK(tf_rate_limiter_set_key_limit(r, "o", 1, 2));
         (void)acq(r, "a", 10, 2);
         (void)acq(r, "o", 60, 1);
-        size_t n;
-        unsigned char *blob = snap(r, &n);
-        tu_check_bit_flips(blob, n, try_blob);
-        free(blob);
+        tu_check_blob_of(r, serialize_any, TU_BIT_FLIPS, try_blob);
         tf_rate_limiter_free(r);
     }
 }
@@ -345,20 +334,8 @@ static void test_deserialize_wrong_kind_random_and_null(void **state) {
     free(rb);
     tf_rate_limiter_free(r);
     /* random bytes */
-    tu_rng g = {2025};
-    unsigned char buf[512];
-    for (int i = 0; i < 20000; ++i) {
-        size_t len = tu_below(&g, sizeof buf);
-        for (size_t j = 0; j < len; ++j) buf[j] = (unsigned char)tu_next(&g);
-        if (i % 2) memcpy(buf, "TFLT\x01\x00\x04\x00", len < 8 ? len : 8);
-        if (i % 4 == 3 && len >= 28) { /* a consistent envelope: the payload is parsed */
-            tu_put_le(buf + 8, tu_below(&g, 4), 4);
-            tu_put_le(buf + 12, len - 28, 8);
-            tu_fix_checksum(buf, len);
-        }
-        st = try_blob(buf, len);
-        assert_true(st < 0 && st >= TF_STATUS_MIN);
-    }
+    tu_check_random_blobs(4, TF_RATE_LIMITER_EXACT | TF_RATE_LIMITER_FULL_ALLOW, 2025, try_blob);
+    unsigned char buf[10] = {0};
     tf_rate_limiter *c = NULL;
     assert_int_equal(tf_rate_limiter_deserialize(NULL, 10, NULL, &c), TF_ERR_NULL);
     assert_int_equal(tf_rate_limiter_deserialize(buf, 10, NULL, NULL), TF_ERR_NULL);
@@ -366,13 +343,5 @@ static void test_deserialize_wrong_kind_random_and_null(void **state) {
     assert_null(c);
 }
 
-int main(void) {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_deserialize_truncated),
-        cmocka_unit_test(test_deserialize_bit_flips),
-        cmocka_unit_test(test_blob_builder_matches),
-        cmocka_unit_test(test_deserialize_hostile_fields),
-        cmocka_unit_test(test_deserialize_wrong_kind_random_and_null),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(test_deserialize_truncated, test_deserialize_bit_flips, test_blob_builder_matches,
+        test_deserialize_hostile_fields, test_deserialize_wrong_kind_random_and_null)

@@ -125,10 +125,4 @@ static void test_acquire_batch_bad_input(void **state) {
     tf_rate_limiter_free(r);
 }
 
-int main(void) {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_acquire_batch_equals_single_calls),
-        cmocka_unit_test(test_acquire_batch_bad_input),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(test_acquire_batch_equals_single_calls, test_acquire_batch_bad_input)

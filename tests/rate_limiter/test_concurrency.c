@@ -319,11 +319,4 @@ static void test_concurrent_set_global_limit(void **state) {
     }
 }
 
-int main(void) {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_concurrent_windows),
-        cmocka_unit_test(test_concurrent_free_running),
-        cmocka_unit_test(test_concurrent_set_global_limit),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(test_concurrent_windows, test_concurrent_free_running, test_concurrent_set_global_limit)

@@ -435,19 +435,6 @@ static void test_clock_backwards(void **state) {
     }
 }
 
-int main(void) {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_readme_example),
-        cmocka_unit_test(test_exact_property),
-        cmocka_unit_test(test_bucketed_property),
-        cmocka_unit_test(test_bucketed_adversarial),
-        cmocka_unit_test(test_retry_at_exact_time),
-        cmocka_unit_test(test_remaining_and_n_permits),
-        cmocka_unit_test(test_peek_changes_nothing),
-        cmocka_unit_test(test_refund),
-        cmocka_unit_test(test_reset),
-        cmocka_unit_test(test_keys_are_bytes),
-        cmocka_unit_test(test_clock_backwards),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(test_readme_example, test_exact_property, test_bucketed_property, test_bucketed_adversarial,
+        test_retry_at_exact_time, test_remaining_and_n_permits, test_peek_changes_nothing, test_refund, test_reset,
+        test_keys_are_bytes, test_clock_backwards)

@@ -184,14 +184,5 @@ static void test_global_property(void **state) {
     }
 }
 
-int main(void) {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_global_and_overrides),
-        cmocka_unit_test(test_remaining_bounded_by_global),
-        cmocka_unit_test(test_retry_at_with_global_and_key),
-        cmocka_unit_test(test_global_refund_gives_back_the_keys_permits),
-        cmocka_unit_test(test_full_allow_keeps_the_global_limit),
-        cmocka_unit_test(test_global_property),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(test_global_and_overrides, test_remaining_bounded_by_global, test_retry_at_with_global_and_key,
+        test_global_refund_gives_back_the_keys_permits, test_full_allow_keeps_the_global_limit, test_global_property)

@@ -103,19 +103,6 @@ static void test_serialize_lowered_limit(void **state) {
     }
 }
 
-static tf_status load_limiter(const unsigned char *blob, size_t len, const tf_deserialize_options *options,
-                              uint64_t *memory) {
-    tf_rate_limiter *r = NULL;
-    const tf_status st = tf_rate_limiter_deserialize(blob, len, options, &r);
-    if (st != TF_OK) {
-        assert_null(r);
-        return st;
-    }
-    *memory = stats_of(r).memory;
-    tf_rate_limiter_free(r);
-    return TF_OK;
-}
-
 /* Checks max_memory on the blob of `r`: its memory figure is known before
  * anything is allocated (the tables as they grow, long keys, exact rings,
  * the global window and the overrides). */
@@ -203,13 +190,5 @@ static void test_golden_blobs(void **state) {
     check_golden("rate_limiter_exact_v1", 1);
 }
 
-int main(void) {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_serialize_round_trip),
-        cmocka_unit_test(test_serialize_buffer_too_small),
-        cmocka_unit_test(test_serialize_lowered_limit),
-        cmocka_unit_test(test_deserialize_max_memory),
-        cmocka_unit_test(test_golden_blobs),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(test_serialize_round_trip, test_serialize_buffer_too_small, test_serialize_lowered_limit,
+        test_deserialize_max_memory, test_golden_blobs)

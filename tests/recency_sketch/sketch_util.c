@@ -36,25 +36,9 @@ uint64_t qry(const tf_recency_sketch *s, uint64_t id) {
     return t;
 }
 
-unsigned char *snap(const tf_recency_sketch *s, size_t *len) {
-    size_t n = 0, w = 0;
-    OK(tf_recency_sketch_serialized_size(s, &n));
-    unsigned char *buf = malloc(n);
-    assert_non_null(buf);
-    OK(tf_recency_sketch_serialize(s, buf, n, &w));
-    assert_int_equal(w, n);
-    *len = n;
-    return buf;
-}
+unsigned char *snap(const tf_recency_sketch *s, size_t *len) { return tu_snapshot(s, serialize_any, len); }
 
-int same(const tf_recency_sketch *a, const tf_recency_sketch *b) {
-    size_t na, nb;
-    unsigned char *x = snap(a, &na), *y = snap(b, &nb);
-    int eq = na == nb && memcmp(x, y, na) == 0;
-    free(x);
-    free(y);
-    return eq;
-}
+int same(const tf_recency_sketch *a, const tf_recency_sketch *b) { return tu_same_blob(a, b, serialize_any); }
 
 tf_recency_sketch_info info_of(const tf_recency_sketch *s) {
     tf_recency_sketch_info info = TF_RECENCY_SKETCH_INFO_INIT;
@@ -62,13 +46,8 @@ tf_recency_sketch_info info_of(const tf_recency_sketch *s) {
     return info;
 }
 
-/* Asserts that `s` serializes to exactly `before`. */
 void assert_unchanged(const tf_recency_sketch *s, const unsigned char *before, size_t len) {
-    size_t n;
-    unsigned char *now = snap(s, &n);
-    assert_int_equal(n, len);
-    assert_memory_equal(now, before, len);
-    free(now);
+    tu_assert_blob(s, serialize_any, before, len);
 }
 
 tf_recency_sketch *random_sketch(uint32_t flags, uint64_t seed, uint64_t n) {
@@ -92,18 +71,21 @@ tf_status serialize_any(const void *obj, void *buf, size_t capacity, size_t *wri
     return tf_recency_sketch_serialize((const tf_recency_sketch *)obj, buf, capacity, written);
 }
 
-tf_status try_blob(const unsigned char *b, size_t n) {
-    tf_recency_sketch *c = NULL;
-    tf_status st = tf_recency_sketch_deserialize(b, n, NULL, &c);
-    if (st == TF_OK) {
-        assert_non_null(c);
-        tf_recency_sketch_free(c);
-    } else {
-        assert_null(c);
-        assert_true(strlen(tf_last_error_message()) > 0);
+tf_status load_sketch(const unsigned char *blob, size_t len, const tf_deserialize_options *options, uint64_t *memory) {
+    tf_recency_sketch *s = NULL;
+    const tf_status st = tf_recency_sketch_deserialize(blob, len, options, &s);
+    if (st != TF_OK) {
+        assert_null(s);
+        return st;
     }
-    return st;
+    size_t bytes = 0;
+    OK(tf_recency_sketch_memory(s, &bytes));
+    *memory = bytes;
+    tf_recency_sketch_free(s);
+    return TF_OK;
 }
+
+tf_status try_blob(const unsigned char *b, size_t n) { return tu_try_load(load_sketch, b, n); }
 
 static int cmp_u64(const void *a, const void *b) {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;

@@ -101,10 +101,4 @@ static void test_calls_bad_input(void **state) {
     }
 }
 
-int main(void) {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_new_bad_input),
-        cmocka_unit_test(test_calls_bad_input),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(test_new_bad_input, test_calls_bad_input)

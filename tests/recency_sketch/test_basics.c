@@ -15,6 +15,8 @@
 #include "temporalfilters.h"
 #include "test_util.h"
 
+static tf_status get_info_any(const void *s, void *out) { return tf_recency_sketch_get_info(s, out); }
+
 static void test_new_and_info(void **state) {
     (void)state;
     for (size_t m = 0; m < NMODES; ++m) {
@@ -26,19 +28,7 @@ static void test_new_and_info(void **state) {
         assert_int_equal(info.seed, 7);
         assert_int_equal(info.flags, kModes[m]);
         assert_int_equal(info.cells, 4000); /* 4000 is a multiple of 8: same in both layouts */
-        /* a caller built against a later, longer version of the struct:
-         * the fields this library knows are filled, the rest is left alone */
-        struct {
-            tf_recency_sketch_info info;
-            uint64_t later_field;
-        } longer;
-        memset(&longer, 0, sizeof longer);
-        longer.info.size = sizeof longer;
-        longer.later_field = 77;
-        OK(tf_recency_sketch_get_info(s, &longer.info));
-        assert_int_equal(longer.info.size, sizeof longer);
-        assert_int_equal(longer.info.cells, 4000);
-        assert_int_equal(longer.later_field, 77);
+        tu_check_versioned_out(s, sizeof info, get_info_any);
         size_t bytes;
         OK(tf_recency_sketch_memory(s, &bytes));
         assert_true(bytes >= 4000 * 8 && bytes < 4000 * 8 + 1024);
@@ -300,12 +290,5 @@ static void test_clear(void **state) {
     }
 }
 
-int main(void) {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_new_and_info),           cmocka_unit_test(test_update_query_basics),
-        cmocka_unit_test(test_seed_changes_positions), cmocka_unit_test(test_batch_matches_single),
-        cmocka_unit_test(test_ttl_prefilter),          cmocka_unit_test(test_merge_laws),
-        cmocka_unit_test(test_merge_incompatible),     cmocka_unit_test(test_clear),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(test_new_and_info, test_update_query_basics, test_seed_changes_positions, test_batch_matches_single,
+        test_ttl_prefilter, test_merge_laws, test_merge_incompatible, test_clear)

@@ -153,10 +153,4 @@ static void test_concurrent_pace(void **state) {
     }
 }
 
-int main(void) {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_concurrent_updates),
-        cmocka_unit_test(test_concurrent_pace),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(test_concurrent_updates, test_concurrent_pace)

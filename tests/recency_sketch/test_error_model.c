@@ -260,13 +260,6 @@ static void test_dimensions_bad_input(void **state) {
     assert_int_equal(tf_recency_sketch_new_for(10, 0.01, 0, 0, NULL), TF_ERR_NULL);
 }
 
-int main(void) {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_never_older_standard),         cmocka_unit_test(test_never_older_blocked),
-        cmocka_unit_test(test_never_older_concurrent_modes), cmocka_unit_test(test_too_new_probability_standard),
-        cmocka_unit_test(test_too_new_probability_blocked),  cmocka_unit_test(test_never_seen_keys),
-        cmocka_unit_test(test_dimensions_meet_target),       cmocka_unit_test(test_new_for_meets_target),
-        cmocka_unit_test(test_dimensions_bad_input),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(test_never_older_standard, test_never_older_blocked, test_never_older_concurrent_modes,
+        test_too_new_probability_standard, test_too_new_probability_blocked, test_never_seen_keys,
+        test_dimensions_meet_target, test_new_for_meets_target, test_dimensions_bad_input)

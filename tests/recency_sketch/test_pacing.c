@@ -91,7 +91,7 @@ static void test_pace_never_early(void **state) {
     }
 }
 
-/* The seed's property: with an unbounded key space, the sketch grants at
+/* The RecencySketch README's property: with an unbounded key space, the sketch grants at
  * most one request per cell per interval, so at most width*depth in any
  * window of length interval; and under overload it approaches that rate. */
 static void test_pace_rate_bound(void **state) {
@@ -124,11 +124,4 @@ static void test_pace_rate_bound(void **state) {
     }
 }
 
-int main(void) {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_pace_semantics),
-        cmocka_unit_test(test_pace_never_early),
-        cmocka_unit_test(test_pace_rate_bound),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(test_pace_semantics, test_pace_never_early, test_pace_rate_bound)

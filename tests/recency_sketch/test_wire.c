@@ -54,16 +54,7 @@ static void test_serialize_buffer_too_small(void **state) {
 static void test_deserialize_truncated(void **state) {
     (void)state;
     tf_recency_sketch *s = random_sketch(TF_RECENCY_SKETCH_BLOCKED, 3, 100);
-    size_t n;
-    unsigned char *blob = snap(s, &n);
-    tu_check_truncations(blob, n, try_blob);
-    /* a byte too many */
-    unsigned char *longer = malloc(n + 1);
-    memcpy(longer, blob, n);
-    longer[n] = 0;
-    assert_int_equal(try_blob(longer, n + 1), TF_ERR_CORRUPT);
-    free(longer);
-    free(blob);
+    tu_check_blob_of(s, serialize_any, TU_TRUNCATIONS, try_blob);
     tf_recency_sketch_free(s);
 }
 
@@ -72,10 +63,7 @@ static void test_deserialize_bit_flips(void **state) {
     (void)state;
     tf_recency_sketch *s = make(40, 2, 9, TF_RECENCY_SKETCH_CONCURRENT);
     for (uint64_t i = 0; i < 50; ++i) upd(s, i, 100 + i);
-    size_t n;
-    unsigned char *blob = snap(s, &n);
-    tu_check_bit_flips(blob, n, try_blob);
-    free(blob);
+    tu_check_blob_of(s, serialize_any, TU_BIT_FLIPS, try_blob);
     tf_recency_sketch_free(s);
 }
 
@@ -121,12 +109,7 @@ static void test_deserialize_hostile_fields(void **state) {
     tu_put_le(b + 20, 20, 8);
     tu_fix_checksum(b, n);
     assert_int_equal(try_blob(b, n), TF_ERR_CORRUPT);
-    /* the untouched blob (with the package's checksum recomputed) is fine:
-     * the checksum is MurmurHash3 x64_128 of libmurmurhash */
-    memcpy(b, good, n);
-    tu_fix_checksum(b, n);
-    assert_memory_equal(b, good, n);
-    assert_int_equal(try_blob(b, n), TF_OK);
+    tu_check_resealed(good, n, try_blob);
     free(b);
     free(good);
     tf_recency_sketch_free(s);
@@ -134,15 +117,8 @@ static void test_deserialize_hostile_fields(void **state) {
 
 static void test_deserialize_random_and_null(void **state) {
     (void)state;
-    tu_rng r = {2024};
-    unsigned char buf[512];
-    for (int i = 0; i < 20000; ++i) {
-        size_t len = tu_below(&r, sizeof buf);
-        for (size_t j = 0; j < len; ++j) buf[j] = (unsigned char)tu_next(&r);
-        if (i % 2) memcpy(buf, "TFLT\x01\x00\x01\x00", len < 8 ? len : 8); /* get past the header */
-        tf_status st = try_blob(buf, len);
-        assert_true(st < 0 && st >= TF_STATUS_MIN);
-    }
+    tu_check_random_blobs(1, TF_RECENCY_SKETCH_CONCURRENT | TF_RECENCY_SKETCH_BLOCKED, 2024, try_blob);
+    unsigned char buf[10] = {0};
     tf_recency_sketch *c = NULL;
     assert_int_equal(tf_recency_sketch_deserialize(NULL, 10, NULL, &c), TF_ERR_NULL);
     assert_int_equal(tf_recency_sketch_deserialize(buf, 10, NULL, NULL), TF_ERR_NULL);
@@ -150,45 +126,24 @@ static void test_deserialize_random_and_null(void **state) {
     assert_null(c);
 }
 
-static tf_status load_sketch(const unsigned char *blob, size_t len, const tf_deserialize_options *options,
-                             uint64_t *memory) {
-    tf_recency_sketch *s = NULL;
-    const tf_status st = tf_recency_sketch_deserialize(blob, len, options, &s);
-    if (st != TF_OK) {
-        assert_null(s);
-        return st;
-    }
-    size_t bytes = 0;
-    OK(tf_recency_sketch_memory(s, &bytes));
-    *memory = bytes;
-    tf_recency_sketch_free(s);
-    return TF_OK;
-}
-
 /* options->max_memory bounds the sketch deserialize makes: its memory is
  * known from the blob's shape before anything is allocated. */
+/* Checks max_memory on the blob of `s`, and frees `s`. */
+static void check_max_memory_of(tf_recency_sketch *s) {
+    size_t n, bytes;
+    unsigned char *blob = snap(s, &n);
+    OK(tf_recency_sketch_memory(s, &bytes));
+    assert_int_equal(tu_check_max_memory(blob, n, load_sketch), bytes);
+    free(blob);
+    tf_recency_sketch_free(s);
+}
+
 static void test_deserialize_max_memory(void **state) {
     (void)state;
-    for (size_t m = 0; m < NMODES; ++m) {
-        tf_recency_sketch *s = random_sketch(kModes[m], 8, 500);
-        size_t n, bytes;
-        unsigned char *blob = snap(s, &n);
-        OK(tf_recency_sketch_memory(s, &bytes));
-        assert_int_equal(tu_check_max_memory(blob, n, load_sketch), bytes);
-        free(blob);
-        tf_recency_sketch_free(s);
-    }
+    for (size_t m = 0; m < NMODES; ++m) check_max_memory_of(random_sketch(kModes[m], 8, 500));
     /* a table of 4 MiB and more is mapped, in whole pages: known too */
     const uint64_t widths[] = {(1u << 19) - 8, 1u << 19, (1u << 19) + 3};
-    for (size_t i = 0; i < sizeof widths / sizeof widths[0]; ++i) {
-        tf_recency_sketch *s = make(widths[i], 1, 3, 0);
-        size_t n, bytes;
-        unsigned char *blob = snap(s, &n);
-        OK(tf_recency_sketch_memory(s, &bytes));
-        assert_int_equal(tu_check_max_memory(blob, n, load_sketch), bytes);
-        free(blob);
-        tf_recency_sketch_free(s);
-    }
+    for (size_t i = 0; i < sizeof widths / sizeof widths[0]; ++i) check_max_memory_of(make(widths[i], 1, 3, 0));
 }
 
 typedef struct {
@@ -231,12 +186,6 @@ static void test_golden_blobs(void **state) {
     check_golden("recency_sketch_blocked_v1", TF_RECENCY_SKETCH_BLOCKED | TF_RECENCY_SKETCH_CONCURRENT);
 }
 
-int main(void) {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_serialize_round_trip),       cmocka_unit_test(test_serialize_buffer_too_small),
-        cmocka_unit_test(test_deserialize_truncated),      cmocka_unit_test(test_deserialize_bit_flips),
-        cmocka_unit_test(test_deserialize_hostile_fields), cmocka_unit_test(test_deserialize_random_and_null),
-        cmocka_unit_test(test_deserialize_max_memory),     cmocka_unit_test(test_golden_blobs),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TU_MAIN(test_serialize_round_trip, test_serialize_buffer_too_small, test_deserialize_truncated,
+        test_deserialize_bit_flips, test_deserialize_hostile_fields, test_deserialize_random_and_null,
+        test_deserialize_max_memory, test_golden_blobs)
