@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs every test suite: a plain build
-# (warnings as errors), the same under AddressSanitizer + UndefinedBehavior-
-# Sanitizer (halting on the first error), an install check, the release
-# tarball's check, and a short libFuzzer run. Exits non-zero on any failure.
+# Installs what is missing, checks the formatting, builds, and runs every
+# test suite: a plain build (warnings as errors), the same under
+# AddressSanitizer + UndefinedBehaviorSanitizer (halting on the first
+# error), an install check, the release tarball's check, and a short
+# libFuzzer run. Exits non-zero on any failure.
 #
 #   scripts/test.sh            everything
 #   FUZZ_SECONDS=0 scripts/test.sh   skip the libFuzzer run
@@ -14,6 +15,9 @@ tf_ensure_packages "${TF_BUILD_PACKAGES[@]}" "${TF_TEST_PACKAGES[@]}"
 
 start=$(date +%s)
 step() { echo; echo "==> $* ($(($(date +%s) - start)) s)"; }
+
+step "formatting (clang-format 14)"
+bash scripts/format.sh --check
 
 step "plain build (gcc, -Werror)"
 tf_setup build/plain -Dwerror=true -Dbuildtype=debugoptimized "${TF_BINDING_OPTIONS[@]}"
