@@ -2,8 +2,9 @@
 # Installs what is missing, checks the formatting, builds, and runs every
 # test suite: a plain build (warnings as errors), the same under
 # AddressSanitizer + UndefinedBehaviorSanitizer (halting on the first
-# error), an install check, the release tarball's check, and a short
-# libFuzzer run. Exits non-zero on any failure.
+# error), the API reference (Doxygen, every warning an error), an install
+# check, the release tarball's check, and a short libFuzzer run. Exits
+# non-zero on any failure.
 #
 #   scripts/test.sh            everything
 #   FUZZ_SECONDS=0 scripts/test.sh   skip the libFuzzer run
@@ -20,9 +21,12 @@ step "formatting (clang-format 14)"
 bash scripts/format.sh --check
 
 step "plain build (gcc, -Werror)"
-tf_setup build/plain -Dwerror=true -Dbuildtype=debugoptimized "${TF_BINDING_OPTIONS[@]}"
+tf_setup build/plain -Dwerror=true -Dbuildtype=debugoptimized -Ddocs=enabled "${TF_BINDING_OPTIONS[@]}"
 meson compile -C build/plain
 meson test -C build/plain --print-errorlogs --num-processes 2
+
+step "API reference (Doxygen; an undocumented function fails)"
+ninja -C build/plain docs
 
 step "AddressSanitizer + UndefinedBehaviorSanitizer"
 # gcc's -fsanitize=undefined leaves out float-cast-overflow; clang's has it.
