@@ -206,7 +206,7 @@ static tf_time_bloom *save_and_restore(tf_time_bloom *filter, size_t *blob_bytes
         if (blob == NULL)
             fprintf(stderr, "click_dedup: out of memory\n");
         else if (ok(tf_time_bloom_serialize(filter, blob, size, &written), "tf_time_bloom_serialize") &&
-                 ok(tf_time_bloom_deserialize(blob, written, &restored), "tf_time_bloom_deserialize"))
+                 ok(tf_time_bloom_deserialize(blob, written, NULL, &restored), "tf_time_bloom_deserialize"))
             *blob_bytes = written;
     }
     free(blob);
@@ -216,7 +216,7 @@ static tf_time_bloom *save_and_restore(tf_time_bloom *filter, size_t *blob_bytes
 
 int main(void) {
     tf_time_bloom *filter = NULL;
-    uint32_t k = 0, l = 0;
+    tf_time_bloom_info info = TF_TIME_BLOOM_INFO_INIT;
     double phase_start = 0.0, phase_end = 0.0, organic_at = 0.0, bot_at = 0.0, sample_at = SAMPLE_MS;
     double warm_until = SPAN_MS; /* no statistics in the first minute after a start */
     size_t p = 0, blob_bytes = 0, memory = 0;
@@ -232,14 +232,14 @@ int main(void) {
      * minute. The filter measures the real rate and adapts from its first
      * shift on, so this is a starting point, not a limit.
      */
-    if (!ok(tf_time_bloom_new_for(ERROR_RATE, SPAN_MS, (uint64_t)(BASE_RATE * 60.0), 42u, &filter),
+    if (!ok(tf_time_bloom_new_for((uint64_t)(BASE_RATE * 60.0), ERROR_RATE, SPAN_MS, 42u, 0, &filter),
             "tf_time_bloom_new_for") ||
-        !ok(tf_time_bloom_info(filter, &k, &l, NULL, NULL), "tf_time_bloom_info"))
+        !ok(tf_time_bloom_get_info(filter, &info), "tf_time_bloom_get_info"))
         goto done;
 
     printf("libtemporalfilters %s: click de-duplication over the last minute\n", tf_version_string());
     printf("filter: time-limited Bloom filter, span %u ms, error rate %g -> k = %u, l = %u (%u slices)\n", SPAN_MS,
-           ERROR_RATE, (unsigned)k, (unsigned)l, (unsigned)(k + l));
+           ERROR_RATE, (unsigned)info.k, (unsigned)info.l, (unsigned)(info.k + info.l));
     printf("stream: %u users x %u ads, %.0f clicks/s, double clicks and second visits\n\n", USERS, ADS, BASE_RATE);
 
     phase_end = phases[0].minutes * MINUTE;
@@ -263,17 +263,15 @@ int main(void) {
 
         /* Statistics of the filter once a second of stream time. */
         while (sample_at <= at && sample_at < phase_end) {
-            uint64_t slices = 0, bits = 0;
-            double bpe = 0.0, fpr = 0.0;
+            tf_time_bloom_stats st = TF_TIME_BLOOM_STATS_INIT;
             if (ph->rate > 0.0 && sample_at >= warm_until) {
-                if (!ok(tf_time_bloom_stats(filter, T0 + (uint64_t)sample_at, &slices, &bits, &bpe, NULL, &fpr),
-                        "tf_time_bloom_stats"))
+                if (!ok(tf_time_bloom_get_stats(filter, T0 + (uint64_t)sample_at, &st), "tf_time_bloom_get_stats"))
                     goto done;
-                ph->fpr_sum += fpr;
-                ph->bpe_sum += bpe;
+                ph->fpr_sum += st.fpr_now;
+                ph->bpe_sum += st.bits_per_element;
                 ph->samples++;
-                if (slices > ph->max_slices) ph->max_slices = slices;
-                if (bits > ph->max_bits) ph->max_bits = bits;
+                if (st.slices > ph->max_slices) ph->max_slices = st.slices;
+                if (st.bits > ph->max_bits) ph->max_bits = st.bits;
             }
             sample_at += SAMPLE_MS;
         }

@@ -97,7 +97,7 @@ func newAgeBloom(n native.AgeBloomNative) (*AgeBloom, error) {
 // above 2^40 is ErrTooLarge), ErrOutOfMemory.
 func NewAgeBloom(k, l uint32, sliceBits uint64, seed uint32) (f *AgeBloom, err error) {
 	defer catch(&err)
-	return newAgeBloom(native.NewAgeBloomNative(uint(k), uint(l), sliceBits, uint(seed)))
+	return newAgeBloom(native.NewAgeBloomNative(uint(k), uint(l), sliceBits, uint(seed), 0))
 }
 
 // NewAgeBloomFor creates a filter that remembers at least the last capacity
@@ -107,7 +107,7 @@ func NewAgeBloom(k, l uint32, sliceBits uint64, seed uint32) (f *AgeBloom, err e
 // slices over 2^40 bits), ErrOutOfMemory.
 func NewAgeBloomFor(errorRate float64, capacity uint64, seed uint32) (f *AgeBloom, err error) {
 	defer catch(&err)
-	return newAgeBloom(native.AgeBloomNativeNew_for(errorRate, capacity, uint(seed)))
+	return newAgeBloom(native.AgeBloomNativeNew_for(capacity, errorRate, uint(seed), 0))
 }
 
 // NewBlockedAgeBloom is the low-level constructor of the blocked layout:
@@ -121,7 +121,7 @@ func NewAgeBloomFor(errorRate float64, capacity uint64, seed uint32) (f *AgeBloo
 // 32; sliceBits above 2^40 is ErrTooLarge), ErrOutOfMemory.
 func NewBlockedAgeBloom(k, l uint32, sliceBits uint64, seed uint32) (f *AgeBloom, err error) {
 	defer catch(&err)
-	return newAgeBloom(native.AgeBloomNativeNew_blocked(uint(k), uint(l), sliceBits, uint(seed)))
+	return newAgeBloom(native.NewAgeBloomNative(uint(k), uint(l), sliceBits, uint(seed), ageBloomBlockedFlag))
 }
 
 // NewBlockedAgeBloomFor creates a filter of the blocked layout that
@@ -133,7 +133,7 @@ func NewBlockedAgeBloom(k, l uint32, sliceBits uint64, seed uint32) (f *AgeBloom
 // slices over 2^40 bits), ErrOutOfMemory.
 func NewBlockedAgeBloomFor(errorRate float64, capacity uint64, seed uint32) (f *AgeBloom, err error) {
 	defer catch(&err)
-	return newAgeBloom(native.AgeBloomNativeNew_blocked_for(errorRate, capacity, uint(seed)))
+	return newAgeBloom(native.AgeBloomNativeNew_for(capacity, errorRate, uint(seed), ageBloomBlockedFlag))
 }
 
 // DeserializeAgeBloom creates a filter from a blob written by Serialize (in
@@ -153,8 +153,8 @@ func DeserializeAgeBloom(blob []byte) (f *AgeBloom, err error) {
 // (no pair with k <= 64 meets it).
 func AgeBloomChoose(errorRate float64) (k, l uint32, err error) {
 	defer catch(&err)
-	k = uint32(native.AgeBloomNativeChoose_k(errorRate))
-	l = uint32(native.AgeBloomNativeChoose_l(errorRate))
+	k = uint32(native.AgeBloomNativeChoose_k(errorRate, 0))
+	l = uint32(native.AgeBloomNativeChoose_l(errorRate, 0))
 	return k, l, nil
 }
 
@@ -168,9 +168,9 @@ func AgeBloomChoose(errorRate float64) (k, l uint32, err error) {
 // layout is the better choice anyway).
 func AgeBloomChooseBlocked(errorRate float64) (k, l uint32, fill float64, err error) {
 	defer catch(&err)
-	k = uint32(native.AgeBloomNativeChoose_blocked_k(errorRate))
-	l = uint32(native.AgeBloomNativeChoose_blocked_l(errorRate))
-	fill = native.AgeBloomNativeChoose_blocked_fill(errorRate)
+	k = uint32(native.AgeBloomNativeChoose_k(errorRate, ageBloomBlockedFlag))
+	l = uint32(native.AgeBloomNativeChoose_l(errorRate, ageBloomBlockedFlag))
+	fill = native.AgeBloomNativeChoose_fill(errorRate, ageBloomBlockedFlag)
 	return k, l, fill, nil
 }
 
@@ -288,12 +288,14 @@ func (f *AgeBloom) Stats() (st AgeBloomStats, err error) {
 	if p == 0 {
 		return AgeBloomStats{}, ageBloomClosed()
 	}
+	s := p.Stats()
+	defer native.DeleteAgeBloomStatsNative(s)
 	st = AgeBloomStats{
-		Slices:         p.Slices(),
-		Bits:           p.Bits(),
-		BitsPerElement: p.Bits_per_element(),
-		Inserts:        p.Inserts(),
-		FPRNow:         p.Fpr_now(),
+		Slices:         s.GetSlices(),
+		Bits:           s.GetBits(),
+		BitsPerElement: s.GetBits_per_element(),
+		Inserts:        s.GetInserts(),
+		FPRNow:         s.GetFpr_now(),
 	}
 	runtime.KeepAlive(f)
 	return st, nil
@@ -306,14 +308,16 @@ func (f *AgeBloom) Info() (info AgeBloomInfo, err error) {
 	if p == 0 {
 		return AgeBloomInfo{}, ageBloomClosed()
 	}
+	i := p.Info()
+	defer native.DeleteAgeBloomInfoNative(i)
 	info = AgeBloomInfo{
-		K:          uint32(p.K()),
-		L:          uint32(p.L()),
-		SliceBits:  p.Slice_bits(),
-		Generation: p.Generation(),
-		Capacity:   p.Capacity(),
-		Seed:       uint32(p.Seed()),
-		Blocked:    p.Is_blocked() != 0,
+		K:          uint32(i.GetK()),
+		L:          uint32(i.GetL()),
+		SliceBits:  i.GetSlice_bits(),
+		Generation: i.GetGeneration(),
+		Capacity:   i.GetCapacity(),
+		Seed:       uint32(i.GetSeed()),
+		Blocked:    i.GetFlags()&ageBloomBlockedFlag != 0,
 	}
 	runtime.KeepAlive(f)
 	return info, nil
@@ -323,15 +327,12 @@ func (f *AgeBloom) Info() (info AgeBloomInfo, err error) {
 // (NewBlockedAgeBloom, NewBlockedAgeBloomFor, or a blob of one).
 // Errors: ErrNull (closed).
 func (f *AgeBloom) IsBlocked() (blocked bool, err error) {
-	defer catch(&err)
-	p := f.ptr()
-	if p == 0 {
-		return false, ageBloomClosed()
-	}
-	blocked = p.Is_blocked() != 0
-	runtime.KeepAlive(f)
-	return blocked, nil
+	info, err := f.Info()
+	return info.Blocked, err
 }
+
+// TF_AGE_BLOOM_BLOCKED
+const ageBloomBlockedFlag = 1
 
 // Capacity returns the guaranteed window in inserts, L*Generation.
 // Errors: ErrNull (closed).

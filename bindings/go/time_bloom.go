@@ -82,7 +82,7 @@ func newTimeBloom(n native.TimeBloomNative) (*TimeBloom, error) {
 // sliceBits above 2^40 is ErrTooLarge), ErrOutOfMemory.
 func NewTimeBloom(k, l uint32, sliceBits, span uint64, seed uint32) (f *TimeBloom, err error) {
 	defer catch(&err)
-	return newTimeBloom(native.NewTimeBloomNative(uint(k), uint(l), sliceBits, span, uint(seed)))
+	return newTimeBloom(native.NewTimeBloomNative(uint(k), uint(l), sliceBits, span, uint(seed), 0))
 }
 
 // NewTimeBloomFor creates a filter for the keys of the last span time units
@@ -94,7 +94,7 @@ func NewTimeBloom(k, l uint32, sliceBits, span uint64, seed uint32) (f *TimeBloo
 // Errors: ErrInvalidArgument, ErrTooLarge, ErrOutOfMemory.
 func NewTimeBloomFor(errorRate float64, span, initialCapacity uint64, seed uint32) (f *TimeBloom, err error) {
 	defer catch(&err)
-	return newTimeBloom(native.TimeBloomNativeNew_for(errorRate, span, initialCapacity, uint(seed)))
+	return newTimeBloom(native.TimeBloomNativeNew_for(initialCapacity, errorRate, span, uint(seed), 0))
 }
 
 // DeserializeTimeBloom creates a filter from a blob written by Serialize (in
@@ -205,11 +205,13 @@ func (f *TimeBloom) Stats(now uint64) (st TimeBloomStats, err error) {
 	if p == 0 {
 		return TimeBloomStats{}, timeBloomClosed()
 	}
-	st.BitsPerElement = p.Bits_per_element(now) // first: it checks now
-	st.FPRNow = p.Fpr_now(now)
-	st.Slices = p.Slices()
-	st.Bits = p.Bits()
-	st.Inserts = p.Inserts()
+	s := p.Stats(now)
+	defer native.DeleteTimeBloomStatsNative(s)
+	st.BitsPerElement = s.GetBits_per_element()
+	st.FPRNow = s.GetFpr_now()
+	st.Slices = s.GetSlices()
+	st.Bits = s.GetBits()
+	st.Inserts = s.GetInserts()
 	runtime.KeepAlive(f)
 	return st, nil
 }
@@ -234,11 +236,13 @@ func (f *TimeBloom) Info() (info TimeBloomInfo, err error) {
 	if p == 0 {
 		return TimeBloomInfo{}, timeBloomClosed()
 	}
+	i := p.Info()
+	defer native.DeleteTimeBloomInfoNative(i)
 	info = TimeBloomInfo{
-		K:    uint32(p.K()),
-		L:    uint32(p.L()),
-		Span: p.Span(),
-		Seed: uint32(p.Seed()),
+		K:    uint32(i.GetK()),
+		L:    uint32(i.GetL()),
+		Span: i.GetSpan(),
+		Seed: uint32(i.GetSeed()),
 	}
 	runtime.KeepAlive(f)
 	return info, nil

@@ -35,6 +35,8 @@
 %typemap(javaclassmodifiers) struct AgeBloomNative "final class"
 %typemap(javaclassmodifiers) struct TimeBloomNative "final class"
 %typemap(javaclassmodifiers) struct RateLimiterNative "final class"
+%typemap(javaclassmodifiers) tf_recency_sketch_info, tf_rate_limiter_info, tf_rate_limiter_stats "final class"
+%typemap(javaclassmodifiers) tf_age_bloom_info, tf_age_bloom_stats, tf_time_bloom_info, tf_time_bloom_stats "final class"
 %typemap(javaclassmodifiers) enum tf_status "final class"
 
 /* The JNI library is loaded with the class that declares the native methods.
@@ -71,8 +73,6 @@
 %newobject RecencySketchNative::new_for;
 %newobject RecencySketchNative::deserialize;
 %newobject AgeBloomNative::new_for;
-%newobject AgeBloomNative::new_blocked_for;
-%newobject AgeBloomNative::new_blocked;
 %newobject AgeBloomNative::deserialize;
 %newobject TimeBloomNative::new_for;
 %newobject TimeBloomNative::deserialize;
@@ -107,6 +107,22 @@
     }
     tf_java_raise_pending(jenv);
 }
+
+/* The info and stats structs come back by value: the wrapper copies them to
+ * the heap for a proxy the caller frees with delete(), but not when the call
+ * threw (no proxy would ever free the copy). */
+%typemap(out) tf_age_bloom_info, tf_age_bloom_stats, tf_time_bloom_info, tf_time_bloom_stats %{
+    if (!(*jenv)->ExceptionCheck(jenv)) {
+        $1_ltype *copy = ($1_ltype *)malloc(sizeof *copy);
+        if (copy == NULL) {
+            tf_binding_fail(TF_ERR_OUT_OF_MEMORY, "out of memory");
+            tf_java_raise_pending(jenv);
+        } else {
+            *copy = $1;
+            *($1_ltype **)&$result = copy;
+        }
+    }
+%}
 
 /* ---- scalars ----------------------------------------------------------- */
 

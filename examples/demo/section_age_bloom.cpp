@@ -14,7 +14,7 @@
 // (stats' fpr_now); bits per element; a serialization round trip.
 //
 // Then the same stream, window, target and seed through the blocked layout
-// (tf_age_bloom_new_blocked_for()), replayed and judged the same way: its
+// (tf_age_bloom_new_for() with TF_AGE_BLOOM_BLOCKED), replayed and judged the same way: its
 // shape, memory, bits per element and times next to the classic filter's,
 // misses in the window, false positives, and a round trip that stays
 // blocked.
@@ -141,9 +141,9 @@ uint64_t distinct_per_count_window(const Stream &s, uint64_t window) {
     return best;
 }
 
-// A filter's shape (tf_age_bloom_info) and what follows from it.
+// A filter's shape (tf_age_bloom_get_info) and what follows from it.
 struct Shape {
-    uint32_t k = 0, l = 0;
+    uint32_t k = 0, l = 0, flags = 0;
     uint64_t slice_bits = 0, g = 0, window = 0;
     // A key whose last insert is (k + l) g or more inserts ago has no bit
     // left in any slice: it is as absent as a key never seen. Between l g
@@ -153,7 +153,21 @@ struct Shape {
 };
 
 bool shape_of(const tf_age_bloom *f, Shape *z) {
-    return check(tf_age_bloom_info(f, &z->k, &z->l, &z->slice_bits, &z->g, &z->window, nullptr), "tf_age_bloom_info");
+    tf_age_bloom_info info = TF_AGE_BLOOM_INFO_INIT;
+    if (!check(tf_age_bloom_get_info(f, &info), "tf_age_bloom_get_info")) return false;
+    z->k = info.k;
+    z->l = info.l;
+    z->flags = info.flags;
+    z->slice_bits = info.slice_bits;
+    z->g = info.generation;
+    z->window = info.capacity;
+    return true;
+}
+
+// The current state (tf_age_bloom_get_stats); false on an API error.
+bool stats_of(const tf_age_bloom *f, tf_age_bloom_stats *st) {
+    *st = TF_AGE_BLOOM_STATS_INIT;
+    return check(tf_age_bloom_get_stats(f, st), "tf_age_bloom_get_stats");
 }
 
 // What one replay of the stream through a filter measured.
@@ -233,9 +247,9 @@ bool replay(const Context &ctx, tf_age_bloom *f, const Shape &z, DistinctModel *
         const uint64_t n = end;
         if (n < next_checkpoint && end != events) continue;
         next_checkpoint = n + checkpoint_every;
-        double fpr_now = 0.0;
-        if (!check(tf_age_bloom_stats(f, nullptr, nullptr, nullptr, nullptr, &fpr_now), "tf_age_bloom_stats"))
-            return false;
+        tf_age_bloom_stats now_stats;
+        if (!stats_of(f, &now_stats)) return false;
+        const double fpr_now = now_stats.fpr_now;
         r->probe_keys.next(kAbsentProbes, &probes);
         uint64_t hits = 0;
         r->absent_time.start();
@@ -290,24 +304,20 @@ bool replay(const Context &ctx, tf_age_bloom *f, const Shape &z, DistinctModel *
 bool round_trip(const Stream &s, const tf_age_bloom *f, ProbeKeys *probe_keys, size_t *written, bool *same,
                 int *copy_blocked) {
     size_t blob_size = 0;
-    uint64_t inserts = 0;
-    double fpr = 0.0;
-    if (!check(tf_age_bloom_stats(f, nullptr, nullptr, nullptr, &inserts, &fpr), "tf_age_bloom_stats") ||
-        !check(tf_age_bloom_serialized_size(f, &blob_size), "tf_age_bloom_serialized_size"))
+    tf_age_bloom_stats before;
+    if (!stats_of(f, &before) || !check(tf_age_bloom_serialized_size(f, &blob_size), "tf_age_bloom_serialized_size"))
         return false;
     std::vector<unsigned char> blob(blob_size);
     tf_age_bloom *copy_raw = nullptr;
     if (!check(tf_age_bloom_serialize(f, blob.data(), blob.size(), written), "tf_age_bloom_serialize") ||
-        !check(tf_age_bloom_deserialize(blob.data(), *written, &copy_raw), "tf_age_bloom_deserialize"))
+        !check(tf_age_bloom_deserialize(blob.data(), *written, nullptr, &copy_raw), "tf_age_bloom_deserialize"))
         return false;
     Filter copy(copy_raw);
-    uint64_t copy_inserts = 0;
-    double copy_fpr = 0.0;
-    if (!check(tf_age_bloom_stats(copy_raw, nullptr, nullptr, nullptr, &copy_inserts, &copy_fpr),
-               "tf_age_bloom_stats") ||
-        !check(tf_age_bloom_is_blocked(copy_raw, copy_blocked), "tf_age_bloom_is_blocked"))
-        return false;
-    *same = copy_inserts == inserts && copy_fpr == fpr;
+    tf_age_bloom_stats after;
+    Shape copy_shape;
+    if (!stats_of(copy_raw, &after) || !shape_of(copy_raw, &copy_shape)) return false;
+    *copy_blocked = (copy_shape.flags & TF_AGE_BLOOM_BLOCKED) ? 1 : 0;
+    *same = after.inserts == before.inserts && after.fpr_now == before.fpr_now;
     std::vector<std::string> probes;
     probe_keys->next(5000, &probes);
     for (uint32_t key = 0; key < s.keys.count(); key += 1 + s.keys.count() / 5000)
@@ -329,9 +339,9 @@ struct Figures {
 };
 
 bool figures_of(const tf_age_bloom *f, const Replay &r, uint64_t events, Figures *out) {
-    if (!check(tf_age_bloom_memory(f, &out->memory), "tf_age_bloom_memory") ||
-        !check(tf_age_bloom_stats(f, nullptr, nullptr, &out->bits_per_element, nullptr, nullptr), "tf_age_bloom_stats"))
-        return false;
+    tf_age_bloom_stats st;
+    if (!check(tf_age_bloom_memory(f, &out->memory), "tf_age_bloom_memory") || !stats_of(f, &st)) return false;
+    out->bits_per_element = st.bits_per_element;
     out->per_event = r.filter_time.per(events);
     out->per_absent = r.absent_time.per(r.absent_probes);
     out->per_present = r.present_time.per(r.present_probes);
@@ -364,7 +374,7 @@ Outcome classic_count_window(const Context &ctx, uint64_t want, uint32_t seed, F
     const uint64_t events = s.events();
 
     tf_age_bloom *raw = nullptr;
-    if (!check(tf_age_bloom_new_for(target, want, seed, &raw), "tf_age_bloom_new_for")) return Outcome::api_error;
+    if (!check(tf_age_bloom_new_for(want, target, seed, 0, &raw), "tf_age_bloom_new_for")) return Outcome::api_error;
     Filter filter(raw);
     tf_age_bloom *f = raw;
     Shape z;
@@ -393,8 +403,8 @@ Outcome classic_count_window(const Context &ctx, uint64_t want, uint32_t seed, F
     const double per_entry = r.exact.map.empty() ? 0.0 : double(exact_bytes) / double(r.exact.map.size());
     char buf[240];
     print_subtitle("count window:", "was the key among the last N events? contains, then add, per event");
-    std::snprintf(buf, sizeof buf, "new_for(p %.4g, N = %s events, the mean per %s) -> k = %u, l = %u", target,
-                  count(want).c_str(), span(s, ctx.horizon).c_str(), unsigned(k), unsigned(l));
+    std::snprintf(buf, sizeof buf, "new_for(N = %s events, the mean per %s, p %.4g) -> k = %u, l = %u",
+                  count(want).c_str(), span(s, ctx.horizon).c_str(), target, unsigned(k), unsigned(l));
     print_row("sized", buf);
     std::snprintf(buf, sizeof buf, "%u slices of %s bits, generation g = %s; window l g = %s events", unsigned(k + l),
                   count(slice_bits).c_str(), count(g).c_str(), count(window).c_str());
@@ -429,7 +439,7 @@ std::string times(double blocked, double classic) {
     return buf;
 }
 
-// The blocked layout, sized with tf_age_bloom_new_blocked_for() for the
+// The blocked layout, sized with tf_age_bloom_new_for(TF_AGE_BLOOM_BLOCKED) for the
 // same window, target and seed, replayed the same way, next to the classic
 // filter's figures.
 Outcome blocked_count_window(const Context &ctx, uint64_t want, uint32_t seed, const Figures &classic) {
@@ -439,23 +449,22 @@ Outcome blocked_count_window(const Context &ctx, uint64_t want, uint32_t seed, c
 
     uint32_t chosen_k = 0, chosen_l = 0;
     double fill = 0.0;
-    if (!check(tf_age_bloom_choose_blocked(target, &chosen_k, &chosen_l, &fill), "tf_age_bloom_choose_blocked"))
+    if (!check(tf_age_bloom_choose(target, TF_AGE_BLOOM_BLOCKED, &chosen_k, &chosen_l, &fill), "tf_age_bloom_choose"))
         return Outcome::api_error;
     tf_age_bloom *raw = nullptr;
-    if (!check(tf_age_bloom_new_blocked_for(target, want, seed, &raw), "tf_age_bloom_new_blocked_for"))
+    if (!check(tf_age_bloom_new_for(want, target, seed, TF_AGE_BLOOM_BLOCKED, &raw), "tf_age_bloom_new_for"))
         return Outcome::api_error;
     Filter filter(raw);
     tf_age_bloom *f = raw;
     Shape z;
-    int is_blocked = 0;
-    uint64_t slices = 0;
-    if (!shape_of(f, &z) || !check(tf_age_bloom_is_blocked(f, &is_blocked), "tf_age_bloom_is_blocked") ||
-        !check(tf_age_bloom_stats(f, &slices, nullptr, nullptr, nullptr, nullptr), "tf_age_bloom_stats"))
-        return Outcome::api_error;
+    tf_age_bloom_stats st;
+    if (!shape_of(f, &z) || !stats_of(f, &st)) return Outcome::api_error;
+    const bool is_blocked = (z.flags & TF_AGE_BLOOM_BLOCKED) != 0;
+    const uint64_t slices = st.slices;
     if (!is_blocked || z.k != chosen_k || z.l != chosen_l || slices != uint64_t(z.k + z.l)) {
         std::fprintf(stderr,
-                     "tf-demo: internal error: new_blocked_for gave a %s filter with k = %u, l = %u, %llu slices; "
-                     "choose_blocked says k = %u, l = %u\n",
+                     "tf-demo: internal error: new_for(BLOCKED) gave a %s filter with k = %u, l = %u, %llu slices; "
+                     "choose(BLOCKED) says k = %u, l = %u\n",
                      is_blocked ? "blocked" : "classic", unsigned(z.k), unsigned(z.l), (unsigned long long)slices,
                      unsigned(chosen_k), unsigned(chosen_l));
         return Outcome::api_error;
@@ -474,8 +483,8 @@ Outcome blocked_count_window(const Context &ctx, uint64_t want, uint32_t seed, c
     char buf[240];
     std::printf("\n");
     print_subtitle("count window, blocked layout:", "the same stream, N, p and seed; contains, then add");
-    std::snprintf(buf, sizeof buf, "new_blocked_for(p %.4g, N = %s events) -> k = %u, l = %u, fill %.3f", target,
-                  count(want).c_str(), unsigned(z.k), unsigned(z.l), fill);
+    std::snprintf(buf, sizeof buf, "new_for(N = %s events, p %.4g, BLOCKED) -> k = %u, l = %u, fill %.3f",
+                  count(want).c_str(), target, unsigned(z.k), unsigned(z.l), fill);
     print_row("sized", buf);
     std::snprintf(buf, sizeof buf, "%llu slices of %s bits, generation g = %s; window l g = %s events",
                   (unsigned long long)slices, count(z.slice_bits).c_str(), count(z.g).c_str(), count(z.window).c_str());

@@ -64,7 +64,7 @@ Outcome time_window(const Context &ctx) {
     // about span / l). A coarse clock (a CSV file in seconds, say) is made
     // finer by multiplying every timestamp, which changes no answer.
     uint32_t k = 0, l = 0;
-    if (!check(tf_age_bloom_choose(target, &k, &l), "tf_age_bloom_choose")) return Outcome::api_error;
+    if (!check(tf_age_bloom_choose(target, 0, &k, &l, nullptr), "tf_age_bloom_choose")) return Outcome::api_error;
     const uint64_t scale = ctx.horizon >= l ? 1 : (l + ctx.horizon - 1) / ctx.horizon;
     if (scale > 1 && s.last > UINT64_MAX / scale) {
         print_row("skipped", "the timestamps are too large to refine the clock to l = " + count(l) + " units per span");
@@ -78,8 +78,9 @@ Outcome time_window(const Context &ctx) {
     const uint64_t initial = uint64_t(std::max(1.0, std::round(per_span)));
 
     tf_time_bloom *raw = nullptr;
-    if (!check(tf_time_bloom_new_for(target, span_units, initial, uint32_t(ctx.options.seed * 2654435761u + 5), &raw),
-               "tf_time_bloom_new_for"))
+    if (!check(
+            tf_time_bloom_new_for(initial, target, span_units, uint32_t(ctx.options.seed * 2654435761u + 5), 0, &raw),
+            "tf_time_bloom_new_for"))
         return Outcome::api_error;
     Filter filter(raw);
     tf_time_bloom *f = raw;
@@ -164,11 +165,15 @@ Outcome time_window(const Context &ctx) {
         c.at = (now - clock[0]) / scale;
         while (oldest < end && now > span_units && clock[oldest] < now - span_units) ++oldest;
         c.span_events = end - oldest;
-        if (!check(tf_time_bloom_stats(f, now, &c.slices, &c.bits, &c.bits_per_element, nullptr, &c.fpr_now),
-                   "tf_time_bloom_stats") ||
+        tf_time_bloom_stats now_stats = TF_TIME_BLOOM_STATS_INIT;
+        if (!check(tf_time_bloom_get_stats(f, now, &now_stats), "tf_time_bloom_get_stats") ||
             !check(tf_time_bloom_slice_bits(f, 0, &c.s0_bits), "tf_time_bloom_slice_bits") ||
             !check(tf_time_bloom_memory(f, &c.memory), "tf_time_bloom_memory"))
             return Outcome::api_error;
+        c.slices = now_stats.slices;
+        c.bits = now_stats.bits;
+        c.bits_per_element = now_stats.bits_per_element;
+        c.fpr_now = now_stats.fpr_now;
 
         // Never-seen keys, next to the filter's own estimate.
         probes.resize(kAbsentProbes);
@@ -225,17 +230,14 @@ Outcome time_window(const Context &ctx) {
         std::vector<unsigned char> blob(blob_size);
         tf_time_bloom *copy_raw = nullptr;
         if (!check(tf_time_bloom_serialize(f, blob.data(), blob.size(), &written), "tf_time_bloom_serialize") ||
-            !check(tf_time_bloom_deserialize(blob.data(), written, &copy_raw), "tf_time_bloom_deserialize"))
+            !check(tf_time_bloom_deserialize(blob.data(), written, nullptr, &copy_raw), "tf_time_bloom_deserialize"))
             return Outcome::api_error;
         Filter copy(copy_raw);
-        uint64_t a_slices = 0, b_slices = 0, a_inserts = 0, b_inserts = 0;
-        double a_fpr = 0.0, b_fpr = 0.0;
-        if (!check(tf_time_bloom_stats(f, end_time, &a_slices, nullptr, nullptr, &a_inserts, &a_fpr),
-                   "tf_time_bloom_stats") ||
-            !check(tf_time_bloom_stats(copy_raw, end_time, &b_slices, nullptr, nullptr, &b_inserts, &b_fpr),
-                   "tf_time_bloom_stats"))
+        tf_time_bloom_stats sa = TF_TIME_BLOOM_STATS_INIT, sb = TF_TIME_BLOOM_STATS_INIT;
+        if (!check(tf_time_bloom_get_stats(f, end_time, &sa), "tf_time_bloom_get_stats") ||
+            !check(tf_time_bloom_get_stats(copy_raw, end_time, &sb), "tf_time_bloom_get_stats"))
             return Outcome::api_error;
-        round_trip = a_slices == b_slices && a_inserts == b_inserts && a_fpr == b_fpr;
+        round_trip = sa.slices == sb.slices && sa.inserts == sb.inserts && sa.fpr_now == sb.fpr_now;
         for (uint32_t key = 0; key < s.keys.count(); key += 1 + s.keys.count() / 10000) {
             int a = 0, b = 0;
             if (!check(tf_time_bloom_contains(f, s.keys.data(key), s.keys.size(key), end_time, &a),
@@ -263,8 +265,8 @@ Outcome time_window(const Context &ctx) {
         if (c.slices > timeline[busiest].slices) busiest = i;
     }
 
-    std::snprintf(buf, sizeof buf, "new_for(p %.4g, T = %s, %s events per T (the mean)) -> k = %u, l = %u", target,
-                  span(s, ctx.horizon).c_str(), count(initial).c_str(), unsigned(k), unsigned(l));
+    std::snprintf(buf, sizeof buf, "new_for(%s events per T (the mean), p %.4g, T = %s) -> k = %u, l = %u",
+                  count(initial).c_str(), target, span(s, ctx.horizon).c_str(), unsigned(k), unsigned(l));
     print_row("sized", buf);
     std::snprintf(buf, sizeof buf, "%u slices of %s bits at the start%s", unsigned(k + l), count(initial_bits).c_str(),
                   scale == 1 ? "" : ("; clock refined x" + count(scale) + " so that T >= l units").c_str());

@@ -1,104 +1,33 @@
-/*
- * temporalfilters/age_bloom.h - Age-Partitioned Bloom Filter (APBF): "was
- * this key among the last N inserts?"
+/**
+ * @file temporalfilters/age_bloom.h
+ * @brief Age-partitioned Bloom filter: "was this key among the last N
+ * inserts?"
  *
  * The filter is a sequence of k + l slices, each a bit array of m bits (the
- * "Time-limited Bloom Filter" paper, section 5; Shtul, Baquero, Almeida).
- * An insert sets one bit in each of the k newest slices; every g inserts (a
- * generation) the slices shift: the oldest is emptied and becomes the
- * newest. A query reports a key present when it finds its bits in k
- * consecutive slices.
+ * age-partitioned Bloom filter of section 5 of "Time-limited Bloom Filter",
+ * Rodrigues, Shtul, Baquero, Almeida, ACM SAC 2023). An insert sets one bit
+ * in each of the k newest slices; every g inserts (a generation) the slices
+ * shift: the oldest is emptied and becomes the newest. A query reports a key
+ * present when it finds its bits in k consecutive slices. docs/age-bloom.md
+ * gives the algorithm, its equations and the measurements.
  *
- * ERROR GUARANTEE: no false negatives within the window: every key among the
- * last l * g inserts (the capacity) is reported present. A key not inserted
- * in the window is reported present with probability at most the filter's
- * false-positive rate, which peaks just before a shift (slice fill ratios
- * 1 - 2^-((i+1)/k), then 1/2) and is computed exactly by
+ * **Error guarantee.** No false negatives within the window: every key
+ * among the last l * g inserts (the capacity) is reported present. A key not
+ * inserted in the window is reported present with probability at most the
+ * filter's false-positive rate, which peaks just before a shift (slice fill
+ * ratios 1 - 2^-((i+1)/k), then 1/2) and is computed exactly by
  * tf_age_bloom_false_positive_rate() (classic layout; the blocked layout,
- * below, has its own conservative model, reported by tf_age_bloom_stats'
- * fpr_now). Keys inserted between l * g and (k + l) * g inserts ago may
- * still be reported present, fewer and fewer as their slices leave.
+ * below, has its own conservative model, reported by the `fpr_now` of
+ * tf_age_bloom_get_stats()). Keys inserted between l * g and (k + l) * g
+ * inserts ago may still be reported present, fewer and fewer as their
+ * slices leave.
  *
- * MEMORY: (k + l) * m bits, with m = ceil(k * g / ln 2): about
+ * **Memory.** (k + l) * m bits, with m = ceil(k * g / ln 2): about
  * (k + l) * k / (l * ln 2) bits per element of capacity
  * (tf_age_bloom_bits_per_element(); the blocked layout needs more, below).
  *
- * THREAD SAFETY: a filter is not internally synchronised. Concurrent calls
- * are safe only when none of them modifies the filter (contains, stats,
- * info, memory, is_blocked, serialize); add, add_if_absent and clear need
- * exclusive access. Different filters are independent.
- */
-#ifndef TEMPORALFILTERS_AGE_BLOOM_H
-#define TEMPORALFILTERS_AGE_BLOOM_H
-
-#include "temporalfilters/common.h"
-
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-typedef struct tf_age_bloom tf_age_bloom;
-
-/* Limits of the parameters. */
-#define TF_AGE_BLOOM_MAX_K 64u
-#define TF_AGE_BLOOM_MAX_L 1024u
-
-/*
- * Sizing: the (k, l) pair whose steady-state false-positive rate is at most
- * `error_rate` with the fewest bits per element of capacity (larger l: less
- * memory, longer queries; l is capped at 256). Shared by the time-limited
- * filter.
- * Errors: TF_ERR_NULL (k or l), TF_ERR_INVALID_ARGUMENT (error_rate NaN or
- * outside (0, 1)), TF_ERR_TOO_LARGE (no pair with k <= 64 meets it).
- * Thread-safe.
- */
-TF_API tf_status tf_age_bloom_choose(double error_rate, uint32_t *k, uint32_t *l);
-
-/*
- * The exact steady-state false-positive rate of a filter with parameters
- * (k, l), at its peak just before a shift: a dynamic program over
- * (slice, length of the current run of set bits) with the fill ratios above.
- * Also the worst case of the time-limited filter at a steady rate.
- * Errors: TF_ERR_NULL, TF_ERR_INVALID_ARGUMENT (k or l out of range).
- * Thread-safe.
- */
-TF_API tf_status tf_age_bloom_false_positive_rate(uint32_t k, uint32_t l, double *rate);
-
-/* Bits per element of capacity at steady state, (k + l) k / (l ln 2).
- * Errors: TF_ERR_NULL, TF_ERR_INVALID_ARGUMENT. Thread-safe. */
-TF_API tf_status tf_age_bloom_bits_per_element(uint32_t k, uint32_t l, double *bits);
-
-/*
- * Creates a filter that remembers at least the last `capacity` inserts with
- * a false-positive rate of at most `error_rate`: (k, l) from
- * tf_age_bloom_choose(), generation g = ceil(capacity / l), slices of
- * ceil(k * g / ln 2) bits.
- *  error_rate  in (0, 1).
- *  capacity    window length in inserts, >= 1.
- *  seed        hash seed.
- *  out         receives the filter, owned by the caller (tf_age_bloom_free).
- * Errors: TF_ERR_NULL, TF_ERR_INVALID_ARGUMENT, TF_ERR_TOO_LARGE (slices of
- * more than 2^40 bits), TF_ERR_OUT_OF_MEMORY. Thread-safe.
- */
-TF_API tf_status tf_age_bloom_new_for(double error_rate, uint64_t capacity, uint32_t seed, tf_age_bloom **out);
-
-/*
- * Low-level constructor: k + l slices of `slice_bits` bits, generation
- * g = max(1, floor(slice_bits * ln 2 / k)) (fill ratio 1/2 when a slice
- * leaves the first k). Capacity l * g.
- *  k           1..64 (hash functions; bits set per insert).
- *  l           1..1024.
- *  slice_bits  64..2^40.
- * Errors: TF_ERR_NULL, TF_ERR_INVALID_ARGUMENT, TF_ERR_TOO_LARGE,
- * TF_ERR_OUT_OF_MEMORY. Thread-safe.
- */
-TF_API tf_status tf_age_bloom_new(uint32_t k, uint32_t l, uint64_t slice_bits, uint32_t seed, tf_age_bloom **out);
-
-/* Destroys a filter; NULL is a no-op. Needs exclusive access. */
-TF_API void tf_age_bloom_free(tf_age_bloom *filter);
-
-/*
- * The blocked layout: the same count window (a shift every g inserts, no
+ * **Layouts.** The flag ::TF_AGE_BLOOM_BLOCKED of the constructors chooses
+ * the blocked layout: the same count window (a shift every g inserts, no
  * false negatives for the last l * g inserts, a query needs the key's bit in
  * k consecutive slices) with all k + l <= 32 slices stored as the 32-bit
  * lanes of 64-byte lines, so that a key's bits in every slice lie in one
@@ -107,7 +36,7 @@ TF_API void tf_age_bloom_free(tf_age_bloom *filter);
  * it; the results and blobs are the same without): several times faster
  * than the classic layout, which reads one line per slice it probes.
  *
- * The error guarantee: keys sharing a block share it in every slice, which
+ * Its error guarantee: keys sharing a block share it in every slice, which
  * makes a slice's bits for a key depend on each other. The sizing uses a
  * model that takes the keys per lane as Poisson and perfectly correlated
  * across slices (summed over every step of their loads, tail included); it
@@ -118,102 +47,450 @@ TF_API void tf_age_bloom_free(tf_age_bloom *filter);
  * 1e-4 (the classic layout: 20, 26 and 31), more below, where the classic
  * layout is the better choice.
  *
- * tf_age_bloom_choose_blocked gives the (k, l) with k + l in {16, 32} and
- * the fill ratio `fill` of a slice leaving the first k that meet
- * `error_rate` under the model with the fewest bits per element. The
- * search takes tens of milliseconds the first time a rate is asked for
- * (the answer is remembered, for up to 256 rates).
- * Errors: TF_ERR_NULL, TF_ERR_INVALID_ARGUMENT (error_rate outside
- * (0, 0.2]: near 1 the model is not conservative; use the classic layout),
- * TF_ERR_TOO_LARGE (no pair meets it with slices at least 10% full: below
- * about 1e-18). Thread-safe.
+ * **Thread safety.** A filter is not internally synchronised. Concurrent
+ * calls are safe only when none of them modifies the filter (contains,
+ * get_stats, get_info, memory, serialized_size, serialize are read-only);
+ * add, add_if_absent, clear and free need exclusive access. Different
+ * filters are independent.
+ *
+ * @since 0.1.0
  */
-TF_API tf_status tf_age_bloom_choose_blocked(double error_rate, uint32_t *k, uint32_t *l, double *fill);
+#ifndef TEMPORALFILTERS_AGE_BLOOM_H
+#define TEMPORALFILTERS_AGE_BLOOM_H
 
-/*
- * Creates a blocked filter that remembers at least the last `capacity`
- * inserts with a false-positive rate of at most `error_rate` (see above):
- * generation g = ceil(capacity / l), slices of k * g / -ln(1 - fill) bits
- * rounded up to a multiple of 32. Every other function works on it as on a
- * classic filter; its blob is kind 2 with the blocked flag.
- *  error_rate  in (0, 0.2].
- *  capacity    window length in inserts, >= 1.
- *  seed        hash seed.
- *  out         receives the filter, owned by the caller (tf_age_bloom_free).
- * Errors: TF_ERR_NULL, TF_ERR_INVALID_ARGUMENT, TF_ERR_TOO_LARGE (slices of
- * more than 2^40 bits), TF_ERR_OUT_OF_MEMORY. Thread-safe.
+#include "temporalfilters/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * @brief An age-partitioned Bloom filter (opaque handle), in either layout.
+ *
+ * Created by tf_age_bloom_new(), tf_age_bloom_new_for() or
+ * tf_age_bloom_deserialize(); destroyed by tf_age_bloom_free().
+ * @since 0.1.0
  */
-TF_API tf_status tf_age_bloom_new_blocked_for(double error_rate, uint64_t capacity, uint32_t seed, tf_age_bloom **out);
+typedef struct tf_age_bloom tf_age_bloom;
 
-/*
- * Low-level constructor of the blocked layout: k + l slices of `slice_bits`
- * bits rounded up to a multiple of 32, generation g = max(1, floor(bits *
- * ln 2 / k)) (fill ratio 1/2, more than the sizing above would choose:
- * tf_age_bloom_stats reports the model's rate). Memory: ceil((k + l) / 16)
- * lines of 64 bytes per 32 bits of slice (unused lanes included).
- *  k           >= 1; l >= 1; k + l <= 32.
- *  slice_bits  32..2^40.
- * Errors: TF_ERR_NULL, TF_ERR_INVALID_ARGUMENT, TF_ERR_TOO_LARGE,
- * TF_ERR_OUT_OF_MEMORY. Thread-safe.
+/**
+ * @brief The largest k (hash functions, bits set per insert) of the classic
+ * layout.
+ * @since 0.1.0
  */
-TF_API tf_status tf_age_bloom_new_blocked(uint32_t k, uint32_t l, uint64_t slice_bits, uint32_t seed,
-                                          tf_age_bloom **out);
+#define TF_AGE_BLOOM_MAX_K 64u
 
-/* blocked receives 1 for the blocked layout, 0 for the classic one.
- * Errors: TF_ERR_NULL. Read-only (see THREAD SAFETY). */
-TF_API tf_status tf_age_bloom_is_blocked(const tf_age_bloom *filter, int *blocked);
+/**
+ * @brief The largest l (slices beyond the first k) of the classic layout.
+ * @since 0.1.0
+ */
+#define TF_AGE_BLOOM_MAX_L 1024u
 
-/* Inserts a key (shifting first when the generation is full).
- * Errors: TF_ERR_NULL (filter, or key with key_len > 0). */
+/**
+ * @brief Flag of the constructors and of tf_age_bloom_choose(): the blocked
+ * layout (k + l <= 32 slices as the lanes of 64-byte lines; see the file's
+ * description). 0 is the classic layout. The blob records it (kind 2, flag
+ * bit 0) and tf_age_bloom_get_info() reports it.
+ * @since 0.1.0
+ */
+#define TF_AGE_BLOOM_BLOCKED 1u
+
+/**
+ * @brief What was fixed when a filter was created: its shape, seed and
+ * flags. Filled by tf_age_bloom_get_info().
+ *
+ * A versioned struct: initialize it with ::TF_AGE_BLOOM_INFO_INIT; fields
+ * are only ever added at the end.
+ * @since 0.1.0
+ */
+typedef struct tf_age_bloom_info {
+    /** sizeof(tf_age_bloom_info) as the caller was compiled; set by
+     *  ::TF_AGE_BLOOM_INFO_INIT. */
+    size_t size;
+    /** Hash functions: bits set per insert, consecutive slices a key must
+     *  match (classic 1..64; blocked k + l <= 32). */
+    uint32_t k;
+    /** Slices beyond the first k: the window spans l generations. */
+    uint32_t l;
+    /** Bits per slice (blocked: a multiple of 32). */
+    uint64_t slice_bits;
+    /** Inserts per generation g: the slices shift every g inserts. */
+    uint64_t generation;
+    /** The window in inserts, l * generation: every key among the last
+     *  `capacity` inserts is reported present. */
+    uint64_t capacity;
+    /** The hash seed. */
+    uint32_t seed;
+    /** The flags the filter was created with (::TF_AGE_BLOOM_BLOCKED or 0). */
+    uint32_t flags;
+} tf_age_bloom_info;
+
+/**
+ * @brief Initializer of ::tf_age_bloom_info: `size` set, every other field 0.
+ * @since 0.1.0
+ */
+#define TF_AGE_BLOOM_INFO_INIT \
+    { sizeof(tf_age_bloom_info), 0, 0, 0, 0, 0, 0, 0 }
+
+/**
+ * @brief The current state of a filter. Filled by tf_age_bloom_get_stats().
+ *
+ * A versioned struct: initialize it with ::TF_AGE_BLOOM_STATS_INIT; fields
+ * are only ever added at the end.
+ * @since 0.1.0
+ */
+typedef struct tf_age_bloom_stats {
+    /** sizeof(tf_age_bloom_stats) as the caller was compiled; set by
+     *  ::TF_AGE_BLOOM_STATS_INIT. */
+    size_t size;
+    /** Number of slices, k + l. */
+    uint64_t slices;
+    /** Total bits of all slices (blocked: of all lines, unused lanes
+     *  included). */
+    uint64_t bits;
+    /** bits / capacity (l * generation). */
+    double bits_per_element;
+    /** Inserts since creation or the last tf_age_bloom_clear(). */
+    uint64_t inserts;
+    /** The false-positive rate for the measured fill (set bits / m) of every
+     *  slice, by the dynamic program of tf_age_bloom_false_positive_rate():
+     *  exact under the model of independent bits (classic layout), the
+     *  conservative model of the blocked layout (blocked). */
+    double fpr_now;
+} tf_age_bloom_stats;
+
+/**
+ * @brief Initializer of ::tf_age_bloom_stats: `size` set, every other field 0.
+ * @since 0.1.0
+ */
+#define TF_AGE_BLOOM_STATS_INIT \
+    { sizeof(tf_age_bloom_stats), 0, 0, 0.0, 0, 0.0 }
+
+/**
+ * @brief Chooses the shape tf_age_bloom_new_for() uses for a target error
+ * rate, without creating anything.
+ *
+ * Classic layout (flags 0): the (k, l) pair whose steady-state
+ * false-positive rate (tf_age_bloom_false_positive_rate()) is at most
+ * `error_rate` with the fewest bits per element of capacity (larger l: less
+ * memory, longer queries; l is capped at 256); its slices leave the first k
+ * half full (`fill` = 0.5). The time-limited filter uses the same pair.
+ *
+ * Blocked layout (::TF_AGE_BLOOM_BLOCKED): the (k, l) with k + l in
+ * {16, 32} and the fill ratio `fill` of a slice leaving the first k that
+ * meet `error_rate` under the blocked layout's conservative model with the
+ * fewest bits per element. The search takes tens of milliseconds the first
+ * time a rate is asked for (the answer is remembered, for up to 256 rates).
+ *
+ * @param[in]  error_rate the target false-positive rate: in (0, 1) for the
+ *                        classic layout, (0, 0.2] for the blocked one (near
+ *                        1 its model is not conservative).
+ * @param[in]  flags      ::TF_AGE_BLOOM_BLOCKED or 0.
+ * @param[out] k          receives k (hash functions).
+ * @param[out] l          receives l (slices beyond the first k).
+ * @param[out] fill       receives the fill ratio of a slice when it leaves
+ *                        the first k (0.5 for the classic layout); may be
+ *                        NULL.
+ * @retval TF_OK                   success.
+ * @retval TF_ERR_NULL             k or l is NULL.
+ * @retval TF_ERR_INVALID_ARGUMENT error_rate is NaN or out of its range, or
+ *                                 flags has an unknown bit.
+ * @retval TF_ERR_TOO_LARGE        no shape meets error_rate (classic: no pair
+ *                                 with k <= 64; blocked: none with slices at
+ *                                 least 10% full, below about 1e-18).
+ * @note Thread-safe.
+ * @since 0.1.0
+ */
+TF_API tf_status tf_age_bloom_choose(double error_rate, uint32_t flags, uint32_t *k, uint32_t *l, double *fill);
+
+/**
+ * @brief The exact steady-state false-positive rate of a classic filter
+ * with parameters (k, l), at its peak just before a shift.
+ *
+ * A dynamic program over (slice, length of the current run of set bits)
+ * with the fill ratios 1 - 2^-((i+1)/k) for the first k slices and 1/2
+ * beyond. Also the worst case of the time-limited filter at a steady rate.
+ *
+ * @param[in]  k    hash functions, 1..::TF_AGE_BLOOM_MAX_K.
+ * @param[in]  l    slices beyond the first k, 1..::TF_AGE_BLOOM_MAX_L.
+ * @param[out] rate receives the rate, in [0, 1].
+ * @retval TF_OK                   success.
+ * @retval TF_ERR_NULL             rate is NULL.
+ * @retval TF_ERR_INVALID_ARGUMENT k or l is out of range.
+ * @note Thread-safe.
+ * @since 0.1.0
+ */
+TF_API tf_status tf_age_bloom_false_positive_rate(uint32_t k, uint32_t l, double *rate);
+
+/**
+ * @brief Bits per element of capacity of a classic filter at steady state,
+ * (k + l) k / (l ln 2).
+ *
+ * @param[in]  k    hash functions, 1..::TF_AGE_BLOOM_MAX_K.
+ * @param[in]  l    slices beyond the first k, 1..::TF_AGE_BLOOM_MAX_L.
+ * @param[out] bits receives the bits per element.
+ * @retval TF_OK                   success.
+ * @retval TF_ERR_NULL             bits is NULL.
+ * @retval TF_ERR_INVALID_ARGUMENT k or l is out of range.
+ * @note Thread-safe.
+ * @since 0.1.0
+ */
+TF_API tf_status tf_age_bloom_bits_per_element(uint32_t k, uint32_t l, double *bits);
+
+/**
+ * @brief Creates a filter that remembers at least the last `capacity`
+ * inserts with a false-positive rate of at most `error_rate`.
+ *
+ * (k, l) and the fill come from tf_age_bloom_choose() with the same
+ * `error_rate` and `flags`; the generation is g = ceil(capacity / l).
+ * Classic layout: slices of ceil(k * g / ln 2) bits (at least 64). Blocked
+ * layout: slices of k * g / -ln(1 - fill) bits rounded up to a multiple of
+ * 32; its blob is kind 2 with the blocked flag.
+ *
+ * @param[in]  capacity   the window in inserts, >= 1.
+ * @param[in]  error_rate the target false-positive rate: in (0, 1), or
+ *                        (0, 0.2] with ::TF_AGE_BLOOM_BLOCKED.
+ * @param[in]  seed       the hash seed.
+ * @param[in]  flags      ::TF_AGE_BLOOM_BLOCKED or 0.
+ * @param[out] out        receives the new filter, owned by the caller
+ *                        (tf_age_bloom_free()).
+ * @retval TF_OK                   success.
+ * @retval TF_ERR_NULL             out is NULL.
+ * @retval TF_ERR_INVALID_ARGUMENT capacity is 0, error_rate out of range, or
+ *                                 an unknown flag bit.
+ * @retval TF_ERR_TOO_LARGE        no shape meets error_rate, or the slices
+ *                                 would exceed 2^40 bits.
+ * @retval TF_ERR_OUT_OF_MEMORY    an allocation failed.
+ * @note Thread-safe.
+ * @since 0.1.0
+ */
+TF_API tf_status tf_age_bloom_new_for(uint64_t capacity, double error_rate, uint32_t seed, uint32_t flags,
+                                      tf_age_bloom **out);
+
+/**
+ * @brief Creates an empty filter of k + l slices of `slice_bits` bits (the
+ * low-level constructor).
+ *
+ * The generation is g = max(1, floor(slice_bits * ln 2 / k)) inserts (fill
+ * ratio 1/2 when a slice leaves the first k) and the capacity l * g.
+ * Blocked layout: `slice_bits` is rounded up to a multiple of 32 and the
+ * generation computed from the rounded size (fill ratio 1/2, more than the
+ * sizing of tf_age_bloom_new_for() would choose: the `fpr_now` of
+ * tf_age_bloom_get_stats() reports the model's rate); memory
+ * ceil((k + l) / 16) lines of 64 bytes per 32 bits of slice (unused lanes
+ * included).
+ *
+ * @param[in]  k          hash functions: classic 1..::TF_AGE_BLOOM_MAX_K;
+ *                        blocked k >= 1 with k + l <= 32.
+ * @param[in]  l          slices beyond the first k: classic
+ *                        1..::TF_AGE_BLOOM_MAX_L; blocked l >= 1 with
+ *                        k + l <= 32.
+ * @param[in]  slice_bits bits per slice: classic 64..2^40; blocked 32..2^40.
+ * @param[in]  seed       the hash seed.
+ * @param[in]  flags      ::TF_AGE_BLOOM_BLOCKED or 0.
+ * @param[out] out        receives the new filter, owned by the caller
+ *                        (tf_age_bloom_free()).
+ * @retval TF_OK                   success.
+ * @retval TF_ERR_NULL             out is NULL.
+ * @retval TF_ERR_INVALID_ARGUMENT k, l or slice_bits out of range, or an
+ *                                 unknown flag bit.
+ * @retval TF_ERR_TOO_LARGE        slice_bits above 2^40.
+ * @retval TF_ERR_OUT_OF_MEMORY    an allocation failed.
+ * @note Thread-safe.
+ * @since 0.1.0
+ */
+TF_API tf_status tf_age_bloom_new(uint32_t k, uint32_t l, uint64_t slice_bits, uint32_t seed, uint32_t flags,
+                                  tf_age_bloom **out);
+
+/**
+ * @brief Destroys a filter and frees its memory.
+ * @param[in] filter the filter; NULL is a no-op.
+ * @note Exclusive.
+ * @since 0.1.0
+ */
+TF_API void tf_age_bloom_free(tf_age_bloom *filter);
+
+/**
+ * @brief Inserts a key, shifting the slices first when the generation is
+ * full.
+ *
+ * @param[in] filter  the filter.
+ * @param[in] key     the key's bytes; NULL only when key_len is 0.
+ * @param[in] key_len the key's length in bytes.
+ * @retval TF_OK       success.
+ * @retval TF_ERR_NULL filter is NULL, or key is NULL with key_len > 0.
+ * @note Exclusive.
+ * @since 0.1.0
+ */
 TF_API tf_status tf_age_bloom_add(tf_age_bloom *filter, const void *key, size_t key_len);
 
-/* present receives 1 when the key is (probably) among the last inserts,
- * 0 when it is certainly not among the last l * g.
- * Errors: TF_ERR_NULL (filter, present, or key with key_len > 0). */
+/**
+ * @brief Asks whether a key is among the last inserts.
+ *
+ * @param[in]  filter  the filter.
+ * @param[in]  key     the key's bytes; NULL only when key_len is 0.
+ * @param[in]  key_len the key's length in bytes.
+ * @param[out] present receives 1 when the key is (probably) among the last
+ *                     inserts, 0 when it is certainly not among the last
+ *                     l * g.
+ * @retval TF_OK       success.
+ * @retval TF_ERR_NULL filter or present is NULL, or key is NULL with
+ *                     key_len > 0.
+ * @note Read-only.
+ * @since 0.1.0
+ */
 TF_API tf_status tf_age_bloom_contains(const tf_age_bloom *filter, const void *key, size_t key_len, int *present);
 
-/* De-duplication in one call: was_present receives what contains() would
- * have said; the key is inserted only when it was absent.
- * Errors: as tf_age_bloom_add and tf_age_bloom_contains. */
+/**
+ * @brief De-duplication in one call: asks whether a key is present and
+ * inserts it only when it was absent.
+ *
+ * @param[in]  filter      the filter.
+ * @param[in]  key         the key's bytes; NULL only when key_len is 0.
+ * @param[in]  key_len     the key's length in bytes.
+ * @param[out] was_present receives what tf_age_bloom_contains() would have
+ *                         said: 1 (a probable duplicate, not inserted) or 0
+ *                         (inserted).
+ * @retval TF_OK       success.
+ * @retval TF_ERR_NULL filter or was_present is NULL, or key is NULL with
+ *                     key_len > 0.
+ * @note Exclusive.
+ * @since 0.1.0
+ */
 TF_API tf_status tf_age_bloom_add_if_absent(tf_age_bloom *filter, const void *key, size_t key_len, int *was_present);
 
-/* Forgets everything (the shape stays). Errors: TF_ERR_NULL. */
+/**
+ * @brief Forgets every key and resets the insert count; the shape stays.
+ * @param[in] filter the filter.
+ * @retval TF_OK       success.
+ * @retval TF_ERR_NULL filter is NULL.
+ * @note Exclusive.
+ * @since 0.1.0
+ */
 TF_API tf_status tf_age_bloom_clear(tf_age_bloom *filter);
 
-/*
- * Current state; any out-parameter may be NULL.
- *  slices            number of slices (k + l).
- *  bits              total bits of all slices (blocked: of all lines, unused
- *                    lanes included).
- *  bits_per_element  bits / capacity (l * g).
- *  inserts           inserts since creation or clear.
- *  fpr_now           false-positive rate for the measured fill (set bits / m)
- *                    of every slice, by the same dynamic program; exact
- *                    under the model of independent bits (classic layout),
- *                    the conservative model above (blocked). O(bits / 64)
- *                    (blocked: a pass over the lanes, then the model, about
- *                    a millisecond).
- * Errors: TF_ERR_NULL (filter).
+/**
+ * @brief Reports the current state: slices, bits, bits per element,
+ * inserts and the false-positive rate for the measured fill.
+ *
+ * Costs O(bits / 64): `fpr_now` counts the set bits of every slice (the
+ * blocked layout: a pass over the lanes, then its model, about a
+ * millisecond).
+ *
+ * @param[in]     filter the filter.
+ * @param[in,out] stats  a ::tf_age_bloom_stats initialized with
+ *                       ::TF_AGE_BLOOM_STATS_INIT; receives the fields its
+ *                       `size` covers.
+ * @retval TF_OK                   success.
+ * @retval TF_ERR_NULL             filter or stats is NULL.
+ * @retval TF_ERR_INVALID_ARGUMENT stats->size is below the struct's first
+ *                                 version (not initialized).
+ * @note Read-only.
+ * @since 0.1.0
  */
-TF_API tf_status tf_age_bloom_stats(const tf_age_bloom *filter, uint64_t *slices, uint64_t *bits,
-                                    double *bits_per_element, uint64_t *inserts, double *fpr_now);
+TF_API tf_status tf_age_bloom_get_stats(const tf_age_bloom *filter, tf_age_bloom_stats *stats);
 
-/* Parameters; any out-parameter may be NULL. capacity = l * generation.
- * Errors: TF_ERR_NULL (filter). */
-TF_API tf_status tf_age_bloom_info(const tf_age_bloom *filter, uint32_t *k, uint32_t *l, uint64_t *slice_bits,
-                                   uint64_t *generation, uint64_t *capacity, uint32_t *seed);
+/**
+ * @brief Reports what was fixed at creation: k, l, slice bits, generation,
+ * capacity (l * generation), seed and flags. O(1).
+ *
+ * @param[in]     filter the filter.
+ * @param[in,out] info   a ::tf_age_bloom_info initialized with
+ *                       ::TF_AGE_BLOOM_INFO_INIT; receives the fields its
+ *                       `size` covers.
+ * @retval TF_OK                   success.
+ * @retval TF_ERR_NULL             filter or info is NULL.
+ * @retval TF_ERR_INVALID_ARGUMENT info->size is below the struct's first
+ *                                 version (not initialized).
+ * @note Read-only.
+ * @since 0.1.0
+ */
+TF_API tf_status tf_age_bloom_get_info(const tf_age_bloom *filter, tf_age_bloom_info *info);
 
-/* Bytes of memory held. Errors: TF_ERR_NULL. */
+/**
+ * @brief Reports the bytes of memory the filter holds (the handle, its
+ * bookkeeping and every slice).
+ *
+ * @param[in]  filter the filter.
+ * @param[out] bytes  receives the number of bytes.
+ * @retval TF_OK       success.
+ * @retval TF_ERR_NULL filter or bytes is NULL.
+ * @note Read-only.
+ * @since 0.1.0
+ */
 TF_API tf_status tf_age_bloom_memory(const tf_age_bloom *filter, size_t *bytes);
 
-/* Serialization (wire format kind 2; see README.md). Same contract as the
- * other structures: serialized_size, serialize (TF_ERR_BUFFER_TOO_SMALL with
- * the needed size in `written`), deserialize (validates everything before
- * allocating; TF_ERR_TRUNCATED, TF_ERR_BAD_MAGIC, TF_ERR_UNSUPPORTED_VERSION,
- * TF_ERR_WRONG_KIND, TF_ERR_CHECKSUM, TF_ERR_CORRUPT, TF_ERR_OUT_OF_MEMORY). */
+/**
+ * @brief The size of the filter's blob, in bytes (wire format kind 2;
+ * docs/wire-format.md).
+ *
+ * @param[in]  filter the filter.
+ * @param[out] size   receives the blob's size.
+ * @retval TF_OK            success.
+ * @retval TF_ERR_NULL      filter or size is NULL.
+ * @retval TF_ERR_TOO_LARGE the size overflows size_t.
+ * @note Read-only.
+ * @since 0.1.0
+ */
 TF_API tf_status tf_age_bloom_serialized_size(const tf_age_bloom *filter, size_t *size);
+
+/**
+ * @brief Writes the filter as a blob: wire format kind 2 (the blocked
+ * layout sets flag bit 0), little-endian, checksummed; every slice and
+ * counter (docs/wire-format.md).
+ *
+ * @param[in]  filter   the filter.
+ * @param[out] buf      the buffer; may be NULL when capacity is 0.
+ * @param[in]  capacity the buffer's size in bytes.
+ * @param[out] written  receives the bytes written; on
+ *                      ::TF_ERR_BUFFER_TOO_SMALL, the size needed.
+ * @retval TF_OK                   success.
+ * @retval TF_ERR_NULL             filter or written is NULL, or buf is NULL
+ *                                 while capacity is large enough.
+ * @retval TF_ERR_BUFFER_TOO_SMALL capacity is below the blob's size; nothing
+ *                                 is written into buf.
+ * @retval TF_ERR_TOO_LARGE        the size overflows size_t.
+ * @note Read-only.
+ * @since 0.1.0
+ */
 TF_API tf_status tf_age_bloom_serialize(const tf_age_bloom *filter, void *buf, size_t capacity, size_t *written);
-TF_API tf_status tf_age_bloom_deserialize(const void *buf, size_t len, tf_age_bloom **out);
+
+/**
+ * @brief Creates a filter from a blob of tf_age_bloom_serialize() (either
+ * layout).
+ *
+ * Validates the envelope, the checksum and every field before allocating:
+ * a hostile blob gets a status, never a crash or an allocation much larger
+ * than itself.
+ *
+ * @param[in]  buf     the blob.
+ * @param[in]  len     its length in bytes.
+ * @param[in]  options a ::tf_deserialize_options initialized with
+ *                     ::TF_DESERIALIZE_OPTIONS_INIT, or NULL for the
+ *                     defaults; `max_memory` caps what tf_age_bloom_memory()
+ *                     of the new filter may report.
+ * @param[out] out     receives the new filter, owned by the caller
+ *                     (tf_age_bloom_free()).
+ * @retval TF_OK                      success.
+ * @retval TF_ERR_NULL                buf or out is NULL.
+ * @retval TF_ERR_INVALID_ARGUMENT    options->size is below the struct's
+ *                                    first version (not initialized).
+ * @retval TF_ERR_TOO_LARGE           the filter would hold more than
+ *                                    options->max_memory bytes (nothing is
+ *                                    allocated).
+ * @retval TF_ERR_TRUNCATED           the blob is shorter than its header says.
+ * @retval TF_ERR_BAD_MAGIC           the blob does not start with "TFLT".
+ * @retval TF_ERR_UNSUPPORTED_VERSION the format version is unknown.
+ * @retval TF_ERR_WRONG_KIND          the blob holds another structure.
+ * @retval TF_ERR_CHECKSUM            the checksum does not match.
+ * @retval TF_ERR_CORRUPT             a field breaks the filter's invariants,
+ *                                    or the blob sets an unknown flag bit.
+ * @retval TF_ERR_OUT_OF_MEMORY       an allocation failed.
+ * @note Thread-safe.
+ * @since 0.1.0
+ */
+TF_API tf_status tf_age_bloom_deserialize(const void *buf, size_t len, const tf_deserialize_options *options,
+                                          tf_age_bloom **out);
 
 #ifdef __cplusplus
 }

@@ -1,35 +1,37 @@
-/*
- * temporalfilters/time_bloom.h - Time-limited Bloom Filter: "was this key
- * inserted within the last T time units?"
+/**
+ * @file temporalfilters/time_bloom.h
+ * @brief Time-limited Bloom filter: "was this key inserted within the last
+ * T time units?"
  *
- * The time-based age-partitioned Bloom filter of the "Time-limited Bloom
- * Filter" paper (Rodrigues, Shtul, Baquero, Almeida; section 6): slices of
- * varying size m_i with timestamps t_i. An insert sets one bit in each of
- * the k newest slices; when the newest slices are full for their share
- * (equations 4-5) the filter shifts: a new slice s_0 is added whose size
- * follows the measured insertion rate (equations 6-8), and slices whose last
- * insert is older than the span retire (equation 3), never below k + l
- * slices. A query needs k consecutive slices holding the key's bits, and
- * ignores slices older than the span (Algorithm 1). Slices k apart share a
- * hash function, so an operation computes k hashes.
+ * The time-based age-partitioned Bloom filter of section 6 of
+ * "Time-limited Bloom Filter" (Rodrigues, Shtul, Baquero, Almeida, ACM SAC
+ * 2023): slices of varying size m_i with timestamps t_i. An insert sets one
+ * bit in each of the k newest slices; when the newest slices are full for
+ * their share (equations 4-5) the filter shifts: a new slice s_0 is added
+ * whose size follows the measured insertion rate (equations 6-8), and slices
+ * whose last insert is older than the span retire (equation 3), never below
+ * k + l slices. A query needs k consecutive slices holding the key's bits,
+ * and ignores slices older than the span (Algorithm 1). Slices k apart share
+ * a hash function, so an operation computes k hashes. docs/time-bloom.md
+ * gives the algorithm, its equations and the measurements.
  *
- * ERROR GUARANTEE: no false negatives within the span: a key inserted at
- * time t is reported present at every now with now - span <= t (clock
+ * **Error guarantee.** No false negatives within the span: a key inserted
+ * at time t is reported present at every now with now - span <= t (clock
  * clamped, below). At a steady insertion rate the false-positive rate is at
  * most the target given to tf_time_bloom_new_for() (its peak is
  * tf_age_bloom_false_positive_rate(k, l)). While the rate changes, the
  * filter holds more than k + l slices for about one span, and the rate rises
  * with them, to about target * (slices - k + 1) / (l + 1) (measured: 1.2x
  * the target in the span after a tenfold jump, 1.7x during a burst of 16
- * spans' worth of inserts at one timestamp). tf_time_bloom_stats() gives
- * the rate for the current slices.
+ * spans' worth of inserts at one timestamp). The `fpr_now` of
+ * tf_time_bloom_get_stats() gives the rate for the current slices.
  *
- * ADAPTATION: under a burst the filter adds slices and returns to k + l once
- * the rate settles (k + l + 1 or + 2 right after a shift, since generations
- * are whole numbers of inserts); an over-sized initial capacity shrinks s_0
- * at the first shift. The rate of equation 6 is measured over the latest
- * generations that cover at least one target period (span / l), and
- * extrapolated at most 4x from a shorter history, so a burst of many
+ * **Adaptation.** Under a burst the filter adds slices and returns to k + l
+ * once the rate settles (k + l + 1 or + 2 right after a shift, since
+ * generations are whole numbers of inserts); an over-sized initial capacity
+ * shrinks s_0 at the first shift. The rate of equation 6 is measured over
+ * the latest generations that cover at least one target period (span / l),
+ * and extrapolated at most 4x from a shorter history, so a burst of many
  * generations within one time unit neither divides by zero nor is taken for
  * a rate sustained over the whole period: the slices grow geometrically
  * with it and its memory is linear in its size. Beyond the paper: a
@@ -40,13 +42,17 @@
  * and with them false positives, until it leaves the span: size the initial
  * capacity for the bursts you expect.
  *
- * TIME: `now` and `span` are in the caller's unit, which must be fine enough
- * that span >= l. A clock that goes backwards is clamped to the highest time
- * seen, so it never causes a false negative or corrupts the filter.
+ * **Time.** `now` and `span` are in the caller's unit, which must be fine
+ * enough that span >= l. A clock that goes backwards is clamped to the
+ * highest time seen, so it never causes a false negative or corrupts the
+ * filter.
  *
- * THREAD SAFETY: not internally synchronised; contains, stats, info, memory
- * and serialize may run concurrently with each other, add, add_if_absent and
- * clear need exclusive access.
+ * **Thread safety.** Not internally synchronised: contains, get_stats,
+ * get_info, slice_bits, memory, serialized_size and serialize are read-only
+ * and may run concurrently with each other; add, add_if_absent, clear and
+ * free need exclusive access. Different filters are independent.
+ *
+ * @since 0.1.0
  */
 #ifndef TEMPORALFILTERS_TIME_BLOOM_H
 #define TEMPORALFILTERS_TIME_BLOOM_H
@@ -57,89 +63,360 @@
 extern "C" {
 #endif
 
+/**
+ * @brief A time-limited Bloom filter (opaque handle).
+ *
+ * Created by tf_time_bloom_new(), tf_time_bloom_new_for() or
+ * tf_time_bloom_deserialize(); destroyed by tf_time_bloom_free().
+ * @since 0.1.0
+ */
 typedef struct tf_time_bloom tf_time_bloom;
 
-/*
- * Creates a filter for the keys of the last `span` time units with a
- * false-positive rate of at most `error_rate` at a steady rate: (k, l) from
- * tf_age_bloom_choose(), and k + l initial slices sized for
- * `initial_capacity` inserts per span (the rate adapts from the first shift).
- *  error_rate        in (0, 1).
- *  span              in the caller's unit, >= l of the chosen pair (e.g. use
- *                    milliseconds rather than seconds for short spans).
- *  initial_capacity  expected inserts per span, >= 1.
- * Errors: TF_ERR_NULL, TF_ERR_INVALID_ARGUMENT, TF_ERR_TOO_LARGE,
- * TF_ERR_OUT_OF_MEMORY. Thread-safe.
+/**
+ * @brief What was fixed when a filter was created: its shape, span, seed
+ * and flags. Filled by tf_time_bloom_get_info().
+ *
+ * A versioned struct: initialize it with ::TF_TIME_BLOOM_INFO_INIT; fields
+ * are only ever added at the end.
+ * @since 0.1.0
  */
-TF_API tf_status tf_time_bloom_new_for(double error_rate, uint64_t span, uint64_t initial_capacity, uint32_t seed,
-                                       tf_time_bloom **out);
+typedef struct tf_time_bloom_info {
+    /** sizeof(tf_time_bloom_info) as the caller was compiled; set by
+     *  ::TF_TIME_BLOOM_INFO_INIT. */
+    size_t size;
+    /** Hash functions: bits set per insert, consecutive slices a key must
+     *  match (1..64). */
+    uint32_t k;
+    /** The least number of slices beyond the first k (1..1024). */
+    uint32_t l;
+    /** The window, in the caller's time unit. */
+    uint64_t span;
+    /** The hash seed. */
+    uint32_t seed;
+    /** The flags the filter was created with (none are defined yet: 0). */
+    uint32_t flags;
+} tf_time_bloom_info;
 
-/*
- * Low-level constructor: k + l initial slices of `slice_bits` bits each.
- *  k 1..64, l 1..1024, slice_bits 64..2^40, span >= l.
- * Errors: TF_ERR_NULL, TF_ERR_INVALID_ARGUMENT, TF_ERR_TOO_LARGE,
- * TF_ERR_OUT_OF_MEMORY. Thread-safe.
+/**
+ * @brief Initializer of ::tf_time_bloom_info: `size` set, every other field 0.
+ * @since 0.1.0
+ */
+#define TF_TIME_BLOOM_INFO_INIT \
+    { sizeof(tf_time_bloom_info), 0, 0, 0, 0, 0 }
+
+/**
+ * @brief The state of a filter at a time `now`. Filled by
+ * tf_time_bloom_get_stats().
+ *
+ * A versioned struct: initialize it with ::TF_TIME_BLOOM_STATS_INIT; fields
+ * are only ever added at the end.
+ * @since 0.1.0
+ */
+typedef struct tf_time_bloom_stats {
+    /** sizeof(tf_time_bloom_stats) as the caller was compiled; set by
+     *  ::TF_TIME_BLOOM_STATS_INIT. */
+    size_t size;
+    /** The current number of slices (>= k + l, or k once stale slices
+     *  retired). */
+    uint64_t slices;
+    /** Total bits of all slices. */
+    uint64_t bits;
+    /** bits / inserts within the span before `now` (0 when there are none). */
+    double bits_per_element;
+    /** Inserts since creation or the last tf_time_bloom_clear(). */
+    uint64_t inserts;
+    /** The false-positive rate at `now` for the measured fill (set bits / m)
+     *  of every slice, slices older than the span counting as empty (the
+     *  dynamic program of tf_age_bloom_false_positive_rate()). */
+    double fpr_now;
+} tf_time_bloom_stats;
+
+/**
+ * @brief Initializer of ::tf_time_bloom_stats: `size` set, every other field 0.
+ * @since 0.1.0
+ */
+#define TF_TIME_BLOOM_STATS_INIT \
+    { sizeof(tf_time_bloom_stats), 0, 0, 0.0, 0, 0.0 }
+
+/**
+ * @brief Creates a filter for the keys of the last `span` time units with a
+ * false-positive rate of at most `error_rate` at a steady rate.
+ *
+ * (k, l) come from tf_age_bloom_choose() (classic layout), and the k + l
+ * initial slices are sized for `initial_capacity` inserts per span; the
+ * sizes follow the measured rate from the first shift.
+ *
+ * @param[in]  initial_capacity expected inserts per span, >= 1.
+ * @param[in]  error_rate       the target false-positive rate, in (0, 1).
+ * @param[in]  span             the window in the caller's unit, >= l of the
+ *                              chosen pair (use milliseconds rather than
+ *                              seconds for short spans).
+ * @param[in]  seed             the hash seed.
+ * @param[in]  flags            0 (no flags are defined yet; any bit is
+ *                              refused).
+ * @param[out] out              receives the new filter, owned by the caller
+ *                              (tf_time_bloom_free()).
+ * @retval TF_OK                   success.
+ * @retval TF_ERR_NULL             out is NULL.
+ * @retval TF_ERR_INVALID_ARGUMENT initial_capacity is 0, error_rate out of
+ *                                 range, span below l, or flags not 0.
+ * @retval TF_ERR_TOO_LARGE        no pair meets error_rate, or the slices
+ *                                 would exceed 2^40 bits.
+ * @retval TF_ERR_OUT_OF_MEMORY    an allocation failed.
+ * @note Thread-safe.
+ * @since 0.1.0
+ */
+TF_API tf_status tf_time_bloom_new_for(uint64_t initial_capacity, double error_rate, uint64_t span, uint32_t seed,
+                                       uint32_t flags, tf_time_bloom **out);
+
+/**
+ * @brief Creates an empty filter of k + l initial slices of `slice_bits`
+ * bits each (the low-level constructor).
+ *
+ * @param[in]  k          hash functions, 1..64.
+ * @param[in]  l          the least number of slices beyond the first k,
+ *                        1..1024.
+ * @param[in]  slice_bits bits per initial slice, 64..2^40.
+ * @param[in]  span       the window in the caller's unit, >= l.
+ * @param[in]  seed       the hash seed.
+ * @param[in]  flags      0 (no flags are defined yet; any bit is refused).
+ * @param[out] out        receives the new filter, owned by the caller
+ *                        (tf_time_bloom_free()).
+ * @retval TF_OK                   success.
+ * @retval TF_ERR_NULL             out is NULL.
+ * @retval TF_ERR_INVALID_ARGUMENT k, l or slice_bits out of range, span
+ *                                 below l, or flags not 0.
+ * @retval TF_ERR_TOO_LARGE        slice_bits above 2^40.
+ * @retval TF_ERR_OUT_OF_MEMORY    an allocation failed.
+ * @note Thread-safe.
+ * @since 0.1.0
  */
 TF_API tf_status tf_time_bloom_new(uint32_t k, uint32_t l, uint64_t slice_bits, uint64_t span, uint32_t seed,
-                                   tf_time_bloom **out);
+                                   uint32_t flags, tf_time_bloom **out);
 
-/* Destroys a filter; NULL is a no-op. Needs exclusive access. */
+/**
+ * @brief Destroys a filter and frees its memory.
+ * @param[in] filter the filter; NULL is a no-op.
+ * @note Exclusive.
+ * @since 0.1.0
+ */
 TF_API void tf_time_bloom_free(tf_time_bloom *filter);
 
-/*
- * Inserts a key at time now (>= 1). A shift may allocate a new slice; if that
- * fails the call returns TF_ERR_OUT_OF_MEMORY (or TF_ERR_TOO_LARGE past 4096
- * slices, which a clock that never advances can cause) and the filter is
- * unchanged.
- * Errors: TF_ERR_NULL, TF_ERR_INVALID_ARGUMENT (now == 0),
- * TF_ERR_OUT_OF_MEMORY, TF_ERR_TOO_LARGE.
+/**
+ * @brief Inserts a key at time `now`.
+ *
+ * A shift may allocate a new slice; if that fails the call returns
+ * ::TF_ERR_OUT_OF_MEMORY (or ::TF_ERR_TOO_LARGE past 4096 slices, which a
+ * clock that never advances can cause) and the filter is unchanged.
+ *
+ * @param[in] filter  the filter.
+ * @param[in] key     the key's bytes; NULL only when key_len is 0.
+ * @param[in] key_len the key's length in bytes.
+ * @param[in] now     the current time, >= 1 (clamped to the highest time
+ *                    seen).
+ * @retval TF_OK                   success.
+ * @retval TF_ERR_NULL             filter is NULL, or key is NULL with
+ *                                 key_len > 0.
+ * @retval TF_ERR_INVALID_ARGUMENT now is 0.
+ * @retval TF_ERR_OUT_OF_MEMORY    a new slice could not be allocated.
+ * @retval TF_ERR_TOO_LARGE        the filter reached 4096 slices within its
+ *                                 span.
+ * @note Exclusive.
+ * @since 0.1.0
  */
 TF_API tf_status tf_time_bloom_add(tf_time_bloom *filter, const void *key, size_t key_len, uint64_t now);
 
-/* present receives 1 when the key was (probably) inserted within the span
- * before now, 0 when it certainly was not.
- * Errors: TF_ERR_NULL, TF_ERR_INVALID_ARGUMENT (now == 0). */
+/**
+ * @brief Asks whether a key was inserted within the span before `now`.
+ *
+ * @param[in]  filter  the filter.
+ * @param[in]  key     the key's bytes; NULL only when key_len is 0.
+ * @param[in]  key_len the key's length in bytes.
+ * @param[in]  now     the current time, >= 1 (clamped to the highest time
+ *                     seen).
+ * @param[out] present receives 1 when the key was (probably) inserted
+ *                     within the span, 0 when it certainly was not.
+ * @retval TF_OK                   success.
+ * @retval TF_ERR_NULL             filter or present is NULL, or key is NULL
+ *                                 with key_len > 0.
+ * @retval TF_ERR_INVALID_ARGUMENT now is 0.
+ * @note Read-only.
+ * @since 0.1.0
+ */
 TF_API tf_status tf_time_bloom_contains(const tf_time_bloom *filter, const void *key, size_t key_len, uint64_t now,
                                         int *present);
 
-/* contains() then add() when absent; was_present receives contains()'s answer.
- * Errors: as tf_time_bloom_add. */
+/**
+ * @brief tf_time_bloom_contains(), then tf_time_bloom_add() when the key
+ * was absent.
+ *
+ * @param[in]  filter      the filter.
+ * @param[in]  key         the key's bytes; NULL only when key_len is 0.
+ * @param[in]  key_len     the key's length in bytes.
+ * @param[in]  now         the current time, >= 1.
+ * @param[out] was_present receives the answer of tf_time_bloom_contains():
+ *                         1 (not inserted) or 0 (inserted).
+ * @retval TF_OK                   success.
+ * @retval TF_ERR_NULL             filter or was_present is NULL, or key is
+ *                                 NULL with key_len > 0.
+ * @retval TF_ERR_INVALID_ARGUMENT now is 0.
+ * @retval TF_ERR_OUT_OF_MEMORY    as tf_time_bloom_add() (nothing changed).
+ * @retval TF_ERR_TOO_LARGE        as tf_time_bloom_add() (nothing changed).
+ * @note Exclusive.
+ * @since 0.1.0
+ */
 TF_API tf_status tf_time_bloom_add_if_absent(tf_time_bloom *filter, const void *key, size_t key_len, uint64_t now,
                                              int *was_present);
 
-/* Forgets everything (slices keep their sizes). Errors: TF_ERR_NULL. */
+/**
+ * @brief Forgets every key and resets the insert count; the slices keep
+ * their sizes.
+ * @param[in] filter the filter.
+ * @retval TF_OK       success.
+ * @retval TF_ERR_NULL filter is NULL.
+ * @note Exclusive.
+ * @since 0.1.0
+ */
 TF_API tf_status tf_time_bloom_clear(tf_time_bloom *filter);
 
-/*
- * State at time now; any out-parameter may be NULL.
- *  slices            current number of slices (>= k + l).
- *  bits              total bits.
- *  bits_per_element  bits / inserts within the span (0 when none).
- *  inserts           inserts since creation or clear.
- *  fpr_now           false-positive rate for the measured fill (set bits / m)
- *                    of every slice, slices older than the span counting as
- *                    empty (the dynamic program of tf_age_bloom_*). O(bits / 64).
- * Errors: TF_ERR_NULL (filter), TF_ERR_INVALID_ARGUMENT (now == 0).
+/**
+ * @brief Reports the state at time `now`: slices, bits, bits per element
+ * within the span, inserts and the false-positive rate for the measured
+ * fill.
+ *
+ * Costs O(bits / 64): `fpr_now` counts the set bits of every slice.
+ *
+ * @param[in]     filter the filter.
+ * @param[in]     now    the time the state is read at, >= 1 (clamped to the
+ *                       highest time seen).
+ * @param[in,out] stats  a ::tf_time_bloom_stats initialized with
+ *                       ::TF_TIME_BLOOM_STATS_INIT; receives the fields its
+ *                       `size` covers.
+ * @retval TF_OK                   success.
+ * @retval TF_ERR_NULL             filter or stats is NULL.
+ * @retval TF_ERR_INVALID_ARGUMENT now is 0, or stats->size is below the
+ *                                 struct's first version (not
+ *                                 initialized).
+ * @note Read-only.
+ * @since 0.1.0
  */
-TF_API tf_status tf_time_bloom_stats(const tf_time_bloom *filter, uint64_t now, uint64_t *slices, uint64_t *bits,
-                                     double *bits_per_element, uint64_t *inserts, double *fpr_now);
+TF_API tf_status tf_time_bloom_get_stats(const tf_time_bloom *filter, uint64_t now, tf_time_bloom_stats *stats);
 
-/* Size of slice i (0 = newest) in bits. Errors: TF_ERR_NULL,
- * TF_ERR_INVALID_ARGUMENT (i out of range). */
+/**
+ * @brief Reports the size of one slice.
+ *
+ * @param[in]  filter the filter.
+ * @param[in]  i      the slice: 0 is the newest, the `slices` of
+ *                    tf_time_bloom_get_stats() minus 1 the oldest.
+ * @param[out] bits   receives its size in bits.
+ * @retval TF_OK                   success.
+ * @retval TF_ERR_NULL             filter or bits is NULL.
+ * @retval TF_ERR_INVALID_ARGUMENT there is no slice i.
+ * @note Read-only.
+ * @since 0.1.0
+ */
 TF_API tf_status tf_time_bloom_slice_bits(const tf_time_bloom *filter, uint64_t i, uint64_t *bits);
 
-/* Parameters; any out-parameter may be NULL. Errors: TF_ERR_NULL. */
-TF_API tf_status tf_time_bloom_info(const tf_time_bloom *filter, uint32_t *k, uint32_t *l, uint64_t *span,
-                                    uint32_t *seed);
+/**
+ * @brief Reports what was fixed at creation: k, l, span, seed and flags.
+ * O(1).
+ *
+ * @param[in]     filter the filter.
+ * @param[in,out] info   a ::tf_time_bloom_info initialized with
+ *                       ::TF_TIME_BLOOM_INFO_INIT; receives the fields its
+ *                       `size` covers.
+ * @retval TF_OK                   success.
+ * @retval TF_ERR_NULL             filter or info is NULL.
+ * @retval TF_ERR_INVALID_ARGUMENT info->size is below the struct's first
+ *                                 version (not initialized).
+ * @note Read-only.
+ * @since 0.1.0
+ */
+TF_API tf_status tf_time_bloom_get_info(const tf_time_bloom *filter, tf_time_bloom_info *info);
 
-/* Bytes of memory held. Errors: TF_ERR_NULL. */
+/**
+ * @brief Reports the bytes of memory the filter holds (the handle, its
+ * bookkeeping and every slice).
+ *
+ * @param[in]  filter the filter.
+ * @param[out] bytes  receives the number of bytes.
+ * @retval TF_OK       success.
+ * @retval TF_ERR_NULL filter or bytes is NULL.
+ * @note Read-only.
+ * @since 0.1.0
+ */
 TF_API tf_status tf_time_bloom_memory(const tf_time_bloom *filter, size_t *bytes);
 
-/* Serialization (wire format kind 3): every slice, size, timestamp and
- * counter. Same contract as tf_age_bloom_serialize and friends. */
+/**
+ * @brief The size of the filter's blob, in bytes (wire format kind 3;
+ * docs/wire-format.md).
+ *
+ * @param[in]  filter the filter.
+ * @param[out] size   receives the blob's size.
+ * @retval TF_OK            success.
+ * @retval TF_ERR_NULL      filter or size is NULL.
+ * @retval TF_ERR_TOO_LARGE the size overflows size_t.
+ * @note Read-only.
+ * @since 0.1.0
+ */
 TF_API tf_status tf_time_bloom_serialized_size(const tf_time_bloom *filter, size_t *size);
+
+/**
+ * @brief Writes the filter as a blob: wire format kind 3, little-endian,
+ * checksummed; every slice, size, timestamp and counter
+ * (docs/wire-format.md).
+ *
+ * @param[in]  filter   the filter.
+ * @param[out] buf      the buffer; may be NULL when capacity is 0.
+ * @param[in]  capacity the buffer's size in bytes.
+ * @param[out] written  receives the bytes written; on
+ *                      ::TF_ERR_BUFFER_TOO_SMALL, the size needed.
+ * @retval TF_OK                   success.
+ * @retval TF_ERR_NULL             filter or written is NULL, or buf is NULL
+ *                                 while capacity is large enough.
+ * @retval TF_ERR_BUFFER_TOO_SMALL capacity is below the blob's size; nothing
+ *                                 is written into buf.
+ * @retval TF_ERR_TOO_LARGE        the size overflows size_t.
+ * @note Read-only.
+ * @since 0.1.0
+ */
 TF_API tf_status tf_time_bloom_serialize(const tf_time_bloom *filter, void *buf, size_t capacity, size_t *written);
-TF_API tf_status tf_time_bloom_deserialize(const void *buf, size_t len, tf_time_bloom **out);
+
+/**
+ * @brief Creates a filter from a blob of tf_time_bloom_serialize().
+ *
+ * Validates the envelope, the checksum and every field before allocating:
+ * a hostile blob gets a status, never a crash or an allocation much larger
+ * than itself.
+ *
+ * @param[in]  buf     the blob.
+ * @param[in]  len     its length in bytes.
+ * @param[in]  options a ::tf_deserialize_options initialized with
+ *                     ::TF_DESERIALIZE_OPTIONS_INIT, or NULL for the
+ *                     defaults; `max_memory` caps what tf_time_bloom_memory()
+ *                     of the new filter may report.
+ * @param[out] out     receives the new filter, owned by the caller
+ *                     (tf_time_bloom_free()).
+ * @retval TF_OK                      success.
+ * @retval TF_ERR_NULL                buf or out is NULL.
+ * @retval TF_ERR_INVALID_ARGUMENT    options->size is below the struct's
+ *                                    first version (not initialized).
+ * @retval TF_ERR_TOO_LARGE           the filter would hold more than
+ *                                    options->max_memory bytes (nothing is
+ *                                    allocated).
+ * @retval TF_ERR_TRUNCATED           the blob is shorter than its header says.
+ * @retval TF_ERR_BAD_MAGIC           the blob does not start with "TFLT".
+ * @retval TF_ERR_UNSUPPORTED_VERSION the format version is unknown.
+ * @retval TF_ERR_WRONG_KIND          the blob holds another structure.
+ * @retval TF_ERR_CHECKSUM            the checksum does not match.
+ * @retval TF_ERR_CORRUPT             a field breaks the filter's invariants,
+ *                                    or the blob sets a flag bit.
+ * @retval TF_ERR_OUT_OF_MEMORY       an allocation failed.
+ * @note Thread-safe.
+ * @since 0.1.0
+ */
+TF_API tf_status tf_time_bloom_deserialize(const void *buf, size_t len, const tf_deserialize_options *options,
+                                           tf_time_bloom **out);
 
 #ifdef __cplusplus
 }

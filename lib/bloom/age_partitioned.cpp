@@ -446,7 +446,8 @@ void AgePartitioned::write_payload(wire::Writer &w) const {
     }
 }
 
-tf_status AgePartitioned::read(Mode mode, wire::Reader &r, std::unique_ptr<AgePartitioned> *out) {
+tf_status AgePartitioned::read(Mode mode, wire::Reader &r, const DeserializeLimits &limits, size_t overhead,
+                               std::unique_ptr<AgePartitioned> *out) {
     const char *what = mode == Mode::Count ? "age-partitioned Bloom filter" : "time-limited Bloom filter";
     std::unique_ptr<AgePartitioned> f(new AgePartitioned());
     f->mode_ = mode;
@@ -482,6 +483,8 @@ tf_status AgePartitioned::read(Mode mode, wire::Reader &r, std::unique_ptr<AgePa
     }
     // Validate every slice header and the total size before allocating.
     {
+        // what memory() will report: the words of every slice, counted here
+        uint64_t need = uint64_t(overhead) + sizeof(AgePartitioned) + uint64_t(count) * sizeof(Slice);
         wire::Reader probe = r;
         uint64_t prev_serial = 0;
         for (uint32_t i = 0; i < count; ++i) {
@@ -506,9 +509,12 @@ tf_status AgePartitioned::read(Mode mode, wire::Reader &r, std::unique_ptr<AgePa
                 return fail(TF_ERR_CORRUPT, "%s blob: slice %u needs %llu bytes, %zu left", what, i,
                             (unsigned long long)(words * 8), probe.remaining());
             probe.view(size_t(words * 8));
+            need += words * 8;
         }
         if (!probe.done())
             return fail(TF_ERR_CORRUPT, "%s blob has %zu trailing payload bytes", what, probe.remaining());
+        tf_status st = limits.check_memory(need);
+        if (st != TF_OK) return st;
     }
     uint64_t first_m = 0;
     std::vector<Slice> newest_first;

@@ -1,5 +1,6 @@
-// Age-partitioned Bloom filters (seed 001): the count-window APBF of
-// section 5 and the time-limited filter of section 6 share this core.
+// Age-partitioned Bloom filters ("Time-limited Bloom Filter", Rodrigues,
+// Shtul, Baquero, Almeida, ACM SAC 2023): the count-window APBF of section 5
+// and the time-limited filter of section 6 share this core.
 //
 // A filter is a sequence of slices s_0 (newest) .. s_{S-1} (oldest), each a
 // bit array of m_i bits. An insert sets one bit in each of s_0..s_{k-1}; a
@@ -25,6 +26,7 @@
 
 #include "common/hash.hpp"
 #include "common/status.hpp"
+#include "common/versioned.hpp"
 #include "common/wire.hpp"
 
 namespace tf {
@@ -156,7 +158,11 @@ class AgePartitioned {
     // Wire payload (kinds 2 and 3).
     size_t payload_size() const;
     void write_payload(wire::Writer &w) const;
-    static tf_status read(Mode mode, wire::Reader &r, std::unique_ptr<AgePartitioned> *out);
+    // Validates the payload, then refuses (TF_ERR_TOO_LARGE) a filter whose
+    // memory() plus `overhead` (the handle around it) exceeds the caller's
+    // limit, before allocating its slices.
+    static tf_status read(Mode mode, wire::Reader &r, const DeserializeLimits &limits, size_t overhead,
+                          std::unique_ptr<AgePartitioned> *out);
 
    private:
     AgePartitioned() = default;

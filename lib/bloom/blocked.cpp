@@ -391,14 +391,28 @@ tf_status BlockedAgeBloom::check_params(uint32_t k, uint32_t l, uint64_t slice_b
     return TF_OK;
 }
 
+namespace {
+// The bytes allocated for `lines` lines: one more line, so that a two-line
+// block can start on a 128-byte boundary (the CPU's adjacent-line prefetch
+// then brings its second line with the first). lines <= 2 * 2^35: no
+// overflow.
+size_t lines_allocation(uint64_t lines) { return size_t(lines * kCacheLine + kCacheLine); }
+
+// ZeroedBlock(bytes).footprint() (lib/common/memory.hpp), known before
+// allocating: a mapped table rounds up to a 4 KiB page, a calloc'ed one
+// adds a line of alignment slack.
+uint64_t zeroed_block_footprint(size_t bytes) {
+    constexpr size_t kPage = 4096;
+    if (bytes >= kHugeTableBytes && bytes <= SIZE_MAX - 2 * kHugePage) return (bytes + kPage - 1) & ~(kPage - 1);
+    return uint64_t(bytes) + kCacheLine;
+}
+}  // namespace
+
 void BlockedAgeBloom::allocate() {
     slots_ = k_ + l_;
     bands_ = (slots_ + kLanes - 1) / kLanes;
     stride_ = bands_ * kLanes;
-    const uint64_t lines = uint64_t(bands_) * blocks_;  // <= 2 * 2^35: no overflow below
-    // A two-line block starts on a 128-byte boundary, so that the CPU's
-    // adjacent-line prefetch brings its second line with the first.
-    ZeroedBlock block(size_t(lines * kCacheLine + kCacheLine));
+    ZeroedBlock block(lines_allocation(uint64_t(bands_) * blocks_));
     mem_.swap(block);
     const uintptr_t at = reinterpret_cast<uintptr_t>(mem_.data());
     words_ = reinterpret_cast<uint32_t *>((at + 2 * kCacheLine - 1) & ~uintptr_t(2 * kCacheLine - 1));
@@ -595,7 +609,8 @@ void BlockedAgeBloom::write_payload(wire::Writer &w) const {
     }
 }
 
-tf_status BlockedAgeBloom::read(wire::Reader &r, std::unique_ptr<BlockedAgeBloom> *out) {
+tf_status BlockedAgeBloom::read(wire::Reader &r, const DeserializeLimits &limits, size_t overhead,
+                                std::unique_ptr<BlockedAgeBloom> *out) {
     const char *what = "blocked age-partitioned Bloom filter";
     std::unique_ptr<BlockedAgeBloom> f(new BlockedAgeBloom());
     f->k_ = r.u32();
@@ -642,6 +657,9 @@ tf_status BlockedAgeBloom::read(wire::Reader &r, std::unique_ptr<BlockedAgeBloom
                     return fail(TF_ERR_CORRUPT, "%s blob sets bits in an unused lane", what);
         }
     }
+    tf_status st = limits.check_memory(uint64_t(overhead) + sizeof(BlockedAgeBloom) +
+                                       zeroed_block_footprint(lines_allocation(lines)));
+    if (st != TF_OK) return st;
     f->allocate();
     f->set_top(uint32_t((f->next_serial_ - 1) % slots));
     for (uint64_t i = 0; i < lines; ++i) {

@@ -37,6 +37,7 @@
 
 #include "common/memory.hpp"
 #include "common/status.hpp"
+#include "common/versioned.hpp"
 #include "common/wire.hpp"
 
 namespace tf {
@@ -123,7 +124,10 @@ class BlockedAgeBloom {
 
     size_t payload_size() const;
     void write_payload(wire::Writer &w) const;
-    static tf_status read(wire::Reader &r, std::unique_ptr<BlockedAgeBloom> *out);
+    // Validates the payload, then refuses (TF_ERR_TOO_LARGE) a filter whose
+    // memory() plus `overhead` exceeds the caller's limit, before allocating.
+    static tf_status read(wire::Reader &r, const DeserializeLimits &limits, size_t overhead,
+                          std::unique_ptr<BlockedAgeBloom> *out);
 
    private:
     struct Probe {

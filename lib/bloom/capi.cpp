@@ -6,6 +6,7 @@
 #include "bloom/age_partitioned.hpp"
 #include "bloom/blocked.hpp"
 #include "common/status.hpp"
+#include "common/versioned.hpp"
 #include "common/wire.hpp"
 #include "temporalfilters/age_bloom.h"
 #include "temporalfilters/time_bloom.h"
@@ -25,8 +26,19 @@ struct tf_time_bloom : AgePartitioned {
     explicit tf_time_bloom(AgePartitioned &&f) : AgePartitioned(std::move(f)) {}
 };
 
+// The first versions of the versioned structs (never changed once released).
+#define TF_AGE_BLOOM_INFO_V1 TF_VERSIONED_END(tf_age_bloom_info, flags)
+#define TF_AGE_BLOOM_STATS_V1 TF_VERSIONED_END(tf_age_bloom_stats, fpr_now)
+#define TF_TIME_BLOOM_INFO_V1 TF_VERSIONED_END(tf_time_bloom_info, flags)
+#define TF_TIME_BLOOM_STATS_V1 TF_VERSIONED_END(tf_time_bloom_stats, fpr_now)
+
 namespace {
 const double kLn2 = std::log(2.0);
+
+tf_status check_flags(uint32_t flags, uint32_t known) {
+    if ((flags & ~known) != 0) return fail(TF_ERR_INVALID_ARGUMENT, "flags has unknown bits 0x%x", flags & ~known);
+    return TF_OK;
+}
 
 // Slice bits for k generations of g inserts (fill ratio 1/2), or 0 when
 // they exceed the limit.
@@ -51,42 +63,12 @@ tf_status make_blocked(uint32_t k, uint32_t l, uint64_t blocks, uint64_t generat
     return TF_OK;
 }
 
-template <class Handle>
-tf_status make(Mode mode, uint32_t k, uint32_t l, uint64_t bits, uint64_t generation, uint64_t span, uint32_t seed,
-               Handle **out) {
-    *out = new Handle(AgePartitioned(mode, k, l, bits, generation, span, seed));
-    return TF_OK;
-}
-
-template <class Handle>
-tf_status serialized_size(const Handle *f, size_t *size) {
-    TF_REQUIRE_NONNULL(f, "filter");
-    TF_REQUIRE_NONNULL(size, "size");
-    if (!tf::wire::blob_size(f->payload_size(), size)) return fail(TF_ERR_TOO_LARGE, "blob size overflows size_t");
-    return TF_OK;
-}
-
-template <class Handle>
-tf_status serialize(const Handle *f, tf::wire::Kind kind, void *buf, size_t cap, size_t *written) {
-    TF_REQUIRE_NONNULL(f, "filter");
-    return tf::wire::encode(kind, 0, f->payload_size(), buf, cap, written,
-                            [&](tf::wire::Writer &w) { f->write_payload(w); });
-}
-
-template <class Handle>
-tf_status deserialize(Mode mode, tf::wire::Kind kind, const void *buf, size_t len, Handle **out) {
-    return guard([&] {
-        TF_REQUIRE_NONNULL(out, "out");
-        TF_REQUIRE_NONNULL(buf, "buf");
-        tf::wire::Reader payload;
-        tf_status st = tf::wire::open(buf, len, kind, 0, nullptr, &payload);
-        if (st != TF_OK) return st;
-        std::unique_ptr<AgePartitioned> f;
-        st = AgePartitioned::read(mode, payload, &f);
-        if (st != TF_OK) return st;
-        *out = new Handle(std::move(*f));
-        return TF_OK;
-    });
+tf_status choose(double error_rate, uint32_t flags, uint32_t *k, uint32_t *l, double *fill) {
+    tf_status st = check_flags(flags, TF_AGE_BLOOM_BLOCKED);
+    if (st != TF_OK) return st;
+    if (flags & TF_AGE_BLOOM_BLOCKED) return tf::bloom::choose_blocked(error_rate, k, l, fill);
+    *fill = 0.5;
+    return tf::bloom::choose_kl(error_rate, k, l);
 }
 
 tf_status check_span(uint64_t span, uint32_t l) {
@@ -96,14 +78,24 @@ tf_status check_span(uint64_t span, uint32_t l) {
                     (unsigned long long)span, l);
     return TF_OK;
 }
+
+tf_status make_time(uint32_t k, uint32_t l, uint64_t bits, uint64_t span, uint32_t seed, tf_time_bloom **out) {
+    *out = new tf_time_bloom(AgePartitioned(Mode::Time, k, l, bits, 0, span, seed));
+    return TF_OK;
+}
 }  // namespace
 
 extern "C" {
 
-TF_API tf_status tf_age_bloom_choose(double error_rate, uint32_t *k, uint32_t *l) {
+TF_API tf_status tf_age_bloom_choose(double error_rate, uint32_t flags, uint32_t *k, uint32_t *l, double *fill) {
     TF_REQUIRE_NONNULL(k, "k");
     TF_REQUIRE_NONNULL(l, "l");
-    return guard([&] { return tf::bloom::choose_kl(error_rate, k, l); });
+    return guard([&] {
+        double rho = 0.0;
+        tf_status st = choose(error_rate, flags, k, l, &rho);
+        if (st == TF_OK && fill != nullptr) *fill = rho;
+        return st;
+    });
 }
 
 TF_API tf_status tf_age_bloom_false_positive_rate(uint32_t k, uint32_t l, double *rate) {
@@ -124,14 +116,27 @@ TF_API tf_status tf_age_bloom_bits_per_element(uint32_t k, uint32_t l, double *b
     return TF_OK;
 }
 
-TF_API tf_status tf_age_bloom_new_for(double error_rate, uint64_t capacity, uint32_t seed, tf_age_bloom **out) {
+TF_API tf_status tf_age_bloom_new_for(uint64_t capacity, double error_rate, uint32_t seed, uint32_t flags,
+                                      tf_age_bloom **out) {
     return guard([&] {
         TF_REQUIRE_NONNULL(out, "out");
+        tf_status st = check_flags(flags, TF_AGE_BLOOM_BLOCKED);
+        if (st != TF_OK) return st;
         if (capacity == 0) return fail(TF_ERR_INVALID_ARGUMENT, "capacity must be >= 1");
         uint32_t k, l;
-        tf_status st = tf::bloom::choose_kl(error_rate, &k, &l);
+        double rho;
+        st = choose(error_rate, flags, &k, &l, &rho);
         if (st != TF_OK) return st;
         const uint64_t g = capacity / l + (capacity % l != 0);  // ceil, without overflow
+        if (flags & TF_AGE_BLOOM_BLOCKED) {
+            // k generations of g inserts leave a slice at fill rho.
+            const double bits = std::ceil(double(k) * double(g) / -std::log1p(-rho));
+            const double blocks = std::ceil(bits / tf::bloom::kLaneBits);
+            if (blocks > double(tf::bloom::kBlockedMaxBlocks))
+                return fail(TF_ERR_TOO_LARGE, "capacity %llu needs slices over 2^40 bits",
+                            (unsigned long long)capacity);
+            return make_blocked(k, l, uint64_t(blocks), g, seed, out);
+        }
         const uint64_t bits = slice_bits_for(k, double(g));
         if (bits == 0)
             return fail(TF_ERR_TOO_LARGE, "capacity %llu needs slices over 2^40 bits", (unsigned long long)capacity);
@@ -139,10 +144,21 @@ TF_API tf_status tf_age_bloom_new_for(double error_rate, uint64_t capacity, uint
     });
 }
 
-TF_API tf_status tf_age_bloom_new(uint32_t k, uint32_t l, uint64_t slice_bits, uint32_t seed, tf_age_bloom **out) {
+TF_API tf_status tf_age_bloom_new(uint32_t k, uint32_t l, uint64_t slice_bits, uint32_t seed, uint32_t flags,
+                                  tf_age_bloom **out) {
     return guard([&] {
         TF_REQUIRE_NONNULL(out, "out");
-        tf_status st = AgePartitioned::check_params(k, l, slice_bits);
+        tf_status st = check_flags(flags, TF_AGE_BLOOM_BLOCKED);
+        if (st != TF_OK) return st;
+        if (flags & TF_AGE_BLOOM_BLOCKED) {
+            st = BlockedAgeBloom::check_params(k, l, slice_bits);
+            if (st != TF_OK) return st;
+            const uint64_t blocks = (slice_bits + tf::bloom::kLaneBits - 1) / tf::bloom::kLaneBits;
+            uint64_t g = uint64_t(std::floor(double(blocks * tf::bloom::kLaneBits) * kLn2 / double(k)));
+            if (g == 0) g = 1;
+            return make_blocked(k, l, blocks, g, seed, out);
+        }
+        st = AgePartitioned::check_params(k, l, slice_bits);
         if (st != TF_OK) return st;
         uint64_t g = uint64_t(std::floor(double(slice_bits) * kLn2 / double(k)));
         if (g == 0) g = 1;
@@ -150,52 +166,7 @@ TF_API tf_status tf_age_bloom_new(uint32_t k, uint32_t l, uint64_t slice_bits, u
     });
 }
 
-TF_API tf_status tf_age_bloom_choose_blocked(double error_rate, uint32_t *k, uint32_t *l, double *fill) {
-    TF_REQUIRE_NONNULL(k, "k");
-    TF_REQUIRE_NONNULL(l, "l");
-    TF_REQUIRE_NONNULL(fill, "fill");
-    return guard([&] { return tf::bloom::choose_blocked(error_rate, k, l, fill); });
-}
-
-TF_API tf_status tf_age_bloom_new_blocked_for(double error_rate, uint64_t capacity, uint32_t seed, tf_age_bloom **out) {
-    return guard([&] {
-        TF_REQUIRE_NONNULL(out, "out");
-        if (capacity == 0) return fail(TF_ERR_INVALID_ARGUMENT, "capacity must be >= 1");
-        uint32_t k, l;
-        double rho;
-        tf_status st = tf::bloom::choose_blocked(error_rate, &k, &l, &rho);
-        if (st != TF_OK) return st;
-        const uint64_t g = capacity / l + (capacity % l != 0);
-        // k generations of g inserts leave a slice at fill rho.
-        const double bits = std::ceil(double(k) * double(g) / -std::log1p(-rho));
-        const double blocks = std::ceil(bits / tf::bloom::kLaneBits);
-        if (blocks > double(tf::bloom::kBlockedMaxBlocks))
-            return fail(TF_ERR_TOO_LARGE, "capacity %llu needs slices over 2^40 bits", (unsigned long long)capacity);
-        return make_blocked(k, l, uint64_t(blocks), g, seed, out);
-    });
-}
-
-TF_API tf_status tf_age_bloom_new_blocked(uint32_t k, uint32_t l, uint64_t slice_bits, uint32_t seed,
-                                          tf_age_bloom **out) {
-    return guard([&] {
-        TF_REQUIRE_NONNULL(out, "out");
-        tf_status st = BlockedAgeBloom::check_params(k, l, slice_bits);
-        if (st != TF_OK) return st;
-        const uint64_t blocks = (slice_bits + tf::bloom::kLaneBits - 1) / tf::bloom::kLaneBits;
-        uint64_t g = uint64_t(std::floor(double(blocks * tf::bloom::kLaneBits) * kLn2 / double(k)));
-        if (g == 0) g = 1;
-        return make_blocked(k, l, blocks, g, seed, out);
-    });
-}
-
 TF_API void tf_age_bloom_free(tf_age_bloom *filter) { delete filter; }
-
-TF_API tf_status tf_age_bloom_is_blocked(const tf_age_bloom *filter, int *blocked) {
-    TF_REQUIRE_NONNULL(filter, "filter");
-    TF_REQUIRE_NONNULL(blocked, "blocked");
-    *blocked = filter->blocked ? 1 : 0;
-    return TF_OK;
-}
 
 TF_API tf_status tf_age_bloom_add(tf_age_bloom *filter, const void *key, size_t key_len) {
     TF_REQUIRE_NONNULL(filter, "filter");
@@ -257,31 +228,32 @@ AgeShape shape_of(const tf_age_bloom *filter) {
 }
 }  // namespace
 
-TF_API tf_status tf_age_bloom_stats(const tf_age_bloom *filter, uint64_t *slices, uint64_t *bits,
-                                    double *bits_per_element, uint64_t *inserts, double *fpr_now) {
+TF_API tf_status tf_age_bloom_get_stats(const tf_age_bloom *filter, tf_age_bloom_stats *stats) {
     TF_REQUIRE_NONNULL(filter, "filter");
     return guard([&] {
         const AgeShape s = shape_of(filter);
-        if (slices) *slices = s.slices;
-        if (bits) *bits = s.bits;
-        if (bits_per_element) *bits_per_element = double(s.bits) / double(s.capacity);
-        if (inserts) *inserts = s.inserts;
-        if (fpr_now) *fpr_now = filter->blocked ? filter->blocked->expected_fpr() : filter->classic->expected_fpr(0);
-        return TF_OK;
+        tf_age_bloom_stats full = TF_AGE_BLOOM_STATS_INIT;
+        full.slices = s.slices;
+        full.bits = s.bits;
+        full.bits_per_element = double(s.bits) / double(s.capacity);
+        full.inserts = s.inserts;
+        full.fpr_now = filter->blocked ? filter->blocked->expected_fpr() : filter->classic->expected_fpr(0);
+        return tf::put_versioned(stats, full, TF_AGE_BLOOM_STATS_V1, "stats");
     });
 }
 
-TF_API tf_status tf_age_bloom_info(const tf_age_bloom *filter, uint32_t *k, uint32_t *l, uint64_t *slice_bits,
-                                   uint64_t *generation, uint64_t *capacity, uint32_t *seed) {
+TF_API tf_status tf_age_bloom_get_info(const tf_age_bloom *filter, tf_age_bloom_info *info) {
     TF_REQUIRE_NONNULL(filter, "filter");
     const AgeShape s = shape_of(filter);
-    if (k) *k = s.k;
-    if (l) *l = s.l;
-    if (slice_bits) *slice_bits = s.slice_bits;
-    if (generation) *generation = s.generation;
-    if (capacity) *capacity = s.capacity;
-    if (seed) *seed = s.seed;
-    return TF_OK;
+    tf_age_bloom_info full = TF_AGE_BLOOM_INFO_INIT;
+    full.k = s.k;
+    full.l = s.l;
+    full.slice_bits = s.slice_bits;
+    full.generation = s.generation;
+    full.capacity = s.capacity;
+    full.seed = s.seed;
+    full.flags = filter->blocked ? TF_AGE_BLOOM_BLOCKED : 0;
+    return tf::put_versioned(info, full, TF_AGE_BLOOM_INFO_V1, "info");
 }
 
 TF_API tf_status tf_age_bloom_memory(const tf_age_bloom *filter, size_t *bytes) {
@@ -315,21 +287,24 @@ TF_API tf_status tf_age_bloom_serialize(const tf_age_bloom *filter, void *buf, s
                             [&](tf::wire::Writer &w) { filter->classic->write_payload(w); });
 }
 
-TF_API tf_status tf_age_bloom_deserialize(const void *buf, size_t len, tf_age_bloom **out) {
+TF_API tf_status tf_age_bloom_deserialize(const void *buf, size_t len, const tf_deserialize_options *options,
+                                          tf_age_bloom **out) {
     return guard([&] {
         TF_REQUIRE_NONNULL(out, "out");
         TF_REQUIRE_NONNULL(buf, "buf");
+        tf::DeserializeLimits limits;
+        tf_status st = tf::read_deserialize_options(options, &limits);
+        if (st != TF_OK) return st;
         tf::wire::Reader payload;
         uint32_t flags = 0;
-        tf_status st =
-            tf::wire::open(buf, len, tf::wire::Kind::AgeBloom, tf::bloom::kBlockedWireFlag, &flags, &payload);
+        st = tf::wire::open(buf, len, tf::wire::Kind::AgeBloom, tf::bloom::kBlockedWireFlag, &flags, &payload);
         if (st != TF_OK) return st;
         std::unique_ptr<tf_age_bloom> h(new tf_age_bloom);
         if (flags & tf::bloom::kBlockedWireFlag) {
-            st = BlockedAgeBloom::read(payload, &h->blocked);
+            st = BlockedAgeBloom::read(payload, limits, sizeof(tf_age_bloom), &h->blocked);
         } else {
             std::unique_ptr<AgePartitioned> f;
-            st = AgePartitioned::read(Mode::Count, payload, &f);
+            st = AgePartitioned::read(Mode::Count, payload, limits, sizeof(tf_age_bloom), &f);
             h->classic = std::move(f);
         }
         if (st != TF_OK) return st;
@@ -340,13 +315,15 @@ TF_API tf_status tf_age_bloom_deserialize(const void *buf, size_t len, tf_age_bl
 
 /* ---- time-limited ---------------------------------------------------- */
 
-TF_API tf_status tf_time_bloom_new_for(double error_rate, uint64_t span, uint64_t initial_capacity, uint32_t seed,
-                                       tf_time_bloom **out) {
+TF_API tf_status tf_time_bloom_new_for(uint64_t initial_capacity, double error_rate, uint64_t span, uint32_t seed,
+                                       uint32_t flags, tf_time_bloom **out) {
     return guard([&] {
         TF_REQUIRE_NONNULL(out, "out");
+        tf_status st = check_flags(flags, 0);
+        if (st != TF_OK) return st;
         if (initial_capacity == 0) return fail(TF_ERR_INVALID_ARGUMENT, "initial_capacity must be >= 1");
         uint32_t k, l;
-        tf_status st = tf::bloom::choose_kl(error_rate, &k, &l);
+        st = tf::bloom::choose_kl(error_rate, &k, &l);
         if (st != TF_OK) return st;
         st = check_span(span, l);
         if (st != TF_OK) return st;
@@ -354,19 +331,21 @@ TF_API tf_status tf_time_bloom_new_for(double error_rate, uint64_t span, uint64_
         if (bits == 0)
             return fail(TF_ERR_TOO_LARGE, "initial capacity %llu needs slices over 2^40 bits",
                         (unsigned long long)initial_capacity);
-        return make(Mode::Time, k, l, bits, 0, span, seed, out);
+        return make_time(k, l, bits, span, seed, out);
     });
 }
 
 TF_API tf_status tf_time_bloom_new(uint32_t k, uint32_t l, uint64_t slice_bits, uint64_t span, uint32_t seed,
-                                   tf_time_bloom **out) {
+                                   uint32_t flags, tf_time_bloom **out) {
     return guard([&] {
         TF_REQUIRE_NONNULL(out, "out");
-        tf_status st = AgePartitioned::check_params(k, l, slice_bits);
+        tf_status st = check_flags(flags, 0);
+        if (st != TF_OK) return st;
+        st = AgePartitioned::check_params(k, l, slice_bits);
         if (st != TF_OK) return st;
         st = check_span(span, l);
         if (st != TF_OK) return st;
-        return make(Mode::Time, k, l, slice_bits, 0, span, seed, out);
+        return make_time(k, l, slice_bits, span, seed, out);
     });
 }
 
@@ -412,20 +391,18 @@ TF_API tf_status tf_time_bloom_clear(tf_time_bloom *filter) {
     return TF_OK;
 }
 
-TF_API tf_status tf_time_bloom_stats(const tf_time_bloom *filter, uint64_t now, uint64_t *slices, uint64_t *bits,
-                                     double *bits_per_element, uint64_t *inserts, double *fpr_now) {
+TF_API tf_status tf_time_bloom_get_stats(const tf_time_bloom *filter, uint64_t now, tf_time_bloom_stats *stats) {
     TF_REQUIRE_NONNULL(filter, "filter");
     TF_REQUIRE_TIME(now);
     return guard([&] {
-        if (slices) *slices = filter->slices();
-        if (bits) *bits = filter->total_bits();
-        if (bits_per_element) {
-            const uint64_t n = filter->window_elements(now);
-            *bits_per_element = n ? double(filter->total_bits()) / double(n) : 0.0;
-        }
-        if (inserts) *inserts = filter->inserts();
-        if (fpr_now) *fpr_now = filter->expected_fpr(now);
-        return TF_OK;
+        tf_time_bloom_stats full = TF_TIME_BLOOM_STATS_INIT;
+        full.slices = filter->slices();
+        full.bits = filter->total_bits();
+        const uint64_t n = filter->window_elements(now);
+        full.bits_per_element = n ? double(full.bits) / double(n) : 0.0;
+        full.inserts = filter->inserts();
+        full.fpr_now = filter->expected_fpr(now);
+        return tf::put_versioned(stats, full, TF_TIME_BLOOM_STATS_V1, "stats");
     });
 }
 
@@ -439,14 +416,15 @@ TF_API tf_status tf_time_bloom_slice_bits(const tf_time_bloom *filter, uint64_t 
     return TF_OK;
 }
 
-TF_API tf_status tf_time_bloom_info(const tf_time_bloom *filter, uint32_t *k, uint32_t *l, uint64_t *span,
-                                    uint32_t *seed) {
+TF_API tf_status tf_time_bloom_get_info(const tf_time_bloom *filter, tf_time_bloom_info *info) {
     TF_REQUIRE_NONNULL(filter, "filter");
-    if (k) *k = filter->k();
-    if (l) *l = filter->l();
-    if (span) *span = filter->span();
-    if (seed) *seed = filter->seed();
-    return TF_OK;
+    tf_time_bloom_info full = TF_TIME_BLOOM_INFO_INIT;
+    full.k = filter->k();
+    full.l = filter->l();
+    full.span = filter->span();
+    full.seed = filter->seed();
+    full.flags = 0;
+    return tf::put_versioned(info, full, TF_TIME_BLOOM_INFO_V1, "info");
 }
 
 TF_API tf_status tf_time_bloom_memory(const tf_time_bloom *filter, size_t *bytes) {
@@ -457,15 +435,35 @@ TF_API tf_status tf_time_bloom_memory(const tf_time_bloom *filter, size_t *bytes
 }
 
 TF_API tf_status tf_time_bloom_serialized_size(const tf_time_bloom *filter, size_t *size) {
-    return serialized_size(filter, size);
+    TF_REQUIRE_NONNULL(filter, "filter");
+    TF_REQUIRE_NONNULL(size, "size");
+    if (!tf::wire::blob_size(filter->payload_size(), size)) return fail(TF_ERR_TOO_LARGE, "blob size overflows size_t");
+    return TF_OK;
 }
 
 TF_API tf_status tf_time_bloom_serialize(const tf_time_bloom *filter, void *buf, size_t capacity, size_t *written) {
-    return serialize(filter, tf::wire::Kind::TimeBloom, buf, capacity, written);
+    TF_REQUIRE_NONNULL(filter, "filter");
+    return tf::wire::encode(tf::wire::Kind::TimeBloom, 0, filter->payload_size(), buf, capacity, written,
+                            [&](tf::wire::Writer &w) { filter->write_payload(w); });
 }
 
-TF_API tf_status tf_time_bloom_deserialize(const void *buf, size_t len, tf_time_bloom **out) {
-    return deserialize(Mode::Time, tf::wire::Kind::TimeBloom, buf, len, out);
+TF_API tf_status tf_time_bloom_deserialize(const void *buf, size_t len, const tf_deserialize_options *options,
+                                           tf_time_bloom **out) {
+    return guard([&] {
+        TF_REQUIRE_NONNULL(out, "out");
+        TF_REQUIRE_NONNULL(buf, "buf");
+        tf::DeserializeLimits limits;
+        tf_status st = tf::read_deserialize_options(options, &limits);
+        if (st != TF_OK) return st;
+        tf::wire::Reader payload;
+        st = tf::wire::open(buf, len, tf::wire::Kind::TimeBloom, 0, nullptr, &payload);
+        if (st != TF_OK) return st;
+        std::unique_ptr<AgePartitioned> f;
+        st = AgePartitioned::read(Mode::Time, payload, limits, 0, &f);
+        if (st != TF_OK) return st;
+        *out = new tf_time_bloom(std::move(*f));
+        return TF_OK;
+    });
 }
 
 }  // extern "C"

@@ -1,7 +1,7 @@
 // Age-partitioned Bloom filter benchmark: add and contains ns/op (present
 // and absent keys) of the count-window filter in both of its layouts (the
 // classic one, tf_age_bloom_new_for, and the blocked one,
-// tf_age_bloom_new_blocked_for) and of the time-limited filter
+// tf_age_bloom_new_for with TF_AGE_BLOOM_BLOCKED) and of the time-limited filter
 // (tf_time_bloom_new_for), at capacities 1e5 and 1e6 and error rates 1e-2
 // and 1e-3, beside a plain Bloom filter of the same error rate (the speed
 // baseline) and the physical floor (one MurmurHash3 x64_128 of the key plus
@@ -144,19 +144,19 @@ using TimeBloom = std::unique_ptr<tf_time_bloom, TimeDeleter>;
 
 AgeBloom make_age(double error, uint64_t capacity) {
     tf_age_bloom *f = nullptr;
-    check(tf_age_bloom_new_for(error, capacity, kFilterSeed, &f), "tf_age_bloom_new_for");
+    check(tf_age_bloom_new_for(capacity, error, kFilterSeed, 0, &f), "tf_age_bloom_new_for");
     return AgeBloom(f);
 }
 
 // The blocked layout, sized for the same target and window.
 AgeBloom make_age_blocked(double error, uint64_t capacity) {
     tf_age_bloom *f = nullptr;
-    check(tf_age_bloom_new_blocked_for(error, capacity, kFilterSeed, &f), "tf_age_bloom_new_blocked_for");
+    check(tf_age_bloom_new_for(capacity, error, kFilterSeed, TF_AGE_BLOOM_BLOCKED, &f), "tf_age_bloom_new_for");
     AgeBloom b(f);
-    int blocked = 0;
-    check(tf_age_bloom_is_blocked(f, &blocked), "tf_age_bloom_is_blocked");
-    if (!blocked) {
-        std::fprintf(stderr, "bench_bloom: tf_age_bloom_new_blocked_for returned a classic filter\n");
+    tf_age_bloom_info info = TF_AGE_BLOOM_INFO_INIT;
+    check(tf_age_bloom_get_info(f, &info), "tf_age_bloom_get_info");
+    if (!(info.flags & TF_AGE_BLOOM_BLOCKED)) {
+        std::fprintf(stderr, "bench_bloom: tf_age_bloom_new_for(TF_AGE_BLOOM_BLOCKED) returned a classic filter\n");
         std::exit(1);
     }
     return b;
@@ -164,7 +164,7 @@ AgeBloom make_age_blocked(double error, uint64_t capacity) {
 
 TimeBloom make_time(double error, uint64_t capacity) {
     tf_time_bloom *f = nullptr;
-    check(tf_time_bloom_new_for(error, capacity, capacity, kFilterSeed, &f), "tf_time_bloom_new_for");
+    check(tf_time_bloom_new_for(capacity, error, capacity, kFilterSeed, 0, &f), "tf_time_bloom_new_for");
     return TimeBloom(f);
 }
 
@@ -453,7 +453,7 @@ struct ConfigReport {
     double age_bpe = 0, blk_bpe = 0;
     FprResult fpr_age, fpr_blk;
     // The blocked layout's shape: (k, l), slices filled to blk_fill when
-    // they leave the first k (tf_age_bloom_choose_blocked), lines per query
+    // they leave the first k (tf_age_bloom_choose, blocked), lines per query
     // (one per 16 slices), slice bits and generation.
     uint32_t blk_k = 0, blk_l = 0, blk_lines = 1;
     double blk_fill = 0;
@@ -559,32 +559,40 @@ ConfigReport run_config(uint64_t capacity, double error, const Options &opt, uin
     rep.age_bytes = age_bytes;
     size_t time_bytes = 0;
     check(tf_time_bloom_memory(time_q.get(), &time_bytes), "tf_time_bloom_memory");
-    check(tf_age_bloom_info(age_q.get(), &rep.age_k, &rep.age_l, nullptr, nullptr, nullptr, nullptr),
-          "tf_age_bloom_info");
-    uint64_t age_bits = 0, time_bits = 0, age_slices = 0, time_slices = 0;
-    double age_bpe = 0, time_bpe = 0, age_fpr_now = 0, time_fpr_now = 0;
-    check(tf_age_bloom_stats(age_q.get(), &age_slices, &age_bits, &age_bpe, nullptr, &age_fpr_now),
-          "tf_age_bloom_stats");
-    check(tf_time_bloom_stats(time_q.get(), t_query, &time_slices, &time_bits, &time_bpe, nullptr, &time_fpr_now),
-          "tf_time_bloom_stats");
-    uint32_t time_k = 0, time_l = 0;
-    check(tf_time_bloom_info(time_q.get(), &time_k, &time_l, nullptr, nullptr), "tf_time_bloom_info");
+    tf_age_bloom_info age_info = TF_AGE_BLOOM_INFO_INIT;
+    check(tf_age_bloom_get_info(age_q.get(), &age_info), "tf_age_bloom_get_info");
+    rep.age_k = age_info.k;
+    rep.age_l = age_info.l;
+    tf_age_bloom_stats age_stats = TF_AGE_BLOOM_STATS_INIT;
+    check(tf_age_bloom_get_stats(age_q.get(), &age_stats), "tf_age_bloom_get_stats");
+    tf_time_bloom_stats time_stats = TF_TIME_BLOOM_STATS_INIT;
+    check(tf_time_bloom_get_stats(time_q.get(), t_query, &time_stats), "tf_time_bloom_get_stats");
+    tf_time_bloom_info time_info = TF_TIME_BLOOM_INFO_INIT;
+    check(tf_time_bloom_get_info(time_q.get(), &time_info), "tf_time_bloom_get_info");
+    const uint64_t age_slices = age_stats.slices, time_slices = time_stats.slices;
+    const double age_bpe = age_stats.bits_per_element, time_bpe = time_stats.bits_per_element;
+    const double age_fpr_now = age_stats.fpr_now, time_fpr_now = time_stats.fpr_now;
+    const uint32_t time_k = time_info.k, time_l = time_info.l;
     rep.age_bpe = age_bpe;
 
     // The blocked layout: shape, memory, bits per element, the model's rate.
     check(tf_age_bloom_memory(blk_q.get(), &rep.blk_bytes), "tf_age_bloom_memory (blocked)");
-    check(tf_age_bloom_info(blk_q.get(), &rep.blk_k, &rep.blk_l, &rep.blk_slice_bits, &rep.blk_generation, nullptr,
-                            nullptr),
-          "tf_age_bloom_info (blocked)");
-    uint64_t blk_slices = 0, blk_bits = 0;
-    double blk_fpr_now = 0;
-    check(tf_age_bloom_stats(blk_q.get(), &blk_slices, &blk_bits, &rep.blk_bpe, nullptr, &blk_fpr_now),
-          "tf_age_bloom_stats (blocked)");
-    rep.blk_table_bytes = size_t(blk_bits / 8);
+    tf_age_bloom_info blk_info = TF_AGE_BLOOM_INFO_INIT;
+    check(tf_age_bloom_get_info(blk_q.get(), &blk_info), "tf_age_bloom_get_info (blocked)");
+    rep.blk_k = blk_info.k;
+    rep.blk_l = blk_info.l;
+    rep.blk_slice_bits = blk_info.slice_bits;
+    rep.blk_generation = blk_info.generation;
+    tf_age_bloom_stats blk_stats = TF_AGE_BLOOM_STATS_INIT;
+    check(tf_age_bloom_get_stats(blk_q.get(), &blk_stats), "tf_age_bloom_get_stats (blocked)");
+    rep.blk_bpe = blk_stats.bits_per_element;
+    const uint64_t blk_slices = blk_stats.slices;
+    const double blk_fpr_now = blk_stats.fpr_now;
+    rep.blk_table_bytes = size_t(blk_stats.bits / 8);
     rep.blk_lines = unsigned((blk_slices + 15) / 16);  // one line per 16 slices (lib/bloom/blocked.hpp)
     {
         uint32_t ck = 0, cl = 0;
-        check(tf_age_bloom_choose_blocked(error, &ck, &cl, &rep.blk_fill), "tf_age_bloom_choose_blocked");
+        check(tf_age_bloom_choose(error, TF_AGE_BLOOM_BLOCKED, &ck, &cl, &rep.blk_fill), "tf_age_bloom_choose");
         if (ck != rep.blk_k || cl != rep.blk_l) rep.blk_fill = NAN;  // not the sizing's shape: fill unknown
     }
 

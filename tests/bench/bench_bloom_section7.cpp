@@ -1,4 +1,5 @@
-// Section 7 of the "Time-limited Bloom Filter" paper (seed 001), reproduced
+// Section 7 of "Time-limited Bloom Filter" (Rodrigues, Shtul, Baquero,
+// Almeida, ACM SAC 2023), reproduced
 // with the time-limited filter (tf_time_bloom) through the public C API.
 //
 // Setup (the paper's): a span of 300 s, one insertion every 0.1 s, a stream
@@ -36,8 +37,8 @@
 // distinct elements inserted within the span (a sliding window kept by the
 // program: element inserted at t counts at `now` when now - span <= t), the
 // bits per element bits / that number, the bits per element that
-// tf_time_bloom_stats() reports, and the exact false-positive rate fpr_now
-// of tf_time_bloom_stats().
+// tf_time_bloom_get_stats() reports, and the exact false-positive rate fpr_now
+// of tf_time_bloom_get_stats().
 //
 // Measured false-positive rate (7.3): the paper queries 10^i * 10,000 absent
 // elements at every insertion for error rate 10^-i. That is 10^9 queries
@@ -332,13 +333,16 @@ Run run_filter(const FilterSpec &sp, const Config &cfg) {
     run.spec = sp;
     tf_time_bloom *f = nullptr;
     if (sp.k == 0) {
-        check(tf_time_bloom_new_for(sp.error, kSpanMs, sp.init_cap, sp.seed, &f), "tf_time_bloom_new_for");
+        check(tf_time_bloom_new_for(sp.init_cap, sp.error, kSpanMs, sp.seed, 0, &f), "tf_time_bloom_new_for");
     } else {
         const double g = std::ceil(double(sp.init_cap) / double(sp.l));
         const uint64_t bits = uint64_t(std::ceil(double(sp.k) * g / kLn2));
-        check(tf_time_bloom_new(sp.k, sp.l, bits, kSpanMs, sp.seed, &f), "tf_time_bloom_new");
+        check(tf_time_bloom_new(sp.k, sp.l, bits, kSpanMs, sp.seed, 0, &f), "tf_time_bloom_new");
     }
-    check(tf_time_bloom_info(f, &run.k, &run.l, nullptr, nullptr), "tf_time_bloom_info");
+    tf_time_bloom_info info = TF_TIME_BLOOM_INFO_INIT;
+    check(tf_time_bloom_get_info(f, &info), "tf_time_bloom_get_info");
+    run.k = info.k;
+    run.l = info.l;
     check(tf_time_bloom_slice_bits(f, 0, &run.initial_slice_bits), "tf_time_bloom_slice_bits");
     check(tf_age_bloom_false_positive_rate(run.k, run.l, &run.peak_fpr), "tf_age_bloom_false_positive_rate");
     run.bpe_model = model_bpe(run.k, run.l);
@@ -362,11 +366,13 @@ Run run_filter(const FilterSpec &sp, const Config &cfg) {
             window.pop_front();
         }
         Point p;
-        uint64_t slices = 0, bits = 0;
-        check(tf_time_bloom_stats(f, now, &slices, &bits, &p.bpe_stats, nullptr, &p.fpr_now), "tf_time_bloom_stats");
+        tf_time_bloom_stats st = TF_TIME_BLOOM_STATS_INIT;
+        check(tf_time_bloom_get_stats(f, now, &st), "tf_time_bloom_get_stats");
+        p.bpe_stats = st.bits_per_element;
+        p.fpr_now = st.fpr_now;
         check(tf_time_bloom_slice_bits(f, 0, &p.s0_bits), "tf_time_bloom_slice_bits");
-        p.slices = uint32_t(slices);
-        p.total_bits = bits;
+        p.slices = uint32_t(st.slices);
+        p.total_bits = st.bits;
         p.in_span = uint32_t(copies.size());
         run.pts.push_back(p);
 
@@ -652,7 +658,7 @@ int main(int argc, char **argv) {
                 std::max<uint64_t>(1, cfg.fpr_queries / 10));
 
     uint32_t ck = 0, cl = 0;
-    check(tf_age_bloom_choose(0.1, &ck, &cl), "tf_age_bloom_choose");
+    check(tf_age_bloom_choose(0.1, 0, &ck, &cl, nullptr), "tf_age_bloom_choose");
     const uint32_t pairs[][2] = {{4, 3}, {5, 7}, {ck, cl}, {7, 28}, {8, 56}};
 
     std::vector<std::string> csv_paths;
@@ -704,14 +710,14 @@ int main(int argc, char **argv) {
                     ci + 1, cap, cap < 3000 ? "under" : "over");
         std::printf("filters k<k>l<l>: tf_time_bloom_new(k, l, ceil(k * ceil(%" PRIu64
                     " / l) / ln 2) bits, 300000 ms); "
-                    "new_for(0.1): tf_time_bloom_new_for(0.1, 300000, %" PRIu64 ") = (%u, %u)\n",
+                    "new_for(0.1): tf_time_bloom_new_for(%" PRIu64 ", 0.1, 300000) = (%u, %u)\n",
                     cap, cap, ck, cl);
         series_table("(a) number of slices", runs,
                      [](const Run &r, uint64_t, uint64_t i) { return fmt_u(r.pts[i].slices); });
         series_table("(b) size of s0 (bits)", runs,
                      [](const Run &r, uint64_t, uint64_t i) { return fmt_u(r.pts[i].s0_bits); });
         series_table(
-            "Figure 3: bits per element within the span (exact; tf_time_bloom_stats agrees unless shown "
+            "Figure 3: bits per element within the span (exact; tf_time_bloom_get_stats agrees unless shown "
             "as exact/stats)",
             runs, [](const Run &r, uint64_t, uint64_t i) {
                 const Point &p = r.pts[i];
@@ -756,8 +762,8 @@ int main(int argc, char **argv) {
         std::vector<Summary> sums;
         for (const Run &r : runs) sums.push_back(summarize(r, cfg)), fn_total += r.fn_total;
 
-        std::printf("\n=== Figure %d (section 7.3): tf_time_bloom_new_for(rate, 300000 ms, %" PRIu64
-                    "), rates 1e-1 .. 1e-5 ===\n",
+        std::printf("\n=== Figure %d (section 7.3): tf_time_bloom_new_for(%" PRIu64
+                    ", rate, 300000 ms), rates 1e-1 .. 1e-5 ===\n",
                     ci + 4, cap);
         std::printf("absent elements per sample: ");
         for (const Run &r : runs)

@@ -1,4 +1,5 @@
-/* Age-partitioned Bloom filter (count window, seed 001 section 5): the
+/* Age-partitioned Bloom filter (count window; section 5 of "Time-limited
+ * Bloom Filter", Rodrigues, Shtul, Baquero, Almeida, ACM SAC 2023): the
  * (k, l) chooser and the exact false-positive calculator against an
  * independent computation, the shape of the filter, the window guarantee
  * against an exact record of the inserts, the measured false-positive rate
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "bloom_util.h"
 #include "golden.h"
 #include "temporalfilters.h"
 #include "test_util.h"
@@ -41,16 +43,51 @@ static const double kLn2 = 0.69314718055994530942;
 
 static tf_age_bloom *make(uint32_t k, uint32_t l, uint64_t bits, uint32_t seed) {
     tf_age_bloom *f = NULL;
-    OK(tf_age_bloom_new(k, l, bits, seed, &f));
+    OK(tf_age_bloom_new(k, l, bits, seed, 0, &f));
     assert_non_null(f);
     return f;
 }
 
 static tf_age_bloom *make_for(double rate, uint64_t capacity, uint32_t seed) {
     tf_age_bloom *f = NULL;
-    OK(tf_age_bloom_new_for(rate, capacity, seed, &f));
+    OK(tf_age_bloom_new_for(capacity, rate, seed, 0, &f));
     assert_non_null(f);
     return f;
+}
+
+/* tf_age_bloom_get_info and tf_age_bloom_get_stats into the fields a test
+ * asks for (any pointer may be NULL): one call each, the status passed on. */
+static tf_status ab_info(const tf_age_bloom *f, uint32_t *k, uint32_t *l, uint64_t *slice_bits, uint64_t *generation,
+                         uint64_t *capacity, uint32_t *seed) {
+    tf_age_bloom_info i = TF_AGE_BLOOM_INFO_INIT;
+    tf_status st = tf_age_bloom_get_info(f, &i); /* on failure: the zeros of _INIT */
+    if (k) *k = i.k;
+    if (l) *l = i.l;
+    if (slice_bits) *slice_bits = i.slice_bits;
+    if (generation) *generation = i.generation;
+    if (capacity) *capacity = i.capacity;
+    if (seed) *seed = i.seed;
+    return st;
+}
+
+static tf_status ab_stats(const tf_age_bloom *f, uint64_t *slices, uint64_t *bits, double *bits_per_element,
+                          uint64_t *inserts, double *fpr_now) {
+    tf_age_bloom_stats s = TF_AGE_BLOOM_STATS_INIT;
+    tf_status st = tf_age_bloom_get_stats(f, &s); /* on failure: the zeros of _INIT */
+    if (slices) *slices = s.slices;
+    if (bits) *bits = s.bits;
+    if (bits_per_element) *bits_per_element = s.bits_per_element;
+    if (inserts) *inserts = s.inserts;
+    if (fpr_now) *fpr_now = s.fpr_now;
+    return st;
+}
+
+/* 1 for the blocked layout (the flags of tf_age_bloom_get_info), else 0. */
+static tf_status ab_is_blocked(const tf_age_bloom *f, int *blocked) {
+    tf_age_bloom_info i = TF_AGE_BLOOM_INFO_INIT;
+    tf_status st = tf_age_bloom_get_info(f, &i);
+    *blocked = (i.flags & TF_AGE_BLOOM_BLOCKED) ? 1 : 0;
+    return st;
 }
 
 static void add_id(tf_age_bloom *f, unsigned char tag, uint64_t id) {
@@ -368,7 +405,7 @@ static void test_choose(void **state) {
     } table[] = {{1e-1, 6, 13, 12.65}, {1e-2, 12, 87, 19.70}, {1e-3, 16, 139, 25.74}, {1e-4, 20, 221, 31.47}};
     for (size_t i = 0; i < 4; ++i) {
         uint32_t k = 0, l = 0;
-        OK(tf_age_bloom_choose(table[i].target, &k, &l));
+        OK(tf_age_bloom_choose(table[i].target, 0, &k, &l, NULL));
         assert_int_equal(k, table[i].k);
         assert_int_equal(l, table[i].l);
         double b;
@@ -382,7 +419,7 @@ static void test_choose(void **state) {
     for (size_t i = 0; i < sizeof targets / sizeof targets[0]; ++i) {
         uint32_t k = 0, l = 0, ek, el;
         double ebits;
-        OK(tf_age_bloom_choose(targets[i], &k, &l));
+        OK(tf_age_bloom_choose(targets[i], 0, &k, &l, NULL));
         exhaustive_choice(targets[i], &ek, &el, &ebits);
         if (k != ek || l != el)
             fail_msg("target %g: chooser (%u, %u), exhaustive (%u, %u) with %.3f bits", targets[i], k, l, ek, el,
@@ -393,7 +430,7 @@ static void test_choose(void **state) {
     /* a rate no k <= 64 meets */
     uint32_t k = 9, l = 9;
     tf_clear_last_error();
-    assert_int_equal(tf_age_bloom_choose(1e-300, &k, &l), TF_ERR_TOO_LARGE);
+    assert_int_equal(tf_age_bloom_choose(1e-300, 0, &k, &l, NULL), TF_ERR_TOO_LARGE);
     assert_true(strlen(tf_last_error_message()) > 0);
     assert_true(k == 9 && l == 9);
     /* Table 2's minimum row of the paper (10, 19, 26, 32, 41 bits): the
@@ -402,7 +439,7 @@ static void test_choose(void **state) {
      * 10 bits (12.65) */
     const double paper[] = {10, 19, 26, 32, 41};
     for (int e = 1; e <= 5; ++e) {
-        OK(tf_age_bloom_choose(pow(10.0, -e), &k, &l));
+        OK(tf_age_bloom_choose(pow(10.0, -e), 0, &k, &l, NULL));
         double b;
         OK(tf_age_bloom_bits_per_element(k, l, &b));
         print_message("# 1e-%d: %.2f bits per element of capacity (paper's minimum %.0f)\n", e, b, paper[e - 1]);
@@ -423,8 +460,8 @@ static void test_new_for_shape(void **state) {
             uint32_t k, l, ck, cl, seed;
             uint64_t m, g, cap, slices, bits, inserts;
             double bpe, fpr;
-            OK(tf_age_bloom_choose(rates[i], &ck, &cl));
-            OK(tf_age_bloom_info(f, &k, &l, &m, &g, &cap, &seed));
+            OK(tf_age_bloom_choose(rates[i], 0, &ck, &cl, NULL));
+            OK(ab_info(f, &k, &l, &m, &g, &cap, &seed));
             assert_int_equal(k, ck);
             assert_int_equal(l, cl);
             assert_int_equal(seed, 5);
@@ -434,7 +471,7 @@ static void test_new_for_shape(void **state) {
             assert_int_equal(m, want_m);
             assert_int_equal(cap, (uint64_t)l * g);
             assert_true(cap >= caps[j]);
-            OK(tf_age_bloom_stats(f, &slices, &bits, &bpe, &inserts, &fpr));
+            OK(ab_stats(f, &slices, &bits, &bpe, &inserts, &fpr));
             assert_int_equal(slices, k + l);
             assert_int_equal(bits, (k + l) * m);
             assert_true(fabs(bpe - (double)bits / (double)cap) < 1e-9 * bpe);
@@ -467,12 +504,12 @@ static void test_new_for_shape(void **state) {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         tf_age_bloom *f = make(cases[i].k, cases[i].l, cases[i].m, 1);
         uint64_t m, g, cap;
-        OK(tf_age_bloom_info(f, NULL, NULL, &m, &g, &cap, NULL));
+        OK(ab_info(f, NULL, NULL, &m, &g, &cap, NULL));
         assert_int_equal(m, cases[i].m);
         assert_int_equal(g, cases[i].g);
         assert_int_equal(cap, cases[i].l * cases[i].g);
-        OK(tf_age_bloom_info(f, NULL, NULL, NULL, NULL, NULL, NULL));
-        OK(tf_age_bloom_stats(f, NULL, NULL, NULL, NULL, NULL));
+        OK(ab_info(f, NULL, NULL, NULL, NULL, NULL, NULL));
+        OK(ab_stats(f, NULL, NULL, NULL, NULL, NULL));
         tf_age_bloom_free(f);
     }
 }
@@ -486,7 +523,7 @@ static void test_shift_mechanics(void **state) {
     const uint32_t k = 3, l = 5;
     tf_age_bloom *f = make(k, l, 300, 9); /* g = floor(300 ln 2 / 3) = 69 */
     uint64_t g;
-    OK(tf_age_bloom_info(f, NULL, NULL, NULL, &g, NULL, NULL));
+    OK(ab_info(f, NULL, NULL, NULL, &g, NULL, NULL));
     assert_int_equal(g, 69);
     uint64_t n_model[8] = {0}, serial_model[8], next = k + l, until = g;
     for (uint32_t i = 0; i < k + l; ++i) serial_model[i] = k + l - 1 - i;
@@ -537,7 +574,7 @@ static void test_shift_mechanics(void **state) {
 static void window_property(tf_age_bloom *f, uint64_t total, uint64_t seed, uint64_t *checked) {
     uint64_t W, g;
     uint32_t l;
-    OK(tf_age_bloom_info(f, NULL, &l, NULL, &g, &W, NULL));
+    OK(ab_info(f, NULL, &l, NULL, &g, &W, NULL));
     assert_int_equal(W, l * g);
     uint64_t *log = malloc((total + 1) * sizeof *log);
     uint64_t *last = calloc(total + 2, sizeof *last); /* 1 + log index of an id's last insert */
@@ -597,7 +634,7 @@ static void window_property(tf_age_bloom *f, uint64_t total, uint64_t seed, uint
         }
     }
     uint64_t inserts;
-    OK(tf_age_bloom_stats(f, NULL, NULL, NULL, &inserts, NULL));
+    OK(ab_stats(f, NULL, NULL, NULL, &inserts, NULL));
     assert_int_equal(inserts, n);
     free(last);
     free(log);
@@ -641,7 +678,7 @@ static void test_window_boundary(void **state) {
     const uint32_t k = 8, l = 10;
     tf_age_bloom *f = make(k, l, 2309, 21); /* g = floor(2309 ln 2 / 8) = 200 */
     uint64_t g;
-    OK(tf_age_bloom_info(f, NULL, NULL, NULL, &g, NULL, NULL));
+    OK(ab_info(f, NULL, NULL, NULL, &g, NULL, NULL));
     assert_int_equal(g, 200);
     const uint64_t W = l * g;
     const uint64_t d[] = {1, W / 2, W - 1, W, W + 1, W + g / 2, W + g - 1, W + g, W + 2 * g, W + (k + 1) * g};
@@ -736,10 +773,10 @@ static uint64_t count_absent(const tf_age_bloom *f, uint64_t q) {
 static void fpr_at_steady_state(double target, uint32_t seed) {
     const uint64_t g = TF_SANITIZED ? 500 : 1500;
     uint32_t k, l;
-    OK(tf_age_bloom_choose(target, &k, &l));
+    OK(tf_age_bloom_choose(target, 0, &k, &l, NULL));
     tf_age_bloom *f = make_for(target, (uint64_t)l * g, seed);
     uint64_t gg;
-    OK(tf_age_bloom_info(f, NULL, NULL, NULL, &gg, NULL, NULL));
+    OK(ab_info(f, NULL, NULL, NULL, &gg, NULL, NULL));
     assert_int_equal(gg, g);
     const double N = kScale * fmax(1e6, 480 / target), Npeak = kScale * (target >= 1e-3 ? 1e6 : 5e5);
     /* steady state: k + l shifts, then a full generation (until_shift = 0) */
@@ -750,7 +787,7 @@ static void fpr_at_steady_state(double target, uint32_t seed) {
     free(v.s);
     /* the peak, just before a shift */
     double fpr_now, peak_lib;
-    OK(tf_age_bloom_stats(f, NULL, NULL, NULL, NULL, &fpr_now));
+    OK(ab_stats(f, NULL, NULL, NULL, NULL, &fpr_now));
     OK(tf_age_bloom_false_positive_rate(k, l, &peak_lib));
     /* fpr_now is the model of the measured fills (computed here too); at the
      * peak they are the expected ones of equation 2 up to rounding m up and
@@ -769,7 +806,7 @@ static void fpr_at_steady_state(double target, uint32_t seed) {
     double model_sum = 0;
     for (uint64_t j = 0; j < g; ++j) {
         add_id(f, 'p', id++);
-        OK(tf_age_bloom_stats(f, NULL, NULL, NULL, NULL, &fpr_now));
+        OK(ab_stats(f, NULL, NULL, NULL, NULL, &fpr_now));
         model_sum += fpr_now;
         fp += count_absent(f, per);
         asked += per;
@@ -810,11 +847,11 @@ static void test_fpr_1e4(void **state) {
  * 1.2 x target plus 3 sd of slack. */
 static void fpr_small_generation(double target, uint64_t g, double N, double *ratio, double *limit) {
     uint32_t k, l;
-    OK(tf_age_bloom_choose(target, &k, &l));
+    OK(tf_age_bloom_choose(target, 0, &k, &l, NULL));
     tf_age_bloom *f = make_for(target, (uint64_t)l * g, 555);
     for (uint64_t id = 0; id < (k + l + 1) * g; ++id) add_id(f, 'p', id);
     double model;
-    OK(tf_age_bloom_stats(f, NULL, NULL, NULL, NULL, &model));
+    OK(ab_stats(f, NULL, NULL, NULL, NULL, &model));
     double measured = (double)count_absent(f, (uint64_t)N) / N;
     *ratio = measured / target;
     /* a model <= target, and 3 sd of slack */
@@ -851,7 +888,7 @@ static void test_stats_over_time(void **state) {
     tf_age_bloom *f = make_for(0.01, 87000, 3); /* k = 12, l = 87, g = 1000 */
     uint32_t k, l;
     uint64_t g, cap, m;
-    OK(tf_age_bloom_info(f, &k, &l, &m, &g, &cap, NULL));
+    OK(ab_info(f, &k, &l, &m, &g, &cap, NULL));
     double peak;
     OK(tf_age_bloom_false_positive_rate(k, l, &peak));
     double prev = 0;
@@ -860,7 +897,7 @@ static void test_stats_over_time(void **state) {
         if (i % 997 && i % g) continue;
         uint64_t slices, bits, inserts;
         double bpe, fpr;
-        OK(tf_age_bloom_stats(f, &slices, &bits, &bpe, &inserts, &fpr));
+        OK(ab_stats(f, &slices, &bits, &bpe, &inserts, &fpr));
         assert_int_equal(slices, k + l);
         assert_int_equal(bits, (k + l) * m);
         assert_true(fabs(bpe - (double)bits / (double)cap) < 1e-9);
@@ -908,6 +945,30 @@ static void test_basics(void **state) {
     OK(tf_age_bloom_contains(f, "a", 1, &p));
     fp += p;
     assert_true(fp <= 1); /* each a false positive with probability < 1% */
+    /* the versioned structs: a caller built against a newer, longer struct
+     * gets the fields this library knows, and what follows is left alone */
+    struct {
+        tf_age_bloom_info i;
+        uint64_t later;
+    } newer_info;
+    memset(&newer_info, 0xab, sizeof newer_info);
+    newer_info.i.size = sizeof newer_info;
+    OK(tf_age_bloom_get_info(f, &newer_info.i));
+    assert_int_equal(newer_info.i.size, sizeof newer_info);
+    assert_true(newer_info.later == 0xababababababababULL);
+    assert_int_equal(newer_info.i.flags, 0);
+    assert_int_equal(newer_info.i.seed, 1);
+    assert_true(newer_info.i.capacity >= 1000 && newer_info.i.capacity == newer_info.i.l * newer_info.i.generation);
+    struct {
+        tf_age_bloom_stats s;
+        uint64_t later;
+    } newer_stats;
+    memset(&newer_stats, 0xab, sizeof newer_stats);
+    newer_stats.s.size = sizeof newer_stats;
+    OK(tf_age_bloom_get_stats(f, &newer_stats.s));
+    assert_true(newer_stats.later == 0xababababababababULL);
+    assert_int_equal(newer_stats.s.inserts, 3);
+    assert_int_equal(newer_stats.s.slices, newer_info.i.k + newer_info.i.l);
     tf_age_bloom_free(f);
 }
 
@@ -923,7 +984,7 @@ static void test_seed_changes_positions(void **state) {
     for (uint64_t j = 1000; j < 3000; ++j) differ += has_id(a, 'x', j) != has_id(b, 'x', j);
     assert_true(differ > 100);
     uint32_t s;
-    OK(tf_age_bloom_info(b, NULL, NULL, NULL, NULL, NULL, &s));
+    OK(ab_info(b, NULL, NULL, NULL, NULL, NULL, &s));
     assert_int_equal(s, 2);
     tf_age_bloom_free(a);
     tf_age_bloom_free(b);
@@ -958,7 +1019,7 @@ static void test_add_if_absent(void **state) {
     }
     assert_true(same(a, b));
     uint64_t inserts;
-    OK(tf_age_bloom_stats(a, NULL, NULL, NULL, &inserts, NULL));
+    OK(ab_stats(a, NULL, NULL, NULL, &inserts, NULL));
     assert_int_equal(inserts, distinct);
     assert_true(dup_reported > 0 && distinct > 0);
     tf_age_bloom_free(a);
@@ -971,13 +1032,13 @@ static void test_clear(void **state) {
     for (uint64_t i = 0; i < 10000; ++i) add_id(f, 'c', i);
     uint32_t k0, l0, s0;
     uint64_t m0, g0, c0;
-    OK(tf_age_bloom_info(f, &k0, &l0, &m0, &g0, &c0, &s0));
+    OK(ab_info(f, &k0, &l0, &m0, &g0, &c0, &s0));
     OK(tf_age_bloom_clear(f));
     /* every slice is empty: nothing can be present */
     for (uint64_t i = 0; i < 20000; ++i) assert_int_equal(has_id(f, 'c', i), 0);
     uint64_t slices, bits, inserts;
     double fpr;
-    OK(tf_age_bloom_stats(f, &slices, &bits, NULL, &inserts, &fpr));
+    OK(ab_stats(f, &slices, &bits, NULL, &inserts, &fpr));
     assert_int_equal(inserts, 0);
     assert_true(fpr == 0.0);
     blob_view v = view_of(f);
@@ -990,7 +1051,7 @@ static void test_clear(void **state) {
     /* the shape stays */
     uint32_t k, l, s;
     uint64_t m, g, c;
-    OK(tf_age_bloom_info(f, &k, &l, &m, &g, &c, &s));
+    OK(ab_info(f, &k, &l, &m, &g, &c, &s));
     assert_true(k == k0 && l == l0 && m == m0 && g == g0 && c == c0 && s == s0);
     assert_int_equal(slices, k + l);
     /* and it works like a new filter: the window again */
@@ -1012,15 +1073,15 @@ static void test_sizing_bad_input(void **state) {
     const double bad_rates[] = {0.0, 1.0, -0.1, 1.5, NAN, INFINITY, -INFINITY, -0.0};
     for (size_t i = 0; i < sizeof bad_rates / sizeof bad_rates[0]; ++i) {
         tf_clear_last_error();
-        assert_int_equal(tf_age_bloom_choose(bad_rates[i], &k, &l), TF_ERR_INVALID_ARGUMENT);
+        assert_int_equal(tf_age_bloom_choose(bad_rates[i], 0, &k, &l, NULL), TF_ERR_INVALID_ARGUMENT);
         assert_true(strlen(tf_last_error_message()) > 0);
         tf_age_bloom *f = NULL;
-        assert_int_equal(tf_age_bloom_new_for(bad_rates[i], 1000, 0, &f), TF_ERR_INVALID_ARGUMENT);
+        assert_int_equal(tf_age_bloom_new_for(1000, bad_rates[i], 0, 0, &f), TF_ERR_INVALID_ARGUMENT);
         assert_null(f);
     }
     assert_true(k == 3 && l == 3); /* out-parameters untouched */
-    assert_int_equal(tf_age_bloom_choose(0.1, NULL, &l), TF_ERR_NULL);
-    assert_int_equal(tf_age_bloom_choose(0.1, &k, NULL), TF_ERR_NULL);
+    assert_int_equal(tf_age_bloom_choose(0.1, 0, NULL, &l, NULL), TF_ERR_NULL);
+    assert_int_equal(tf_age_bloom_choose(0.1, 0, &k, NULL, NULL), TF_ERR_NULL);
     const uint32_t bad_k[] = {0, 65, UINT32_MAX};
     const uint32_t bad_l[] = {0, 1025, UINT32_MAX};
     for (size_t i = 0; i < 3; ++i) {
@@ -1050,29 +1111,29 @@ static void test_new_bad_input(void **state) {
         assert_true(strlen(tf_last_error_message()) > 0); \
         assert_null(f);                                   \
     } while (0)
-    BADNEW(tf_age_bloom_new_for(0.01, 1000, 0, NULL), TF_ERR_NULL);
-    BADNEW(tf_age_bloom_new_for(0.01, 0, 0, &f), TF_ERR_INVALID_ARGUMENT);
-    BADNEW(tf_age_bloom_new_for(NAN, 1000, 0, &f), TF_ERR_INVALID_ARGUMENT);
-    BADNEW(tf_age_bloom_new_for(1e-300, 1000, 0, &f), TF_ERR_TOO_LARGE);
+    BADNEW(tf_age_bloom_new_for(1000, 0.01, 0, 0, NULL), TF_ERR_NULL);
+    BADNEW(tf_age_bloom_new_for(0, 0.01, 0, 0, &f), TF_ERR_INVALID_ARGUMENT);
+    BADNEW(tf_age_bloom_new_for(1000, NAN, 0, 0, &f), TF_ERR_INVALID_ARGUMENT);
+    BADNEW(tf_age_bloom_new_for(1000, 1e-300, 0, 0, &f), TF_ERR_TOO_LARGE);
     /* capacities whose slices would pass 2^40 bits (and the largest ones:
      * test_new_for_huge_capacity) */
-    BADNEW(tf_age_bloom_new_for(0.01, 1ULL << 50, 0, &f), TF_ERR_TOO_LARGE);
-    BADNEW(tf_age_bloom_new_for(0.01, UINT64_MAX / 2, 0, &f), TF_ERR_TOO_LARGE);
-    BADNEW(tf_age_bloom_new(3, 3, 1000, 0, NULL), TF_ERR_NULL);
-    BADNEW(tf_age_bloom_new(0, 3, 1000, 0, &f), TF_ERR_INVALID_ARGUMENT);
-    BADNEW(tf_age_bloom_new(65, 3, 1000, 0, &f), TF_ERR_INVALID_ARGUMENT);
-    BADNEW(tf_age_bloom_new(3, 0, 1000, 0, &f), TF_ERR_INVALID_ARGUMENT);
-    BADNEW(tf_age_bloom_new(3, 1025, 1000, 0, &f), TF_ERR_INVALID_ARGUMENT);
-    BADNEW(tf_age_bloom_new(3, 3, 0, 0, &f), TF_ERR_INVALID_ARGUMENT);
-    BADNEW(tf_age_bloom_new(3, 3, 63, 0, &f), TF_ERR_INVALID_ARGUMENT);
-    BADNEW(tf_age_bloom_new(3, 3, (1ULL << 40) + 1, 0, &f), TF_ERR_TOO_LARGE);
-    BADNEW(tf_age_bloom_new(3, 3, UINT64_MAX, 0, &f), TF_ERR_TOO_LARGE);
+    BADNEW(tf_age_bloom_new_for(1ULL << 50, 0.01, 0, 0, &f), TF_ERR_TOO_LARGE);
+    BADNEW(tf_age_bloom_new_for(UINT64_MAX / 2, 0.01, 0, 0, &f), TF_ERR_TOO_LARGE);
+    BADNEW(tf_age_bloom_new(3, 3, 1000, 0, 0, NULL), TF_ERR_NULL);
+    BADNEW(tf_age_bloom_new(0, 3, 1000, 0, 0, &f), TF_ERR_INVALID_ARGUMENT);
+    BADNEW(tf_age_bloom_new(65, 3, 1000, 0, 0, &f), TF_ERR_INVALID_ARGUMENT);
+    BADNEW(tf_age_bloom_new(3, 0, 1000, 0, 0, &f), TF_ERR_INVALID_ARGUMENT);
+    BADNEW(tf_age_bloom_new(3, 1025, 1000, 0, 0, &f), TF_ERR_INVALID_ARGUMENT);
+    BADNEW(tf_age_bloom_new(3, 3, 0, 0, 0, &f), TF_ERR_INVALID_ARGUMENT);
+    BADNEW(tf_age_bloom_new(3, 3, 63, 0, 0, &f), TF_ERR_INVALID_ARGUMENT);
+    BADNEW(tf_age_bloom_new(3, 3, (1ULL << 40) + 1, 0, 0, &f), TF_ERR_TOO_LARGE);
+    BADNEW(tf_age_bloom_new(3, 3, UINT64_MAX, 0, 0, &f), TF_ERR_TOO_LARGE);
 #undef BADNEW
     /* the smallest filters are fine */
-    OK(tf_age_bloom_new(1, 1, 64, 0, &f));
+    OK(tf_age_bloom_new(1, 1, 64, 0, 0, &f));
     tf_age_bloom_free(f);
     f = NULL;
-    OK(tf_age_bloom_new_for(0.999, 1, 0, &f));
+    OK(tf_age_bloom_new_for(1, 0.999, 0, 0, &f));
     tf_age_bloom_free(f);
 }
 
@@ -1085,10 +1146,10 @@ static void test_new_for_huge_capacity(void **state) {
     for (size_t i = 0; i < 3; ++i) {
         tf_age_bloom *f = NULL;
         tf_clear_last_error();
-        tf_status st = tf_age_bloom_new_for(0.01, caps[i], 0, &f);
+        tf_status st = tf_age_bloom_new_for(caps[i], 0.01, 0, 0, &f);
         if (st == TF_OK) {
             uint64_t g = 0, cap = 0;
-            OK(tf_age_bloom_info(f, NULL, NULL, NULL, &g, &cap, NULL));
+            OK(ab_info(f, NULL, NULL, NULL, &g, &cap, NULL));
             tf_age_bloom_free(f);
             fail_msg("capacity %llu: TF_OK with generation %llu and capacity %llu, want TF_ERR_TOO_LARGE",
                      (unsigned long long)caps[i], (unsigned long long)g, (unsigned long long)cap);
@@ -1109,8 +1170,6 @@ static void test_calls_bad_input(void **state) {
     unsigned char *before = snap(f, &n);
     int p;
     size_t sz;
-    uint64_t u64;
-    double d;
 #define BAD(call, status)                                 \
     do {                                                  \
         tf_clear_last_error();                            \
@@ -1128,8 +1187,22 @@ static void test_calls_bad_input(void **state) {
     BAD(tf_age_bloom_add_if_absent(f, NULL, 1, &p), TF_ERR_NULL);
     BAD(tf_age_bloom_add_if_absent(f, "new key", 7, NULL), TF_ERR_NULL);
     BAD(tf_age_bloom_clear(NULL), TF_ERR_NULL);
-    BAD(tf_age_bloom_stats(NULL, &u64, &u64, &d, &u64, &d), TF_ERR_NULL);
-    BAD(tf_age_bloom_info(NULL, NULL, NULL, &u64, NULL, NULL, NULL), TF_ERR_NULL);
+    tf_age_bloom_stats st = TF_AGE_BLOOM_STATS_INIT;
+    tf_age_bloom_info info = TF_AGE_BLOOM_INFO_INIT;
+    BAD(tf_age_bloom_get_stats(NULL, &st), TF_ERR_NULL);
+    BAD(tf_age_bloom_get_stats(f, NULL), TF_ERR_NULL);
+    BAD(tf_age_bloom_get_info(NULL, &info), TF_ERR_NULL);
+    BAD(tf_age_bloom_get_info(f, NULL), TF_ERR_NULL);
+    /* a versioned struct below its first version (never initialized) is
+     * refused and left alone */
+    st.size = 0;
+    st.inserts = 99;
+    BAD(tf_age_bloom_get_stats(f, &st), TF_ERR_INVALID_ARGUMENT);
+    assert_true(st.size == 0 && st.inserts == 99);
+    info.size = offsetof(tf_age_bloom_info, flags);
+    info.k = 99;
+    BAD(tf_age_bloom_get_info(f, &info), TF_ERR_INVALID_ARGUMENT);
+    assert_int_equal(info.k, 99);
     BAD(tf_age_bloom_memory(NULL, &sz), TF_ERR_NULL);
     BAD(tf_age_bloom_memory(f, NULL), TF_ERR_NULL);
     BAD(tf_age_bloom_serialized_size(NULL, &sz), TF_ERR_NULL);
@@ -1150,6 +1223,28 @@ static void test_calls_bad_input(void **state) {
 /* ------------------------------------------------------------------ */
 /* wire format                                                          */
 
+/* deserialize with options, for bu_check_max_memory */
+static tf_status load_with(const unsigned char *blob, size_t len, const tf_deserialize_options *options,
+                           size_t *memory) {
+    tf_age_bloom *f = NULL;
+    tf_status st = tf_age_bloom_deserialize(blob, len, options, &f);
+    if (st != TF_OK) {
+        assert_null(f);
+        return st;
+    }
+    OK(tf_age_bloom_memory(f, memory));
+    tf_age_bloom_free(f);
+    return TF_OK;
+}
+
+/* options->max_memory refuses a blob whose filter would hold more, before
+ * allocating it, and accepts it at exactly what the filter holds. */
+static void check_max_memory(const tf_age_bloom *f, const unsigned char *blob, size_t n) {
+    size_t need = 0;
+    OK(tf_age_bloom_memory(f, &need));
+    bu_check_max_memory(blob, n, need, load_with);
+}
+
 static void test_serialize_round_trip(void **state) {
     (void)state;
     tf_age_bloom *f = make_for(0.01, 5000, 77);
@@ -1163,7 +1258,7 @@ static void test_serialize_round_trip(void **state) {
     assert_int_equal(get_le(blob + 12, 8), n - 28);
     uint32_t k, l;
     uint64_t m, g;
-    OK(tf_age_bloom_info(f, &k, &l, &m, &g, NULL, NULL));
+    OK(ab_info(f, &k, &l, &m, &g, NULL, NULL));
     assert_int_equal(n, 28 + 80 + (k + l) * (48 + (m + 63) / 64 * 8));
     blob_view v = decode(blob, n);
     assert_int_equal(v.k, k);
@@ -1174,16 +1269,17 @@ static void test_serialize_round_trip(void **state) {
     assert_int_equal(v.span, 0);
     free(v.s);
     tf_age_bloom *c = NULL;
-    OK(tf_age_bloom_deserialize(blob, n, &c));
+    OK(tf_age_bloom_deserialize(blob, n, NULL, &c));
     assert_true(same(f, c));
+    check_max_memory(f, blob, n);
     uint32_t k2, l2, s2;
     uint64_t m2, g2, cap1, cap2, s1, i1, s3, i2, b1, b2;
     double e1, e2, p1, p2;
-    OK(tf_age_bloom_info(c, &k2, &l2, &m2, &g2, &cap2, &s2));
-    OK(tf_age_bloom_info(f, NULL, NULL, NULL, NULL, &cap1, NULL));
+    OK(ab_info(c, &k2, &l2, &m2, &g2, &cap2, &s2));
+    OK(ab_info(f, NULL, NULL, NULL, NULL, &cap1, NULL));
     assert_true(k2 == k && l2 == l && m2 == m && g2 == g && cap2 == cap1 && s2 == 77);
-    OK(tf_age_bloom_stats(f, &s1, &b1, &e1, &i1, &p1));
-    OK(tf_age_bloom_stats(c, &s3, &b2, &e2, &i2, &p2));
+    OK(ab_stats(f, &s1, &b1, &e1, &i1, &p1));
+    OK(ab_stats(c, &s3, &b2, &e2, &i2, &p2));
     assert_true(s1 == s3 && b1 == b2 && e1 == e2 && i1 == i2 && p1 == p2);
     for (uint64_t i = 0; i < 30000; ++i) assert_int_equal(has_id(f, 'r', i), has_id(c, 'r', i));
     /* the copy continues exactly like the original under the same operations */
@@ -1229,14 +1325,14 @@ static void test_serialize_buffer_too_small(void **state) {
 static tf_status try_blob(const unsigned char *b, size_t n) {
     tf_age_bloom *c = NULL;
     tf_clear_last_error();
-    tf_status st = tf_age_bloom_deserialize(b, n, &c);
+    tf_status st = tf_age_bloom_deserialize(b, n, NULL, &c);
     if (st == TF_OK) {
         assert_non_null(c);
         /* whatever was accepted is usable */
         int p;
         OK(tf_age_bloom_contains(c, "x", 1, &p));
         OK(tf_age_bloom_add(c, "x", 1));
-        OK(tf_age_bloom_stats(c, NULL, NULL, NULL, NULL, NULL));
+        OK(ab_stats(c, NULL, NULL, NULL, NULL, NULL));
         tf_age_bloom_free(c);
     } else {
         assert_null(c);
@@ -1407,7 +1503,7 @@ static void test_deserialize_wrong_kind_random_and_null(void **state) {
     (void)state;
     /* a time-limited filter and a recency sketch are not age blooms */
     tf_time_bloom *t = NULL;
-    OK(tf_time_bloom_new(2, 2, 64, 100, 1, &t));
+    OK(tf_time_bloom_new(2, 2, 64, 100, 1, 0, &t));
     size_t n = 0, w;
     OK(tf_time_bloom_serialized_size(t, &n));
     unsigned char *tb = malloc(n);
@@ -1453,9 +1549,9 @@ static void test_deserialize_wrong_kind_random_and_null(void **state) {
         assert_true(st < 0 && st >= TF_STATUS_MIN);
     }
     tf_age_bloom *c = NULL;
-    assert_int_equal(tf_age_bloom_deserialize(NULL, 10, &c), TF_ERR_NULL);
-    assert_int_equal(tf_age_bloom_deserialize(buf, 10, NULL), TF_ERR_NULL);
-    assert_int_equal(tf_age_bloom_deserialize(NULL, 0, &c), TF_ERR_NULL);
+    assert_int_equal(tf_age_bloom_deserialize(NULL, 10, NULL, &c), TF_ERR_NULL);
+    assert_int_equal(tf_age_bloom_deserialize(buf, 10, NULL, NULL), TF_ERR_NULL);
+    assert_int_equal(tf_age_bloom_deserialize(NULL, 0, NULL, &c), TF_ERR_NULL);
     assert_null(c);
 }
 
@@ -1479,9 +1575,9 @@ static void check_golden(const char *name, tf_age_bloom *built, int blocked, uns
     assert_memory_equal(now, golden, len);
     /* and the blob reads back with the recorded answers */
     tf_age_bloom *f = NULL;
-    OK(tf_age_bloom_deserialize(golden, len, &f));
+    OK(tf_age_bloom_deserialize(golden, len, NULL, &f));
     int is_blocked = 7;
-    OK(tf_age_bloom_is_blocked(f, &is_blocked));
+    OK(ab_is_blocked(f, &is_blocked));
     assert_int_equal(is_blocked, blocked);
     size_t elen;
     snprintf(path, sizeof path, "%s.expected", name);
@@ -1535,22 +1631,22 @@ static void test_golden_blob(void **state) {
 }
 
 /* ------------------------------------------------------------------ */
-/* The blocked layout (tf_age_bloom_new_blocked*): the same window      */
+/* The blocked layout (TF_AGE_BLOOM_BLOCKED): the same window          */
 /* guarantee, its own sizing model, its own payload (kind 2, flag 1).   */
 
 static tf_age_bloom *make_blocked(uint32_t k, uint32_t l, uint64_t bits, uint32_t seed) {
     tf_age_bloom *f = NULL;
-    OK(tf_age_bloom_new_blocked(k, l, bits, seed, &f));
+    OK(tf_age_bloom_new(k, l, bits, seed, TF_AGE_BLOOM_BLOCKED, &f));
     assert_non_null(f);
     int b = 7;
-    OK(tf_age_bloom_is_blocked(f, &b));
+    OK(ab_is_blocked(f, &b));
     assert_int_equal(b, 1);
     return f;
 }
 
 static tf_age_bloom *make_blocked_for(double rate, uint64_t capacity, uint32_t seed) {
     tf_age_bloom *f = NULL;
-    OK(tf_age_bloom_new_blocked_for(rate, capacity, seed, &f));
+    OK(tf_age_bloom_new_for(capacity, rate, seed, TF_AGE_BLOOM_BLOCKED, &f));
     assert_non_null(f);
     return f;
 }
@@ -1565,12 +1661,12 @@ static void test_blocked_choose(void **state) {
     for (size_t i = 0; i < sizeof targets / sizeof *targets; ++i) {
         uint32_t k = 0, l = 0, ck, cl;
         double fill = -1, classic_bits;
-        OK(tf_age_bloom_choose_blocked(targets[i], &k, &l, &fill));
+        OK(tf_age_bloom_choose(targets[i], TF_AGE_BLOOM_BLOCKED, &k, &l, &fill));
         assert_true(k + l == 16 || k + l == 32);
         assert_true(k >= 1 && l >= 1);
         assert_true(fill > 0.0 && fill < (targets[i] <= 0.1 ? 0.5 : 0.9));
         const double bits = (double)(k + l) * k / ((double)l * -log1p(-fill));
-        OK(tf_age_bloom_choose(targets[i], &ck, &cl));
+        OK(tf_age_bloom_choose(targets[i], 0, &ck, &cl, NULL));
         OK(tf_age_bloom_bits_per_element(ck, cl, &classic_bits));
         print_message("# target %g: blocked k=%u l=%u fill %.3f, %.2f bits per element (classic %.2f)\n", targets[i], k,
                       l, fill, bits, classic_bits);
@@ -1584,22 +1680,30 @@ static void test_blocked_choose(void **state) {
      * overlap): such rates are for the classic layout */
     const double bad[] = {0.0, 1.0, -0.5, 2.0, NAN, INFINITY, 0.21, 0.5};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i)
-        assert_int_equal(tf_age_bloom_choose_blocked(bad[i], &k, &l, &fill), TF_ERR_INVALID_ARGUMENT);
-    assert_int_equal(tf_age_bloom_choose_blocked(1e-30, &k, &l, &fill), TF_ERR_TOO_LARGE);
-    assert_int_equal(tf_age_bloom_choose_blocked(0.01, NULL, &l, &fill), TF_ERR_NULL);
-    assert_int_equal(tf_age_bloom_choose_blocked(0.01, &k, NULL, &fill), TF_ERR_NULL);
-    assert_int_equal(tf_age_bloom_choose_blocked(0.01, &k, &l, NULL), TF_ERR_NULL);
+        assert_int_equal(tf_age_bloom_choose(bad[i], TF_AGE_BLOOM_BLOCKED, &k, &l, &fill), TF_ERR_INVALID_ARGUMENT);
+    assert_int_equal(tf_age_bloom_choose(1e-30, TF_AGE_BLOOM_BLOCKED, &k, &l, &fill), TF_ERR_TOO_LARGE);
+    assert_int_equal(tf_age_bloom_choose(0.01, TF_AGE_BLOOM_BLOCKED, NULL, &l, &fill), TF_ERR_NULL);
+    assert_int_equal(tf_age_bloom_choose(0.01, TF_AGE_BLOOM_BLOCKED, &k, NULL, &fill), TF_ERR_NULL);
+    /* fill may be NULL: the same k and l */
+    uint32_t k2 = 0, l2 = 0;
+    OK(tf_age_bloom_choose(0.01, TF_AGE_BLOOM_BLOCKED, &k, &l, &fill));
+    OK(tf_age_bloom_choose(0.01, TF_AGE_BLOOM_BLOCKED, &k2, &l2, NULL));
+    assert_true(k2 == k && l2 == l);
+    /* the classic layout's fill is 1/2 */
+    fill = -1;
+    OK(tf_age_bloom_choose(0.01, 0, &k, &l, &fill));
+    assert_true(fill == 0.5);
 }
 
 static void test_blocked_shape(void **state) {
     (void)state;
     uint32_t k, l, ik, il, seed;
     double fill;
-    OK(tf_age_bloom_choose_blocked(1e-3, &k, &l, &fill));
+    OK(tf_age_bloom_choose(1e-3, TF_AGE_BLOOM_BLOCKED, &k, &l, &fill));
     const uint64_t capacity = 100001;
     tf_age_bloom *f = make_blocked_for(1e-3, capacity, 5);
     uint64_t m, g, cap, slices, bits;
-    OK(tf_age_bloom_info(f, &ik, &il, &m, &g, &cap, &seed));
+    OK(ab_info(f, &ik, &il, &m, &g, &cap, &seed));
     assert_int_equal(ik, k);
     assert_int_equal(il, l);
     assert_int_equal(seed, 5);
@@ -1612,7 +1716,7 @@ static void test_blocked_shape(void **state) {
     assert_true((double)m >= want && (double)m < want + 32);
     double bpe, fpr;
     uint64_t inserts;
-    OK(tf_age_bloom_stats(f, &slices, &bits, &bpe, &inserts, &fpr));
+    OK(ab_stats(f, &slices, &bits, &bpe, &inserts, &fpr));
     assert_int_equal(slices, k + l);
     /* whole 64-byte lines: one per 32 slice bits per band of 16 slices */
     assert_int_equal(bits, (uint64_t)((k + l + 15) / 16) * 16 * m);
@@ -1625,18 +1729,18 @@ static void test_blocked_shape(void **state) {
     tf_age_bloom_free(f);
     /* the low-level constructor: bits rounded up to 32, fill 1/2 */
     f = make_blocked(3, 4, 200, 1);
-    OK(tf_age_bloom_info(f, &ik, &il, &m, &g, &cap, NULL));
+    OK(ab_info(f, &ik, &il, &m, &g, &cap, NULL));
     assert_int_equal(m, 224);
     assert_int_equal(g, (uint64_t)floor(224 * kLn2 / 3));
     assert_int_equal(cap, 4 * g);
-    OK(tf_age_bloom_stats(f, &slices, &bits, NULL, NULL, NULL));
+    OK(ab_stats(f, &slices, &bits, NULL, NULL, NULL));
     assert_int_equal(slices, 7);
     assert_int_equal(bits, 16 * 224);
     tf_age_bloom_free(f);
     /* the classic layout says so */
     f = make(3, 4, 200, 1);
     int b = 7;
-    OK(tf_age_bloom_is_blocked(f, &b));
+    OK(ab_is_blocked(f, &b));
     assert_int_equal(b, 0);
     tf_age_bloom_free(f);
 }
@@ -1681,16 +1785,16 @@ static void fpr_blocked(double target, uint32_t seed) {
     const uint64_t g = TF_SANITIZED ? 500 : 2000;
     uint32_t k, l;
     double fill;
-    OK(tf_age_bloom_choose_blocked(target, &k, &l, &fill));
+    OK(tf_age_bloom_choose(target, TF_AGE_BLOOM_BLOCKED, &k, &l, &fill));
     tf_age_bloom *f = make_blocked_for(target, (uint64_t)l * g, seed);
     uint64_t gg;
-    OK(tf_age_bloom_info(f, NULL, NULL, NULL, &gg, NULL, NULL));
+    OK(ab_info(f, NULL, NULL, NULL, &gg, NULL, NULL));
     assert_int_equal(gg, g);
     const double N = kScale * fmax(1e6, 300 / target);
     uint64_t id = 0;
     for (; id < (k + l + 1) * g; ++id) add_id(f, 'p', id);
     double model;
-    OK(tf_age_bloom_stats(f, NULL, NULL, NULL, NULL, &model));
+    OK(ab_stats(f, NULL, NULL, NULL, NULL, &model));
     /* the model of the measured fills: near the target the chooser aimed at */
     assert_true(model <= 1.1 * target && model >= 0.8 * target);
     const double peak = (double)count_absent(f, (uint64_t)N) / N;
@@ -1760,7 +1864,7 @@ static void test_blocked_fpr_small_targets(void **state) {
     for (size_t t = 0; t < sizeof targets / sizeof *targets; ++t) {
         uint32_t k, l;
         double fill;
-        OK(tf_age_bloom_choose_blocked(targets[t], &k, &l, &fill));
+        OK(tf_age_bloom_choose(targets[t], TF_AGE_BLOOM_BLOCKED, &k, &l, &fill));
         double worst = 0;
         for (uint32_t seed = 1; seed <= 3; ++seed) {
             tf_age_bloom *f = make_blocked_for(targets[t], (uint64_t)l * g, seed);
@@ -1790,11 +1894,11 @@ static void test_blocked_operations(void **state) {
     OK(tf_age_bloom_add_if_absent(f, "dup", 3, &p));
     assert_int_equal(p, 0);
     uint64_t inserts;
-    OK(tf_age_bloom_stats(f, NULL, NULL, NULL, &inserts, NULL));
+    OK(ab_stats(f, NULL, NULL, NULL, &inserts, NULL));
     assert_int_equal(inserts, 2);
     OK(tf_age_bloom_add_if_absent(f, "dup", 3, &p));
     assert_int_equal(p, 1);
-    OK(tf_age_bloom_stats(f, NULL, NULL, NULL, &inserts, NULL));
+    OK(ab_stats(f, NULL, NULL, NULL, &inserts, NULL));
     assert_int_equal(inserts, 2);
     /* different seeds put keys elsewhere: the blobs differ */
     tf_age_bloom *a = make_blocked(4, 4, 2048, 1), *b = make_blocked(4, 4, 2048, 2);
@@ -1806,10 +1910,10 @@ static void test_blocked_operations(void **state) {
     /* clear: nothing present, the shape stays, the filter works again */
     for (uint64_t i = 0; i < 1000; ++i) add_id(f, 'c', i);
     double fpr;
-    OK(tf_age_bloom_stats(f, NULL, NULL, NULL, NULL, &fpr));
+    OK(ab_stats(f, NULL, NULL, NULL, NULL, &fpr));
     assert_true(fpr > 0);
     OK(tf_age_bloom_clear(f));
-    OK(tf_age_bloom_stats(f, NULL, NULL, NULL, &inserts, &fpr));
+    OK(ab_stats(f, NULL, NULL, NULL, &inserts, &fpr));
     assert_int_equal(inserts, 0);
     assert_true(fpr == 0.0);
     for (uint64_t i = 0; i < 1000; ++i) assert_int_equal(has_id(f, 'c', i), 0);
@@ -1839,22 +1943,37 @@ static void test_blocked_bad_input(void **state) {
     for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
         f = (tf_age_bloom *)0x1;
         tf_clear_last_error();
-        assert_int_equal(tf_age_bloom_new_blocked(cases[i].k, cases[i].l, cases[i].bits, 1, &f), cases[i].want);
+        assert_int_equal(tf_age_bloom_new(cases[i].k, cases[i].l, cases[i].bits, 1, TF_AGE_BLOOM_BLOCKED, &f),
+                         cases[i].want);
         assert_true(strlen(tf_last_error_message()) > 0);
         assert_true(f == (tf_age_bloom *)0x1); /* untouched on failure */
     }
-    assert_int_equal(tf_age_bloom_new_blocked(4, 4, 1024, 1, NULL), TF_ERR_NULL);
+    assert_int_equal(tf_age_bloom_new(4, 4, 1024, 1, TF_AGE_BLOOM_BLOCKED, NULL), TF_ERR_NULL);
     const double bad[] = {0.0, 1.0, -1.0, 1.5, NAN, INFINITY};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i)
-        assert_int_equal(tf_age_bloom_new_blocked_for(bad[i], 1000, 1, &f), TF_ERR_INVALID_ARGUMENT);
-    assert_int_equal(tf_age_bloom_new_blocked_for(0.01, 0, 1, &f), TF_ERR_INVALID_ARGUMENT);
-    assert_int_equal(tf_age_bloom_new_blocked_for(0.01, UINT64_MAX, 1, &f), TF_ERR_TOO_LARGE);
-    assert_int_equal(tf_age_bloom_new_blocked_for(0.01, 1000, 1, NULL), TF_ERR_NULL);
+        assert_int_equal(tf_age_bloom_new_for(1000, bad[i], 1, TF_AGE_BLOOM_BLOCKED, &f), TF_ERR_INVALID_ARGUMENT);
+    assert_int_equal(tf_age_bloom_new_for(0, 0.01, 1, TF_AGE_BLOOM_BLOCKED, &f), TF_ERR_INVALID_ARGUMENT);
+    assert_int_equal(tf_age_bloom_new_for(UINT64_MAX, 0.01, 1, TF_AGE_BLOOM_BLOCKED, &f), TF_ERR_TOO_LARGE);
+    assert_int_equal(tf_age_bloom_new_for(1000, 0.01, 1, TF_AGE_BLOOM_BLOCKED, NULL), TF_ERR_NULL);
     assert_true(f == (tf_age_bloom *)0x1);
-    int b;
-    assert_int_equal(tf_age_bloom_is_blocked(NULL, &b), TF_ERR_NULL);
+    /* flags: bits other than TF_AGE_BLOOM_BLOCKED are refused everywhere */
+    const uint32_t bad_flags[] = {2, TF_AGE_BLOOM_BLOCKED | 4, 0x80000000u, UINT32_MAX};
+    for (size_t i = 0; i < sizeof bad_flags / sizeof *bad_flags; ++i) {
+        uint32_t k = 7, l = 7;
+        double fill = 7;
+        tf_clear_last_error();
+        assert_int_equal(tf_age_bloom_new(4, 4, 1024, 1, bad_flags[i], &f), TF_ERR_INVALID_ARGUMENT);
+        assert_true(strlen(tf_last_error_message()) > 0);
+        assert_int_equal(tf_age_bloom_new_for(1000, 0.01, 1, bad_flags[i], &f), TF_ERR_INVALID_ARGUMENT);
+        assert_int_equal(tf_age_bloom_choose(0.01, bad_flags[i], &k, &l, &fill), TF_ERR_INVALID_ARGUMENT);
+        assert_true(k == 7 && l == 7 && fill == 7);
+    }
+    assert_true(f == (tf_age_bloom *)0x1);
+    tf_age_bloom_info info = TF_AGE_BLOOM_INFO_INIT;
+    assert_int_equal(tf_age_bloom_get_info(NULL, &info), TF_ERR_NULL);
     tf_age_bloom *g = make_blocked(2, 2, 64, 1);
-    assert_int_equal(tf_age_bloom_is_blocked(g, NULL), TF_ERR_NULL);
+    assert_int_equal(tf_age_bloom_get_info(g, NULL), TF_ERR_NULL);
+    assert_int_equal(tf_age_bloom_get_stats(g, NULL), TF_ERR_NULL);
     /* the shared calls check their arguments on this layout too, and a
      * failed call leaves the filter as it was */
     add_id(g, 'b', 1);
@@ -1900,7 +2019,7 @@ static void test_blocked_serialize_round_trip(void **state) {
     assert_int_equal(get_le(blob + 8, 4), 1); /* flags: blocked */
     uint32_t k, l;
     uint64_t m, g;
-    OK(tf_age_bloom_info(f, &k, &l, &m, &g, NULL, NULL));
+    OK(ab_info(f, &k, &l, &m, &g, NULL, NULL));
     const uint64_t lines = (uint64_t)((k + l + 15) / 16) * (m / 32);
     assert_int_equal(n, 28 + 64 + 64 * lines);
     assert_int_equal(get_le(blob + B_K, 4), k);
@@ -1913,11 +2032,12 @@ static void test_blocked_serialize_round_trip(void **state) {
     /* shifts so far: one each g inserts after the first generation */
     assert_int_equal(get_le(blob + B_NEXT, 8), k + l + (12345 - 1) / g);
     tf_age_bloom *c = NULL;
-    OK(tf_age_bloom_deserialize(blob, n, &c));
+    OK(tf_age_bloom_deserialize(blob, n, NULL, &c));
     int b = 0;
-    OK(tf_age_bloom_is_blocked(c, &b));
+    OK(ab_is_blocked(c, &b));
     assert_int_equal(b, 1);
     assert_true(same(f, c));
+    check_max_memory(f, blob, n);
     /* the copy answers and evolves exactly as the original */
     for (uint64_t i = 0; i < 20000; ++i) assert_int_equal(has_id(c, 'r', i), has_id(f, 'r', i));
     for (uint64_t i = 0; i < 7000; ++i) {
@@ -1926,11 +2046,19 @@ static void test_blocked_serialize_round_trip(void **state) {
     }
     assert_true(same(f, c));
     double a1, a2;
-    OK(tf_age_bloom_stats(f, NULL, NULL, NULL, NULL, &a1));
-    OK(tf_age_bloom_stats(c, NULL, NULL, NULL, NULL, &a2));
+    OK(ab_stats(f, NULL, NULL, NULL, NULL, &a1));
+    OK(ab_stats(c, NULL, NULL, NULL, NULL, &a2));
     assert_true(a1 == a2);
     free(blob);
     tf_age_bloom_free(c);
+    tf_age_bloom_free(f);
+    /* lines of 4 MiB and more are mapped rather than calloc'ed, with
+     * another rounding: max_memory knows that one too */
+    f = make_blocked(4, 4, (uint64_t)1 << 21, 5);
+    add_id(f, 'r', 1);
+    blob = snap(f, &n);
+    check_max_memory(f, blob, n);
+    free(blob);
     tf_age_bloom_free(f);
 }
 

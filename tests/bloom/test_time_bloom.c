@@ -1,4 +1,5 @@
-/* Time-limited Bloom filter (seed 001 sections 6-7): shape, the span
+/* Time-limited Bloom filter (sections 6-7 of "Time-limited Bloom Filter",
+ * Rodrigues, Shtul, Baquero, Almeida, ACM SAC 2023): shape, the span
  * guarantee against an exact record of what was inserted when (steady,
  * bursty, doubling, halving, idle gaps, 10x), the measured false-positive
  * rate against the target and the exact model, the slice-count and s_0
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "bloom_util.h"
 #include "golden.h"
 #include "temporalfilters.h"
 #include "test_util.h"
@@ -41,16 +43,40 @@ static const double kStream = TF_SANITIZED ? 0.3 : 1.0;
 
 static const double kLn2 = 0.69314718055994530942;
 
+/* tf_time_bloom_get_info and tf_time_bloom_get_stats into the fields a test
+ * asks for (any pointer may be NULL): one call each, the status passed on. */
+static tf_status tb_info(const tf_time_bloom *f, uint32_t *k, uint32_t *l, uint64_t *span, uint32_t *seed) {
+    tf_time_bloom_info i = TF_TIME_BLOOM_INFO_INIT;
+    tf_status st = tf_time_bloom_get_info(f, &i); /* on failure: the zeros of _INIT */
+    if (k) *k = i.k;
+    if (l) *l = i.l;
+    if (span) *span = i.span;
+    if (seed) *seed = i.seed;
+    return st;
+}
+
+static tf_status tb_stats(const tf_time_bloom *f, uint64_t now, uint64_t *slices, uint64_t *bits,
+                          double *bits_per_element, uint64_t *inserts, double *fpr_now) {
+    tf_time_bloom_stats s = TF_TIME_BLOOM_STATS_INIT;
+    tf_status st = tf_time_bloom_get_stats(f, now, &s); /* on failure: the zeros of _INIT */
+    if (slices) *slices = s.slices;
+    if (bits) *bits = s.bits;
+    if (bits_per_element) *bits_per_element = s.bits_per_element;
+    if (inserts) *inserts = s.inserts;
+    if (fpr_now) *fpr_now = s.fpr_now;
+    return st;
+}
+
 static tf_time_bloom *make(uint32_t k, uint32_t l, uint64_t bits, uint64_t span, uint32_t seed) {
     tf_time_bloom *f = NULL;
-    OK(tf_time_bloom_new(k, l, bits, span, seed, &f));
+    OK(tf_time_bloom_new(k, l, bits, span, seed, 0, &f));
     assert_non_null(f);
     return f;
 }
 
 static tf_time_bloom *make_for(double rate, uint64_t span, uint64_t capacity, uint32_t seed) {
     tf_time_bloom *f = NULL;
-    OK(tf_time_bloom_new_for(rate, span, capacity, seed, &f));
+    OK(tf_time_bloom_new_for(capacity, rate, span, seed, 0, &f));
     assert_non_null(f);
     return f;
 }
@@ -72,25 +98,25 @@ static int has_id(const tf_time_bloom *f, unsigned char tag, uint64_t id, uint64
 
 static uint64_t n_slices(const tf_time_bloom *f, uint64_t now) {
     uint64_t s;
-    OK(tf_time_bloom_stats(f, now, &s, NULL, NULL, NULL, NULL));
+    OK(tb_stats(f, now, &s, NULL, NULL, NULL, NULL));
     return s;
 }
 
 static uint64_t total_bits(const tf_time_bloom *f, uint64_t now) {
     uint64_t b;
-    OK(tf_time_bloom_stats(f, now, NULL, &b, NULL, NULL, NULL));
+    OK(tb_stats(f, now, NULL, &b, NULL, NULL, NULL));
     return b;
 }
 
 static double bits_per_elt(const tf_time_bloom *f, uint64_t now) {
     double b;
-    OK(tf_time_bloom_stats(f, now, NULL, NULL, &b, NULL, NULL));
+    OK(tb_stats(f, now, NULL, NULL, &b, NULL, NULL));
     return b;
 }
 
 static double fpr_now(const tf_time_bloom *f, uint64_t now) {
     double p;
-    OK(tf_time_bloom_stats(f, now, NULL, NULL, NULL, NULL, &p));
+    OK(tb_stats(f, now, NULL, NULL, NULL, NULL, &p));
     return p;
 }
 
@@ -276,29 +302,51 @@ static void test_new_shape(void **state) {
     tf_time_bloom *f = make_for(0.1, 300000, 1000, 9);
     uint32_t k, l, seed;
     uint64_t span;
-    OK(tf_time_bloom_info(f, &k, &l, &span, &seed));
+    OK(tb_info(f, &k, &l, &span, &seed));
     assert_true(k == 6 && l == 13 && span == 300000 && seed == 9);
     for (uint64_t i = 0; i < 19; ++i) {
         uint64_t b;
         OK(tf_time_bloom_slice_bits(f, i, &b));
         assert_int_equal(b, 667); /* ceil(6 * ceil(1000 / 13) / ln 2) */
     }
-    OK(tf_time_bloom_info(f, NULL, NULL, NULL, NULL));
+    OK(tb_info(f, NULL, NULL, NULL, NULL));
+    /* the versioned structs: a caller built against a newer, longer struct
+     * gets the fields this library knows, and what follows is left alone */
+    struct {
+        tf_time_bloom_info i;
+        uint64_t later;
+    } newer_info;
+    memset(&newer_info, 0xab, sizeof newer_info);
+    newer_info.i.size = sizeof newer_info;
+    OK(tf_time_bloom_get_info(f, &newer_info.i));
+    assert_int_equal(newer_info.i.size, sizeof newer_info);
+    assert_true(newer_info.later == 0xababababababababULL);
+    assert_true(newer_info.i.k == 6 && newer_info.i.l == 13 && newer_info.i.span == 300000);
+    assert_true(newer_info.i.seed == 9 && newer_info.i.flags == 0);
+    struct {
+        tf_time_bloom_stats s;
+        uint64_t later;
+    } newer_stats;
+    memset(&newer_stats, 0xab, sizeof newer_stats);
+    newer_stats.s.size = sizeof newer_stats;
+    OK(tf_time_bloom_get_stats(f, 1, &newer_stats.s));
+    assert_true(newer_stats.later == 0xababababababababULL);
+    assert_true(newer_stats.s.slices == 19 && newer_stats.s.inserts == 0 && newer_stats.s.bits == 19 * 667);
     tf_time_bloom_free(f);
     const double rates[] = {0.1, 0.01, 1e-3, 1e-4};
     const uint64_t caps[] = {1, 1000, 123456};
     for (size_t i = 0; i < 4; ++i)
         for (size_t j = 0; j < 3; ++j) {
             uint32_t ck, cl;
-            OK(tf_age_bloom_choose(rates[i], &ck, &cl));
+            OK(tf_age_bloom_choose(rates[i], 0, &ck, &cl, NULL));
             f = make_for(rates[i], 1000000, caps[j], 4);
-            OK(tf_time_bloom_info(f, &k, &l, &span, NULL));
+            OK(tb_info(f, &k, &l, &span, NULL));
             assert_true(k == ck && l == cl && span == 1000000);
             uint64_t m = (uint64_t)ceil(k * ceil((double)caps[j] / l) / kLn2);
             if (m < 64) m = 64;
             uint64_t slices, bits, inserts;
             double bpe, fpr;
-            OK(tf_time_bloom_stats(f, 1, &slices, &bits, &bpe, &inserts, &fpr));
+            OK(tb_stats(f, 1, &slices, &bits, &bpe, &inserts, &fpr));
             assert_int_equal(slices, k + l);
             assert_int_equal(bits, (k + l) * m);
             assert_true(bpe == 0.0); /* no element in the span */
@@ -394,7 +442,7 @@ typedef struct {
 static void stream_init(stream *s, tf_time_bloom *f, size_t cap, uint64_t seed) {
     memset(s, 0, sizeof *s);
     s->f = f;
-    OK(tf_time_bloom_info(f, NULL, NULL, &s->span, NULL));
+    OK(tb_info(f, NULL, NULL, &s->span, NULL));
     s->cap = cap;
     s->id = malloc(cap * sizeof *s->id);
     s->t = malloc(cap * sizeof *s->t);
@@ -463,7 +511,7 @@ static void stream_insert(stream *s, uint64_t now) {
     if ((s->n & 1023) == 0) {
         uint64_t slices;
         double bpe;
-        OK(tf_time_bloom_stats(s->f, now, &slices, NULL, &bpe, NULL, NULL));
+        OK(tb_stats(s->f, now, &slices, NULL, &bpe, NULL, NULL));
         if (slices > s->max_slices) s->max_slices = slices;
         if (bpe > s->max_bpe) s->max_bpe = bpe;
     }
@@ -544,7 +592,7 @@ static void test_no_false_negatives(void **state) {
     sweep(&s, s.now);
     sweep(&s, s.now + span); /* the last keys at their boundary */
     uint64_t inserts;
-    OK(tf_time_bloom_stats(f, s.now, NULL, NULL, NULL, &inserts, NULL));
+    OK(tb_stats(f, s.now, NULL, NULL, NULL, &inserts, NULL));
     assert_int_equal(inserts, s.n);
     print_message(
         "# %zu inserts, %llu keys checked present; slices at most %llu (%llu steady), %.1f bits per element at "
@@ -612,7 +660,7 @@ static void check_band(const char *what, double target, double measured, double 
 
 static void fpr_at_steady_state(double target, uint64_t g, uint32_t seed) {
     uint32_t k, l;
-    OK(tf_age_bloom_choose(target, &k, &l));
+    OK(tf_age_bloom_choose(target, 0, &k, &l, NULL));
     const uint64_t span = (uint64_t)l * g;
     tf_time_bloom *f = make_for(target, span, span, seed);
     uint64_t now = 1;
@@ -693,7 +741,7 @@ static run71 paper_run(tf_time_bloom *f, double optimum) {
     memset(&r, 0, sizeof r);
     r.init_s0 = s0_bits(f);
     uint32_t k, l;
-    OK(tf_time_bloom_info(f, &k, &l, NULL, NULL));
+    OK(tb_info(f, &k, &l, NULL, NULL));
     uint64_t prev_s0 = r.init_s0;
     for (uint64_t i = 0; i < 10000; ++i) {
         const uint64_t now = 100 * (i + 1);
@@ -725,7 +773,7 @@ static run71 paper_run(tf_time_bloom *f, double optimum) {
 /* Takes the two filters (and frees them). */
 static void section_7_1(tf_time_bloom *under, tf_time_bloom *over, int check_fpr) {
     uint32_t k, l;
-    OK(tf_time_bloom_info(under, &k, &l, NULL, NULL));
+    OK(tb_info(under, &k, &l, NULL, NULL));
     const double optimum = k * (3000.0 / l) / kLn2;
     run71 u = paper_run(under, optimum), o = paper_run(over, optimum);
     tf_time_bloom_free(under);
@@ -790,7 +838,7 @@ static void test_under_dimensioned_converges(void **state) {
     /* 0.01, span 300 s in ms, one insert every 100 ms, 300 expected per span */
     tf_time_bloom *f = make_for(0.01, 300000, 300, 74);
     uint32_t k, l;
-    OK(tf_time_bloom_info(f, &k, &l, NULL, NULL));
+    OK(tb_info(f, &k, &l, NULL, NULL));
     const double optimum = k * (3000.0 / l) / kLn2;
     uint64_t max_slices = 0, last_max = 0;
     double dev = 0, fpr = 0;
@@ -841,7 +889,7 @@ static void test_rate_10x(void **state) {
     const uint64_t span = 60000;
     tf_time_bloom *f = make_for(target, span, 6000, 31);
     uint32_t k, l;
-    OK(tf_time_bloom_info(f, &k, &l, NULL, NULL));
+    OK(tb_info(f, &k, &l, NULL, NULL));
     uint64_t now = 0, id = 0;
     double steady_bpe_sum = 0;
     int steady_n = 0;
@@ -867,7 +915,7 @@ static void test_rate_10x(void **state) {
         if (i % 50 == 0) {
             uint64_t slices;
             double bpe, p;
-            OK(tf_time_bloom_stats(f, now, &slices, NULL, &bpe, NULL, &p));
+            OK(tb_stats(f, now, &slices, NULL, &bpe, NULL, &p));
             if (bpe > max_bpe) max_bpe = bpe;
             if (slices > max_slices) max_slices = slices;
             if (slices > k + l + 1) back_at = now - jump;
@@ -919,7 +967,7 @@ static void test_burst_in_one_time_unit(void **state) {
     const uint64_t span = 60000, burst = 100000;
     tf_time_bloom *f = make_for(target, span, 6000, 41);
     uint32_t k, l;
-    OK(tf_time_bloom_info(f, &k, &l, NULL, NULL));
+    OK(tb_info(f, &k, &l, NULL, NULL));
     uint64_t now = 0, id = 0;
     for (int i = 0; i < 12000; ++i) {
         now += 10;
@@ -1087,8 +1135,8 @@ static void test_clock_backwards(void **state) {
             }
             uint64_t sa, sb;
             double fa, fb, ea, eb;
-            OK(tf_time_bloom_stats(a, q, &sa, NULL, &ea, NULL, &fa));
-            OK(tf_time_bloom_stats(b, high, &sb, NULL, &eb, NULL, &fb));
+            OK(tb_stats(a, q, &sa, NULL, &ea, NULL, &fa));
+            OK(tb_stats(b, high, &sb, NULL, &eb, NULL, &fb));
             assert_true(sa == sb && fa == fb && ea == eb);
         }
         if (i % 20000 == 0) {
@@ -1101,7 +1149,7 @@ static void test_clock_backwards(void **state) {
     size_t len;
     unsigned char *blob = snap(a, &len);
     tf_time_bloom *c = NULL;
-    OK(tf_time_bloom_deserialize(blob, len, &c));
+    OK(tf_time_bloom_deserialize(blob, len, NULL, &c));
     add_id(c, 'q', 1, 1);
     add_id(b, 'q', 1, high);
     assert_true(same(b, c));
@@ -1126,7 +1174,7 @@ static void test_idle_gap_expiry(void **state) {
     const uint64_t span = 10000;
     tf_time_bloom *f = make_for(target, span, span, 81);
     uint32_t k, l;
-    OK(tf_time_bloom_info(f, &k, &l, NULL, NULL));
+    OK(tb_info(f, &k, &l, NULL, NULL));
     uint64_t now = 0, id = 0;
     for (int i = 0; i < 3 * (int)span; ++i) add_id(f, 'g', id++, ++now); /* one per unit, 3 spans */
     const uint64_t last = now, slices_before = n_slices(f, now), s0_before = s0_bits(f);
@@ -1195,7 +1243,7 @@ static void test_add_if_absent(void **state) {
     }
     assert_true(same(a, b));
     uint64_t inserts;
-    OK(tf_time_bloom_stats(a, now, NULL, NULL, NULL, &inserts, NULL));
+    OK(tb_stats(a, now, NULL, NULL, NULL, &inserts, NULL));
     assert_int_equal(inserts, inserted);
     assert_true(dup > 0 && inserted > 0);
     tf_time_bloom_free(a);
@@ -1213,12 +1261,12 @@ static void test_clear(void **state) {
     for (uint64_t i = 0; i < slices; ++i) OK(tf_time_bloom_slice_bits(f, i, &sizes[i]));
     uint32_t k0, l0, s0;
     uint64_t span0;
-    OK(tf_time_bloom_info(f, &k0, &l0, &span0, &s0));
+    OK(tb_info(f, &k0, &l0, &span0, &s0));
     OK(tf_time_bloom_clear(f));
     for (uint64_t i = 0; i < 40000; ++i) assert_int_equal(has_id(f, 'c', i, now), 0);
     uint64_t inserts, bits;
     double bpe, fpr;
-    OK(tf_time_bloom_stats(f, now, NULL, &bits, &bpe, &inserts, &fpr));
+    OK(tb_stats(f, now, NULL, &bits, &bpe, &inserts, &fpr));
     assert_int_equal(inserts, 0);
     assert_true(fpr == 0.0 && bpe == 0.0);
     /* slices keep their sizes */
@@ -1233,7 +1281,7 @@ static void test_clear(void **state) {
     free(v.s);
     uint32_t k, l, s;
     uint64_t span;
-    OK(tf_time_bloom_info(f, &k, &l, &span, &s));
+    OK(tb_info(f, &k, &l, &span, &s));
     assert_true(k == k0 && l == l0 && span == span0 && s == s0);
     /* and it works again: the span guarantee, with the clock going on */
     stream st;
@@ -1266,7 +1314,7 @@ static void test_stats(void **state) {
         if (i % 4999 != 0) continue;
         uint64_t slices, bits, inserts;
         double bpe, fpr;
-        OK(tf_time_bloom_stats(f, now, &slices, &bits, &bpe, &inserts, &fpr));
+        OK(tb_stats(f, now, &slices, &bits, &bpe, &inserts, &fpr));
         assert_int_equal(inserts, i + 1);
         uint64_t sum = 0;
         for (uint64_t s = 0; s < slices; ++s) {
@@ -1318,34 +1366,40 @@ static void test_new_bad_input(void **state) {
         assert_true(strlen(tf_last_error_message()) > 0); \
         assert_null(f);                                   \
     } while (0)
-    BADNEW(tf_time_bloom_new_for(0.01, 1000, 100, 0, NULL), TF_ERR_NULL);
+    BADNEW(tf_time_bloom_new_for(100, 0.01, 1000, 0, 0, NULL), TF_ERR_NULL);
     const double bad_rates[] = {0.0, 1.0, -0.5, 2.0, NAN, INFINITY, -INFINITY};
     for (size_t i = 0; i < sizeof bad_rates / sizeof bad_rates[0]; ++i)
-        BADNEW(tf_time_bloom_new_for(bad_rates[i], 1000, 100, 0, &f), TF_ERR_INVALID_ARGUMENT);
-    BADNEW(tf_time_bloom_new_for(1e-300, 1000, 100, 0, &f), TF_ERR_TOO_LARGE);
-    BADNEW(tf_time_bloom_new_for(0.01, 1000, 0, 0, &f), TF_ERR_INVALID_ARGUMENT);
+        BADNEW(tf_time_bloom_new_for(100, bad_rates[i], 1000, 0, 0, &f), TF_ERR_INVALID_ARGUMENT);
+    BADNEW(tf_time_bloom_new_for(100, 1e-300, 1000, 0, 0, &f), TF_ERR_TOO_LARGE);
+    BADNEW(tf_time_bloom_new_for(0, 0.01, 1000, 0, 0, &f), TF_ERR_INVALID_ARGUMENT);
     /* span < l of the chosen pair (87 for 0.01), and 0 */
-    BADNEW(tf_time_bloom_new_for(0.01, 86, 100, 0, &f), TF_ERR_INVALID_ARGUMENT);
-    BADNEW(tf_time_bloom_new_for(0.01, 0, 100, 0, &f), TF_ERR_INVALID_ARGUMENT);
-    OK(tf_time_bloom_new_for(0.01, 87, 100, 0, &f));
+    BADNEW(tf_time_bloom_new_for(100, 0.01, 86, 0, 0, &f), TF_ERR_INVALID_ARGUMENT);
+    BADNEW(tf_time_bloom_new_for(100, 0.01, 0, 0, 0, &f), TF_ERR_INVALID_ARGUMENT);
+    OK(tf_time_bloom_new_for(100, 0.01, 87, 0, 0, &f));
     tf_time_bloom_free(f);
     f = NULL;
     /* initial capacities whose slices would pass 2^40 bits */
-    BADNEW(tf_time_bloom_new_for(0.01, 1000, UINT64_MAX, 0, &f), TF_ERR_TOO_LARGE);
-    BADNEW(tf_time_bloom_new_for(0.01, 1000, 1ULL << 50, 0, &f), TF_ERR_TOO_LARGE);
-    BADNEW(tf_time_bloom_new(3, 3, 1000, 100, 0, NULL), TF_ERR_NULL);
-    BADNEW(tf_time_bloom_new(0, 3, 1000, 100, 0, &f), TF_ERR_INVALID_ARGUMENT);
-    BADNEW(tf_time_bloom_new(65, 3, 1000, 100, 0, &f), TF_ERR_INVALID_ARGUMENT);
-    BADNEW(tf_time_bloom_new(3, 0, 1000, 100, 0, &f), TF_ERR_INVALID_ARGUMENT);
-    BADNEW(tf_time_bloom_new(3, 1025, 1000, 2000, 0, &f), TF_ERR_INVALID_ARGUMENT);
-    BADNEW(tf_time_bloom_new(3, 3, 63, 100, 0, &f), TF_ERR_INVALID_ARGUMENT);
-    BADNEW(tf_time_bloom_new(3, 3, 0, 100, 0, &f), TF_ERR_INVALID_ARGUMENT);
-    BADNEW(tf_time_bloom_new(3, 3, (1ULL << 40) + 1, 100, 0, &f), TF_ERR_TOO_LARGE);
-    BADNEW(tf_time_bloom_new(3, 3, UINT64_MAX, 100, 0, &f), TF_ERR_TOO_LARGE);
-    BADNEW(tf_time_bloom_new(3, 5, 1000, 4, 0, &f), TF_ERR_INVALID_ARGUMENT);
-    BADNEW(tf_time_bloom_new(3, 5, 1000, 0, 0, &f), TF_ERR_INVALID_ARGUMENT);
+    BADNEW(tf_time_bloom_new_for(UINT64_MAX, 0.01, 1000, 0, 0, &f), TF_ERR_TOO_LARGE);
+    BADNEW(tf_time_bloom_new_for(1ULL << 50, 0.01, 1000, 0, 0, &f), TF_ERR_TOO_LARGE);
+    BADNEW(tf_time_bloom_new(3, 3, 1000, 100, 0, 0, NULL), TF_ERR_NULL);
+    BADNEW(tf_time_bloom_new(0, 3, 1000, 100, 0, 0, &f), TF_ERR_INVALID_ARGUMENT);
+    BADNEW(tf_time_bloom_new(65, 3, 1000, 100, 0, 0, &f), TF_ERR_INVALID_ARGUMENT);
+    BADNEW(tf_time_bloom_new(3, 0, 1000, 100, 0, 0, &f), TF_ERR_INVALID_ARGUMENT);
+    BADNEW(tf_time_bloom_new(3, 1025, 1000, 2000, 0, 0, &f), TF_ERR_INVALID_ARGUMENT);
+    BADNEW(tf_time_bloom_new(3, 3, 63, 100, 0, 0, &f), TF_ERR_INVALID_ARGUMENT);
+    BADNEW(tf_time_bloom_new(3, 3, 0, 100, 0, 0, &f), TF_ERR_INVALID_ARGUMENT);
+    BADNEW(tf_time_bloom_new(3, 3, (1ULL << 40) + 1, 100, 0, 0, &f), TF_ERR_TOO_LARGE);
+    BADNEW(tf_time_bloom_new(3, 3, UINT64_MAX, 100, 0, 0, &f), TF_ERR_TOO_LARGE);
+    BADNEW(tf_time_bloom_new(3, 5, 1000, 4, 0, 0, &f), TF_ERR_INVALID_ARGUMENT);
+    BADNEW(tf_time_bloom_new(3, 5, 1000, 0, 0, 0, &f), TF_ERR_INVALID_ARGUMENT);
+    /* no flags are defined yet: every bit is refused */
+    const uint32_t bad_flags[] = {1, 2, 0x80000000u, UINT32_MAX};
+    for (size_t i = 0; i < sizeof bad_flags / sizeof bad_flags[0]; ++i) {
+        BADNEW(tf_time_bloom_new(3, 3, 1000, 100, 0, bad_flags[i], &f), TF_ERR_INVALID_ARGUMENT);
+        BADNEW(tf_time_bloom_new_for(100, 0.01, 1000, 0, bad_flags[i], &f), TF_ERR_INVALID_ARGUMENT);
+    }
 #undef BADNEW
-    OK(tf_time_bloom_new(1, 1, 64, 1, 0, &f));
+    OK(tf_time_bloom_new(1, 1, 64, 1, 0, 0, &f));
     OK(tf_time_bloom_add(f, "k", 1, 1));
     tf_time_bloom_free(f);
 }
@@ -1361,8 +1415,6 @@ static void test_calls_bad_input(void **state) {
     int p;
     size_t sz;
     uint64_t u64;
-    uint32_t u32;
-    double d;
 #define BAD(call, status)                                 \
     do {                                                  \
         tf_clear_last_error();                            \
@@ -1382,13 +1434,27 @@ static void test_calls_bad_input(void **state) {
     BAD(tf_time_bloom_add_if_absent(f, "new", 3, 5000, NULL), TF_ERR_NULL);
     BAD(tf_time_bloom_add_if_absent(f, "new", 3, 0, &p), TF_ERR_INVALID_ARGUMENT);
     BAD(tf_time_bloom_clear(NULL), TF_ERR_NULL);
-    BAD(tf_time_bloom_stats(NULL, 5000, &u64, &u64, &d, &u64, &d), TF_ERR_NULL);
-    BAD(tf_time_bloom_stats(f, 0, &u64, &u64, &d, &u64, &d), TF_ERR_INVALID_ARGUMENT);
+    tf_time_bloom_stats st = TF_TIME_BLOOM_STATS_INIT;
+    BAD(tf_time_bloom_get_stats(NULL, 5000, &st), TF_ERR_NULL);
+    BAD(tf_time_bloom_get_stats(f, 5000, NULL), TF_ERR_NULL);
+    BAD(tf_time_bloom_get_stats(f, 0, &st), TF_ERR_INVALID_ARGUMENT);
+    /* a versioned struct below its first version (never initialized) is
+     * refused and left alone */
+    st.size = 0;
+    st.inserts = 99;
+    BAD(tf_time_bloom_get_stats(f, 5000, &st), TF_ERR_INVALID_ARGUMENT);
+    assert_true(st.size == 0 && st.inserts == 99);
     BAD(tf_time_bloom_slice_bits(NULL, 0, &u64), TF_ERR_NULL);
     BAD(tf_time_bloom_slice_bits(f, 0, NULL), TF_ERR_NULL);
     BAD(tf_time_bloom_slice_bits(f, 100000, &u64), TF_ERR_INVALID_ARGUMENT);
     BAD(tf_time_bloom_slice_bits(f, UINT64_MAX, &u64), TF_ERR_INVALID_ARGUMENT);
-    BAD(tf_time_bloom_info(NULL, &u32, NULL, NULL, NULL), TF_ERR_NULL);
+    tf_time_bloom_info info = TF_TIME_BLOOM_INFO_INIT;
+    BAD(tf_time_bloom_get_info(NULL, &info), TF_ERR_NULL);
+    BAD(tf_time_bloom_get_info(f, NULL), TF_ERR_NULL);
+    info.size = offsetof(tf_time_bloom_info, flags);
+    info.k = 99;
+    BAD(tf_time_bloom_get_info(f, &info), TF_ERR_INVALID_ARGUMENT);
+    assert_int_equal(info.k, 99);
     BAD(tf_time_bloom_memory(NULL, &sz), TF_ERR_NULL);
     BAD(tf_time_bloom_memory(f, NULL), TF_ERR_NULL);
     BAD(tf_time_bloom_serialized_size(NULL, &sz), TF_ERR_NULL);
@@ -1444,7 +1510,7 @@ static void test_slice_limit(void **state) {
     size_t len;
     unsigned char *b = blob_with_slices(4096, &len);
     tf_time_bloom *f = NULL;
-    OK(tf_time_bloom_deserialize(b, len, &f));
+    OK(tf_time_bloom_deserialize(b, len, NULL, &f));
     assert_int_equal(n_slices(f, 1000), 4096);
     size_t n;
     unsigned char *before = snap(f, &n);
@@ -1462,7 +1528,7 @@ static void test_slice_limit(void **state) {
     /* one slice more than the limit is corrupt */
     tf_time_bloom *g = NULL;
     b = blob_with_slices(4097, &len);
-    assert_int_equal(tf_time_bloom_deserialize(b, len, &g), TF_ERR_CORRUPT);
+    assert_int_equal(tf_time_bloom_deserialize(b, len, NULL, &g), TF_ERR_CORRUPT);
     assert_null(g);
     free(b);
     /* once the old slices are stale (now - span > 1000) the shift retires
@@ -1483,6 +1549,20 @@ static void test_slice_limit(void **state) {
 /* ------------------------------------------------------------------ */
 /* wire format                                                          */
 
+/* deserialize with options, for bu_check_max_memory */
+static tf_status load_with(const unsigned char *blob, size_t len, const tf_deserialize_options *options,
+                           size_t *memory) {
+    tf_time_bloom *f = NULL;
+    tf_status st = tf_time_bloom_deserialize(blob, len, options, &f);
+    if (st != TF_OK) {
+        assert_null(f);
+        return st;
+    }
+    OK(tf_time_bloom_memory(f, memory));
+    tf_time_bloom_free(f);
+    return TF_OK;
+}
+
 static void test_serialize_round_trip(void **state) {
     (void)state;
     tf_time_bloom *f = make_for(0.01, 10000, 2000, 77);
@@ -1497,7 +1577,7 @@ static void test_serialize_round_trip(void **state) {
     assert_int_equal(get_le(blob + 12, 8), n - 28);
     blob_view v = decode(blob, n);
     uint32_t k, l;
-    OK(tf_time_bloom_info(f, &k, &l, NULL, NULL));
+    OK(tb_info(f, &k, &l, NULL, NULL));
     assert_true(v.k == k && v.l == l && v.seed == 77 && v.span == 10000 && v.inserts == 30000);
     assert_int_equal(v.high_water, now);
     assert_int_equal(v.S, n_slices(f, now));
@@ -1511,12 +1591,17 @@ static void test_serialize_round_trip(void **state) {
     }
     free(v.s);
     tf_time_bloom *c = NULL;
-    OK(tf_time_bloom_deserialize(blob, n, &c));
+    OK(tf_time_bloom_deserialize(blob, n, NULL, &c));
     assert_true(same(f, c));
+    /* options->max_memory refuses the blob below what its filter holds,
+     * before allocating it, and accepts it at exactly that */
+    size_t need = 0;
+    OK(tf_time_bloom_memory(f, &need));
+    bu_check_max_memory(blob, n, need, load_with);
     uint64_t s1, s2, b1, b2, i1, i2;
     double e1, e2, p1, p2;
-    OK(tf_time_bloom_stats(f, now, &s1, &b1, &e1, &i1, &p1));
-    OK(tf_time_bloom_stats(c, now, &s2, &b2, &e2, &i2, &p2));
+    OK(tb_stats(f, now, &s1, &b1, &e1, &i1, &p1));
+    OK(tb_stats(c, now, &s2, &b2, &e2, &i2, &p2));
     assert_true(s1 == s2 && b1 == b2 && e1 == e2 && i1 == i2 && p1 == p2);
     for (uint64_t i = 0; i < 40000; i += 3) assert_int_equal(has_id(f, 'r', i, now), has_id(c, 'r', i, now));
     /* the copy continues exactly like the original */
@@ -1564,13 +1649,13 @@ static void test_serialize_buffer_too_small(void **state) {
 static tf_status try_blob(const unsigned char *b, size_t n) {
     tf_time_bloom *c = NULL;
     tf_clear_last_error();
-    tf_status st = tf_time_bloom_deserialize(b, n, &c);
+    tf_status st = tf_time_bloom_deserialize(b, n, NULL, &c);
     if (st == TF_OK) {
         assert_non_null(c);
         int p;
         OK(tf_time_bloom_contains(c, "x", 1, 1, &p));
         OK(tf_time_bloom_contains(c, "x", 1, UINT64_MAX, &p));
-        OK(tf_time_bloom_stats(c, 1, NULL, NULL, NULL, NULL, NULL));
+        OK(tb_stats(c, 1, NULL, NULL, NULL, NULL, NULL));
         size_t m;
         unsigned char *again = snap(c, &m);
         assert_int_equal(m, n);
@@ -1727,8 +1812,8 @@ static void test_deserialize_inconsistent_counters(void **state) {
     if (bad) fail_msg("%d blobs with impossible counters were accepted", bad);
 }
 
-/* A hostile blob must not lead to a huge allocation (DESIGN.md "Wire
- * format"), at deserialize or after it: with consistent but enormous
+/* A hostile blob must not lead to a huge allocation (docs/wire-format.md,
+ * docs/conventions.md "Serialization"), at deserialize or after it: with consistent but enormous
  * counters (2^40 inserts in the current generation), the next insert must
  * not ask for a slice of 2^40 bits (128 GiB). */
 static void test_hostile_counters(void **state) {
@@ -1743,7 +1828,7 @@ static void test_hostile_counters(void **state) {
     tu_put_le(b + P_UNTIL, 0, 8); /* the next insert shifts */
     tu_fix_checksum(b, n);
     tf_time_bloom *c = NULL;
-    tf_status st = tf_time_bloom_deserialize(b, n, &c);
+    tf_status st = tf_time_bloom_deserialize(b, n, NULL, &c);
     if (st == TF_OK) {
         const uint64_t high = get_le(b + P_HIGH, 8);
         tf_status add = tf_time_bloom_add(c, "k", 1, high + 1);
@@ -1767,7 +1852,7 @@ static void test_hostile_counters(void **state) {
 static void test_deserialize_wrong_kind_random_and_null(void **state) {
     (void)state;
     tf_age_bloom *a = NULL;
-    OK(tf_age_bloom_new(2, 2, 64, 1, &a));
+    OK(tf_age_bloom_new(2, 2, 64, 1, 0, &a));
     OK(tf_age_bloom_add(a, "x", 1));
     size_t n = 0, w;
     OK(tf_age_bloom_serialized_size(a, &n));
@@ -1808,9 +1893,9 @@ static void test_deserialize_wrong_kind_random_and_null(void **state) {
         assert_true(st < 0 && st >= TF_STATUS_MIN);
     }
     tf_time_bloom *c = NULL;
-    assert_int_equal(tf_time_bloom_deserialize(NULL, 10, &c), TF_ERR_NULL);
-    assert_int_equal(tf_time_bloom_deserialize(buf, 10, NULL), TF_ERR_NULL);
-    assert_int_equal(tf_time_bloom_deserialize(NULL, 0, &c), TF_ERR_NULL);
+    assert_int_equal(tf_time_bloom_deserialize(NULL, 10, NULL, &c), TF_ERR_NULL);
+    assert_int_equal(tf_time_bloom_deserialize(buf, 10, NULL, NULL), TF_ERR_NULL);
+    assert_int_equal(tf_time_bloom_deserialize(NULL, 0, NULL, &c), TF_ERR_NULL);
     assert_null(c);
 }
 
@@ -1829,7 +1914,7 @@ static void test_golden_blob(void **state) {
     assert_int_equal(n, len);
     assert_memory_equal(now, golden, len);
     tf_time_bloom *f = NULL;
-    OK(tf_time_bloom_deserialize(golden, len, &f));
+    OK(tf_time_bloom_deserialize(golden, len, NULL, &f));
     size_t elen;
     char *expected = (char *)tu_read_file(tu_data_path("time_bloom_v1.expected"), &elen);
     if (!expected) fail_msg("cannot read %s", tu_data_path("time_bloom_v1.expected"));

@@ -44,7 +44,9 @@ std::vector<uint8_t> seal(std::vector<uint8_t> blob) {
 // One interface over the two filters, so that every check is written once.
 struct Age {
     using H = tf_age_bloom;
-    static tf_status deserialize(const void *b, size_t n, H **out) { return tf_age_bloom_deserialize(b, n, out); }
+    static tf_status deserialize(const void *b, size_t n, H **out) {
+        return tf_age_bloom_deserialize(b, n, nullptr, out);
+    }
     static std::vector<uint8_t> snapshot(const H *f) {
         size_t size = 0, written = 0;
         FUZZ_CHECK(tf_age_bloom_serialized_size(f, &size) == TF_OK);
@@ -60,18 +62,20 @@ struct Age {
         return p == 1;
     }
     static void stats(const H *f, uint64_t) {
-        uint64_t slices = 0, bits = 0, inserts = 0;
-        double bpe = -1, fpr = -1;
-        FUZZ_CHECK(tf_age_bloom_stats(f, &slices, &bits, &bpe, &inserts, &fpr) == TF_OK);
-        FUZZ_CHECK(fpr >= 0.0 && fpr <= 1.0);
-        FUZZ_CHECK(bits >= 64 * slices);
+        tf_age_bloom_stats st = TF_AGE_BLOOM_STATS_INIT;
+        st.fpr_now = -1;
+        FUZZ_CHECK(tf_age_bloom_get_stats(f, &st) == TF_OK);
+        FUZZ_CHECK(st.fpr_now >= 0.0 && st.fpr_now <= 1.0);
+        FUZZ_CHECK(st.bits >= 64 * st.slices);
     }
     static void free(H *f) { tf_age_bloom_free(f); }
 };
 
 struct Time {
     using H = tf_time_bloom;
-    static tf_status deserialize(const void *b, size_t n, H **out) { return tf_time_bloom_deserialize(b, n, out); }
+    static tf_status deserialize(const void *b, size_t n, H **out) {
+        return tf_time_bloom_deserialize(b, n, nullptr, out);
+    }
     static std::vector<uint8_t> snapshot(const H *f) {
         size_t size = 0, written = 0;
         FUZZ_CHECK(tf_time_bloom_serialized_size(f, &size) == TF_OK);
@@ -87,14 +91,14 @@ struct Time {
         return p == 1;
     }
     static void stats(const H *f, uint64_t now) {
-        uint64_t slices = 0, bits = 0, inserts = 0;
-        double bpe = -1, fpr = -1;
-        FUZZ_CHECK(tf_time_bloom_stats(f, now, &slices, &bits, &bpe, &inserts, &fpr) == TF_OK);
-        FUZZ_CHECK(fpr >= 0.0 && fpr <= 1.0);
-        FUZZ_CHECK(bits >= 64 * slices);
+        tf_time_bloom_stats st = TF_TIME_BLOOM_STATS_INIT;
+        st.fpr_now = -1;
+        FUZZ_CHECK(tf_time_bloom_get_stats(f, now, &st) == TF_OK);
+        FUZZ_CHECK(st.fpr_now >= 0.0 && st.fpr_now <= 1.0);
+        FUZZ_CHECK(st.bits >= 64 * st.slices);
         uint64_t s0 = 0;
         FUZZ_CHECK(tf_time_bloom_slice_bits(f, 0, &s0) == TF_OK && s0 >= 64);
-        FUZZ_CHECK(tf_time_bloom_slice_bits(f, slices, &s0) == TF_ERR_INVALID_ARGUMENT);
+        FUZZ_CHECK(tf_time_bloom_slice_bits(f, st.slices, &s0) == TF_ERR_INVALID_ARGUMENT);
     }
     static void free(H *f) { tf_time_bloom_free(f); }
 };
@@ -159,13 +163,12 @@ void run_program(Input in, bool time_mode, bool blocked = false) {
     typename F::H *f = nullptr;
     uint64_t capacity = 0;  // count window: l * g
     if constexpr (std::is_same<F, Time>::value) {
-        FUZZ_CHECK(tf_time_bloom_new(k, l, bits, span, in.byte(), &f) == TF_OK);
+        FUZZ_CHECK(tf_time_bloom_new(k, l, bits, span, in.byte(), 0, &f) == TF_OK);
     } else {
-        if (blocked)
-            FUZZ_CHECK(tf_age_bloom_new_blocked(k, l, bits, in.byte(), &f) == TF_OK);
-        else
-            FUZZ_CHECK(tf_age_bloom_new(k, l, bits, in.byte(), &f) == TF_OK);
-        FUZZ_CHECK(tf_age_bloom_info(f, nullptr, nullptr, nullptr, nullptr, &capacity, nullptr) == TF_OK);
+        FUZZ_CHECK(tf_age_bloom_new(k, l, bits, in.byte(), blocked ? TF_AGE_BLOOM_BLOCKED : 0, &f) == TF_OK);
+        tf_age_bloom_info info = TF_AGE_BLOOM_INFO_INIT;
+        FUZZ_CHECK(tf_age_bloom_get_info(f, &info) == TF_OK);
+        capacity = info.capacity;
     }
     std::deque<std::pair<uint16_t, uint64_t>> recent;  // (key, time) of inserts, newest last
     uint64_t now = 1, high = 0;

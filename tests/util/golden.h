@@ -56,7 +56,7 @@ fail:
 #define GOLDEN_AB_KEYS 350     /* "key-0" .. "key-349" are queried */
 
 /* Builds the golden count-window filter, age_bloom_v1.tfb:
- *   tf_age_bloom_new(k = 3, l = 4, slice_bits = 200, seed = 42)
+ *   tf_age_bloom_new(k = 3, l = 4, slice_bits = 200, seed = 42, flags = 0)
  *     (generation g = floor(200 ln 2 / 3) = 46, window l * g = 184 inserts)
  *   tf_age_bloom_add("key-i") for i = 0 .. 299, in order
  *   tf_age_bloom_add_if_absent("key-i") for i = 290 .. 319, in order
@@ -68,17 +68,18 @@ fail:
 static inline tf_age_bloom *golden_age_bloom_fill(tf_age_bloom *f);
 static inline tf_age_bloom *golden_age_bloom(void) {
     tf_age_bloom *f = NULL;
-    if (tf_age_bloom_new(3, 4, 200, 42, &f) != TF_OK) return NULL;
+    if (tf_age_bloom_new(3, 4, 200, 42, 0, &f) != TF_OK) return NULL;
     return golden_age_bloom_fill(f);
 }
 
 /* The blocked layout, age_bloom_blocked_v1.tfb: the same inserts into
- *   tf_age_bloom_new_blocked(k = 3, l = 4, slice_bits = 200, seed = 42)
+ *   tf_age_bloom_new(k = 3, l = 4, slice_bits = 200, seed = 42,
+ *                    flags = TF_AGE_BLOOM_BLOCKED)
  *     (slices of 224 bits, generation g = floor(224 ln 2 / 3) = 51, window
  *      l * g = 204 inserts); the .expected file has the same layout. */
 static inline tf_age_bloom *golden_age_bloom_blocked(void) {
     tf_age_bloom *f = NULL;
-    if (tf_age_bloom_new_blocked(3, 4, 200, 42, &f) != TF_OK) return NULL;
+    if (tf_age_bloom_new(3, 4, 200, 42, TF_AGE_BLOOM_BLOCKED, &f) != TF_OK) return NULL;
     return golden_age_bloom_fill(f);
 }
 
@@ -107,7 +108,8 @@ fail:
 #define GOLDEN_TB_QUERY_2 3400
 
 /* Builds the golden time-window filter, time_bloom_v1.tfb:
- *   tf_time_bloom_new(k = 3, l = 4, slice_bits = 128, span = 1000, seed = 42)
+ *   tf_time_bloom_new(k = 3, l = 4, slice_bits = 128, span = 1000, seed = 42,
+ *                     flags = 0)
  *   tf_time_bloom_add("key-i", now = 1000 + 10 * i) for i = 0 .. 199, in order
  *   tf_time_bloom_add("key-i", now = 3000) for i = 200 .. 239 (a burst at
  *     one timestamp)
@@ -121,7 +123,7 @@ fail:
  * golden_binary_key. Returns NULL on any failure. */
 static inline tf_time_bloom *golden_time_bloom(void) {
     tf_time_bloom *f = NULL;
-    if (tf_time_bloom_new(3, 4, 128, GOLDEN_TB_SPAN, 42, &f) != TF_OK) return NULL;
+    if (tf_time_bloom_new(3, 4, 128, GOLDEN_TB_SPAN, 42, 0, &f) != TF_OK) return NULL;
     char key[32];
     int was_present;
     for (unsigned i = 0; i < 245; ++i) {

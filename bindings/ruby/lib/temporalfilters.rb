@@ -287,27 +287,27 @@ module TemporalFilters
 
     # Cells per row, as given at creation.
     def width
-      @native.width
+      @native.info.width
     end
 
     # Rows, as given at creation.
     def depth
-      @native.depth
+      @native.info.depth
     end
 
     # The hash seed.
     def seed
-      @native.seed
+      @native.info.seed
     end
 
     # The creation flags (CONCURRENT, BLOCKED).
     def flags
-      @native.flags
+      @native.info.flags
     end
 
     # The number of timestamp cells allocated.
     def cells
-      @native.cells
+      @native.info.cells
     end
 
     def concurrent?
@@ -470,14 +470,18 @@ module TemporalFilters
     # seed. Raises InvalidArgument, TooLarge (slice_bits over 2**40),
     # OutOfMemory.
     def initialize(k, l, slice_bits, seed = 0)
-      @native = NATIVE.new(k, l, slice_bits, seed)
+      @native = NATIVE.new(k, l, slice_bits, seed, 0)
     end
+
+    # TF_AGE_BLOOM_BLOCKED
+    BLOCKED_FLAG = 1
+    private_constant :BLOCKED_FLAG
 
     # A filter that remembers at least the last capacity (>= 1) inserts with
     # a false-positive rate of at most error_rate (in (0, 1)): (k, l) from
     # AgeBloom.choose. Raises InvalidArgument, TooLarge, OutOfMemory.
     def self.for_target(error_rate, capacity, seed = 0)
-      adopt(NATIVE.new_for(error_rate, capacity, seed))
+      adopt(NATIVE.new_for(capacity, error_rate, seed, 0))
     end
 
     # Low level, blocked layout: k + l slices of slice_bits bits rounded up
@@ -488,7 +492,7 @@ module TemporalFilters
     # hash seed. Raises InvalidArgument, TooLarge (slice_bits over 2**40),
     # OutOfMemory.
     def self.blocked(k, l, slice_bits, seed = 0)
-      adopt(NATIVE.new_blocked(k, l, slice_bits, seed))
+      adopt(NATIVE.new(k, l, slice_bits, seed, BLOCKED_FLAG))
     end
 
     # A blocked-layout filter that remembers at least the last capacity
@@ -498,7 +502,7 @@ module TemporalFilters
     # rounded up to a multiple of 32. Raises InvalidArgument, TooLarge,
     # OutOfMemory.
     def self.blocked_for_target(error_rate, capacity, seed = 0)
-      adopt(NATIVE.new_blocked_for(error_rate, capacity, seed))
+      adopt(NATIVE.new_for(capacity, error_rate, seed, BLOCKED_FLAG))
     end
 
     # The [k, l, fill] blocked_for_target picks for error_rate (in (0, 0.2]):
@@ -508,8 +512,8 @@ module TemporalFilters
     # InvalidArgument, TooLarge (no blocked pair meets it: a target far
     # below 1e-3, where the classic layout is the better choice anyway).
     def self.choose_blocked(error_rate)
-      [NATIVE.choose_blocked_k(error_rate), NATIVE.choose_blocked_l(error_rate),
-       NATIVE.choose_blocked_fill(error_rate)]
+      [NATIVE.choose_k(error_rate, BLOCKED_FLAG), NATIVE.choose_l(error_rate, BLOCKED_FLAG),
+       NATIVE.choose_fill(error_rate, BLOCKED_FLAG)]
     end
 
     # The [k, l] for_target picks for error_rate (in (0, 1)): the pair whose
@@ -517,7 +521,7 @@ module TemporalFilters
     # per element. Shared by TimeBloom. Raises InvalidArgument, TooLarge (no
     # pair with k <= 64 meets it).
     def self.choose(error_rate)
-      [NATIVE.choose_k(error_rate), NATIVE.choose_l(error_rate)]
+      [NATIVE.choose_k(error_rate, 0), NATIVE.choose_l(error_rate, 0)]
     end
 
     # The exact steady-state false-positive rate of (k, l) in the classic
@@ -561,70 +565,71 @@ module TemporalFilters
 
     # A Stats snapshot (fpr_now scans every slice: O(bits / 64)).
     def stats
-      Stats.new(slices, bits, bits_per_element, inserts, fpr_now)
+      s = @native.stats
+      Stats.new(s.slices, s.bits, s.bits_per_element, s.inserts, s.fpr_now)
     end
 
     # The number of slices, k + l.
     def slices
-      @native.slices
+      @native.stats.slices
     end
 
     # Total bits of all slices (blocked: of all 64-byte lines, unused lanes
     # included).
     def bits
-      @native.bits
+      @native.stats.bits
     end
 
     # bits / capacity.
     def bits_per_element
-      @native.bits_per_element
+      @native.stats.bits_per_element
     end
 
     # Inserts since creation or clear.
     def inserts
-      @native.inserts
+      @native.stats.inserts
     end
 
     # The false-positive rate for the measured fill of every slice (blocked:
     # under the layout's conservative model).
     def fpr_now
-      @native.fpr_now
+      @native.stats.fpr_now
     end
 
     # True for the blocked layout (AgeBloom.blocked, blocked_for_target or
     # the blob of one), false for the classic one.
     def blocked?
-      @native.is_blocked == 1
+      (@native.info.flags & BLOCKED_FLAG) != 0
     end
 
     # Hash functions: bits set per insert, slices a key must match.
     def k
-      @native.k
+      @native.info.k
     end
 
     # Slices beyond the first k: the window spans l generations.
     def l
-      @native.l
+      @native.info.l
     end
 
     # Bits per slice (blocked: a multiple of 32).
     def slice_bits
-      @native.slice_bits
+      @native.info.slice_bits
     end
 
     # Inserts per generation (between two shifts).
     def generation
-      @native.generation
+      @native.info.generation
     end
 
     # The window in inserts: l * generation.
     def capacity
-      @native.capacity
+      @native.info.capacity
     end
 
     # The hash seed.
     def seed
-      @native.seed
+      @native.info.seed
     end
 
     def inspect
@@ -665,7 +670,7 @@ module TemporalFilters
     # 1..1024, slice_bits in 64..2**40, span >= l. Raises InvalidArgument,
     # TooLarge, OutOfMemory.
     def initialize(k, l, slice_bits, span, seed = 0)
-      @native = NATIVE.new(k, l, slice_bits, span, seed)
+      @native = NATIVE.new(k, l, slice_bits, span, seed, 0)
     end
 
     # A filter for the keys of the last span time units with a
@@ -674,7 +679,7 @@ module TemporalFilters
     # (>= 1) inserts per span; the sizes adapt from the first shift. span
     # must be >= the chosen l. Raises InvalidArgument, TooLarge, OutOfMemory.
     def self.for_target(error_rate, span, initial_capacity, seed = 0)
-      adopt(NATIVE.new_for(error_rate, span, initial_capacity, seed))
+      adopt(NATIVE.new_for(initial_capacity, error_rate, span, seed, 0))
     end
 
     # Inserts key at time now. A shift may add a slice: OutOfMemory, or
@@ -705,32 +710,33 @@ module TemporalFilters
 
     # A Stats snapshot at time now (fpr_now scans every slice).
     def stats(now)
-      Stats.new(slices, bits, bits_per_element(now), inserts, fpr_now(now))
+      s = @native.stats(now)
+      Stats.new(s.slices, s.bits, s.bits_per_element, s.inserts, s.fpr_now)
     end
 
     # The current number of slices (>= k + l).
     def slices
-      @native.slices
+      @native.stats(1).slices
     end
 
     # Total bits of all slices.
     def bits
-      @native.bits
+      @native.stats(1).bits
     end
 
     # bits / inserts within the span before now (0.0 when none).
     def bits_per_element(now)
-      @native.bits_per_element(now)
+      @native.stats(now).bits_per_element
     end
 
     # Inserts since creation or clear.
     def inserts
-      @native.inserts
+      @native.stats(1).inserts
     end
 
     # The false-positive rate at now for the measured fill of every slice.
     def fpr_now(now)
-      @native.fpr_now(now)
+      @native.stats(now).fpr_now
     end
 
     # The size of slice i (0 = the newest) in bits; InvalidArgument when
@@ -741,22 +747,22 @@ module TemporalFilters
 
     # Hash functions: bits set per insert, slices a key must match.
     def k
-      @native.k
+      @native.info.k
     end
 
     # The minimum number of slices beyond the first k.
     def l
-      @native.l
+      @native.info.l
     end
 
     # The window, in the caller's time unit.
     def span
-      @native.span
+      @native.info.span
     end
 
     # The hash seed.
     def seed
-      @native.seed
+      @native.info.seed
     end
 
     def inspect
@@ -993,29 +999,30 @@ module TemporalFilters
 
     # A Stats snapshot (memory walks every shard).
     def stats
-      Stats.new(tracked_keys, reclaimed, denied_full, allowed_full, memory)
+      s = @native.stats
+      Stats.new(s.keys, s.reclaimed, s.denied_full, s.allowed_full, s.memory)
     end
 
     # The number of keys tracked now.
     def tracked_keys
-      @native.keys
+      @native.stats.keys
     end
 
     # Idle keys reclaimed so far.
     def reclaimed
-      @native.reclaimed
+      @native.stats.reclaimed
     end
 
     # Requests of new keys denied because the table was full (peeks are not
     # counted).
     def denied_full
-      @native.denied_full
+      @native.stats.denied_full
     end
 
     # Requests of new keys admitted untracked because the table was full
     # (FULL_ALLOW; one refused by the global limit is not counted).
     def allowed_full
-      @native.allowed_full
+      @native.stats.allowed_full
     end
 
     def inspect

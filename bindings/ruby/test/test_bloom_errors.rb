@@ -115,14 +115,14 @@ class TestBloomErrors < Minitest::Test
   def test_objects_without_a_handle
     [TF::Native::AgeBloomNative, TF::Native::TimeBloomNative].each do |native|
       raw = native.allocate
-      e = assert_tf_error(TF::NullError) { raw.k }
+      e = assert_tf_error(TF::NullError) { raw.info }
       assert_match(/no native handle/, e.message)
     end
     assert_raises(NoMethodError) { AB.allocate }
     assert_raises(NoMethodError) { TB.allocate }
     # a handle of another class is refused, not misread
     time_native = time.instance_variable_get(:@native)
-    assert_raises(TypeError) { TF::Native::AgeBloomNative.instance_method(:k).bind_call(time_native) }
+    assert_raises(TypeError) { TF::Native::AgeBloomNative.instance_method(:info).bind_call(time_native) }
   end
 
   # ---- constructors -----------------------------------------------------------

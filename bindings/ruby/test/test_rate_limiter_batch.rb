@@ -179,7 +179,7 @@ class TestRateLimiterBatch < Minitest::Test
     [[2, 3, 3], [3, 4, 3], [3, 3, 0]].each do |counts|
       assert_tf_error(TF::InvalidArgument, /every output/) { native.acquire_batch(xyz, [6, 7, 8], 1, *counts) }
     end
-    assert_equal 0, native.keys
+    assert_equal 0, native.stats.keys
     assert_equal [3, [true, true, true], [0, 0, 0], [0, 0, 0]],
                  native.acquire_batch(["x", "yz", ""], [6, 7, 8], 2, 3, 3, 3)
     assert_equal [2, [false, true, true], [0, 1, 1], [100, 0, 0]],

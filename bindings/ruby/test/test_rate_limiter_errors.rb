@@ -68,13 +68,13 @@ class TestRateLimiterErrors < Minitest::Test
 
   def test_objects_without_a_handle
     raw = TF::Native::RateLimiterNative.allocate
-    e = assert_tf_error(TF::NullError) { raw.keys }
+    e = assert_tf_error(TF::NullError) { raw.stats }
     assert_match(/no native handle/, e.message)
     assert_tf_error(TF::NullError) { raw.acquire("a", 1, 1) }
     assert_raises(NoMethodError) { RL.allocate }
     # a handle of another class is refused, not misread
     sketch_native = RS.new(8, 2).instance_variable_get(:@native)
-    assert_raises(TypeError) { TF::Native::RateLimiterNative.instance_method(:keys).bind_call(sketch_native) }
+    assert_raises(TypeError) { TF::Native::RateLimiterNative.instance_method(:stats).bind_call(sketch_native) }
   end
 
   # ---- constructors ---------------------------------------------------------

@@ -120,7 +120,7 @@ public final class AgeBloom implements AutoCloseable {
      *         {@link Status#ERR_OUT_OF_MEMORY}
      */
     public AgeBloom(int k, int l, long sliceBits, long seed) {
-        this(new AgeBloomNative(k, l, sliceBits, seed));
+        this(new AgeBloomNative(k, l, sliceBits, seed, 0));
     }
 
     private AgeBloom(AgeBloomNative handle) {
@@ -146,7 +146,7 @@ public final class AgeBloom implements AutoCloseable {
      *         slices over 2^40 bits), {@link Status#ERR_OUT_OF_MEMORY}
      */
     public static AgeBloom forTarget(double errorRate, long capacity, long seed) {
-        return new AgeBloom(AgeBloomNative.new_for(errorRate, capacity, seed));
+        return new AgeBloom(AgeBloomNative.new_for(capacity, errorRate, seed, 0));
     }
 
     /**
@@ -167,7 +167,7 @@ public final class AgeBloom implements AutoCloseable {
      *         rate, or slices over 2^40 bits), {@link Status#ERR_OUT_OF_MEMORY}
      */
     public static AgeBloom blockedForTarget(double errorRate, long capacity, long seed) {
-        return new AgeBloom(AgeBloomNative.new_blocked_for(errorRate, capacity, seed));
+        return new AgeBloom(AgeBloomNative.new_for(capacity, errorRate, seed, BLOCKED_FLAG));
     }
 
     /**
@@ -188,7 +188,7 @@ public final class AgeBloom implements AutoCloseable {
      *         above 2^40), {@link Status#ERR_OUT_OF_MEMORY}
      */
     public static AgeBloom blocked(int k, int l, long sliceBits, long seed) {
-        return new AgeBloom(AgeBloomNative.new_blocked(k, l, sliceBits, seed));
+        return new AgeBloom(new AgeBloomNative(k, l, sliceBits, seed, BLOCKED_FLAG));
     }
 
     /**
@@ -216,8 +216,8 @@ public final class AgeBloom implements AutoCloseable {
      *         {@code k <= 64} meets it)
      */
     public static Parameters choose(double errorRate) {
-        long k = AgeBloomNative.choose_k(errorRate);
-        long l = AgeBloomNative.choose_l(errorRate);
+        long k = AgeBloomNative.choose_k(errorRate, 0);
+        long l = AgeBloomNative.choose_l(errorRate, 0);
         return new Parameters((int) k, (int) l);
     }
 
@@ -233,9 +233,9 @@ public final class AgeBloom implements AutoCloseable {
      *         layout is the better choice anyway)
      */
     public static BlockedParameters chooseBlocked(double errorRate) {
-        long k = AgeBloomNative.choose_blocked_k(errorRate);
-        long l = AgeBloomNative.choose_blocked_l(errorRate);
-        double fill = AgeBloomNative.choose_blocked_fill(errorRate);
+        long k = AgeBloomNative.choose_k(errorRate, BLOCKED_FLAG);
+        long l = AgeBloomNative.choose_l(errorRate, BLOCKED_FLAG);
+        double fill = AgeBloomNative.choose_fill(errorRate, BLOCKED_FLAG);
         return new BlockedParameters((int) k, (int) l, fill);
     }
 
@@ -355,8 +355,12 @@ public final class AgeBloom implements AutoCloseable {
      */
     public Stats stats() {
         try {
-            return new Stats(handle.slices(), handle.bits(), handle.bits_per_element(), handle.inserts(),
-                    handle.fpr_now());
+            AgeBloomStatsNative s = handle.stats();
+            try {
+                return new Stats(s.getSlices(), s.getBits(), s.getBits_per_element(), s.getInserts(), s.getFpr_now());
+            } finally {
+                s.delete();
+            }
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -370,7 +374,7 @@ public final class AgeBloom implements AutoCloseable {
      */
     public boolean isBlocked() {
         try {
-            return handle.is_blocked() != 0;
+            return (info(AgeBloomInfoNative::getFlags) & BLOCKED_FLAG) != 0;
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -379,7 +383,7 @@ public final class AgeBloom implements AutoCloseable {
     /** Hash functions, bits set per insert (1..64). */
     public int k() {
         try {
-            return (int) handle.k();
+            return (int) info(AgeBloomInfoNative::getK);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -388,7 +392,7 @@ public final class AgeBloom implements AutoCloseable {
     /** Window slices (1..1024; blocked: {@code k + l <= 32}). */
     public int l() {
         try {
-            return (int) handle.l();
+            return (int) info(AgeBloomInfoNative::getL);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -397,7 +401,7 @@ public final class AgeBloom implements AutoCloseable {
     /** Bits per slice (blocked: a multiple of 32). */
     public long sliceBits() {
         try {
-            return handle.slice_bits();
+            return info(AgeBloomInfoNative::getSlice_bits);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -406,7 +410,7 @@ public final class AgeBloom implements AutoCloseable {
     /** Inserts per generation: the slices shift every this many inserts. */
     public long generation() {
         try {
-            return handle.generation();
+            return info(AgeBloomInfoNative::getGeneration);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -415,7 +419,7 @@ public final class AgeBloom implements AutoCloseable {
     /** The window in inserts, {@code l * generation}: every key among the last this many inserts is contained. */
     public long capacity() {
         try {
-            return handle.capacity();
+            return info(AgeBloomInfoNative::getCapacity);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -424,9 +428,22 @@ public final class AgeBloom implements AutoCloseable {
     /** The hash seed, 0 .. 2^32-1. */
     public long seed() {
         try {
-            return handle.seed();
+            return info(AgeBloomInfoNative::getSeed);
         } finally {
             Reference.reachabilityFence(this);
+        }
+    }
+
+    /* TF_AGE_BLOOM_BLOCKED */
+    private static final long BLOCKED_FLAG = 1;
+
+    /* One field of tf_age_bloom_get_info; the native copy is freed once read. */
+    private long info(java.util.function.ToLongFunction<AgeBloomInfoNative> field) {
+        AgeBloomInfoNative info = handle.info();
+        try {
+            return field.applyAsLong(info);
+        } finally {
+            info.delete();
         }
     }
 

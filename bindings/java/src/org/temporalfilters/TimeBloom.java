@@ -91,7 +91,7 @@ public final class TimeBloom implements AutoCloseable {
      *         {@link Status#ERR_OUT_OF_MEMORY}
      */
     public TimeBloom(int k, int l, long sliceBits, long span, long seed) {
-        this(new TimeBloomNative(k, l, sliceBits, span, seed));
+        this(new TimeBloomNative(k, l, sliceBits, span, seed, 0));
     }
 
     private TimeBloom(TimeBloomNative handle) {
@@ -120,7 +120,7 @@ public final class TimeBloom implements AutoCloseable {
      *         {@link Status#ERR_OUT_OF_MEMORY}
      */
     public static TimeBloom forTarget(double errorRate, long span, long initialCapacity, long seed) {
-        return new TimeBloom(TimeBloomNative.new_for(errorRate, span, initialCapacity, seed));
+        return new TimeBloom(TimeBloomNative.new_for(initialCapacity, errorRate, span, seed, 0));
     }
 
     /**
@@ -234,8 +234,12 @@ public final class TimeBloom implements AutoCloseable {
      */
     public Stats stats(long now) {
         try {
-            double bitsPerElement = handle.bits_per_element(now); // checks now first
-            return new Stats(handle.slices(), handle.bits(), bitsPerElement, handle.inserts(), handle.fpr_now(now));
+            TimeBloomStatsNative s = handle.stats(now);
+            try {
+                return new Stats(s.getSlices(), s.getBits(), s.getBits_per_element(), s.getInserts(), s.getFpr_now());
+            } finally {
+                s.delete();
+            }
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -259,7 +263,7 @@ public final class TimeBloom implements AutoCloseable {
     /** Hash functions, bits set per insert (1..64). */
     public int k() {
         try {
-            return (int) handle.k();
+            return (int) info(TimeBloomInfoNative::getK);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -268,7 +272,7 @@ public final class TimeBloom implements AutoCloseable {
     /** Window slices (1..1024): the filter never has fewer than {@code k + l} slices. */
     public int l() {
         try {
-            return (int) handle.l();
+            return (int) info(TimeBloomInfoNative::getL);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -277,7 +281,7 @@ public final class TimeBloom implements AutoCloseable {
     /** The window, in the caller's time unit. */
     public long span() {
         try {
-            return handle.span();
+            return info(TimeBloomInfoNative::getSpan);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -286,9 +290,19 @@ public final class TimeBloom implements AutoCloseable {
     /** The hash seed, 0 .. 2^32-1. */
     public long seed() {
         try {
-            return handle.seed();
+            return info(TimeBloomInfoNative::getSeed);
         } finally {
             Reference.reachabilityFence(this);
+        }
+    }
+
+    /* One field of tf_time_bloom_get_info; the native copy is freed once read. */
+    private long info(java.util.function.ToLongFunction<TimeBloomInfoNative> field) {
+        TimeBloomInfoNative info = handle.info();
+        try {
+            return field.applyAsLong(info);
+        } finally {
+            info.delete();
         }
     }
 

@@ -599,7 +599,7 @@ public class AgeBloomTest {
 
     @Test
     public void theNativeLayerChecksItsBuffer() {
-        AgeBloomNative h = new AgeBloomNative(3, 4, 200, 1);
+        AgeBloomNative h = new AgeBloomNative(3, 4, 200, 1, 0);
         try {
             expectStatus(Status.ERR_NULL, "out_buf", () -> h.serialize_into(null));
             expectStatus(Status.ERR_BUFFER_TOO_SMALL, () -> h.serialize_into(new byte[10]));

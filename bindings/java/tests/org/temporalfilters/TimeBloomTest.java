@@ -367,7 +367,7 @@ public class TimeBloomTest {
 
     @Test
     public void theNativeLayerChecksItsBuffer() {
-        TimeBloomNative h = new TimeBloomNative(3, 4, 200, 100, 1);
+        TimeBloomNative h = new TimeBloomNative(3, 4, 200, 100, 1, 0);
         try {
             expectStatus(Status.ERR_NULL, "out_buf", () -> h.serialize_into(null));
             expectStatus(Status.ERR_BUFFER_TOO_SMALL, () -> h.serialize_into(new byte[10]));
