@@ -28,8 +28,8 @@ fi
 
 # Doxygen writes relative to its working directory: run it beside the Doxyfile.
 cd "$(dirname "$doxyfile")"
-if ! "$doxygen" "$doxyfile"; then
+if ! "$doxygen" "$(basename "$doxyfile")"; then
     echo "docs: doxygen reported the warnings above (every warning is an error)" >&2
     exit 1
 fi
-echo "docs: $(dirname "$doxyfile")/html/index.html"
+echo "docs: $PWD/html/index.html"
