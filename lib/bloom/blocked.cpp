@@ -379,7 +379,7 @@ bool cpu_has_avx2() { return false; }
 
 }  // namespace detail
 
-tf_status BlockedAgeBloom::check_params(uint32_t k, uint32_t l, uint64_t slice_bits) {
+tf_status BlockedLayout::check_params(uint32_t k, uint32_t l, uint64_t slice_bits) {
     if (k == 0 || l == 0 || uint64_t(k) + l > kBlockedMaxSlices)
         return fail(TF_ERR_INVALID_ARGUMENT, "blocked layout needs k >= 1, l >= 1 and k + l <= %u, got k = %u, l = %u",
                     kBlockedMaxSlices, k, l);
@@ -389,6 +389,13 @@ tf_status BlockedAgeBloom::check_params(uint32_t k, uint32_t l, uint64_t slice_b
     if (slice_bits > kBlockedMaxBlocks * kLaneBits)
         return fail(TF_ERR_TOO_LARGE, "slice_bits must be <= 2^40, got %llu", (unsigned long long)slice_bits);
     return TF_OK;
+}
+
+uint64_t BlockedLayout::slice_bits_for(uint32_t k, uint64_t generation, double fill) {
+    // k generations of g inserts leave a slice at fill rho.
+    const double bits = std::ceil(double(k) * double(generation) / -std::log1p(-fill));
+    const double blocks = std::ceil(bits / kLaneBits);
+    return blocks > double(kBlockedMaxBlocks) ? 0 : uint64_t(blocks) * kLaneBits;
 }
 
 namespace {
@@ -408,7 +415,7 @@ uint64_t zeroed_block_footprint(size_t bytes) {
 }
 }  // namespace
 
-void BlockedAgeBloom::allocate() {
+void BlockedLayout::allocate() {
     slots_ = k_ + l_;
     bands_ = (slots_ + kLanes - 1) / kLanes;
     stride_ = bands_ * kLanes;
@@ -420,15 +427,16 @@ void BlockedAgeBloom::allocate() {
     detail::run_shifts(k_, run_shift_);
 }
 
-BlockedAgeBloom::BlockedAgeBloom(uint32_t k, uint32_t l, uint64_t blocks, uint64_t generation, uint32_t seed)
-    : k_(k), l_(l), seed_(seed), blocks_(blocks), generation_(generation) {
+BlockedLayout::BlockedLayout(uint32_t k, uint32_t l, uint64_t slice_bits, uint32_t seed, Ring *ring)
+    : k_(k), l_(l), seed_(seed), blocks_(slice_bits / kLaneBits) {
     allocate();
-    next_serial_ = slots_;  // slices 0 .. S-1 in slots 0 .. S-1; s_0 is the last
-    set_top(slots_ - 1);
-    until_shift_ = generation_;
+    // slices 0 .. S-1 in slots 0 .. S-1; s_0 is the last
+    ring->reserve(slots_);
+    for (uint32_t s = 0; s < slots_; ++s) ring->open(NoSlot());
+    set_top(uint32_t(ring->slot_of(0)));
 }
 
-__attribute__((always_inline)) inline void BlockedAgeBloom::locate(const void *key, size_t len, Probe *p) const {
+__attribute__((always_inline)) inline void BlockedLayout::locate(const void *key, size_t len, Probe *p) const {
     // One 128-bit MurmurHash3 (whose second word key_hash re-mixes): the
     // block from the high bits of h1, then a byte per slot whose low 5 bits
     // are the key's bit in that slot's lane, from h2 and, for more than 8
@@ -448,7 +456,7 @@ __attribute__((always_inline)) inline void BlockedAgeBloom::locate(const void *k
     }
 }
 
-uint32_t BlockedAgeBloom::slot_bits(const Probe &p) const {
+uint32_t BlockedLayout::slot_bits(const Probe &p) const {
     uint32_t m = detail::lane_bits_scalar(p.line[0], p.pos[0], p.pos[1]);
     if (bands_ > 1) m |= detail::lane_bits_scalar(p.line[1], p.pos[2], p.pos[3]) << kLanes;
     return m;
@@ -457,7 +465,7 @@ uint32_t BlockedAgeBloom::slot_bits(const Probe &p) const {
 #ifdef TF_HAVE_X86
 // The AVX2 paths, in one function each so that the gathers and the hash
 // inline together.
-__attribute__((target("avx2"))) bool BlockedAgeBloom::contains_avx2(const void *key, size_t len) const {
+__attribute__((target("avx2"))) bool BlockedLayout::contains_avx2(const void *key, size_t len) const {
     Probe p;
     locate(key, len, &p);
     uint32_t m = detail::gather_avx2(p.line[0], p.pos[0], p.pos[1]);
@@ -465,38 +473,43 @@ __attribute__((target("avx2"))) bool BlockedAgeBloom::contains_avx2(const void *
     return in_age_order_has_run(m);
 }
 
-__attribute__((target("avx2"))) bool BlockedAgeBloom::add_if_absent_avx2(const void *key, size_t len) {
+__attribute__((target("avx2"))) bool BlockedLayout::add_if_absent_avx2(Ring &ring, const void *key, size_t len) {
     Probe p;
     locate(key, len, &p);
     uint32_t m = detail::gather_avx2(p.line[0], p.pos[0], p.pos[1]);
     if (bands_ > 1) m |= detail::gather_avx2(p.line[1], p.pos[2], p.pos[3]) << kLanes;
     if (in_age_order_has_run(m)) return true;
-    if (until_shift_ == 0) shift();
+    if (ring.full()) rotate(ring);
     detail::scatter_avx2(p.line[0], p.pos[0], p.pos[1], young_ & 0xffffu);
     if (bands_ > 1) detail::scatter_avx2(p.line[1], p.pos[2], p.pos[3], young_ >> kLanes);
-    counted_insert();
+    ring.count_insert();
     return false;
 }
-__attribute__((target("avx2"))) void BlockedAgeBloom::add_avx2(const void *key, size_t len) {
+__attribute__((target("avx2"))) void BlockedLayout::add_avx2(Ring &ring, const void *key, size_t len) {
     Probe p;
     locate(key, len, &p);
-    if (until_shift_ == 0) shift();
+    if (ring.full()) rotate(ring);
     detail::scatter_avx2(p.line[0], p.pos[0], p.pos[1], young_ & 0xffffu);
     if (bands_ > 1) detail::scatter_avx2(p.line[1], p.pos[2], p.pos[3], young_ >> kLanes);
-    counted_insert();
+    ring.count_insert();
 }
 #else
-void BlockedAgeBloom::add_avx2(const void *key, size_t len) { add(key, len); }
-bool BlockedAgeBloom::contains_avx2(const void *key, size_t len) const { return contains(key, len); }
-bool BlockedAgeBloom::add_if_absent_avx2(const void *key, size_t len) { return add_if_absent(key, len); }
+void BlockedLayout::add_avx2(Ring &ring, const void *key, size_t len) { add(ring, key, len); }
+bool BlockedLayout::contains_avx2(const void *key, size_t len) const {
+    Probe p;
+    locate(key, len, &p);
+    return in_age_order_has_run(slot_bits(p));
+}
+bool BlockedLayout::add_if_absent_avx2(Ring &ring, const void *key, size_t len) {
+    return add_if_absent(ring, key, len);
+}
 #endif
 
-bool BlockedAgeBloom::in_age_order_has_run(uint64_t m) const {
+bool BlockedLayout::in_age_order_has_run(uint64_t m) const {
     return detail::ring_has_run(m, slots_, run_shift_, valid_);
 }
 
-void BlockedAgeBloom::set_top(uint32_t top) {
-    top_ = top;
+void BlockedLayout::set_top(uint32_t top) {
     young_ = 0;
     uint32_t s = top;
     for (uint32_t i = 0; i < k_; ++i) {
@@ -506,60 +519,52 @@ void BlockedAgeBloom::set_top(uint32_t top) {
     valid_ = detail::run_starts(slots_, k_, top);
 }
 
-void BlockedAgeBloom::insert(const Probe &p) {
+void BlockedLayout::insert(Ring &ring, const Probe &p) {
     // The k newest slices: slots top, top - 1, ... (mod S).
     detail::lane_set_scalar(p.line[0], p.pos[0], p.pos[1], young_ & 0xffffu);
     if (bands_ > 1) detail::lane_set_scalar(p.line[1], p.pos[2], p.pos[3], young_ >> kLanes);
-    counted_insert();
+    ring.count_insert();
 }
 
-void BlockedAgeBloom::counted_insert() {
-    until_shift_--;
-    gen_inserts_++;
-    inserts_++;
-}
-
-void BlockedAgeBloom::shift() {
+void BlockedLayout::rotate(Ring &ring) {
     // The oldest slice (slot top + 1) is recycled as the newest.
-    set_top(top_ + 1 == slots_ ? 0 : top_ + 1);
-    for (uint64_t b = 0; b < blocks_; ++b) words_[b * stride_ + top_] = 0;
-    next_serial_++;
-    until_shift_ = generation_;
-    gen_inserts_ = 0;
+    ring.recycle(0, ring.period());
+    const uint32_t top = uint32_t(ring.slot_of(0));
+    set_top(top);
+    for (uint64_t b = 0; b < blocks_; ++b) words_[b * stride_ + top] = 0;
 }
 
-void BlockedAgeBloom::add(const void *key, size_t len) {
-    if (avx2_) return add_avx2(key, len);
+void BlockedLayout::add(Ring &ring, const void *key, size_t len) {
+    if (avx2_) return add_avx2(ring, key, len);
     Probe p;
     locate(key, len, &p);
-    if (until_shift_ == 0) shift();
-    insert(p);
+    if (ring.full()) rotate(ring);
+    insert(ring, p);
 }
 
-bool BlockedAgeBloom::contains(const void *key, size_t len) const {
+bool BlockedLayout::contains(const Ring &, const void *key, size_t len) const {
     if (avx2_) return contains_avx2(key, len);
     Probe p;
     locate(key, len, &p);
     return in_age_order_has_run(slot_bits(p));
 }
 
-bool BlockedAgeBloom::add_if_absent(const void *key, size_t len) {
-    if (avx2_) return add_if_absent_avx2(key, len);
+bool BlockedLayout::add_if_absent(Ring &ring, const void *key, size_t len) {
+    if (avx2_) return add_if_absent_avx2(ring, key, len);
     Probe p;
     locate(key, len, &p);
     if (in_age_order_has_run(slot_bits(p))) return true;
-    if (until_shift_ == 0) shift();
-    insert(p);
+    if (ring.full()) rotate(ring);
+    insert(ring, p);
     return false;
 }
 
-void BlockedAgeBloom::clear() {
+void BlockedLayout::clear(Ring &ring) {
     std::memset(words_, 0, size_t(uint64_t(bands_) * blocks_ * kCacheLine));
-    inserts_ = gen_inserts_ = 0;
-    until_shift_ = generation_;
+    ring.clear();
 }
 
-double BlockedAgeBloom::expected_fpr() const {
+double BlockedLayout::expected_fpr(const Ring &ring) const {
     // Measured fill f of each slot; the lane load whose expected fill is f
     // is -32 ln(1 - f). A full slot (f = 1) has an unbounded load: it sets
     // every bit, so it is given a load at which the model's fill rounds to 1.
@@ -571,35 +576,49 @@ double BlockedAgeBloom::expected_fpr() const {
     double load[kBlockedMaxSlices];
     const double bits = double(blocks_) * kLaneBits;
     for (uint32_t i = 0; i < slots_; ++i) {
-        const uint32_t s = (top_ + slots_ - i) % slots_;  // age i
-        const double f = double(set[s]) / bits;
+        const double f = double(set[ring.slot_of(i)]) / bits;  // age i
         load[i] = f >= 1.0 ? 4000.0 : -double(kLaneBits) * std::log1p(-f);
     }
     return blocked_false_positive_model(k_, load, slots_);
 }
 
-// Payload (kind 2 with flag kBlockedWireFlag), little-endian:
-//   u32 k, u32 l, u32 seed, u32 reserved (0),
-//   u64 blocks, u64 generation, u64 until_shift, u64 gen_inserts,
-//   u64 inserts, u64 next_serial,
-//   u64 words[blocks * bands * 8]: the blocks in order, each its bands'
-//   lines (one line for k + l <= 16, two otherwise) whose 16 lanes are slots
-//   16 b .. 16 b + 15; each 64-bit word holds lanes 2i (low half) and
-//   2i + 1 (high half); lanes of slots >= k + l are 0.
+// Payload (kind 2 with flag kBlockedWireFlag), little-endian, field by field
+// (docs/wire-format.md):
+//
+//   offset  size         field
+//   0       4            k
+//   4       4            l
+//   8       4            seed
+//   12      4            reserved, 0
+//   16      8            blocks: 32-bit lanes per slice (slice bits / 32)
+//   24      8            generation g
+//   32      8            until_shift: inserts left in the current generation
+//   40      8            gen_inserts: inserts made in it (until_shift +
+//                        gen_inserts = g)
+//   48      8            inserts since creation or clear
+//   56      8            next_serial: the slices ever made; s_0, the newest,
+//                        is slot (next_serial - 1) mod (k + l)
+//   64      64 L         the L = blocks * ceil((k + l) / 16) lines: the
+//                        blocks in order, each its bands' lines (one line
+//                        for k + l <= 16, two otherwise) whose 16 lanes are
+//                        slots 16 b .. 16 b + 15; each 64-bit word holds
+//                        lanes 2i (low half) and 2i + 1 (high half); lanes
+//                        of slots >= k + l are 0.
 namespace {
 constexpr size_t kBlockedHeader = 4 * 4 + 6 * 8;
 }
 
-size_t BlockedAgeBloom::payload_size() const {
+size_t BlockedLayout::payload_size(const Ring &) const {
     return kBlockedHeader + size_t(uint64_t(bands_) * blocks_ * kCacheLine);
 }
 
-void BlockedAgeBloom::write_payload(wire::Writer &w) const {
+void BlockedLayout::write_payload(const Ring &ring, wire::Writer &w) const {
+    const RingCounters &c = ring.counters();
     w.u32(k_);
     w.u32(l_);
     w.u32(seed_);
     w.u32(0);
-    for (uint64_t v : {blocks_, generation_, until_shift_, gen_inserts_, inserts_, next_serial_}) w.u64(v);
+    for (uint64_t v : {blocks_, ring.period(), c.budget, c.current, c.inserts, c.next_serial}) w.u64(v);
     const uint64_t lines = uint64_t(bands_) * blocks_;
     uint64_t buf[kLanes / 2];
     for (uint64_t i = 0; i < lines; ++i) {
@@ -609,38 +628,39 @@ void BlockedAgeBloom::write_payload(wire::Writer &w) const {
     }
 }
 
-tf_status BlockedAgeBloom::read(wire::Reader &r, const DeserializeLimits &limits, size_t overhead,
-                                std::unique_ptr<BlockedAgeBloom> *out) {
+tf_status BlockedLayout::read(wire::Reader &r, const DeserializeLimits &limits, size_t overhead, BlockedLayout *out,
+                              Ring *ring) {
     const char *what = "blocked age-partitioned Bloom filter";
-    std::unique_ptr<BlockedAgeBloom> f(new BlockedAgeBloom());
-    f->k_ = r.u32();
-    f->l_ = r.u32();
-    f->seed_ = r.u32();
+    BlockedLayout f;
+    RingCounters c;
+    f.k_ = r.u32();
+    f.l_ = r.u32();
+    f.seed_ = r.u32();
     const uint32_t reserved = r.u32();
-    f->blocks_ = r.u64();
-    f->generation_ = r.u64();
-    f->until_shift_ = r.u64();
-    f->gen_inserts_ = r.u64();
-    f->inserts_ = r.u64();
-    f->next_serial_ = r.u64();
+    f.blocks_ = r.u64();
+    const uint64_t generation = r.u64();
+    c.budget = r.u64();
+    c.current = r.u64();
+    c.inserts = r.u64();
+    c.next_serial = r.u64();
     if (!r.ok()) return fail(TF_ERR_CORRUPT, "%s payload too short for its header", what);
     if (reserved != 0) return fail(TF_ERR_CORRUPT, "%s blob has a nonzero reserved field", what);
-    if (f->k_ == 0 || f->l_ == 0 || uint64_t(f->k_) + f->l_ > kBlockedMaxSlices)
-        return fail(TF_ERR_CORRUPT, "%s blob has k = %u, l = %u", what, f->k_, f->l_);
-    if (f->blocks_ == 0 || f->blocks_ > kBlockedMaxBlocks)
-        return fail(TF_ERR_CORRUPT, "%s blob has %llu blocks", what, (unsigned long long)f->blocks_);
+    if (f.k_ == 0 || f.l_ == 0 || uint64_t(f.k_) + f.l_ > kBlockedMaxSlices)
+        return fail(TF_ERR_CORRUPT, "%s blob has k = %u, l = %u", what, f.k_, f.l_);
+    if (f.blocks_ == 0 || f.blocks_ > kBlockedMaxBlocks)
+        return fail(TF_ERR_CORRUPT, "%s blob has %llu blocks", what, (unsigned long long)f.blocks_);
     // A generation fills a slice's k generations to at most 90% (the
     // constructors stay below ln 2 * bits / k, or ln 10 * bits / k).
-    const double max_gen = std::log(10.0) * double(f->blocks_) * kLaneBits / double(f->k_) + 1.0;
-    if (f->generation_ == 0 || double(f->generation_) > max_gen || f->until_shift_ > f->generation_)
+    const double max_gen = std::log(10.0) * double(f.blocks_) * kLaneBits / double(f.k_) + 1.0;
+    if (generation == 0 || double(generation) > max_gen || c.budget > generation)
         return fail(TF_ERR_CORRUPT, "%s blob has an invalid generation", what);
     // next_serial counts the slices ever made: at least k + l, and far from
     // wrapping (one shift per insert would take 2^62 inserts).
-    if (f->gen_inserts_ > f->inserts_ || f->gen_inserts_ + f->until_shift_ != f->generation_ ||
-        f->next_serial_ < uint64_t(f->k_) + f->l_ || f->next_serial_ >= (uint64_t(1) << 62))
+    if (c.current > c.inserts || c.current + c.budget != generation || c.next_serial < uint64_t(f.k_) + f.l_ ||
+        c.next_serial >= (uint64_t(1) << 62))
         return fail(TF_ERR_CORRUPT, "%s blob has inconsistent counters", what);
-    const uint32_t slots = f->k_ + f->l_, bands = (slots + kLanes - 1) / kLanes;
-    const uint64_t lines = uint64_t(bands) * f->blocks_;
+    const uint32_t slots = f.k_ + f.l_, bands = (slots + kLanes - 1) / kLanes;
+    const uint64_t lines = uint64_t(bands) * f.blocks_;
     if (lines > r.remaining() / kCacheLine || r.remaining() != lines * kCacheLine)
         return fail(TF_ERR_CORRUPT, "%s blob holds %zu bytes of lines, needs %llu", what, r.remaining(),
                     (unsigned long long)(lines * kCacheLine));
@@ -657,18 +677,21 @@ tf_status BlockedAgeBloom::read(wire::Reader &r, const DeserializeLimits &limits
                     return fail(TF_ERR_CORRUPT, "%s blob sets bits in an unused lane", what);
         }
     }
-    tf_status st = limits.check_memory(uint64_t(overhead) + sizeof(BlockedAgeBloom) +
+    tf_status st = limits.check_memory(uint64_t(overhead) + slots * sizeof(Ring::Gen) +
                                        zeroed_block_footprint(lines_allocation(lines)));
     if (st != TF_OK) return st;
-    f->allocate();
-    f->set_top(uint32_t((f->next_serial_ - 1) % slots));
+    Ring restored(Rotation::Count, generation, 0, 1);
+    restored.restore_fixed(slots, c);
+    f.allocate();
+    f.set_top(uint32_t(restored.slot_of(0)));
     for (uint64_t i = 0; i < lines; ++i) {
         r.u64_array(buf, kLanes / 2);
-        uint32_t *line = f->words_ + i * kLanes;
+        uint32_t *line = f.words_ + i * kLanes;
         for (uint32_t j = 0; j < kLanes; ++j) line[j] = uint32_t(buf[j / 2] >> (32 * (j % 2)));
     }
     if (!r.done()) return fail(TF_ERR_INTERNAL, "%s payload read failed", what);
     *out = std::move(f);
+    *ring = std::move(restored);
     return TF_OK;
 }
 

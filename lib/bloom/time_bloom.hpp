@@ -1,0 +1,81 @@
+// The time-limited Bloom filter (section 6 of "Time-limited Bloom Filter",
+// Rodrigues, Shtul, Baquero, Almeida, ACM SAC 2023): the classic layout's
+// slices (age_partitioned.hpp) in a GenerationRing that rotates by rate.
+//
+// Slice sizes follow the insertion rate: a generation ends when the newest
+// slices have taken their share of inserts (equations 4-5) or once it has
+// lasted a target period (span / l) with at least one insert; the new slice
+// is sized for the rate the ring measures (equations 6-8), slices whose last
+// insert is older than the span retire (equation 3) and queries ignore
+// them. Every key inserted within the span is always found.
+#ifndef TF_LIB_BLOOM_TIME_BLOOM_HPP
+#define TF_LIB_BLOOM_TIME_BLOOM_HPP
+
+#include <cstddef>
+#include <cstdint>
+
+#include "bloom/age_partitioned.hpp"
+
+namespace tf {
+namespace bloom {
+
+class TimeBloom {
+   public:
+    TimeBloom() = default;
+    // k + l slices of slice_bits bits at the start, span in the caller's
+    // unit. Arguments must be valid (check_classic_params, span >= l);
+    // throws std::bad_alloc.
+    TimeBloom(uint32_t k, uint32_t l, uint64_t slice_bits, uint64_t span, uint32_t seed);
+
+    // now is clamped to the highest time seen. add may fail with
+    // TF_ERR_OUT_OF_MEMORY or TF_ERR_TOO_LARGE when a rotation cannot create
+    // its slice; the filter is then unchanged.
+    tf_status add(const void *key, size_t len, uint64_t now);
+    bool contains(const void *key, size_t len, uint64_t now) const;
+    void clear();
+
+    uint32_t k() const { return k_; }
+    uint32_t l() const { return l_; }
+    uint32_t seed() const { return seed_; }
+    uint64_t span() const { return ring_.span(); }
+    size_t slices() const { return ring_.size(); }
+    uint64_t slice_bits(size_t i) const { return ring_[i].m; }
+    uint64_t total_bits() const { return slices_total_bits(ring_); }
+    uint64_t inserts() const { return ring_.inserts(); }
+    // Inserts within the span before now (from the generations' times).
+    uint64_t window_elements(uint64_t now) const { return ring_.inserts_within(now); }
+    // Exact rate for the current fill ratios (expired slices count as empty).
+    double expected_fpr(uint64_t now) const { return slices_fpr(ring_, k_, Live{&ring_, ring_.clamp(now)}); }
+    size_t memory() const { return sizeof(*this) + slices_memory(ring_); }
+
+    // Wire payload (kind 3).
+    size_t payload_size() const { return slices_payload_size(ring_); }
+    void write_payload(wire::Writer &w) const;
+    // Memory: the filter's slices plus `overhead` bytes besides the filter.
+    static tf_status read(wire::Reader &r, const DeserializeLimits &limits, size_t overhead, TimeBloom *out);
+
+   private:
+    // A slice counts until its last insert is older than the span.
+    struct Live {
+        const SliceRing *ring;
+        uint64_t now;
+        bool operator()(const SliceGen &g) const { return !ring->expired(g, now); }
+    };
+    bool retirable(size_t age, uint64_t now) const;
+    // Equations 3 and 6-8 (see the .cpp); may fail.
+    tf_status rotate(uint64_t now);
+    // Equations 4-5: inserts until the next rotation.
+    uint64_t next_generation() const;
+
+    uint32_t k_ = 0, l_ = 0, seed_ = 0;
+    // The payload's generation field, which a time window does not use (0
+    // when created here): kept as read, so that a blob reads and writes
+    // back byte for byte.
+    uint64_t wire_generation_ = 0;
+    SliceRing ring_;  // index 0: s_0, the newest
+};
+
+}  // namespace bloom
+}  // namespace tf
+
+#endif
