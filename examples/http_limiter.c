@@ -119,7 +119,7 @@ static int retry_after_is_exact(tf_rate_limiter *limiter, const char *key, uint6
         return -1;
     }
     if (!ok(tf_rate_limiter_serialize(limiter, blob, sizeof blob, &written), "tf_rate_limiter_serialize") ||
-        !ok(tf_rate_limiter_deserialize(blob, written, &copy), "tf_rate_limiter_deserialize"))
+        !ok(tf_rate_limiter_deserialize(blob, written, NULL, &copy), "tf_rate_limiter_deserialize"))
         return -1;
     if (retry_at - 1 > now &&
         !ok(tf_rate_limiter_peek(copy, key, strlen(key), retry_at - 1, permits, &before, NULL, NULL),
@@ -149,6 +149,7 @@ static int run(struct client *clients, size_t n, uint32_t flags, int print, stru
     const int exact = (flags & TF_RATE_LIMITER_EXACT) != 0;
     tf_rate_limiter *limiter = NULL;
     uint64_t now, second_ok = 0, second_limited = 0;
+    tf_rate_limiter_stats stats = TF_RATE_LIMITER_STATS_INIT;
     size_t i;
     int success = 0;
 
@@ -202,13 +203,13 @@ static int run(struct client *clients, size_t n, uint32_t flags, int print, stru
                     printf("%6.3f s  %-8s %-16s 200 OK, X-RateLimit-Remaining: %llu\n", (double)now / 1000.0, c->name,
                            request, (unsigned long long)remaining);
             } else {
-                const int verdict = retry_at == UINT64_MAX
+                const int verdict = retry_at == TF_RETRY_NEVER
                                         ? 1 /* can never be granted: not expected here */
                                         : retry_after_is_exact(limiter, c->name, now, permits, retry_at);
                 c->limited++;
                 second_limited++;
                 if (verdict < 0) goto done;
-                if (verdict == 0 || retry_at == UINT64_MAX) {
+                if (verdict == 0 || retry_at == TF_RETRY_NEVER) {
                     if (++res->bad_retry <= 5)
                         fprintf(stderr,
                                 "http_limiter: FAIL: %s at %llu ms (%llu permits): retry at %llu ms is not the "
@@ -256,8 +257,9 @@ static int run(struct client *clients, size_t n, uint32_t flags, int print, stru
     }
     res->global_max = max_in_window(&global_log, WINDOW_MS);
     res->global_max_short = max_in_window(&global_log, exact ? WINDOW_MS : WINDOW_MS - BUCKET_MS + 1);
-    if (!ok(tf_rate_limiter_stats(limiter, NULL, &res->reclaimed, NULL, NULL, &res->memory), "tf_rate_limiter_stats"))
-        goto done;
+    if (!ok(tf_rate_limiter_get_stats(limiter, &stats), "tf_rate_limiter_get_stats")) goto done;
+    res->reclaimed = stats.reclaimed;
+    res->memory = (size_t)stats.memory;
     success = 1;
 done:
     tf_rate_limiter_free(limiter);

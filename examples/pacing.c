@@ -50,8 +50,7 @@ int main(void) {
     };
     const size_t nclients = sizeof clients / sizeof clients[0];
     tf_recency_sketch *sketch = NULL;
-    uint64_t width = 0, cells = 0;
-    uint32_t depth = 0;
+    tf_recency_sketch_info info = TF_RECENCY_SKETCH_INFO_INIT;
     size_t memory = 0;
     unsigned double_grants = 0;
     int exit_code = EXIT_FAILURE;
@@ -64,12 +63,12 @@ int main(void) {
      * wrongly denied with probability at most 0.1%.
      */
     if (!ok(tf_recency_sketch_new_for(1000, 0.001, 42u, 0u, &sketch), "tf_recency_sketch_new_for")) goto done;
-    if (!ok(tf_recency_sketch_info(sketch, &width, &depth, NULL, NULL, &cells), "tf_recency_sketch_info") ||
+    if (!ok(tf_recency_sketch_get_info(sketch, &info), "tf_recency_sketch_get_info") ||
         !ok(tf_recency_sketch_memory(sketch, &memory), "tf_recency_sketch_memory"))
         goto done;
     printf("libtemporalfilters %s: pacing example\n", tf_version_string());
-    printf("sketch: %llu x %u cells, %zu bytes; limit: 1 request per client per %u ms\n\n", (unsigned long long)width,
-           (unsigned)depth, memory, INTERVAL_MS);
+    printf("sketch: %llu x %u cells, %zu bytes; limit: 1 request per client per %u ms\n\n",
+           (unsigned long long)info.width, (unsigned)info.depth, memory, INTERVAL_MS);
     printf("  time  client  decision\n");
 
     /* Timestamps start at 1: 0 means "never" in the library. */

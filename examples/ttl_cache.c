@@ -138,8 +138,7 @@ int main(void) {
     tf_recency_sketch *prefilter = NULL;
     unsigned long skipped = 0, probed = 0, hits = 0, wasted = 0, fetches = 0;
     unsigned long live_skipped = 0; /* the prefilter's promise: must stay 0 */
-    uint64_t width = 0;
-    uint32_t depth = 0;
+    tf_recency_sketch_info info = TF_RECENCY_SKETCH_INFO_INIT;
     size_t memory = 0;
     int exit_code = EXIT_FAILURE;
     unsigned r;
@@ -151,13 +150,13 @@ int main(void) {
      * with probability at most 1%.
      */
     if (!ok(tf_recency_sketch_new_for(8000, 0.01, 7u, 0u, &prefilter), "tf_recency_sketch_new_for") ||
-        !ok(tf_recency_sketch_info(prefilter, &width, &depth, NULL, NULL, NULL), "tf_recency_sketch_info") ||
+        !ok(tf_recency_sketch_get_info(prefilter, &info), "tf_recency_sketch_get_info") ||
         !ok(tf_recency_sketch_memory(prefilter, &memory), "tf_recency_sketch_memory"))
         goto done;
 
     printf("libtemporalfilters %s: TTL prefilter example\n", tf_version_string());
-    printf("prefilter: %llu x %u cells, %zu bytes; %u items, %u requests, TTL 2-8 s\n\n", (unsigned long long)width,
-           (unsigned)depth, memory, ITEMS, REQUESTS);
+    printf("prefilter: %llu x %u cells, %zu bytes; %u items, %u requests, TTL 2-8 s\n\n",
+           (unsigned long long)info.width, (unsigned)info.depth, memory, ITEMS, REQUESTS);
 
     for (r = 0; r < REQUESTS; ++r) {
         const uint64_t now = 1 + r / REQUESTS_PER_MS; /* milliseconds; never 0 */

@@ -1,13 +1,18 @@
-/*
- * temporalfilters.h - umbrella header of libtemporalfilters, an embeddable
- * library of time-aware probabilistic data structures.
+/**
+ * @file temporalfilters.h
+ * @brief Umbrella header of libtemporalfilters, an embeddable library of
+ * time-aware probabilistic data structures.
  *
  * Include this header, or only the per-structure headers you need:
- *   temporalfilters/common.h          status codes, errors, version, clock
- *   temporalfilters/recency_sketch.h  RecencySketch: last-seen time, pacing, TTL prefilter
- *   temporalfilters/age_bloom.h       age-partitioned Bloom filter: among the last N inserts?
- *   temporalfilters/time_bloom.h      time-limited Bloom filter: inserted within the last T?
- *   temporalfilters/rate_limiter.h    sliding-window rate limiter: may this key act now?
+ *  - temporalfilters/common.h          status codes, errors, options, version, clock
+ *  - temporalfilters/recency_sketch.h  RecencySketch: last-seen time, pacing, TTL prefilter
+ *  - temporalfilters/age_bloom.h       age-partitioned Bloom filter: among the last N inserts?
+ *  - temporalfilters/time_bloom.h      time-limited Bloom filter: inserted within the last T?
+ *  - temporalfilters/rate_limiter.h    sliding-window rate limiter: may this key act now?
+ *
+ * Build against the installed library with
+ * `cc app.c $(pkg-config --cflags --libs temporalfilters)`.
+ * @since 0.1.0
  */
 #ifndef TEMPORALFILTERS_H
 #define TEMPORALFILTERS_H

@@ -451,11 +451,13 @@ func (r *RateLimiter) Stats() (st RateLimiterStats, err error) {
 	if p == 0 {
 		return RateLimiterStats{}, rateLimiterClosed()
 	}
+	ns := p.Stats()
+	defer native.DeleteRateLimiterStatsNative(ns)
 	st = RateLimiterStats{
-		Keys:        p.Keys(),
-		Reclaimed:   p.Reclaimed(),
-		DeniedFull:  p.Denied_full(),
-		AllowedFull: p.Allowed_full(),
+		Keys:        ns.GetKeys(),
+		Reclaimed:   ns.GetReclaimed(),
+		DeniedFull:  ns.GetDenied_full(),
+		AllowedFull: ns.GetAllowed_full(),
 	}
 	runtime.KeepAlive(r)
 	return st, nil
@@ -468,7 +470,9 @@ func (r *RateLimiter) Keys() (n uint64, err error) {
 	if p == 0 {
 		return 0, rateLimiterClosed()
 	}
-	n = p.Keys()
+	ns := p.Stats()
+	defer native.DeleteRateLimiterStatsNative(ns)
+	n = ns.GetKeys()
 	runtime.KeepAlive(r)
 	return n, nil
 }

@@ -514,12 +514,14 @@ func (s *RecencySketch) Info() (info SketchInfo, err error) {
 	if p == 0 {
 		return SketchInfo{}, closedError()
 	}
+	ni := p.Info()
+	defer native.DeleteRecencySketchInfoNative(ni)
 	info = SketchInfo{
-		Width: p.Width(),
-		Depth: uint32(p.Depth()),
-		Seed:  uint32(p.Seed()),
-		Flags: uint32(p.Flags()),
-		Cells: p.Cells(),
+		Width: ni.GetWidth(),
+		Depth: uint32(ni.GetDepth()),
+		Seed:  uint32(ni.GetSeed()),
+		Flags: uint32(ni.GetFlags()),
+		Cells: ni.GetCells(),
 	}
 	runtime.KeepAlive(s)
 	return info, nil

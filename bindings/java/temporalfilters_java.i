@@ -35,6 +35,7 @@
 %typemap(javaclassmodifiers) struct AgeBloomNative "final class"
 %typemap(javaclassmodifiers) struct TimeBloomNative "final class"
 %typemap(javaclassmodifiers) struct RateLimiterNative "final class"
+%typemap(javaclassmodifiers) tf_recency_sketch_info, tf_rate_limiter_info, tf_rate_limiter_stats "final class"
 %typemap(javaclassmodifiers) tf_age_bloom_info, tf_age_bloom_stats, tf_time_bloom_info, tf_time_bloom_stats "final class"
 %typemap(javaclassmodifiers) enum tf_status "final class"
 

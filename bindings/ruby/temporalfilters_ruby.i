@@ -4,7 +4,7 @@
  * Builds the extension temporalfilters_native.so (swig -ruby -initname
  * temporalfilters_native), which defines the module TemporalFilters::Native
  * holding the raw handle classes of bindings/temporalfilters.i. Ruby code
- * should not use it directly: lib/temporalfilters.rb puts the idiomatic
+ * should not use it directly: lib/temporalfilters/*.rb put the idiomatic
  * classes (TemporalFilters::RecencySketch, AgeBloom, TimeBloom, RateLimiter)
  * on top.
  *
@@ -13,7 +13,9 @@
  *    raw bytes (any encoding, NUL bytes included); batches are Arrays;
  *    timestamps and sizes are Integers checked against the C type's range,
  *    never wrapped: a negative value or one too large for the C type raises
- *    TemporalFilters::InvalidArgument, a value of another class TypeError;
+ *    TemporalFilters::InvalidArgumentError, a value of another class TypeError;
+ *  - the closed check of every handle class: a call on a closed object raises
+ *    TemporalFilters::ClosedError before anything else;
  *  - an %exception block that turns the pending status of the shared error
  *    slot into the TemporalFilters::Error subclass of that status, raised
  *    right here in C (TemporalFilters::Error.class_for(status) picks it).
@@ -28,24 +30,45 @@
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "temporalfilters/common.h"
 
-/* Raises the TemporalFilters error of `status` with `message`. The class
- * comes from TemporalFilters::Error.class_for (lib/temporalfilters.rb); when
- * the extension is loaded without that file, a RuntimeError is raised. */
-static void tf_rb_raise(int status, const char *message) {
+/* Raises `message` as an error of `family` (the name of a subclass of
+ * TemporalFilters::Error, e.g. "ClosedError"), or when family is NULL of the
+ * class TemporalFilters::Error.class_for(status) picks
+ * (lib/temporalfilters/errors.rb), carrying `status`. When the extension is
+ * loaded without that file, a RuntimeError is raised. */
+static void tf_rb_raise_as(const char *family, int status, const char *message) {
     VALUE mod = rb_const_get(rb_cObject, rb_intern("TemporalFilters"));
     ID error_id = rb_intern("Error");
     if (rb_const_defined_at(mod, error_id)) {
         VALUE base = rb_const_get_at(mod, error_id);
-        VALUE klass = rb_funcall(base, rb_intern("class_for"), 1, INT2NUM(status));
+        VALUE klass = family ? rb_const_get_at(mod, rb_intern(family))
+                             : rb_funcall(base, rb_intern("class_for"), 1, INT2NUM(status));
         VALUE args[2];
         args[0] = rb_utf8_str_new_cstr(message);
         args[1] = INT2NUM(status);
         rb_exc_raise(rb_class_new_instance(2, args, klass));
     }
     rb_raise(rb_eRuntimeError, "%s: %s", tf_status_string(status), message);
+}
+
+/* Raises the TemporalFilters error of `status` with `message`. */
+static void tf_rb_raise(int status, const char *message) { tf_rb_raise_as(NULL, status, message); }
+
+/* Raises ClosedError for a call on an object of the SWIG class `klass`
+ * (TemporalFilters::Native::<Name>Native) whose handle is gone: "the <Name>
+ * is closed", status TF_ERR_NULL. */
+static void tf_rb_raise_closed(VALUE klass) {
+    const char *full = rb_class2name(klass);
+    const char *name = strrchr(full, ':');
+    name = name ? name + 1 : full;
+    size_t len = strlen(name);
+    if (len > 6 && strcmp(name + len - 6, "Native") == 0) len -= 6;
+    char msg[128];
+    snprintf(msg, sizeof msg, "the %.*s is closed", (int)len, name);
+    tf_rb_raise_as("ClosedError", TF_ERR_NULL, msg);
 }
 
 /* An Integer in 0..max as uint64_t. `what` names the argument in messages,
@@ -82,19 +105,25 @@ static uint64_t tf_rb_to_u64(VALUE v, const char *what, uint64_t max) {
     return tf_rb_to_u64_at(v, what, -1, max);
 }
 
-/* The struct behind `self` of a method of the SWIG class `klass`. SWIG's
- * own check (SWIG_ConvertPtr) looks the type up by name on every call, which
- * costs more than the whole library call; this is the same check made with
- * the class object. An instance made by `allocate` has no struct: it reads as
- * closed (NullError). */
+/* The struct behind `self` (or another handle argument) of a method of the
+ * SWIG class `klass`. SWIG's own check (SWIG_ConvertPtr) looks the type up by
+ * name on every call, which costs more than the whole library call; this is
+ * the same check made with the class object. An instance made by `allocate`
+ * has no struct: it reads as closed (ClosedError). */
 static void *tf_rb_self_ptr(VALUE obj, VALUE klass) {
     if (!RB_TYPE_P(obj, T_DATA) || RTYPEDDATA_P(obj) ||
         (rb_obj_class(obj) != klass && !RTEST(rb_obj_is_kind_of(obj, klass))))
         rb_raise(rb_eTypeError, "expected an instance of %s, not %s", rb_class2name(klass),
                  rb_obj_classname(obj));
     void *p = DATA_PTR(obj);
-    if (!p) tf_rb_raise(TF_ERR_NULL, "the object has no native handle");
+    if (!p) tf_rb_raise_as("ClosedError", TF_ERR_NULL, "the object has no native handle");
     return p;
+}
+
+/* Whether the method `name` may run on a closed handle: close (idempotent)
+ * and is_closed. */
+static int tf_rb_runs_when_closed(const char *name) {
+    return strcmp(name, "close") == 0 || strcmp(name, "is_closed") == 0;
 }
 
 /* The Array `v`, or TypeError. */
@@ -128,10 +157,25 @@ static VALUE tf_rb_key_at(VALUE ary, long i) {
 
 /* ---- the handle of a method ------------------------------------------ */
 
-/* For every handle class (RecencySketchNative, AgeBloomNative, TimeBloomNative,
- * RateLimiterNative). */
+/* For every class (the handle classes and the value classes of the shared
+ * interface): the fast type check. */
 %typemap(in) SWIGTYPE *self
     "$1 = ($1_ltype)tf_rb_self_ptr($input, ((swig_class *)$1_descriptor->clientdata)->klass);"
+
+/* For the handle classes, each a struct whose field `s` is the C handle,
+ * NULL once closed: a call on a closed handle raises ClosedError here,
+ * before the method runs, except close and is_closed. A handle passed as an
+ * argument (merge's other) must be open too. */
+%typemap(in) struct RecencySketchNative *self, struct AgeBloomNative *self, struct TimeBloomNative *self,
+             struct RateLimiterNative *self {
+    $1 = ($1_ltype)tf_rb_self_ptr($input, ((swig_class *)$1_descriptor->clientdata)->klass);
+    if (!$1->s && !tf_rb_runs_when_closed("$symname"))
+        tf_rb_raise_closed(((swig_class *)$1_descriptor->clientdata)->klass);
+}
+%typemap(in) RecencySketchNative *other {
+    $1 = ($1_ltype)tf_rb_self_ptr($input, ((swig_class *)$1_descriptor->clientdata)->klass);
+    if (!$1->s) tf_rb_raise_closed(((swig_class *)$1_descriptor->clientdata)->klass);
+}
 
 /* ---- one key, one blob: a String's bytes ----------------------------- */
 
@@ -258,8 +302,6 @@ static VALUE tf_rb_key_at(VALUE ary, long i) {
 %newobject RecencySketchNative::new_for;
 %newobject RecencySketchNative::deserialize;
 %newobject AgeBloomNative::new_for;
-%newobject AgeBloomNative::new_blocked_for;
-%newobject AgeBloomNative::new_blocked;
 %newobject AgeBloomNative::deserialize;
 %newobject TimeBloomNative::new_for;
 %newobject TimeBloomNative::deserialize;
@@ -269,3 +311,32 @@ static VALUE tf_rb_key_at(VALUE ary, long i) {
  * [allowed, remaining, retry_at] (retry_at up to 2**64 - 1, "never"). */
 %apply uint64_t *next_allowed { uint64_t *remaining, uint64_t *retry_at };
 %include "temporalfilters.i"
+
+/* What the shared interface does not expose yet (it belongs there, for
+ * every language): the header's TF_NEVER, TF_RETRY_NEVER and
+ * TF_AGE_BLOOM_BLOCKED, their values taken from the C headers at compile
+ * time; and deserialize with a memory limit, deserialize_limited(blob,
+ * max_memory) on each handle class: tf_deserialize_options.max_memory (0:
+ * the library's bound only). */
+%typemap(constcode, noblock=1) uint64_t { %set_constant("$symname", ULL2NUM($value)); }
+%typemap(constcode, noblock=1) uint32_t { %set_constant("$symname", UINT2NUM($value)); }
+%constant uint64_t TF_NEVER = TF_NEVER;
+%constant uint64_t TF_RETRY_NEVER = TF_RETRY_NEVER;
+%constant uint32_t TF_AGE_BLOOM_BLOCKED = TF_AGE_BLOOM_BLOCKED;
+
+%define TF_RUBY_DESERIALIZE_LIMITED(Native, ctype, deserialize_fn)
+%newobject Native::deserialize_limited;
+%extend Native {
+    static Native *deserialize_limited(const void *blob, size_t blob_len, uint64_t max_memory) {
+        tf_deserialize_options options = TF_DESERIALIZE_OPTIONS_INIT;
+        ctype *p = NULL;
+        options.max_memory = max_memory;
+        if (tf_binding_check(deserialize_fn(blob, blob_len, &options, &p)) != TF_OK) return NULL;
+        return tf_binding_wrap_##Native(p);
+    }
+}
+%enddef
+TF_RUBY_DESERIALIZE_LIMITED(RecencySketchNative, tf_recency_sketch, tf_recency_sketch_deserialize)
+TF_RUBY_DESERIALIZE_LIMITED(AgeBloomNative, tf_age_bloom, tf_age_bloom_deserialize)
+TF_RUBY_DESERIALIZE_LIMITED(TimeBloomNative, tf_time_bloom, tf_time_bloom_deserialize)
+TF_RUBY_DESERIALIZE_LIMITED(RateLimiterNative, tf_rate_limiter, tf_rate_limiter_deserialize)

@@ -253,15 +253,18 @@ struct Side {
     uint64_t keys = 0, peak_keys = 0, reclaimed = 0;
 };
 
+// The limiter's counters, or false (with the error printed).
+bool stats_of(const tf_rate_limiter *r, tf_rate_limiter_stats *st) {
+    *st = TF_RATE_LIMITER_STATS_INIT;
+    return check(tf_rate_limiter_get_stats(r, st), "tf_rate_limiter_get_stats");
+}
+
 bool measure(Side &side) {
-    uint64_t keys = 0, reclaimed = 0;
-    size_t bytes = 0;
-    if (!check(tf_rate_limiter_stats(side.limiter.get(), &keys, &reclaimed, nullptr, nullptr, &bytes),
-               "tf_rate_limiter_stats"))
-        return false;
-    side.memory = bytes, side.keys = keys, side.reclaimed = reclaimed;
-    side.peak_memory = std::max(side.peak_memory, bytes);
-    side.peak_keys = std::max(side.peak_keys, keys);
+    tf_rate_limiter_stats st;
+    if (!stats_of(side.limiter.get(), &st)) return false;
+    side.memory = size_t(st.memory), side.keys = st.keys, side.reclaimed = st.reclaimed;
+    side.peak_memory = std::max(side.peak_memory, side.memory);
+    side.peak_keys = std::max(side.peak_keys, st.keys);
     return true;
 }
 
@@ -274,15 +277,13 @@ bool round_trip(const Stream &s, tf_rate_limiter *r, uint64_t now, size_t *blob_
     std::vector<unsigned char> blob(size);
     tf_rate_limiter *raw = nullptr;
     if (!check(tf_rate_limiter_serialize(r, blob.data(), blob.size(), &written), "tf_rate_limiter_serialize") ||
-        !check(tf_rate_limiter_deserialize(blob.data(), written, &raw), "tf_rate_limiter_deserialize"))
+        !check(tf_rate_limiter_deserialize(blob.data(), written, nullptr, &raw), "tf_rate_limiter_deserialize"))
         return false;
     Limiter copy(raw);
     *blob_bytes = written;
-    uint64_t keys_a = 0, keys_b = 0;
-    if (!check(tf_rate_limiter_stats(r, &keys_a, nullptr, nullptr, nullptr, nullptr), "tf_rate_limiter_stats") ||
-        !check(tf_rate_limiter_stats(raw, &keys_b, nullptr, nullptr, nullptr, nullptr), "tf_rate_limiter_stats"))
-        return false;
-    *same = keys_a == keys_b;
+    tf_rate_limiter_stats a_stats, b_stats;
+    if (!stats_of(r, &a_stats) || !stats_of(raw, &b_stats)) return false;
+    *same = a_stats.keys == b_stats.keys;
     const uint32_t n = s.keys.count();
     for (uint32_t k = 0; k < n; k += 1 + n / uint32_t(kRoundTripProbes)) {
         Answer a, b;
@@ -307,9 +308,9 @@ Outcome replay(const Context &ctx, const std::vector<uint64_t> &clock, const ByK
                      {"exact mode", TF_RATE_LIMITER_EXACT, {}, {}, {}, {}, 0, 0, 0, 0, 0, 0}};
     for (Side &side : sides) {
         if (!make_limiter(cfg, side.flags, s, &side.limiter)) return Outcome::api_error;
-        if (!check(tf_rate_limiter_stats(side.limiter.get(), nullptr, nullptr, nullptr, nullptr, &side.empty),
-                   "tf_rate_limiter_stats"))
-            return Outcome::api_error;
+        tf_rate_limiter_stats st;
+        if (!stats_of(side.limiter.get(), &st)) return Outcome::api_error;
+        side.empty = size_t(st.memory);
         side.allowed.assign(events, 0);
         side.answers.resize(kBlock);
     }

@@ -39,9 +39,12 @@ bool make_sketch(uint64_t keys, double target, uint32_t seed, uint32_t flags, Si
     tf_recency_sketch *s = nullptr;
     if (!check(tf_recency_sketch_new_for(keys, target, seed, flags, &s), "tf_recency_sketch_new_for")) return false;
     out->sketch.reset(s);
-    return check(tf_recency_sketch_info(s, &out->width, &out->depth, nullptr, nullptr, &out->cells),
-                 "tf_recency_sketch_info") &&
-           check(tf_recency_sketch_memory(s, &out->memory), "tf_recency_sketch_memory");
+    tf_recency_sketch_info info = TF_RECENCY_SKETCH_INFO_INIT;
+    if (!check(tf_recency_sketch_get_info(s, &info), "tf_recency_sketch_get_info")) return false;
+    out->width = info.width;
+    out->depth = info.depth;
+    out->cells = info.cells;
+    return check(tf_recency_sketch_memory(s, &out->memory), "tf_recency_sketch_memory");
 }
 
 std::string sizing_line(const Sized &z, uint64_t keys, double target, uint64_t per, const Stream &s) {
@@ -183,7 +186,8 @@ Outcome last_seen(const Context &ctx, uint32_t flags) {
         tf_recency_sketch *copy = nullptr;
         if (!check(tf_recency_sketch_serialize(sk, blob.data(), blob.size(), &written),
                    "tf_recency_sketch_serialize") ||
-            !check(tf_recency_sketch_deserialize(blob.data(), written, &copy), "tf_recency_sketch_deserialize"))
+            !check(tf_recency_sketch_deserialize(blob.data(), written, nullptr, &copy),
+                   "tf_recency_sketch_deserialize"))
             return Outcome::api_error;
         Sketch owned(copy);
         round_trip = true;

@@ -32,8 +32,8 @@ RECENT = 5_000
 T0 = 1_700_000_000_000 # ms since the Unix epoch
 DURATION = 3 * SPAN_MS
 
-minute = TemporalFilters::TimeBloom.for_target(ERROR_RATE, SPAN_MS, 6_000)
-recent = TemporalFilters::AgeBloom.for_target(ERROR_RATE, RECENT)
+minute = TemporalFilters::TimeBloom.for_target(6_000, ERROR_RATE, SPAN_MS)
+recent = TemporalFilters::AgeBloom.for_target(RECENT, ERROR_RATE)
 puts "TimeBloom: k=#{minute.k} l=#{minute.l} span=#{minute.span} ms, #{minute.memory} bytes"
 puts "AgeBloom:  k=#{recent.k} l=#{recent.l} capacity=#{recent.capacity}, #{recent.memory} bytes"
 

@@ -46,7 +46,7 @@ end
 
 # Sized for 10,000 distinct clients per interval with at most a 0.1% chance
 # that a client who waited long enough is denied all the same.
-gateway = TemporalFilters::RecencySketch.for_target(10_000, 0.001, 2024)
+gateway = TemporalFilters::RecencySketch.for_target(10_000, 0.001, seed: 2024)
 puts "libtemporalfilters #{TemporalFilters::VERSION}: request pacing from Ruby"
 puts format("sketch: %d x %d cells, %d bytes; limit: one request per client per %d ms",
             gateway.width, gateway.depth, gateway.memory, INTERVAL)

@@ -1,64 +1,71 @@
-/*
- * temporalfilters/rate_limiter.h - sliding-window rate limiter: "may this
- * key make another request now?"
+/**
+ * @file temporalfilters/rate_limiter.h
+ * @brief Sliding-window rate limiter: "may this key make another request now?"
  *
  * Each key may make at most `limit` requests per `window` time units. Two
  * modes:
  *
- *  - BUCKETED (default; the seed's algorithm): the window is split into
- *    window / bucket_width buckets; a key's state is a fixed ring of bucket
- *    counts plus a running total. A bucket leaves the window when
- *    floor(now / bucket_width) - window / bucket_width reaches it, so a
- *    permit may leave up to bucket_width - 1 time units early. The promise:
- *    never more than `limit` grants in any interval of length
- *    window - bucket_width + 1; in an interval of the full window length up
- *    to 2 * limit under adversarial traffic (a burst at the end of a bucket
- *    and another as it leaves). On random traffic the excess over the exact
- *    mode is a few percent with 10 buckets (README.md has the measured
- *    figures; the seed estimates buckets / 2 percent false positives).
- *    Memory: 47 bytes per record for 10 buckets and keys of up to 16 bytes
- *    (25 + 2 * (buckets + 1) in general; longer keys are stored apart), in
- *    a table kept 76-85% full: 55-62 bytes per key from about 10,000 keys
- *    up (below that the small tables have more spare room: 72 at 1,000).
- *  - EXACT (TF_RATE_LIMITER_EXACT): a key keeps the times of its last
+ *  - **Bucketed** (the default; the algorithm of the Rate Limiter README):
+ *    the window is split into window / bucket_width buckets; a key's state
+ *    is a fixed ring of bucket counts plus a running total. A bucket leaves
+ *    the window when floor(now / bucket_width) - window / bucket_width
+ *    reaches it, so a permit may leave up to bucket_width - 1 time units
+ *    early. The promise: never more than `limit` grants in any interval of
+ *    length window - bucket_width + 1; in an interval of the full window
+ *    length up to 2 * limit under adversarial traffic (a burst at the end of
+ *    a bucket and another as it leaves). On random traffic the excess over
+ *    the exact mode is a few percent with 10 buckets (docs/rate-limiter.md
+ *    has the measured figures; the Rate Limiter README estimates buckets / 2
+ *    percent false positives). Memory: 47 bytes per record for 10 buckets
+ *    and keys of up to 16 bytes (25 + 2 * (buckets + 1) in general; longer
+ *    keys are stored apart), in a table kept 76-85% full: 55-62 bytes per key
+ *    from about 10,000 keys up (below that the small tables have more spare
+ *    room: 72 at 1,000).
+ *  - **Exact** (::TF_RATE_LIMITER_EXACT): a key keeps the times of its last
  *    `limit` grants; never more than `limit` grants in any half-open interval
- *    (t - window, t]. Memory: a 33-byte record plus 8 * limit + 16 bytes
- *    for its ring of grant times.
+ *    (t - window, t]. Memory: a 33-byte record plus 8 * limit + 16 bytes for
+ *    its ring of grant times.
  *
  * Decisions report allowed/denied, the permits remaining in the window, and
  * the earliest time at which the same request would be allowed (for a
- * Retry-After header). A GLOBAL limit can cap all keys together; a key with
- * its own limit (an override) is still held to the global limit.
+ * Retry-After header). A **global limit** can cap all keys together; a key
+ * with its own limit (an override) is still held to the global limit.
  *
- * Keys live in a hash table keyed by their bytes (sharded: 64 shards, each
- * with its own lock). A key is idle once every permit it took has left the
- * window (its last request is a window old); idle keys are reclaimed by
- * sweeps that visit a few slots at a time, never a full scan: 4 slots of
- * the key's shard when a new key is inserted, and 8 slots of another shard
+ * **Keys** live in a hash table keyed by their bytes (sharded: 64 shards,
+ * each with its own lock). A key is idle once every permit it took has left
+ * the window (its last request is a window old); idle keys are reclaimed by
+ * sweeps that visit a few slots at a time, never a full scan: 4 slots of the
+ * key's shard when a new key is inserted, and 8 slots of another shard
  * (round robin) every 16th request of a shard. A reclaimed key starts
- * afresh; since another key's newer time may reclaim it while its own
- * clock is behind, each shard remembers the latest time up to which a key
- * it reclaimed could still hold permits (its reclaim horizon): a key not
+ * afresh; since another key's newer time may reclaim it while its own clock
+ * is behind, each shard remembers the latest time up to which a key it
+ * reclaimed could still hold permits (its reclaim horizon): a key not
  * tracked that asks before that time is denied until then (retry_at = the
  * horizon), so a key's clock running behind never earns it extra permits.
  *
- * An optional maximum number of tracked keys bounds memory. When it is
+ * An optional **maximum number of tracked keys** bounds memory. When it is
  * reached, a new key first reclaims an idle key (its shard's next 16 slots,
- * then 16 slots of every other shard whose lock is free); when none is
- * found it is denied (TF_RATE_LIMITER_FULL_DENY, the default: fail closed,
- * retry_at = UINT64_MAX) or admitted without being tracked
- * (TF_RATE_LIMITER_FULL_ALLOW: fail open, still held to the global limit);
- * counters say how often. After a search that found nothing, the next 63
- * new keys only look at their own shard.
+ * then 16 slots of every other shard whose lock is free); when none is found
+ * it is denied (the default: fail closed, retry_at = ::TF_RETRY_NEVER) or,
+ * with ::TF_RATE_LIMITER_FULL_ALLOW, admitted without being tracked (fail
+ * open, still held to the global limit); counters say how often. After a
+ * search that found nothing, the next 63 new keys only look at their own
+ * shard.
  *
- * TIME: `now` in the caller's unit (window and bucket_width in the same
- * unit), >= 1. A clock that goes backwards is clamped per key (and for the
- * global window) to the latest time that key has seen: nothing is forgotten
- * early and nothing is corrupted.
+ * **Time.** `now` is in the caller's unit (window and bucket_width in the
+ * same unit), >= 1. A clock that goes backwards is clamped per key (and for
+ * the global window) to the latest time that key has seen: nothing is
+ * forgotten early and nothing is corrupted.
  *
- * THREAD SAFETY: every function may be called concurrently from any number
- * of threads on the same limiter, except _free (exclusive). Decisions on
- * the same key are linearizable.
+ * **Thread safety.** The limiter locks internally: every function may be
+ * called concurrently from any number of threads on the same limiter, except
+ * tf_rate_limiter_free() (exclusive). Decisions on the same key are
+ * linearizable.
+ *
+ * The algorithm, its promises and the wire format: docs/rate-limiter.md and
+ * docs/wire-format.md.
+ *
+ * @since 0.1.0
  */
 #ifndef TEMPORALFILTERS_RATE_LIMITER_H
 #define TEMPORALFILTERS_RATE_LIMITER_H
@@ -69,146 +76,455 @@
 extern "C" {
 #endif
 
+/**
+ * @brief A rate limiter (opaque handle).
+ *
+ * Created by tf_rate_limiter_new() or tf_rate_limiter_deserialize();
+ * destroyed by tf_rate_limiter_free().
+ * @since 0.1.0
+ */
 typedef struct tf_rate_limiter tf_rate_limiter;
 
-/* Creation flags. */
-#define TF_RATE_LIMITER_EXACT 0x1u      /* exact mode (no over-admission) */
-#define TF_RATE_LIMITER_FULL_ALLOW 0x2u /* admit untracked new keys when full */
+/**
+ * @brief Creation flag: the exact mode (a ring of grant times per key; no
+ * over-admission).
+ * @since 0.1.0
+ */
+#define TF_RATE_LIMITER_EXACT 0x1u
 
-/* Limits: per-key limits up to 65535 requests per window in bucketed mode
- * (2^20 in exact mode); at most 4096 buckets per window. */
+/**
+ * @brief Creation flag: when the key bound is reached and no idle key can be
+ * reclaimed, admit new keys without tracking them (fail open) instead of
+ * denying them (fail closed).
+ * @since 0.1.0
+ */
+#define TF_RATE_LIMITER_FULL_ALLOW 0x2u
+
+/**
+ * @brief The largest per-key limit of the bucketed mode (requests per window).
+ * @since 0.1.0
+ */
 #define TF_RATE_LIMITER_MAX_KEY_LIMIT 65535u
+
+/**
+ * @brief The largest per-key limit of the exact mode (2^20 requests per window).
+ * @since 0.1.0
+ */
 #define TF_RATE_LIMITER_MAX_EXACT_LIMIT 1048576u
+
+/**
+ * @brief The most buckets per window (window / bucket_width) of the bucketed mode.
+ * @since 0.1.0
+ */
 #define TF_RATE_LIMITER_MAX_BUCKETS 4096u
 
-/*
- * Creates a limiter: each key at most `limit` requests per `window`.
- *  limit         requests per window and key, >= 1 (see the limits above).
- *  window        length of the window in the caller's time unit, >= 1.
- *  bucket_width  bucketed mode: width of a bucket; must divide window, and
- *                window / bucket_width <= 4096. Ignored (may be 0) in
- *                exact mode.
- *  flags         0 or TF_RATE_LIMITER_EXACT | TF_RATE_LIMITER_FULL_ALLOW.
- *  out           receives the limiter, owned by the caller.
- * Errors: TF_ERR_NULL, TF_ERR_INVALID_ARGUMENT (zero limit or window,
- * bucket width 0 or not dividing the window, too many buckets, limit too
- * large, unknown flag), TF_ERR_OUT_OF_MEMORY. Thread-safe.
+/**
+ * @brief How a limiter was configured, from tf_rate_limiter_get_info().
+ *
+ * A versioned struct (docs/conventions.md): initialize it with
+ * ::TF_RATE_LIMITER_INFO_INIT before the call.
+ * @since 0.1.0
+ */
+typedef struct tf_rate_limiter_info {
+    /** sizeof(tf_rate_limiter_info) as the caller was compiled; set by
+     *  ::TF_RATE_LIMITER_INFO_INIT. @since 0.1.0 */
+    size_t size;
+    /** The default limit: requests per window and key. @since 0.1.0 */
+    uint64_t limit;
+    /** The window's length, in the caller's time unit. @since 0.1.0 */
+    uint64_t window;
+    /** The width of a bucket (bucketed mode); 0 in exact mode. @since 0.1.0 */
+    uint64_t bucket_width;
+    /** The creation flags (`TF_RATE_LIMITER_*`). @since 0.1.0 */
+    uint32_t flags;
+    /** The global limit over all keys together; 0 when none is set
+     *  (tf_rate_limiter_set_global_limit()). @since 0.1.0 */
+    uint64_t global_limit;
+    /** The most keys tracked at once; 0 for no bound
+     *  (tf_rate_limiter_set_max_keys()). @since 0.1.0 */
+    uint64_t max_keys;
+} tf_rate_limiter_info;
+
+/**
+ * @brief Initializer of ::tf_rate_limiter_info: `size` set, every other field 0.
+ * @since 0.1.0
+ */
+#define TF_RATE_LIMITER_INFO_INIT \
+    { sizeof(tf_rate_limiter_info), 0, 0, 0, 0, 0, 0 }
+
+/**
+ * @brief A limiter's counters, from tf_rate_limiter_get_stats().
+ *
+ * A versioned struct (docs/conventions.md): initialize it with
+ * ::TF_RATE_LIMITER_STATS_INIT before the call.
+ * @since 0.1.0
+ */
+typedef struct tf_rate_limiter_stats {
+    /** sizeof(tf_rate_limiter_stats) as the caller was compiled; set by
+     *  ::TF_RATE_LIMITER_STATS_INIT. @since 0.1.0 */
+    size_t size;
+    /** Keys tracked now. @since 0.1.0 */
+    uint64_t keys;
+    /** Idle keys reclaimed so far. @since 0.1.0 */
+    uint64_t reclaimed;
+    /** Requests of new keys denied because the table was full. @since 0.1.0 */
+    uint64_t denied_full;
+    /** Requests of new keys admitted untracked because the table was full
+     *  (::TF_RATE_LIMITER_FULL_ALLOW). @since 0.1.0 */
+    uint64_t allowed_full;
+    /** Bytes of memory held: the tables, out-of-line keys, exact rings, the
+     *  global window and the overrides. @since 0.1.0 */
+    uint64_t memory;
+} tf_rate_limiter_stats;
+
+/**
+ * @brief Initializer of ::tf_rate_limiter_stats: `size` set, every other field 0.
+ * @since 0.1.0
+ */
+#define TF_RATE_LIMITER_STATS_INIT \
+    { sizeof(tf_rate_limiter_stats), 0, 0, 0, 0, 0 }
+
+/**
+ * @brief Creates a limiter: each key at most `limit` requests per `window`.
+ *
+ * @param[in]  limit         requests per window and key, >= 1; at most
+ *                           ::TF_RATE_LIMITER_MAX_KEY_LIMIT (bucketed) or
+ *                           ::TF_RATE_LIMITER_MAX_EXACT_LIMIT (exact).
+ * @param[in]  window        the window's length in the caller's time unit, >= 1.
+ * @param[in]  bucket_width  bucketed mode: the width of a bucket; must divide
+ *                           window, with window / bucket_width <=
+ *                           ::TF_RATE_LIMITER_MAX_BUCKETS. Ignored (may be 0)
+ *                           in exact mode.
+ * @param[in]  flags         0 or a bitwise OR of ::TF_RATE_LIMITER_EXACT and
+ *                           ::TF_RATE_LIMITER_FULL_ALLOW.
+ * @param[out] out           receives the limiter, owned by the caller (free
+ *                           it with tf_rate_limiter_free()).
+ * @retval TF_OK                   success.
+ * @retval TF_ERR_NULL             out is NULL.
+ * @retval TF_ERR_INVALID_ARGUMENT limit or window is 0, the bucket width is 0
+ *                                 or does not divide the window, too many
+ *                                 buckets, the limit is too large, or flags
+ *                                 has an unknown bit.
+ * @retval TF_ERR_OUT_OF_MEMORY    an allocation failed.
+ * @note Thread-safe.
+ * @since 0.1.0
  */
 TF_API tf_status tf_rate_limiter_new(uint64_t limit, uint64_t window, uint64_t bucket_width, uint32_t flags,
                                      tf_rate_limiter **out);
 
-/* Destroys a limiter; NULL is a no-op. Needs exclusive access. */
+/**
+ * @brief Destroys a limiter and frees its memory.
+ * @param[in] limiter  the limiter; NULL is a no-op.
+ * @note Exclusive.
+ * @since 0.1.0
+ */
 TF_API void tf_rate_limiter_free(tf_rate_limiter *limiter);
 
-/*
- * A global limit over all keys together, in the same window: at most
- * `limit` permits granted in total (0 removes it). Requests are then
+/**
+ * @brief Sets a global limit over all keys together, in the same window.
+ *
+ * At most `limit` permits are then granted in total per window. Requests are
  * granted only when both the key and the global window allow them; the
- * remaining count is the smaller of the two, and retry_at the later.
- * Setting it starts an empty global window (the keys' own windows are
- * kept). In exact mode the global window keeps `limit` timestamps (8 bytes
- * each, limit <= 2^24). Errors: TF_ERR_NULL, TF_ERR_INVALID_ARGUMENT,
- * TF_ERR_OUT_OF_MEMORY (nothing changed).
+ * remaining count is the smaller of the two, and retry_at the later. Setting
+ * it starts an empty global window (the keys' own windows are kept). In
+ * exact mode the global window keeps `limit` timestamps (8 bytes each).
+ *
+ * @param[in,out] limiter  the limiter.
+ * @param[in]     limit    permits per window over all keys; 0 removes the
+ *                         global limit; at most 2^24 in exact mode.
+ * @retval TF_OK                   success.
+ * @retval TF_ERR_NULL             limiter is NULL.
+ * @retval TF_ERR_INVALID_ARGUMENT an exact-mode limit above 2^24.
+ * @retval TF_ERR_OUT_OF_MEMORY    the global window could not be allocated
+ *                                 (nothing changed).
+ * @note Thread-safe (the limiter locks internally).
+ * @since 0.1.0
  */
 TF_API tf_status tf_rate_limiter_set_global_limit(tf_rate_limiter *limiter, uint64_t limit);
 
-/*
- * Gives `key` its own limit (an override of the default; 0 removes the
- * override). Overrides persist while the key is idle or reclaimed. A key
- * with an override is still held to the global limit. Lowering a key's
- * limit below what it holds denies it until enough permits leave (exact
- * mode keeps its newest grants that fit). A bucketed key with an override
- * costs a lookup in the override map on each request.
- * Errors: TF_ERR_NULL, TF_ERR_INVALID_ARGUMENT (limit above the mode's
- * maximum), TF_ERR_OUT_OF_MEMORY.
+/**
+ * @brief Gives `key` its own limit (an override of the default).
+ *
+ * Overrides persist while the key is idle or reclaimed. A key with an
+ * override is still held to the global limit. Lowering a key's limit below
+ * what it holds denies it until enough permits leave (exact mode keeps its
+ * newest grants that fit). A bucketed key with an override costs a lookup in
+ * the override map on each request.
+ *
+ * @param[in,out] limiter  the limiter.
+ * @param[in]     key      the key's bytes; NULL only when key_len is 0.
+ * @param[in]     key_len  the key's length in bytes.
+ * @param[in]     limit    the key's requests per window; 0 removes the override.
+ * @retval TF_OK                   success.
+ * @retval TF_ERR_NULL             limiter is NULL, or key is NULL with key_len > 0.
+ * @retval TF_ERR_INVALID_ARGUMENT limit is above the mode's maximum.
+ * @retval TF_ERR_OUT_OF_MEMORY    an allocation failed (nothing changed).
+ * @note Thread-safe (the limiter locks internally).
+ * @since 0.1.0
  */
 TF_API tf_status tf_rate_limiter_set_key_limit(tf_rate_limiter *limiter, const void *key, size_t key_len,
                                                uint64_t limit);
 
-/* At most `max_keys` keys tracked at once (0: no bound). Errors: TF_ERR_NULL. */
+/**
+ * @brief Bounds the number of keys tracked at once.
+ * @param[in,out] limiter   the limiter.
+ * @param[in]     max_keys  the most keys tracked; 0 for no bound.
+ * @retval TF_OK       success.
+ * @retval TF_ERR_NULL limiter is NULL.
+ * @note Thread-safe (the limiter locks internally).
+ * @since 0.1.0
+ */
 TF_API tf_status tf_rate_limiter_set_max_keys(tf_rate_limiter *limiter, uint64_t max_keys);
 
-/*
- * Asks for `n` permits for `key` at `now` (>= 1) and takes them when allowed.
- * Like the seed, the key's window is first brought to `now` (granted or
- * not: a later call with an earlier time is clamped to it); a denied
- * request takes nothing.
- *  allowed     receives 1 when granted, 0 when denied (nothing taken).
- *  remaining   (may be NULL) permits left to the key in the window after the
- *              decision (a denied request takes nothing), bounded by what
- *              is left in the global window when one is set.
- *  retry_at    (may be NULL) 0 when granted; otherwise the earliest time at
- *              which the same request would be granted if nothing else
- *              happened (a Retry-After of retry_at - now), or UINT64_MAX
- *              when it never can (n above the key's limit, or a full table
- *              that denies new keys).
- * Errors: TF_ERR_NULL, TF_ERR_INVALID_ARGUMENT (now == 0, n == 0),
- * TF_ERR_OUT_OF_MEMORY (the table could not grow; nothing changed).
+/**
+ * @brief Asks for `n` permits for `key` at `now` and takes them when allowed.
+ *
+ * As in the Rate Limiter README, the key's window is first brought to `now`
+ * (granted or not: a later call with an earlier time is clamped to it); a
+ * denied request takes nothing.
+ *
+ * @param[in,out] limiter    the limiter.
+ * @param[in]     key        the key's bytes; NULL only when key_len is 0.
+ * @param[in]     key_len    the key's length in bytes.
+ * @param[in]     now        the time of the request, >= 1.
+ * @param[in]     n          the permits asked for, >= 1.
+ * @param[out]    allowed    receives 1 when granted, 0 when denied (nothing taken).
+ * @param[out]    remaining  receives the permits left to the key in the window
+ *                           after the decision, bounded by what is left in the
+ *                           global window when one is set; may be NULL.
+ * @param[out]    retry_at   receives 0 when granted; otherwise the earliest
+ *                           time at which the same request would be granted
+ *                           if nothing else happened (a Retry-After of
+ *                           retry_at - now), or ::TF_RETRY_NEVER when it never
+ *                           can (n above the key's limit, or a full table that
+ *                           denies new keys); may be NULL.
+ * @retval TF_OK                   success.
+ * @retval TF_ERR_NULL             limiter or allowed is NULL, or key is NULL
+ *                                 with key_len > 0.
+ * @retval TF_ERR_INVALID_ARGUMENT now or n is 0.
+ * @retval TF_ERR_OUT_OF_MEMORY    the table could not grow (nothing changed).
+ * @note Thread-safe (the limiter locks internally).
+ * @since 0.1.0
  */
 TF_API tf_status tf_rate_limiter_acquire(tf_rate_limiter *limiter, const void *key, size_t key_len, uint64_t now,
                                          uint64_t n, int *allowed, uint64_t *remaining, uint64_t *retry_at);
 
-/*
+/**
+ * @brief Batch form of tf_rate_limiter_acquire().
+ *
  * The same as `count` calls of tf_rate_limiter_acquire(keys[i], key_lens[i],
  * times[i], n, &allowed[i], &remaining[i], &retry_at[i]) in order, but the
- * table lines of the next keys are fetched while one key is decided, so
- * that their cache misses overlap: for a server that gathers the requests
- * of one event-loop tick, several times the throughput of single calls on
- * tables larger than the CPU's caches (README.md). `remaining` and
- * `retry_at` may be NULL; otherwise every array holds `count` entries.
- * keys[i] may be NULL only when key_lens[i] is 0.
- * Errors (checked before any decision, so a failed call changes nothing):
- * TF_ERR_NULL (limiter, keys, key_lens, times or allowed NULL, or a NULL
- * key with a length), TF_ERR_INVALID_ARGUMENT (a time of 0, n == 0),
- * TF_ERR_OUT_OF_MEMORY (decisions before the failing key stand). count 0
- * does nothing. Thread-safe like acquire; the batch is not atomic (other
- * threads' calls may interleave between its keys).
+ * table lines of the next keys are fetched while one key is decided, so that
+ * their cache misses overlap: for a server that gathers the requests of one
+ * event-loop tick, several times the throughput of single calls on tables
+ * larger than the CPU's caches (docs/performance.md). Arguments are checked
+ * before any decision, so a refused call changes nothing; count == 0 does
+ * nothing. The batch is not atomic: other threads' calls may interleave
+ * between its keys.
+ *
+ * @param[in,out] limiter    the limiter.
+ * @param[in]     keys       `count` key pointers; keys[i] may be NULL only
+ *                           when key_lens[i] is 0.
+ * @param[in]     key_lens   `count` key lengths in bytes.
+ * @param[in]     count      the number of requests.
+ * @param[in]     times      `count` request times, each >= 1.
+ * @param[in]     n          the permits each request asks for, >= 1.
+ * @param[out]    allowed    receives `count` answers, 1 granted or 0 denied.
+ * @param[out]    remaining  receives `count` remaining counts; may be NULL.
+ * @param[out]    retry_at   receives `count` retry times; may be NULL.
+ * @retval TF_OK                   success.
+ * @retval TF_ERR_NULL             limiter, keys, key_lens, times or allowed is
+ *                                 NULL, or a NULL key has a length.
+ * @retval TF_ERR_INVALID_ARGUMENT a time is 0, or n is 0.
+ * @retval TF_ERR_OUT_OF_MEMORY    the table could not grow; the decisions
+ *                                 before the failing key stand.
+ * @note Thread-safe (the limiter locks internally).
+ * @since 0.1.0
  */
 TF_API tf_status tf_rate_limiter_acquire_batch(tf_rate_limiter *limiter, const void *const *keys,
                                                const size_t *key_lens, size_t count, const uint64_t *times, uint64_t n,
                                                int *allowed, uint64_t *remaining, uint64_t *retry_at);
 
-/* The decision acquire() would make now, without changing anything: no
- * permit taken, no clock moved, no key created or reclaimed (a full table
- * is looked at, not swept). Same arguments and errors. */
-TF_API tf_status tf_rate_limiter_peek(tf_rate_limiter *limiter, const void *key, size_t key_len, uint64_t now,
+/**
+ * @brief The decision tf_rate_limiter_acquire() would make now, without
+ * changing anything.
+ *
+ * No permit is taken, no clock moved, no key created or reclaimed (a full
+ * table is looked at, not swept). Same arguments and errors as
+ * tf_rate_limiter_acquire().
+ *
+ * @param[in]  limiter    the limiter.
+ * @param[in]  key        the key's bytes; NULL only when key_len is 0.
+ * @param[in]  key_len    the key's length in bytes.
+ * @param[in]  now        the time of the request, >= 1.
+ * @param[in]  n          the permits asked for, >= 1.
+ * @param[out] allowed    receives 1 when acquire would grant, else 0.
+ * @param[out] remaining  receives the permits left after such a decision; may be NULL.
+ * @param[out] retry_at   receives 0, a retry time, or ::TF_RETRY_NEVER, as
+ *                        tf_rate_limiter_acquire(); may be NULL.
+ * @retval TF_OK                   success.
+ * @retval TF_ERR_NULL             limiter or allowed is NULL, or key is NULL
+ *                                 with key_len > 0.
+ * @retval TF_ERR_INVALID_ARGUMENT now or n is 0.
+ * @note Thread-safe (the limiter locks internally).
+ * @since 0.1.0
+ */
+TF_API tf_status tf_rate_limiter_peek(const tf_rate_limiter *limiter, const void *key, size_t key_len, uint64_t now,
                                       uint64_t n, int *allowed, uint64_t *remaining, uint64_t *retry_at);
 
-/* Gives back up to `n` permits the key took (the most recent first), also
- * to the global window (the same buckets, or grant times, as the key's, if
- * they are still in it). Errors: TF_ERR_NULL, TF_ERR_INVALID_ARGUMENT
- * (now == 0). A key not tracked is a no-op. */
+/**
+ * @brief Gives back up to `n` permits the key took, the most recent first.
+ *
+ * The global window gets them back too (the same buckets, or grant times, as
+ * the key's, if they are still in it). A key not tracked is a no-op.
+ *
+ * @param[in,out] limiter  the limiter.
+ * @param[in]     key      the key's bytes; NULL only when key_len is 0.
+ * @param[in]     key_len  the key's length in bytes.
+ * @param[in]     now      the time of the refund, >= 1.
+ * @param[in]     n        the permits to give back.
+ * @retval TF_OK                   success.
+ * @retval TF_ERR_NULL             limiter is NULL, or key is NULL with key_len > 0.
+ * @retval TF_ERR_INVALID_ARGUMENT now is 0.
+ * @note Thread-safe (the limiter locks internally).
+ * @since 0.1.0
+ */
 TF_API tf_status tf_rate_limiter_refund(tf_rate_limiter *limiter, const void *key, size_t key_len, uint64_t now,
                                         uint64_t n);
 
-/* Forgets the key's requests (its override stays). Errors: TF_ERR_NULL. */
+/**
+ * @brief Forgets the key's requests (its override stays).
+ * @param[in,out] limiter  the limiter.
+ * @param[in]     key      the key's bytes; NULL only when key_len is 0.
+ * @param[in]     key_len  the key's length in bytes.
+ * @retval TF_OK       success.
+ * @retval TF_ERR_NULL limiter is NULL, or key is NULL with key_len > 0.
+ * @note Thread-safe (the limiter locks internally).
+ * @since 0.1.0
+ */
 TF_API tf_status tf_rate_limiter_reset(tf_rate_limiter *limiter, const void *key, size_t key_len);
 
-/*
- * Counters; any out-parameter may be NULL.
- *  keys            keys tracked now.
- *  reclaimed       idle keys reclaimed so far.
- *  denied_full     requests of new keys denied because the table was full.
- *  allowed_full    requests of new keys admitted untracked because it was full.
- *  bytes           memory held.
- * Errors: TF_ERR_NULL.
+/**
+ * @brief The limiter's counters: keys tracked, reclaimed, denied or admitted
+ * on a full table, and the memory held.
+ *
+ * Takes each shard's lock in turn to add up the memory (O(shards)); the
+ * counters are read at slightly different moments when other threads are
+ * deciding. Writes only the first stats->size bytes (docs/conventions.md,
+ * "Versioned structs"); nothing on failure.
+ *
+ * @param[in]     limiter  the limiter.
+ * @param[in,out] stats    initialized with ::TF_RATE_LIMITER_STATS_INIT;
+ *                         receives the counters.
+ * @retval TF_OK                   success.
+ * @retval TF_ERR_NULL             limiter or stats is NULL.
+ * @retval TF_ERR_INVALID_ARGUMENT stats->size is below the struct's first
+ *                                 version (not initialized).
+ * @note Thread-safe (the limiter locks internally).
+ * @since 0.1.0
  */
-TF_API tf_status tf_rate_limiter_stats(tf_rate_limiter *limiter, uint64_t *keys, uint64_t *reclaimed,
-                                       uint64_t *denied_full, uint64_t *allowed_full, size_t *bytes);
+TF_API tf_status tf_rate_limiter_get_stats(const tf_rate_limiter *limiter, tf_rate_limiter_stats *stats);
 
-/*
- * Serialization (wire format kind 4): the parameters, global window,
- * overrides and every tracked key's state, so a restarted service forgets
- * nobody who is limited. serialize takes every lock of the limiter, so the
- * snapshot is one consistent moment (other threads' calls wait meanwhile);
- * the size may change between serialized_size and serialize, in which case
- * serialize returns TF_ERR_BUFFER_TOO_SMALL with the new size. Keys and
- * overrides are written in increasing order of their bytes: equal states
- * give equal blobs. Same contract as the other structures otherwise.
+/**
+ * @brief How the limiter is configured: limit, window, bucket width, flags,
+ * global limit and key bound. O(1).
+ *
+ * Writes only the first info->size bytes; nothing on failure.
+ *
+ * @param[in]     limiter  the limiter.
+ * @param[in,out] info     initialized with ::TF_RATE_LIMITER_INFO_INIT;
+ *                         receives the fields.
+ * @retval TF_OK                   success.
+ * @retval TF_ERR_NULL             limiter or info is NULL.
+ * @retval TF_ERR_INVALID_ARGUMENT info->size is below the struct's first
+ *                                 version (not initialized).
+ * @note Thread-safe (the limiter locks internally).
+ * @since 0.1.0
  */
-TF_API tf_status tf_rate_limiter_serialized_size(tf_rate_limiter *limiter, size_t *size);
-TF_API tf_status tf_rate_limiter_serialize(tf_rate_limiter *limiter, void *buf, size_t capacity, size_t *written);
-TF_API tf_status tf_rate_limiter_deserialize(const void *buf, size_t len, tf_rate_limiter **out);
+TF_API tf_status tf_rate_limiter_get_info(const tf_rate_limiter *limiter, tf_rate_limiter_info *info);
+
+/**
+ * @brief The exact size of the limiter's serialization at this moment.
+ *
+ * The size may change before tf_rate_limiter_serialize() runs, when other
+ * threads make requests meanwhile; serialize then reports the new size.
+ *
+ * @param[in]  limiter  the limiter.
+ * @param[out] size     receives the blob's size in bytes.
+ * @retval TF_OK            success.
+ * @retval TF_ERR_NULL      limiter or size is NULL.
+ * @retval TF_ERR_TOO_LARGE the size overflows size_t.
+ * @note Thread-safe (takes every lock of the limiter for a moment).
+ * @since 0.1.0
+ */
+TF_API tf_status tf_rate_limiter_serialized_size(const tf_rate_limiter *limiter, size_t *size);
+
+/**
+ * @brief Serializes the limiter (wire format kind 4, docs/wire-format.md).
+ *
+ * The blob holds the parameters, the global window, the overrides and every
+ * tracked key's state, so a restarted service forgets nobody who is limited.
+ * Serialize takes every lock of the limiter, so the snapshot is one
+ * consistent moment (other threads' calls wait meanwhile). Keys and overrides
+ * are written in increasing order of their bytes: equal states give equal
+ * blobs.
+ *
+ * @param[in]  limiter   the limiter.
+ * @param[out] buf       receives the blob; may be NULL when capacity is 0.
+ * @param[in]  capacity  the size of buf in bytes.
+ * @param[out] written   receives the blob's length; when capacity is too
+ *                       small, the size needed (which may differ from an
+ *                       earlier tf_rate_limiter_serialized_size()).
+ * @retval TF_OK                   success.
+ * @retval TF_ERR_NULL             limiter or written is NULL, or buf is NULL
+ *                                 with enough capacity.
+ * @retval TF_ERR_BUFFER_TOO_SMALL capacity is too small: nothing is written
+ *                                 into buf and the needed size is stored in
+ *                                 written.
+ * @retval TF_ERR_TOO_LARGE        the size overflows size_t.
+ * @retval TF_ERR_OUT_OF_MEMORY    the keys could not be sorted.
+ * @note Thread-safe (takes every lock of the limiter).
+ * @since 0.1.0
+ */
+TF_API tf_status tf_rate_limiter_serialize(const tf_rate_limiter *limiter, void *buf, size_t capacity, size_t *written);
+
+/**
+ * @brief Creates a limiter from a blob written by tf_rate_limiter_serialize().
+ *
+ * Checks the length, magic, version, kind, flags, checksum and every
+ * invariant of every field before allocating anything, then creates a new
+ * limiter owned by the caller. The limiter's memory (as
+ * tf_rate_limiter_get_stats() will report it in `memory`) is computed from
+ * the validated blob first and refused above options->max_memory. Without
+ * that limit, the memory is a small multiple of the blob's size, except in
+ * exact mode: there each key's ring holds 8 bytes per permit of its limit (up
+ * to 8 MiB a key) and the global window 8 bytes per permit of the global
+ * limit (up to 128 MiB), however few grants the blob carries. Set
+ * max_memory when blobs may come from an untrusted source.
+ *
+ * @param[in]  buf      the blob.
+ * @param[in]  len      its length in bytes.
+ * @param[in]  options  a ::tf_deserialize_options initialized with
+ *                      ::TF_DESERIALIZE_OPTIONS_INIT, or NULL for the defaults.
+ * @param[out] out      receives the new limiter, owned by the caller.
+ * @retval TF_OK                      success.
+ * @retval TF_ERR_NULL                buf or out is NULL.
+ * @retval TF_ERR_INVALID_ARGUMENT    options->size is below the struct's
+ *                                    first version (not initialized).
+ * @retval TF_ERR_TOO_LARGE           the limiter would hold more than
+ *                                    options->max_memory bytes.
+ * @retval TF_ERR_TRUNCATED           the blob is shorter than its envelope says.
+ * @retval TF_ERR_BAD_MAGIC           the blob does not start with "TFLT".
+ * @retval TF_ERR_UNSUPPORTED_VERSION the format version is unknown.
+ * @retval TF_ERR_WRONG_KIND          the blob holds another structure.
+ * @retval TF_ERR_CHECKSUM            the checksum does not match.
+ * @retval TF_ERR_CORRUPT             a field breaks the limiter's invariants.
+ * @retval TF_ERR_OUT_OF_MEMORY       an allocation failed.
+ * @note Thread-safe.
+ * @since 0.1.0
+ */
+TF_API tf_status tf_rate_limiter_deserialize(const void *buf, size_t len, const tf_deserialize_options *options,
+                                             tf_rate_limiter **out);
 
 #ifdef __cplusplus
 }

@@ -12,6 +12,8 @@
 
 #include <sys/mman.h>
 
+#include "temporalfilters/common.h"
+
 namespace tf {
 
 constexpr size_t kCacheLine = 64;
@@ -19,10 +21,11 @@ constexpr size_t kCacheLine = 64;
 // Checked a*b; false on overflow.
 inline bool mul_overflows(size_t a, size_t b, size_t *out) { return __builtin_mul_overflow(a, b, out); }
 
-// Saturating addition for timestamps.
+// Saturating addition for timestamps: a sum that would overflow is
+// TF_RETRY_NEVER, the time that never comes.
 inline uint64_t sat_add(uint64_t a, uint64_t b) {
     uint64_t r;
-    return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
+    return __builtin_add_overflow(a, b, &r) ? TF_RETRY_NEVER : r;
 }
 
 // Tables of at least kHugeTableBytes are mapped directly, aligned to 2 MiB,
@@ -58,8 +61,16 @@ class ZeroedBlock {
     void *data() const { return data_; }
     // Bytes reserved for the block (alignment slack included).
     size_t footprint() const { return footprint_; }
+    // The footprint a block of `bytes` will have, known before allocating
+    // it (deserialize checks its memory limit with it).
+    static size_t footprint_for(size_t bytes) { return mapped(bytes) ? page_round(bytes) : bytes + kCacheLine; }
 
    private:
+    static constexpr size_t kPage = 4096;
+    // Whether a block of `bytes` is mapped (rather than calloc'ed).
+    static bool mapped(size_t bytes) { return bytes >= kHugeTableBytes && bytes <= SIZE_MAX - 2 * kHugePage; }
+    static size_t page_round(size_t bytes) { return (bytes + kPage - 1) & ~(kPage - 1); }
+
     void *data_ = nullptr;
     void *raw_ = nullptr;  // calloc'ed pointer, or nullptr when mapped
     size_t mapped_ = 0;    // length of the mapping, or 0
@@ -67,12 +78,11 @@ class ZeroedBlock {
 };
 
 inline ZeroedBlock::ZeroedBlock(size_t bytes) {
-    constexpr size_t kPage = 4096;
-    if (bytes >= kHugeTableBytes && bytes <= SIZE_MAX - 2 * kHugePage) {
+    if (mapped(bytes)) {
         // The mapping starts on a 2 MiB boundary and ends at the next 4 KiB
         // page: every whole 2 MiB of it can be a huge page and the tail
         // takes small pages, so no memory is held beyond the table's.
-        const size_t len = (bytes + kPage - 1) & ~(kPage - 1);
+        const size_t len = page_round(bytes);
         const size_t map_len = len + kHugePage;
         void *p = mmap(nullptr, map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p == MAP_FAILED) throw std::bad_alloc();
@@ -117,6 +127,8 @@ class AlignedArray {
     const T *data() const { return static_cast<const T *>(block_.data()); }
     size_t size() const { return n_; }
     size_t bytes() const { return block_.footprint(); }
+    // bytes() of an array of n elements, before allocating it.
+    static size_t bytes_for(size_t n) { return ZeroedBlock::footprint_for(n * sizeof(T)); }
     T &operator[](size_t i) { return data()[i]; }
     const T &operator[](size_t i) const { return data()[i]; }
 

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "common/status.hpp"
+#include "common/versioned.hpp"
 #include "common/wire.hpp"
 #include "rate_limiter/rate_limiter.hpp"
 
@@ -22,7 +23,7 @@ tf_status fill(const tf::rate::Decision &d, int *allowed, uint64_t *remaining, u
     return TF_OK;
 }
 
-tf_status decide(tf_rate_limiter *rl, const void *key, size_t key_len, uint64_t now, uint64_t n, bool take,
+tf_status decide(const tf_rate_limiter *rl, const void *key, size_t key_len, uint64_t now, uint64_t n, bool take,
                  int *allowed, uint64_t *remaining, uint64_t *retry_at) {
     TF_REQUIRE_NONNULL(rl, "limiter");
     TF_REQUIRE_KEY(key, key_len);
@@ -102,7 +103,7 @@ TF_API tf_status tf_rate_limiter_acquire_batch(tf_rate_limiter *limiter, const v
     });
 }
 
-TF_API tf_status tf_rate_limiter_peek(tf_rate_limiter *limiter, const void *key, size_t key_len, uint64_t now,
+TF_API tf_status tf_rate_limiter_peek(const tf_rate_limiter *limiter, const void *key, size_t key_len, uint64_t now,
                                       uint64_t n, int *allowed, uint64_t *remaining, uint64_t *retry_at) {
     return decide(limiter, key, key_len, now, n, false, allowed, remaining, retry_at);
 }
@@ -127,31 +128,40 @@ TF_API tf_status tf_rate_limiter_reset(tf_rate_limiter *limiter, const void *key
     });
 }
 
-TF_API tf_status tf_rate_limiter_stats(tf_rate_limiter *limiter, uint64_t *keys, uint64_t *reclaimed,
-                                       uint64_t *denied_full, uint64_t *allowed_full, size_t *bytes) {
+TF_API tf_status tf_rate_limiter_get_stats(const tf_rate_limiter *limiter, tf_rate_limiter_stats *stats) {
     TF_REQUIRE_NONNULL(limiter, "limiter");
     return guard([&] {
-        limiter->impl->stats(keys, reclaimed, denied_full, allowed_full, bytes);
-        return TF_OK;
+        tf_rate_limiter_stats full = TF_RATE_LIMITER_STATS_INIT;
+        limiter->impl->stats(&full);
+        return tf::put_versioned(stats, full, TF_VERSIONED_END(tf_rate_limiter_stats, memory), "stats");
     });
 }
 
-TF_API tf_status tf_rate_limiter_serialized_size(tf_rate_limiter *limiter, size_t *size) {
+TF_API tf_status tf_rate_limiter_get_info(const tf_rate_limiter *limiter, tf_rate_limiter_info *info) {
+    TF_REQUIRE_NONNULL(limiter, "limiter");
+    tf_rate_limiter_info full = TF_RATE_LIMITER_INFO_INIT;
+    limiter->impl->info(&full);
+    return tf::put_versioned(info, full, TF_VERSIONED_END(tf_rate_limiter_info, max_keys), "info");
+}
+
+TF_API tf_status tf_rate_limiter_serialized_size(const tf_rate_limiter *limiter, size_t *size) {
     TF_REQUIRE_NONNULL(limiter, "limiter");
     TF_REQUIRE_NONNULL(size, "size");
     return guard([&] {
-        limiter->impl->lock_all();
-        const size_t payload = limiter->impl->payload_size();
-        limiter->impl->unlock_all();
+        const RateLimiter &rl = *limiter->impl;
+        rl.lock_all();
+        const size_t payload = rl.payload_size();
+        rl.unlock_all();
         if (!tf::wire::blob_size(payload, size)) return fail(TF_ERR_TOO_LARGE, "blob size overflows size_t");
         return TF_OK;
     });
 }
 
-TF_API tf_status tf_rate_limiter_serialize(tf_rate_limiter *limiter, void *buf, size_t capacity, size_t *written) {
+TF_API tf_status tf_rate_limiter_serialize(const tf_rate_limiter *limiter, void *buf, size_t capacity,
+                                           size_t *written) {
     TF_REQUIRE_NONNULL(limiter, "limiter");
     return guard([&] {
-        RateLimiter &rl = *limiter->impl;
+        const RateLimiter &rl = *limiter->impl;
         rl.lock_all();
         tf_status st;
         try {
@@ -166,17 +176,21 @@ TF_API tf_status tf_rate_limiter_serialize(tf_rate_limiter *limiter, void *buf, 
     });
 }
 
-TF_API tf_status tf_rate_limiter_deserialize(const void *buf, size_t len, tf_rate_limiter **out) {
+TF_API tf_status tf_rate_limiter_deserialize(const void *buf, size_t len, const tf_deserialize_options *options,
+                                             tf_rate_limiter **out) {
     return guard([&] {
         TF_REQUIRE_NONNULL(out, "out");
         TF_REQUIRE_NONNULL(buf, "buf");
+        tf::DeserializeLimits limits;
+        tf_status st = tf::read_deserialize_options(options, &limits);
+        if (st != TF_OK) return st;
         uint32_t flags;
         tf::wire::Reader payload;
-        tf_status st = tf::wire::open(buf, len, tf::wire::Kind::RateLimiter,
-                                      TF_RATE_LIMITER_EXACT | TF_RATE_LIMITER_FULL_ALLOW, &flags, &payload);
+        st = tf::wire::open(buf, len, tf::wire::Kind::RateLimiter, TF_RATE_LIMITER_EXACT | TF_RATE_LIMITER_FULL_ALLOW,
+                            &flags, &payload);
         if (st != TF_OK) return st;
         std::unique_ptr<RateLimiter> rl;
-        st = RateLimiter::read(payload, flags, &rl);
+        st = RateLimiter::read(payload, flags, limits, &rl);
         if (st != TF_OK) return st;
         *out = new tf_rate_limiter{std::move(rl)};
         return TF_OK;

@@ -76,13 +76,13 @@ Decision empty_decide(uint64_t limit, uint64_t n) {
     Decision d;
     d.allowed = n <= limit;
     d.remaining = d.allowed ? limit - n : limit;
-    d.retry_at = d.allowed ? 0 : kNever;
+    d.retry_at = d.allowed ? 0 : kRetryNever;
     return d;
 }
 
 Decision deny_never() {
     Decision d;
-    d.retry_at = kNever;
+    d.retry_at = kRetryNever;
     return d;
 }
 
@@ -161,13 +161,25 @@ Table::Rec Table::find(const void *key, size_t len, const Hash128 &h) const {
 }
 
 void Table::reserve_one() {
-    if ((count_ + 1) * kMaxLoadDen > cap_ * kMaxLoadNum) grow();
+    if (full_for(count_ + 1, cap_)) grow();
+}
+
+// grow by 1/8 (1/4 while small): the load stays within 85% / 1.125 = 76%
+// and 85% once the table is large
+size_t Table::next_capacity(size_t cap) { return cap < 1024 ? std::max<size_t>(16, cap + cap / 4) : cap + cap / 8; }
+
+// Each insert grows the table at most once, and one step is always enough
+// (every step adds room for at least one more record), so a table filled
+// with `count` records from empty has the first capacity of the sequence
+// 0, 16, 20, 25, ... that is not full for `count`.
+size_t Table::capacity_for(size_t count) {
+    size_t cap = 0;
+    while (full_for(count, cap)) cap = next_capacity(cap);
+    return cap;
 }
 
 void Table::grow() {
-    // grow by 1/8 (1/4 while small): the load stays within 85% / 1.125
-    // = 76% and 85% once the table is large
-    const size_t ncap = cap_ < 1024 ? std::max<size_t>(16, cap_ + cap_ / 4) : cap_ + cap_ / 8;
+    const size_t ncap = next_capacity(cap_);
     size_t bytes;
     if (mul_overflows(ncap, stride_, &bytes)) throw std::bad_alloc();
     uint8_t *nslots = static_cast<uint8_t *>(std::calloc(ncap, stride_));
@@ -288,7 +300,7 @@ RateLimiter::RateLimiter(uint64_t limit, uint64_t window, uint64_t width, uint32
     : limit_(limit), window_(window), flags_(flags) {
     const bool ex = exact();
     spec_ = ex ? BucketSpec(window, 1) : BucketSpec(width, uint32_t(window / width));
-    for (Shard &s : shards_) s.table.init(Table::kStateOffset + state_bytes(), ex);
+    for (Shard &s : shards_) s.table.init(record_stride(ex, spec_.nb), ex);
 }
 
 uint32_t RateLimiter::override_of(const void *key, size_t len) const {
@@ -530,7 +542,7 @@ void RateLimiter::decide_hashed(const void *key, size_t len, const Hash128 &h, u
         Decision d;
         if (!fresh) {
             t = std::max(now, r.latest());  // the key's own clock never goes back
-            if (take) key_advance(r, t);    // the seed's step 1, granted or not
+            if (take) key_advance(r, t);    // the README's step 1, granted or not
             d = key_decide(r, t, limit_of(r), n);
         } else {
             t = now;
@@ -661,55 +673,89 @@ void RateLimiter::reset(const void *key, size_t len) {
     }
 }
 
-void RateLimiter::stats(uint64_t *keys, uint64_t *reclaimed, uint64_t *denied_full, uint64_t *allowed_full,
-                        size_t *bytes) {
-    if (keys) *keys = keys_.load();
-    if (reclaimed) *reclaimed = reclaimed_.load();
-    if (denied_full) *denied_full = denied_full_.load();
-    if (allowed_full) *allowed_full = allowed_full_.load();
-    if (bytes) {
-        size_t b = sizeof(*this);
-        for (Shard &s : shards_) {
-            std::lock_guard<ShardLock> lock(s.mu);
-            b += s.table.bytes();
-        }
-        {
-            std::lock_guard<std::mutex> g(global_mu_);
-            b += 8 * (global_counts_.capacity() + global_ring_.capacity());
-        }
-        std::shared_lock<std::shared_mutex> o(overrides_mu_);
-        for (const auto &kv : overrides_) b += kv.first.capacity() + 48;
-        *bytes = b;
+// The capacity of a std::string made from `key_len` bytes: its inline
+// buffer, or exactly the bytes (as std::string(ptr, len) and its copies
+// allocate them), plus what a node of the map costs.
+size_t RateLimiter::override_bytes(size_t key_len) {
+    static const size_t inline_capacity = std::string().capacity();
+    return std::max(key_len, inline_capacity) + 48;
+}
+
+void RateLimiter::stats(tf_rate_limiter_stats *out) const {
+    out->keys = keys_.load();
+    out->reclaimed = reclaimed_.load();
+    out->denied_full = denied_full_.load();
+    out->allowed_full = allowed_full_.load();
+    size_t b = sizeof(*this);
+    for (const Shard &s : shards_) {
+        std::lock_guard<ShardLock> lock(s.mu);
+        b += s.table.bytes();
     }
+    {
+        std::lock_guard<std::mutex> g(global_mu_);
+        b += global_bytes(exact(), global_limit_, spec_.nb);
+    }
+    std::shared_lock<std::shared_mutex> o(overrides_mu_);
+    for (const auto &kv : overrides_) b += override_bytes(kv.first.size());
+    out->memory = b;
+}
+
+void RateLimiter::info(tf_rate_limiter_info *out) const {
+    out->limit = limit_;
+    out->window = window_;
+    out->bucket_width = exact() ? 0 : spec_.width;
+    out->flags = flags_;
+    out->global_limit = global_limit_.load(std::memory_order_acquire);
+    out->max_keys = max_keys_.load();
 }
 
 // ---- wire format ---------------------------------------------------------
 //
-// Payload (kind 4; envelope flags = creation flags), little-endian:
-//   u64 limit, u64 window, u64 bucket width, u64 max_keys, u64 global limit,
-//   u64 reclaimed, u64 denied_full, u64 allowed_full, u64 horizon (the
-//     latest of the shards' reclaim horizons),
-//   global window: u64 latest, then, when a global limit is set,
-//     bucketed: u64 counts[nb] (bucket j in slot j mod nb),
-//     exact: u32 count, u64 times[count] oldest first,
-//   u64 override count, each: u32 limit, u32 key length, key bytes,
-//   u64 key count, each: u32 key length, key bytes, u64 latest,
-//     then bucketed: u16 counts[nb] (slot order); exact: u32 count,
-//     u64 times[count] oldest first.
+// Payload of kind 4 (docs/wire-format.md), little-endian, field by field;
+// the envelope's flags are the creation flags. nb = window / bucket width
+// (bucketed mode), G = global limit.
+//
+//   size        field
+//   8           limit (u64): the default per-key limit
+//   8           window (u64)
+//   8           bucket width (u64); the window itself in exact mode
+//   8           max_keys (u64), 0 for no bound
+//   8           G (u64), 0 for none
+//   8           reclaimed (u64)
+//   8           denied_full (u64)
+//   8           allowed_full (u64)
+//   8           horizon (u64): the latest of the shards' reclaim horizons
+//   8           global latest (u64): the global window's clock, 0 when G = 0
+//   global window, only when G != 0:
+//     bucketed: 8 * nb    counts (u64), bucket j in slot j mod nb
+//     exact:    4         count c (u32), c <= G
+//               8 * c     grant times (u64), oldest first
+//   8           override count o (u64), then o times:
+//     4           limit (u32), 1 .. the mode's maximum
+//     4           key length k (u32)
+//     k           key bytes
+//   8           key count n (u64), then n times:
+//     4           key length k (u32)
+//     k           key bytes
+//     8           latest (u64): the key's clock, >= 1
+//     bucketed: 2 * nb    counts (u16), slot order (their sum fits a u16)
+//     exact:    4         count c (u32), c <= the key's limit
+//               8 * c     grant times (u64), oldest first, <= latest
+//
 // Overrides and keys are in increasing order of their bytes (shorter first
 // on a common prefix), so equal states give equal blobs whatever the
 // tables' history.
 
-void RateLimiter::lock_all() {
-    for (Shard &s : shards_) s.mu.lock();
+void RateLimiter::lock_all() const {
+    for (const Shard &s : shards_) s.mu.lock();
     global_mu_.lock();
     overrides_mu_.lock_shared();
 }
 
-void RateLimiter::unlock_all() {
+void RateLimiter::unlock_all() const {
     overrides_mu_.unlock_shared();
     global_mu_.unlock();
-    for (Shard &s : shards_) s.mu.unlock();
+    for (const Shard &s : shards_) s.mu.unlock();
 }
 
 size_t RateLimiter::payload_size() const {
@@ -774,146 +820,324 @@ void RateLimiter::write_payload(wire::Writer &w) const {
     }
 }
 
-tf_status RateLimiter::read(wire::Reader &r, uint32_t flags, std::unique_ptr<RateLimiter> *out) {
-    const char *what = "rate limiter blob";
-    const uint64_t limit = r.u64(), window = r.u64(), width = r.u64(), max_keys = r.u64(), glimit = r.u64();
-    const uint64_t reclaimed = r.u64(), denied = r.u64(), allowed = r.u64(), horizon = r.u64(), glatest = r.u64();
-    if (!r.ok()) return fail(TF_ERR_CORRUPT, "%s: payload too short for its header", what);
-    if (check(limit, window, width, flags) != TF_OK) {
+namespace {
+
+const char *const kWhat = "rate limiter blob";
+
+// The fields that open a payload, with what follows from them.
+struct PayloadHeader {
+    uint64_t limit, window, width, max_keys, global_limit;
+    uint64_t reclaimed, denied_full, allowed_full, horizon, global_latest;
+    uint32_t flags;
+    bool exact;
+    uint32_t nb;       // buckets per window (1 in exact mode)
+    uint64_t key_max;  // the mode's largest per-key limit
+};
+
+// The global window of a payload (when a global limit is set); `data`
+// points into the blob.
+struct PayloadGlobal {
+    const uint8_t *data = nullptr;  // exact: `count` u64 times; bucketed: nb u64 counts
+    uint32_t count = 0;             // exact: grants held
+    uint64_t total = 0;             // bucketed: their sum
+};
+
+// One tracked key of a payload; the pointers point into the blob.
+struct PayloadKey {
+    const uint8_t *key;
+    uint32_t len;
+    uint64_t latest;
+    uint64_t limit;  // its override, or the default limit
+    bool overridden;
+    const uint8_t *state;  // exact: `count` u64 times; bucketed: nb u16 counts
+    uint32_t count;        // exact: grants held
+    uint64_t total;        // bucketed: their sum
+};
+
+// Checks that `count` u64 times at `p` are ordered, nonzero and <= latest.
+bool times_ordered(const uint8_t *p, uint32_t count, uint64_t latest) {
+    wire::Reader r(p, 8 * size_t(count));
+    uint64_t prev = 0;
+    for (uint32_t i = 0; i < count; ++i) {
+        const uint64_t t = r.u64();
+        if (t < prev || t > latest || t == 0) return false;
+        prev = t;
+    }
+    return true;
+}
+
+tf_status read_header(wire::Reader &r, uint32_t flags, PayloadHeader *h) {
+    h->limit = r.u64();
+    h->window = r.u64();
+    h->width = r.u64();
+    h->max_keys = r.u64();
+    h->global_limit = r.u64();
+    h->reclaimed = r.u64();
+    h->denied_full = r.u64();
+    h->allowed_full = r.u64();
+    h->horizon = r.u64();
+    h->global_latest = r.u64();
+    if (!r.ok()) return fail(TF_ERR_CORRUPT, "%s: payload too short for its header", kWhat);
+    if (RateLimiter::check(h->limit, h->window, h->width, flags) != TF_OK) {
         char why[256];
         std::snprintf(why, sizeof why, "%s", tf_last_error_message());
-        return fail(TF_ERR_CORRUPT, "%s has invalid parameters: %s", what, why);
+        return fail(TF_ERR_CORRUPT, "%s has invalid parameters: %s", kWhat, why);
     }
-    const bool exact = flags & TF_RATE_LIMITER_EXACT;
-    const uint32_t nb = exact ? 1 : uint32_t(window / width);
-    const uint64_t key_max = exact ? TF_RATE_LIMITER_MAX_EXACT_LIMIT : TF_RATE_LIMITER_MAX_KEY_LIMIT;
-    if (exact && glimit > (uint64_t(1) << 24)) return fail(TF_ERR_CORRUPT, "%s: global limit too large", what);
-    // Everything below is validated against the bytes present before it is
-    // allocated: counts never exceed what the remaining payload can hold.
-    std::unique_ptr<RateLimiter> rl(new RateLimiter(limit, window, width, flags));
-    rl->max_keys_ = max_keys;
-    rl->reclaimed_ = reclaimed;
-    rl->denied_full_ = denied;
-    rl->allowed_full_ = allowed;
-    for (Shard &s : rl->shards_) s.horizon = horizon;
-    if (glimit) {
-        if (exact) {
-            const uint32_t count = r.u32();
-            if (!r.ok() || count > glimit || count > r.remaining() / 8)
-                return fail(TF_ERR_CORRUPT, "%s: global window holds %u grants", what, count);
-            rl->global_ring_.assign(size_t(glimit), 0);
-            uint64_t prev = 0;
-            for (uint32_t i = 0; i < count; ++i) {
-                const uint64_t t = r.u64();
-                if (t < prev || t > glatest || t == 0)
-                    return fail(TF_ERR_CORRUPT, "%s: global grant times out of order", what);
-                rl->global_ring_[i] = prev = t;
-            }
-            rl->global_count_ = count;
-        } else {
-            if (r.remaining() / 8 < nb) return fail(TF_ERR_CORRUPT, "%s: global window truncated", what);
-            rl->global_counts_.assign(nb, 0);
-            uint64_t total = 0;
-            for (uint32_t i = 0; i < nb; ++i) {
-                rl->global_counts_[i] = r.u64();
-                if (rl->global_counts_[i] > glimit || total > glimit)
-                    return fail(TF_ERR_CORRUPT, "%s: global window over its limit", what);
-                total += rl->global_counts_[i];
-            }
-            if (total > glimit) return fail(TF_ERR_CORRUPT, "%s: global window over its limit", what);
-            if (total > 0 && glatest == 0) return fail(TF_ERR_CORRUPT, "%s: global grants without a clock", what);
-            rl->global_total_ = total;
+    h->flags = flags;
+    h->exact = flags & TF_RATE_LIMITER_EXACT;
+    h->nb = h->exact ? 1 : uint32_t(h->window / h->width);
+    h->key_max = h->exact ? TF_RATE_LIMITER_MAX_EXACT_LIMIT : TF_RATE_LIMITER_MAX_KEY_LIMIT;
+    if (h->exact && h->global_limit > (uint64_t(1) << 24))
+        return fail(TF_ERR_CORRUPT, "%s: global limit too large", kWhat);
+    return TF_OK;
+}
+
+tf_status read_global(wire::Reader &r, const PayloadHeader &h, PayloadGlobal *g) {
+    const uint64_t glimit = h.global_limit;
+    if (glimit == 0) {
+        if (h.global_latest != 0) return fail(TF_ERR_CORRUPT, "%s: a global clock without a global limit", kWhat);
+        return TF_OK;
+    }
+    if (h.exact) {
+        const uint32_t count = r.u32();
+        if (!r.ok() || count > glimit || count > r.remaining() / 8)
+            return fail(TF_ERR_CORRUPT, "%s: global window holds %u grants", kWhat, count);
+        g->count = count;
+        g->data = r.view(8 * size_t(count));
+        if (!times_ordered(g->data, count, h.global_latest))
+            return fail(TF_ERR_CORRUPT, "%s: global grant times out of order", kWhat);
+        return TF_OK;
+    }
+    if (r.remaining() / 8 < h.nb) return fail(TF_ERR_CORRUPT, "%s: global window truncated", kWhat);
+    g->data = r.view(8 * size_t(h.nb));
+    wire::Reader counts(g->data, 8 * size_t(h.nb));
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < h.nb; ++i) {
+        const uint64_t c = counts.u64();
+        if (c > glimit || total > glimit) return fail(TF_ERR_CORRUPT, "%s: global window over its limit", kWhat);
+        total += c;
+    }
+    if (total > glimit) return fail(TF_ERR_CORRUPT, "%s: global window over its limit", kWhat);
+    if (total > 0 && h.global_latest == 0) return fail(TF_ERR_CORRUPT, "%s: global grants without a clock", kWhat);
+    g->total = total;
+    return TF_OK;
+}
+
+// The overrides of a payload: validated once by check(), then walked in
+// step with the keys (both are in increasing order of their bytes), so that
+// each key's limit is found without building a map.
+class Overrides {
+   public:
+    // Reads and validates the override list at r, leaving r after it.
+    tf_status check(wire::Reader &r, uint64_t key_max) {
+        count_ = r.u64();
+        if (!r.ok() || count_ > r.remaining() / 8)
+            return fail(TF_ERR_CORRUPT, "%s: %llu overrides", kWhat, (unsigned long long)count_);
+        const size_t start = r.remaining();
+        wire::Reader list = r;
+        const uint8_t *prev = nullptr;
+        uint32_t prev_len = 0;
+        for (uint64_t i = 0; i < count_; ++i) {
+            const uint32_t lim = r.u32(), klen = r.u32();
+            const uint8_t *k = r.view(klen);
+            if (!k || lim == 0 || lim > key_max)
+                return fail(TF_ERR_CORRUPT, "%s: override %llu is invalid", kWhat, (unsigned long long)i);
+            if (prev && !key_less(prev, prev_len, k, klen))
+                return fail(TF_ERR_CORRUPT, "%s: overrides out of order or repeated", kWhat);
+            prev = k, prev_len = klen;
         }
-        rl->global_limit_.store(glimit);
-        rl->global_latest_ = glatest;
-    } else if (glatest != 0) {
-        return fail(TF_ERR_CORRUPT, "%s: a global clock without a global limit", what);
+        list_ = wire::Reader(list.view(start - r.remaining()), start - r.remaining());
+        rewind();
+        return TF_OK;
     }
-    const uint64_t n_over = r.u64();
-    if (!r.ok() || n_over > r.remaining() / 8)
-        return fail(TF_ERR_CORRUPT, "%s: %llu overrides", what, (unsigned long long)n_over);
-    const uint8_t *prev_key = nullptr;
-    size_t prev_len = 0;
-    for (uint64_t i = 0; i < n_over; ++i) {
-        const uint32_t lim = r.u32(), klen = r.u32();
-        const uint8_t *k = r.view(klen);
-        if (!k || lim == 0 || lim > key_max)
-            return fail(TF_ERR_CORRUPT, "%s: override %llu is invalid", what, (unsigned long long)i);
-        if (prev_key && !key_less(prev_key, prev_len, k, klen))
-            return fail(TF_ERR_CORRUPT, "%s: overrides out of order or repeated", what);
-        prev_key = k;
-        prev_len = klen;
-        rl->overrides_.emplace(std::string(reinterpret_cast<const char *>(k), klen), lim);
+    // Calls f(key, len, limit) for each override, in order.
+    template <class F>
+    void for_each(F &&f) {
+        for (rewind(); left_ > 0; next()) f(key_, len_, limit_);
+        rewind();
     }
-    rl->has_overrides_ = !rl->overrides_.empty();
+    // The override of `key` (0: none). Successive calls must ask for keys
+    // in increasing order.
+    uint32_t find(const uint8_t *key, uint32_t len) {
+        while (left_ > 0 && key_less(key_, len_, key, len)) next();
+        return left_ > 0 && len_ == len && std::memcmp(key_, key, len) == 0 ? limit_ : 0;
+    }
+
+   private:
+    void rewind() {
+        at_ = list_;
+        left_ = count_ + 1;
+        next();
+    }
+    void next() {
+        if (--left_ == 0) return;
+        limit_ = at_.u32();
+        len_ = at_.u32();
+        key_ = at_.view(len_);
+    }
+    wire::Reader list_, at_;
+    uint64_t count_ = 0, left_ = 0;
+    const uint8_t *key_ = nullptr;
+    uint32_t len_ = 0, limit_ = 0;
+};
+
+// Reads key `i` at r (after `prev`, the key before it, if any).
+tf_status read_key(wire::Reader &r, const PayloadHeader &h, uint64_t i, const PayloadKey *prev, Overrides &ov,
+                   PayloadKey *k) {
+    const unsigned long long at = i;
+    k->len = r.u32();
+    k->key = r.view(k->len);
+    k->latest = r.u64();
+    if (!r.ok() || !k->key) return fail(TF_ERR_CORRUPT, "%s: key %llu truncated", kWhat, at);
+    if (k->latest == 0) return fail(TF_ERR_CORRUPT, "%s: key %llu has no clock", kWhat, at);
+    if (prev && !key_less(prev->key, prev->len, k->key, k->len))
+        return fail(TF_ERR_CORRUPT, "%s: keys out of order or repeated at key %llu", kWhat, at);
+    const uint32_t o = ov.find(k->key, k->len);
+    k->overridden = o != 0;
+    k->limit = o ? o : h.limit;
+    if (h.exact) {
+        k->count = r.u32();
+        if (!r.ok() || k->count > k->limit || k->count > r.remaining() / 8)
+            return fail(TF_ERR_CORRUPT, "%s: key %llu holds %u grants (limit %llu)", kWhat, at, k->count,
+                        (unsigned long long)k->limit);
+        k->state = r.view(8 * size_t(k->count));
+        if (!times_ordered(k->state, k->count, k->latest))
+            return fail(TF_ERR_CORRUPT, "%s: key %llu's grant times are out of order", kWhat, at);
+        return TF_OK;
+    }
+    if (r.remaining() / 2 < h.nb) return fail(TF_ERR_CORRUPT, "%s: key %llu truncated", kWhat, at);
+    k->state = r.view(2 * size_t(h.nb));
+    k->total = 0;
+    for (uint32_t j = 0; j < h.nb; ++j) k->total += ld16(k->state + 2 * size_t(j));
+    // a lowered override may leave a key above its limit; the running
+    // total must fit its 16 bits
+    if (k->total > TF_RATE_LIMITER_MAX_KEY_LIMIT)
+        return fail(TF_ERR_CORRUPT, "%s: key %llu holds %llu permits", kWhat, at, (unsigned long long)k->total);
+    return TF_OK;
+}
+
+// Validates a whole payload, handing each part to `sink` as it goes:
+// begin(header, global), add_override(key, len, limit) for each override,
+// key(PayloadKey) for each key, then end().
+template <class Sink>
+tf_status parse_payload(wire::Reader r, uint32_t flags, Sink &sink) {
+    PayloadHeader h;
+    tf_status st = read_header(r, flags, &h);
+    if (st != TF_OK) return st;
+    PayloadGlobal g;
+    if ((st = read_global(r, h, &g)) != TF_OK) return st;
+    sink.begin(h, g);
+    Overrides ov;
+    if ((st = ov.check(r, h.key_max)) != TF_OK) return st;
+    ov.for_each([&](const uint8_t *k, uint32_t len, uint32_t lim) { sink.add_override(k, len, lim); });
     const uint64_t n_keys = r.u64();
     if (!r.ok() || n_keys > r.remaining() / 12)
-        return fail(TF_ERR_CORRUPT, "%s: %llu keys", what, (unsigned long long)n_keys);
-    prev_key = nullptr;
+        return fail(TF_ERR_CORRUPT, "%s: %llu keys", kWhat, (unsigned long long)n_keys);
+    PayloadKey prev{}, cur{};
     for (uint64_t i = 0; i < n_keys; ++i) {
-        const uint32_t klen = r.u32();
-        const uint8_t *k = r.view(klen);
-        const uint64_t latest = r.u64();
-        if (!r.ok() || !k) return fail(TF_ERR_CORRUPT, "%s: key %llu truncated", what, (unsigned long long)i);
-        if (latest == 0) return fail(TF_ERR_CORRUPT, "%s: key %llu has no clock", what, (unsigned long long)i);
-        if (prev_key && !key_less(prev_key, prev_len, k, klen))
-            return fail(TF_ERR_CORRUPT, "%s: keys out of order or repeated at key %llu", what, (unsigned long long)i);
-        prev_key = k;
-        prev_len = klen;
-        auto o = rl->overrides_.find(std::string(reinterpret_cast<const char *>(k), klen));
-        const uint64_t lim = o == rl->overrides_.end() ? limit : o->second;
-        const Hash128 h = key_hash(k, klen, 0);
-        Shard &sh = rl->shard_of(h);
-        if (exact) {
-            const uint32_t count = r.u32();
-            if (!r.ok() || count > lim || count > r.remaining() / 8)
-                return fail(TF_ERR_CORRUPT, "%s: key %llu holds %u grants (limit %llu)", what, (unsigned long long)i,
-                            count, (unsigned long long)lim);
-            Ring *g = new_ring(uint32_t(lim));
-            uint64_t prev = 0;
-            bool ordered = true;
-            for (uint32_t j = 0; j < count; ++j) {
-                const uint64_t t = r.u64();
-                ordered = ordered && t >= prev && t <= latest && t != 0;
-                g->times[j] = prev = t;
-            }
-            g->count = count;
-            if (!ordered) {
-                std::free(g);
-                return fail(TF_ERR_CORRUPT, "%s: key %llu's grant times are out of order", what, (unsigned long long)i);
-            }
-            Table::Rec rec;
+        if ((st = read_key(r, h, i, i ? &prev : nullptr, ov, &cur)) != TF_OK) return st;
+        sink.key(cur);
+        prev = cur;
+    }
+    if (!r.done()) return fail(TF_ERR_CORRUPT, "%s has %zu trailing payload bytes", kWhat, r.remaining());
+    sink.end();
+    return TF_OK;
+}
+
+}  // namespace
+
+// Pass 1 of read(): the memory stats() will report for the limiter a
+// payload describes, computed without allocating anything.
+struct RateLimiter::Measure {
+    bool exact = false;
+    size_t stride = 0;
+    uint64_t shard_keys[kShards] = {};
+    uint64_t bytes = sizeof(RateLimiter);
+
+    void begin(const PayloadHeader &h, const PayloadGlobal &) {
+        exact = h.exact;
+        stride = record_stride(h.exact, h.nb);
+        bytes += global_bytes(h.exact, h.global_limit, h.nb);
+    }
+    void add_override(const uint8_t *, uint32_t len, uint32_t) { bytes += override_bytes(len); }
+    void key(const PayloadKey &k) {
+        ++shard_keys[shard_index(key_hash(k.key, k.len, 0))];
+        if (k.len > kInlineKey) bytes += k.len;             // an out-of-line key
+        if (exact) bytes += ring_bytes(uint32_t(k.limit));  // its ring of grant times
+    }
+    void end() {
+        for (uint64_t n : shard_keys) bytes += uint64_t(Table::capacity_for(size_t(n))) * stride;
+    }
+};
+
+// Pass 2 of read(): creates the limiter from a payload pass 1 validated.
+// Throws std::bad_alloc (what was built is freed).
+struct RateLimiter::Build {
+    std::unique_ptr<RateLimiter> rl;
+
+    void begin(const PayloadHeader &h, const PayloadGlobal &g) {
+        rl.reset(new RateLimiter(h.limit, h.window, h.width, h.flags));
+        rl->max_keys_ = h.max_keys;
+        rl->reclaimed_ = h.reclaimed;
+        rl->denied_full_ = h.denied_full;
+        rl->allowed_full_ = h.allowed_full;
+        for (Shard &s : rl->shards_) s.horizon = h.horizon;
+        if (h.global_limit == 0) return;
+        if (h.exact) {
+            rl->global_ring_.assign(size_t(h.global_limit), 0);
+            wire::Reader times(g.data, 8 * size_t(g.count));
+            for (uint32_t i = 0; i < g.count; ++i) rl->global_ring_[i] = times.u64();
+            rl->global_count_ = g.count;
+        } else {
+            rl->global_counts_.assign(h.nb, 0);
+            wire::Reader counts(g.data, 8 * size_t(h.nb));
+            for (uint32_t i = 0; i < h.nb; ++i) rl->global_counts_[i] = counts.u64();
+            rl->global_total_ = g.total;
+        }
+        rl->global_limit_.store(h.global_limit);
+        rl->global_latest_ = h.global_latest;
+    }
+    void add_override(const uint8_t *k, uint32_t len, uint32_t lim) {
+        rl->overrides_.emplace(std::string(reinterpret_cast<const char *>(k), len), lim);
+    }
+    void key(const PayloadKey &k) {
+        const Hash128 h = key_hash(k.key, k.len, 0);
+        Table &table = rl->shard_of(h).table;
+        Table::Rec rec;
+        if (rl->exact()) {
+            Ring *g = new_ring(uint32_t(k.limit));
+            wire::Reader times(k.state, 8 * size_t(k.count));
+            for (uint32_t j = 0; j < k.count; ++j) g->times[j] = times.u64();
+            g->count = k.count;
             try {
-                rec = sh.table.insert(k, klen, h);
+                rec = table.insert(k.key, k.len, h);
             } catch (...) {
                 std::free(g);
                 throw;
             }
-            rec.set_latest(latest);
             set_ring(rec, g);
-            sh.table.add_extra(ring_bytes(g->cap), 0);
-            if (o != rl->overrides_.end()) rec.set_overridden(true);
+            table.add_extra(ring_bytes(g->cap), 0);
         } else {
-            if (r.remaining() / 2 < nb)
-                return fail(TF_ERR_CORRUPT, "%s: key %llu truncated", what, (unsigned long long)i);
-            const uint8_t *counts = r.view(2 * size_t(nb));
-            uint64_t total = 0;
-            for (uint32_t j = 0; j < nb; ++j) total += ld16(counts + 2 * size_t(j));
-            // a lowered override may leave a key above its limit; the
-            // running total must fit its 16 bits
-            if (total > TF_RATE_LIMITER_MAX_KEY_LIMIT)
-                return fail(TF_ERR_CORRUPT, "%s: key %llu holds %llu permits", what, (unsigned long long)i,
-                            (unsigned long long)total);
-            Table::Rec rec = sh.table.insert(k, klen, h);
-            rec.set_latest(latest);
-            st16(rec.state(), total);
-            std::memcpy(rec.state() + 2, counts, 2 * size_t(nb));
-            if (o != rl->overrides_.end()) rec.set_overridden(true);
+            rec = table.insert(k.key, k.len, h);
+            st16(rec.state(), k.total);
+            std::memcpy(rec.state() + 2, k.state, 2 * size_t(rl->spec_.nb));
         }
+        rec.set_latest(k.latest);
+        if (k.overridden) rec.set_overridden(true);
         rl->keys_++;
     }
-    if (!r.done()) return fail(TF_ERR_CORRUPT, "%s has %zu trailing payload bytes", what, r.remaining());
-    *out = std::move(rl);
+    void end() { rl->has_overrides_ = !rl->overrides_.empty(); }
+};
+
+tf_status RateLimiter::read(wire::Reader &r, uint32_t flags, const DeserializeLimits &limits,
+                            std::unique_ptr<RateLimiter> *out) {
+    Measure need;
+    tf_status st = parse_payload(r, flags, need);
+    if (st != TF_OK) return st;
+    if ((st = limits.check_memory(need.bytes)) != TF_OK) return st;
+    Build build;
+    if ((st = parse_payload(r, flags, build)) != TF_OK) return st;
+    *out = std::move(build.rl);
     return TF_OK;
 }
 

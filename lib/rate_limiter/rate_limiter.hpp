@@ -1,4 +1,5 @@
-// The rate limiter (seed 002): per-key sliding windows in a sharded hash
+// The rate limiter (the Rate Limiter README's algorithm with its defects
+// fixed; docs/rate-limiter.md): per-key sliding windows in a sharded hash
 // table, a global window, per-key overrides, idle reclamation, a bound on
 // the number of keys. The decisions themselves are in window.hpp.
 #ifndef TF_LIB_RATE_LIMITER_RATE_LIMITER_HPP
@@ -18,6 +19,7 @@
 
 #include "common/hash.hpp"
 #include "common/status.hpp"
+#include "common/versioned.hpp"
 #include "common/wire.hpp"
 #include "rate_limiter/window.hpp"
 #include "temporalfilters/rate_limiter.h"
@@ -75,6 +77,9 @@ class Table {
     }
     size_t size() const { return count_; }
     size_t bytes() const;
+    // The capacity of a table that grew to hold `count` records (the same
+    // steps as insert), before creating it.
+    static size_t capacity_for(size_t count);
 
     // The record of `key` (hash h), or {nullptr}.
     Rec find(const void *key, size_t len, const Hash128 &h) const;
@@ -117,6 +122,9 @@ class Table {
     Rec at(size_t i) const { return Rec{slots_ + i * stride_}; }
     size_t home(const Hash128 &h) const { return size_t(reduce(h.h2, cap_)); }
     size_t next(size_t i) const { return i + 1 == cap_ ? 0 : i + 1; }
+    // Whether a table of `cap` slots needs to grow before its `count`-th record.
+    static bool full_for(size_t count, size_t cap) { return count * kMaxLoadDen > cap * kMaxLoadNum; }
+    static size_t next_capacity(size_t cap);
     void grow();
     void release(Rec r);  // frees what a record owns outside the table
 
@@ -161,7 +169,7 @@ class ShardLock {
 };
 
 struct alignas(64) Shard {
-    ShardLock mu;
+    mutable ShardLock mu;  // also taken by the read-only calls (peek, stats, serialize)
     Table table;
     // A key absent from the table may still have had grants up to this
     // time minus a window: records reclaimed here were last used at most
@@ -192,14 +200,20 @@ class RateLimiter {
                        Decision *out);
     void refund(const void *key, size_t len, uint64_t now, uint64_t n);
     void reset(const void *key, size_t len);
-    void stats(uint64_t *keys, uint64_t *reclaimed, uint64_t *denied_full, uint64_t *allowed_full, size_t *bytes);
+    // Every field of the C API's stats and info structs (`size` aside).
+    void stats(tf_rate_limiter_stats *out) const;
+    void info(tf_rate_limiter_info *out) const;
 
-    // Wire payload (kind 4); the caller holds every lock (lock_all).
-    void lock_all();
-    void unlock_all();
+    // Wire payload (kind 4; the layout is in rate_limiter.cpp); the caller
+    // holds every lock (lock_all).
+    void lock_all() const;
+    void unlock_all() const;
     size_t payload_size() const;
     void write_payload(wire::Writer &w) const;
-    static tf_status read(wire::Reader &r, uint32_t flags, std::unique_ptr<RateLimiter> *out);
+    // Validates the whole payload and checks the memory the limiter will
+    // hold against `limits`, then builds it.
+    static tf_status read(wire::Reader &r, uint32_t flags, const DeserializeLimits &limits,
+                          std::unique_ptr<RateLimiter> *out);
 
     uint32_t flags() const { return flags_; }
     bool exact() const { return (flags_ & TF_RATE_LIMITER_EXACT) != 0; }
@@ -230,8 +244,24 @@ class RateLimiter {
     // looks.
     size_t make_room(Shard &own, uint64_t now, bool peek, uint64_t need);
     void background_sweep(size_t shard, uint64_t now);
-    Shard &shard_of(const Hash128 &h) { return shards_[h.h1 >> 58]; }
-    size_t state_bytes() const { return exact() ? sizeof(void *) : 2 + 2 * size_t(spec_.nb); }
+    static size_t shard_index(const Hash128 &h) { return size_t(h.h1 >> 58); }
+    Shard &shard_of(const Hash128 &h) { return shards_[shard_index(h)]; }
+    // Bytes of a table record: the fixed part, then the state (exact: a
+    // pointer to the ring; bucketed: the total and nb counts, u16 each).
+    static size_t record_stride(bool exact, uint32_t nb) {
+        return Table::kStateOffset + (exact ? sizeof(void *) : 2 + 2 * size_t(nb));
+    }
+    // What the memory figure of stats() counts beside the tables: the
+    // global window and each override.
+    static size_t global_bytes(bool exact, uint64_t global_limit, uint32_t nb) {
+        return global_limit == 0 ? 0 : 8 * size_t(exact ? global_limit : nb);
+    }
+    static size_t override_bytes(size_t key_len);
+
+    // The two passes of read(): Measure adds up the memory of the limiter a
+    // payload describes, Build creates it (rate_limiter.cpp).
+    struct Measure;
+    struct Build;
 
     uint64_t limit_, window_;
     BucketSpec spec_;

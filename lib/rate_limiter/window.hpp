@@ -1,21 +1,21 @@
-// The decision logic of the rate limiter (seed 002), separate from where the
-// state lives: functions over a small state interface, so that the same
-// logic runs over the in-process hash table today and over another store
-// (e.g. Redis) later.
+// The decision logic of the rate limiter (docs/rate-limiter.md), separate
+// from where the state lives: functions over a small state interface, so
+// that the same logic runs over the in-process hash table today and over
+// another store (e.g. Redis) later.
 //
-// Bucketed window (the seed): the window of `window` time units is split
-// into nb = window / width buckets; bucket index = time / width. A state is
-// a ring of nb counts (bucket j in slot j mod nb), their total, and
-// `latest`, the latest time at which the state was advanced (its bucket is
-// the ring's head; 0 = never). At time t the buckets with index
-// <= t / width - nb have left the window (the seed's
+// Bucketed window (the algorithm of the Rate Limiter README): the window of
+// `window` time units is split into nb = window / width buckets; bucket
+// index = time / width. A state is a ring of nb counts (bucket j in slot
+// j mod nb), their total, and `latest`, the latest time at which the state
+// was advanced (its bucket is the ring's head; 0 = never). At time t the
+// buckets with index <= t / width - nb have left the window (the README's
 // "ts <= (now - 1000) / 100").
 //
 // Exact window: the times of the last `limit` grants, oldest first; a grant
 // at g leaves the window at g + window.
 //
 // Every decide function is read-only: a peek, and an acquire that is
-// denied, change nothing (the seed: "queue remains unchanged"). Only a
+// denied, change nothing (the README: "queue remains unchanged"). Only a
 // grant advances the state (advance, then take).
 #ifndef TF_LIB_RATE_LIMITER_WINDOW_HPP
 #define TF_LIB_RATE_LIMITER_WINDOW_HPP
@@ -24,16 +24,18 @@
 #include <cstdint>
 
 #include "common/fastdiv.hpp"
+#include "temporalfilters/common.h"
 
 namespace tf {
 namespace rate {
 
-constexpr uint64_t kNever = UINT64_MAX;
+// A retry time that never comes (also the saturated result of a time sum).
+constexpr uint64_t kRetryNever = TF_RETRY_NEVER;
 
 struct Decision {
     bool allowed = false;
     uint64_t remaining = 0;
-    uint64_t retry_at = 0;  // 0 when allowed; kNever when it never can be
+    uint64_t retry_at = 0;  // 0 when allowed; kRetryNever when it never can be
 };
 
 // Both windows' answers to a request of n permits together: granted when
@@ -68,7 +70,7 @@ struct BucketSpec {
     // the time at which bucket j leaves the window (saturating)
     uint64_t leaves_at(uint64_t j) const {
         const uint64_t k = j + nb;
-        return k < j || k > kNever / width ? kNever : k * width;
+        return k < j || k > kRetryNever / width ? kRetryNever : k * width;
     }
 };
 
@@ -108,7 +110,7 @@ inline uint64_t bucket_retry_at(const BucketSpec &s, const S &st, uint64_t t, ui
         if (freed >= need) return s.leaves_at(j);
         if (++slot == s.nb) slot = 0;
     }
-    return kNever;
+    return kRetryNever;
 }
 
 // The decision for n permits against `limit` at t (t >= latest); read-only.
@@ -122,7 +124,7 @@ inline Decision bucket_decide(const BucketSpec &s, const S &st, uint64_t t, uint
         return d;
     }
     d.remaining = used >= limit ? 0 : limit - used;
-    d.retry_at = n > limit ? kNever : bucket_retry_at(s, st, t, used + n - limit);
+    d.retry_at = n > limit ? kRetryNever : bucket_retry_at(s, st, t, used + n - limit);
     return d;
 }
 
@@ -230,11 +232,11 @@ inline Decision exact_decide(const ExactView &v, uint64_t window, uint64_t t, ui
     }
     d.remaining = used >= limit ? 0 : limit - used;
     if (n > limit) {
-        d.retry_at = kNever;
+        d.retry_at = kRetryNever;
     } else {
         // the (used + n - limit)-th oldest live grant must leave
         const uint64_t g = v.at(uint32_t(gone + used + n - limit - 1));
-        d.retry_at = g > kNever - window ? kNever : g + window;
+        d.retry_at = g > kRetryNever - window ? kRetryNever : g + window;
     }
     return d;
 }

@@ -2,6 +2,7 @@
 #include <memory>
 
 #include "common/status.hpp"
+#include "common/versioned.hpp"
 #include "common/wire.hpp"
 #include "recency_sketch/recency_sketch.hpp"
 
@@ -162,16 +163,16 @@ TF_API tf_status tf_recency_sketch_memory(const tf_recency_sketch *sketch, size_
     return TF_OK;
 }
 
-TF_API tf_status tf_recency_sketch_info(const tf_recency_sketch *sketch, uint64_t *width, uint32_t *depth,
-                                        uint32_t *seed, uint32_t *flags, uint64_t *cells) {
+TF_API tf_status tf_recency_sketch_get_info(const tf_recency_sketch *sketch, tf_recency_sketch_info *info) {
     TF_REQUIRE_NONNULL(sketch, "sketch");
     const RecencySketch &s = *sketch;
-    if (width) *width = s.width();
-    if (depth) *depth = s.depth();
-    if (seed) *seed = s.seed();
-    if (flags) *flags = s.flags();
-    if (cells) *cells = s.cells();
-    return TF_OK;
+    tf_recency_sketch_info full = TF_RECENCY_SKETCH_INFO_INIT;
+    full.width = s.width();
+    full.depth = s.depth();
+    full.seed = s.seed();
+    full.flags = s.flags();
+    full.cells = s.cells();
+    return tf::put_versioned(info, full, TF_VERSIONED_END(tf_recency_sketch_info, cells), "info");
 }
 
 TF_API tf_status tf_recency_sketch_serialized_size(const tf_recency_sketch *sketch, size_t *size) {
@@ -189,17 +190,20 @@ TF_API tf_status tf_recency_sketch_serialize(const tf_recency_sketch *sketch, vo
                             [&](tf::wire::Writer &w) { s.write_payload(w); });
 }
 
-TF_API tf_status tf_recency_sketch_deserialize(const void *buf, size_t len, tf_recency_sketch **out) {
+TF_API tf_status tf_recency_sketch_deserialize(const void *buf, size_t len, const tf_deserialize_options *options,
+                                               tf_recency_sketch **out) {
     return guard([&] {
         TF_REQUIRE_NONNULL(out, "out");
         TF_REQUIRE_NONNULL(buf, "buf");
+        tf::DeserializeLimits limits;
+        tf_status st = tf::read_deserialize_options(options, &limits);
+        if (st != TF_OK) return st;
         uint32_t flags;
         tf::wire::Reader payload;
-        tf_status st =
-            tf::wire::open(buf, len, tf::wire::Kind::RecencySketch, RecencySketch::kKnownFlags, &flags, &payload);
+        st = tf::wire::open(buf, len, tf::wire::Kind::RecencySketch, RecencySketch::kKnownFlags, &flags, &payload);
         if (st != TF_OK) return st;
         std::unique_ptr<RecencySketch> s;
-        st = RecencySketch::read(payload, flags, &s);
+        st = RecencySketch::read(payload, flags, limits, &s);
         if (st != TF_OK) return st;
         return wrap(std::move(s), out);
     });

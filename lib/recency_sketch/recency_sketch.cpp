@@ -384,7 +384,8 @@ void RecencySketch::write_payload(wire::Writer &w) const {
     w.u64_array(cells_.data(), cells_.size(), concurrent());
 }
 
-tf_status RecencySketch::read(wire::Reader &r, uint32_t flags, std::unique_ptr<RecencySketch> *out) {
+tf_status RecencySketch::read(wire::Reader &r, uint32_t flags, const DeserializeLimits &limits,
+                              std::unique_ptr<RecencySketch> *out) {
     const uint64_t width = r.u64();
     const uint32_t depth = r.u32();
     const uint32_t seed = r.u32();
@@ -403,6 +404,8 @@ tf_status RecencySketch::read(wire::Reader &r, uint32_t flags, std::unique_ptr<R
     if (r.remaining() / 8 != cells || r.remaining() % 8 != 0)
         return fail(TF_ERR_CORRUPT, "recency sketch blob carries %zu payload bytes for %zu cells", r.remaining(),
                     cells);
+    tf_status st = limits.check_memory(memory_for(cells));
+    if (st != TF_OK) return st;
     std::unique_ptr<RecencySketch> s(new RecencySketch(width, depth, seed, flags, cells));
     r.u64_array(s->cells_.data(), cells);
     if (!r.done()) return fail(TF_ERR_INTERNAL, "recency sketch payload read failed");

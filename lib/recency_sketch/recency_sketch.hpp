@@ -1,5 +1,7 @@
-// RecencySketch (seed 000): a count-min-shaped table of uint64 timestamps;
-// update stores the max in each of a key's cells, query returns the min.
+// RecencySketch (the structure the RecencySketch README describes, with its
+// defects fixed; docs/recency-sketch.md): a count-min-shaped table of uint64
+// timestamps; update stores the max in each of a key's cells, query returns
+// the min.
 #ifndef TF_LIB_RECENCY_SKETCH_HPP
 #define TF_LIB_RECENCY_SKETCH_HPP
 
@@ -10,6 +12,7 @@
 
 #include "common/hash.hpp"
 #include "common/memory.hpp"
+#include "common/versioned.hpp"
 #include "common/wire.hpp"
 #include "temporalfilters/recency_sketch.h"
 
@@ -56,6 +59,8 @@ class RecencySketch {
     void clear();
     double error_estimate(uint64_t since) const;
     size_t memory() const { return sizeof(*this) + cells_.bytes(); }
+    // memory() of a sketch of `cells` cells, before creating it.
+    static size_t memory_for(size_t cells) { return sizeof(RecencySketch) + AlignedArray<uint64_t>::bytes_for(cells); }
 
     uint64_t width() const { return width_; }
     uint32_t depth() const { return depth_; }
@@ -65,12 +70,24 @@ class RecencySketch {
     bool concurrent() const { return (flags_ & kConcurrent) != 0; }
     bool blocked() const { return (flags_ & kBlocked) != 0; }
 
-    // Wire format payload (kind 1):
-    //   u64 width, u32 depth, u32 seed, u64 cell count, u64 cells[cell count]
-    // Envelope flags are the creation flags.
+    // Wire format payload (kind 1; docs/wire-format.md), little-endian; the
+    // envelope's flags are the creation flags:
+    //
+    //   offset  size    field
+    //   0       8       width (u64), >= 1
+    //   8       4       depth (u32), 1..32 (1..8 blocked)
+    //   12      4       seed (u32)
+    //   16      8       cell count c (u64): width * depth, rounded up to a
+    //                   multiple of 8 in the blocked layout
+    //   24      8 * c   cells (u64 each): row r's cells at [r * width,
+    //                   (r + 1) * width) (standard); line b's 8 cells at
+    //                   [8b, 8b + 8) (blocked)
     size_t payload_size() const { return 24 + cells_.size() * 8; }
     void write_payload(wire::Writer &w) const;
-    static tf_status read(wire::Reader &r, uint32_t flags, std::unique_ptr<RecencySketch> *out);
+    // Validates the payload, checks the memory it needs against `limits`,
+    // then allocates.
+    static tf_status read(wire::Reader &r, uint32_t flags, const DeserializeLimits &limits,
+                          std::unique_ptr<RecencySketch> *out);
 
    private:
     // Fills ptrs[0..depth) with the key's cells.

@@ -42,7 +42,7 @@
 //    cases are timed with the thread's CPU time (CLOCK_THREAD_CPUTIME_ID:
 //    the machine may be shared), two-thread cases with the wall clock.
 //    Decisions per second = requests of all threads / time.
-//  - Bytes per key: tf_rate_limiter_stats() bytes / keys for the limiters;
+//  - Bytes per key: tf_rate_limiter_get_stats() memory / keys for the limiters;
 //    the baseline's heap growth over its fill (glibc mallinfo2, malloc's
 //    headers included; "n/a" under a sanitizer, whose allocator glibc does
 //    not see). A second table gives the limiters' bytes per key over a range
@@ -128,7 +128,10 @@ struct Usage {
 
 Usage usage(tf_rate_limiter *r) {
     Usage u;
-    check(tf_rate_limiter_stats(r, &u.keys, nullptr, nullptr, nullptr, &u.bytes), "tf_rate_limiter_stats");
+    tf_rate_limiter_stats st = TF_RATE_LIMITER_STATS_INIT;
+    check(tf_rate_limiter_get_stats(r, &st), "tf_rate_limiter_get_stats");
+    u.keys = st.keys;
+    u.bytes = size_t(st.memory);
     return u;
 }
 

@@ -171,11 +171,32 @@ std::vector<uint8_t> snapshot(tf_rate_limiter *r) {
     return blob;
 }
 
+uint64_t memory_of(const tf_rate_limiter *r) {
+    tf_rate_limiter_stats st = TF_RATE_LIMITER_STATS_INIT;
+    FUZZ_CHECK(tf_rate_limiter_get_stats(r, &st) == TF_OK);
+    FUZZ_CHECK(st.memory > 0);
+    return st.memory;
+}
+
+// Loads a blob that must load, checking deserialize's max_memory on the
+// way: the limiter's own memory is enough, a byte less is refused.
 Limiter reload(const std::vector<uint8_t> &blob) {
     tf_rate_limiter *r = nullptr;
-    FUZZ_CHECK(tf_rate_limiter_deserialize(blob.data(), blob.size(), &r) == TF_OK);
+    FUZZ_CHECK(tf_rate_limiter_deserialize(blob.data(), blob.size(), nullptr, &r) == TF_OK);
     FUZZ_CHECK(r != nullptr);
-    return Limiter(r);
+    Limiter loaded(r);
+    const uint64_t need = memory_of(r);
+    tf_deserialize_options opts = TF_DESERIALIZE_OPTIONS_INIT;
+    opts.max_memory = need - 1;
+    tf_rate_limiter *capped = nullptr;
+    const tf_status st = tf_rate_limiter_deserialize(blob.data(), blob.size(), &opts, &capped);
+    FUZZ_CHECK(st == TF_ERR_TOO_LARGE && capped == nullptr);
+    fuzz_check_failure(st);
+    opts.max_memory = need;
+    FUZZ_CHECK(tf_rate_limiter_deserialize(blob.data(), blob.size(), &opts, &capped) == TF_OK);
+    FUZZ_CHECK(memory_of(capped) == need);
+    tf_rate_limiter_free(capped);
+    return loaded;
 }
 
 struct Answer {
@@ -191,12 +212,12 @@ struct Counters {
     uint64_t keys = 0, reclaimed = 0, denied_full = 0, allowed_full = 0;
 };
 
-Counters counters(tf_rate_limiter *r, bool bytes_too = false) {
+Counters counters(const tf_rate_limiter *r, bool bytes_too = false) {
+    tf_rate_limiter_stats st = TF_RATE_LIMITER_STATS_INIT;
+    FUZZ_CHECK(tf_rate_limiter_get_stats(r, &st) == TF_OK);
+    if (bytes_too) FUZZ_CHECK(st.memory > 0);
     Counters c;
-    size_t bytes = 0;
-    FUZZ_CHECK(tf_rate_limiter_stats(r, &c.keys, &c.reclaimed, &c.denied_full, &c.allowed_full,
-                                     bytes_too ? &bytes : nullptr) == TF_OK);
-    if (bytes_too) FUZZ_CHECK(bytes > 0);
+    c.keys = st.keys, c.reclaimed = st.reclaimed, c.denied_full = st.denied_full, c.allowed_full = st.allowed_full;
     return c;
 }
 
@@ -326,7 +347,7 @@ Parsed parse(const std::vector<uint8_t> &blob) {
 void check_blob(const uint8_t *data, size_t size) {
     tf_rate_limiter *raw = nullptr;
     tf_clear_last_error();
-    const tf_status st = tf_rate_limiter_deserialize(data, size, &raw);
+    const tf_status st = tf_rate_limiter_deserialize(data, size, nullptr, &raw);
     if (st != TF_OK) {
         fuzz_check_failure(st);
         FUZZ_CHECK(fuzz_is_deserialize_error(st));

@@ -74,9 +74,10 @@ std::vector<std::string> probe_keys(const uint8_t *data, size_t size) {
 void exercise(const uint8_t *data, size_t size, tf_recency_sketch *s) {
     // Shape: what was accepted must be a shape tf_recency_sketch_new accepts,
     // and the blob must carry every cell (no allocation beyond the blob).
-    uint64_t width = 0, cells = 0;
-    uint32_t depth = 0, seed = 0, flags = 0;
-    FUZZ_CHECK(tf_recency_sketch_info(s, &width, &depth, &seed, &flags, &cells) == TF_OK);
+    tf_recency_sketch_info info = TF_RECENCY_SKETCH_INFO_INIT;
+    FUZZ_CHECK(tf_recency_sketch_get_info(s, &info) == TF_OK);
+    const uint64_t width = info.width, cells = info.cells;
+    const uint32_t depth = info.depth, seed = info.seed, flags = info.flags;
     FUZZ_CHECK((flags & ~(TF_RECENCY_SKETCH_CONCURRENT | TF_RECENCY_SKETCH_BLOCKED)) == 0);
     FUZZ_CHECK(width >= 1 && depth >= 1);
     FUZZ_CHECK(depth <= ((flags & TF_RECENCY_SKETCH_BLOCKED) ? TF_RECENCY_SKETCH_MAX_BLOCKED_DEPTH
@@ -88,7 +89,7 @@ void exercise(const uint8_t *data, size_t size, tf_recency_sketch *s) {
     FUZZ_CHECK(tf_recency_sketch_memory(s, &mem) == TF_OK);
     FUZZ_CHECK(mem >= cells * 8);
 
-    // The envelope (DESIGN.md "Wire format") was validated.
+    // The envelope (docs/wire-format.md) was validated.
     FUZZ_CHECK(size >= kOverhead);
     FUZZ_CHECK(std::memcmp(data, "TFLT", 4) == 0);
     FUZZ_CHECK(data[4] == 1 && data[5] == 0);  // version 1
@@ -117,14 +118,28 @@ void exercise(const uint8_t *data, size_t size, tf_recency_sketch *s) {
 
     // Second round trip.
     tf_recency_sketch *copy = nullptr;
-    FUZZ_CHECK(tf_recency_sketch_deserialize(again.data(), again.size(), &copy) == TF_OK);
+    FUZZ_CHECK(tf_recency_sketch_deserialize(again.data(), again.size(), nullptr, &copy) == TF_OK);
     FUZZ_CHECK(copy != nullptr);
     FUZZ_CHECK(fuzz_snapshot(copy) == again);
     {
-        uint64_t w2 = 0, c2 = 0;
-        uint32_t d2 = 0, s2 = 0, f2 = 0;
-        FUZZ_CHECK(tf_recency_sketch_info(copy, &w2, &d2, &s2, &f2, &c2) == TF_OK);
-        FUZZ_CHECK(w2 == width && d2 == depth && s2 == seed && f2 == flags && c2 == cells);
+        tf_recency_sketch_info i2 = TF_RECENCY_SKETCH_INFO_INIT;
+        FUZZ_CHECK(tf_recency_sketch_get_info(copy, &i2) == TF_OK);
+        FUZZ_CHECK(i2.width == width && i2.depth == depth && i2.seed == info.seed && i2.flags == flags &&
+                   i2.cells == cells);
+    }
+    // max_memory: the sketch's own memory is enough, a byte less is refused
+    // before anything is allocated.
+    {
+        tf_deserialize_options opts = TF_DESERIALIZE_OPTIONS_INIT;
+        opts.max_memory = mem;
+        tf_recency_sketch *capped = nullptr;
+        FUZZ_CHECK(tf_recency_sketch_deserialize(data, size, &opts, &capped) == TF_OK);
+        tf_recency_sketch_free(capped);
+        capped = nullptr;
+        opts.max_memory = mem - 1;
+        const tf_status st = tf_recency_sketch_deserialize(data, size, &opts, &capped);
+        FUZZ_CHECK(st == TF_ERR_TOO_LARGE && capped == nullptr);
+        fuzz_check_failure(st);
     }
 
     // Queries: both copies agree; TTL lookups agree with queries; the error
@@ -211,7 +226,7 @@ void exercise(const uint8_t *data, size_t size, tf_recency_sketch *s) {
 tf_status check_blob(const uint8_t *data, size_t size) {
     tf_recency_sketch *s = kUntouched;
     tf_clear_last_error();
-    const tf_status st = tf_recency_sketch_deserialize(data, size, &s);
+    const tf_status st = tf_recency_sketch_deserialize(data, size, nullptr, &s);
     if (st != TF_OK) {
         FUZZ_CHECK(fuzz_is_deserialize_error(st));
         fuzz_check_failure(st);
@@ -329,7 +344,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     // A NULL handle pointer is refused without touching anything.
     if (size > 0 && data[0] == 'T') {
         tf_clear_last_error();
-        const tf_status st = tf_recency_sketch_deserialize(data, size, nullptr);
+        const tf_status st = tf_recency_sketch_deserialize(data, size, nullptr, nullptr);
         FUZZ_CHECK(st == TF_ERR_NULL);
         fuzz_check_failure(st);
     }

@@ -276,6 +276,7 @@ void invalid_call(Tracked &t, uint8_t sub, Input &in, const std::string &key) {
     int flag = 0;
     double p = 0;
     size_t z = 0;
+    tf_recency_sketch_info ri = TF_RECENCY_SKETCH_INFO_INIT;
     switch (sub % 24) {
         case 0:
             expect_failure(t, TF_ERR_INVALID_ARGUMENT,
@@ -369,9 +370,11 @@ void invalid_call(Tracked &t, uint8_t sub, Input &in, const std::string &key) {
             expect_failure(t, TF_ERR_NULL, [&] { return tf_recency_sketch_serialized_size(nullptr, &z); });
             expect_failure(t, TF_ERR_NULL, [&] { return tf_recency_sketch_memory(s, nullptr); });
             expect_failure(t, TF_ERR_NULL, [&] { return tf_recency_sketch_memory(nullptr, &z); });
-            expect_failure(t, TF_ERR_NULL,
-                           [&] { return tf_recency_sketch_info(nullptr, &u, nullptr, nullptr, nullptr, nullptr); });
-            FUZZ_CHECK(z == 0 && u == 0);
+            expect_failure(t, TF_ERR_NULL, [&] { return tf_recency_sketch_get_info(nullptr, &ri); });
+            expect_failure(t, TF_ERR_NULL, [&] { return tf_recency_sketch_get_info(s, nullptr); });
+            ri.size = 0;  // not initialized: refused, nothing written
+            expect_failure(t, TF_ERR_INVALID_ARGUMENT, [&] { return tf_recency_sketch_get_info(s, &ri); });
+            FUZZ_CHECK(z == 0 && ri.width == 0 && ri.cells == 0);
             break;
         case 16:
             expect_failure(t, TF_ERR_NULL, [&] { return tf_recency_sketch_merge(s, nullptr); });
@@ -406,11 +409,11 @@ void invalid_call(Tracked &t, uint8_t sub, Input &in, const std::string &key) {
         }
         case 18: {
             tf_recency_sketch *out = kUntouched;
-            expect_failure(t, TF_ERR_NULL, [&] { return tf_recency_sketch_deserialize(nullptr, 40, &out); });
+            expect_failure(t, TF_ERR_NULL, [&] { return tf_recency_sketch_deserialize(nullptr, 40, nullptr, &out); });
             FUZZ_CHECK(out == kUntouched);
             const std::vector<uint8_t> blob = fuzz_snapshot(s);
             expect_failure(t, TF_ERR_NULL,
-                           [&] { return tf_recency_sketch_deserialize(blob.data(), blob.size(), nullptr); });
+                           [&] { return tf_recency_sketch_deserialize(blob.data(), blob.size(), nullptr, nullptr); });
             break;
         }
         case 19: {
@@ -472,7 +475,7 @@ void damaged_blob(Tracked &t, Input &in) {
     }
     tf_recency_sketch *out = kUntouched;
     tf_clear_last_error();
-    const tf_status st = tf_recency_sketch_deserialize(bad.data(), bad.size(), &out);
+    const tf_status st = tf_recency_sketch_deserialize(bad.data(), bad.size(), nullptr, &out);
     FUZZ_CHECK(st != TF_OK);
     FUZZ_CHECK(fuzz_is_deserialize_error(st));
     fuzz_check_failure(st);
@@ -482,16 +485,21 @@ void damaged_blob(Tracked &t, Input &in) {
     FUZZ_CHECK(fuzz_snapshot(t.s) == blob);
 }
 
+// The sketch's info is what `t` was created with.
+void check_info(const tf_recency_sketch *s, const Tracked &t) {
+    tf_recency_sketch_info i = TF_RECENCY_SKETCH_INFO_INIT;
+    FUZZ_CHECK(tf_recency_sketch_get_info(s, &i) == TF_OK);
+    FUZZ_CHECK(i.width == t.width && i.depth == t.depth && i.seed == t.seed && i.flags == t.flags &&
+               i.cells == t.cells);
+}
+
 void round_trip(Tracked &t) {
     const std::vector<uint8_t> blob = fuzz_snapshot(t.s);
     tf_recency_sketch *copy = nullptr;
-    FUZZ_CHECK(tf_recency_sketch_deserialize(blob.data(), blob.size(), &copy) == TF_OK);
+    FUZZ_CHECK(tf_recency_sketch_deserialize(blob.data(), blob.size(), nullptr, &copy) == TF_OK);
     FUZZ_CHECK(copy != nullptr);
     FUZZ_CHECK(fuzz_snapshot(copy) == blob);
-    uint64_t w = 0, c = 0;
-    uint32_t d = 0, seed = 0, flags = 0;
-    FUZZ_CHECK(tf_recency_sketch_info(copy, &w, &d, &seed, &flags, &c) == TF_OK);
-    FUZZ_CHECK(w == t.width && d == t.depth && seed == t.seed && flags == t.flags && c == t.cells);
+    check_info(copy, t);
     for (const auto &kv : t.truth) {
         uint64_t q = 0;
         FUZZ_CHECK(tf_recency_sketch_query(copy, kv.first.data(), kv.first.size(), &q) == TF_OK);
@@ -521,11 +529,7 @@ void merge(Tracked &dst, const Tracked &src) {
 }
 
 void info(const Tracked &t) {
-    uint64_t w = 0, c = 0;
-    uint32_t d = 0, seed = 0, flags = 0;
-    FUZZ_CHECK(tf_recency_sketch_info(t.s, &w, &d, &seed, &flags, &c) == TF_OK);
-    FUZZ_CHECK(w == t.width && d == t.depth && seed == t.seed && flags == t.flags && c == t.cells);
-    FUZZ_CHECK(tf_recency_sketch_info(t.s, nullptr, nullptr, nullptr, nullptr, nullptr) == TF_OK);
+    check_info(t.s, t);
     size_t mem = 0, size = 0;
     FUZZ_CHECK(tf_recency_sketch_memory(t.s, &mem) == TF_OK);
     FUZZ_CHECK(mem >= t.cells * 8);
@@ -551,10 +555,9 @@ void dimensions(Input &in) {
     FUZZ_CHECK(tf_recency_sketch_dimensions(n, p, flags, nullptr, nullptr) == TF_OK);
     tf_recency_sketch *s = nullptr;
     FUZZ_CHECK(tf_recency_sketch_new_for(n, p, 7, flags, &s) == TF_OK);
-    uint64_t w2 = 0;
-    uint32_t d2 = 0, f2 = 0;
-    FUZZ_CHECK(tf_recency_sketch_info(s, &w2, &d2, nullptr, &f2, nullptr) == TF_OK);
-    FUZZ_CHECK(w2 == w && d2 == d && f2 == flags);
+    tf_recency_sketch_info i = TF_RECENCY_SKETCH_INFO_INIT;
+    FUZZ_CHECK(tf_recency_sketch_get_info(s, &i) == TF_OK);
+    FUZZ_CHECK(i.width == w && i.depth == d && i.flags == flags);
     tf_recency_sketch_free(s);
 }
 

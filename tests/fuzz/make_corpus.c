@@ -144,7 +144,7 @@ static blob make_sketch(uint64_t width, uint32_t depth, uint32_t seed, uint32_t 
 
 static void expect_status(const blob *b, tf_status want, const char *name) {
     tf_recency_sketch *s = NULL;
-    tf_status got = tf_recency_sketch_deserialize(b->data, b->len, &s);
+    tf_status got = tf_recency_sketch_deserialize(b->data, b->len, NULL, &s);
     if (got != want) {
         fprintf(stderr, "make_corpus: %s: deserialize gives %s, expected %s\n", name, tf_status_string(got),
                 tf_status_string(want));
@@ -539,7 +539,7 @@ static void rl_emit(const char *dir, const char *name, int mode, const blob *b, 
         put_le(in + 1 + 12, b->len - HEADER_SIZE - TRAILER_SIZE, 8);
         fix_checksum(in + 1, b->len);
     }
-    got = tf_rate_limiter_deserialize(in + 1, b->len, &r);
+    got = tf_rate_limiter_deserialize(in + 1, b->len, NULL, &r);
     if (got != want) {
         fprintf(stderr, "make_corpus: %s: deserialize gives %s, expected %s\n", name, tf_status_string(got),
                 tf_status_string(want));
@@ -554,6 +554,7 @@ static void rl_blobs(const char *dir) {
     blob golden = rl_serialize(golden_rate_limiter(0)), exact = rl_serialize(golden_rate_limiter(1)), b;
     tf_rate_limiter *r = NULL;
     uint64_t keys = 0;
+    tf_rate_limiter_stats stats = TF_RATE_LIMITER_STATS_INIT;
 
     rl_emit(dir, "blob_golden", RL_BLOB, &golden, TF_OK);
     rl_emit(dir, "blob_golden_exact", RL_BLOB, &exact, TF_OK);
@@ -565,8 +566,9 @@ static void rl_blobs(const char *dir) {
     free(b.data);
     /* resealed: fail-open, the table exactly full */
     b = copy_blob(&exact);
-    if (tf_rate_limiter_deserialize(exact.data, exact.len, &r) != TF_OK) die("golden blob does not load");
-    if (tf_rate_limiter_stats(r, &keys, NULL, NULL, NULL, NULL) != TF_OK) die("stats failed");
+    if (tf_rate_limiter_deserialize(exact.data, exact.len, NULL, &r) != TF_OK) die("golden blob does not load");
+    if (tf_rate_limiter_get_stats(r, &stats) != TF_OK) die("stats failed");
+    keys = stats.keys;
     tf_rate_limiter_free(r);
     put_le(b.data + RLF_MAX_KEYS, keys, 8);
     put_le(b.data + RLF_FLAGS, TF_RATE_LIMITER_EXACT | TF_RATE_LIMITER_FULL_ALLOW, 4);

@@ -45,7 +45,7 @@
 #include "test_util.h"
 
 #define OK(call) assert_int_equal((call), TF_OK)
-#define NEVER UINT64_MAX
+#define NEVER TF_RETRY_NEVER
 #define EXACT TF_RATE_LIMITER_EXACT
 #define ULL(x) ((unsigned long long)(x))
 
@@ -112,20 +112,21 @@ static tf_rate_limiter *clone_of(tf_rate_limiter *r) {
     size_t n;
     unsigned char *b = snap(r, &n);
     tf_rate_limiter *c = NULL;
-    OK(tf_rate_limiter_deserialize(b, n, &c));
+    OK(tf_rate_limiter_deserialize(b, n, NULL, &c));
     free(b);
     return c;
 }
 
-typedef struct {
-    uint64_t keys, reclaimed, denied_full, allowed_full;
-    size_t bytes;
-} rl_stats;
-
-static rl_stats stats_of(tf_rate_limiter *r) {
-    rl_stats s;
-    OK(tf_rate_limiter_stats(r, &s.keys, &s.reclaimed, &s.denied_full, &s.allowed_full, &s.bytes));
+static tf_rate_limiter_stats stats_of(const tf_rate_limiter *r) {
+    tf_rate_limiter_stats s = TF_RATE_LIMITER_STATS_INIT;
+    OK(tf_rate_limiter_get_stats(r, &s));
     return s;
+}
+
+static tf_rate_limiter_info info_of(const tf_rate_limiter *r) {
+    tf_rate_limiter_info i = TF_RATE_LIMITER_INFO_INIT;
+    OK(tf_rate_limiter_get_info(r, &i));
+    return i;
 }
 
 /* ------------------------------------------------------------------ */
@@ -562,7 +563,7 @@ static void test_exact_property(void **state) {
     assert_true(limited >= 64);
     print_message("# exact: %ld requests, %llu keys granted, %llu permits, %llu keys reached their limit\n", c.ops,
                   ULL(keys_seen), ULL(m.granted), ULL(limited));
-    rl_stats s = stats_of(r);
+    tf_rate_limiter_stats s = stats_of(r);
     assert_true(s.reclaimed > 0); /* idle keys went away meanwhile */
     assert_true(s.keys < 10000);
     ref_free(&m);
@@ -1008,7 +1009,7 @@ static void test_full_allow_keeps_the_global_limit(void **state) {
     OK(tf_rate_limiter_set_max_keys(r, 1));
     EXPECT(acq(r, "A", 5, 3), 1, 0, 0);
     dec d = acq(r, "B", 6, 1);
-    rl_stats s = stats_of(r);
+    tf_rate_limiter_stats s = stats_of(r);
     if (d.allowed)
         fail_msg("an untracked key was admitted past a full global window (allowed_full %llu)", ULL(s.allowed_full));
     tf_rate_limiter_free(r);
@@ -1055,7 +1056,7 @@ static void test_idle_reclamation(void **state) {
         /* one unit before A's window passes nothing is reclaimed */
         tu_rng g = {5};
         for (int i = 0; i < 20000; ++i) (void)acq_id(r, 1000 + tu_below(&g, 1000), 1000 + W - 1, 1);
-        rl_stats s = stats_of(r);
+        tf_rate_limiter_stats s = stats_of(r);
         assert_int_equal(s.keys, 2001);
         assert_int_equal(s.reclaimed, 0);
         /* group A's permits still count */
@@ -1088,7 +1089,7 @@ static void test_idle_reclaimed_when_few_keys_are_touched(void **state) {
         tf_rate_limiter *r = make(5, 100, 10, kModes[m]);
         for (uint64_t id = 0; id < 10000; ++id) (void)acq_id(r, id, 10, 1);
         for (uint64_t i = 0; i < 200000; ++i) (void)acq(r, i % 2 ? "a" : "b", 200 + i, 1);
-        rl_stats s = stats_of(r);
+        tf_rate_limiter_stats s = stats_of(r);
         if (s.keys > 2 + 64)
             fail_msg("%s: %llu keys still tracked (reclaimed %llu) after 200000 requests on 2 keys, all others idle",
                      kModes[m] ? "exact" : "bucketed", ULL(s.keys), ULL(s.reclaimed));
@@ -1133,7 +1134,7 @@ static void test_max_keys(void **state) {
                     EXPECT(d, 0, 0, NEVER);
             }
             if (allow) EXPECT(acq_id(r, 10, 61, 2), 1, 0, 0); /* untracked: admitted again */
-            rl_stats s = stats_of(r);
+            tf_rate_limiter_stats s = stats_of(r);
             assert_int_equal(s.keys, 10);
             assert_int_equal(s.denied_full, allow ? 0 : 5);
             assert_int_equal(s.allowed_full, allow ? 6 : 0);
@@ -1174,7 +1175,7 @@ static void test_max_keys_reclaims_idle_keys(void **state) {
         /* at 1000 every tracked key is idle */
         uint64_t admitted = 0;
         for (uint64_t id = 100; id < 110; ++id) admitted += (uint64_t)acq_id(r, id, 1000, 1).allowed;
-        rl_stats s = stats_of(r);
+        tf_rate_limiter_stats s = stats_of(r);
         if (admitted != 10)
             fail_msg("%s: %llu of 10 new keys admitted with 10 idle keys to reclaim (reclaimed %llu, denied_full %llu)",
                      kModes[m] ? "exact" : "bucketed", ULL(admitted), ULL(s.reclaimed), ULL(s.denied_full));
@@ -1357,7 +1358,7 @@ static void test_lowered_bound_makes_room(void **state) {
         OK(tf_rate_limiter_set_max_keys(r, 1));
         EXPECT(peek(r, "D", 1000, 1), 1, 4, 0);
         EXPECT(acq(r, "D", 1000, 1), 1, 4, 0);
-        rl_stats s = stats_of(r);
+        tf_rate_limiter_stats s = stats_of(r);
         assert_int_equal(s.keys, 1);
         assert_int_equal(s.reclaimed, 3);
         assert_int_equal(s.denied_full, 0);
@@ -1385,12 +1386,12 @@ static void test_memory_per_key(void **state) {
     for (size_t m = 0; m < NMODES; ++m) {
         const uint64_t L = 10;
         tf_rate_limiter *r = make(L, 1000, 100, kModes[m]);
-        const size_t empty = stats_of(r).bytes;
+        const uint64_t empty = stats_of(r).memory;
         const uint64_t N = 100000;
         for (uint64_t id = 0; id < N; ++id) (void)acq_id(r, id, 5, 1);
-        rl_stats s = stats_of(r);
+        tf_rate_limiter_stats s = stats_of(r);
         assert_int_equal(s.keys, N);
-        const double per_key = (double)(s.bytes - empty) / (double)N;
+        const double per_key = (double)(s.memory - empty) / (double)N;
         print_message("# %s, 10 buckets, limit %llu: %.1f bytes per key (%llu keys)\n",
                       kModes[m] ? "exact" : "bucketed", ULL(L), per_key, ULL(N));
         if (kModes[m] & EXACT) {
@@ -1485,9 +1486,11 @@ static void *ct_worker(void *p) {
             if (allowed) a->granted[ph * a->nkeys + key] += (uint32_t)n;
             a->asked[ph * a->nkeys + key] += 1;
             if (i % 8 == 7) { /* readers meanwhile */
-                uint64_t keys;
+                tf_rate_limiter_stats st = TF_RATE_LIMITER_STATS_INIT;
+                tf_rate_limiter_info info = TF_RATE_LIMITER_INFO_INIT;
                 if (tf_rate_limiter_peek(a->r, k.b, sizeof k.b, now, 1, &allowed, NULL, NULL) != TF_OK ||
-                    tf_rate_limiter_stats(a->r, &keys, NULL, NULL, NULL, NULL) != TF_OK)
+                    tf_rate_limiter_get_stats(a->r, &st) != TF_OK || tf_rate_limiter_get_info(a->r, &info) != TF_OK ||
+                    info.window != CT_WINDOW)
                     a->failed = 1;
             }
         }
@@ -1616,7 +1619,7 @@ static void *fr_worker(void *p) {
                     continue;
                 }
                 tf_rate_limiter *c = NULL;
-                if (st != TF_OK || tf_rate_limiter_deserialize(buf, w, &c) != TF_OK) a->failed = 1;
+                if (st != TF_OK || tf_rate_limiter_deserialize(buf, w, NULL, &c) != TF_OK) a->failed = 1;
                 tf_rate_limiter_free(c);
                 free(buf);
                 a->blobs++;
@@ -1668,7 +1671,7 @@ static void test_concurrent_free_running(void **state) {
                 tracked += got > 0;
             }
             if (with_global) assert_int_equal(total, want_total < G ? want_total : G);
-            rl_stats s = stats_of(r);
+            tf_rate_limiter_stats s = stats_of(r);
             assert_int_equal(s.keys, tracked);
             for (unsigned t = 0; t < CT_THREADS; ++t) {
                 assert_int_equal(args[t].failed, 0);
@@ -1825,6 +1828,10 @@ static void test_calls_bad_input(void **state) {
         int a = 7;
         uint64_t u = 7, v = 7;
         size_t sz = 7;
+        tf_rate_limiter_stats st = TF_RATE_LIMITER_STATS_INIT, st0;
+        tf_rate_limiter_info info = TF_RATE_LIMITER_INFO_INIT, info0;
+        memset(&st0, 0, sizeof st0);
+        memset(&info0, 0, sizeof info0);
 #define BAD(call, status)                                 \
     do {                                                  \
         tf_clear_last_error();                            \
@@ -1856,7 +1863,13 @@ static void test_calls_bad_input(void **state) {
         BAD(tf_rate_limiter_refund(r, "vip", 3, 0, 1), TF_ERR_INVALID_ARGUMENT);
         BAD(tf_rate_limiter_reset(NULL, "vip", 3), TF_ERR_NULL);
         BAD(tf_rate_limiter_reset(r, NULL, 3), TF_ERR_NULL);
-        BAD(tf_rate_limiter_stats(NULL, &u, &v, NULL, NULL, &sz), TF_ERR_NULL);
+        BAD(tf_rate_limiter_get_stats(NULL, &st), TF_ERR_NULL);
+        BAD(tf_rate_limiter_get_stats(r, NULL), TF_ERR_NULL);
+        BAD(tf_rate_limiter_get_stats(r, &st0), TF_ERR_INVALID_ARGUMENT); /* not initialized */
+        BAD(tf_rate_limiter_get_info(NULL, &info), TF_ERR_NULL);
+        BAD(tf_rate_limiter_get_info(r, NULL), TF_ERR_NULL);
+        BAD(tf_rate_limiter_get_info(r, &info0), TF_ERR_INVALID_ARGUMENT);
+        assert_true(st.keys == 0 && st0.keys == 0 && st0.memory == 0 && info.limit == 0 && info0.limit == 0);
         BAD(tf_rate_limiter_serialized_size(NULL, &sz), TF_ERR_NULL);
         BAD(tf_rate_limiter_serialized_size(r, NULL), TF_ERR_NULL);
         BAD(tf_rate_limiter_serialize(NULL, before, n, &sz), TF_ERR_NULL);
@@ -1877,7 +1890,8 @@ static void test_calls_bad_input(void **state) {
             assert_int_equal(d.allowed, 0);
             assert_int_equal(d.retry_at, NEVER);
         }
-        OK(tf_rate_limiter_stats(r, NULL, NULL, NULL, NULL, NULL));
+        OK(tf_rate_limiter_get_stats(r, &st));
+        OK(tf_rate_limiter_get_info(r, &info));
         assert_unchanged(r, before, n);
 #undef BAD
         free(before);
@@ -1919,8 +1933,8 @@ static void test_serialize_round_trip(void **state) {
             unsigned char *blob = snap(r, &n);
             assert_memory_equal(blob, "TFLT\x01\x00\x04\x00", 8);
             tf_rate_limiter *c = NULL;
-            OK(tf_rate_limiter_deserialize(blob, n, &c));
-            rl_stats s1 = stats_of(r), s2 = stats_of(c);
+            OK(tf_rate_limiter_deserialize(blob, n, NULL, &c));
+            tf_rate_limiter_stats s1 = stats_of(r), s2 = stats_of(c);
             assert_int_equal(s1.keys, s2.keys);
             assert_int_equal(s1.reclaimed, s2.reclaimed);
             assert_int_equal(s1.denied_full, s2.denied_full);
@@ -1947,12 +1961,119 @@ static void test_serialize_round_trip(void **state) {
         EXPECT(acq(c, "d", 6, 1), allow, 0, allow ? 0 : NEVER);
         EXPECT(acq(c, "a", 6, 1), 0, 0, 100);
         EXPECT(acq(c, "b", 6, 1), 1, 0, 0);
-        rl_stats s = stats_of(c);
+        tf_rate_limiter_stats s = stats_of(c);
         assert_int_equal(s.keys, 2);
         assert_int_equal(allow ? s.allowed_full : s.denied_full, 2);
         tf_rate_limiter_free(c);
         tf_rate_limiter_free(r);
     }
+}
+
+/* get_info: what the limiter was created and configured with; a blob
+ * keeps it. */
+static void test_info(void **state) {
+    (void)state;
+    for (size_t m = 0; m < NMODES; ++m) {
+        const int ex = (kModes[m] & EXACT) != 0;
+        const uint32_t flags = kModes[m] | TF_RATE_LIMITER_FULL_ALLOW;
+        tf_rate_limiter *r = make(7, 1000, ex ? 0 : 250, flags);
+        tf_rate_limiter_info i = info_of(r);
+        assert_int_equal(i.size, sizeof i);
+        assert_int_equal(i.limit, 7);
+        assert_int_equal(i.window, 1000);
+        assert_int_equal(i.bucket_width, ex ? 0 : 250);
+        assert_int_equal(i.flags, flags);
+        assert_int_equal(i.global_limit, 0);
+        assert_int_equal(i.max_keys, 0);
+        OK(tf_rate_limiter_set_global_limit(r, 40));
+        OK(tf_rate_limiter_set_max_keys(r, 123));
+        i = info_of(r);
+        assert_int_equal(i.global_limit, 40);
+        assert_int_equal(i.max_keys, 123);
+        tf_rate_limiter *c = clone_of(r);
+        const tf_rate_limiter_info j = info_of(c);
+        assert_true(j.limit == 7 && j.window == 1000 && j.bucket_width == i.bucket_width && j.flags == flags &&
+                    j.global_limit == 40 && j.max_keys == 123);
+        tf_rate_limiter_free(c);
+        /* a caller built against a later, longer struct: the rest is left alone */
+        struct {
+            tf_rate_limiter_stats stats;
+            uint64_t later_field;
+        } longer;
+        memset(&longer, 0, sizeof longer);
+        longer.stats.size = sizeof longer;
+        longer.later_field = 99;
+        (void)acq(r, "k", 5, 1);
+        OK(tf_rate_limiter_get_stats(r, &longer.stats));
+        assert_int_equal(longer.stats.size, sizeof longer);
+        assert_int_equal(longer.stats.keys, 1);
+        assert_true(longer.stats.memory > 0);
+        assert_int_equal(longer.later_field, 99);
+        tf_rate_limiter_free(r);
+    }
+    /* a bucketed limiter created with a bucket as wide as the window */
+    tf_rate_limiter *r = make(3, 60, 60, 0);
+    assert_int_equal(info_of(r).bucket_width, 60);
+    tf_rate_limiter_free(r);
+}
+
+static tf_status load_limiter(const unsigned char *blob, size_t len, const tf_deserialize_options *options,
+                              uint64_t *memory) {
+    tf_rate_limiter *r = NULL;
+    const tf_status st = tf_rate_limiter_deserialize(blob, len, options, &r);
+    if (st != TF_OK) {
+        assert_null(r);
+        return st;
+    }
+    *memory = stats_of(r).memory;
+    tf_rate_limiter_free(r);
+    return TF_OK;
+}
+
+/* Checks max_memory on the blob of `r`: its memory figure is known before
+ * anything is allocated (the tables as they grow, long keys, exact rings,
+ * the global window and the overrides). */
+static void check_max_memory_of(const tf_rate_limiter *r) {
+    size_t n = 0, w = 0;
+    OK(tf_rate_limiter_serialized_size(r, &n));
+    unsigned char *blob = malloc(n);
+    assert_non_null(blob);
+    OK(tf_rate_limiter_serialize(r, blob, n, &w));
+    /* the copy's memory: its tables grew only as far as its keys need */
+    tf_rate_limiter *c = NULL;
+    OK(tf_rate_limiter_deserialize(blob, n, NULL, &c));
+    assert_int_equal(tu_check_max_memory(blob, n, load_limiter), stats_of(c).memory);
+    tf_rate_limiter_free(c);
+    free(blob);
+}
+
+static void test_deserialize_max_memory(void **state) {
+    (void)state;
+    for (size_t m = 0; m < NMODES; ++m) {
+        tf_rate_limiter *r = make(4, 1000, 100, kModes[m]);
+        check_max_memory_of(r); /* empty */
+        tf_rate_limiter_free(r);
+        r = populated(kModes[m]); /* a global window, overrides, keys */
+        check_max_memory_of(r);
+        /* long keys (stored out of line), long overrides, and enough keys
+         * for every shard's table to grow several times */
+        OK(tf_rate_limiter_set_key_limit(r, "an override with a rather long key", 34, 3));
+        for (uint64_t i = 0; i < 3000; ++i) {
+            char key[64];
+            const int len = snprintf(key, sizeof key, "%s-%llu", i % 3 ? "k" : "a-key-longer-than-16-bytes", ULL(i));
+            (void)acq_b(r, key, (size_t)len, 2500 + i % 7, 1);
+        }
+        check_max_memory_of(r);
+        tf_rate_limiter_free(r);
+    }
+    /* an exact limiter with a large limit: the rings dwarf the blob */
+    tf_rate_limiter *r = make(100000, 1000, 0, EXACT);
+    OK(tf_rate_limiter_set_global_limit(r, 1u << 20));
+    for (uint64_t i = 0; i < 20; ++i) (void)acq_id(r, i, 10, 1);
+    check_max_memory_of(r);
+    tf_rate_limiter_stats s = stats_of(r);
+    assert_true(s.memory > 20 * 100000 * 8); /* 16 MB from a blob of a few hundred bytes */
+    tf_rate_limiter_free(r);
 }
 
 /* serialize for tu_check_serialize_contract */
@@ -1977,7 +2098,7 @@ static void test_serialize_buffer_too_small(void **state) {
 static tf_status try_blob(const unsigned char *b, size_t n) {
     tf_rate_limiter *c = NULL;
     tf_clear_last_error();
-    tf_status st = tf_rate_limiter_deserialize(b, n, &c);
+    tf_status st = tf_rate_limiter_deserialize(b, n, NULL, &c);
     if (st == TF_OK) {
         assert_non_null(c);
         tf_rate_limiter_free(c);
@@ -2300,7 +2421,7 @@ static void test_serialize_lowered_limit(void **state) {
         size_t n;
         unsigned char *blob = snap(r, &n);
         tf_rate_limiter *c = NULL;
-        tf_status st = tf_rate_limiter_deserialize(blob, n, &c);
+        tf_status st = tf_rate_limiter_deserialize(blob, n, NULL, &c);
         if (st != TF_OK)
             fail_msg("%s: %s (%s)", kModes[m] ? "exact" : "bucketed", tf_status_string(st), tf_last_error_message());
         EXPECT(acq(c, "A", 7, 1), 0, 0, at);
@@ -2331,7 +2452,7 @@ static void test_deserialize_wrong_kind_random_and_null(void **state) {
     /* and the other way round */
     tf_rate_limiter *r = populated(0);
     unsigned char *rb = snap(r, &n);
-    assert_int_equal(tf_recency_sketch_deserialize(rb, n, &s), TF_ERR_WRONG_KIND);
+    assert_int_equal(tf_recency_sketch_deserialize(rb, n, NULL, &s), TF_ERR_WRONG_KIND);
     free(rb);
     tf_rate_limiter_free(r);
     /* random bytes */
@@ -2350,9 +2471,9 @@ static void test_deserialize_wrong_kind_random_and_null(void **state) {
         assert_true(st < 0 && st >= TF_STATUS_MIN);
     }
     tf_rate_limiter *c = NULL;
-    assert_int_equal(tf_rate_limiter_deserialize(NULL, 10, &c), TF_ERR_NULL);
-    assert_int_equal(tf_rate_limiter_deserialize(buf, 10, NULL), TF_ERR_NULL);
-    assert_int_equal(tf_rate_limiter_deserialize(NULL, 0, &c), TF_ERR_NULL);
+    assert_int_equal(tf_rate_limiter_deserialize(NULL, 10, NULL, &c), TF_ERR_NULL);
+    assert_int_equal(tf_rate_limiter_deserialize(buf, 10, NULL, NULL), TF_ERR_NULL);
+    assert_int_equal(tf_rate_limiter_deserialize(NULL, 0, NULL, &c), TF_ERR_NULL);
     assert_null(c);
 }
 
@@ -2371,7 +2492,7 @@ static void check_golden(const char *name, int exact) {
     assert_memory_equal(now, golden, len);
     /* and the blob reads back with the recorded answers */
     tf_rate_limiter *r = NULL;
-    OK(tf_rate_limiter_deserialize(golden, len, &r));
+    OK(tf_rate_limiter_deserialize(golden, len, NULL, &r));
     snprintf(file, sizeof file, "%s.expected", name);
     size_t elen;
     char *expected = (char *)tu_read_file(tu_data_path(file), &elen);
@@ -2454,6 +2575,7 @@ int main(void) {
         cmocka_unit_test(test_new_bad_input),
         cmocka_unit_test(test_calls_bad_input),
         cmocka_unit_test(test_serialize_round_trip),
+        cmocka_unit_test(test_info),
         cmocka_unit_test(test_serialize_buffer_too_small),
         cmocka_unit_test(test_deserialize_truncated),
         cmocka_unit_test(test_deserialize_bit_flips),
@@ -2461,6 +2583,7 @@ int main(void) {
         cmocka_unit_test(test_deserialize_hostile_fields),
         cmocka_unit_test(test_serialize_lowered_limit),
         cmocka_unit_test(test_deserialize_wrong_kind_random_and_null),
+        cmocka_unit_test(test_deserialize_max_memory),
         cmocka_unit_test(test_golden_blobs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -61,6 +61,12 @@ static int same(const tf_recency_sketch *a, const tf_recency_sketch *b) {
     return eq;
 }
 
+static tf_recency_sketch_info info_of(const tf_recency_sketch *s) {
+    tf_recency_sketch_info info = TF_RECENCY_SKETCH_INFO_INIT;
+    OK(tf_recency_sketch_get_info(s, &info));
+    return info;
+}
+
 /* Asserts that `s` serializes to exactly `before`. */
 static void assert_unchanged(const tf_recency_sketch *s, const unsigned char *before, size_t len) {
     size_t n;
@@ -77,15 +83,26 @@ static void test_new_and_info(void **state) {
     (void)state;
     for (size_t m = 0; m < NMODES; ++m) {
         tf_recency_sketch *s = make(1000, 4, 7, kModes[m]);
-        uint64_t w, cells;
-        uint32_t d, seed, flags;
-        OK(tf_recency_sketch_info(s, &w, &d, &seed, &flags, &cells));
-        assert_int_equal(w, 1000);
-        assert_int_equal(d, 4);
-        assert_int_equal(seed, 7);
-        assert_int_equal(flags, kModes[m]);
-        assert_int_equal(cells, 4000); /* 4000 is a multiple of 8: same in both layouts */
-        OK(tf_recency_sketch_info(s, NULL, NULL, NULL, NULL, NULL));
+        const tf_recency_sketch_info info = info_of(s);
+        assert_int_equal(info.size, sizeof info);
+        assert_int_equal(info.width, 1000);
+        assert_int_equal(info.depth, 4);
+        assert_int_equal(info.seed, 7);
+        assert_int_equal(info.flags, kModes[m]);
+        assert_int_equal(info.cells, 4000); /* 4000 is a multiple of 8: same in both layouts */
+        /* a caller built against a later, longer version of the struct:
+         * the fields this library knows are filled, the rest is left alone */
+        struct {
+            tf_recency_sketch_info info;
+            uint64_t later_field;
+        } longer;
+        memset(&longer, 0, sizeof longer);
+        longer.info.size = sizeof longer;
+        longer.later_field = 77;
+        OK(tf_recency_sketch_get_info(s, &longer.info));
+        assert_int_equal(longer.info.size, sizeof longer);
+        assert_int_equal(longer.info.cells, 4000);
+        assert_int_equal(longer.later_field, 77);
         size_t bytes;
         OK(tf_recency_sketch_memory(s, &bytes));
         assert_true(bytes >= 4000 * 8 && bytes < 4000 * 8 + 1024);
@@ -97,9 +114,7 @@ static void test_new_and_info(void **state) {
     }
     /* blocked tables round up to whole cache lines */
     tf_recency_sketch *s = make(1001, 3, 0, TF_RECENCY_SKETCH_BLOCKED);
-    uint64_t cells;
-    OK(tf_recency_sketch_info(s, NULL, NULL, NULL, NULL, &cells));
-    assert_int_equal(cells, 3008); /* ceil(3003 / 8) * 8 */
+    assert_int_equal(info_of(s).cells, 3008); /* ceil(3003 / 8) * 8 */
     tf_recency_sketch_free(s);
 }
 
@@ -569,8 +584,7 @@ static void test_pace_rate_bound(void **state) {
     const uint32_t d = 2;
     for (size_t m = 0; m < NMODES; ++m) {
         tf_recency_sketch *s = make(w, d, 1, kModes[m]);
-        uint64_t cells;
-        OK(tf_recency_sketch_info(s, NULL, NULL, NULL, NULL, &cells));
+        const uint64_t cells = info_of(s).cells;
         uint64_t *times = malloc(T * per_tick * sizeof *times);
         size_t n = 0;
         uint64_t id = 0;
@@ -672,7 +686,7 @@ static tf_recency_sketch *copy_of(const tf_recency_sketch *s) {
     size_t n;
     unsigned char *b = snap(s, &n);
     tf_recency_sketch *c = NULL;
-    OK(tf_recency_sketch_deserialize(b, n, &c));
+    OK(tf_recency_sketch_deserialize(b, n, NULL, &c));
     free(b);
     return c;
 }
@@ -930,7 +944,8 @@ static void test_calls_bad_input(void **state) {
         int g;
         double p;
         size_t sz;
-        uint64_t u64;
+        tf_recency_sketch_info info = TF_RECENCY_SKETCH_INFO_INIT, uninitialized;
+        memset(&uninitialized, 0, sizeof uninitialized);
 #define BAD(call, status)                                 \
     do {                                                  \
         tf_clear_last_error();                            \
@@ -964,7 +979,13 @@ static void test_calls_bad_input(void **state) {
         BAD(tf_recency_sketch_error_estimate(s, 0, NULL), TF_ERR_NULL);
         BAD(tf_recency_sketch_memory(NULL, &sz), TF_ERR_NULL);
         BAD(tf_recency_sketch_memory(s, NULL), TF_ERR_NULL);
-        BAD(tf_recency_sketch_info(NULL, &u64, NULL, NULL, NULL, NULL), TF_ERR_NULL);
+        BAD(tf_recency_sketch_get_info(NULL, &info), TF_ERR_NULL);
+        BAD(tf_recency_sketch_get_info(s, NULL), TF_ERR_NULL);
+        BAD(tf_recency_sketch_get_info(s, &uninitialized), TF_ERR_INVALID_ARGUMENT);
+        assert_int_equal(uninitialized.width, 0); /* nothing written */
+        uninitialized.size = sizeof uninitialized - 1;
+        BAD(tf_recency_sketch_get_info(s, &uninitialized), TF_ERR_INVALID_ARGUMENT);
+        assert_int_equal(uninitialized.width, 0);
         BAD(tf_recency_sketch_serialized_size(NULL, &sz), TF_ERR_NULL);
         BAD(tf_recency_sketch_serialized_size(s, NULL), TF_ERR_NULL);
         BAD(tf_recency_sketch_serialize(NULL, before, n, &sz), TF_ERR_NULL);
@@ -988,13 +1009,11 @@ static void test_serialize_round_trip(void **state) {
         assert_int_equal(n, 28 + 24 + 512 * 3 * 8);
         assert_memory_equal(blob, "TFLT", 4);
         tf_recency_sketch *c = NULL;
-        OK(tf_recency_sketch_deserialize(blob, n, &c));
+        OK(tf_recency_sketch_deserialize(blob, n, NULL, &c));
         assert_true(same(s, c));
-        uint64_t w1, w2, c1, c2;
-        uint32_t d1, d2, s1, s2, f1, f2;
-        OK(tf_recency_sketch_info(s, &w1, &d1, &s1, &f1, &c1));
-        OK(tf_recency_sketch_info(c, &w2, &d2, &s2, &f2, &c2));
-        assert_true(w1 == w2 && d1 == d2 && s1 == s2 && f1 == f2 && c1 == c2);
+        const tf_recency_sketch_info i1 = info_of(s), i2 = info_of(c);
+        assert_true(i1.width == i2.width && i1.depth == i2.depth && i1.seed == i2.seed && i1.flags == i2.flags &&
+                    i1.cells == i2.cells);
         for (uint64_t id = 0; id < 6000; ++id) assert_int_equal(qry(s, id), qry(c, id));
         /* the copy keeps working and stays independent */
         upd(c, 1, 1000000);
@@ -1022,7 +1041,7 @@ static void test_serialize_buffer_too_small(void **state) {
 
 static tf_status try_blob(const unsigned char *b, size_t n) {
     tf_recency_sketch *c = NULL;
-    tf_status st = tf_recency_sketch_deserialize(b, n, &c);
+    tf_status st = tf_recency_sketch_deserialize(b, n, NULL, &c);
     if (st == TF_OK) {
         assert_non_null(c);
         tf_recency_sketch_free(c);
@@ -1126,10 +1145,51 @@ static void test_deserialize_random_and_null(void **state) {
         assert_true(st < 0 && st >= TF_STATUS_MIN);
     }
     tf_recency_sketch *c = NULL;
-    assert_int_equal(tf_recency_sketch_deserialize(NULL, 10, &c), TF_ERR_NULL);
-    assert_int_equal(tf_recency_sketch_deserialize(buf, 10, NULL), TF_ERR_NULL);
-    assert_int_equal(tf_recency_sketch_deserialize(NULL, 0, &c), TF_ERR_NULL);
+    assert_int_equal(tf_recency_sketch_deserialize(NULL, 10, NULL, &c), TF_ERR_NULL);
+    assert_int_equal(tf_recency_sketch_deserialize(buf, 10, NULL, NULL), TF_ERR_NULL);
+    assert_int_equal(tf_recency_sketch_deserialize(NULL, 0, NULL, &c), TF_ERR_NULL);
     assert_null(c);
+}
+
+static tf_status load_sketch(const unsigned char *blob, size_t len, const tf_deserialize_options *options,
+                             uint64_t *memory) {
+    tf_recency_sketch *s = NULL;
+    const tf_status st = tf_recency_sketch_deserialize(blob, len, options, &s);
+    if (st != TF_OK) {
+        assert_null(s);
+        return st;
+    }
+    size_t bytes = 0;
+    OK(tf_recency_sketch_memory(s, &bytes));
+    *memory = bytes;
+    tf_recency_sketch_free(s);
+    return TF_OK;
+}
+
+/* options->max_memory bounds the sketch deserialize makes: its memory is
+ * known from the blob's shape before anything is allocated. */
+static void test_deserialize_max_memory(void **state) {
+    (void)state;
+    for (size_t m = 0; m < NMODES; ++m) {
+        tf_recency_sketch *s = random_sketch(kModes[m], 8, 500);
+        size_t n, bytes;
+        unsigned char *blob = snap(s, &n);
+        OK(tf_recency_sketch_memory(s, &bytes));
+        assert_int_equal(tu_check_max_memory(blob, n, load_sketch), bytes);
+        free(blob);
+        tf_recency_sketch_free(s);
+    }
+    /* a table of 4 MiB and more is mapped, in whole pages: known too */
+    const uint64_t widths[] = {(1u << 19) - 8, 1u << 19, (1u << 19) + 3};
+    for (size_t i = 0; i < sizeof widths / sizeof widths[0]; ++i) {
+        tf_recency_sketch *s = make(widths[i], 1, 3, 0);
+        size_t n, bytes;
+        unsigned char *blob = snap(s, &n);
+        OK(tf_recency_sketch_memory(s, &bytes));
+        assert_int_equal(tu_check_max_memory(blob, n, load_sketch), bytes);
+        free(blob);
+        tf_recency_sketch_free(s);
+    }
 }
 
 static void check_golden(const char *name, uint32_t flags) {
@@ -1147,7 +1207,7 @@ static void check_golden(const char *name, uint32_t flags) {
     assert_memory_equal(now, golden, len);
     /* and the blob reads back with the recorded answers */
     tf_recency_sketch *s = NULL;
-    OK(tf_recency_sketch_deserialize(golden, len, &s));
+    OK(tf_recency_sketch_deserialize(golden, len, NULL, &s));
     snprintf(file, sizeof file, "%s.expected", name);
     size_t elen;
     char *expected = (char *)tu_read_file(tu_data_path(file), &elen);
@@ -1223,6 +1283,7 @@ int main(void) {
         cmocka_unit_test(test_deserialize_bit_flips),
         cmocka_unit_test(test_deserialize_hostile_fields),
         cmocka_unit_test(test_deserialize_random_and_null),
+        cmocka_unit_test(test_deserialize_max_memory),
         cmocka_unit_test(test_golden_blobs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -136,3 +136,45 @@ void tu_check_serialize_contract(const void *obj, size_t need, tu_serialize_fn s
     assert_int_equal(written, need);
     free(buf);
 }
+
+uint64_t tu_check_max_memory(const unsigned char *blob, size_t len, tu_load_fn load) {
+    uint64_t need = 0, got = 0;
+    assert_int_equal(load(blob, len, NULL, &need), TF_OK);
+    assert_true(need > 0);
+    tf_deserialize_options opts = TF_DESERIALIZE_OPTIONS_INIT;
+    assert_int_equal(opts.max_memory, 0); /* the default: no limit */
+    assert_int_equal(load(blob, len, &opts, &got), TF_OK);
+    assert_int_equal(got, need);
+    opts.max_memory = need; /* exactly enough */
+    assert_int_equal(load(blob, len, &opts, &got), TF_OK);
+    assert_true(got <= opts.max_memory);
+    const uint64_t below[] = {need - 1, need / 2, 1};
+    for (size_t i = 0; i < sizeof below / sizeof below[0]; ++i) {
+        opts.max_memory = below[i];
+        tf_clear_last_error();
+        assert_int_equal(load(blob, len, &opts, &got), TF_ERR_TOO_LARGE);
+        assert_non_null(strstr(tf_last_error_message(), "max_memory"));
+    }
+    /* not initialized: refused whatever the limit says */
+    tf_deserialize_options bad = opts;
+    bad.max_memory = 0;
+    bad.size = 0;
+    tf_clear_last_error();
+    assert_int_equal(load(blob, len, &bad, &got), TF_ERR_INVALID_ARGUMENT);
+    assert_true(strlen(tf_last_error_message()) > 0);
+    bad.size = sizeof bad - 1;
+    assert_int_equal(load(blob, len, &bad, &got), TF_ERR_INVALID_ARGUMENT);
+    /* a later, longer version of the struct: its known fields are read */
+    struct {
+        tf_deserialize_options opts;
+        uint64_t later_field;
+    } longer;
+    memset(&longer, 0, sizeof longer);
+    longer.opts.size = sizeof longer;
+    longer.opts.max_memory = need - 1;
+    longer.later_field = 12345;
+    assert_int_equal(load(blob, len, &longer.opts, &got), TF_ERR_TOO_LARGE);
+    longer.opts.max_memory = need;
+    assert_int_equal(load(blob, len, &longer.opts, &got), TF_OK);
+    return need;
+}

@@ -66,6 +66,22 @@ typedef tf_status (*tu_serialize_fn)(const void *obj, void *buf, size_t capacity
  * written, NULL/0 asks for the size the same way, `need` bytes work. */
 void tu_check_serialize_contract(const void *obj, size_t need, tu_serialize_fn serialize);
 
+/* Deserializes a blob with `options` (NULL: the defaults), stores the
+ * memory of the structure it made in *memory (what the structure's memory
+ * figure reports), and frees it. On failure it must have made nothing (the
+ * suite's wrapper checks that its `out` stayed NULL). */
+typedef tf_status (*tu_load_fn)(const unsigned char *blob, size_t len, const tf_deserialize_options *options,
+                                uint64_t *memory);
+
+/* The max_memory contract of deserialize for a valid blob: a limit of the
+ * structure's own memory loads it (and it then holds no more), one byte
+ * less or a tiny limit is TF_ERR_TOO_LARGE with a message, 0 means no
+ * limit, and an options struct whose size is below its first version (not
+ * initialized) is TF_ERR_INVALID_ARGUMENT. A longer struct (a caller built
+ * against a later header) is read as far as this library knows it. Returns
+ * the structure's memory. */
+uint64_t tu_check_max_memory(const unsigned char *blob, size_t len, tu_load_fn load);
+
 /* Writes a little-endian field into a blob. */
 void tu_put_le(unsigned char *p, uint64_t v, int bytes);
 

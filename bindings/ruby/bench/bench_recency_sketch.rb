@@ -39,7 +39,7 @@ time_batches = []
 t_base = 1
 key_batches.each { |ks| time_batches << Array.new(ks.size) { |j| t_base + j } }
 
-sketch = RS.new(opts[:width], opts[:depth], 7)
+sketch = RS.new(opts[:width], opts[:depth], seed: 7)
 native = sketch.instance_variable_get(:@native)
 
 def now_ns

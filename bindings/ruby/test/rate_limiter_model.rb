@@ -7,8 +7,8 @@
 # TemporalFilters::RateLimiter and this model and compare every answer.
 #
 # Exact mode is a sliding log: a key's (and the global) grant times; a grant
-# at t counts at every now < t + window. Bucketed mode is the seed's
-# algorithm on a Hash of bucket index => count: at now the window holds the
+# at t counts at every now < t + window. Bucketed mode is the Rate
+# Limiter README's algorithm on a Hash of bucket index => count: at now the window holds the
 # buckets with index > now / width - window / width; a request is allowed
 # when those counts plus n stay within the limit, and a denied one may retry
 # when enough of the oldest buckets have left, at (index + buckets) * width.
@@ -29,7 +29,7 @@
 # request that reclaimed them, hence never after a later request's time).
 # Neither is max_keys (the tests using the model set none).
 class RateLimiterModel
-  NEVER = (1 << 64) - 1
+  RETRY_NEVER = (1 << 64) - 1
 
   # One window (a key's or the global one).
   class Window
@@ -62,18 +62,18 @@ class RateLimiterModel
       return [true, limit - u - n, 0] if n <= limit && u + n <= limit
 
       remaining = u >= limit ? 0 : limit - u
-      return [false, remaining, NEVER] if n > limit
+      return [false, remaining, RETRY_NEVER] if n > limit
 
       need = u + n - limit
       if @exact
-        [false, remaining, [@log[need - 1] + @window, NEVER].min]
+        [false, remaining, [@log[need - 1] + @window, RETRY_NEVER].min]
       else
         freed = 0
         @counts.keys.sort.each do |index|
           freed += @counts[index]
           return [false, remaining, (index + @nb) * @width] if freed >= need
         end
-        [false, remaining, NEVER]
+        [false, remaining, RETRY_NEVER]
       end
     end
 

@@ -11,9 +11,6 @@
 require_relative "helper"
 
 class TestGolden < Minitest::Test
-  RS = TemporalFilters::RecencySketch
-  H = TestHelper
-
   GOLDEN = {
     "recency_sketch_v1" => { flags: 0, width: 256 },
     "recency_sketch_blocked_v1" => { flags: RS::BLOCKED | RS::CONCURRENT, width: 96 }
@@ -21,8 +18,7 @@ class TestGolden < Minitest::Test
 
   GOLDEN.each do |name, shape|
     define_method("test_read_#{name}") do
-      blob = H.read_golden("#{name}.tfb")
-      expected = H.read_expected("#{name}.expected")
+      blob, expected = H.golden(name)
       assert_equal 251, expected.size, "250 text keys and the binary key"
       assert_includes expected.map(&:first), H::GOLDEN_BINARY_KEY
       s = RS.deserialize(blob)
@@ -35,16 +31,11 @@ class TestGolden < Minitest::Test
     end
 
     define_method("test_write_#{name}") do
-      blob = H.read_golden("#{name}.tfb")
-      mine = H.golden_sketch(shape[:flags]).serialize
-      assert_equal blob.bytesize, mine.bytesize
-      assert_equal blob, mine, "this binding writes the golden bytes"
+      assert_writes_golden(name, H.golden_sketch(shape[:flags]))
     end
 
     define_method("test_checksum_helper_on_#{name}") do
-      blob = H.read_golden("#{name}.tfb")
-      body = blob.byteslice(0, blob.bytesize - 8)
-      assert_equal blob.byteslice(-8, 8).unpack1("Q<"), H.murmur3_x64_128_low(body)
+      assert_checksum_helper_agrees(H.read_golden("#{name}.tfb"))
     end
   end
 
@@ -65,8 +56,7 @@ class TestGolden < Minitest::Test
 
   AGE_BLOOMS.each do |name, golden|
     define_method("test_read_#{name}") do
-      blob = H.read_golden("#{name}.tfb")
-      expected = H.read_expected_rows("#{name}.expected")
+      blob, expected = H.golden(name)
       assert_equal 351, expected.size, "350 text keys and the binary key"
       assert_equal Array.new(350) { |i| "key-#{i}" } + [H::GOLDEN_BINARY_KEY], expected.map(&:first)
       assert(expected.all? { |row| row.size == 2 && [0, 1].include?(row[1]) })
@@ -88,18 +78,14 @@ class TestGolden < Minitest::Test
     end
 
     define_method("test_write_#{name}") do
-      blob = H.read_golden("#{name}.tfb")
       built = H.golden_age_bloom(blocked: golden[:blocked])
       assert_equal golden[:blocked], built.blocked?
-      mine = built.serialize
-      assert_equal blob.bytesize, mine.bytesize
-      assert_equal blob, mine, "this binding writes the golden bytes"
+      assert_writes_golden(name, built)
     end
   end
 
   def test_read_time_bloom_v1
-    blob = H.read_golden("time_bloom_v1.tfb")
-    expected = H.read_expected_rows("time_bloom_v1.expected")
+    blob, expected = H.golden("time_bloom_v1")
     keys = Array.new(260) { |i| "key-#{i}" } + [H::GOLDEN_BINARY_KEY]
     assert_equal 2 * 261, expected.size, "260 text keys and the binary key at two times"
     assert_equal keys + keys, expected.map(&:first)
@@ -126,17 +112,12 @@ class TestGolden < Minitest::Test
   end
 
   def test_write_time_bloom_v1
-    blob = H.read_golden("time_bloom_v1.tfb")
-    mine = H.golden_time_bloom.serialize
-    assert_equal blob.bytesize, mine.bytesize
-    assert_equal blob, mine, "this binding writes the golden bytes"
+    assert_writes_golden("time_bloom_v1", H.golden_time_bloom)
   end
 
   def test_checksum_helper_on_the_bloom_blobs
     %w[age_bloom_v1 age_bloom_blocked_v1 time_bloom_v1].each do |name|
-      blob = H.read_golden("#{name}.tfb")
-      body = blob.byteslice(0, blob.bytesize - 8)
-      assert_equal blob.byteslice(-8, 8).unpack1("Q<"), H.murmur3_x64_128_low(body), name
+      assert_checksum_helper_agrees(H.read_golden("#{name}.tfb"), name)
     end
   end
 
@@ -144,12 +125,12 @@ class TestGolden < Minitest::Test
     age = H.read_golden("age_bloom_v1.tfb")
     time = H.read_golden("time_bloom_v1.tfb")
     blocked = H.read_golden("age_bloom_blocked_v1.tfb")
-    assert_raises(TemporalFilters::WrongKind) { TemporalFilters::TimeBloom.deserialize(blocked) }
-    assert_raises(TemporalFilters::WrongKind) { RS.deserialize(blocked) }
-    assert_raises(TemporalFilters::WrongKind) { TemporalFilters::TimeBloom.deserialize(age) }
-    assert_raises(TemporalFilters::WrongKind) { TemporalFilters::AgeBloom.deserialize(time) }
-    assert_raises(TemporalFilters::WrongKind) { RS.deserialize(age) }
-    assert_raises(TemporalFilters::WrongKind) do
+    assert_tf_error(:WRONG_KIND) { TemporalFilters::TimeBloom.deserialize(blocked) }
+    assert_tf_error(:WRONG_KIND) { RS.deserialize(blocked) }
+    assert_tf_error(:WRONG_KIND) { TemporalFilters::TimeBloom.deserialize(age) }
+    assert_tf_error(:WRONG_KIND) { TemporalFilters::AgeBloom.deserialize(time) }
+    assert_tf_error(:WRONG_KIND) { RS.deserialize(age) }
+    assert_tf_error(:WRONG_KIND) do
       TemporalFilters::AgeBloom.deserialize(H.read_golden("recency_sketch_v1.tfb"))
     end
   end
@@ -163,8 +144,7 @@ class TestGolden < Minitest::Test
 
   RATE_LIMITERS.each do |name, exact|
     define_method("test_read_#{name}") do
-      blob = H.read_golden("#{name}.tfb")
-      expected = H.read_expected_rows("#{name}.expected")
+      blob, expected = H.golden(name)
       assert_equal Array.new(40) { |i| "key-#{i}" } + [H::GOLDEN_BINARY_KEY], expected.map(&:first)
       assert(expected.all? { |row| row.size == 4 && [0, 1].include?(row[1]) })
       assert_equal (exact ? 1 : 0), blob.byteslice(H::OFF_FLAGS, 4).unpack1("L<")
@@ -184,22 +164,18 @@ class TestGolden < Minitest::Test
     end
 
     define_method("test_write_#{name}") do
-      blob = H.read_golden("#{name}.tfb")
-      mine = H.golden_rate_limiter(exact).serialize
-      assert_equal blob.bytesize, mine.bytesize
-      assert_equal blob, mine, "this binding writes the golden bytes"
+      assert_writes_golden(name, H.golden_rate_limiter(exact))
     end
   end
 
   def test_rate_limiter_blobs_are_of_their_kind_only
     RATE_LIMITERS.each_key do |name|
       blob = H.read_golden("#{name}.tfb")
-      body = blob.byteslice(0, blob.bytesize - 8)
-      assert_equal blob.byteslice(-8, 8).unpack1("Q<"), H.murmur3_x64_128_low(body), name
-      assert_raises(TemporalFilters::WrongKind) { RS.deserialize(blob) }
-      assert_raises(TemporalFilters::WrongKind) { TemporalFilters::AgeBloom.deserialize(blob) }
+      assert_checksum_helper_agrees(blob, name)
+      assert_tf_error(:WRONG_KIND) { RS.deserialize(blob) }
+      assert_tf_error(:WRONG_KIND) { TemporalFilters::AgeBloom.deserialize(blob) }
     end
-    assert_raises(TemporalFilters::WrongKind) do
+    assert_tf_error(:WRONG_KIND) do
       TemporalFilters::RateLimiter.deserialize(H.read_golden("time_bloom_v1.tfb"))
     end
   end
@@ -209,7 +185,7 @@ class TestGolden < Minitest::Test
     200.times { |i| ops << ["key-#{i}", 1000 + 7 * i] }
     (0...200).step(3) { |i| ops << ["key-#{i}", i.odd? ? 5000 + i : 500 + i] }
     ops << [H::GOLDEN_BINARY_KEY, 123_456_789]
-    s = RS.new(256, 3, 42)
+    s = RS.new(256, 3, seed: 42)
     s.update_batch(ops.map(&:first), ops.map(&:last))
     assert_equal H.read_golden("recency_sketch_v1.tfb"), s.serialize
   end

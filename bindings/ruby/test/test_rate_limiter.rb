@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
 # Semantics of TemporalFilters::RateLimiter through the Ruby binding: the
-# seed's worked example, every decision against a plain-Ruby model (exact
+# Rate Limiter README's worked example, every decision against a plain-Ruby model (exact
 # and bucketed mode, global limit, overrides, peeks, refunds), the exact
 # mode's promise and the bucketed mode's bound, the global window asked on
 # every decision, refunds to the global window, n permits at once, a peek
@@ -15,8 +15,6 @@ require_relative "helper"
 require_relative "rate_limiter_model"
 
 class TestRateLimiter < Minitest::Test
-  RL = TemporalFilters::RateLimiter
-  NEVER = RL::RETRY_NEVER
   Model = RateLimiterModel
 
   def triple(d)
@@ -26,19 +24,58 @@ class TestRateLimiter < Minitest::Test
   def test_constants
     assert_equal 1, RL::EXACT
     assert_equal 2, RL::FULL_ALLOW
-    assert_equal 2**64 - 1, NEVER
+    assert_equal 2**64 - 1, RETRY_NEVER
+    refute RL.const_defined?(:RETRY_NEVER, false), "one RETRY_NEVER, TemporalFilters::RETRY_NEVER"
     assert_equal [65_535, 2**20, 4096, 2**24],
                  [RL::MAX_KEY_LIMIT, RL::MAX_EXACT_LIMIT, RL::MAX_BUCKETS, RL::MAX_EXACT_GLOBAL_LIMIT]
   end
 
-  # ---- the seed ------------------------------------------------------------
+  def test_info_is_a_frozen_struct
+    rl = RL.new(5, 1000, 100)
+    assert_frozen_struct(RL::Info, { limit: 5, window: 1000, bucket_width: 100, flags: 0, global_limit: 0,
+                                     max_keys: 0 }, rl.info, rl)
+    refute rl.exact?
+    rl.set_global_limit(50).set_max_keys(7).set_key_limit("vip", 9)
+    assert_equal [50, 7, 5], [rl.global_limit, rl.max_keys, rl.limit], "a key's own limit is not the default"
+    ex = RL.exact(3, 60, flags: RL::FULL_ALLOW)
+    assert_frozen_struct(RL::Info, { limit: 3, window: 60, bucket_width: 0, flags: RL::EXACT | RL::FULL_ALLOW,
+                                     global_limit: 0, max_keys: 0 }, ex.info, ex)
+    assert ex.exact?
+    assert ex.full_allow?
+    refute rl.full_allow?
+    assert_equal ex.info, RL.deserialize(ex.serialize).info, "the blob keeps the settings"
+    s = rl.stats
+    assert_frozen_struct(RL::Stats, { keys: 0, reclaimed: 0, denied_full: 0, allowed_full: 0, memory: s.memory }, s, rl)
+    assert_operator s.memory, :>, 0
+  end
 
-  # The worked example of the seed's README: 5 requests per second, 100 ms
+  # flags is a keyword (default 0), as for every structure.
+  def test_flags_is_a_keyword
+    exact = RL.new(1, 1000, 100, flags: RL::EXACT)
+    assert exact.allow?("k", 1)
+    assert_equal [false, 0, 1001], triple(exact.acquire("k", 999)), "exact: the grant leaves at 1 + 1000"
+    bucketed = RL.new(1, 1000, 100)
+    assert bucketed.allow?("k", 1)
+    assert_equal [false, 0, 1000], triple(bucketed.acquire("k", 999)), "bucketed: its bucket leaves at 1000"
+    twin = RL.exact(1, 1000)
+    [1, 999].each { |now| twin.acquire("k", now) }
+    assert_equal exact.serialize, twin.serialize, "EXACT by the keyword is RateLimiter.exact"
+    full = RL.exact(1, 1000, flags: RL::FULL_ALLOW).set_max_keys(1)
+    assert full.allow?("a", 1)
+    assert full.allow?("b", 1), "FULL_ALLOW: admitted untracked"
+    assert_raises(ArgumentError) { RL.new(1, 1000, 100, RL::EXACT) }
+    assert_raises(ArgumentError) { RL.exact(1, 1000, RL::FULL_ALLOW) }
+    assert_raises(ArgumentError) { RL.new(1, 1000, 100, flag: 1) }
+  end
+
+  # ---- the Rate Limiter README ---------------------------------------------
+
+  # The worked example of the Rate Limiter README: 5 requests per second, 100 ms
   # buckets, its timestamps in ms. The README follows the running total:
   # 1 after ...1900, 2 after ...1950, 5 after ...2013, ...2810 and ...2850;
   # ...2890 is refused (total 5 = rps); at ...2980 the bucket 15921711019
   # (two requests) has left, total 3, the request is admitted: total 4.
-  def test_seed_worked_example
+  def test_readme_worked_example
     [RL.new(5, 1000, 100), RL.new(5, 1000, 100).dup].each do |rl|
       base = 1_592_171_100_000
       steps = [
@@ -63,16 +100,16 @@ class TestRateLimiter < Minitest::Test
     end
   end
 
-  # The seed's "false positive" example (Analysis): 1 request per second,
-  # 100 ms buckets; requests at ...1990 and ...2930 are 940 ms apart, yet
-  # the bucketed mode admits the second (the first bucket has left). The
-  # exact mode does not, and says when it may.
-  def test_seed_over_admission_example_and_the_exact_mode
+  # The Rate Limiter README's "false positive" example (Analysis): 1
+  # request per second, 100 ms buckets; requests at ...1990 and ...2930 are
+  # 940 ms apart, yet the bucketed mode admits the second (the first bucket
+  # has left). The exact mode does not, and says when it may.
+  def test_readme_over_admission_example_and_the_exact_mode
     t1 = 1_592_171_101_990
     t2 = 1_592_171_102_930
     bucketed = RL.new(1, 1000, 100)
     assert bucketed.allow?("k", t1)
-    assert bucketed.allow?("k", t2), "the seed's over-admission"
+    assert bucketed.allow?("k", t2), "the README's over-admission"
     exact = RL.exact(1, 1000)
     assert exact.allow?("k", t1)
     d = exact.acquire("k", t2)
@@ -145,7 +182,7 @@ class TestRateLimiter < Minitest::Test
     assert_operator model.grants.values.sum(&:size), :>, 500
   end
 
-  def test_bucketed_mode_decisions_match_the_seed_algorithm
+  def test_bucketed_mode_decisions_match_the_readme_algorithm
     run_against_model(exact: false, global: 0, requests: 6000, seed: 3)
   end
 
@@ -226,7 +263,7 @@ class TestRateLimiter < Minitest::Test
       # without its override vip is back to the default 5 (1 in the window)
       rl.set_key_limit("vip", 0)
       assert_equal [true, 3, 0], triple(rl.peek("vip", 2004))
-      assert_equal [false, 4, NEVER], triple(rl.peek("vip", 2004, 6)), "more than 5: never"
+      assert_equal [false, 4, RETRY_NEVER], triple(rl.peek("vip", 2004, 6)), "more than 5: never"
       # a refund gives the permit back to the global window too
       rl.set_key_limit("vip", 20)
       assert_equal 4, rl.peek("vip", 2004).remaining, "global: 3 taken, 1 asked"
@@ -254,7 +291,7 @@ class TestRateLimiter < Minitest::Test
   # retry_at the later of their retry times (a window that allows counts 0,
   # one that never can RETRY_NEVER). Before the rework the global window was
   # asked only when the key allowed: the first two cases below then gave
-  # [false, 4, NEVER] and retry_at 105 / 100.
+  # [false, 4, RETRY_NEVER] and retry_at 105 / 100.
   def test_global_window_is_asked_on_every_decision
     [[RL.new(5, 100, 10), false], [RL.exact(5, 100), true]].each do |rl, exact|
       rl.set_global_limit(2)
@@ -262,8 +299,8 @@ class TestRateLimiter < Minitest::Test
       assert_equal [true, 0, 0], triple(rl.acquire("B", 6))
       # the key refuses (10 is above its limit: never), the global window
       # has no room: remaining 0, not the key's 4
-      assert_equal [false, 0, NEVER], triple(rl.acquire("A", 7, 10)), "exact: #{exact}"
-      assert_equal [false, 0, NEVER], triple(rl.peek("A", 7, 10))
+      assert_equal [false, 0, RETRY_NEVER], triple(rl.acquire("A", 7, 10)), "exact: #{exact}"
+      assert_equal [false, 0, RETRY_NEVER], triple(rl.peek("A", 7, 10))
     end
     [[RL.new(2, 100, 5), false], [RL.exact(2, 100), true]].each do |rl, exact|
       rl.set_global_limit(2)
@@ -315,7 +352,7 @@ class TestRateLimiter < Minitest::Test
     assert_equal 0, rl.tracked_keys, "a peek creates no key"
     10.times { assert rl.peek("k", 5).allowed? }
     assert_equal [true, 0, 0], triple(rl.peek("k", 5, 3))
-    assert_equal [false, 3, NEVER], triple(rl.peek("k", 5, 4))
+    assert_equal [false, 3, RETRY_NEVER], triple(rl.peek("k", 5, 4))
     rl.acquire("k", 5, 2)
     assert_equal 1, rl.tracked_keys
     assert_equal [true, 0, 0], triple(rl.peek("k", 6))
@@ -325,7 +362,7 @@ class TestRateLimiter < Minitest::Test
 
   # peek changes nothing: no clock moved (the key's or the global window's),
   # no key created or reclaimed, the serialized bytes identical. acquire
-  # first brings the key's window to its now, granted or not (the seed's
+  # first brings the key's window to its now, granted or not (the README's
   # step 1): a later request with an earlier time is judged at that now.
   # (Before the rework a peek moved the key's clock too.)
   def test_peek_moves_no_clock_and_acquire_does_even_when_denied
@@ -336,14 +373,14 @@ class TestRateLimiter < Minitest::Test
       before = rl.serialize
       # at 1120 the permit of 1000 has left (both modes)
       assert_equal [true, 0, 0], triple(rl.peek("k", 1120))
-      assert_equal [false, 1, NEVER], triple(rl.peek("k", 1120, 3))
+      assert_equal [false, 1, RETRY_NEVER], triple(rl.peek("k", 1120, 3))
       assert_equal [true, 1, 0], triple(rl.peek("new", 5000))
       assert_equal before, rl.serialize, "the peeks changed no byte"
       assert_equal 1, rl.tracked_keys
       # judged at 1050, not at 1120: both permits still count
       assert_equal [false, 0, 1100], triple(rl.dup.acquire("k", 1050))
       # a denied acquire at 1120 (3 permits: never) moves k's clock ...
-      assert_equal [false, 1, NEVER], triple(rl.acquire("k", 1120, 3))
+      assert_equal [false, 1, RETRY_NEVER], triple(rl.acquire("k", 1120, 3))
       refute_equal before, rl.serialize, "the denied acquire brought the windows to 1120"
       # ... so a request at 1050 is judged at 1120, where 1000 has left
       assert_equal [true, 0, 0], triple(rl.acquire("k", 1050))
@@ -391,7 +428,7 @@ class TestRateLimiter < Minitest::Test
       assert d.never?, "n = #{n}"
       assert_nil d.retry_after(200)
       d = RL.new(10, 100, 10).acquire("fresh", 1, n)
-      assert_equal [false, 10, NEVER], triple(d)
+      assert_equal [false, 10, RETRY_NEVER], triple(d)
     end
   end
 
@@ -408,12 +445,12 @@ class TestRateLimiter < Minitest::Test
     refute d.never?
     assert_equal 70, d.retry_after(50)
     assert_equal 0, d.retry_after(130), "past retry_at: retry now"
-    d = RL::Decision.new(false, 0, NEVER)
+    d = RL::Decision.new(false, 0, RETRY_NEVER)
     assert d.never?
     assert_nil d.retry_after(50)
     assert_raises(TypeError) { d.retry_after(1.5) }
-    assert_equal({ allowed: false, remaining: 0, retry_at: NEVER }, d.to_h)
-    assert_equal [false, 0, NEVER], d.to_a
+    assert_equal({ allowed: false, remaining: 0, retry_at: RETRY_NEVER }, d.to_h)
+    assert_equal [false, 0, RETRY_NEVER], d.to_a
   end
 
   # ---- max keys ----------------------------------------------------------------
@@ -423,12 +460,12 @@ class TestRateLimiter < Minitest::Test
     assert_same rl, rl.set_max_keys(3)
     %w[a b c].each { |k| assert rl.allow?(k, 10) }
     d = rl.acquire("d", 10)
-    assert_equal [false, 0, NEVER], triple(d), "a full table denies new keys (fail closed)"
+    assert_equal [false, 0, RETRY_NEVER], triple(d), "a full table denies new keys (fail closed)"
     assert rl.allow?("a", 11), "tracked keys go on"
     # a peek answers what acquire would: a full table without idle keys
     # denies the new key (before the rework a peek said allowed); it counts
     # nothing
-    assert_equal [false, 0, NEVER], triple(rl.peek("d", 11))
+    assert_equal [false, 0, RETRY_NEVER], triple(rl.peek("d", 11))
     assert_equal [true, 2, 0], triple(rl.peek("a", 11)), "tracked keys are peeked as ever"
     assert_equal [3, 0, 1, 0], [rl.tracked_keys, rl.reclaimed, rl.denied_full, rl.allowed_full]
     # a reset makes room (idle keys do too: test_a_full_table_of_idle_keys_makes_room)
@@ -442,7 +479,7 @@ class TestRateLimiter < Minitest::Test
   end
 
   def test_max_keys_allow_when_full
-    rl = RL.new(2, 1000, 100, RL::FULL_ALLOW).set_max_keys(2)
+    rl = RL.new(2, 1000, 100, flags: RL::FULL_ALLOW).set_max_keys(2)
     assert rl.allow?("a", 10)
     assert rl.allow?("b", 10)
     assert_equal [true, 0, 0], triple(rl.peek("c", 10)), "a peek answers what acquire would"
@@ -452,7 +489,7 @@ class TestRateLimiter < Minitest::Test
     end
     assert_equal [2, 0, 0, 5], [rl.tracked_keys, rl.reclaimed, rl.denied_full, rl.allowed_full]
     refute rl.allow?("a", 11, 2), "tracked keys keep their limit"
-    assert_equal [false, 2, NEVER], triple(rl.acquire("c", 11, 3)), "n above the limit: never, even untracked"
+    assert_equal [false, 2, RETRY_NEVER], triple(rl.acquire("c", 11, 3)), "n above the limit: never, even untracked"
   end
 
   # rate_limiter.h: fail-open admissions are "still held to the global
@@ -462,7 +499,7 @@ class TestRateLimiter < Minitest::Test
   # not counted as admitted. (A defect of the old library, once reported in
   # test_rate_limiter_reported.rb: all 6 passed.)
   def test_fail_open_admissions_are_held_to_the_global_limit
-    [RL.new(5, 1000, 100, RL::FULL_ALLOW), RL.exact(5, 1000, RL::FULL_ALLOW)].each do |rl|
+    [RL.new(5, 1000, 100, flags: RL::FULL_ALLOW), RL.exact(5, 1000, flags: RL::FULL_ALLOW)].each do |rl|
       free_at = 2000 # when the permits of 1000 leave the global window (both modes)
       rl.set_global_limit(3).set_max_keys(1)
       assert_equal [true, 2, 0], triple(rl.acquire("k1", 1000))
@@ -489,7 +526,7 @@ class TestRateLimiter < Minitest::Test
       rl.set_max_keys(1)
       assert rl.allow?("a", 10)
       # not idle yet at 1009 (its permit of 10 counts until 1010)
-      assert_equal [false, 0, NEVER], triple(rl.peek("d", 1009))
+      assert_equal [false, 0, RETRY_NEVER], triple(rl.peek("d", 1009))
       before = rl.serialize
       assert_equal [true, 4, 0], triple(rl.peek("d", 5000)), "a is idle at 5000: there is room"
       assert_equal before, rl.serialize, "the peek reclaimed nothing"
@@ -497,7 +534,7 @@ class TestRateLimiter < Minitest::Test
       d = rl.acquire("d", 5000)
       assert_equal [true, 4, 0], triple(d), "a is idle at 5000: reclaimed (denied_full #{rl.denied_full})"
       assert_equal [1, 1, 0, 0], [rl.tracked_keys, rl.reclaimed, rl.denied_full, rl.allowed_full]
-      assert_equal [false, 0, NEVER], triple(rl.acquire("a", 5000)), "d is not idle: a is now the new key"
+      assert_equal [false, 0, RETRY_NEVER], triple(rl.acquire("a", 5000)), "d is not idle: a is now the new key"
     end
   end
 
@@ -514,6 +551,7 @@ class TestRateLimiter < Minitest::Test
       4000.times { |i| rl.acquire("new-#{i % 1000}", 3000 + i / 10) }
       s = rl.stats
       assert_instance_of RL::Stats, s
+      assert_predicate s, :frozen?
       assert_operator s.reclaimed, :>=, 1800, "the idle keys are gone without a full scan"
       assert_equal 2000 + 1000 - s.reclaimed, s.keys
       assert_operator s.memory, :>, 0
@@ -595,7 +633,7 @@ class TestRateLimiter < Minitest::Test
   # ---- serialization -------------------------------------------------------
 
   def busy_limiter(flags)
-    rl = RL.new(4, 1000, 50, flags).set_global_limit(300).set_key_limit("vip", 9).set_max_keys(5000)
+    rl = RL.new(4, 1000, 50, flags: flags).set_global_limit(300).set_key_limit("vip", 9).set_max_keys(5000)
     rng = Random.new(flags)
     now = 1
     1500.times do
@@ -609,13 +647,8 @@ class TestRateLimiter < Minitest::Test
   def test_serialize_round_trip
     [0, RL::EXACT, RL::FULL_ALLOW, RL::EXACT | RL::FULL_ALLOW].each do |flags|
       rl, now = busy_limiter(flags)
-      blob = rl.serialize
-      assert_equal Encoding::BINARY, blob.encoding
+      blob, copy = assert_round_trip(rl)
       assert_equal flags, blob.byteslice(8, 4).unpack1("L<"), "the envelope flags are the creation flags"
-      copy = RL.deserialize(blob)
-      assert_instance_of RL, copy
-      assert_equal blob, copy.serialize
-      assert_equal blob, RL.deserialize(blob.dup.force_encoding("UTF-8")).serialize
       assert_equal rl.tracked_keys, copy.tracked_keys
       # a restart forgets nobody: the same decisions from here on
       rng = Random.new(99)
@@ -638,8 +671,8 @@ class TestRateLimiter < Minitest::Test
   # tables went through.
   def test_equal_states_give_equal_blobs
     [0, RL::EXACT].each do |flags|
-      a = RL.new(3, 1000, 100, flags)
-      b = RL.new(3, 1000, 100, flags)
+      a = RL.new(3, 1000, 100, flags: flags)
+      b = RL.new(3, 1000, 100, flags: flags)
       keys = Array.new(300) { |i| "key-#{i}" } + ["", "\x00".b, "x" * 40]
       keys.each_with_index { |k, i| a.set_key_limit(k, 1 + i % 5) if (i % 7).zero? }
       keys.each_with_index.reverse_each { |k, i| b.set_key_limit(k, 1 + i % 5) if (i % 7).zero? }
@@ -668,9 +701,9 @@ class TestRateLimiter < Minitest::Test
   end
 
   def test_empty_limiter_round_trip
-    blob = RL.new(1, 10, 1).serialize
-    assert_equal blob, RL.deserialize(blob).serialize
-    assert_operator RL.exact(1, 10).serialize.bytesize, :<, 200
+    assert_round_trip(RL.new(1, 10, 1))
+    blob, = assert_round_trip(RL.exact(1, 10))
+    assert_operator blob.bytesize, :<, 200
   end
 
   def test_dup_and_marshal
@@ -694,14 +727,8 @@ class TestRateLimiter < Minitest::Test
   def test_close
     rl = RL.new(5, 1000, 100)
     rl.acquire("a", 1)
-    refute rl.closed?
     assert_equal "#<TemporalFilters::RateLimiter keys=1>", rl.inspect
-    assert_nil rl.close
-    assert rl.closed?
-    rl.close
-    assert_equal "#<TemporalFilters::RateLimiter closed>", rl.inspect
-    e = assert_raises(TemporalFilters::NullError) { rl.acquire("a", 2) }
-    assert_match(/RateLimiter is closed/, e.message)
+    assert_closes(rl, acquire: ["a", 2], stats: [], reclaimed: [], denied_full: [], allowed_full: [])
   end
 
   def test_garbage_collector_frees_limiters
@@ -726,20 +753,13 @@ class TestRateLimiter < Minitest::Test
     64.times { |i| rl.acquire("key-#{i}", 1 + i) }
     blob = rl.serialize
     rl.close
-    growth = lambda do |close|
-      GC.start
-      base = TestHelper.rss_mib
-      100.times do |i|
+    closed, dropped = [true, false].map do |close|
+      rss_growth_mib(100) do |i|
         copy = RL.deserialize(blob)
         assert_equal 64, copy.tracked_keys if i.zero?
         copy.close if close
-        GC.start if i % 10 == 9
       end
-      GC.start
-      TestHelper.rss_mib - base
     end
-    closed = growth.call(true)
-    dropped = growth.call(false)
     assert_operator dropped - closed, :<, 120, "memory of dropped limiters came back (closed: +#{closed} MiB)"
   end
 end

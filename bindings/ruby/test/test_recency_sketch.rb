@@ -7,17 +7,16 @@
 require_relative "helper"
 
 class TestRecencySketch < Minitest::Test
-  RS = TemporalFilters::RecencySketch
-  MAX_U64 = 2**64 - 1
-
   def big(flags = 0)
-    RS.new(1 << 16, 4, 7, flags)
+    RS.new(1 << 16, 4, seed: 7, flags: flags)
   end
 
   def test_constants_and_version
     assert_equal 1, RS::CONCURRENT
     assert_equal 2, RS::BLOCKED
     assert_equal 0, TemporalFilters::NEVER
+    assert_equal 2**64 - 1, TemporalFilters::RETRY_NEVER
+    assert_equal [TF::Native::TF_NEVER, TF::Native::TF_RETRY_NEVER], [TF::NEVER, TF::RETRY_NEVER], "the C header's"
     assert_match(/\A\d+\.\d+\.\d+\z/, TemporalFilters::VERSION)
     assert_operator TemporalFilters.clock_now_ms, :>, 1_600_000_000_000
     assert_equal "TF_ERR_CHECKSUM", TemporalFilters.status_name(-10)
@@ -25,7 +24,7 @@ class TestRecencySketch < Minitest::Test
   end
 
   def test_info_getters
-    s = RS.new(1000, 5, 99, RS::CONCURRENT)
+    s = RS.new(1000, 5, seed: 99, flags: RS::CONCURRENT)
     assert_equal [1000, 5, 99, RS::CONCURRENT, 5000], [s.width, s.depth, s.seed, s.flags, s.cells]
     assert s.concurrent?
     refute s.blocked?
@@ -33,7 +32,7 @@ class TestRecencySketch < Minitest::Test
     assert_operator s.memory, :<, 5000 * 8 + 4096
 
     # blocked: width*depth rounded up to whole cache lines of 8 cells
-    b = RS.new(10, 3, 1, RS::BLOCKED)
+    b = RS.new(10, 3, seed: 1, flags: RS::BLOCKED)
     assert_equal 32, b.cells
     assert b.blocked?
     refute b.concurrent?
@@ -43,6 +42,28 @@ class TestRecencySketch < Minitest::Test
     d = RS.new(4, 2)
     assert_equal [0, 0], [d.seed, d.flags]
     assert_match(/width=4 depth=2 seed=0 flags=0/, d.inspect)
+  end
+
+  def test_info_is_a_frozen_struct
+    s = RS.new(1000, 5, seed: 99, flags: RS::CONCURRENT)
+    info = s.info
+    assert_frozen_struct(RS::Info, { width: 1000, depth: 5, seed: 99, flags: RS::CONCURRENT, cells: 5000 }, info, s)
+    assert_equal info, s.info, "a Struct: equal by value"
+    assert_raises(FrozenError) { info.width = 1 }
+  end
+
+  # seed and flags are keywords (default 0) everywhere; the positional
+  # arguments are those of the C call, in its order.
+  def test_seed_and_flags_are_keywords
+    assert_equal [0, 0], RS.new(8, 2).info.to_a.values_at(2, 3)
+    assert_equal [7, RS::BLOCKED], RS.new(8, 2, seed: 7, flags: RS::BLOCKED).info.to_a.values_at(2, 3)
+    assert_equal [7, 0], RS.for_target(100, 0.1, seed: 7).info.to_a.values_at(2, 3)
+    assert_equal RS.dimensions(100, 0.1, flags: RS::BLOCKED), RS.for_target(100, 0.1, flags: RS::BLOCKED).info.to_a.first(2)
+    assert_raises(ArgumentError) { RS.new(8, 2, 7) }
+    assert_raises(ArgumentError) { RS.new(8, 2, 7, 0) }
+    assert_raises(ArgumentError) { RS.for_target(100, 0.1, 7) }
+    assert_raises(ArgumentError) { RS.dimensions(100, 0.1, RS::BLOCKED) }
+    assert_raises(ArgumentError) { RS.new(8, 2, sed: 7) }
   end
 
   def test_update_and_query
@@ -62,7 +83,7 @@ class TestRecencySketch < Minitest::Test
   end
 
   def test_never_older_than_truth_when_crowded
-    s = RS.new(16, 2, 3)
+    s = RS.new(16, 2, seed: 3)
     truth = {}
     500.times do |i|
       k = "k#{i % 97}"
@@ -127,13 +148,13 @@ class TestRecencySketch < Minitest::Test
     assert_equal 1100, s.query("client"), "a grant records now"
     # another key is independent
     assert s.pace("other", 1101, 100).granted?
-    # next_allowed saturates at the end of time
+    # next_allowed saturates at RETRY_NEVER
     r = s.pace("late", MAX_U64 - 5, 100)
     assert r.granted?
-    assert_equal MAX_U64, r.next_allowed
+    assert_equal TemporalFilters::RETRY_NEVER, r.next_allowed
     r = s.pace("late", MAX_U64 - 4, 100)
     refute r.granted?
-    assert_equal MAX_U64, r.next_allowed
+    assert_equal TemporalFilters::RETRY_NEVER, r.next_allowed
   end
 
   def test_ttl
@@ -151,8 +172,8 @@ class TestRecencySketch < Minitest::Test
   end
 
   def test_merge
-    a = RS.new(4096, 4, 11)
-    b = RS.new(4096, 4, 11, RS::CONCURRENT) # the concurrency mode may differ
+    a = RS.new(4096, 4, seed: 11)
+    b = RS.new(4096, 4, seed: 11, flags: RS::CONCURRENT) # the concurrency mode may differ
     a.update("only-a", 10)
     a.update("both", 30)
     b.update("only-b", 20)
@@ -168,11 +189,11 @@ class TestRecencySketch < Minitest::Test
   end
 
   def test_merge_incompatible
-    a = RS.new(64, 2, 1)
+    a = RS.new(64, 2, seed: 1)
     a.update("k", 5)
     before = a.serialize
-    [RS.new(64, 2, 2), RS.new(65, 2, 1), RS.new(64, 3, 1), RS.new(64, 2, 1, RS::BLOCKED)].each do |other|
-      e = assert_raises(TemporalFilters::Incompatible) { a.merge(other) }
+    [RS.new(64, 2, seed: 2), RS.new(65, 2, seed: 1), RS.new(64, 3, seed: 1), RS.new(64, 2, seed: 1, flags: RS::BLOCKED)].each do |other|
+      e = assert_tf_error(:INCOMPATIBLE) { a.merge(other) }
       assert_equal(-12, e.status)
       assert_equal "TF_ERR_INCOMPATIBLE", e.status_name
     end
@@ -193,7 +214,7 @@ class TestRecencySketch < Minitest::Test
   end
 
   def test_error_estimate
-    s = RS.new(100, 2, 5)
+    s = RS.new(100, 2, seed: 5)
     assert_equal 0.0, s.error_estimate
     assert_equal 0.0, s.error_estimate(0)
     100.times { |i| s.update("k#{i}", 10 + i) }
@@ -209,12 +230,12 @@ class TestRecencySketch < Minitest::Test
     w, d = RS.dimensions(10_000, 0.01)
     assert_operator w, :>, 0
     assert_operator d, :>, 0
-    s = RS.for_target(10_000, 0.01, 5)
+    s = RS.for_target(10_000, 0.01, seed: 5)
     assert_equal [w, d, 5, 0], [s.width, s.depth, s.seed, s.flags]
-    bw, bd = RS.dimensions(10_000, 0.01, RS::BLOCKED)
+    bw, bd = RS.dimensions(10_000, 0.01, flags: RS::BLOCKED)
     assert_operator bd, :<=, 8
     assert_operator bw * bd, :>, w * d, "blocked needs more cells for the same target"
-    b = RS.for_target(10_000, 0.01, 5, RS::BLOCKED | RS::CONCURRENT)
+    b = RS.for_target(10_000, 0.01, seed: 5, flags: RS::BLOCKED | RS::CONCURRENT)
     assert_equal [bw, bd, RS::BLOCKED | RS::CONCURRENT], [b.width, b.depth, b.flags]
     # a tighter target needs more cells
     w2, d2 = RS.dimensions(10_000, 0.001)
@@ -225,18 +246,13 @@ class TestRecencySketch < Minitest::Test
 
   def test_serialize_round_trip
     [0, RS::CONCURRENT, RS::BLOCKED, RS::BLOCKED | RS::CONCURRENT].each do |flags|
-      s = RS.new(300, 4, 1234, flags)
+      s = RS.new(300, 4, seed: 1234, flags: flags)
       keys = Array.new(150) { |i| "key #{i}\x00#{i * 3}" }
       keys.each_with_index { |k, i| s.update(k, 1 + i * 13) }
-      blob = s.serialize
-      assert_equal Encoding::BINARY, blob.encoding
-      assert_equal s.memory > 0, true
-      t = RS.deserialize(blob)
+      assert_operator s.memory, :>, 0
+      _blob, t = assert_round_trip(s)
       assert_equal [s.width, s.depth, s.seed, s.flags, s.cells], [t.width, t.depth, t.seed, t.flags, t.cells]
       assert_equal keys.map { |k| s.query(k) }, keys.map { |k| t.query(k) }
-      assert_equal blob, t.serialize
-      # any String holding those bytes will do
-      assert_equal blob, RS.deserialize(blob.dup.force_encoding("UTF-8")).serialize
     end
   end
 
@@ -249,8 +265,8 @@ class TestRecencySketch < Minitest::Test
   def test_batch_equals_single_calls
     rng = Random.new(42)
     [0, RS::BLOCKED | RS::CONCURRENT].each do |flags|
-      a = RS.new(512, 3, 9, flags)
-      b = RS.new(512, 3, 9, flags)
+      a = RS.new(512, 3, seed: 9, flags: flags)
+      b = RS.new(512, 3, seed: 9, flags: flags)
       # more than 64 keys (the shared layer's stack arrays), binary and empty keys
       keys = Array.new(300) { |i| i % 50 == 0 ? "" : rng.bytes(rng.rand(1..24)) }
       keys << "\x00".b << "utf-8 é"
@@ -277,40 +293,12 @@ class TestRecencySketch < Minitest::Test
   def test_close
     s = big
     s.update("a", 1)
-    refute s.closed?
-    assert_nil s.close
-    assert s.closed?
-    s.close # idempotent
-    assert s.closed?
-    assert_equal "#<TemporalFilters::RecencySketch closed>", s.inspect
-    calls = {
-      update: -> { s.update("a", 1) },
-      query: -> { s.query("a") },
-      never_seen: -> { s.never_seen?("a") },
-      pace: -> { s.pace("a", 1, 1) },
-      ttl_insert: -> { s.ttl_insert("a", 1, 1) },
-      ttl_maybe_live: -> { s.ttl_maybe_live?("a", 1) },
-      update_batch: -> { s.update_batch(["a"], [1]) },
-      query_batch: -> { s.query_batch(["a"]) },
-      merge_into: -> { s.merge(big) },
-      merge_from: -> { big.merge(s) },
-      clear: -> { s.clear },
-      error_estimate: -> { s.error_estimate },
-      memory: -> { s.memory },
-      width: -> { s.width },
-      depth: -> { s.depth },
-      seed: -> { s.seed },
-      flags: -> { s.flags },
-      cells: -> { s.cells },
-      serialize: -> { s.serialize },
-      dup: -> { s.dup }
-    }
-    calls.each do |name, call|
-      e = assert_raises(TemporalFilters::NullError, name.to_s) { call.call }
-      assert_equal(-1, e.status)
-      assert_equal "TF_ERR_NULL", e.status_name
-      assert_match(/closed/, e.message)
-    end
+    other = big
+    assert_closes(s, update: ["a", 1], query: ["a"], never_seen?: ["a"], pace: ["a", 1, 1], ttl_insert: ["a", 1, 1],
+                     ttl_maybe_live?: ["a", 1], update_batch: [["a"], [1]], query_batch: [["a"]], merge: [other],
+                     clear: [], error_estimate: [], concurrent?: [], blocked?: [])
+    assert_closed(/RecencySketch is closed/, "merge from a closed sketch") { other.merge(s) }
+    assert_equal 0, other.query("a"), "other unchanged"
   end
 
   def test_dup_is_an_independent_copy
@@ -328,7 +316,7 @@ class TestRecencySketch < Minitest::Test
   end
 
   def test_marshal
-    s = RS.new(128, 3, 77, RS::BLOCKED)
+    s = RS.new(128, 3, seed: 77, flags: RS::BLOCKED)
     s.update("m", 1234)
     t = Marshal.load(Marshal.dump(s))
     assert_instance_of RS, t
@@ -340,7 +328,7 @@ class TestRecencySketch < Minitest::Test
     # Sketches dropped without close are freed by the GC; closed ones too.
     # (ASan, in the sanitized build, checks these frees.)
     200.times do |i|
-      s = RS.new(1024, 4, i)
+      s = RS.new(1024, 4, seed: i)
       s.update("x", i + 1)
       s.close if i.even?
       RS.deserialize(s.serialize) if i.odd?
@@ -354,14 +342,10 @@ class TestRecencySketch < Minitest::Test
     # 200 sketches of 8 MiB, dropped without close: 1600 MiB if the objects
     # made by the class factories did not own their handles.
     blob = RS.new(1 << 18, 4).update("x", 1).serialize
-    GC.start
-    base = TestHelper.rss_mib
-    200.times do |i|
+    growth = rss_growth_mib(200) do |i|
       s = RS.deserialize(blob)
       assert_equal 1, s.query("x") if i.zero?
-      GC.start if i % 10 == 9
     end
-    GC.start
-    assert_operator TestHelper.rss_mib - base, :<, 700, "memory of dropped sketches came back"
+    assert_operator growth, :<, 700, "memory of dropped sketches came back"
   end
 end

@@ -12,34 +12,28 @@ require_relative "helper"
 require_relative "rate_limiter_model"
 
 class TestThreads < Minitest::Test
-  RS = TemporalFilters::RecencySketch
   THREADS = 8
   KEYS = Array.new(300) { |i| "shared-#{i}\x00#{i % 7}" }
 
   def test_updates_never_older_than_truth
-    s = RS.new(128, 4, 17, RS::CONCURRENT) # small: many collisions
-    written = Array.new(THREADS)
-    threads = Array.new(THREADS) do |t|
-      Thread.new do
-        rng = Random.new(t)
-        max = {}
-        4000.times do |i|
-          k = KEYS[rng.rand(KEYS.size)]
-          now = 1 + rng.rand(1_000_000)
-          if i.even?
-            s.update(k, now)
-          else
-            s.update_batch([k, KEYS[i % KEYS.size]], [now, now + 1])
-            max[KEYS[i % KEYS.size]] = [max.fetch(KEYS[i % KEYS.size], 0), now + 1].max
-          end
-          max[k] = [max.fetch(k, 0), now].max
-          s.query(k) # readers interleave with writers
-          Thread.pass if (i % 64).zero?
+    s = RS.new(128, 4, seed: 17, flags: RS::CONCURRENT) # small: many collisions
+    written = in_threads(THREADS) do |_t, rng|
+      max = {}
+      4000.times do |i|
+        k = KEYS[rng.rand(KEYS.size)]
+        now = 1 + rng.rand(1_000_000)
+        if i.even?
+          s.update(k, now)
+        else
+          s.update_batch([k, KEYS[i % KEYS.size]], [now, now + 1])
+          max[KEYS[i % KEYS.size]] = [max.fetch(KEYS[i % KEYS.size], 0), now + 1].max
         end
-        written[t] = max
+        max[k] = [max.fetch(k, 0), now].max
+        s.query(k) # readers interleave with writers
+        Thread.pass if (i % 64).zero?
       end
+      max
     end
-    threads.each(&:join)
     truth = Hash.new(0)
     written.each { |max| max.each { |k, v| truth[k] = v if v > truth[k] } }
     refute_empty truth
@@ -48,32 +42,27 @@ class TestThreads < Minitest::Test
   end
 
   def test_pace_never_grants_twice_within_the_interval
-    s = RS.new(64, 3, 5, RS::CONCURRENT | RS::BLOCKED)
+    s = RS.new(64, 3, seed: 5, flags: RS::CONCURRENT | RS::BLOCKED)
     interval = 50
     clock = 0
     clock_lock = Mutex.new
-    grants = Array.new(THREADS)
-    threads = Array.new(THREADS) do |t|
-      Thread.new do
-        rng = Random.new(100 + t)
-        mine = []
-        3000.times do |i|
-          now = clock_lock.synchronize { clock += 1 + rng.rand(3) }
-          now -= rng.rand(20) if now > 20 # some requests arrive late
-          k = KEYS[rng.rand(20)]
-          r = s.pace(k, now, interval)
-          if r.granted?
-            mine << [k, now]
-            raise "next_allowed #{r.next_allowed} after a grant at #{now}" unless r.next_allowed == now + interval
-          elsif r.next_allowed <= now
-            raise "denied at #{now} but next_allowed is #{r.next_allowed}"
-          end
-          Thread.pass if (i % 32).zero?
+    grants = in_threads(THREADS, seed: 100) do |_t, rng|
+      mine = []
+      3000.times do |i|
+        now = clock_lock.synchronize { clock += 1 + rng.rand(3) }
+        now -= rng.rand(20) if now > 20 # some requests arrive late
+        k = KEYS[rng.rand(20)]
+        r = s.pace(k, now, interval)
+        if r.granted?
+          mine << [k, now]
+          raise "next_allowed #{r.next_allowed} after a grant at #{now}" unless r.next_allowed == now + interval
+        elsif r.next_allowed <= now
+          raise "denied at #{now} but next_allowed is #{r.next_allowed}"
         end
-        grants[t] = mine
+        Thread.pass if (i % 32).zero?
       end
+      mine
     end
-    threads.each(&:join)
     by_key = grants.flatten(1).group_by(&:first)
     assert_operator by_key.size, :>, 1
     total = 0
@@ -98,41 +87,41 @@ class TestThreads < Minitest::Test
     keys = KEYS.first(12)
     inboxes = Array.new(THREADS) { Queue.new }
     done = Queue.new
-    grants = Array.new(THREADS) { [] }
-    errors = Array.new(THREADS, 0)
-    workers = Array.new(THREADS) do |t|
-      Thread.new do
-        rng = Random.new(500 + t)
-        while (now = inboxes[t].pop)
-          12.times do |i|
-            k = keys[rng.rand(keys.size)]
-            n = 1 + rng.rand(2)
-            d = i.even? ? rl.acquire(k, now, n) : rl.peek(k, now, n)
-            raise "remaining #{d.remaining} after #{k.inspect}" if d.remaining > vip_limit
-            raise "denied without a retry time" if d.denied? && d.retry_at <= now
-            n.times { grants[t] << [k, now] } if i.even? && d.allowed?
-            if (i % 5).zero? # an error on this thread never reaches another
-              begin
-                rl.acquire(k, now, 0)
-              rescue TemporalFilters::InvalidArgument
-                errors[t] += 1
-              end
-            end
-            Thread.pass
-          end
-          done << t
-        end
+    clock = Thread.new do
+      60.times do |phase|
+        now = 1000 + phase * (window / 7)
+        inboxes.each { |q| q << now }
+        THREADS.times { done.pop }
       end
+      inboxes.each(&:close)
     end
-    60.times do |phase|
-      now = 1000 + phase * (window / 7)
-      inboxes.each { |q| q << now }
-      THREADS.times { done.pop }
+    results = in_threads(THREADS, seed: 500) do |t, rng|
+      grants = []
+      errors = 0
+      while (now = inboxes[t].pop)
+        12.times do |i|
+          k = keys[rng.rand(keys.size)]
+          n = 1 + rng.rand(2)
+          d = i.even? ? rl.acquire(k, now, n) : rl.peek(k, now, n)
+          raise "remaining #{d.remaining} after #{k.inspect}" if d.remaining > vip_limit
+          raise "denied without a retry time" if d.denied? && d.retry_at <= now
+          n.times { grants << [k, now] } if i.even? && d.allowed?
+          if (i % 5).zero? # an error on this thread never reaches another
+            begin
+              rl.acquire(k, now, 0)
+            rescue TemporalFilters::InvalidArgumentError
+              errors += 1
+            end
+          end
+          Thread.pass
+        end
+        done << t
+      end
+      [grants, errors]
     end
-    inboxes.each(&:close)
-    workers.each(&:join)
-    assert_equal [60 * 3] * THREADS, errors
-    all = grants.flatten(1)
+    clock.join
+    assert_equal [60 * 3] * THREADS, results.map(&:last)
+    all = results.map(&:first).flatten(1)
     by_key = all.group_by(&:first).transform_values { |list| list.map(&:last).sort }
     assert_operator by_key.size, :>, 6
     reached = 0
@@ -177,13 +166,11 @@ class TestThreads < Minitest::Test
   end
 
   def test_threads_on_separate_sketches
-    results = Array.new(4) do |t|
-      Thread.new do
-        s = RS.new(256, 2, t)
-        200.times { |i| s.update("k#{i}", t * 1000 + i + 1) }
-        s.query("k199")
-      end
-    end.map(&:value)
+    results = in_threads(4) do |t, _rng|
+      s = RS.new(256, 2, seed: t)
+      200.times { |i| s.update("k#{i}", t * 1000 + i + 1) }
+      s.query("k199")
+    end
     assert_equal [200, 1200, 2200, 3200], results
   end
 end

@@ -10,12 +10,8 @@
 require_relative "helper"
 
 class TestTimeBloom < Minitest::Test
-  TB = TemporalFilters::TimeBloom
-  AB = TemporalFilters::AgeBloom
-  MAX_U64 = 2**64 - 1
-
   def test_shape_and_info
-    f = TB.new(3, 4, 128, 1000, 42)
+    f = TB.new(3, 4, 128, 1000, seed: 42)
     assert_equal [3, 4, 1000, 42], [f.k, f.l, f.span, f.seed]
     assert_equal [7, 7 * 128, 0], [f.slices, f.bits, f.inserts]
     assert_equal [128] * 7, Array.new(7) { |i| f.slice_bits(i) }
@@ -28,17 +24,25 @@ class TestTimeBloom < Minitest::Test
     assert_match(/k=3 l=4 span=1000 slices=7 seed=42/, f.inspect)
   end
 
+  def test_info_is_a_frozen_struct_and_seed_a_keyword
+    f = TB.new(3, 4, 128, 1000, seed: 42)
+    assert_frozen_struct(TB::Info, { k: 3, l: 4, span: 1000, seed: 42, flags: 0 }, f.info, f)
+    assert_equal 7, TB.for_target(100, 0.1, 1000, seed: 7).seed
+    assert_raises(ArgumentError) { TB.new(3, 4, 128, 1000, 42) }
+    assert_raises(ArgumentError) { TB.for_target(100, 0.1, 1000, 7) }
+  end
+
   def test_for_target_uses_choose
-    f = TB.for_target(0.01, 60_000, 10_000, 5)
-    assert_equal [*AB.choose(0.01), 60_000, 5], [f.k, f.l, f.span, f.seed]
+    f = TB.for_target(10_000, 0.01, 60_000, seed: 5)
+    assert_equal [*AB.choose(0.01).first(2), 60_000, 5], [f.k, f.l, f.span, f.seed]
     assert_equal f.k + f.l, f.slices
     # slices of ceil(k * ceil(C / l) / ln 2) bits
     assert_equal (12 * (10_000 / 87.0).ceil / Math.log(2)).ceil, f.slice_bits(0)
-    assert_equal 0, TB.for_target(0.1, 1000, 10).seed
+    assert_equal 0, TB.for_target(10, 0.1, 1000).seed
   end
 
   def test_add_and_contains
-    f = TB.new(4, 8, 1024, 100, 1)
+    f = TB.new(4, 8, 1024, 100, seed: 1)
     refute f.contains?("a", 10)
     assert_same f, f.add("a", 10)
     assert f.contains?("a", 10)
@@ -48,7 +52,7 @@ class TestTimeBloom < Minitest::Test
   end
 
   def test_contained_until_t_plus_span
-    f = TB.new(3, 4, 256, 1000, 7)
+    f = TB.new(3, 4, 256, 1000, seed: 7)
     f.add("k", 5000)
     [5000, 5500, 5999, 6000].each { |now| assert f.contains?("k", now), "at #{now}" }
     refute f.contains?("k", 6001), "older than the span (and alone: no false positive)"
@@ -57,7 +61,7 @@ class TestTimeBloom < Minitest::Test
   end
 
   def test_a_clock_going_backwards_is_clamped
-    f = TB.new(3, 4, 256, 1000, 7)
+    f = TB.new(3, 4, 256, 1000, seed: 7)
     f.add("now", 2000)
     f.add("late", 1500) # recorded at 2000, the highest time seen
     assert f.contains?("late", 3000), "clamped: within the span of 2000"
@@ -67,7 +71,7 @@ class TestTimeBloom < Minitest::Test
 
   def test_no_false_negatives_over_a_stream
     span = 1000
-    f = TB.for_target(0.01, span, 300, 11)
+    f = TB.for_target(300, 0.01, span, seed: 11)
     initial_bits = f.bits
     rng = Random.new(2024)
     added = [] # [key, the time the filter recorded (the clock clamped)]
@@ -115,7 +119,7 @@ class TestTimeBloom < Minitest::Test
   end
 
   def test_add_if_absent
-    f = TB.new(3, 4, 512, 1000, 5)
+    f = TB.new(3, 4, 512, 1000, seed: 5)
     assert_equal false, f.add_if_absent("dedup", 100)
     assert_equal 1, f.inserts
     assert_equal true, f.add_if_absent("dedup", 600)
@@ -127,8 +131,8 @@ class TestTimeBloom < Minitest::Test
   end
 
   def test_add_if_absent_equals_contains_then_add
-    a = TB.new(3, 4, 256, 500, 7)
-    b = TB.new(3, 4, 256, 500, 7)
+    a = TB.new(3, 4, 256, 500, seed: 7)
+    b = TB.new(3, 4, 256, 500, seed: 7)
     rng = Random.new(6)
     now = 1
     800.times do
@@ -142,7 +146,7 @@ class TestTimeBloom < Minitest::Test
   end
 
   def test_clear
-    f = TB.new(3, 4, 256, 1000, 42)
+    f = TB.new(3, 4, 256, 1000, seed: 42)
     100.times { |i| f.add("c#{i}", 10 + i) }
     assert_operator f.fpr_now(200), :>, 0.0
     assert_same f, f.clear
@@ -154,10 +158,9 @@ class TestTimeBloom < Minitest::Test
   end
 
   def test_stats
-    f = TB.new(4, 6, 1000, 100, 3)
+    f = TB.new(4, 6, 1000, 100, seed: 3)
     s = f.stats(1)
-    assert_instance_of TB::Stats, s
-    assert_equal [10, 10_000, 0.0, 0, 0.0], s.to_a
+    assert_frozen_struct(TB::Stats, { slices: 10, bits: 10_000, bits_per_element: 0.0, inserts: 0, fpr_now: 0.0 }, s)
     50.times { |i| f.add("x#{i}", 10) }
     s = f.stats(10)
     assert_equal [10, 10_000, 50], [s.slices, s.bits, s.inserts]
@@ -172,7 +175,7 @@ class TestTimeBloom < Minitest::Test
   end
 
   def test_slices_follow_the_rate
-    f = TB.new(2, 3, 64, 100, 1)
+    f = TB.new(2, 3, 64, 100, seed: 1)
     500.times { |i| f.add("b#{i}", 50) } # a burst far beyond 64-bit slices
     assert_operator f.slices, :>=, 5
     sizes = Array.new(f.slices) { |i| f.slice_bits(i) }
@@ -185,7 +188,7 @@ class TestTimeBloom < Minitest::Test
   # ---- keys ---------------------------------------------------------------
 
   def test_binary_and_string_keys
-    f = TB.new(4, 4, 4096, 1000, 2)
+    f = TB.new(4, 4, 4096, 1000, seed: 2)
     keys = ["\x00a\x00".b, "\x00b\x00".b, "", "\xff\xfe\x00\x80".b, "été"]
     keys.each { |k| f.add(k, 7) }
     keys.each { |k| assert f.contains?(k, 7), k.inspect }
@@ -195,11 +198,11 @@ class TestTimeBloom < Minitest::Test
   end
 
   def test_timestamps_span_the_whole_uint64_range
-    f = TB.new(3, 4, 256, MAX_U64, 9)
+    f = TB.new(3, 4, 256, MAX_U64, seed: 9)
     f.add("end", MAX_U64)
     assert f.contains?("end", MAX_U64)
     assert f.contains?("end", 1)
-    g = TB.new(3, 4, 256, 1000, 9)
+    g = TB.new(3, 4, 256, 1000, seed: 9)
     g.add("a", 2**63)
     assert g.contains?("a", 2**63 + 1000)
     refute g.contains?("a", 2**63 + 1001)
@@ -208,19 +211,13 @@ class TestTimeBloom < Minitest::Test
   # ---- serialization, copies, life cycle -------------------------------------
 
   def test_serialize_round_trip
-    f = TB.for_target(0.01, 500, 100, 1234)
+    f = TB.for_target(100, 0.01, 500, seed: 1234)
     keys = Array.new(600) { |i| "key #{i}\x00#{i * 3}" }
     keys.each_with_index { |k, i| f.add(k, 1 + i) }
-    blob = f.serialize
-    assert_equal Encoding::BINARY, blob.encoding
-    g = TB.deserialize(blob)
-    assert_instance_of TB, g
-    assert_equal [f.k, f.l, f.span, f.seed, f.slices, f.bits, f.inserts],
-                 [g.k, g.l, g.span, g.seed, g.slices, g.bits, g.inserts]
+    _blob, g = assert_round_trip(f)
     assert_equal Array.new(f.slices) { |i| f.slice_bits(i) }, Array.new(g.slices) { |i| g.slice_bits(i) }
     assert_equal keys.map { |k| f.contains?(k, 600) }, keys.map { |k| g.contains?(k, 600) }
     assert_equal f.stats(600), g.stats(600)
-    assert_equal blob, g.serialize
     # both go on alike: times, counters and the measured rate travel too
     200.times do |i|
       f.add("more-#{i}", 600 + 3 * i)
@@ -230,7 +227,7 @@ class TestTimeBloom < Minitest::Test
   end
 
   def test_dup_and_marshal
-    f = TB.new(3, 4, 512, 100, 8)
+    f = TB.new(3, 4, 512, 100, seed: 8)
     f.add("a", 5)
     c = f.dup
     c.add("b", 6)
@@ -244,17 +241,15 @@ class TestTimeBloom < Minitest::Test
   end
 
   def test_close
-    f = TB.new(3, 4, 512, 100, 8)
-    refute f.closed?
-    assert_nil f.close
-    assert f.closed?
-    f.close # idempotent
-    assert_equal "#<TemporalFilters::TimeBloom closed>", f.inspect
+    f = TB.new(3, 4, 512, 100, seed: 8).add("k", 5)
+    assert_closes(f, add: ["a", 1], contains?: ["k", 5], contains: ["k", 5], add_if_absent: ["a", 1], clear: [],
+                     stats: [1], slices: [], bits: [], bits_per_element: [1], inserts: [], fpr_now: [1],
+                     slice_bits: [0])
   end
 
   def test_garbage_collector_frees_filters
     200.times do |i|
-      f = (i % 10).nonzero? ? TB.new(4, 8, 4096, 100, i) : TB.for_target(0.01, 1000, 1000, i)
+      f = (i % 10).nonzero? ? TB.new(4, 8, 4096, 100, seed: i) : TB.for_target(1000, 0.01, 1000, seed: i)
       50.times { |j| f.add("x#{j}", 1 + j * 10) } # shifts allocate slices
       f.close if (i % 4).zero?
       TB.deserialize(f.serialize) if i.odd?
@@ -269,15 +264,11 @@ class TestTimeBloom < Minitest::Test
     # 800 MiB if the objects of the factories did not own their handles.
     # (Under ASan up to 256 MiB of freed memory stays in its quarantine.)
     blob = TB.new(1, 1, 1 << 23, 100).add("x", 5).serialize # 2 slices of 1 MiB
-    GC.start
-    base = TestHelper.rss_mib
-    400.times do |i|
+    growth = rss_growth_mib(400) do |i|
       # (for_target is slow in a debug build: it searches every k)
-      f = (i % 40) == 5 ? TB.for_target(0.01, 1000, 800_000) : TB.deserialize(blob)
+      f = (i % 40) == 5 ? TB.for_target(800_000, 0.01, 1000) : TB.deserialize(blob)
       assert f.contains?("x", 5) if i.zero?
-      GC.start if i % 10 == 9
     end
-    GC.start
-    assert_operator TestHelper.rss_mib - base, :<, 450, "memory of dropped filters came back"
+    assert_operator growth, :<, 450, "memory of dropped filters came back"
   end
 end

@@ -580,7 +580,12 @@ public final class RateLimiter implements AutoCloseable {
      */
     public Stats stats() {
         try {
-            return new Stats(handle.keys(), handle.reclaimed(), handle.denied_full(), handle.allowed_full());
+            RateLimiterStatsNative stats = handle.stats();
+            try {
+                return new Stats(stats.getKeys(), stats.getReclaimed(), stats.getDenied_full(), stats.getAllowed_full());
+            } finally {
+                stats.delete();
+            }
         } finally {
             Reference.reachabilityFence(this);
         }

@@ -3,6 +3,7 @@ package org.temporalfilters;
 import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
 import java.util.OptionalLong;
+import java.util.function.Function;
 
 /**
  * "When did I last see this key?" in fixed memory: a RecencySketch of the
@@ -331,49 +332,43 @@ public final class RecencySketch implements AutoCloseable {
         }
     }
 
-    /** Cells per row, as given at creation. */
-    public long width() {
+    /** Reads the native info (a copy, freed at once). */
+    private <T> T info(Function<RecencySketchInfoNative, T> field) {
         try {
-            return handle.width();
+            RecencySketchInfoNative info = handle.info();
+            try {
+                return field.apply(info);
+            } finally {
+                info.delete();
+            }
         } finally {
             Reference.reachabilityFence(this);
         }
+    }
+
+    /** Cells per row, as given at creation. */
+    public long width() {
+        return info(RecencySketchInfoNative::getWidth);
     }
 
     /** Rows, as given at creation. */
     public int depth() {
-        try {
-            return (int) handle.depth();
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return info(i -> (int) i.getDepth());
     }
 
     /** The hash seed, 0 .. 2^32-1. */
     public long seed() {
-        try {
-            return handle.seed();
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return info(RecencySketchInfoNative::getSeed);
     }
 
     /** The creation flags ({@link #CONCURRENT}, {@link #BLOCKED}). */
     public int flags() {
-        try {
-            return (int) handle.flags();
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return info(i -> (int) i.getFlags());
     }
 
     /** The number of timestamp cells actually allocated. */
     public long cells() {
-        try {
-            return handle.cells();
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return info(RecencySketchInfoNative::getCells);
     }
 
     /**

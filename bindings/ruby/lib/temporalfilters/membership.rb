@@ -1,0 +1,40 @@
+# frozen_string_literal: true
+
+# TemporalFilters::Membership: the operations both Bloom filters share.
+
+module TemporalFilters
+  # add, contains?, add_if_absent and clear of AgeBloom and TimeBloom,
+  # written once. A TimeBloom's window is a span of time: its calls take the
+  # time now after the key (add(key, now), contains?(key, now), ...); an
+  # AgeBloom's window is counted in inserts: they take the key alone. The
+  # native layer checks the number of arguments (ArgumentError). Included
+  # with NativeHandle; not meant for use on its own.
+  module Membership # :nodoc:
+    # Inserts key (TimeBloom: at time now), present or not. Returns self.
+    def add(key, *now)
+      @native.add(key, *now)
+      self
+    end
+
+    # True when key is (probably) in the window (TimeBloom: was added within
+    # the span before now); false when it certainly is not.
+    def contains?(key, *now)
+      @native.contains(key, *now) == 1
+    end
+    alias contains contains?
+
+    # De-duplication in one call, contains? then add when absent: returns
+    # true when key was present (and then does not insert it), false when it
+    # was absent and is now added.
+    def add_if_absent(key, *now)
+      @native.add_if_absent(key, *now) == 1
+    end
+
+    # Forgets every key (the shape stays: a TimeBloom's slices keep their
+    # sizes). Returns self.
+    def clear
+      @native.clear
+      self
+    end
+  end
+end
