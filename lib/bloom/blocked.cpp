@@ -405,14 +405,6 @@ namespace {
 // overflow.
 size_t lines_allocation(uint64_t lines) { return size_t(lines * kCacheLine + kCacheLine); }
 
-// ZeroedBlock(bytes).footprint() (lib/common/memory.hpp), known before
-// allocating: a mapped table rounds up to a 4 KiB page, a calloc'ed one
-// adds a line of alignment slack.
-uint64_t zeroed_block_footprint(size_t bytes) {
-    constexpr size_t kPage = 4096;
-    if (bytes >= kHugeTableBytes && bytes <= SIZE_MAX - 2 * kHugePage) return (bytes + kPage - 1) & ~(kPage - 1);
-    return uint64_t(bytes) + kCacheLine;
-}
 }  // namespace
 
 void BlockedLayout::allocate() {
@@ -678,7 +670,7 @@ tf_status BlockedLayout::read(wire::Reader &r, const DeserializeLimits &limits, 
         }
     }
     tf_status st = limits.check_memory(uint64_t(overhead) + slots * sizeof(Ring::Gen) +
-                                       zeroed_block_footprint(lines_allocation(lines)));
+                                       ZeroedBlock::footprint_for(lines_allocation(lines)));
     if (st != TF_OK) return st;
     Ring restored(Rotation::Count, generation, 0, 1);
     restored.restore_fixed(slots, c);

@@ -185,9 +185,12 @@ class GenerationRing {
     // Whether an insert at `now` must rotate first.
     bool due(uint64_t now) const {
         switch (rotation_) {
-            case Rotation::Count: return full();
-            case Rotation::Time: return c_.opened_at != 0 && now - c_.opened_at >= period();
-            case Rotation::Rate: return full() || period_over(now);
+            case Rotation::Count:
+                return full();
+            case Rotation::Time:
+                return c_.opened_at != 0 && now - c_.opened_at >= period();
+            case Rotation::Rate:
+                return full() || period_over(now);
         }
         return false;
     }

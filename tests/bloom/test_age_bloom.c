@@ -15,7 +15,6 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "bloom_util.h"
 #include "golden.h"
 #include "temporalfilters.h"
 #include "test_util.h"
@@ -1223,16 +1222,18 @@ static void test_calls_bad_input(void **state) {
 /* ------------------------------------------------------------------ */
 /* wire format                                                          */
 
-/* deserialize with options, for bu_check_max_memory */
+/* deserialize with options, for tu_check_max_memory */
 static tf_status load_with(const unsigned char *blob, size_t len, const tf_deserialize_options *options,
-                           size_t *memory) {
+                           uint64_t *memory) {
     tf_age_bloom *f = NULL;
     tf_status st = tf_age_bloom_deserialize(blob, len, options, &f);
     if (st != TF_OK) {
         assert_null(f);
         return st;
     }
-    OK(tf_age_bloom_memory(f, memory));
+    size_t bytes = 0;
+    OK(tf_age_bloom_memory(f, &bytes));
+    *memory = bytes;
     tf_age_bloom_free(f);
     return TF_OK;
 }
@@ -1242,7 +1243,7 @@ static tf_status load_with(const unsigned char *blob, size_t len, const tf_deser
 static void check_max_memory(const tf_age_bloom *f, const unsigned char *blob, size_t n) {
     size_t need = 0;
     OK(tf_age_bloom_memory(f, &need));
-    bu_check_max_memory(blob, n, need, load_with);
+    assert_int_equal(tu_check_max_memory(blob, n, load_with), need);
 }
 
 static void test_serialize_round_trip(void **state) {

@@ -16,7 +16,6 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "bloom_util.h"
 #include "golden.h"
 #include "temporalfilters.h"
 #include "test_util.h"
@@ -1549,16 +1548,18 @@ static void test_slice_limit(void **state) {
 /* ------------------------------------------------------------------ */
 /* wire format                                                          */
 
-/* deserialize with options, for bu_check_max_memory */
+/* deserialize with options, for tu_check_max_memory */
 static tf_status load_with(const unsigned char *blob, size_t len, const tf_deserialize_options *options,
-                           size_t *memory) {
+                           uint64_t *memory) {
     tf_time_bloom *f = NULL;
     tf_status st = tf_time_bloom_deserialize(blob, len, options, &f);
     if (st != TF_OK) {
         assert_null(f);
         return st;
     }
-    OK(tf_time_bloom_memory(f, memory));
+    size_t bytes = 0;
+    OK(tf_time_bloom_memory(f, &bytes));
+    *memory = bytes;
     tf_time_bloom_free(f);
     return TF_OK;
 }
@@ -1597,7 +1598,7 @@ static void test_serialize_round_trip(void **state) {
      * before allocating it, and accepts it at exactly that */
     size_t need = 0;
     OK(tf_time_bloom_memory(f, &need));
-    bu_check_max_memory(blob, n, need, load_with);
+    assert_int_equal(tu_check_max_memory(blob, n, load_with), need);
     uint64_t s1, s2, b1, b2, i1, i2;
     double e1, e2, p1, p2;
     OK(tb_stats(f, now, &s1, &b1, &e1, &i1, &p1));
