@@ -176,77 +176,86 @@ void write_slices_payload(const SliceShape &shape, const SliceRing &ring, wire::
     }
 }
 
-tf_status read_slices_payload(bool time_window, wire::Reader &r, const DeserializeLimits &limits, size_t overhead,
-                              SliceShape *shape_out, SliceRing *ring_out) {
-    const char *what = time_window ? "time-limited Bloom filter" : "age-partitioned Bloom filter";
-    SliceShape shape;
-    RingCounters c;
-    shape.k = r.u32();
-    shape.l = r.u32();
-    shape.seed = r.u32();
-    const uint32_t count = r.u32();
-    shape.span = r.u64();
-    shape.generation = r.u64();
-    c.budget = r.u64();
-    c.current = r.u64();
-    c.opened_at = r.u64();
-    c.clock = r.u64();
-    c.inserts = r.u64();
-    c.next_serial = r.u64();
+namespace {
+const char *what_of(bool time_window) {
+    return time_window ? "time-limited Bloom filter" : "age-partitioned Bloom filter";
+}
+
+// The header (offsets 0-79), validated for the window's kind.
+tf_status read_slices_header(bool time_window, wire::Reader &r, SliceShape *shape, RingCounters *c, uint32_t *count) {
+    const char *what = what_of(time_window);
+    shape->k = r.u32();
+    shape->l = r.u32();
+    shape->seed = r.u32();
+    *count = r.u32();
+    shape->span = r.u64();
+    shape->generation = r.u64();
+    c->budget = r.u64();
+    c->current = r.u64();
+    c->opened_at = r.u64();
+    c->clock = r.u64();
+    c->inserts = r.u64();
+    c->next_serial = r.u64();
     if (!r.ok()) return fail(TF_ERR_CORRUPT, "%s payload too short for its header", what);
-    if (shape.k == 0 || shape.k > kMaxK || shape.l == 0 || shape.l > kMaxL)
-        return fail(TF_ERR_CORRUPT, "%s blob has k = %u, l = %u", what, shape.k, shape.l);
-    if (c.current > c.inserts)
+    if (shape->k == 0 || shape->k > kMaxK || shape->l == 0 || shape->l > kMaxL)
+        return fail(TF_ERR_CORRUPT, "%s blob has k = %u, l = %u", what, shape->k, shape->l);
+    if (c->current > c->inserts)
         return fail(TF_ERR_CORRUPT, "%s blob has a generation counter above its insert count", what);
-    const size_t base = size_t(shape.k) + shape.l;
+    const size_t base = size_t(shape->k) + shape->l;
     if (!time_window) {
-        if (count != base) return fail(TF_ERR_CORRUPT, "%s blob has %u slices, k + l = %zu", what, count, base);
-        if (shape.generation == 0 || c.budget > shape.generation || shape.span != 0 || c.clock != 0 || c.opened_at != 0)
+        if (*count != base) return fail(TF_ERR_CORRUPT, "%s blob has %u slices, k + l = %zu", what, *count, base);
+        if (shape->generation == 0 || c->budget > shape->generation || shape->span != 0 || c->clock != 0 ||
+            c->opened_at != 0)
             return fail(TF_ERR_CORRUPT, "%s blob has an invalid generation or clock", what);
     } else {
-        if (count < shape.k || count > kMaxSlices)
-            return fail(TF_ERR_CORRUPT, "%s blob has %u slices (k = %u)", what, count, shape.k);
-        if (shape.span < shape.l) return fail(TF_ERR_CORRUPT, "%s blob has a span shorter than l", what);
-        if (c.opened_at > c.clock) return fail(TF_ERR_CORRUPT, "%s blob has its last shift in the future", what);
+        if (*count < shape->k || *count > kMaxSlices)
+            return fail(TF_ERR_CORRUPT, "%s blob has %u slices (k = %u)", what, *count, shape->k);
+        if (shape->span < shape->l) return fail(TF_ERR_CORRUPT, "%s blob has a span shorter than l", what);
+        if (c->opened_at > c->clock) return fail(TF_ERR_CORRUPT, "%s blob has its last shift in the future", what);
     }
-    // Validate every slice header and the total size before allocating,
-    // counting what the slices will hold.
-    {
-        uint64_t need = uint64_t(overhead) + uint64_t(count) * sizeof(SliceGen);
-        wire::Reader probe = r;
-        uint64_t prev_serial = 0, first_m = 0;
-        for (uint32_t i = 0; i < count; ++i) {
-            const uint64_t m = probe.u64(), n = probe.u64(), t = probe.u64(), serial = probe.u64();
-            const uint64_t owned = probe.u64(), own_end = probe.u64();
-            if (!probe.ok()) return fail(TF_ERR_CORRUPT, "%s blob ends inside slice %u", what, i);
-            if (m < 64 || m > kMaxSliceBits)
-                return fail(TF_ERR_CORRUPT, "%s blob: slice %u has %llu bits", what, i, (unsigned long long)m);
-            if (t > c.clock) return fail(TF_ERR_CORRUPT, "%s blob: slice %u is newer than the clock", what, i);
-            // s_0 has the highest serial and serials fall by one per slice
-            if (serial >= c.next_serial || (i > 0 && serial + 1 != prev_serial))
-                return fail(TF_ERR_CORRUPT, "%s blob: slice %u has serial %llu out of order", what, i,
-                            (unsigned long long)serial);
-            if (n > c.inserts || owned > c.inserts)
-                return fail(TF_ERR_CORRUPT, "%s blob: slice %u counts more inserts than the filter", what, i);
-            if (own_end > c.clock || (!time_window && (t != 0 || own_end != 0)))
-                return fail(TF_ERR_CORRUPT, "%s blob: slice %u has an invalid time", what, i);
-            if (i == 0) first_m = m;
-            if (!time_window && m != first_m) return fail(TF_ERR_CORRUPT, "%s blob: slices differ in size", what);
-            prev_serial = serial;
-            const uint64_t words = words_for(m);
-            if (words > probe.remaining() / 8)
-                return fail(TF_ERR_CORRUPT, "%s blob: slice %u needs %llu bytes, %zu left", what, i,
-                            (unsigned long long)(words * 8), probe.remaining());
-            probe.view(size_t(words * 8));
-            need += words * 8;
-        }
-        if (!probe.done())
-            return fail(TF_ERR_CORRUPT, "%s blob has %zu trailing payload bytes", what, probe.remaining());
-        if (!time_window && shape.generation > uint64_t(double(first_m) * kLn2 / shape.k) + 1)
-            return fail(TF_ERR_CORRUPT, "%s blob: generation too large for its slices", what);
-        tf_status st = limits.check_memory(need);
-        if (st != TF_OK) return st;
+    return TF_OK;
+}
+
+// Every slice header and the payload's size, validated without allocating
+// (on a copy of the reader); *need += the bytes the slices will hold.
+tf_status check_slices(bool time_window, wire::Reader r, const SliceShape &shape, const RingCounters &c, uint32_t count,
+                       uint64_t *need) {
+    const char *what = what_of(time_window);
+    uint64_t prev_serial = 0, first_m = 0;
+    *need += uint64_t(count) * sizeof(SliceGen);
+    for (uint32_t i = 0; i < count; ++i) {
+        const uint64_t m = r.u64(), n = r.u64(), t = r.u64(), serial = r.u64();
+        const uint64_t owned = r.u64(), own_end = r.u64();
+        if (!r.ok()) return fail(TF_ERR_CORRUPT, "%s blob ends inside slice %u", what, i);
+        if (m < 64 || m > kMaxSliceBits)
+            return fail(TF_ERR_CORRUPT, "%s blob: slice %u has %llu bits", what, i, (unsigned long long)m);
+        if (t > c.clock) return fail(TF_ERR_CORRUPT, "%s blob: slice %u is newer than the clock", what, i);
+        // s_0 has the highest serial and serials fall by one per slice
+        if (serial >= c.next_serial || (i > 0 && serial + 1 != prev_serial))
+            return fail(TF_ERR_CORRUPT, "%s blob: slice %u has serial %llu out of order", what, i,
+                        (unsigned long long)serial);
+        if (n > c.inserts || owned > c.inserts)
+            return fail(TF_ERR_CORRUPT, "%s blob: slice %u counts more inserts than the filter", what, i);
+        if (own_end > c.clock || (!time_window && (t != 0 || own_end != 0)))
+            return fail(TF_ERR_CORRUPT, "%s blob: slice %u has an invalid time", what, i);
+        if (i == 0) first_m = m;
+        if (!time_window && m != first_m) return fail(TF_ERR_CORRUPT, "%s blob: slices differ in size", what);
+        prev_serial = serial;
+        const uint64_t words = words_for(m);
+        if (words > r.remaining() / 8)
+            return fail(TF_ERR_CORRUPT, "%s blob: slice %u needs %llu bytes, %zu left", what, i,
+                        (unsigned long long)(words * 8), r.remaining());
+        r.view(size_t(words * 8));
+        *need += words * 8;
     }
+    if (!r.done()) return fail(TF_ERR_CORRUPT, "%s blob has %zu trailing payload bytes", what, r.remaining());
+    if (!time_window && shape.generation > uint64_t(double(first_m) * kLn2 / shape.k) + 1)
+        return fail(TF_ERR_CORRUPT, "%s blob: generation too large for its slices", what);
+    return TF_OK;
+}
+
+// The slices (checked by check_slices), oldest first, as a ring holds them.
+tf_status read_slices(bool time_window, wire::Reader &r, uint32_t k, uint32_t count, std::vector<SliceGen> *out) {
     std::vector<SliceGen> newest_first;
     newest_first.reserve(count);
     for (uint32_t i = 0; i < count; ++i) {
@@ -261,16 +270,36 @@ tf_status read_slices_payload(bool time_window, wire::Reader &r, const Deseriali
         r.u64_array(s.words.data(), s.words.size());
         // bits beyond m in the last word must be clear
         if (s.m % 64 != 0 && (s.words.back() >> (s.m % 64)) != 0)
-            return fail(TF_ERR_CORRUPT, "%s blob: slice %u sets bits beyond its size", what, i);
-        s.hidx = uint32_t(s.serial % shape.k);
+            return fail(TF_ERR_CORRUPT, "%s blob: slice %u sets bits beyond its size", what_of(time_window), i);
+        s.hidx = uint32_t(s.serial % k);
         newest_first.push_back(std::move(s));
     }
-    if (!r.done()) return fail(TF_ERR_INTERNAL, "%s payload read failed", what);
+    if (!r.done()) return fail(TF_ERR_INTERNAL, "%s payload read failed", what_of(time_window));
+    out->clear();
+    out->reserve(count);
+    for (size_t i = newest_first.size(); i-- > 0;) out->push_back(std::move(newest_first[i]));
+    return TF_OK;
+}
+}  // namespace
+
+tf_status read_slices_payload(bool time_window, wire::Reader &r, const DeserializeLimits &limits, size_t overhead,
+                              SliceShape *shape_out, SliceRing *ring_out) {
+    SliceShape shape;
+    RingCounters c;
+    uint32_t count = 0;
+    tf_status st = read_slices_header(time_window, r, &shape, &c, &count);
+    if (st != TF_OK) return st;
+    uint64_t need = overhead;
+    st = check_slices(time_window, r, shape, c, count, &need);
+    if (st != TF_OK) return st;
+    st = limits.check_memory(need);
+    if (st != TF_OK) return st;
+    std::vector<SliceGen> oldest_first;
+    st = read_slices(time_window, r, shape.k, count, &oldest_first);
+    if (st != TF_OK) return st;
     SliceRing ring = time_window ? SliceRing(Rotation::Rate, 0, shape.span, shape.l)
                                  : SliceRing(Rotation::Count, shape.generation, 0, 1);
-    ring.reserve(count);
-    for (size_t i = newest_first.size(); i-- > 0;) ring.restore_generation(std::move(newest_first[i]));
-    ring.restore(c);
+    ring.restore_generations(std::move(oldest_first), c);
     *shape_out = shape;
     *ring_out = std::move(ring);
     return TF_OK;

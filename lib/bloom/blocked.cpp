@@ -206,65 +206,101 @@ double blocked_steady_false_positive_model(uint32_t k, uint32_t l, double rho) {
     return blocked_false_positive_model(k, load, s);
 }
 
+namespace {
+// A (k, l, rho) the blocked sizing chose for a target.
+struct BlockedChoice {
+    double target;
+    uint32_t k, l;
+    double rho;
+};
+
+// The search costs tens of milliseconds: its answers are remembered, for
+// up to 256 targets.
+class ChoiceMemo {
+   public:
+    bool find(double target, BlockedChoice *out) {
+        std::lock_guard<std::mutex> lock(mu_);
+        for (const BlockedChoice &c : memo_)
+            if (c.target == target) {
+                *out = c;
+                return true;
+            }
+        return false;
+    }
+    void remember(const BlockedChoice &c) {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (memo_.size() < 256) memo_.push_back(c);
+    }
+
+   private:
+    std::mutex mu_;
+    std::vector<BlockedChoice> memo_;
+};
+
+ChoiceMemo &choice_memo() {
+    static ChoiceMemo memo;
+    return memo;
+}
+
+// Bits per element of capacity of a blocked filter of s = k + l slots
+// (whole lines) whose slices leave the first k at fill rho.
+double blocked_bits(uint32_t s, uint32_t k, uint32_t l, double rho) {
+    return double(s) * k / (double(l) * -std::log1p(-rho));
+}
+
+// The fill of the fullest slices with which (k, s - k) meets the target
+// under the model, or 0 when even slices 10% full do not, or when no fill
+// could cost fewer bits than `best`. The rate rises with the fill: a
+// bisection, given up as soon as even the fullest fill still possible
+// would cost more bits than the best so far. Fills below 10% would cost
+// over 7x the classic layout's memory: such targets are for the classic
+// layout.
+double fullest_fill(uint32_t s, uint32_t k, double target, double best) {
+    const uint32_t l = s - k;
+    double lo = kMinFill, hi = 0.9;
+    if (blocked_bits(s, k, l, hi) >= best) return 0.0;
+    if (blocked_steady_false_positive_model(k, l, lo) > target) return 0.0;
+    for (int it = 0; it < 14 && blocked_bits(s, k, l, hi) < best; ++it) {
+        const double mid = 0.5 * (lo + hi);
+        (blocked_steady_false_positive_model(k, l, mid) <= target ? lo : hi) = mid;
+    }
+    return lo;
+}
+
+// Every k with k + l in {32, 16}: the (k, l, fill) with the fewest bits per
+// element. False when none meets the target.
+bool search_blocked(double target, BlockedChoice *out) {
+    double best = std::numeric_limits<double>::infinity();
+    BlockedChoice c = {target, 0, 0, 0.0};
+    for (uint32_t s : {2 * kLanes, kLanes}) {
+        for (uint32_t k = 1; k < s; ++k) {
+            const double rho = fullest_fill(s, k, target, best);
+            if (rho == 0.0) continue;
+            const double bpe = blocked_bits(s, k, s - k, rho);
+            if (bpe < best - 1e-9) best = bpe, c.k = k, c.l = s - k, c.rho = rho;
+        }
+    }
+    *out = c;
+    return c.k != 0;
+}
+}  // namespace
+
 tf_status choose_blocked(double target, uint32_t *k_out, uint32_t *l_out, double *rho_out) {
     if (!(target > 0.0 && target <= kBlockedMaxErrorRate))
         return fail(TF_ERR_INVALID_ARGUMENT,
                     "the blocked layout takes error rates in (0, %g], got %g (above, use the classic layout)",
                     kBlockedMaxErrorRate, target);
-    // The search costs tens of milliseconds: its answers are remembered.
-    struct Choice {
-        double target;
-        uint32_t k, l;
-        double rho;
-    };
-    static std::mutex mu;
-    static std::vector<Choice> memo;
-    {
-        std::lock_guard<std::mutex> lock(mu);
-        for (const Choice &c : memo)
-            if (c.target == target) {
-                *k_out = c.k;
-                *l_out = c.l;
-                *rho_out = c.rho;
-                return TF_OK;
-            }
+    BlockedChoice c;
+    if (!choice_memo().find(target, &c)) {
+        if (!search_blocked(target, &c))
+            return fail(TF_ERR_TOO_LARGE,
+                        "no blocked (k, l) with k + l <= 32 and slices at least %g full meets error rate %g", kMinFill,
+                        target);
+        choice_memo().remember(c);
     }
-    double best = std::numeric_limits<double>::infinity();
-    uint32_t bk = 0, bl = 0;
-    double brho = 0.0;
-    auto bits = [](uint32_t s, uint32_t k, uint32_t l, double rho) {
-        return double(s) * k / (double(l) * -std::log1p(-rho));
-    };
-    for (uint32_t s : {2 * kLanes, kLanes}) {
-        for (uint32_t k = 1; k < s; ++k) {
-            const uint32_t l = s - k;
-            // The rate rises with rho: bisect for the fullest slices that
-            // meet the target, giving up on k as soon as even the fullest
-            // still possible would cost more bits than the best so far.
-            // Fills below 10% would cost over 7x the classic layout's
-            // memory: such targets are for the classic layout.
-            double lo = kMinFill, hi = 0.9;
-            if (bits(s, k, l, hi) >= best) continue;
-            if (blocked_steady_false_positive_model(k, l, lo) > target) continue;
-            for (int it = 0; it < 14 && bits(s, k, l, hi) < best; ++it) {
-                const double mid = 0.5 * (lo + hi);
-                (blocked_steady_false_positive_model(k, l, mid) <= target ? lo : hi) = mid;
-            }
-            const double bpe = bits(s, k, l, lo);
-            if (bpe < best - 1e-9) best = bpe, bk = k, bl = l, brho = lo;
-        }
-    }
-    if (bk == 0)
-        return fail(TF_ERR_TOO_LARGE,
-                    "no blocked (k, l) with k + l <= 32 and slices at least %g full meets error rate %g", kMinFill,
-                    target);
-    {
-        std::lock_guard<std::mutex> lock(mu);
-        if (memo.size() < 256) memo.push_back({target, bk, bl, brho});
-    }
-    *k_out = bk;
-    *l_out = bl;
-    *rho_out = brho;
+    *k_out = c.k;
+    *l_out = c.l;
+    *rho_out = c.rho;
     return TF_OK;
 }
 
@@ -620,68 +656,88 @@ void BlockedLayout::write_payload(const Ring &ring, wire::Writer &w) const {
     }
 }
 
-tf_status BlockedLayout::read(wire::Reader &r, const DeserializeLimits &limits, size_t overhead, BlockedLayout *out,
-                              Ring *ring) {
-    const char *what = "blocked age-partitioned Bloom filter";
-    BlockedLayout f;
-    RingCounters c;
-    f.k_ = r.u32();
-    f.l_ = r.u32();
-    f.seed_ = r.u32();
+namespace {
+const char *const kBlockedWhat = "blocked age-partitioned Bloom filter";
+
+// The payload's header (offsets 0-63), validated.
+tf_status read_blocked_header(wire::Reader &r, uint32_t *k, uint32_t *l, uint32_t *seed, uint64_t *blocks,
+                              uint64_t *generation, RingCounters *c) {
+    const char *what = kBlockedWhat;
+    *k = r.u32();
+    *l = r.u32();
+    *seed = r.u32();
     const uint32_t reserved = r.u32();
-    f.blocks_ = r.u64();
-    const uint64_t generation = r.u64();
-    c.budget = r.u64();
-    c.current = r.u64();
-    c.inserts = r.u64();
-    c.next_serial = r.u64();
+    *blocks = r.u64();
+    *generation = r.u64();
+    c->budget = r.u64();
+    c->current = r.u64();
+    c->inserts = r.u64();
+    c->next_serial = r.u64();
     if (!r.ok()) return fail(TF_ERR_CORRUPT, "%s payload too short for its header", what);
     if (reserved != 0) return fail(TF_ERR_CORRUPT, "%s blob has a nonzero reserved field", what);
-    if (f.k_ == 0 || f.l_ == 0 || uint64_t(f.k_) + f.l_ > kBlockedMaxSlices)
-        return fail(TF_ERR_CORRUPT, "%s blob has k = %u, l = %u", what, f.k_, f.l_);
-    if (f.blocks_ == 0 || f.blocks_ > kBlockedMaxBlocks)
-        return fail(TF_ERR_CORRUPT, "%s blob has %llu blocks", what, (unsigned long long)f.blocks_);
+    if (*k == 0 || *l == 0 || uint64_t(*k) + *l > kBlockedMaxSlices)
+        return fail(TF_ERR_CORRUPT, "%s blob has k = %u, l = %u", what, *k, *l);
+    if (*blocks == 0 || *blocks > kBlockedMaxBlocks)
+        return fail(TF_ERR_CORRUPT, "%s blob has %llu blocks", what, (unsigned long long)*blocks);
     // A generation fills a slice's k generations to at most 90% (the
     // constructors stay below ln 2 * bits / k, or ln 10 * bits / k).
-    const double max_gen = std::log(10.0) * double(f.blocks_) * kLaneBits / double(f.k_) + 1.0;
-    if (generation == 0 || double(generation) > max_gen || c.budget > generation)
+    const double max_gen = std::log(10.0) * double(*blocks) * kLaneBits / double(*k) + 1.0;
+    if (*generation == 0 || double(*generation) > max_gen || c->budget > *generation)
         return fail(TF_ERR_CORRUPT, "%s blob has an invalid generation", what);
     // next_serial counts the slices ever made: at least k + l, and far from
-    // wrapping (one shift per insert would take 2^62 inserts).
-    if (c.current > c.inserts || c.current + c.budget != generation || c.next_serial < uint64_t(f.k_) + f.l_ ||
-        c.next_serial >= (uint64_t(1) << 62))
+    // wrapping (one rotation per insert would take 2^62 inserts).
+    if (c->current > c->inserts || c->current + c->budget != *generation || c->next_serial < uint64_t(*k) + *l ||
+        c->next_serial >= (uint64_t(1) << 62))
         return fail(TF_ERR_CORRUPT, "%s blob has inconsistent counters", what);
-    const uint32_t slots = f.k_ + f.l_, bands = (slots + kLanes - 1) / kLanes;
-    const uint64_t lines = uint64_t(bands) * f.blocks_;
+    return TF_OK;
+}
+
+// The lines that follow: exactly `lines` of them, and the lanes of slots
+// >= k + l all 0 (read from a copy of the reader: nothing is allocated).
+tf_status check_blocked_lines(wire::Reader r, uint32_t slots, uint32_t bands, uint64_t lines) {
+    const char *what = kBlockedWhat;
     if (lines > r.remaining() / kCacheLine || r.remaining() != lines * kCacheLine)
         return fail(TF_ERR_CORRUPT, "%s blob holds %zu bytes of lines, needs %llu", what, r.remaining(),
                     (unsigned long long)(lines * kCacheLine));
-    // Unused lanes (slots >= k + l) must be 0: checked before allocating.
+    if (slots % kLanes == 0) return TF_OK;
     uint64_t buf[kLanes / 2];
-    if (slots % kLanes != 0) {
-        wire::Reader probe = r;
-        const uint32_t last_band = bands - 1, used = slots - last_band * kLanes;
-        for (uint64_t i = 0; i < lines; ++i) {
-            probe.u64_array(buf, kLanes / 2);
-            if (i % bands != last_band) continue;
-            for (uint32_t j = used; j < kLanes; ++j)
-                if (uint32_t(buf[j / 2] >> (32 * (j % 2))) != 0)
-                    return fail(TF_ERR_CORRUPT, "%s blob sets bits in an unused lane", what);
-        }
+    const uint32_t last_band = bands - 1, used = slots - last_band * kLanes;
+    for (uint64_t i = 0; i < lines; ++i) {
+        r.u64_array(buf, kLanes / 2);
+        if (i % bands != last_band) continue;
+        for (uint32_t j = used; j < kLanes; ++j)
+            if (uint32_t(buf[j / 2] >> (32 * (j % 2))) != 0)
+                return fail(TF_ERR_CORRUPT, "%s blob sets bits in an unused lane", what);
     }
-    tf_status st = limits.check_memory(uint64_t(overhead) + slots * sizeof(Ring::Gen) +
-                                       ZeroedBlock::footprint_for(lines_allocation(lines)));
+    return TF_OK;
+}
+}  // namespace
+
+tf_status BlockedLayout::read(wire::Reader &r, const DeserializeLimits &limits, size_t overhead, BlockedLayout *out,
+                              Ring *ring) {
+    BlockedLayout f;
+    uint64_t generation = 0;
+    RingCounters c;
+    tf_status st = read_blocked_header(r, &f.k_, &f.l_, &f.seed_, &f.blocks_, &generation, &c);
+    if (st != TF_OK) return st;
+    const uint32_t slots = f.k_ + f.l_, bands = (slots + kLanes - 1) / kLanes;
+    const uint64_t lines = uint64_t(bands) * f.blocks_;
+    st = check_blocked_lines(r, slots, bands, lines);
+    if (st != TF_OK) return st;
+    st = limits.check_memory(uint64_t(overhead) + slots * sizeof(Ring::Gen) +
+                             ZeroedBlock::footprint_for(lines_allocation(lines)));
     if (st != TF_OK) return st;
     Ring restored(Rotation::Count, generation, 0, 1);
     restored.restore_fixed(slots, c);
     f.allocate();
     f.set_top(uint32_t(restored.slot_of(0)));
+    uint64_t buf[kLanes / 2];
     for (uint64_t i = 0; i < lines; ++i) {
         r.u64_array(buf, kLanes / 2);
         uint32_t *line = f.words_ + i * kLanes;
         for (uint32_t j = 0; j < kLanes; ++j) line[j] = uint32_t(buf[j / 2] >> (32 * (j % 2)));
     }
-    if (!r.done()) return fail(TF_ERR_INTERNAL, "%s payload read failed", what);
+    if (!r.done()) return fail(TF_ERR_INTERNAL, "%s payload read failed", kBlockedWhat);
     *out = std::move(f);
     *ring = std::move(restored);
     return TF_OK;

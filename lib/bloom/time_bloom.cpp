@@ -56,11 +56,7 @@ uint64_t TimeBloom::next_generation() const {
     return uint64_t(std::min(g, 1e18));
 }
 
-tf_status TimeBloom::rotate(uint64_t now) {
-    // Equation 6: the generation the current rate brings in one target
-    // period (the ring measures it over at least one period).
-    const double tg = ring_.inserts_per_period(now, kMaxExtrapolation);
-
+double TimeBloom::new_slice_capacity(double tg, uint64_t now) const {
     // Equation 7, generalised: the new s_0 takes one generation at each of
     // positions 0..k-1. While an old slice (now at position p = 1..k-1,
     // with u_p inserts per remaining generation, equation 4) is still among
@@ -86,20 +82,31 @@ tf_status TimeBloom::rotate(uint64_t now) {
         const uint32_t q = k_ - 1 - t;
         c0 += std::min(tg, q >= 1 ? prefix_min[q] : std::numeric_limits<double>::infinity());
     }
+    return c0;
+}
 
-    // The limit counts the slices that remain once the stale ones retire.
-    size_t remaining = ring_.size();
-    while (remaining > 0 && retirable(remaining - 1, now)) --remaining;
-    if (remaining >= kMaxSlices)
-        return fail(TF_ERR_TOO_LARGE, "time-limited filter reached %u slices within its span", kMaxSlices);
+uint64_t TimeBloom::max_new_slice_bits() const {
     // A new slice is at most kMaxGrowth times the largest slice present, so
     // one rotation never allocates more than a bounded multiple of what the
     // filter already holds (a jump in rate is followed over a few rotations).
     uint64_t largest = 64;
     for (const SliceGen &old : ring_) largest = std::max(largest, old.m);
-    const uint64_t cap = std::min<uint64_t>(kMaxSliceBits, largest * kMaxGrowth);
+    return std::min<uint64_t>(kMaxSliceBits, largest * kMaxGrowth);
+}
+
+tf_status TimeBloom::rotate(uint64_t now) {
+    // Equation 6: the generation the current rate brings in one target
+    // period (the ring measures it over at least one period); equation 7:
+    // what the new slice must hold.
+    const double c0 = new_slice_capacity(ring_.inserts_per_period(now, kMaxExtrapolation), now);
+    // The limit counts the slices that remain once the stale ones retire.
+    size_t remaining = ring_.size();
+    while (remaining > 0 && retirable(remaining - 1, now)) --remaining;
+    if (remaining >= kMaxSlices)
+        return fail(TF_ERR_TOO_LARGE, "time-limited filter reached %u slices within its span", kMaxSlices);
     try {  // allocate before changing anything; rotate changes nothing if it throws
-        ring_.rotate(make_slice(std::min(bits_for_capacity(c0), cap), ring_.next_serial(), k_), now);  // equation 8
+        const uint64_t bits = std::min(bits_for_capacity(c0), max_new_slice_bits());  // equation 8
+        ring_.rotate(make_slice(bits, ring_.next_serial(), k_), now);
     } catch (const std::bad_alloc &) {
         return fail(TF_ERR_OUT_OF_MEMORY, "out of memory for a new slice of the time-limited filter");
     }

@@ -64,6 +64,11 @@ class TimeBloom {
     bool retirable(size_t age, uint64_t now) const;
     // Equations 3 and 6-8 (see the .cpp); may fail.
     tf_status rotate(uint64_t now);
+    // Equation 7: the inserts the new s_0 must hold when the rate brings tg
+    // per target period.
+    double new_slice_capacity(double tg, uint64_t now) const;
+    // The most bits one rotation may give a new slice.
+    uint64_t max_new_slice_bits() const;
     // Equations 4-5: inserts until the next rotation.
     uint64_t next_generation() const;
 

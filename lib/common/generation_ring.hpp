@@ -142,8 +142,12 @@ class GenerationRing {
         c_.next_serial++;
         return g_.back();
     }
-    // Appends a generation read from a blob, newest last, as it was.
-    void restore_generation(Gen &&g) { g_.push_back(std::move(g)); }
+    // The generations and counters read from a blob, oldest first, as they
+    // were.
+    void restore_generations(std::vector<Gen> &&oldest_first, const RingCounters &c) {
+        g_ = std::move(oldest_first);
+        c_ = c;
+    }
     // A ring read from a blob that carries only its counters: `count`
     // generations with empty slots and no recorded accounting, serials up
     // to c.next_serial - 1 (c.next_serial >= count).
@@ -153,7 +157,6 @@ class GenerationRing {
         c_ = c;
     }
     void reserve(size_t n) { g_.reserve(n); }
-    void restore(const RingCounters &c) { c_ = c; }
 
     // ---- time -------------------------------------------------------------
     // `now`, never below the highest time seen (a clock that goes backwards

@@ -548,15 +548,9 @@ static void test_blocked_golden_blob(void **state) {
     ab_check_golden("age_bloom_blocked_v1", golden_age_bloom_blocked(), 1, 100);
 }
 
-BU_DEFINE_GROUP(age_blocked_tests,
-                cmocka_unit_test(test_blocked_choose),
-                cmocka_unit_test(test_blocked_shape),
-                cmocka_unit_test(test_blocked_no_false_negatives),
-                cmocka_unit_test(test_blocked_fpr),
-                cmocka_unit_test(test_blocked_fpr_small_targets),
-                cmocka_unit_test(test_blocked_operations),
-                cmocka_unit_test(test_blocked_bad_input),
-                cmocka_unit_test(test_blocked_serialize_round_trip),
-                cmocka_unit_test(test_blocked_serialize_errors),
-                cmocka_unit_test(test_blocked_hostile_fields),
+BU_DEFINE_GROUP(age_blocked_tests, cmocka_unit_test(test_blocked_choose), cmocka_unit_test(test_blocked_shape),
+                cmocka_unit_test(test_blocked_no_false_negatives), cmocka_unit_test(test_blocked_fpr),
+                cmocka_unit_test(test_blocked_fpr_small_targets), cmocka_unit_test(test_blocked_operations),
+                cmocka_unit_test(test_blocked_bad_input), cmocka_unit_test(test_blocked_serialize_round_trip),
+                cmocka_unit_test(test_blocked_serialize_errors), cmocka_unit_test(test_blocked_hostile_fields),
                 cmocka_unit_test(test_blocked_golden_blob));

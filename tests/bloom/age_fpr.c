@@ -158,10 +158,6 @@ static void test_stats_over_time(void **state) {
     tf_age_bloom_free(f);
 }
 
-BU_DEFINE_GROUP(age_fpr_tests,
-                cmocka_unit_test(test_fpr_1e1),
-                cmocka_unit_test(test_fpr_1e2),
-                cmocka_unit_test(test_fpr_1e3),
-                cmocka_unit_test(test_fpr_1e4),
-                cmocka_unit_test(test_fpr_small_generations),
-                cmocka_unit_test(test_stats_over_time));
+BU_DEFINE_GROUP(age_fpr_tests, cmocka_unit_test(test_fpr_1e1), cmocka_unit_test(test_fpr_1e2),
+                cmocka_unit_test(test_fpr_1e3), cmocka_unit_test(test_fpr_1e4),
+                cmocka_unit_test(test_fpr_small_generations), cmocka_unit_test(test_stats_over_time));

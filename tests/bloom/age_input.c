@@ -119,7 +119,7 @@ static void test_calls_bad_input(void **state) {
         tf_clear_last_error();                            \
         assert_int_equal((call), (status));               \
         assert_true(strlen(tf_last_error_message()) > 0); \
-        ab_assert_unchanged(f, before, n);                   \
+        ab_assert_unchanged(f, before, n);                \
     } while (0)
     BAD(tf_age_bloom_add(NULL, "k", 1), TF_ERR_NULL);
     BAD(tf_age_bloom_add(f, NULL, 1), TF_ERR_NULL);
@@ -164,8 +164,5 @@ static void test_calls_bad_input(void **state) {
     tf_age_bloom_free(f);
 }
 
-BU_DEFINE_GROUP(age_input_tests,
-                cmocka_unit_test(test_sizing_bad_input),
-                cmocka_unit_test(test_new_bad_input),
-                cmocka_unit_test(test_new_for_huge_capacity),
-                cmocka_unit_test(test_calls_bad_input));
+BU_DEFINE_GROUP(age_input_tests, cmocka_unit_test(test_sizing_bad_input), cmocka_unit_test(test_new_bad_input),
+                cmocka_unit_test(test_new_for_huge_capacity), cmocka_unit_test(test_calls_bad_input));

@@ -14,9 +14,9 @@ BU_GROUP(age_blocked_tests); /* age_blocked.c: the blocked layout (test_blocked_
 
 int main(void) {
     const bu_group groups[] = {
-        {age_model_tests, age_model_tests_count}, {age_window_tests, age_window_tests_count},
-        {age_fpr_tests, age_fpr_tests_count},     {age_ops_tests, age_ops_tests_count},
-        {age_input_tests, age_input_tests_count}, {age_wire_tests, age_wire_tests_count},
+        {age_model_tests, age_model_tests_count},     {age_window_tests, age_window_tests_count},
+        {age_fpr_tests, age_fpr_tests_count},         {age_ops_tests, age_ops_tests_count},
+        {age_input_tests, age_input_tests_count},     {age_wire_tests, age_wire_tests_count},
         {age_blocked_tests, age_blocked_tests_count},
     };
     return bu_run_groups(groups, sizeof groups / sizeof groups[0]);

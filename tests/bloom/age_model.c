@@ -175,7 +175,5 @@ static void test_choose(void **state) {
     }
 }
 
-BU_DEFINE_GROUP(age_model_tests,
-                cmocka_unit_test(test_fpr_calculator),
-                cmocka_unit_test(test_bits_per_element),
+BU_DEFINE_GROUP(age_model_tests, cmocka_unit_test(test_fpr_calculator), cmocka_unit_test(test_bits_per_element),
                 cmocka_unit_test(test_choose));

@@ -153,8 +153,5 @@ static void test_clear(void **state) {
     tf_age_bloom_free(NULL); /* a no-op */
 }
 
-BU_DEFINE_GROUP(age_ops_tests,
-                cmocka_unit_test(test_basics),
-                cmocka_unit_test(test_seed_changes_positions),
-                cmocka_unit_test(test_add_if_absent),
-                cmocka_unit_test(test_clear));
+BU_DEFINE_GROUP(age_ops_tests, cmocka_unit_test(test_basics), cmocka_unit_test(test_seed_changes_positions),
+                cmocka_unit_test(test_add_if_absent), cmocka_unit_test(test_clear));

@@ -203,8 +203,5 @@ static void test_window_boundary(void **state) {
     tf_age_bloom_free(f);
 }
 
-BU_DEFINE_GROUP(age_window_tests,
-                cmocka_unit_test(test_new_for_shape),
-                cmocka_unit_test(test_shift_mechanics),
-                cmocka_unit_test(test_no_false_negatives),
-                cmocka_unit_test(test_window_boundary));
+BU_DEFINE_GROUP(age_window_tests, cmocka_unit_test(test_new_for_shape), cmocka_unit_test(test_shift_mechanics),
+                cmocka_unit_test(test_no_false_negatives), cmocka_unit_test(test_window_boundary));

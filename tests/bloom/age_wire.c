@@ -302,12 +302,9 @@ static void test_golden_blob(void **state) {
     ab_check_golden("age_bloom_v1", golden_age_bloom(), 0, 100);
 }
 
-BU_DEFINE_GROUP(age_wire_tests,
-                cmocka_unit_test(test_serialize_round_trip),
-                cmocka_unit_test(test_serialize_buffer_too_small),
-                cmocka_unit_test(test_deserialize_truncated),
+BU_DEFINE_GROUP(age_wire_tests, cmocka_unit_test(test_serialize_round_trip),
+                cmocka_unit_test(test_serialize_buffer_too_small), cmocka_unit_test(test_deserialize_truncated),
                 cmocka_unit_test(test_deserialize_bit_flips),
                 cmocka_unit_test(test_deserialize_bit_flips_fixed_checksum),
                 cmocka_unit_test(test_deserialize_hostile_fields),
-                cmocka_unit_test(test_deserialize_wrong_kind_random_and_null),
-                cmocka_unit_test(test_golden_blob));
+                cmocka_unit_test(test_deserialize_wrong_kind_random_and_null), cmocka_unit_test(test_golden_blob));

@@ -13,7 +13,6 @@ const double kLn2 = 0.69314718055994530942;
 
 /* ---- the payload of kinds 2 and 3 ----------------------------------------- */
 
-
 uint64_t bu_get_le(const unsigned char *p, int bytes) {
     uint64_t v = 0;
     for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | p[i];
@@ -231,7 +230,7 @@ tf_age_bloom *ab_make_for(double rate, uint64_t capacity, uint32_t seed) {
 /* tf_age_bloom_get_info and tf_age_bloom_get_stats into the fields a test
  * asks for (any pointer may be NULL): one call each, the status passed on. */
 tf_status ab_info(const tf_age_bloom *f, uint32_t *k, uint32_t *l, uint64_t *slice_bits, uint64_t *generation,
-                         uint64_t *capacity, uint32_t *seed) {
+                  uint64_t *capacity, uint32_t *seed) {
     tf_age_bloom_info i = TF_AGE_BLOOM_INFO_INIT;
     tf_status st = tf_age_bloom_get_info(f, &i); /* on failure: the zeros of _INIT */
     if (k) *k = i.k;
@@ -243,8 +242,8 @@ tf_status ab_info(const tf_age_bloom *f, uint32_t *k, uint32_t *l, uint64_t *sli
     return st;
 }
 
-tf_status ab_stats(const tf_age_bloom *f, uint64_t *slices, uint64_t *bits, double *bits_per_element,
-                          uint64_t *inserts, double *fpr_now) {
+tf_status ab_stats(const tf_age_bloom *f, uint64_t *slices, uint64_t *bits, double *bits_per_element, uint64_t *inserts,
+                   double *fpr_now) {
     tf_age_bloom_stats s = TF_AGE_BLOOM_STATS_INIT;
     tf_status st = tf_age_bloom_get_stats(f, &s); /* on failure: the zeros of _INIT */
     if (slices) *slices = s.slices;
@@ -300,8 +299,7 @@ uint64_t ab_count_absent(const tf_age_bloom *f, uint64_t q) {
 }
 
 /* deserialize with options, for tu_check_max_memory */
-tf_status ab_load_with(const unsigned char *blob, size_t len, const tf_deserialize_options *options,
-                           uint64_t *memory) {
+tf_status ab_load_with(const unsigned char *blob, size_t len, const tf_deserialize_options *options, uint64_t *memory) {
     tf_age_bloom *f = NULL;
     tf_status st = tf_age_bloom_deserialize(blob, len, options, &f);
     if (st != TF_OK) {
@@ -405,15 +403,15 @@ void ab_check_golden(const char *name, tf_age_bloom *built, int blocked, unsigne
     free(golden);
     tf_age_bloom_free(f);
     tf_age_bloom_free(built);
-}/* Streams `total` operations and checks, against a log of the actual
- * inserts, that every key among the last l*g inserts is reported present:
- * after every insert the key exactly l*g inserts ago (the boundary: every
- * key is checked at its last guaranteed moment), and every two windows the
- * whole window.
- * The key stream mixes fresh keys, repeats of recent keys, a hot key hammered
- * in runs, and add_if_absent (which inserts only absent keys; its answer is
- * checked too). A count window has no clock: the "rates" of the time
- * filter's test are, here, the patterns of repetition. */
+} /* Streams `total` operations and checks, against a log of the actual
+   * inserts, that every key among the last l*g inserts is reported present:
+   * after every insert the key exactly l*g inserts ago (the boundary: every
+   * key is checked at its last guaranteed moment), and every two windows the
+   * whole window.
+   * The key stream mixes fresh keys, repeats of recent keys, a hot key hammered
+   * in runs, and add_if_absent (which inserts only absent keys; its answer is
+   * checked too). A count window has no clock: the "rates" of the time
+   * filter's test are, here, the patterns of repetition. */
 void ab_check_window(tf_age_bloom *f, uint64_t total, uint64_t seed, uint64_t *checked) {
     uint64_t W, g;
     uint32_t l;
@@ -497,8 +495,8 @@ tf_status tb_info(const tf_time_bloom *f, uint32_t *k, uint32_t *l, uint64_t *sp
     return st;
 }
 
-tf_status tb_stats(const tf_time_bloom *f, uint64_t now, uint64_t *slices, uint64_t *bits,
-                          double *bits_per_element, uint64_t *inserts, double *fpr_now) {
+tf_status tb_stats(const tf_time_bloom *f, uint64_t now, uint64_t *slices, uint64_t *bits, double *bits_per_element,
+                   uint64_t *inserts, double *fpr_now) {
     tf_time_bloom_stats s = TF_TIME_BLOOM_STATS_INIT;
     tf_status st = tf_time_bloom_get_stats(f, now, &s); /* on failure: the zeros of _INIT */
     if (slices) *slices = s.slices;
@@ -589,7 +587,8 @@ uint64_t tb_count_absent(const tf_time_bloom *f, uint64_t q, uint64_t now) {
     uint64_t fp = 0;
     for (uint64_t i = 0; i < q; ++i) fp += (uint64_t)tb_has_id(f, 'a', absent_next++, now);
     return fp;
-}void tb_stream_init(tb_stream *s, tf_time_bloom *f, size_t cap, uint64_t seed) {
+}
+void tb_stream_init(tb_stream *s, tf_time_bloom *f, size_t cap, uint64_t seed) {
     memset(s, 0, sizeof *s);
     s->f = f;
     OK(tb_info(f, NULL, NULL, &s->span, NULL));
@@ -704,7 +703,6 @@ void tb_idle_gap(tb_stream *s, double *clock, uint64_t gap) {
     }
     *clock = (double)end;
 }
-
 
 /* ---- the suites ---------------------------------------------------------- */
 

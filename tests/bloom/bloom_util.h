@@ -50,11 +50,11 @@ typedef struct {
 
 /* Declares and defines a file's group `name` (an array `name` and its
  * `name_count`). */
-#define BU_GROUP(name) \
+#define BU_GROUP(name)                     \
     extern const struct CMUnitTest name[]; \
     extern const size_t name##_count
-#define BU_DEFINE_GROUP(name, ...)                         \
-    const struct CMUnitTest name[] = {__VA_ARGS__};        \
+#define BU_DEFINE_GROUP(name, ...)                  \
+    const struct CMUnitTest name[] = {__VA_ARGS__}; \
     const size_t name##_count = sizeof name / sizeof name[0]
 
 /* Runs the groups in order as one cmocka group "tests" (one TAP plan);
@@ -147,8 +147,8 @@ tf_age_bloom *ab_make_for(double rate, uint64_t capacity, uint32_t seed);
  * (on failure the fields are the zeros of _INIT). */
 tf_status ab_info(const tf_age_bloom *f, uint32_t *k, uint32_t *l, uint64_t *slice_bits, uint64_t *generation,
                   uint64_t *capacity, uint32_t *seed);
-tf_status ab_stats(const tf_age_bloom *f, uint64_t *slices, uint64_t *bits, double *bits_per_element,
-                   uint64_t *inserts, double *fpr_now);
+tf_status ab_stats(const tf_age_bloom *f, uint64_t *slices, uint64_t *bits, double *bits_per_element, uint64_t *inserts,
+                   double *fpr_now);
 /* 1 for the blocked layout (the flags of tf_age_bloom_get_info), else 0. */
 tf_status ab_is_blocked(const tf_age_bloom *f, int *blocked);
 /* Inserts / asks for the key tu_make_key(tag, id). */
@@ -173,8 +173,7 @@ void ab_check_window(tf_age_bloom *f, uint64_t total, uint64_t seed, uint64_t *c
 /* Deserializes a blob (tu_try_blob_fn): whatever is accepted is usable. */
 tf_status ab_try_blob(const unsigned char *b, size_t n);
 /* deserialize with options, for tu_check_max_memory (tu_load_fn). */
-tf_status ab_load_with(const unsigned char *blob, size_t len, const tf_deserialize_options *options,
-                       uint64_t *memory);
+tf_status ab_load_with(const unsigned char *blob, size_t len, const tf_deserialize_options *options, uint64_t *memory);
 /* options->max_memory refuses `blob` (f's) below what f holds, before
  * allocating, and accepts it at exactly that. */
 void ab_check_max_memory(const tf_age_bloom *f, const unsigned char *blob, size_t n);
@@ -190,8 +189,8 @@ tf_time_bloom *tb_make_for(double rate, uint64_t span, uint64_t capacity, uint32
 /* tf_time_bloom_get_info and tf_time_bloom_get_stats into the fields a
  * test asks for (any pointer may be NULL), as ab_info and ab_stats. */
 tf_status tb_info(const tf_time_bloom *f, uint32_t *k, uint32_t *l, uint64_t *span, uint32_t *seed);
-tf_status tb_stats(const tf_time_bloom *f, uint64_t now, uint64_t *slices, uint64_t *bits,
-                   double *bits_per_element, uint64_t *inserts, double *fpr_now);
+tf_status tb_stats(const tf_time_bloom *f, uint64_t now, uint64_t *slices, uint64_t *bits, double *bits_per_element,
+                   uint64_t *inserts, double *fpr_now);
 /* One field of the stats at `now`, and the size of s_0. */
 uint64_t tb_n_slices(const tf_time_bloom *f, uint64_t now);
 uint64_t tb_total_bits(const tf_time_bloom *f, uint64_t now);

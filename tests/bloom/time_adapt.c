@@ -491,8 +491,8 @@ static void test_idle_gap_expiry(void **state) {
         "# before the gap: %llu slices, s0 %llu bits, measured fpr %.4g; a gap and 3 spans later: %llu slices "
         "(at most %llu over the 4th span), s0 %llu bits, measured fpr %.4g (target %g)\n",
         (unsigned long long)slices_before, (unsigned long long)s0_before, fpr_before,
-        (unsigned long long)tb_n_slices(f, now), (unsigned long long)worst_slices, (unsigned long long)s0_after, fpr_after,
-        target);
+        (unsigned long long)tb_n_slices(f, now), (unsigned long long)worst_slices, (unsigned long long)s0_after,
+        fpr_after, target);
     for (int i = 3 * (int)span; i < 4 * (int)span; ++i) assert_int_equal(tb_has_id(f, 'h', (uint64_t)i, now), 1);
     tf_time_bloom_free(f);
     assert_true(slices_before <= k + l + 1);
@@ -502,12 +502,7 @@ static void test_idle_gap_expiry(void **state) {
     assert_true(fpr_after <= target + 4 * sqrt(target / 2e5) + 0.04 * target);
 }
 
-BU_DEFINE_GROUP(time_adapt_tests,
-                cmocka_unit_test(test_section_7_1),
-                cmocka_unit_test(test_section_7_1_larger_pairs),
-                cmocka_unit_test(test_under_dimensioned_converges),
-                cmocka_unit_test(test_rate_10x),
-                cmocka_unit_test(test_burst_in_one_time_unit),
-                cmocka_unit_test(test_coarse_clock_fine_unit),
-                cmocka_unit_test(test_clock_backwards),
-                cmocka_unit_test(test_idle_gap_expiry));
+BU_DEFINE_GROUP(time_adapt_tests, cmocka_unit_test(test_section_7_1), cmocka_unit_test(test_section_7_1_larger_pairs),
+                cmocka_unit_test(test_under_dimensioned_converges), cmocka_unit_test(test_rate_10x),
+                cmocka_unit_test(test_burst_in_one_time_unit), cmocka_unit_test(test_coarse_clock_fine_unit),
+                cmocka_unit_test(test_clock_backwards), cmocka_unit_test(test_idle_gap_expiry));

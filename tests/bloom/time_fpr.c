@@ -75,8 +75,5 @@ static void test_fpr_1e4(void **state) {
     fpr_at_steady_state(1e-4, kG, 204);
 }
 
-BU_DEFINE_GROUP(time_fpr_tests,
-                cmocka_unit_test(test_fpr_1e1),
-                cmocka_unit_test(test_fpr_1e2),
-                cmocka_unit_test(test_fpr_1e3),
-                cmocka_unit_test(test_fpr_1e4));
+BU_DEFINE_GROUP(time_fpr_tests, cmocka_unit_test(test_fpr_1e1), cmocka_unit_test(test_fpr_1e2),
+                cmocka_unit_test(test_fpr_1e3), cmocka_unit_test(test_fpr_1e4));

@@ -75,7 +75,7 @@ static void test_calls_bad_input(void **state) {
         tf_clear_last_error();                            \
         assert_int_equal((call), (status));               \
         assert_true(strlen(tf_last_error_message()) > 0); \
-        tb_assert_unchanged(f, before, n);                   \
+        tb_assert_unchanged(f, before, n);                \
     } while (0)
     BAD(tf_time_bloom_add(NULL, "k", 1, 5000), TF_ERR_NULL);
     BAD(tf_time_bloom_add(f, NULL, 1, 5000), TF_ERR_NULL);
@@ -201,7 +201,5 @@ static void test_slice_limit(void **state) {
     assert_int_equal(p, 1);
 }
 
-BU_DEFINE_GROUP(time_input_tests,
-                cmocka_unit_test(test_new_bad_input),
-                cmocka_unit_test(test_calls_bad_input),
+BU_DEFINE_GROUP(time_input_tests, cmocka_unit_test(test_new_bad_input), cmocka_unit_test(test_calls_bad_input),
                 cmocka_unit_test(test_slice_limit));

@@ -149,8 +149,5 @@ static void test_seed_changes_positions(void **state) {
     tf_time_bloom_free(b);
 }
 
-BU_DEFINE_GROUP(time_ops_tests,
-                cmocka_unit_test(test_add_if_absent),
-                cmocka_unit_test(test_clear),
-                cmocka_unit_test(test_stats),
-                cmocka_unit_test(test_seed_changes_positions));
+BU_DEFINE_GROUP(time_ops_tests, cmocka_unit_test(test_add_if_absent), cmocka_unit_test(test_clear),
+                cmocka_unit_test(test_stats), cmocka_unit_test(test_seed_changes_positions));

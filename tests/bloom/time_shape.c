@@ -133,6 +133,4 @@ static void test_span_boundary(void **state) {
     tf_time_bloom_free(f);
 }
 
-BU_DEFINE_GROUP(time_shape_tests,
-                cmocka_unit_test(test_new_shape),
-                cmocka_unit_test(test_span_boundary));
+BU_DEFINE_GROUP(time_shape_tests, cmocka_unit_test(test_new_shape), cmocka_unit_test(test_span_boundary));

@@ -72,5 +72,4 @@ static void test_no_false_negatives(void **state) {
     tf_time_bloom_free(f);
 }
 
-BU_DEFINE_GROUP(time_span_tests,
-                cmocka_unit_test(test_no_false_negatives));
+BU_DEFINE_GROUP(time_span_tests, cmocka_unit_test(test_no_false_negatives));

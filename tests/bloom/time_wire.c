@@ -426,13 +426,8 @@ static void test_golden_blob(void **state) {
     tf_time_bloom_free(built);
 }
 
-BU_DEFINE_GROUP(time_wire_tests,
-                cmocka_unit_test(test_serialize_round_trip),
-                cmocka_unit_test(test_serialize_buffer_too_small),
-                cmocka_unit_test(test_deserialize_truncated),
-                cmocka_unit_test(test_deserialize_bit_flips),
-                cmocka_unit_test(test_deserialize_hostile_fields),
-                cmocka_unit_test(test_deserialize_inconsistent_counters),
-                cmocka_unit_test(test_hostile_counters),
-                cmocka_unit_test(test_deserialize_wrong_kind_random_and_null),
-                cmocka_unit_test(test_golden_blob));
+BU_DEFINE_GROUP(time_wire_tests, cmocka_unit_test(test_serialize_round_trip),
+                cmocka_unit_test(test_serialize_buffer_too_small), cmocka_unit_test(test_deserialize_truncated),
+                cmocka_unit_test(test_deserialize_bit_flips), cmocka_unit_test(test_deserialize_hostile_fields),
+                cmocka_unit_test(test_deserialize_inconsistent_counters), cmocka_unit_test(test_hostile_counters),
+                cmocka_unit_test(test_deserialize_wrong_kind_random_and_null), cmocka_unit_test(test_golden_blob));
