@@ -188,14 +188,9 @@ tf_status read_slices_header(bool time_window, wire::Reader &r, SliceShape *shap
     shape->l = r.u32();
     shape->seed = r.u32();
     *count = r.u32();
-    shape->span = r.u64();
-    shape->generation = r.u64();
-    c->budget = r.u64();
-    c->current = r.u64();
-    c->opened_at = r.u64();
-    c->clock = r.u64();
-    c->inserts = r.u64();
-    c->next_serial = r.u64();
+    for (uint64_t *v : {&shape->span, &shape->generation, &c->budget, &c->current, &c->opened_at, &c->clock,
+                        &c->inserts, &c->next_serial})
+        *v = r.u64();
     if (!r.ok()) return fail(TF_ERR_CORRUPT, "%s payload too short for its header", what);
     if (shape->k == 0 || shape->k > kMaxK || shape->l == 0 || shape->l > kMaxL)
         return fail(TF_ERR_CORRUPT, "%s blob has k = %u, l = %u", what, shape->k, shape->l);
@@ -260,12 +255,7 @@ tf_status read_slices(bool time_window, wire::Reader &r, uint32_t k, uint32_t co
     newest_first.reserve(count);
     for (uint32_t i = 0; i < count; ++i) {
         SliceGen s;
-        s.m = r.u64();
-        s.received = r.u64();
-        s.last = r.u64();
-        s.serial = r.u64();
-        s.owned = r.u64();
-        s.ended = r.u64();
+        for (uint64_t *v : {&s.m, &s.received, &s.last, &s.serial, &s.owned, &s.ended}) *v = r.u64();
         s.words.resize(words_for(s.m));
         r.u64_array(s.words.data(), s.words.size());
         // bits beyond m in the last word must be clear
@@ -308,7 +298,7 @@ tf_status read_slices_payload(bool time_window, wire::Reader &r, const Deseriali
 // ---- the count window's classic layout --------------------------------------
 
 ClassicLayout::ClassicLayout(uint32_t k, uint32_t l, uint64_t slice_bits, uint32_t seed, Ring *ring)
-    : k_(k), l_(l), seed_(seed) {
+    : shape_{k, l, seed, 0, ring->period()} {
     ring->reserve(size_t(k) + l);
     for (uint32_t i = 0; i < k + l; ++i) ring->open(make_slice(slice_bits, ring->next_serial(), k));  // oldest first
 }
@@ -333,24 +323,11 @@ void ClassicLayout::clear(Ring &ring) {
     ring.clear();
 }
 
-void ClassicLayout::write_payload(const Ring &ring, wire::Writer &w) const {
-    SliceShape shape;
-    shape.k = k_;
-    shape.l = l_;
-    shape.seed = seed_;
-    shape.generation = ring.period();
-    write_slices_payload(shape, ring, w);
-}
+void ClassicLayout::write_payload(const Ring &ring, wire::Writer &w) const { write_slices_payload(shape_, ring, w); }
 
 tf_status ClassicLayout::read(wire::Reader &r, const DeserializeLimits &limits, size_t overhead, ClassicLayout *out,
                               Ring *ring) {
-    SliceShape shape;
-    tf_status st = read_slices_payload(false, r, limits, overhead, &shape, ring);
-    if (st != TF_OK) return st;
-    out->k_ = shape.k;
-    out->l_ = shape.l;
-    out->seed_ = shape.seed;
-    return TF_OK;
+    return read_slices_payload(false, r, limits, overhead, &out->shape_, ring);
 }
 
 }  // namespace bloom

@@ -225,33 +225,33 @@ class ClassicLayout {
 
     void add(Ring &ring, const void *key, size_t len) {
         KeyHashes h;
-        key_hashes(k_, seed_, key, len, &h);
+        key_hashes(shape_.k, shape_.seed, key, len, &h);
         if (ring.full()) rotate(ring);
-        insert_bits(ring, k_, h, 0, AllLive());
+        insert_bits(ring, shape_.k, h, 0, AllLive());
         ring.count_insert();
     }
     bool contains(const Ring &ring, const void *key, size_t len) const {
         KeyHashes h;
-        key_hashes(k_, seed_, key, len, &h);
-        return query_bits(ring, k_, h, AllLive());
+        key_hashes(shape_.k, shape_.seed, key, len, &h);
+        return query_bits(ring, shape_.k, h, AllLive());
     }
     bool add_if_absent(Ring &ring, const void *key, size_t len) {
         KeyHashes h;
-        key_hashes(k_, seed_, key, len, &h);
-        if (query_bits(ring, k_, h, AllLive())) return true;
+        key_hashes(shape_.k, shape_.seed, key, len, &h);
+        if (query_bits(ring, shape_.k, h, AllLive())) return true;
         if (ring.full()) rotate(ring);
-        insert_bits(ring, k_, h, 0, AllLive());
+        insert_bits(ring, shape_.k, h, 0, AllLive());
         ring.count_insert();
         return false;
     }
     void clear(Ring &ring);
 
-    uint32_t k() const { return k_; }
-    uint32_t l() const { return l_; }
-    uint32_t seed() const { return seed_; }
+    uint32_t k() const { return shape_.k; }
+    uint32_t l() const { return shape_.l; }
+    uint32_t seed() const { return shape_.seed; }
     uint64_t slice_bits(const Ring &ring) const { return ring[0].m; }
     uint64_t total_bits(const Ring &ring) const { return slices_total_bits(ring); }
-    double expected_fpr(const Ring &ring) const { return slices_fpr(ring, k_, AllLive()); }
+    double expected_fpr(const Ring &ring) const { return slices_fpr(ring, shape_.k, AllLive()); }
     size_t memory(const Ring &ring) const { return slices_memory(ring); }
 
     size_t payload_size(const Ring &ring) const { return slices_payload_size(ring); }
@@ -266,10 +266,10 @@ class ClassicLayout {
     void rotate(Ring &ring) {
         SliceGen &s = ring.recycle(0, ring.period());
         s.reset();
-        s.hidx = uint32_t(s.serial % k_);
+        s.hidx = uint32_t(s.serial % shape_.k);
     }
 
-    uint32_t k_ = 0, l_ = 0, seed_ = 0;
+    SliceShape shape_;  // what the payload holds besides the ring
 };
 
 }  // namespace bloom

@@ -667,12 +667,7 @@ tf_status read_blocked_header(wire::Reader &r, uint32_t *k, uint32_t *l, uint32_
     *l = r.u32();
     *seed = r.u32();
     const uint32_t reserved = r.u32();
-    *blocks = r.u64();
-    *generation = r.u64();
-    c->budget = r.u64();
-    c->current = r.u64();
-    c->inserts = r.u64();
-    c->next_serial = r.u64();
+    for (uint64_t *v : {blocks, generation, &c->budget, &c->current, &c->inserts, &c->next_serial}) *v = r.u64();
     if (!r.ok()) return fail(TF_ERR_CORRUPT, "%s payload too short for its header", what);
     if (reserved != 0) return fail(TF_ERR_CORRUPT, "%s blob has a nonzero reserved field", what);
     if (*k == 0 || *l == 0 || uint64_t(*k) + *l > kBlockedMaxSlices)

@@ -39,10 +39,15 @@ tf_status check_flags(uint32_t flags, uint32_t known) {
     return TF_OK;
 }
 
-// Calls fn(filter) with the count-window filter of the handle's layout.
+// Calls fn(filter) with the filter of a handle: the count-window filter of
+// the handle's layout, or the time-limited filter.
 template <class H, class F>
 decltype(auto) with_filter(H *h, F &&fn) {
     return std::visit(std::forward<F>(fn), h->f);
+}
+template <class F>
+decltype(auto) with_filter(const tf_time_bloom *h, F &&fn) {
+    return fn(static_cast<const tf::bloom::TimeBloom &>(*h));
 }
 
 // Calls fn(type tag) with the filter type the flags choose (flags checked).
@@ -74,6 +79,66 @@ tf_status check_span(uint64_t span, uint32_t l) {
 
 tf_status make_time(uint32_t k, uint32_t l, uint64_t bits, uint64_t span, uint32_t seed, tf_time_bloom **out) {
     *out = new tf_time_bloom(tf::bloom::TimeBloom(k, l, bits, span, seed));
+    return TF_OK;
+}
+
+// ---- what either handle reports ----------------------------------------
+
+// The handle and what its filter holds.
+template <class H>
+tf_status memory_of(const H *h, size_t *bytes) {
+    TF_REQUIRE_NONNULL(h, "filter");
+    TF_REQUIRE_NONNULL(bytes, "bytes");
+    *bytes = sizeof(*h) + with_filter(h, [](const auto &f) { return f.memory(); });
+    return TF_OK;
+}
+
+template <class H>
+tf_status serialized_size_of(const H *h, size_t *size) {
+    TF_REQUIRE_NONNULL(h, "filter");
+    TF_REQUIRE_NONNULL(size, "size");
+    if (!tf::wire::blob_size(with_filter(h, [](const auto &f) { return f.payload_size(); }), size))
+        return fail(TF_ERR_TOO_LARGE, "blob size overflows size_t");
+    return TF_OK;
+}
+
+template <class H>
+tf_status serialize_as(const H *h, tf::wire::Kind kind, void *buf, size_t capacity, size_t *written) {
+    TF_REQUIRE_NONNULL(h, "filter");
+    return with_filter(h, [&](const auto &f) {
+        return tf::wire::encode(kind, f.wire_flags(), f.payload_size(), buf, capacity, written,
+                                [&](tf::wire::Writer &w) { f.write_payload(w); });
+    });
+}
+
+// Every deserialize: the arguments, the options, the envelope of `kind`
+// with flags among `known_flags`, then read(payload, limits, flags) makes
+// the filter.
+template <class H, class Read>
+tf_status deserialize_as(const void *buf, size_t len, const tf_deserialize_options *options, tf::wire::Kind kind,
+                         uint32_t known_flags, H **out, Read &&read) {
+    return guard([&] {
+        TF_REQUIRE_NONNULL(out, "out");
+        TF_REQUIRE_NONNULL(buf, "buf");
+        tf::DeserializeLimits limits;
+        tf_status st = tf::read_deserialize_options(options, &limits);
+        if (st != TF_OK) return st;
+        uint32_t flags = 0;
+        tf::wire::Reader payload;
+        st = tf::wire::open(buf, len, kind, known_flags, &flags, &payload);
+        if (st != TF_OK) return st;
+        return read(payload, limits, flags);
+    });
+}
+
+// A filter of type Filter read from a payload into a new handle H (its
+// memory checked against the limits before allocating).
+template <class Filter, class H>
+tf_status read_into(tf::wire::Reader &payload, const tf::DeserializeLimits &limits, H **out) {
+    Filter f;
+    tf_status st = Filter::read(payload, limits, sizeof(H), &f);
+    if (st != TF_OK) return st;
+    *out = new H{std::move(f)};
     return TF_OK;
 }
 }  // namespace
@@ -205,50 +270,25 @@ TF_API tf_status tf_age_bloom_get_info(const tf_age_bloom *filter, tf_age_bloom_
     return tf::put_versioned(info, full, TF_AGE_BLOOM_INFO_V1, "info");
 }
 
-TF_API tf_status tf_age_bloom_memory(const tf_age_bloom *filter, size_t *bytes) {
-    TF_REQUIRE_NONNULL(filter, "filter");
-    TF_REQUIRE_NONNULL(bytes, "bytes");
-    *bytes = sizeof(*filter) + with_filter(filter, [](const auto &f) { return f.memory(); });
-    return TF_OK;
-}
+TF_API tf_status tf_age_bloom_memory(const tf_age_bloom *filter, size_t *bytes) { return memory_of(filter, bytes); }
 
 TF_API tf_status tf_age_bloom_serialized_size(const tf_age_bloom *filter, size_t *size) {
-    TF_REQUIRE_NONNULL(filter, "filter");
-    TF_REQUIRE_NONNULL(size, "size");
-    if (!tf::wire::blob_size(with_filter(filter, [](const auto &f) { return f.payload_size(); }), size))
-        return fail(TF_ERR_TOO_LARGE, "blob size overflows size_t");
-    return TF_OK;
+    return serialized_size_of(filter, size);
 }
 
 TF_API tf_status tf_age_bloom_serialize(const tf_age_bloom *filter, void *buf, size_t capacity, size_t *written) {
-    TF_REQUIRE_NONNULL(filter, "filter");
-    return with_filter(filter, [&](const auto &f) {
-        return tf::wire::encode(tf::wire::Kind::AgeBloom, f.wire_flags(), f.payload_size(), buf, capacity, written,
-                                [&](tf::wire::Writer &w) { f.write_payload(w); });
-    });
+    return serialize_as(filter, tf::wire::Kind::AgeBloom, buf, capacity, written);
 }
 
 TF_API tf_status tf_age_bloom_deserialize(const void *buf, size_t len, const tf_deserialize_options *options,
                                           tf_age_bloom **out) {
-    return guard([&] {
-        TF_REQUIRE_NONNULL(out, "out");
-        TF_REQUIRE_NONNULL(buf, "buf");
-        tf::DeserializeLimits limits;
-        tf_status st = tf::read_deserialize_options(options, &limits);
-        if (st != TF_OK) return st;
-        tf::wire::Reader payload;
-        uint32_t flags = 0;
-        st = tf::wire::open(buf, len, tf::wire::Kind::AgeBloom, tf::bloom::kBlockedWireFlag, &flags, &payload);
-        if (st != TF_OK) return st;
-        return with_layout(flags & tf::bloom::kBlockedWireFlag ? TF_AGE_BLOOM_BLOCKED : 0, [&](auto tag) {
-            using Filter = typename decltype(tag)::type;
-            Filter f;
-            tf_status rst = Filter::read(payload, limits, sizeof(tf_age_bloom), &f);
-            if (rst != TF_OK) return rst;
-            *out = new tf_age_bloom{std::move(f)};
-            return TF_OK;
-        });
-    });
+    return deserialize_as(buf, len, options, tf::wire::Kind::AgeBloom, tf::bloom::kBlockedWireFlag, out,
+                          [&](tf::wire::Reader &payload, const tf::DeserializeLimits &limits, uint32_t flags) {
+                              const uint32_t layout = flags & tf::bloom::kBlockedWireFlag ? TF_AGE_BLOOM_BLOCKED : 0;
+                              return with_layout(layout, [&](auto tag) {
+                                  return read_into<typename decltype(tag)::type>(payload, limits, out);
+                              });
+                          });
 }
 
 /* ---- time-limited ---------------------------------------------------- */
@@ -365,43 +405,22 @@ TF_API tf_status tf_time_bloom_get_info(const tf_time_bloom *filter, tf_time_blo
     return tf::put_versioned(info, full, TF_TIME_BLOOM_INFO_V1, "info");
 }
 
-TF_API tf_status tf_time_bloom_memory(const tf_time_bloom *filter, size_t *bytes) {
-    TF_REQUIRE_NONNULL(filter, "filter");
-    TF_REQUIRE_NONNULL(bytes, "bytes");
-    *bytes = filter->memory();
-    return TF_OK;
-}
+TF_API tf_status tf_time_bloom_memory(const tf_time_bloom *filter, size_t *bytes) { return memory_of(filter, bytes); }
 
 TF_API tf_status tf_time_bloom_serialized_size(const tf_time_bloom *filter, size_t *size) {
-    TF_REQUIRE_NONNULL(filter, "filter");
-    TF_REQUIRE_NONNULL(size, "size");
-    if (!tf::wire::blob_size(filter->payload_size(), size)) return fail(TF_ERR_TOO_LARGE, "blob size overflows size_t");
-    return TF_OK;
+    return serialized_size_of(filter, size);
 }
 
 TF_API tf_status tf_time_bloom_serialize(const tf_time_bloom *filter, void *buf, size_t capacity, size_t *written) {
-    TF_REQUIRE_NONNULL(filter, "filter");
-    return tf::wire::encode(tf::wire::Kind::TimeBloom, 0, filter->payload_size(), buf, capacity, written,
-                            [&](tf::wire::Writer &w) { filter->write_payload(w); });
+    return serialize_as(filter, tf::wire::Kind::TimeBloom, buf, capacity, written);
 }
 
 TF_API tf_status tf_time_bloom_deserialize(const void *buf, size_t len, const tf_deserialize_options *options,
                                            tf_time_bloom **out) {
-    return guard([&] {
-        TF_REQUIRE_NONNULL(out, "out");
-        TF_REQUIRE_NONNULL(buf, "buf");
-        tf::DeserializeLimits limits;
-        tf_status st = tf::read_deserialize_options(options, &limits);
-        if (st != TF_OK) return st;
-        tf::wire::Reader payload;
-        st = tf::wire::open(buf, len, tf::wire::Kind::TimeBloom, 0, nullptr, &payload);
-        if (st != TF_OK) return st;
-        tf::bloom::TimeBloom f;
-        st = tf::bloom::TimeBloom::read(payload, limits, 0, &f);
-        if (st != TF_OK) return st;
-        *out = new tf_time_bloom(std::move(f));
-        return TF_OK;
-    });
+    return deserialize_as(buf, len, options, tf::wire::Kind::TimeBloom, 0, out,
+                          [&](tf::wire::Reader &payload, const tf::DeserializeLimits &limits, uint32_t) {
+                              return read_into<tf::bloom::TimeBloom>(payload, limits, out);
+                          });
 }
 
 }  // extern "C"

@@ -20,7 +20,7 @@ uint64_t bits_for_capacity(double c) {
 }  // namespace
 
 TimeBloom::TimeBloom(uint32_t k, uint32_t l, uint64_t slice_bits, uint64_t span, uint32_t seed)
-    : k_(k), l_(l), seed_(seed), ring_(Rotation::Rate, 0, span, l) {
+    : shape_{k, l, seed, span, 0}, ring_(Rotation::Rate, 0, span, l) {
     ring_.reserve(size_t(k) + l);
     for (uint32_t i = 0; i < k + l; ++i) ring_.open(make_slice(slice_bits, ring_.next_serial(), k));  // oldest first
     ring_.set_budget(next_generation());
@@ -34,9 +34,9 @@ bool TimeBloom::retirable(size_t age, uint64_t now) const {
     // ever). The initial slices that never received an insert go too, but
     // only down to k + l, the filter's steady shape.
     const SliceGen &s = ring_[age];
-    if (age < k_) return false;
+    if (age < shape_.k) return false;
     if (ring_.expired(s, now)) return true;
-    return s.last == 0 && age >= size_t(k_) + l_;
+    return s.last == 0 && age >= size_t(shape_.k) + shape_.l;
 }
 
 uint64_t TimeBloom::next_generation() const {
@@ -44,10 +44,10 @@ uint64_t TimeBloom::next_generation() const {
     // over its k - i remaining generations.
     const uint64_t now = ring_.clock();
     double g = std::numeric_limits<double>::infinity();
-    for (uint32_t i = 0; i < k_ && i < ring_.size(); ++i) {
+    for (uint32_t i = 0; i < shape_.k && i < ring_.size(); ++i) {
         const SliceGen &s = ring_[i];
         const double n = ring_.expired(s, now) ? 0.0 : double(s.received);
-        const double u = std::floor((double(s.m) * kLn2 - n) / double(k_ - i));
+        const double u = std::floor((double(s.m) * kLn2 - n) / double(shape_.k - i));
         g = std::min(g, u);
     }
     // A slice already at capacity still lets one insert through per
@@ -67,19 +67,19 @@ double TimeBloom::new_slice_capacity(double tg, uint64_t now) const {
     // capacity unevenly over its generations, and summing floored shares
     // would shrink every new slice by up to k inserts, a bias that keeps
     // small slices small for ever.
-    std::vector<double> u(k_, std::numeric_limits<double>::infinity());
-    for (uint32_t p = 1; p < k_; ++p) {
+    std::vector<double> u(shape_.k, std::numeric_limits<double>::infinity());
+    for (uint32_t p = 1; p < shape_.k; ++p) {
         const SliceGen &s = ring_[p - 1];  // before the rotation, s_{p-1}
         const double n = ring_.expired(s, now) ? 0.0 : double(s.received);
-        u[p] = std::max(0.0, (double(s.m) * kLn2 - n) / double(k_ - p));
+        u[p] = std::max(0.0, (double(s.m) * kLn2 - n) / double(shape_.k - p));
     }
     // prefix_min[q] = min(u_1..u_q)
     double c0 = 0.0, prefix = std::numeric_limits<double>::infinity();
-    std::vector<double> prefix_min(k_, std::numeric_limits<double>::infinity());
-    for (uint32_t q = 1; q < k_; ++q) prefix_min[q] = prefix = std::min(prefix, u[q]);
-    for (uint32_t t = 0; t < k_; ++t) {
+    std::vector<double> prefix_min(shape_.k, std::numeric_limits<double>::infinity());
+    for (uint32_t q = 1; q < shape_.k; ++q) prefix_min[q] = prefix = std::min(prefix, u[q]);
+    for (uint32_t t = 0; t < shape_.k; ++t) {
         // at position t, the old slices still in the first k are p <= k-1-t
-        const uint32_t q = k_ - 1 - t;
+        const uint32_t q = shape_.k - 1 - t;
         c0 += std::min(tg, q >= 1 ? prefix_min[q] : std::numeric_limits<double>::infinity());
     }
     return c0;
@@ -106,7 +106,7 @@ tf_status TimeBloom::rotate(uint64_t now) {
         return fail(TF_ERR_TOO_LARGE, "time-limited filter reached %u slices within its span", kMaxSlices);
     try {  // allocate before changing anything; rotate changes nothing if it throws
         const uint64_t bits = std::min(bits_for_capacity(c0), max_new_slice_bits());  // equation 8
-        ring_.rotate(make_slice(bits, ring_.next_serial(), k_), now);
+        ring_.rotate(make_slice(bits, ring_.next_serial(), shape_.k), now);
     } catch (const std::bad_alloc &) {
         return fail(TF_ERR_OUT_OF_MEMORY, "out of memory for a new slice of the time-limited filter");
     }
@@ -119,7 +119,7 @@ tf_status TimeBloom::rotate(uint64_t now) {
 tf_status TimeBloom::add(const void *key, size_t len, uint64_t now) {
     now = ring_.clamp(now);
     KeyHashes h;
-    key_hashes(k_, seed_, key, len, &h);
+    key_hashes(shape_.k, shape_.seed, key, len, &h);
     // The clock starts at the first insert. Equations 4-5 rotate when the
     // newest slices have taken their share; a generation also ends once it
     // has lasted a target period (span / l) with at least one insert:
@@ -137,15 +137,15 @@ tf_status TimeBloom::add(const void *key, size_t len, uint64_t now) {
     // Equation 3 between rotations too (one comparison): the oldest slice
     // leaves as soon as it is stale rather than at the next rotation.
     if (retirable(ring_.size() - 1, now)) ring_.retire_oldest();
-    insert_bits(ring_, k_, h, now, Live{&ring_, now});
+    insert_bits(ring_, shape_.k, h, now, Live{&ring_, now});
     ring_.count_insert();
     return TF_OK;
 }
 
 bool TimeBloom::contains(const void *key, size_t len, uint64_t now) const {
     KeyHashes h;
-    key_hashes(k_, seed_, key, len, &h);
-    return query_bits(ring_, k_, h, Live{&ring_, ring_.clamp(now)});
+    key_hashes(shape_.k, shape_.seed, key, len, &h);
+    return query_bits(ring_, shape_.k, h, Live{&ring_, ring_.clamp(now)});
 }
 
 void TimeBloom::clear() {
@@ -154,25 +154,10 @@ void TimeBloom::clear() {
     ring_.set_budget(next_generation());
 }
 
-void TimeBloom::write_payload(wire::Writer &w) const {
-    SliceShape shape;
-    shape.k = k_;
-    shape.l = l_;
-    shape.seed = seed_;
-    shape.span = ring_.span();
-    shape.generation = wire_generation_;
-    write_slices_payload(shape, ring_, w);
-}
+void TimeBloom::write_payload(wire::Writer &w) const { write_slices_payload(shape_, ring_, w); }
 
 tf_status TimeBloom::read(wire::Reader &r, const DeserializeLimits &limits, size_t overhead, TimeBloom *out) {
-    SliceShape shape;
-    tf_status st = read_slices_payload(true, r, limits, overhead + sizeof(TimeBloom), &shape, &out->ring_);
-    if (st != TF_OK) return st;
-    out->k_ = shape.k;
-    out->l_ = shape.l;
-    out->seed_ = shape.seed;
-    out->wire_generation_ = shape.generation;
-    return TF_OK;
+    return read_slices_payload(true, r, limits, overhead, &out->shape_, &out->ring_);
 }
 
 }  // namespace bloom

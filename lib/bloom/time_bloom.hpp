@@ -34,10 +34,10 @@ class TimeBloom {
     bool contains(const void *key, size_t len, uint64_t now) const;
     void clear();
 
-    uint32_t k() const { return k_; }
-    uint32_t l() const { return l_; }
-    uint32_t seed() const { return seed_; }
-    uint64_t span() const { return ring_.span(); }
+    uint32_t k() const { return shape_.k; }
+    uint32_t l() const { return shape_.l; }
+    uint32_t seed() const { return shape_.seed; }
+    uint64_t span() const { return shape_.span; }
     size_t slices() const { return ring_.size(); }
     uint64_t slice_bits(size_t i) const { return ring_[i].m; }
     uint64_t total_bits() const { return slices_total_bits(ring_); }
@@ -45,13 +45,16 @@ class TimeBloom {
     // Inserts within the span before now (from the generations' times).
     uint64_t window_elements(uint64_t now) const { return ring_.inserts_within(now); }
     // Exact rate for the current fill ratios (expired slices count as empty).
-    double expected_fpr(uint64_t now) const { return slices_fpr(ring_, k_, Live{&ring_, ring_.clamp(now)}); }
-    size_t memory() const { return sizeof(*this) + slices_memory(ring_); }
+    double expected_fpr(uint64_t now) const { return slices_fpr(ring_, shape_.k, Live{&ring_, ring_.clamp(now)}); }
+    // The memory held besides the object itself.
+    size_t memory() const { return slices_memory(ring_); }
 
-    // Wire payload (kind 3).
+    // Wire payload (kind 3, no flags).
+    uint32_t wire_flags() const { return 0; }
     size_t payload_size() const { return slices_payload_size(ring_); }
     void write_payload(wire::Writer &w) const;
-    // Memory: the filter's slices plus `overhead` bytes besides the filter.
+    // memory() plus `overhead` is checked against the caller's limit before
+    // the slices are allocated.
     static tf_status read(wire::Reader &r, const DeserializeLimits &limits, size_t overhead, TimeBloom *out);
 
    private:
@@ -72,11 +75,10 @@ class TimeBloom {
     // Equations 4-5: inserts until the next rotation.
     uint64_t next_generation() const;
 
-    uint32_t k_ = 0, l_ = 0, seed_ = 0;
-    // The payload's generation field, which a time window does not use (0
-    // when created here): kept as read, so that a blob reads and writes
-    // back byte for byte.
-    uint64_t wire_generation_ = 0;
+    // k, l, seed and span, and the payload's generation field, which a time
+    // window does not use (0 when created here): kept as read, so that a
+    // blob reads and writes back byte for byte.
+    SliceShape shape_;
     SliceRing ring_;  // index 0: s_0, the newest
 };
 

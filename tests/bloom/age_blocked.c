@@ -131,27 +131,13 @@ static void test_blocked_shape(void **state) {
 static void test_blocked_no_false_negatives(void **state) {
     (void)state;
     uint64_t checked = 0;
-    tf_age_bloom *f = make_blocked_for(0.01, 4000, 21); /* k + l = 32 */
-    ab_check_window(f, (uint64_t)(kStream * 1000000), 31, &checked);
-    tf_age_bloom_free(f);
-    f = make_blocked_for(0.1, 3000, 22); /* k + l = 16 */
-    ab_check_window(f, 200000, 32, &checked);
-    tf_age_bloom_free(f);
-    f = make_blocked(1, 1, 64, 23);
-    ab_check_window(f, 20000, 33, &checked);
-    tf_age_bloom_free(f);
-    f = make_blocked(5, 1, 100, 24);
-    ab_check_window(f, 20000, 34, &checked);
-    tf_age_bloom_free(f);
-    f = make_blocked(31, 1, 32, 25); /* g = 1: a shift per insert */
-    ab_check_window(f, 20000, 35, &checked);
-    tf_age_bloom_free(f);
-    f = make_blocked(7, 13, 5000, 26); /* 20 slices: a partial second band */
-    ab_check_window(f, 100000, 36, &checked);
-    tf_age_bloom_free(f);
-    f = make_blocked(12, 3, 3000, 27); /* l < k */
-    ab_check_window(f, 50000, 37, &checked);
-    tf_age_bloom_free(f);
+    ab_window_then_free(make_blocked_for(0.01, 4000, 21), (uint64_t)(kStream * 1000000), 31, &checked); /* k + l = 32 */
+    ab_window_then_free(make_blocked_for(0.1, 3000, 22), 200000, 32, &checked);                         /* k + l = 16 */
+    ab_window_then_free(make_blocked(1, 1, 64, 23), 20000, 33, &checked);
+    ab_window_then_free(make_blocked(5, 1, 100, 24), 20000, 34, &checked);
+    ab_window_then_free(make_blocked(31, 1, 32, 25), 20000, 35, &checked);    /* g = 1: a shift per insert */
+    ab_window_then_free(make_blocked(7, 13, 5000, 26), 100000, 36, &checked); /* 20 slices: a partial second band */
+    ab_window_then_free(make_blocked(12, 3, 3000, 27), 50000, 37, &checked);  /* l < k */
     print_message("# %llu window keys checked present\n", (unsigned long long)checked);
 }
 
@@ -389,8 +375,7 @@ enum {
 
 static void test_blocked_serialize_round_trip(void **state) {
     (void)state;
-    tf_age_bloom *f = make_blocked_for(0.01, 5000, 77);
-    for (uint64_t i = 0; i < 12345; ++i) ab_add_id(f, 'r', i);
+    tf_age_bloom *f = ab_filled(make_blocked_for(0.01, 5000, 77), 'r', 12345);
     size_t n;
     unsigned char *blob = ab_snap(f, &n);
     assert_memory_equal(blob, "TFLT", 4);
@@ -468,13 +453,8 @@ static void test_blocked_serialize_errors(void **state) {
 }
 
 static void hostile(const unsigned char *good, size_t n, size_t off, uint64_t v, int bytes, const char *what) {
-    unsigned char *b = malloc(n);
-    memcpy(b, good, n);
-    tu_put_le(b + off, v, bytes);
-    tu_fix_checksum(b, n);
-    tf_status st = ab_try_blob(b, n);
+    tf_status st = bu_try_patched(good, n, off, v, bytes, ab_try_blob);
     if (st != TF_ERR_CORRUPT) fail_msg("%s: got %s, want TF_ERR_CORRUPT", what, tf_status_string(st));
-    free(b);
 }
 
 static void test_blocked_hostile_fields(void **state) {
@@ -525,8 +505,7 @@ static void test_blocked_hostile_fields(void **state) {
     tf_age_bloom_free(f);
     /* two lines per block, k + l = 20: lanes 20..31 (the second line's
      * lanes 4..15) are unused */
-    f = make_blocked(7, 13, 64, 3);
-    for (uint64_t i = 0; i < 40; ++i) ab_add_id(f, 'u', i);
+    f = ab_filled(make_blocked(7, 13, 64, 3), 'u', 40);
     good = ab_snap(f, &n);
     assert_int_equal(n, 28 + 64 + 2 * 128);
     hostile(good, n, B_LINES + 64 + 4 * 4, 1, 4, "a bit in lane 20 of a two-line block");

@@ -8,7 +8,9 @@
 
 #include "bloom_util.h"
 
-static void fpr_at_steady_state(double target, uint32_t seed) {
+/* (state: cmocka's, unused) */
+static void fpr_at_steady_state(double target, uint32_t seed, void **state) {
+    (void)state;
     const uint64_t g = TF_SANITIZED ? 500 : 1500;
     uint32_t k, l;
     OK(tf_age_bloom_choose(target, 0, &k, &l, NULL));
@@ -56,25 +58,13 @@ static void fpr_at_steady_state(double target, uint32_t seed) {
     tf_age_bloom_free(f);
 }
 
-static void test_fpr_1e1(void **state) {
-    (void)state;
-    fpr_at_steady_state(1e-1, 101);
-}
+static void test_fpr_1e1(void **state) { fpr_at_steady_state(1e-1, 101, state); }
 
-static void test_fpr_1e2(void **state) {
-    (void)state;
-    fpr_at_steady_state(1e-2, 102);
-}
+static void test_fpr_1e2(void **state) { fpr_at_steady_state(1e-2, 102, state); }
 
-static void test_fpr_1e3(void **state) {
-    (void)state;
-    fpr_at_steady_state(1e-3, 103);
-}
+static void test_fpr_1e3(void **state) { fpr_at_steady_state(1e-3, 103, state); }
 
-static void test_fpr_1e4(void **state) {
-    (void)state;
-    fpr_at_steady_state(1e-4, 104);
-}
+static void test_fpr_1e4(void **state) { fpr_at_steady_state(1e-4, 104, state); }
 
 /* The model (and tf_age_bloom_false_positive_rate) assumes a key's bits in
  * different slices are independent. Small generations (small slices,

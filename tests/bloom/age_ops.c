@@ -10,6 +10,10 @@
 /* ------------------------------------------------------------------ */
 /* operations                                                          */
 
+/* tf_age_bloom_get_info and _get_stats as bu_get_fn */
+static tf_status get_info(const void *f, void *out) { return tf_age_bloom_get_info(f, out); }
+static tf_status get_stats(const void *f, void *out) { return tf_age_bloom_get_stats(f, out); }
+
 static void test_basics(void **state) {
     (void)state;
     tf_age_bloom *f = ab_make_for(0.01, 1000, 1);
@@ -35,30 +39,17 @@ static void test_basics(void **state) {
     OK(tf_age_bloom_contains(f, "a", 1, &p));
     fp += p;
     assert_true(fp <= 1); /* each a false positive with probability < 1% */
-    /* the versioned structs: a caller built against a newer, longer struct
-     * gets the fields this library knows, and what follows is left alone */
-    struct {
-        tf_age_bloom_info i;
-        uint64_t later;
-    } newer_info;
-    memset(&newer_info, 0xab, sizeof newer_info);
-    newer_info.i.size = sizeof newer_info;
-    OK(tf_age_bloom_get_info(f, &newer_info.i));
-    assert_int_equal(newer_info.i.size, sizeof newer_info);
-    assert_true(newer_info.later == 0xababababababababULL);
-    assert_int_equal(newer_info.i.flags, 0);
-    assert_int_equal(newer_info.i.seed, 1);
-    assert_true(newer_info.i.capacity >= 1000 && newer_info.i.capacity == newer_info.i.l * newer_info.i.generation);
-    struct {
-        tf_age_bloom_stats s;
-        uint64_t later;
-    } newer_stats;
-    memset(&newer_stats, 0xab, sizeof newer_stats);
-    newer_stats.s.size = sizeof newer_stats;
-    OK(tf_age_bloom_get_stats(f, &newer_stats.s));
-    assert_true(newer_stats.later == 0xababababababababULL);
-    assert_int_equal(newer_stats.s.inserts, 3);
-    assert_int_equal(newer_stats.s.slices, newer_info.i.k + newer_info.i.l);
+    /* the versioned structs, for a caller built against a newer, longer
+     * struct */
+    tf_age_bloom_info info;
+    bu_check_longer_struct(f, get_info, sizeof info, &info);
+    assert_int_equal(info.flags, 0);
+    assert_int_equal(info.seed, 1);
+    assert_true(info.capacity >= 1000 && info.capacity == info.l * info.generation);
+    tf_age_bloom_stats st;
+    bu_check_longer_struct(f, get_stats, sizeof st, &st);
+    assert_int_equal(st.inserts, 3);
+    assert_int_equal(st.slices, info.k + info.l);
     tf_age_bloom_free(f);
 }
 
@@ -118,8 +109,7 @@ static void test_add_if_absent(void **state) {
 
 static void test_clear(void **state) {
     (void)state;
-    tf_age_bloom *f = ab_make_for(0.01, 3000, 4);
-    for (uint64_t i = 0; i < 10000; ++i) ab_add_id(f, 'c', i);
+    tf_age_bloom *f = ab_filled(ab_make_for(0.01, 3000, 4), 'c', 10000);
     uint32_t k0, l0, s0;
     uint64_t m0, g0, c0;
     OK(ab_info(f, &k0, &l0, &m0, &g0, &c0, &s0));

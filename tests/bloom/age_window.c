@@ -127,25 +127,13 @@ static void test_no_false_negatives(void **state) {
     (void)state;
     uint64_t checked = 0;
     /* sized by the chooser */
-    tf_age_bloom *f = ab_make_for(0.01, 4000, 11);
-    ab_check_window(f, (uint64_t)(kStream * 1000000), 1, &checked);
-    tf_age_bloom_free(f);
-    f = ab_make_for(0.1, 3000, 12);
-    ab_check_window(f, 100000, 2, &checked);
-    tf_age_bloom_free(f);
+    ab_window_then_free(ab_make_for(0.01, 4000, 11), (uint64_t)(kStream * 1000000), 1, &checked);
+    ab_window_then_free(ab_make_for(0.1, 3000, 12), 100000, 2, &checked);
     /* corners of the low-level constructor */
-    f = ab_make(1, 1, 64, 13); /* k = 1, l = 1, g = 44 */
-    ab_check_window(f, 20000, 3, &checked);
-    tf_age_bloom_free(f);
-    f = ab_make(5, 1, 100, 14); /* l = 1: the window is one generation */
-    ab_check_window(f, 20000, 4, &checked);
-    tf_age_bloom_free(f);
-    f = ab_make(64, 1024, 64, 15); /* g = 1: a shift per insert, 1088 slices */
-    ab_check_window(f, 5000, 5, &checked);
-    tf_age_bloom_free(f);
-    f = ab_make(7, 3, 5000, 16); /* l < k */
-    ab_check_window(f, 50000, 6, &checked);
-    tf_age_bloom_free(f);
+    ab_window_then_free(ab_make(1, 1, 64, 13), 20000, 3, &checked);    /* k = 1, l = 1, g = 44 */
+    ab_window_then_free(ab_make(5, 1, 100, 14), 20000, 4, &checked);   /* l = 1: the window is one generation */
+    ab_window_then_free(ab_make(64, 1024, 64, 15), 5000, 5, &checked); /* g = 1: a shift per insert, 1088 slices */
+    ab_window_then_free(ab_make(7, 3, 5000, 16), 50000, 6, &checked);  /* l < k */
     print_message("# %llu window keys checked present\n", (unsigned long long)checked);
 }
 

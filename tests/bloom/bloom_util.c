@@ -211,6 +211,180 @@ blob_view bu_view(const void *obj, tu_serialize_fn serialize) {
     return v;
 }
 
+/* The typed snapshots of a filter (`type`: tf_age_bloom or tf_time_bloom)
+ * over bu_snap and its kin: p_serialize, p_snap, p_same,
+ * p_assert_unchanged, p_view. */
+#define BU_DEFINE_SNAPSHOTS(p, type)                                                               \
+    tf_status p##_serialize(const void *obj, void *buf, size_t capacity, size_t *written) {        \
+        return type##_serialize((const type *)obj, buf, capacity, written);                        \
+    }                                                                                              \
+    unsigned char *p##_snap(const type *f, size_t *len) { return bu_snap(f, p##_serialize, len); } \
+    int p##_same(const type *a, const type *b) { return bu_same(a, b, p##_serialize); }            \
+    void p##_assert_unchanged(const type *f, const unsigned char *before, size_t len) {            \
+        bu_assert_unchanged(f, p##_serialize, before, len);                                        \
+    }                                                                                              \
+    blob_view p##_view(const type *f) { return bu_view(f, p##_serialize); }
+
+/* ---- versioned structs and blobs ----------------------------------------- */
+
+void bu_check_longer_struct(const void *obj, bu_get_fn get, size_t known, void *out) {
+    union {
+        uint64_t align;
+        unsigned char b[512];
+    } buf;
+    const size_t size = known + sizeof(uint64_t);
+    assert_true(size <= sizeof buf.b);
+    memset(buf.b, 0xab, sizeof buf.b);
+    memcpy(buf.b, &size, sizeof size);
+    OK(get(obj, buf.b));
+    size_t after;
+    memcpy(&after, buf.b, sizeof after);
+    assert_int_equal(after, size);
+    for (size_t i = known; i < size; ++i) assert_int_equal(buf.b[i], 0xab);
+    memcpy(out, buf.b, known);
+}
+
+size_t bu_slice_payload_cases(const blob_view *v, bu_field_case *out) {
+    const size_t s0 = v->s[0].off, s1 = v->s[1].off;
+    const uint64_t serial0 = v->s[0].serial, serial1 = v->s[1].serial;
+    const bu_field_case cases[] = {
+        {4, 2, 2, TF_ERR_UNSUPPORTED_VERSION}, {8, 1, 4, TF_ERR_CORRUPT},
+        {P_K, 0, 4, TF_ERR_CORRUPT},           {P_K, 65, 4, TF_ERR_CORRUPT},
+        {P_L, 0, 4, TF_ERR_CORRUPT},           {P_L, 1025, 4, TF_ERR_CORRUPT},
+        {P_S, 3, 4, TF_ERR_CORRUPT},           {P_S, UINT32_MAX, 4, TF_ERR_CORRUPT},
+        {P_NEXT, serial0, 8, TF_ERR_CORRUPT},  {s0, 63, 8, TF_ERR_CORRUPT},
+        {s0, UINT64_MAX, 8, TF_ERR_CORRUPT},   {s0 + 24, serial1, 8, TF_ERR_CORRUPT},
+        {s1 + 24, serial0, 8, TF_ERR_CORRUPT},
+    };
+    const size_t n = sizeof cases / sizeof cases[0];
+    assert_true(n <= BU_SLICE_CASES);
+    memcpy(out, cases, sizeof cases);
+    return n;
+}
+
+tf_status bu_try_patched(const unsigned char *good, size_t n, size_t off, uint64_t value, int bytes,
+                         tu_try_blob_fn try_blob) {
+    unsigned char *b = malloc(n);
+    assert_non_null(b);
+    memcpy(b, good, n);
+    tu_put_le(b + off, value, bytes);
+    tu_fix_checksum(b, n);
+    const tf_status st = try_blob(b, n);
+    free(b);
+    return st;
+}
+
+void bu_check_field_cases(const unsigned char *good, size_t n, const bu_field_case *cases, size_t count,
+                          tu_try_blob_fn try_blob) {
+    for (size_t i = 0; i < count; ++i) {
+        tf_status st = bu_try_patched(good, n, cases[i].off, cases[i].value, cases[i].bytes, try_blob);
+        if (st != cases[i].want)
+            fail_msg("case %zu (offset %zu = %llu): got %s (%s), want %s", i, cases[i].off,
+                     (unsigned long long)cases[i].value, tf_status_string(st), tf_last_error_message(),
+                     tf_status_string(cases[i].want));
+    }
+    /* the untouched blob with the checksum recomputed by libmurmurhash */
+    unsigned char *b = malloc(n);
+    assert_non_null(b);
+    memcpy(b, good, n);
+    tu_fix_checksum(b, n);
+    assert_memory_equal(b, good, n);
+    assert_int_equal(try_blob(b, n), TF_OK);
+    free(b);
+}
+
+void bu_check_cut_blobs(const unsigned char *blob, size_t n, tu_try_blob_fn try_blob) {
+    tu_check_truncations(blob, n, try_blob);
+    /* a byte too many */
+    unsigned char *longer = malloc(n + 1);
+    assert_non_null(longer);
+    memcpy(longer, blob, n);
+    longer[n] = 0;
+    assert_int_equal(try_blob(longer, n + 1), TF_ERR_CORRUPT);
+    /* a payload length that cuts the payload short (checksum fixed): the
+     * payload reader must stop, not read on */
+    for (size_t cut = 8; cut < n - 28; cut += 8) {
+        size_t len = n - cut;
+        memcpy(longer, blob, len);
+        tu_put_le(longer + 12, len - 28, 8);
+        tu_fix_checksum(longer, len);
+        assert_int_equal(try_blob(longer, len), TF_ERR_CORRUPT);
+    }
+    free(longer);
+}
+
+void bu_check_foreign_blob(unsigned char *blob, size_t n, uint16_t kind, tf_status edited, tu_try_blob_fn try_blob) {
+    assert_int_equal(try_blob(blob, n), TF_ERR_WRONG_KIND);
+    if (edited == TF_OK) return;
+    tu_put_le(blob + 6, kind, 2);
+    tu_fix_checksum(blob, n);
+    assert_int_equal(try_blob(blob, n), edited);
+}
+
+void bu_check_random_blobs(uint64_t seed, size_t max_len, uint16_t kind,
+                           void (*plant)(unsigned char *buf, size_t len, int i, tu_rng *r), tu_try_blob_fn try_blob) {
+    tu_rng r = {seed};
+    unsigned char *buf = malloc(max_len);
+    assert_non_null(buf);
+    for (int i = 0; i < 20000; ++i) {
+        size_t len = tu_below(&r, max_len);
+        for (size_t j = 0; j < len; ++j) buf[j] = (unsigned char)tu_next(&r);
+        if (i % 2 && len >= 28) {
+            memcpy(buf, "TFLT\x01\x00", 6);
+            tu_put_le(buf + 6, kind, 2);
+            memset(buf + 8, 0, 4);
+            tu_put_le(buf + 12, len - 28, 8);
+            plant(buf, len, i, &r);
+            tu_fix_checksum(buf, len);
+        }
+        tf_status st = try_blob(buf, len);
+        assert_true(st < 0 && st >= TF_STATUS_MIN);
+    }
+    free(buf);
+}
+
+unsigned char *bu_golden_blob(const char *name, const unsigned char *now, size_t now_len, size_t *len) {
+    char path[128];
+    snprintf(path, sizeof path, "%s.tfb", name);
+    unsigned char *golden = tu_read_file(tu_data_path(path), len);
+    if (!golden) fail_msg("cannot read %s", tu_data_path(path));
+    /* the same operations today give the same bytes */
+    assert_int_equal(now_len, *len);
+    assert_memory_equal(now, golden, *len);
+    return golden;
+}
+
+unsigned bu_each_expected(const char *name,
+                          void (*answer)(const unsigned char *key, size_t klen, const char *fields, void *ctx),
+                          void *ctx) {
+    char path[128];
+    snprintf(path, sizeof path, "%s.expected", name);
+    size_t elen;
+    char *expected = (char *)tu_read_file(tu_data_path(path), &elen);
+    if (!expected) fail_msg("cannot read %s", tu_data_path(path));
+    expected = realloc(expected, elen + 1);
+    assert_non_null(expected);
+    expected[elen] = 0;
+    unsigned lines = 0;
+    for (char *line = strtok(expected, "\n"); line; line = strtok(NULL, "\n")) {
+        if (line[0] == '#') continue;
+        char hex[128];
+        int at = 0;
+        assert_int_equal(sscanf(line, "%127s %n", hex, &at), 1);
+        unsigned char key[64];
+        size_t klen = strlen(hex) / 2;
+        for (size_t i = 0; i < klen; ++i) {
+            unsigned v;
+            assert_int_equal(sscanf(hex + 2 * i, "%2x", &v), 1);
+            key[i] = (unsigned char)v;
+        }
+        answer(key, klen, line + at, ctx);
+        lines++;
+    }
+    free(expected);
+    return lines;
+}
+
 /* ---- the age-partitioned (count window) filter --------------------------- */
 
 tf_age_bloom *ab_make(uint32_t k, uint32_t l, uint64_t bits, uint32_t seed) {
@@ -267,6 +441,11 @@ void ab_add_id(tf_age_bloom *f, unsigned char tag, uint64_t id) {
     OK(tf_age_bloom_add(f, k.b, sizeof k.b));
 }
 
+tf_age_bloom *ab_filled(tf_age_bloom *f, unsigned char tag, uint64_t n) {
+    for (uint64_t i = 0; i < n; ++i) ab_add_id(f, tag, i);
+    return f;
+}
+
 int ab_has_id(const tf_age_bloom *f, unsigned char tag, uint64_t id) {
     tu_key k = tu_make_key(tag, id);
     int p = 7;
@@ -275,15 +454,7 @@ int ab_has_id(const tf_age_bloom *f, unsigned char tag, uint64_t id) {
     return p;
 }
 
-tf_status ab_serialize(const void *obj, void *buf, size_t capacity, size_t *written) {
-    return tf_age_bloom_serialize((const tf_age_bloom *)obj, buf, capacity, written);
-}
-unsigned char *ab_snap(const tf_age_bloom *f, size_t *len) { return bu_snap(f, ab_serialize, len); }
-int ab_same(const tf_age_bloom *a, const tf_age_bloom *b) { return bu_same(a, b, ab_serialize); }
-void ab_assert_unchanged(const tf_age_bloom *f, const unsigned char *before, size_t len) {
-    bu_assert_unchanged(f, ab_serialize, before, len);
-}
-blob_view ab_view(const tf_age_bloom *f) { return bu_view(f, ab_serialize); }
+BU_DEFINE_SNAPSHOTS(ab, tf_age_bloom)
 
 double ab_model_actual(const tf_age_bloom *f) {
     blob_view v = ab_view(f);
@@ -298,20 +469,24 @@ uint64_t ab_count_absent(const tf_age_bloom *f, uint64_t q) {
     return fp;
 }
 
-/* deserialize with options, for tu_check_max_memory */
-tf_status ab_load_with(const unsigned char *blob, size_t len, const tf_deserialize_options *options, uint64_t *memory) {
-    tf_age_bloom *f = NULL;
-    tf_status st = tf_age_bloom_deserialize(blob, len, options, &f);
-    if (st != TF_OK) {
-        assert_null(f);
-        return st;
+/* deserialize with options, for tu_check_max_memory: the same for both
+ * filters (`type` is tf_age_bloom or tf_time_bloom). */
+#define BU_DEFINE_LOAD_WITH(name, type)                                                                              \
+    tf_status name(const unsigned char *blob, size_t len, const tf_deserialize_options *options, uint64_t *memory) { \
+        type *f = NULL;                                                                                              \
+        tf_status st = type##_deserialize(blob, len, options, &f);                                                   \
+        if (st != TF_OK) {                                                                                           \
+            assert_null(f);                                                                                          \
+            return st;                                                                                               \
+        }                                                                                                            \
+        size_t bytes = 0;                                                                                            \
+        OK(type##_memory(f, &bytes));                                                                                \
+        *memory = bytes;                                                                                             \
+        type##_free(f);                                                                                              \
+        return TF_OK;                                                                                                \
     }
-    size_t bytes = 0;
-    OK(tf_age_bloom_memory(f, &bytes));
-    *memory = bytes;
-    tf_age_bloom_free(f);
-    return TF_OK;
-}
+BU_DEFINE_LOAD_WITH(ab_load_with, tf_age_bloom)
+BU_DEFINE_LOAD_WITH(tb_load_with, tf_time_bloom)
 
 /* options->max_memory refuses a blob whose filter would hold more, before
  * allocating it, and accepts it at exactly what the filter holds. */
@@ -340,55 +515,38 @@ tf_status ab_try_blob(const unsigned char *b, size_t n) {
     return st;
 }
 
+/* One answer of an age_bloom .expected file: "<key> <present>". */
+struct age_expected_ctx {
+    const tf_age_bloom *f;
+    unsigned absent;
+};
+static void age_expected(const unsigned char *key, size_t klen, const char *fields, void *ctx) {
+    struct age_expected_ctx *c = ctx;
+    int want, p;
+    assert_int_equal(sscanf(fields, "%d", &want), 1);
+    OK(tf_age_bloom_contains(c->f, key, klen, &p));
+    assert_int_equal(p, want);
+    c->absent += want == 0;
+}
+
 /* The blob `name`.tfb equals what `built` serializes to today and reads
  * back with the answers of `name`.expected; the last `window` inserts of
  * the golden sequence ("key-(300-window)" .. "key-299") are present. */
 void ab_check_golden(const char *name, tf_age_bloom *built, int blocked, unsigned window) {
-    char path[128];
-    snprintf(path, sizeof path, "%s.tfb", name);
-    size_t len;
-    unsigned char *golden = tu_read_file(tu_data_path(path), &len);
-    if (!golden) fail_msg("cannot read %s", tu_data_path(path));
-    /* the same operations today give the same bytes */
     assert_non_null(built);
-    size_t n;
+    size_t n, len;
     unsigned char *now = ab_snap(built, &n);
-    assert_int_equal(n, len);
-    assert_memory_equal(now, golden, len);
-    /* and the blob reads back with the recorded answers */
+    unsigned char *golden = bu_golden_blob(name, now, n, &len);
+    /* the blob reads back with the recorded answers */
     tf_age_bloom *f = NULL;
     OK(tf_age_bloom_deserialize(golden, len, NULL, &f));
     int is_blocked = 7;
     OK(ab_is_blocked(f, &is_blocked));
     assert_int_equal(is_blocked, blocked);
-    size_t elen;
-    snprintf(path, sizeof path, "%s.expected", name);
-    char *expected = (char *)tu_read_file(tu_data_path(path), &elen);
-    if (!expected) fail_msg("cannot read %s", tu_data_path(path));
-    expected = realloc(expected, elen + 1);
-    expected[elen] = 0;
-    unsigned lines = 0, absent = 0;
-    for (char *line = strtok(expected, "\n"); line; line = strtok(NULL, "\n")) {
-        if (line[0] == '#') continue;
-        char hex[128];
-        int want;
-        assert_int_equal(sscanf(line, "%127s %d", hex, &want), 2);
-        unsigned char key[64];
-        size_t klen = strlen(hex) / 2;
-        for (size_t i = 0; i < klen; ++i) {
-            unsigned v;
-            assert_int_equal(sscanf(hex + 2 * i, "%2x", &v), 1);
-            key[i] = (unsigned char)v;
-        }
-        int p;
-        OK(tf_age_bloom_contains(f, key, klen, &p));
-        assert_int_equal(p, want);
-        lines++;
-        absent += want == 0;
-    }
-    assert_int_equal(lines, GOLDEN_AB_KEYS + 1);
+    struct age_expected_ctx ctx = {f, 0};
+    assert_int_equal(bu_each_expected(name, age_expected, &ctx), GOLDEN_AB_KEYS + 1);
     /* the last window is all there; the first keys are gone */
-    assert_true(absent >= 50);
+    assert_true(ctx.absent >= 50);
     int p;
     OK(tf_age_bloom_contains(f, golden_binary_key, sizeof golden_binary_key, &p));
     assert_int_equal(p, 1);
@@ -398,20 +556,21 @@ void ab_check_golden(const char *name, tf_age_bloom *built, int blocked, unsigne
         OK(tf_age_bloom_contains(f, key, kn, &p));
         assert_int_equal(p, 1);
     }
-    free(expected);
     free(now);
     free(golden);
     tf_age_bloom_free(f);
     tf_age_bloom_free(built);
-} /* Streams `total` operations and checks, against a log of the actual
-   * inserts, that every key among the last l*g inserts is reported present:
-   * after every insert the key exactly l*g inserts ago (the boundary: every
-   * key is checked at its last guaranteed moment), and every two windows the
-   * whole window.
-   * The key stream mixes fresh keys, repeats of recent keys, a hot key hammered
-   * in runs, and add_if_absent (which inserts only absent keys; its answer is
-   * checked too). A count window has no clock: the "rates" of the time
-   * filter's test are, here, the patterns of repetition. */
+}
+
+/* Streams `total` operations and checks, against a log of the actual
+ * inserts, that every key among the last l*g inserts is reported present:
+ * after every insert the key exactly l*g inserts ago (the boundary: every
+ * key is checked at its last guaranteed moment), and every two windows the
+ * whole window.
+ * The key stream mixes fresh keys, repeats of recent keys, a hot key hammered
+ * in runs, and add_if_absent (which inserts only absent keys; its answer is
+ * checked too). A count window has no clock: the "rates" of the time
+ * filter's test are, here, the patterns of repetition. */
 void ab_check_window(tf_age_bloom *f, uint64_t total, uint64_t seed, uint64_t *checked) {
     uint64_t W, g;
     uint32_t l;
@@ -479,6 +638,11 @@ void ab_check_window(tf_age_bloom *f, uint64_t total, uint64_t seed, uint64_t *c
     assert_int_equal(inserts, n);
     free(last);
     free(log);
+}
+
+void ab_window_then_free(tf_age_bloom *f, uint64_t total, uint64_t seed, uint64_t *checked) {
+    ab_check_window(f, total, seed, checked);
+    tf_age_bloom_free(f);
 }
 
 /* ---- the time-limited filter --------------------------------------------- */
@@ -566,15 +730,7 @@ uint64_t tb_s0_bits(const tf_time_bloom *f) {
     return b;
 }
 
-tf_status tb_serialize(const void *obj, void *buf, size_t capacity, size_t *written) {
-    return tf_time_bloom_serialize((const tf_time_bloom *)obj, buf, capacity, written);
-}
-unsigned char *tb_snap(const tf_time_bloom *f, size_t *len) { return bu_snap(f, tb_serialize, len); }
-int tb_same(const tf_time_bloom *a, const tf_time_bloom *b) { return bu_same(a, b, tb_serialize); }
-void tb_assert_unchanged(const tf_time_bloom *f, const unsigned char *before, size_t len) {
-    bu_assert_unchanged(f, tb_serialize, before, len);
-}
-blob_view tb_view(const tf_time_bloom *f) { return bu_view(f, tb_serialize); }
+BU_DEFINE_SNAPSHOTS(tb, tf_time_bloom)
 
 double tb_model_actual(const tf_time_bloom *f, uint64_t now) {
     blob_view v = tb_view(f);

@@ -12,7 +12,9 @@
  * over a generation, with N = max(1e6, 480 / target) absent keys and the
  * margins of bu_check_band: the model lies between 0.6 and 1.0 x target, so
  * the band [0.5, 1.2] x target holds (checked before measuring). */
-static void fpr_at_steady_state(double target, uint64_t g, uint32_t seed) {
+/* (state: cmocka's, unused) */
+static void fpr_at_steady_state(double target, uint64_t g, uint32_t seed, void **state) {
+    (void)state;
     uint32_t k, l;
     OK(tf_age_bloom_choose(target, 0, &k, &l, NULL));
     const uint64_t span = (uint64_t)l * g;
@@ -55,25 +57,13 @@ static void fpr_at_steady_state(double target, uint64_t g, uint32_t seed) {
 
 static const uint64_t kG = TF_SANITIZED ? 500 : 1500;
 
-static void test_fpr_1e1(void **state) {
-    (void)state;
-    fpr_at_steady_state(1e-1, 2000, 201);
-}
+static void test_fpr_1e1(void **state) { fpr_at_steady_state(1e-1, 2000, 201, state); }
 
-static void test_fpr_1e2(void **state) {
-    (void)state;
-    fpr_at_steady_state(1e-2, kG, 202);
-}
+static void test_fpr_1e2(void **state) { fpr_at_steady_state(1e-2, kG, 202, state); }
 
-static void test_fpr_1e3(void **state) {
-    (void)state;
-    fpr_at_steady_state(1e-3, kG, 203);
-}
+static void test_fpr_1e3(void **state) { fpr_at_steady_state(1e-3, kG, 203, state); }
 
-static void test_fpr_1e4(void **state) {
-    (void)state;
-    fpr_at_steady_state(1e-4, kG, 204);
-}
+static void test_fpr_1e4(void **state) { fpr_at_steady_state(1e-4, kG, 204, state); }
 
 BU_DEFINE_GROUP(time_fpr_tests, cmocka_unit_test(test_fpr_1e1), cmocka_unit_test(test_fpr_1e2),
                 cmocka_unit_test(test_fpr_1e3), cmocka_unit_test(test_fpr_1e4));

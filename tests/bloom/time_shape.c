@@ -10,6 +10,10 @@
 /* ------------------------------------------------------------------ */
 /* shape                                                               */
 
+/* tf_time_bloom_get_info, and _get_stats at time 1, as bu_get_fn */
+static tf_status get_info(const void *f, void *out) { return tf_time_bloom_get_info(f, out); }
+static tf_status get_stats_at_1(const void *f, void *out) { return tf_time_bloom_get_stats(f, 1, out); }
+
 static void test_new_shape(void **state) {
     (void)state;
     /* the paper's setup: 0.1, 300 s in ms, 1000 per span */
@@ -24,28 +28,14 @@ static void test_new_shape(void **state) {
         assert_int_equal(b, 667); /* ceil(6 * ceil(1000 / 13) / ln 2) */
     }
     OK(tb_info(f, NULL, NULL, NULL, NULL));
-    /* the versioned structs: a caller built against a newer, longer struct
-     * gets the fields this library knows, and what follows is left alone */
-    struct {
-        tf_time_bloom_info i;
-        uint64_t later;
-    } newer_info;
-    memset(&newer_info, 0xab, sizeof newer_info);
-    newer_info.i.size = sizeof newer_info;
-    OK(tf_time_bloom_get_info(f, &newer_info.i));
-    assert_int_equal(newer_info.i.size, sizeof newer_info);
-    assert_true(newer_info.later == 0xababababababababULL);
-    assert_true(newer_info.i.k == 6 && newer_info.i.l == 13 && newer_info.i.span == 300000);
-    assert_true(newer_info.i.seed == 9 && newer_info.i.flags == 0);
-    struct {
-        tf_time_bloom_stats s;
-        uint64_t later;
-    } newer_stats;
-    memset(&newer_stats, 0xab, sizeof newer_stats);
-    newer_stats.s.size = sizeof newer_stats;
-    OK(tf_time_bloom_get_stats(f, 1, &newer_stats.s));
-    assert_true(newer_stats.later == 0xababababababababULL);
-    assert_true(newer_stats.s.slices == 19 && newer_stats.s.inserts == 0 && newer_stats.s.bits == 19 * 667);
+    /* the versioned structs, for a caller built against a newer, longer
+     * struct */
+    tf_time_bloom_info info;
+    bu_check_longer_struct(f, get_info, sizeof info, &info);
+    assert_true(info.k == 6 && info.l == 13 && info.span == 300000 && info.seed == 9 && info.flags == 0);
+    tf_time_bloom_stats st;
+    bu_check_longer_struct(f, get_stats_at_1, sizeof st, &st);
+    assert_true(st.slices == 19 && st.inserts == 0 && st.bits == 19 * 667);
     tf_time_bloom_free(f);
     const double rates[] = {0.1, 0.01, 1e-3, 1e-4};
     const uint64_t caps[] = {1, 1000, 123456};
