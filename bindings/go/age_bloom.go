@@ -1,11 +1,7 @@
 package temporalfilters
 
 import (
-	"encoding"
 	"fmt"
-	"io"
-	"math"
-	"runtime"
 
 	"temporalfilters/internal/native"
 )
@@ -22,26 +18,24 @@ import (
 // Keys inserted between L*Generation and (L+1)*Generation inserts ago may
 // still be reported present. See temporalfilters/age_bloom.h.
 //
-// Two layouts share this type. The classic one (NewAgeBloom,
-// NewAgeBloomFor) keeps each slice in its own array. The blocked one
-// (NewBlockedAgeBloom, NewBlockedAgeBloomFor) has the same window and the
-// same guarantee with K+L <= 32 slices stored as the 32-bit lanes of 64-byte
-// lines, so a query reads one or two cache lines instead of one per slice:
-// several times faster, for more memory (about 23 bits per element at 1e-2
-// and 35 at 1e-3, against 20 and 26; below 1e-3 the classic layout is the
-// better choice). Its sizing (AgeBloomChooseBlocked) uses a conservative
+// Two layouts share this type, chosen by a flag. The classic one (flags 0)
+// keeps each slice in its own array. The blocked one
+// (WithFlags(AgeBloomBlocked)) has the same window and the same guarantee
+// with K+L <= 32 slices stored as the 32-bit lanes of 64-byte lines, so a
+// query reads one or two cache lines instead of one per slice: several
+// times faster, for more memory (about 23 bits per element at 1e-2 and 35
+// at 1e-3, against 20 and 26; below 1e-3 the classic layout is the better
+// choice). Its sizing (AgeBloomChoose with the flag) uses a conservative
 // model of the blocking, which AgeBloomFalsePositiveRate does not describe;
 // Stats().FPRNow reports the model's rate. Every method works on both
-// layouts; IsBlocked (and Info().Blocked) tells which, and the blob records
-// it.
+// layouts; Info().Flags tells which, and the blob records it.
 //
-// Create one with NewAgeBloom, NewAgeBloomFor, NewBlockedAgeBloom,
-// NewBlockedAgeBloomFor or DeserializeAgeBloom, or decode into a zero
-// AgeBloom with UnmarshalBinary. Call Close when done. Copies of an AgeBloom
-// value share the same C filter.
+// Create one with NewAgeBloom, NewAgeBloomFor or DeserializeAgeBloom, or
+// decode into a zero AgeBloom with UnmarshalBinary. Call Close when done.
+// Copies of an AgeBloom value share the same C filter.
 //
 // Thread safety follows the C library, for either layout: Contains, Stats,
-// Info and the getters (IsBlocked among them), Memory and Serialize may run
+// Info and the getters, Memory and Serialize may run
 // concurrently with each other; Add, AddIfAbsent, Clear, UnmarshalBinary and
 // Close need exclusive use. The constructors and sizing helpers are safe
 // from any goroutine.
@@ -51,13 +45,13 @@ type AgeBloom struct {
 
 // AgeBloomInfo holds the parameters of an AgeBloom.
 type AgeBloomInfo struct {
-	K          uint32 // hash functions: bits set per insert, slices a query must match in a row
-	L          uint32 // slices beyond the first K: the window is L generations
-	SliceBits  uint64 // bits per slice (blocked: a multiple of 32)
-	Generation uint64 // inserts between two shifts
-	Capacity   uint64 // the guaranteed window, L*Generation inserts
-	Seed       uint32 // hash seed
-	Blocked    bool   // the blocked layout (false: the classic one)
+	K          uint32        // hash functions: bits set per insert, slices a query must match in a row
+	L          uint32        // slices beyond the first K: the window is L generations
+	SliceBits  uint64        // bits per slice (blocked: a multiple of 32)
+	Generation uint64        // inserts between two shifts
+	Capacity   uint64        // the guaranteed window, L*Generation inserts
+	Seed       uint32        // hash seed
+	Flags      AgeBloomFlags // AgeBloomBlocked for the blocked layout, 0 for the classic one
 }
 
 // AgeBloomStats is the current state of an AgeBloom.
@@ -69,109 +63,69 @@ type AgeBloomStats struct {
 	FPRNow         float64 // false-positive rate for the measured fill of every slice (blocked: the layout's conservative model)
 }
 
-var ageBloomKind = &handleKind{
-	name: "AgeBloom",
-	del:  func(p uintptr) { native.DeleteAgeBloomNative(native.SwigcptrAgeBloomNative(p)) },
-}
-
-var (
-	_ encoding.BinaryMarshaler   = (*AgeBloom)(nil)
-	_ encoding.BinaryUnmarshaler = (*AgeBloom)(nil)
-	_ io.Closer                  = (*AgeBloom)(nil)
-	_ fmt.Stringer               = (*AgeBloom)(nil)
+// The creation flags of an AgeBloom (WithFlags), the C library's
+// TF_AGE_BLOOM_* values.
+const (
+	// AgeBloomBlocked selects the blocked layout: K+L <= 32 slices as the
+	// 32-bit lanes of 64-byte lines (see AgeBloom).
+	AgeBloomBlocked AgeBloomFlags = 1
 )
-
-func newAgeBloom(n native.AgeBloomNative) (*AgeBloom, error) {
-	h, err := adopt(ageBloomKind, n.Swigcptr())
-	if err != nil {
-		return nil, err
-	}
-	return &AgeBloom{h: h}, nil
-}
 
 // NewAgeBloom is the low-level constructor: K+L slices of sliceBits bits,
 // generation max(1, floor(sliceBits*ln 2/k)), capacity l*generation.
 //
-// k is 1..64, l is 1..1024, sliceBits is 64..2^40; seed is the hash seed.
+// Classic layout: k is 1..64, l is 1..1024, sliceBits is 64..2^40. Blocked
+// layout (WithFlags(AgeBloomBlocked)): k >= 1 and l >= 1 with k+l <= 32,
+// sliceBits is 32..2^40, rounded up to a multiple of 32; memory
+// ceil((k+l)/16) lines of 64 bytes per 32 bits of slice (unused lanes
+// included). Options: WithSeed (the hash seed, default 0), WithFlags
+// (AgeBloomBlocked; default 0, the classic layout).
 // Errors: ErrInvalidArgument (k, l or sliceBits out of range; sliceBits
 // above 2^40 is ErrTooLarge), ErrOutOfMemory.
-func NewAgeBloom(k, l uint32, sliceBits uint64, seed uint32) (f *AgeBloom, err error) {
-	defer catch(&err)
-	return newAgeBloom(native.NewAgeBloomNative(uint(k), uint(l), sliceBits, uint(seed), 0))
+func NewAgeBloom(k, l uint32, sliceBits uint64, opts ...Option) (*AgeBloom, error) {
+	return build[AgeBloom](ageBloomKind, "NewAgeBloom", optSeed|optFlags, opts,
+		func(seed uint32, flags AgeBloomFlags) uintptr {
+			return native.NewAgeBloomNative(uint(k), uint(l), sliceBits, uint(seed), uint(flags)).Swigcptr()
+		})
 }
 
 // NewAgeBloomFor creates a filter that remembers at least the last capacity
-// (>= 1) inserts with a false-positive rate of at most errorRate, in (0, 1):
-// (k, l) from AgeBloomChoose, generation ceil(capacity/l).
+// (>= 1) inserts with a false-positive rate of at most errorRate: (k, l)
+// (and the fill) from AgeBloomChoose with the same flags, generation
+// ceil(capacity/l); blocked, slices of k*generation / -ln(1-fill) bits
+// rounded up to a multiple of 32. errorRate is in (0, 1), (0, 0.2] for the
+// blocked layout. Options: WithSeed, WithFlags (as NewAgeBloom).
 // Errors: ErrInvalidArgument, ErrTooLarge (errorRate too small to meet, or
 // slices over 2^40 bits), ErrOutOfMemory.
-func NewAgeBloomFor(errorRate float64, capacity uint64, seed uint32) (f *AgeBloom, err error) {
-	defer catch(&err)
-	return newAgeBloom(native.AgeBloomNativeNew_for(capacity, errorRate, uint(seed), 0))
+func NewAgeBloomFor(capacity uint64, errorRate float64, opts ...Option) (*AgeBloom, error) {
+	return build[AgeBloom](ageBloomKind, "NewAgeBloomFor", optSeed|optFlags, opts,
+		func(seed uint32, flags AgeBloomFlags) uintptr {
+			return native.AgeBloomNativeNew_for(capacity, errorRate, uint(seed), uint(flags)).Swigcptr()
+		})
 }
 
-// NewBlockedAgeBloom is the low-level constructor of the blocked layout:
-// K+L slices of sliceBits bits rounded up to a multiple of 32, generation
-// max(1, floor(roundedBits*ln 2/k)), capacity l*generation. Memory:
-// ceil((k+l)/16) lines of 64 bytes per 32 bits of slice (unused lanes
-// included).
+// AgeBloomChoose is the sizing helper of both Bloom filters: the (k, l)
+// pair whose steady-state false-positive rate is at most errorRate with the
+// fewest bits per element, and fill, the fill ratio of a slice leaving the
+// first k.
 //
-// k >= 1 and l >= 1 with k+l <= 32, sliceBits is 32..2^40; seed is the hash
-// seed. Errors: ErrInvalidArgument (k or l of 0, k+l > 32, sliceBits below
-// 32; sliceBits above 2^40 is ErrTooLarge), ErrOutOfMemory.
-func NewBlockedAgeBloom(k, l uint32, sliceBits uint64, seed uint32) (f *AgeBloom, err error) {
+// Classic layout (flags 0; the TimeBloom's sizing too): errorRate in
+// (0, 1), l capped at 256, fill 1/2. Blocked layout
+// (WithFlags(AgeBloomBlocked)): errorRate in (0, 0.2], k+l of 16 or 32 and
+// the fill in (0, 1) that meet it under the layout's conservative model.
+// Errors: ErrInvalidArgument (errorRate NaN or out of range; above 0.2 the
+// blocked model is not conservative: use the classic layout), ErrTooLarge
+// (no pair meets it: classic with k <= 64; blocked below about 1e-18, and
+// far below 1e-3 the classic layout is the better choice anyway).
+func AgeBloomChoose(errorRate float64, opts ...Option) (k, l uint32, fill float64, err error) {
+	_, flags, err := configure[AgeBloomFlags]("AgeBloomChoose", optFlags, opts)
+	if err != nil {
+		return 0, 0, 0, err
+	}
 	defer catch(&err)
-	return newAgeBloom(native.NewAgeBloomNative(uint(k), uint(l), sliceBits, uint(seed), ageBloomBlockedFlag))
-}
-
-// NewBlockedAgeBloomFor creates a filter of the blocked layout that
-// remembers at least the last capacity (>= 1) inserts with a false-positive
-// rate of at most errorRate, in (0, 0.2]: (k, l) and the fill from
-// AgeBloomChooseBlocked, generation ceil(capacity/l), slices of
-// k*generation / -ln(1-fill) bits rounded up to a multiple of 32.
-// Errors: ErrInvalidArgument, ErrTooLarge (errorRate too small to meet, or
-// slices over 2^40 bits), ErrOutOfMemory.
-func NewBlockedAgeBloomFor(errorRate float64, capacity uint64, seed uint32) (f *AgeBloom, err error) {
-	defer catch(&err)
-	return newAgeBloom(native.AgeBloomNativeNew_for(capacity, errorRate, uint(seed), ageBloomBlockedFlag))
-}
-
-// DeserializeAgeBloom creates a filter from a blob written by Serialize (in
-// any language), of either layout (the blob says which). The blob is checked
-// completely first.
-// Errors: ErrTruncated, ErrBadMagic, ErrUnsupportedVersion, ErrWrongKind,
-// ErrChecksum, ErrCorrupt, ErrOutOfMemory.
-func DeserializeAgeBloom(blob []byte) (f *AgeBloom, err error) {
-	defer catch(&err)
-	return newAgeBloom(native.AgeBloomNativeDeserialize(blobArg(blob)))
-}
-
-// AgeBloomChoose is the sizing helper shared by both Bloom filters: the
-// (k, l) pair whose steady-state false-positive rate is at most errorRate,
-// in (0, 1), with the fewest bits per element (l is capped at 256).
-// Errors: ErrInvalidArgument (errorRate NaN or outside (0, 1)), ErrTooLarge
-// (no pair with k <= 64 meets it).
-func AgeBloomChoose(errorRate float64) (k, l uint32, err error) {
-	defer catch(&err)
-	k = uint32(native.AgeBloomNativeChoose_k(errorRate, 0))
-	l = uint32(native.AgeBloomNativeChoose_l(errorRate, 0))
-	return k, l, nil
-}
-
-// AgeBloomChooseBlocked is the sizing helper of the blocked layout: the
-// (k, l), with k+l of 16 or 32, and the fill ratio of a slice leaving the
-// first k (in (0, 1)) that meet errorRate, in (0, 0.2], with the fewest bits
-// per element under the layout's conservative model.
-// Errors: ErrInvalidArgument (errorRate NaN or outside (0, 0.2]: above, the
-// model is not conservative; use the classic layout), ErrTooLarge (no
-// blocked pair meets it: below about 1e-18; far below 1e-3 the classic
-// layout is the better choice anyway).
-func AgeBloomChooseBlocked(errorRate float64) (k, l uint32, fill float64, err error) {
-	defer catch(&err)
-	k = uint32(native.AgeBloomNativeChoose_k(errorRate, ageBloomBlockedFlag))
-	l = uint32(native.AgeBloomNativeChoose_l(errorRate, ageBloomBlockedFlag))
-	fill = native.AgeBloomNativeChoose_fill(errorRate, ageBloomBlockedFlag)
-	return k, l, fill, nil
+	k = uint32(native.AgeBloomNativeChoose_k(errorRate, uint(flags)))
+	l = uint32(native.AgeBloomNativeChoose_l(errorRate, uint(flags)))
+	return k, l, native.AgeBloomNativeChoose_fill(errorRate, uint(flags)), nil
 }
 
 // AgeBloomFalsePositiveRate is the exact steady-state false-positive rate of
@@ -191,37 +145,10 @@ func AgeBloomBitsPerElement(k, l uint32) (bits float64, err error) {
 	return native.AgeBloomNativeSteady_bits_per_element(uint(k), uint(l)), nil
 }
 
-// ptr returns the native handle, 0 when the filter is closed, zero or nil.
-func (f *AgeBloom) ptr() native.SwigcptrAgeBloomNative {
-	if f == nil {
-		return 0
-	}
-	return native.SwigcptrAgeBloomNative(f.h.ptr())
-}
-
-func ageBloomClosed() error { return closedErrorOf("AgeBloom") }
-
-// Close frees the filter's C memory. It is idempotent and always returns
-// nil; afterwards every method returns an error wrapping ErrNull. Close must
-// not run concurrently with other calls on the same filter.
-func (f *AgeBloom) Close() error {
-	if f != nil {
-		closeHandle(f.h)
-	}
-	return nil
-}
-
 // Add inserts key (shifting the slices first when the generation is full).
-// Needs exclusive use. Errors: ErrNull (closed).
-func (f *AgeBloom) Add(key []byte) (err error) {
-	defer catch(&err)
-	p := f.ptr()
-	if p == 0 {
-		return ageBloomClosed()
-	}
-	p.Add(key)
-	runtime.KeepAlive(f)
-	return nil
+// Needs exclusive use. Errors: ErrClosed.
+func (f *AgeBloom) Add(key []byte) error {
+	return run(f.obj(), func(p abNative) { p.Add(key) })
 }
 
 // AddString is Add with a string key (its bytes, e.g. UTF-8).
@@ -231,16 +158,9 @@ func (f *AgeBloom) AddString(key string) error {
 
 // Contains reports whether key is (probably) among the last inserts: false
 // means it is certainly not among the last Capacity inserts.
-// Errors: ErrNull (closed).
+// Errors: ErrClosed.
 func (f *AgeBloom) Contains(key []byte) (present bool, err error) {
-	defer catch(&err)
-	p := f.ptr()
-	if p == 0 {
-		return false, ageBloomClosed()
-	}
-	present = p.Contains(key) != 0
-	runtime.KeepAlive(f)
-	return present, nil
+	return call(f.obj(), func(p abNative) bool { return p.Contains(key) != 0 })
 }
 
 // ContainsString is Contains with a string key.
@@ -250,16 +170,9 @@ func (f *AgeBloom) ContainsString(key string) (bool, error) {
 
 // AddIfAbsent is de-duplication in one call: it returns what Contains would
 // have said, and inserts key only when it was absent. wasPresent true means
-// a (probable) duplicate. Needs exclusive use. Errors: ErrNull (closed).
+// a (probable) duplicate. Needs exclusive use. Errors: ErrClosed.
 func (f *AgeBloom) AddIfAbsent(key []byte) (wasPresent bool, err error) {
-	defer catch(&err)
-	p := f.ptr()
-	if p == 0 {
-		return false, ageBloomClosed()
-	}
-	wasPresent = p.Add_if_absent(key) != 0
-	runtime.KeepAlive(f)
-	return wasPresent, nil
+	return call(f.obj(), func(p abNative) bool { return p.Add_if_absent(key) != 0 })
 }
 
 // AddIfAbsentString is AddIfAbsent with a string key.
@@ -268,139 +181,32 @@ func (f *AgeBloom) AddIfAbsentString(key string) (bool, error) {
 }
 
 // Clear forgets every key (the shape stays; Inserts restarts at 0). Needs
-// exclusive use. Errors: ErrNull (closed).
-func (f *AgeBloom) Clear() (err error) {
-	defer catch(&err)
-	p := f.ptr()
-	if p == 0 {
-		return ageBloomClosed()
-	}
-	p.Clear()
-	runtime.KeepAlive(f)
-	return nil
+// exclusive use. Errors: ErrClosed.
+func (f *AgeBloom) Clear() error {
+	return run(f.obj(), abNative.Clear)
 }
 
 // Stats returns the current state. FPRNow scans every slice (O(Bits/64)).
-// Errors: ErrNull (closed).
-func (f *AgeBloom) Stats() (st AgeBloomStats, err error) {
-	defer catch(&err)
-	p := f.ptr()
-	if p == 0 {
-		return AgeBloomStats{}, ageBloomClosed()
-	}
-	s := p.Stats()
-	defer native.DeleteAgeBloomStatsNative(s)
-	st = AgeBloomStats{
-		Slices:         s.GetSlices(),
-		Bits:           s.GetBits(),
-		BitsPerElement: s.GetBits_per_element(),
-		Inserts:        s.GetInserts(),
-		FPRNow:         s.GetFpr_now(),
-	}
-	runtime.KeepAlive(f)
-	return st, nil
-}
+// Errors: ErrClosed.
+func (f *AgeBloom) Stats() (AgeBloomStats, error) { return ageBloomStats(f.obj()) }
 
-// Info returns the filter's parameters. Errors: ErrNull (closed).
-func (f *AgeBloom) Info() (info AgeBloomInfo, err error) {
-	defer catch(&err)
-	p := f.ptr()
-	if p == 0 {
-		return AgeBloomInfo{}, ageBloomClosed()
-	}
-	i := p.Info()
-	defer native.DeleteAgeBloomInfoNative(i)
-	info = AgeBloomInfo{
-		K:          uint32(i.GetK()),
-		L:          uint32(i.GetL()),
-		SliceBits:  i.GetSlice_bits(),
-		Generation: i.GetGeneration(),
-		Capacity:   i.GetCapacity(),
-		Seed:       uint32(i.GetSeed()),
-		Blocked:    i.GetFlags()&ageBloomBlockedFlag != 0,
-	}
-	runtime.KeepAlive(f)
-	return info, nil
-}
-
-// IsBlocked reports whether the filter has the blocked layout
-// (NewBlockedAgeBloom, NewBlockedAgeBloomFor, or a blob of one).
-// Errors: ErrNull (closed).
-func (f *AgeBloom) IsBlocked() (blocked bool, err error) {
-	info, err := f.Info()
-	return info.Blocked, err
-}
-
-// TF_AGE_BLOOM_BLOCKED
-const ageBloomBlockedFlag = 1
+// Info returns the filter's parameters. Errors: ErrClosed.
+func (f *AgeBloom) Info() (AgeBloomInfo, error) { return ageBloomInfo(f.obj()) }
 
 // Capacity returns the guaranteed window in inserts, L*Generation.
-// Errors: ErrNull (closed).
-func (f *AgeBloom) Capacity() (uint64, error) {
-	info, err := f.Info()
-	return info.Capacity, err
-}
-
-// Memory returns the bytes of C memory held by the filter. Errors: ErrNull.
-func (f *AgeBloom) Memory() (bytes uint64, err error) {
-	defer catch(&err)
-	p := f.ptr()
-	if p == 0 {
-		return 0, ageBloomClosed()
-	}
-	bytes = p.Memory()
-	runtime.KeepAlive(f)
-	return bytes, nil
-}
-
-// Serialize writes the filter in the library's portable wire format (kind
-// 2: little-endian, checksummed), readable by DeserializeAgeBloom and by the
-// other languages' bindings. Errors: ErrNull (closed).
-func (f *AgeBloom) Serialize() (blob []byte, err error) {
-	defer catch(&err)
-	p := f.ptr()
-	if p == 0 {
-		return nil, ageBloomClosed()
-	}
-	size := p.Serialized_size()
-	if size > math.MaxInt {
-		return nil, newError(StatusTooLarge, "the serialized AgeBloom does not fit in a Go slice")
-	}
-	blob = make([]byte, int(size))
-	p.Serialize_into(blob)
-	runtime.KeepAlive(f)
-	return blob, nil
-}
-
-// MarshalBinary implements encoding.BinaryMarshaler; it is Serialize.
-func (f *AgeBloom) MarshalBinary() ([]byte, error) {
-	return f.Serialize()
-}
-
-// UnmarshalBinary implements encoding.BinaryUnmarshaler: it replaces the
-// state of f (zero, open or closed) with the filter in data, which it does
-// not retain. On error f is unchanged. Needs exclusive use of f.
-func (f *AgeBloom) UnmarshalBinary(data []byte) (err error) {
-	defer catch(&err)
-	if f == nil {
-		return newError(StatusNull, "UnmarshalBinary into a nil *AgeBloom")
-	}
-	n := native.AgeBloomNativeDeserialize(blobArg(data))
-	return replaceHandle(&f.h, ageBloomKind, n.Swigcptr())
-}
+// Errors: ErrClosed.
+func (f *AgeBloom) Capacity() (uint64, error) { v, err := f.Info(); return v.Capacity, err }
 
 // String describes the filter, e.g. "AgeBloom(k=3, l=4, 200-bit slices,
 // capacity 184, seed 42)", or "AgeBloom(blocked, k=3, ...)" for the blocked
 // layout.
 func (f *AgeBloom) String() string {
-	info, err := f.Info()
-	if err != nil {
-		return "AgeBloom(closed)"
-	}
-	layout := ""
-	if info.Blocked {
-		layout = "blocked, "
-	}
-	return fmt.Sprintf("AgeBloom(%sk=%d, l=%d, %d-bit slices, capacity %d, seed %d)",
-		layout, info.K, info.L, info.SliceBits, info.Capacity, info.Seed)
+	return describe("AgeBloom", f.Info, func(i AgeBloomInfo) string {
+		layout := ""
+		if i.Flags&AgeBloomBlocked != 0 {
+			layout = "blocked, "
+		}
+		return fmt.Sprintf("%sk=%d, l=%d, %d-bit slices, capacity %d, seed %d", layout, i.K, i.L, i.SliceBits,
+			i.Capacity, i.Seed)
+	})
 }

@@ -2,90 +2,41 @@ package temporalfilters
 
 import (
 	"bytes"
-	"encoding"
 	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand"
-	"strings"
 	"testing"
 )
 
 func mustAgeBloom(t *testing.T, k, l uint32, sliceBits uint64, seed uint32) *AgeBloom {
 	t.Helper()
-	f, err := NewAgeBloom(k, l, sliceBits, seed)
-	if err != nil {
-		t.Fatalf("NewAgeBloom(%d, %d, %d, %d): %v", k, l, sliceBits, seed, err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return f
+	return keep(t, res(NewAgeBloom(k, l, sliceBits, WithSeed(seed))))
 }
 
 func mustAgeBloomFor(t *testing.T, rate float64, capacity uint64, seed uint32) *AgeBloom {
 	t.Helper()
-	f, err := NewAgeBloomFor(rate, capacity, seed)
-	if err != nil {
-		t.Fatalf("NewAgeBloomFor(%g, %d, %d): %v", rate, capacity, seed, err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return f
+	return keep(t, res(NewAgeBloomFor(capacity, rate, WithSeed(seed))))
 }
 
 func mustBlockedAgeBloom(t *testing.T, k, l uint32, sliceBits uint64, seed uint32) *AgeBloom {
 	t.Helper()
-	f, err := NewBlockedAgeBloom(k, l, sliceBits, seed)
-	if err != nil {
-		t.Fatalf("NewBlockedAgeBloom(%d, %d, %d, %d): %v", k, l, sliceBits, seed, err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return f
+	return keep(t, res(NewAgeBloom(k, l, sliceBits, WithSeed(seed), WithFlags(AgeBloomBlocked))))
 }
 
 func mustBlockedAgeBloomFor(t *testing.T, rate float64, capacity uint64, seed uint32) *AgeBloom {
 	t.Helper()
-	f, err := NewBlockedAgeBloomFor(rate, capacity, seed)
-	if err != nil {
-		t.Fatalf("NewBlockedAgeBloomFor(%g, %d, %d): %v", rate, capacity, seed, err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return f
+	return keep(t, res(NewAgeBloomFor(capacity, rate, WithSeed(seed), WithFlags(AgeBloomBlocked))))
 }
 
 func abIsBlocked(t *testing.T, f *AgeBloom) bool {
 	t.Helper()
-	b, err := f.IsBlocked()
-	must(t, err)
-	return b
+	return res(f.Info()).get(t).Flags&AgeBloomBlocked != 0
 }
 
 func abContains(t *testing.T, f *AgeBloom, key []byte) bool {
 	t.Helper()
-	p, err := f.Contains(key)
-	if err != nil {
-		t.Fatalf("Contains(%q): %v", key, err)
-	}
-	return p
-}
-
-func abInfo(t *testing.T, f *AgeBloom) AgeBloomInfo {
-	t.Helper()
-	info, err := f.Info()
-	must(t, err)
-	return info
-}
-
-func abStats(t *testing.T, f *AgeBloom) AgeBloomStats {
-	t.Helper()
-	st, err := f.Stats()
-	must(t, err)
-	return st
-}
-
-func abSerialize(t *testing.T, f *AgeBloom) []byte {
-	t.Helper()
-	b, err := f.Serialize()
-	must(t, err)
-	return b
+	return res(f.Contains(key)).get(t, "Contains ", key)
 }
 
 // idKey is the i-th key of a stream, with a tag per stream and a NUL byte
@@ -140,7 +91,7 @@ func TestAgeBloomBasics(t *testing.T) {
 	if p, err := f.ContainsString(""); err != nil || !p {
 		t.Fatalf(`ContainsString("") = %v, %v`, p, err)
 	}
-	if st := abStats(t, f); st.Inserts != 5 {
+	if st := res(f.Stats()).get(t); st.Inserts != 5 {
 		t.Fatalf("Inserts = %d, want 5", st.Inserts)
 	}
 }
@@ -162,7 +113,7 @@ func TestAgeBloomAddIfAbsent(t *testing.T) {
 		t.Fatalf("AddIfAbsentString(click-2) = %v, %v; want false", was, err)
 	}
 	// a duplicate is not inserted again
-	if st := abStats(t, f); st.Inserts != 2 {
+	if st := res(f.Stats()).get(t); st.Inserts != 2 {
 		t.Fatalf("Inserts = %d, want 2 (the duplicates are not inserted)", st.Inserts)
 	}
 	if !abContains(t, f, []byte("click-2")) {
@@ -172,7 +123,7 @@ func TestAgeBloomAddIfAbsent(t *testing.T) {
 
 func TestAgeBloomShape(t *testing.T) {
 	f := mustAgeBloom(t, 3, 4, 200, 42)
-	info := abInfo(t, f)
+	info := res(f.Info()).get(t)
 	// generation floor(200 ln 2 / 3) = 46, capacity l * g
 	want := AgeBloomInfo{K: 3, L: 4, SliceBits: 200, Generation: 46, Capacity: 184, Seed: 42}
 	if info != want {
@@ -181,7 +132,7 @@ func TestAgeBloomShape(t *testing.T) {
 	if c, err := f.Capacity(); err != nil || c != 184 {
 		t.Fatalf("Capacity = %d, %v", c, err)
 	}
-	st := abStats(t, f)
+	st := res(f.Stats()).get(t)
 	if st.Slices != 7 || st.Bits != 1400 || st.Inserts != 0 || st.FPRNow != 0 ||
 		math.Abs(st.BitsPerElement-1400.0/184) > 1e-9 {
 		t.Fatalf("Stats of an empty filter = %+v", st)
@@ -196,22 +147,22 @@ func TestAgeBloomShape(t *testing.T) {
 	for i := 0; i < 100; i++ {
 		must(t, f.Add(idKey('s', i)))
 	}
-	st = abStats(t, f)
+	st = res(f.Stats()).get(t)
 	if st.Inserts != 100 || !(st.FPRNow > 0 && st.FPRNow < 1) {
 		t.Fatalf("Stats after 100 inserts = %+v", st)
 	}
 	// the smallest generation: one insert per shift
 	g1 := mustAgeBloom(t, 64, 2, 64, 0)
-	if info := abInfo(t, g1); info.Generation != 1 || info.Capacity != 2 {
+	if info := res(g1.Info()).get(t); info.Generation != 1 || info.Capacity != 2 {
 		t.Fatalf("k=64, 64-bit slices: %+v, want generation 1", info)
 	}
 }
 
 func TestAgeBloomSizing(t *testing.T) {
 	// the same pair as the C library's sizing
-	k, l, err := AgeBloomChoose(0.01)
-	if err != nil || k != 12 || l != 87 {
-		t.Fatalf("AgeBloomChoose(0.01) = %d, %d, %v; want 12, 87", k, l, err)
+	k, l, fill, err := AgeBloomChoose(0.01)
+	if err != nil || k != 12 || l != 87 || fill != 0.5 {
+		t.Fatalf("AgeBloomChoose(0.01) = %d, %d, %g, %v; want 12, 87, 0.5", k, l, fill, err)
 	}
 	r, err := AgeBloomFalsePositiveRate(12, 87)
 	if err != nil || !(r > 0 && r <= 0.01) {
@@ -223,9 +174,9 @@ func TestAgeBloomSizing(t *testing.T) {
 	}
 	prevBits := 0.0
 	for _, rate := range []float64{0.5, 0.1, 0.01, 0.001, 1e-4, 1e-6} {
-		k, l, err := AgeBloomChoose(rate)
-		if err != nil || k < 1 || k > 64 || l < 1 || l > 256 {
-			t.Fatalf("AgeBloomChoose(%g) = %d, %d, %v", rate, k, l, err)
+		k, l, fill, err := AgeBloomChoose(rate)
+		if err != nil || k < 1 || k > 64 || l < 1 || l > 256 || fill != 0.5 {
+			t.Fatalf("AgeBloomChoose(%g) = %d, %d, %g, %v", rate, k, l, fill, err)
 		}
 		r, err := AgeBloomFalsePositiveRate(k, l)
 		if err != nil || r > rate {
@@ -238,12 +189,12 @@ func TestAgeBloomSizing(t *testing.T) {
 		}
 		prevBits = b
 		// the factory uses the same pair
-		f, err := NewAgeBloomFor(rate, 1000, 1)
+		f, err := NewAgeBloomFor(1000, rate, WithSeed(1))
 		must(t, err)
-		info := abInfo(t, f)
+		info := res(f.Info()).get(t)
 		f.Close()
 		if info.K != k || info.L != l || info.Capacity < 1000 || info.Capacity != uint64(info.L)*info.Generation {
-			t.Fatalf("NewAgeBloomFor(%g, 1000): %+v, want k %d l %d capacity >= 1000", rate, info, k, l)
+			t.Fatalf("NewAgeBloomFor(1000, %g): %+v, want k %d l %d capacity >= 1000", rate, info, k, l)
 		}
 	}
 	// the rate grows with l and falls with k
@@ -264,13 +215,13 @@ func TestAgeBloomSizing(t *testing.T) {
 
 func TestAgeBloomSizingErrors(t *testing.T) {
 	for _, rate := range []float64{0, 1, -0.1, 1.5, math.NaN(), math.Inf(1), math.Inf(-1), math.Copysign(0, -1)} {
-		k, l, err := AgeBloomChoose(rate)
+		k, l, fill, err := AgeBloomChoose(rate)
 		wantStatus(t, err, ErrInvalidArgument)
-		if k != 0 || l != 0 {
-			t.Errorf("AgeBloomChoose(%g) failed with %d, %d", rate, k, l)
+		if k != 0 || l != 0 || fill != 0 {
+			t.Errorf("AgeBloomChoose(%g) failed with %d, %d, %g", rate, k, l, fill)
 		}
 	}
-	_, _, err := AgeBloomChoose(1e-300)
+	_, _, _, err := AgeBloomChoose(1e-300)
 	wantStatus(t, err, ErrTooLarge)
 	for _, kl := range [][2]uint32{{0, 5}, {65, 5}, {math.MaxUint32, 5}, {5, 0}, {5, 1025}, {5, math.MaxUint32}} {
 		r, err := AgeBloomFalsePositiveRate(kl[0], kl[1])
@@ -283,12 +234,36 @@ func TestAgeBloomSizingErrors(t *testing.T) {
 	}
 }
 
+// ageBloomShape and ageBloomTarget are arguments of NewAgeBloom and
+// NewAgeBloomFor with the error they get.
+type ageBloomShape struct {
+	k, l      uint32
+	sliceBits uint64
+	want      error
+}
+
+type ageBloomTarget struct {
+	rate     float64
+	capacity uint64
+	want     error
+}
+
+// checkAgeBloomRefused wants every shape and target refused with its error
+// in the layout of flags.
+func checkAgeBloomRefused(t *testing.T, flags AgeBloomFlags, shapes []ageBloomShape, targets []ageBloomTarget) {
+	t.Helper()
+	for _, c := range shapes {
+		f, err := NewAgeBloom(c.k, c.l, c.sliceBits, WithFlags(flags))
+		wantRefused(t, fmt.Sprintf("NewAgeBloom(%d, %d, %d, flags %d)", c.k, c.l, c.sliceBits, flags), f, err, c.want)
+	}
+	for _, c := range targets {
+		f, err := NewAgeBloomFor(c.capacity, c.rate, WithFlags(flags))
+		wantRefused(t, fmt.Sprintf("NewAgeBloomFor(%d, %g, flags %d)", c.capacity, c.rate, flags), f, err, c.want)
+	}
+}
+
 func TestAgeBloomConstructorErrors(t *testing.T) {
-	bad := []struct {
-		k, l      uint32
-		sliceBits uint64
-		want      error
-	}{
+	shapes := []ageBloomShape{
 		{0, 3, 1000, ErrInvalidArgument},
 		{65, 3, 1000, ErrInvalidArgument},
 		{math.MaxUint32, 3, 1000, ErrInvalidArgument},
@@ -299,18 +274,7 @@ func TestAgeBloomConstructorErrors(t *testing.T) {
 		{3, 3, 1<<40 + 1, ErrTooLarge},
 		{3, 3, math.MaxUint64, ErrTooLarge},
 	}
-	for _, c := range bad {
-		f, err := NewAgeBloom(c.k, c.l, c.sliceBits, 0)
-		if f != nil {
-			t.Errorf("NewAgeBloom(%d, %d, %d) returned a filter with the error", c.k, c.l, c.sliceBits)
-		}
-		wantStatus(t, err, c.want)
-	}
-	badFor := []struct {
-		rate     float64
-		capacity uint64
-		want     error
-	}{
+	targets := []ageBloomTarget{
 		{0.01, 0, ErrInvalidArgument},
 		{0, 1000, ErrInvalidArgument},
 		{1, 1000, ErrInvalidArgument},
@@ -323,18 +287,12 @@ func TestAgeBloomConstructorErrors(t *testing.T) {
 		{0.01, math.MaxUint64, ErrTooLarge}, // ceil(capacity / l) must not wrap around
 		{0.01, math.MaxUint64 - 5, ErrTooLarge},
 	}
-	for _, c := range badFor {
-		f, err := NewAgeBloomFor(c.rate, c.capacity, 0)
-		if f != nil {
-			t.Errorf("NewAgeBloomFor(%g, %d) returned a filter with the error", c.rate, c.capacity)
-		}
-		wantStatus(t, err, c.want)
-	}
+	checkAgeBloomRefused(t, 0, shapes, targets)
 	// the smallest filters are fine
 	for _, mk := range []func() (*AgeBloom, error){
-		func() (*AgeBloom, error) { return NewAgeBloom(1, 1, 64, 0) },
-		func() (*AgeBloom, error) { return NewAgeBloom(64, 1024, 64, 0) },
-		func() (*AgeBloom, error) { return NewAgeBloomFor(0.999, 1, 0) },
+		func() (*AgeBloom, error) { return NewAgeBloom(1, 1, 64) },
+		func() (*AgeBloom, error) { return NewAgeBloom(64, 1024, 64) },
+		func() (*AgeBloom, error) { return NewAgeBloomFor(1, 0.999) },
 	} {
 		f, err := mk()
 		must(t, err)
@@ -358,7 +316,7 @@ func TestAgeBloomWindow(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("rate=%g/capacity=%d", c.rate, c.capacity), func(t *testing.T) {
 			f := mustAgeBloomFor(t, c.rate, c.capacity, 7)
-			info := abInfo(t, f)
+			info := res(f.Info()).get(t)
 			W := int(info.Capacity)
 			if info.Capacity != uint64(info.L)*info.Generation || W < int(c.capacity) {
 				t.Fatalf("Info = %+v: capacity is not l*g >= %d", info, c.capacity)
@@ -406,7 +364,7 @@ func TestAgeBloomWindow(t *testing.T) {
 			if got := float64(old) / float64(W); got > 2*c.rate+0.01 {
 				t.Fatalf("%d of the first %d keys still contained (%g)", old, W, got)
 			}
-			if st := abStats(t, f); st.Inserts != uint64(c.n) || st.FPRNow > 1.5*c.rate || st.FPRNow <= 0 {
+			if st := res(f.Stats()).get(t); st.Inserts != uint64(c.n) || st.FPRNow > 1.5*c.rate || st.FPRNow <= 0 {
 				t.Fatalf("Stats = %+v after %d inserts, target rate %g", st, c.n, c.rate)
 			}
 		})
@@ -418,18 +376,18 @@ func TestAgeBloomClear(t *testing.T) {
 	for i := 0; i < 200; i++ {
 		must(t, f.Add(idKey('c', i)))
 	}
-	before := abInfo(t, f)
+	before := res(f.Info()).get(t)
 	must(t, f.Clear())
 	for i := 0; i < 200; i++ {
 		if abContains(t, f, idKey('c', i)) {
 			t.Fatalf("after Clear: key %d is contained", i)
 		}
 	}
-	st := abStats(t, f)
+	st := res(f.Stats()).get(t)
 	if st.Inserts != 0 || st.FPRNow != 0 {
 		t.Fatalf("Stats after Clear = %+v", st)
 	}
-	if abInfo(t, f) != before {
+	if res(f.Info()).get(t) != before {
 		t.Fatal("Clear changed the shape")
 	}
 	must(t, f.Add([]byte("again")))
@@ -441,132 +399,30 @@ func TestAgeBloomClear(t *testing.T) {
 // checkAgeBloomClosed calls every method of f and wants a clean ErrNull.
 func checkAgeBloomClosed(t *testing.T, f *AgeBloom) {
 	t.Helper()
-	k := []byte("k")
-	check := func(what string, err error) {
-		t.Helper()
-		wantStatus(t, err, ErrNull)
-		if !strings.Contains(err.Error(), "AgeBloom is closed") {
-			t.Errorf("%s: message %q does not say the AgeBloom is closed", what, err)
-		}
-	}
-	check("Add", f.Add(k))
-	check("AddString", f.AddString("k"))
-	_, err := f.Contains(k)
-	check("Contains", err)
-	_, err = f.ContainsString("k")
-	check("ContainsString", err)
-	_, err = f.AddIfAbsent(k)
-	check("AddIfAbsent", err)
-	_, err = f.AddIfAbsentString("k")
-	check("AddIfAbsentString", err)
-	check("Clear", f.Clear())
-	_, err = f.Stats()
-	check("Stats", err)
-	_, err = f.Info()
-	check("Info", err)
-	_, err = f.Capacity()
-	check("Capacity", err)
-	_, err = f.IsBlocked()
-	check("IsBlocked", err)
-	_, err = f.Memory()
-	check("Memory", err)
-	_, err = f.Serialize()
-	check("Serialize", err)
-	_, err = f.MarshalBinary()
-	check("MarshalBinary", err)
-	if got := f.String(); got != "AgeBloom(closed)" {
-		t.Errorf("String = %q", got)
-	}
-	must(t, f.Close()) // idempotent
+	checkEveryMethodClosed(t, "AgeBloom", f, "Add AddString Contains ContainsString AddIfAbsent AddIfAbsentString "+
+		"Clear Stats Info Capacity Memory Serialize MarshalBinary")
 }
 
 func TestAgeBloomClosed(t *testing.T) {
-	f, err := NewAgeBloom(3, 4, 200, 0)
+	f, err := NewAgeBloom(3, 4, 200)
 	must(t, err)
 	must(t, f.Add([]byte("k")))
-	must(t, f.Close())
-	must(t, f.Close())
-	checkAgeBloomClosed(t, f)
 	// the blocked layout closes alike
-	b, err := NewBlockedAgeBloom(3, 4, 200, 0)
+	b, err := NewAgeBloom(3, 4, 200, WithFlags(AgeBloomBlocked))
 	must(t, err)
 	must(t, b.Add([]byte("k")))
-	must(t, b.Close())
-	checkAgeBloomClosed(t, b)
-	// a copy of the value shares the closed filter
-	f2, err := NewAgeBloomFor(0.01, 100, 0)
+	f2, err := NewAgeBloomFor(100, 0.01)
 	must(t, err)
-	cp := *f2
-	must(t, f2.Close())
-	checkAgeBloomClosed(t, &cp)
-	var zero AgeBloom
-	checkAgeBloomClosed(t, &zero)
-	var nilFilter *AgeBloom
-	checkAgeBloomClosed(t, nilFilter)
-}
-
-// bloomDeserializeCases are the broken blobs every Bloom filter rejects;
-// own is a valid blob of the filter's kind, other one of the other Bloom
-// filter's kind.
-func bloomDeserializeCases(t *testing.T, own, other []byte) []struct {
-	name string
-	blob []byte
-	want error
-} {
-	edit := func(f func(b []byte) []byte) []byte {
-		return f(append([]byte(nil), own...))
-	}
-	return []struct {
-		name string
-		blob []byte
-		want error
-	}{
-		{"nil", nil, ErrTruncated},
-		{"empty", []byte{}, ErrTruncated},
-		{"short", []byte("TFLT"), ErrTruncated},
-		{"truncated by one", edit(func(b []byte) []byte { return b[:len(b)-1] }), ErrTruncated},
-		{"truncated to half", edit(func(b []byte) []byte { return b[:len(b)/2] }), ErrTruncated},
-		{"a recency sketch", readGoldenBlob(t, "recency_sketch_v1"), ErrWrongKind},
-		{"the other Bloom filter", other, ErrWrongKind},
-		{"bad magic", edit(func(b []byte) []byte { b[0] = 'X'; return b }), ErrBadMagic},
-		{"version 2", edit(func(b []byte) []byte { b[4] = 2; return b }), ErrUnsupportedVersion},
-		{"kind 0", edit(func(b []byte) []byte { b[6] = 0; return b }), ErrWrongKind},
-		{"a bit flipped", edit(func(b []byte) []byte { b[len(b)-20] ^= 1; return b }), ErrChecksum},
-		{"checksum bit flipped", edit(func(b []byte) []byte { b[len(b)-1] ^= 0x80; return b }), ErrChecksum},
-		{"trailing byte", edit(func(b []byte) []byte { return append(b, 0) }), ErrCorrupt},
-	}
+	checkClosedStates(t, checkAgeBloomClosed, f, b, f2)
 }
 
 func TestAgeBloomDeserializeErrors(t *testing.T) {
-	other := readGoldenBlob(t, "time_bloom_v1")
 	// both layouts' blobs, broken alike
 	for _, name := range []string{"age_bloom_v1", "age_bloom_blocked_v1"} {
-		own := readGoldenBlob(t, name)
-		for _, c := range bloomDeserializeCases(t, own, other) {
-			t.Run(name+"/"+c.name, func(t *testing.T) {
-				f, err := DeserializeAgeBloom(c.blob)
-				if f != nil {
-					f.Close()
-					t.Fatal("a filter came back with the error")
-				}
-				wantStatus(t, err, c.want)
-				var z AgeBloom
-				wantStatus(t, z.UnmarshalBinary(c.blob), c.want)
-				checkAgeBloomClosed(t, &z)
-			})
-		}
-		// an AgeBloom blob is no recency sketch either
-		s, err := DeserializeRecencySketch(own)
-		if s != nil {
-			s.Close()
-		}
-		wantStatus(t, err, ErrWrongKind)
+		t.Run(name, func(t *testing.T) {
+			checkRefusedBlobs(t, envelopeCases(t, readGoldenBlob(t, name)), DeserializeAgeBloom, checkAgeBloomClosed)
+		})
 	}
-	own := readGoldenBlob(t, "age_bloom_v1")
-	// resealing an unedited blob changes nothing
-	f, err := DeserializeAgeBloom(reseal(append([]byte(nil), own...)))
-	must(t, err)
-	f.Close()
 }
 
 func TestAgeBloomSerializeRoundTrip(t *testing.T) {
@@ -576,7 +432,7 @@ func TestAgeBloomSerializeRoundTrip(t *testing.T) {
 	for _, k := range keys {
 		must(t, f.Add(k))
 	}
-	blob := abSerialize(t, f)
+	blob := res(f.Serialize()).get(t)
 	c, err := DeserializeAgeBloom(blob)
 	must(t, err)
 	defer c.Close()
@@ -586,16 +442,16 @@ func TestAgeBloomSerializeRoundTrip(t *testing.T) {
 			t.Fatalf("copy answers %v for %q, original %v", b, k, a)
 		}
 	}
-	if !bytes.Equal(abSerialize(t, c), blob) {
+	if !bytes.Equal(res(c.Serialize()).get(t), blob) {
 		t.Fatal("the copy serializes differently")
 	}
-	if abInfo(t, c) != abInfo(t, f) || abStats(t, c) != abStats(t, f) {
-		t.Fatalf("copy %+v %+v, original %+v %+v", abInfo(t, c), abStats(t, c), abInfo(t, f), abStats(t, f))
+	if res(c.Info()).get(t) != res(f.Info()).get(t) || res(c.Stats()).get(t) != res(f.Stats()).get(t) {
+		t.Fatalf("copy %+v %+v, original %+v %+v", res(c.Info()).get(t), res(c.Stats()).get(t), res(f.Info()).get(t), res(f.Stats()).get(t))
 	}
 	// the copy goes on exactly as the original would, independently
 	must(t, c.Add([]byte("next")))
 	must(t, f.Add([]byte("next")))
-	if !bytes.Equal(abSerialize(t, c), abSerialize(t, f)) {
+	if !bytes.Equal(res(c.Serialize()).get(t), res(f.Serialize()).get(t)) {
 		t.Fatal("the same insert into the copy and the original gives other bytes")
 	}
 	must(t, f.Clear())
@@ -607,49 +463,15 @@ func TestAgeBloomSerializeRoundTrip(t *testing.T) {
 func TestAgeBloomBinaryMarshaler(t *testing.T) {
 	src := mustAgeBloom(t, 4, 6, 1000, 9)
 	must(t, src.Add([]byte("k")))
-	var m encoding.BinaryMarshaler = src
-	blob, err := m.MarshalBinary()
-	must(t, err)
-
-	// into a zero value inside another struct
-	var holder struct {
-		n int
-		f AgeBloom
-	}
-	var u encoding.BinaryUnmarshaler = &holder.f
-	must(t, u.UnmarshalBinary(blob))
-	defer holder.f.Close()
-	if !abContains(t, &holder.f, []byte("k")) || holder.n != 0 {
-		t.Fatal("unmarshaled zero value lacks the key")
-	}
-
-	// into an open filter of another shape: its state is replaced
 	other := mustAgeBloom(t, 2, 2, 64, 1)
 	must(t, other.Add([]byte("old")))
-	must(t, other.UnmarshalBinary(blob))
-	if info := abInfo(t, other); info != abInfo(t, src) {
-		t.Fatalf("replaced filter info = %+v", info)
-	}
-	if !abContains(t, other, []byte("k")) || abContains(t, other, []byte("old")) {
-		t.Fatal("the replaced filter does not answer as the blob")
-	}
-
-	// a failed UnmarshalBinary leaves the filter as it was
-	wantStatus(t, other.UnmarshalBinary(blob[:len(blob)-1]), ErrTruncated)
-	wantStatus(t, other.UnmarshalBinary(readGoldenBlob(t, "time_bloom_v1")), ErrWrongKind)
-	if !bytes.Equal(abSerialize(t, other), blob) {
-		t.Fatal("a failed UnmarshalBinary changed the filter")
-	}
-
-	// into a closed filter: it is open again
-	must(t, other.Close())
-	must(t, other.UnmarshalBinary(blob))
-	if !abContains(t, other, []byte("k")) {
-		t.Fatal("the reopened filter lacks the key")
-	}
-
-	var nilFilter *AgeBloom
-	wantStatus(t, nilFilter.UnmarshalBinary(blob), ErrNull)
+	checkBinaryMarshaler(t, src, other, func(t *testing.T, f *AgeBloom) string {
+		k, old := abContains(t, f, []byte("k")), abContains(t, f, []byte("old"))
+		if !k || old {
+			t.Fatalf("Contains: k %v, old %v; want true and false", k, old)
+		}
+		return fmt.Sprint(res(f.Info()).get(t), k, old)
+	})
 }
 
 // ---- the blocked layout ----------------------------------------------------
@@ -657,15 +479,15 @@ func TestAgeBloomBinaryMarshaler(t *testing.T) {
 func TestBlockedAgeBloomShape(t *testing.T) {
 	f := mustBlockedAgeBloom(t, 3, 4, 200, 42)
 	if !abIsBlocked(t, f) {
-		t.Fatal("NewBlockedAgeBloom: IsBlocked = false")
+		t.Fatal("NewAgeBloom(blocked): Info().Flags lacks AgeBloomBlocked")
 	}
 	// slices of 200 bits rounded up to 224, generation floor(224 ln 2 / 3) = 51
-	want := AgeBloomInfo{K: 3, L: 4, SliceBits: 224, Generation: 51, Capacity: 204, Seed: 42, Blocked: true}
-	if info := abInfo(t, f); info != want {
+	want := AgeBloomInfo{K: 3, L: 4, SliceBits: 224, Generation: 51, Capacity: 204, Seed: 42, Flags: AgeBloomBlocked}
+	if info := res(f.Info()).get(t); info != want {
 		t.Fatalf("Info = %+v, want %+v", info, want)
 	}
 	// one band of 16 lanes (k+l <= 16): 7 lines of 512 bits, unused lanes included
-	st := abStats(t, f)
+	st := res(f.Stats()).get(t)
 	if st.Slices != 7 || st.Bits != 7*512 || st.Inserts != 0 || st.FPRNow != 0 ||
 		math.Abs(st.BitsPerElement-7*512.0/204) > 1e-9 {
 		t.Fatalf("Stats of an empty blocked filter = %+v", st)
@@ -678,22 +500,22 @@ func TestBlockedAgeBloomShape(t *testing.T) {
 	}
 	// the classic layout says so too
 	for _, c := range []*AgeBloom{mustAgeBloom(t, 3, 4, 200, 42), mustAgeBloomFor(t, 0.01, 100, 1)} {
-		if abIsBlocked(t, c) || abInfo(t, c).Blocked {
+		if abIsBlocked(t, c) || res(c.Info()).get(t).Flags != 0 {
 			t.Fatalf("%v: a classic filter reports the blocked layout", c)
 		}
 	}
 	// k+l = 32 takes two bands; the limits of k and l are fine
 	two := mustBlockedAgeBloom(t, 6, 26, 1000, 7)
-	if info, st := abInfo(t, two), abStats(t, two); info.SliceBits != 1024 || st.Slices != 32 || st.Bits != 2*32*512 {
+	if info, st := res(two.Info()).get(t), res(two.Stats()).get(t); info.SliceBits != 1024 || st.Slices != 32 || st.Bits != 2*32*512 {
 		t.Fatalf("k=6, l=26: %+v %+v", info, st)
 	}
 	for _, kl := range [][2]uint32{{1, 1}, {1, 31}, {31, 1}, {16, 16}} {
 		f := mustBlockedAgeBloom(t, kl[0], kl[1], 32, math.MaxUint32)
 		g := uint64(math.Max(1, math.Floor(32*math.Ln2/float64(kl[0]))))
-		info := abInfo(t, f)
+		info := res(f.Info()).get(t)
 		if info.K != kl[0] || info.L != kl[1] || info.SliceBits != 32 || info.Generation != g ||
-			info.Seed != math.MaxUint32 || !info.Blocked {
-			t.Fatalf("NewBlockedAgeBloom(%d, %d, 32): %+v", kl[0], kl[1], info)
+			info.Seed != math.MaxUint32 || info.Flags != AgeBloomBlocked {
+			t.Fatalf("NewAgeBloom(%d, %d, 32, blocked): %+v", kl[0], kl[1], info)
 		}
 	}
 }
@@ -715,9 +537,9 @@ func TestBlockedAgeBloomWindow(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := c.mk(t)
-			info := abInfo(t, f)
+			info := res(f.Info()).get(t)
 			W := int(info.Capacity)
-			if !info.Blocked || info.Capacity != uint64(info.L)*info.Generation {
+			if info.Flags != AgeBloomBlocked || info.Capacity != uint64(info.L)*info.Generation {
 				t.Fatalf("Info = %+v", info)
 			}
 			n := 6*W + 123 // several windows
@@ -739,7 +561,7 @@ func TestBlockedAgeBloomWindow(t *testing.T) {
 			if checked < 5*W {
 				t.Fatalf("only %d window keys checked", checked)
 			}
-			st := abStats(t, f)
+			st := res(f.Stats()).get(t)
 			if st.Inserts != uint64(n) || !(st.FPRNow > 0 && st.FPRNow < 1) {
 				t.Fatalf("Stats = %+v after %d inserts", st, n)
 			}
@@ -772,19 +594,19 @@ func TestBlockedAgeBloomAddIfAbsentAndClear(t *testing.T) {
 	if was, err := f.AddIfAbsent([]byte("click-1")); err != nil || !was {
 		t.Fatalf("second AddIfAbsent = %v, %v; want true", was, err)
 	}
-	if st := abStats(t, f); st.Inserts != 1 {
+	if st := res(f.Stats()).get(t); st.Inserts != 1 {
 		t.Fatalf("Inserts = %d, want 1 (the duplicate is not inserted)", st.Inserts)
 	}
 	must(t, f.Add([]byte{'x', 0, 'y'}))
 	if !abContains(t, f, []byte{'x', 0, 'y'}) || abContains(t, f, []byte{'x', 0}) {
 		t.Fatal("binary keys: NUL bytes must count")
 	}
-	before := abInfo(t, f)
+	before := res(f.Info()).get(t)
 	must(t, f.Clear())
-	if st := abStats(t, f); st.Inserts != 0 || st.FPRNow != 0 {
+	if st := res(f.Stats()).get(t); st.Inserts != 0 || st.FPRNow != 0 {
 		t.Fatalf("Stats after Clear = %+v", st)
 	}
-	if abInfo(t, f) != before || abContains(t, f, []byte("click-1")) {
+	if res(f.Info()).get(t) != before || abContains(t, f, []byte("click-1")) {
 		t.Fatal("Clear changed the shape or kept a key")
 	}
 }
@@ -792,21 +614,21 @@ func TestBlockedAgeBloomAddIfAbsentAndClear(t *testing.T) {
 func TestBlockedAgeBloomSizing(t *testing.T) {
 	prevBits := 0.0
 	for _, rate := range []float64{0.2, 0.1, 0.01, 0.001} {
-		k, l, fill, err := AgeBloomChooseBlocked(rate)
+		k, l, fill, err := AgeBloomChoose(rate, WithFlags(AgeBloomBlocked))
 		if err != nil || k < 1 || l < 1 || (k+l != 16 && k+l != 32) || !(fill > 0 && fill < 1) {
-			t.Fatalf("AgeBloomChooseBlocked(%g) = %d, %d, %g, %v", rate, k, l, fill, err)
+			t.Fatalf("AgeBloomChoose(%g, blocked) = %d, %d, %g, %v", rate, k, l, fill, err)
 		}
 		// the factory uses the same triple: g = ceil(capacity / l), slices
 		// of k g / -ln(1 - fill) bits rounded up to a multiple of 32
-		f, err := NewBlockedAgeBloomFor(rate, 10000, 1)
+		f, err := NewAgeBloomFor(10000, rate, WithSeed(1), WithFlags(AgeBloomBlocked))
 		must(t, err)
-		info, st := abInfo(t, f), abStats(t, f)
+		info, st := res(f.Info()).get(t), res(f.Stats()).get(t)
 		f.Close()
 		g := (10000 + uint64(l) - 1) / uint64(l)
 		bits := math.Ceil(float64(k) * float64(g) / -math.Log1p(-fill))
-		if info.K != k || info.L != l || info.Generation != g || !info.Blocked ||
+		if info.K != k || info.L != l || info.Generation != g || info.Flags != AgeBloomBlocked ||
 			info.SliceBits != uint64(math.Ceil(bits/32))*32 || info.Capacity < 10000 {
-			t.Fatalf("NewBlockedAgeBloomFor(%g, 10000) = %+v; want k %d, l %d, g %d, %g bits", rate, info, k, l, g, bits)
+			t.Fatalf("NewAgeBloomFor(10000, %g, blocked) = %+v; want k %d, l %d, g %d, %g bits", rate, info, k, l, g, bits)
 		}
 		// a stricter target costs memory
 		if st.BitsPerElement <= prevBits {
@@ -817,11 +639,7 @@ func TestBlockedAgeBloomSizing(t *testing.T) {
 }
 
 func TestBlockedAgeBloomErrors(t *testing.T) {
-	bad := []struct {
-		k, l      uint32
-		sliceBits uint64
-		want      error
-	}{
+	shapes := []ageBloomShape{
 		{30, 3, 256, ErrInvalidArgument}, // k + l > 32
 		{1, 32, 256, ErrInvalidArgument},
 		{16, 17, 256, ErrInvalidArgument},
@@ -835,18 +653,7 @@ func TestBlockedAgeBloomErrors(t *testing.T) {
 		{3, 4, 1<<40 + 1, ErrTooLarge},
 		{3, 4, math.MaxUint64, ErrTooLarge},
 	}
-	for _, c := range bad {
-		f, err := NewBlockedAgeBloom(c.k, c.l, c.sliceBits, 0)
-		if f != nil {
-			t.Errorf("NewBlockedAgeBloom(%d, %d, %d) returned a filter with the error", c.k, c.l, c.sliceBits)
-		}
-		wantStatus(t, err, c.want)
-	}
-	badFor := []struct {
-		rate     float64
-		capacity uint64
-		want     error
-	}{
+	targets := []ageBloomTarget{
 		{0.01, 0, ErrInvalidArgument},
 		{0, 1000, ErrInvalidArgument},
 		{1, 1000, ErrInvalidArgument},
@@ -859,21 +666,15 @@ func TestBlockedAgeBloomErrors(t *testing.T) {
 		{0.01, 1 << 50, ErrTooLarge},
 		{0.01, math.MaxUint64, ErrTooLarge},
 	}
-	for _, c := range badFor {
-		f, err := NewBlockedAgeBloomFor(c.rate, c.capacity, 0)
-		if f != nil {
-			t.Errorf("NewBlockedAgeBloomFor(%g, %d) returned a filter with the error", c.rate, c.capacity)
-		}
-		wantStatus(t, err, c.want)
-	}
+	checkAgeBloomRefused(t, AgeBloomBlocked, shapes, targets)
 	for _, rate := range []float64{0, 1, -0.1, 1.5, math.NaN(), math.Inf(1), math.Inf(-1)} {
-		k, l, fill, err := AgeBloomChooseBlocked(rate)
+		k, l, fill, err := AgeBloomChoose(rate, WithFlags(AgeBloomBlocked))
 		wantStatus(t, err, ErrInvalidArgument)
 		if k != 0 || l != 0 || fill != 0 {
-			t.Errorf("AgeBloomChooseBlocked(%g) failed with %d, %d, %g", rate, k, l, fill)
+			t.Errorf("AgeBloomChoose(%g, blocked) failed with %d, %d, %g", rate, k, l, fill)
 		}
 	}
-	_, _, _, err := AgeBloomChooseBlocked(1e-300)
+	_, _, _, err := AgeBloomChoose(1e-300, WithFlags(AgeBloomBlocked))
 	wantStatus(t, err, ErrTooLarge)
 }
 
@@ -884,11 +685,11 @@ func TestBlockedAgeBloomSerializeRoundTrip(t *testing.T) {
 	for _, k := range keys {
 		must(t, f.Add(k))
 	}
-	blob := abSerialize(t, f)
-	if kind, flags := binary.LittleEndian.Uint16(blob[6:]), binary.LittleEndian.Uint32(blob[8:]); kind != 2 || flags == 0 {
-		t.Fatalf("blob kind %d, flags %#x; want kind 2 with the blocked flag", kind, flags)
+	blob := res(f.Serialize()).get(t)
+	if kind, flags := binary.LittleEndian.Uint16(blob[6:]), binary.LittleEndian.Uint32(blob[8:]); kind != 2 || flags != uint32(AgeBloomBlocked) {
+		t.Fatalf("blob kind %d, flags %#x; want kind 2 with the blocked flag (AgeBloomBlocked, TF_AGE_BLOOM_BLOCKED)", kind, flags)
 	}
-	if flags := binary.LittleEndian.Uint32(abSerialize(t, mustAgeBloom(t, 3, 4, 200, 1))[8:]); flags != 0 {
+	if flags := binary.LittleEndian.Uint32(res(mustAgeBloom(t, 3, 4, 200, 1).Serialize()).get(t)[8:]); flags != 0 {
 		t.Fatalf("classic blob flags %#x, want 0", flags)
 	}
 	c, err := DeserializeAgeBloom(blob)
@@ -904,17 +705,17 @@ func TestBlockedAgeBloomSerializeRoundTrip(t *testing.T) {
 		}
 	}
 	// no false negatives for the last Capacity keys, in the copy too
-	capacity := int(abInfo(t, c).Capacity)
+	capacity := int(res(c.Info()).get(t).Capacity)
 	for _, k := range keys[len(keys)-capacity:] {
 		if !abContains(t, c, k) {
 			t.Fatalf("the copy lost %q of the window", k)
 		}
 	}
-	if !bytes.Equal(abSerialize(t, c), blob) {
+	if !bytes.Equal(res(c.Serialize()).get(t), blob) {
 		t.Fatal("the copy serializes differently")
 	}
-	if abInfo(t, c) != abInfo(t, f) || abStats(t, c) != abStats(t, f) || c.String() != f.String() {
-		t.Fatalf("copy %v %+v, original %v %+v", c, abStats(t, c), f, abStats(t, f))
+	if res(c.Info()).get(t) != res(f.Info()).get(t) || res(c.Stats()).get(t) != res(f.Stats()).get(t) || c.String() != f.String() {
+		t.Fatalf("copy %v %+v, original %v %+v", c, res(c.Stats()).get(t), f, res(f.Stats()).get(t))
 	}
 	// the copy goes on exactly as the original would (the generation
 	// counter travels too), independently
@@ -922,7 +723,7 @@ func TestBlockedAgeBloomSerializeRoundTrip(t *testing.T) {
 		must(t, c.Add(idKey('x', i)))
 		must(t, f.Add(idKey('x', i)))
 	}
-	if !bytes.Equal(abSerialize(t, c), abSerialize(t, f)) {
+	if !bytes.Equal(res(c.Serialize()).get(t), res(f.Serialize()).get(t)) {
 		t.Fatal("the same inserts into the copy and the original give other bytes")
 	}
 	must(t, f.Clear())
@@ -933,7 +734,7 @@ func TestBlockedAgeBloomSerializeRoundTrip(t *testing.T) {
 	// becomes blocked and back
 	other := mustAgeBloom(t, 2, 2, 64, 1)
 	must(t, other.UnmarshalBinary(blob))
-	if !abIsBlocked(t, other) || abInfo(t, other) != abInfo(t, mustBlockedAgeBloomFor(t, 0.01, 500, 11)) {
+	if !abIsBlocked(t, other) || res(other.Info()).get(t) != res(mustBlockedAgeBloomFor(t, 0.01, 500, 11).Info()).get(t) {
 		t.Fatalf("UnmarshalBinary of a blocked blob: %v", other)
 	}
 	must(t, other.UnmarshalBinary(readGoldenBlob(t, "age_bloom_v1")))

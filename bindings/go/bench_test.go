@@ -85,7 +85,7 @@ func TestBenchmarkReport(t *testing.T) {
 	}
 	cLoop := func(op int) func() float64 {
 		return func() float64 {
-			v := native.C_loop_ns(s.r.p, data, benchKeyLen, op, now)
+			v := native.C_loop_ns(s.obj().ptr(), data, benchKeyLen, op, now)
 			now += uint64(cfg.keys)
 			return v
 		}
@@ -170,7 +170,7 @@ func TestBenchmarkReport(t *testing.T) {
 // (a small table, so that they measure the binding rather than the cache).
 
 func benchSketch(b *testing.B) (*RecencySketch, [][]byte) {
-	s, err := NewRecencySketch(1<<12, 4, 1, 0)
+	s, err := NewRecencySketch(1<<12, 4, WithSeed(1))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -3,9 +3,7 @@ package temporalfilters
 import (
 	"fmt"
 	"math/rand"
-	"runtime"
 	"sort"
-	"sync"
 	"sync/atomic"
 	"testing"
 )
@@ -14,7 +12,7 @@ import (
 // many OS threads: every cgo call may move to another one).
 
 func TestConcurrentUpdatesNeverOlderThanTruth(t *testing.T) {
-	for _, flags := range []uint32{Concurrent, Concurrent | Blocked} {
+	for _, flags := range []RecencySketchFlags{RecencySketchConcurrent, RecencySketchConcurrent | RecencySketchBlocked} {
 		t.Run(fmt.Sprintf("flags=%d", flags), func(t *testing.T) {
 			// small enough that keys share cells across goroutines
 			s := mustNew(t, 512, 4, 3, flags)
@@ -24,90 +22,61 @@ func TestConcurrentUpdatesNeverOlderThanTruth(t *testing.T) {
 				keys[i] = fmt.Sprintf("user-%d\x00%d", i, i*7)
 			}
 			maxTime := make([][]uint64, goroutines) // per goroutine, per key: the largest time it wrote
-			var wg sync.WaitGroup
-			errs := make(chan error, goroutines+1)
-			stop := make(chan struct{})
-			for g := 0; g < goroutines; g++ {
+			for g := range maxTime {
 				maxTime[g] = make([]uint64, nkeys)
-				wg.Add(1)
-				go func(g int) {
-					defer wg.Done()
-					rng := rand.New(rand.NewSource(int64(g)))
-					mine := maxTime[g]
-					now := uint64(1)
-					for i := 0; i < ops; i++ {
-						now += uint64(rng.Intn(3)) // also equal and (below) older times
-						k := rng.Intn(nkeys)
-						ts := now
-						if rng.Intn(10) == 0 && now > 100 {
-							ts = now - 100
-						}
-						switch rng.Intn(4) {
-						case 0, 1:
-							if err := s.UpdateString(keys[k], ts); err != nil {
-								errs <- err
-								return
-							}
-						case 2:
-							k2 := rng.Intn(nkeys)
-							if err := s.UpdateBatchStrings([]string{keys[k], keys[k2]}, []uint64{ts, ts}); err != nil {
-								errs <- err
-								return
-							}
-							if ts > mine[k2] {
-								mine[k2] = ts
-							}
-						case 3:
-							if err := s.Update([]byte(keys[k]), ts); err != nil {
-								errs <- err
-								return
-							}
-						}
-						if ts > mine[k] {
-							mine[k] = ts
-						}
-						// Cells only grow: this goroutine's own writes are visible at once.
-						got, err := s.QueryString(keys[k])
-						if err != nil {
-							errs <- err
-							return
-						}
-						if got < mine[k] {
-							errs <- fmt.Errorf("goroutine %d: key %d reads %d after it wrote %d", g, k, got, mine[k])
-							return
-						}
-					}
-				}(g)
 			}
 			// a reader of the whole sketch meanwhile (allowed in concurrent mode)
-			var readers sync.WaitGroup
-			readers.Add(1)
-			go func() {
-				defer readers.Done()
-				for {
-					select {
-					case <-stop:
-						return
-					default:
-					}
-					if _, err := s.Serialize(); err != nil {
-						errs <- err
-						return
-					}
-					if _, err := s.ErrorEstimate(1000); err != nil {
-						errs <- err
-						return
-					}
-					runtime.Gosched()
+			stop := inBackground(t, func(int) error {
+				if _, err := s.Serialize(); err != nil {
+					return err
 				}
-			}()
-			wg.Wait()
-			close(stop)
-			readers.Wait()
-			close(errs)
-			for err := range errs {
-				t.Fatal(err)
-			}
+				_, err := s.ErrorEstimate(1000)
+				return err
+			})
+			inParallel(t, goroutines, func(g int) error {
+				rng := rand.New(rand.NewSource(int64(g)))
+				mine := maxTime[g]
+				now := uint64(1)
+				for i := 0; i < ops; i++ {
+					now += uint64(rng.Intn(3)) // also equal and (below) older times
+					k := rng.Intn(nkeys)
+					ts := now
+					if rng.Intn(10) == 0 && now > 100 {
+						ts = now - 100
+					}
+					switch rng.Intn(4) {
+					case 0, 1:
+						if err := s.UpdateString(keys[k], ts); err != nil {
+							return err
+						}
+					case 2:
+						k2 := rng.Intn(nkeys)
+						if err := s.UpdateBatchStrings([]string{keys[k], keys[k2]}, []uint64{ts, ts}); err != nil {
+							return err
+						}
+						if ts > mine[k2] {
+							mine[k2] = ts
+						}
+					case 3:
+						if err := s.Update([]byte(keys[k]), ts); err != nil {
+							return err
+						}
+					}
+					if ts > mine[k] {
+						mine[k] = ts
+					}
+					// Cells only grow: this goroutine's own writes are visible at once.
+					got, err := s.QueryString(keys[k])
+					if err != nil {
+						return err
+					}
+					if got < mine[k] {
+						return fmt.Errorf("goroutine %d: key %d reads %d after it wrote %d", g, k, got, mine[k])
+					}
+				}
+				return nil
+			})
+			stop()
 			for k := range keys {
 				var truth uint64
 				for g := range maxTime {
@@ -125,7 +94,7 @@ func TestConcurrentUpdatesNeverOlderThanTruth(t *testing.T) {
 }
 
 func TestConcurrentPaceNeverDoubleGrants(t *testing.T) {
-	for _, flags := range []uint32{Concurrent, Concurrent | Blocked} {
+	for _, flags := range []RecencySketchFlags{RecencySketchConcurrent, RecencySketchConcurrent | RecencySketchBlocked} {
 		t.Run(fmt.Sprintf("flags=%d", flags), func(t *testing.T) {
 			s := mustNew(t, 4096, 4, 11, flags)
 			const goroutines, ops, nkeys, interval = 8, 20000, 16, 50
@@ -135,42 +104,29 @@ func TestConcurrentPaceNeverDoubleGrants(t *testing.T) {
 				at  uint64
 			}
 			grants := make([][]grant, goroutines)
-			var wg sync.WaitGroup
-			errs := make(chan error, goroutines)
-			for g := 0; g < goroutines; g++ {
-				wg.Add(1)
-				go func(g int) {
-					defer wg.Done()
-					rng := rand.New(rand.NewSource(int64(100 + g)))
-					key := make([]byte, 9)
-					for i := 0; i < ops; i++ {
-						now := atomic.AddUint64(&clock, 1)
-						k := rng.Intn(nkeys)
-						copy(key, "client-\x00")
-						key[8] = byte(k)
-						res, err := s.Pace(key, now, interval)
-						if err != nil {
-							errs <- err
-							return
-						}
-						if res.Granted {
-							if res.NextAllowed != now+interval {
-								errs <- fmt.Errorf("granted at %d with next allowed %d", now, res.NextAllowed)
-								return
-							}
-							grants[g] = append(grants[g], grant{k, now})
-						} else if res.NextAllowed <= now {
-							errs <- fmt.Errorf("denied at %d although next allowed is %d", now, res.NextAllowed)
-							return
-						}
+			inParallel(t, goroutines, func(g int) error {
+				rng := rand.New(rand.NewSource(int64(100 + g)))
+				key := make([]byte, 9)
+				for i := 0; i < ops; i++ {
+					now := atomic.AddUint64(&clock, 1)
+					k := rng.Intn(nkeys)
+					copy(key, "client-\x00")
+					key[8] = byte(k)
+					res, err := s.Pace(key, now, interval)
+					if err != nil {
+						return err
 					}
-				}(g)
-			}
-			wg.Wait()
-			close(errs)
-			for err := range errs {
-				t.Fatal(err)
-			}
+					if res.Granted {
+						if res.NextAllowed != now+interval {
+							return fmt.Errorf("granted at %d with next allowed %d", now, res.NextAllowed)
+						}
+						grants[g] = append(grants[g], grant{k, now})
+					} else if res.NextAllowed <= now {
+						return fmt.Errorf("denied at %d although next allowed is %d", now, res.NextAllowed)
+					}
+				}
+				return nil
+			})
 			perKey := make([][]uint64, nkeys)
 			total := 0
 			for _, gs := range grants {

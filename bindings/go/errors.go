@@ -37,10 +37,19 @@ const (
 // package is an *Error whose Is method matches the sentinel of its status:
 //
 //	if errors.Is(err, temporalfilters.ErrChecksum) { ... }
+//
+// Errors also come in families, the same in every language of the library
+// (docs/conventions.md), for the callers who handle a kind of failure rather
+// than one status: ErrInvalidArgument, ErrBadBlob, ErrIncompatible,
+// ErrOutOfMemory and ErrClosed. ErrInvalidArgument, ErrIncompatible and
+// ErrOutOfMemory are also status sentinels; as a family, ErrInvalidArgument
+// matches TF_ERR_NULL, TF_ERR_INVALID_ARGUMENT and TF_ERR_TOO_LARGE (test
+// e.Status == StatusInvalidArgument for that status alone). TF_ERR_INTERNAL
+// and TF_ERR_BUFFER_TOO_SMALL belong to no family.
 var (
-	ErrNull               error = StatusNull               // a required argument was nil, or the sketch is closed
-	ErrInvalidArgument    error = StatusInvalidArgument    // an argument is out of its documented range
-	ErrOutOfMemory        error = StatusOutOfMemory        // an allocation failed
+	ErrNull               error = StatusNull               // a required argument was nil (a closed structure's calls: also ErrClosed)
+	ErrInvalidArgument    error = StatusInvalidArgument    // out of its documented range; the family: also ErrNull and ErrTooLarge
+	ErrOutOfMemory        error = StatusOutOfMemory        // an allocation failed (status and family)
 	ErrTooLarge           error = StatusTooLarge           // sizes overflow or exceed the library's limits
 	ErrBufferTooSmall     error = StatusBufferTooSmall     // an output buffer is too short
 	ErrTruncated          error = StatusTruncated          // a blob is shorter than its header says
@@ -49,9 +58,26 @@ var (
 	ErrWrongKind          error = StatusWrongKind          // a blob holds another kind of structure
 	ErrChecksum           error = StatusChecksum           // a blob's checksum does not match its bytes
 	ErrCorrupt            error = StatusCorrupt            // a blob's fields break the structure's invariants
-	ErrIncompatible       error = StatusIncompatible       // two structures differ in shape or seed
+	ErrIncompatible       error = StatusIncompatible       // two structures differ in shape or seed (status and family)
 	ErrInternal           error = StatusInternal           // a bug in the library; please report it
 )
+
+// The families that are not a status of their own.
+var (
+	// ErrBadBlob is the family of the blobs deserialize refuses:
+	// ErrTruncated, ErrBadMagic, ErrUnsupportedVersion, ErrWrongKind,
+	// ErrChecksum and ErrCorrupt.
+	ErrBadBlob error = family("bad blob")
+	// ErrClosed is the family of the calls on a closed structure (or a
+	// zero or nil one): any method after Close. Their status is
+	// TF_ERR_NULL (they match ErrNull too, not ErrInvalidArgument).
+	ErrClosed error = family("closed")
+)
+
+// family is the type of the family sentinels that are no Status.
+type family string
+
+func (f family) Error() string { return "temporalfilters: " + string(f) }
 
 // String returns the C name of the status, e.g. "TF_ERR_CHECKSUM"
 // (tf_status_string), or "TF_ERR_UNKNOWN" for a code the library does not
@@ -72,6 +98,8 @@ type Error struct {
 	Status  Status // the failing status, never StatusOK
 	Name    string // the status name, e.g. "TF_ERR_CHECKSUM"
 	Message string // the library's message, e.g. "blob checksum mismatch (...)"
+
+	closed bool // a call on a closed structure (family ErrClosed)
 }
 
 // Error formats the error as "temporalfilters: <name>: <message>".
@@ -82,32 +110,38 @@ func (e *Error) Error() string {
 	return "temporalfilters: " + e.Name + ": " + e.Message
 }
 
-// Is reports whether target is the sentinel of e's status (ErrNull, ...) or
-// an *Error with the same status.
+// Is reports whether target is the sentinel of e's status (ErrNull, ...),
+// the sentinel of its family (ErrInvalidArgument, ErrBadBlob,
+// ErrIncompatible, ErrOutOfMemory, ErrClosed) or an *Error with the same
+// status.
 func (e *Error) Is(target error) bool {
 	switch t := target.(type) {
 	case Status:
-		return t == e.Status
+		return t == e.Status || t == StatusInvalidArgument && e.isInvalidArgument()
+	case family:
+		return t == ErrClosed && e.closed || t == ErrBadBlob && e.isBadBlob()
 	case *Error:
 		return t != nil && t.Status == e.Status
 	}
 	return false
 }
 
+// isInvalidArgument: e is of the invalid argument family.
+func (e *Error) isInvalidArgument() bool {
+	switch e.Status {
+	case StatusNull, StatusInvalidArgument, StatusTooLarge:
+		return !e.closed
+	}
+	return false
+}
+
+// isBadBlob: e is of the bad blob family.
+func (e *Error) isBadBlob() bool {
+	return e.Status <= StatusTruncated && e.Status >= StatusCorrupt
+}
+
 func newError(status Status, message string) *Error {
 	return &Error{Status: status, Name: status.String(), Message: message}
-}
-
-// closedError is what every method of a closed (or zero) sketch returns; the
-// same status and message as the shared native layer gives.
-func closedError() error {
-	return closedErrorOf("RecencySketch")
-}
-
-// closedErrorOf is closedError for the structure named what ("AgeBloom",
-// ...): "the <what> is closed", as the native layer says it.
-func closedErrorOf(what string) error {
-	return newError(StatusNull, "the "+what+" is closed")
 }
 
 // panicPrefix starts the panic message of a failed native call (see

@@ -1,46 +1,16 @@
 package temporalfilters
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"temporalfilters/internal/native"
 )
-
-var allSentinels = []error{
-	ErrNull, ErrInvalidArgument, ErrOutOfMemory, ErrTooLarge, ErrBufferTooSmall, ErrTruncated,
-	ErrBadMagic, ErrUnsupportedVersion, ErrWrongKind, ErrChecksum, ErrCorrupt, ErrIncompatible,
-	ErrInternal,
-}
-
-// wantStatus checks that err is an *Error of the sentinel's status (and of
-// no other), with the status name and a message.
-func wantStatus(t *testing.T, err error, sentinel error) {
-	t.Helper()
-	if err == nil {
-		t.Fatalf("no error, want %v", sentinel)
-	}
-	var e *Error
-	if !errors.As(err, &e) {
-		t.Fatalf("error %v (%T) is not an *Error", err, err)
-	}
-	want := sentinel.(Status)
-	if e.Status != want || e.Name != want.String() {
-		t.Fatalf("error %v: status %d (%s), want %d (%s)", err, e.Status, e.Name, want, want.String())
-	}
-	if e.Message == "" {
-		t.Fatalf("error %v has no message", err)
-	}
-	for _, other := range allSentinels {
-		if errors.Is(err, other) != (other == sentinel) {
-			t.Fatalf("errors.Is(%v, %v) = %v", err, other, !(other == sentinel))
-		}
-	}
-}
 
 func TestStatusValues(t *testing.T) {
 	pairs := []struct {
@@ -77,7 +47,8 @@ func TestStatusValues(t *testing.T) {
 	if got := Status(-99).String(); got != "TF_ERR_UNKNOWN" {
 		t.Errorf("Status(-99) = %q", got)
 	}
-	if Concurrent != uint32(native.TF_RECENCY_SKETCH_CONCURRENT) || Blocked != uint32(native.TF_RECENCY_SKETCH_BLOCKED) {
+	if RecencySketchConcurrent != RecencySketchFlags(native.TF_RECENCY_SKETCH_CONCURRENT) ||
+		RecencySketchBlocked != RecencySketchFlags(native.TF_RECENCY_SKETCH_BLOCKED) {
 		t.Error("flag values differ from the C header's")
 	}
 	if ErrChecksum.Error() != "temporalfilters: TF_ERR_CHECKSUM" {
@@ -86,7 +57,7 @@ func TestStatusValues(t *testing.T) {
 }
 
 func TestErrorType(t *testing.T) {
-	_, err := NewRecencySketch(0, 4, 0, 0)
+	_, err := NewRecencySketch(0, 4)
 	wantStatus(t, err, ErrInvalidArgument)
 	var e *Error
 	errors.As(err, &e)
@@ -105,31 +76,67 @@ func TestErrorType(t *testing.T) {
 	}
 }
 
+// Every status is in the family of docs/conventions.md, and only in it; a
+// closed structure's error is in ErrClosed alone.
+func TestErrorFamilies(t *testing.T) {
+	for _, sentinel := range allSentinels {
+		st := sentinel.(Status)
+		wantStatus(t, newError(st, "a message"), sentinel)
+		wantStatus(t, fmt.Errorf("wrapped: %w", newError(st, "a message")), sentinel)
+	}
+	wantStatus(t, newError(StatusBufferTooSmall, "no family"), ErrBufferTooSmall)
+	if familyOf[StatusBufferTooSmall] != nil || familyOf[StatusInternal] != nil {
+		t.Error("TF_ERR_BUFFER_TOO_SMALL and TF_ERR_INTERNAL belong to no family")
+	}
+	var s *RecencySketch
+	_, err := s.Query([]byte("k"))
+	wantClosed(t, "Query", "RecencySketch", err)
+	if !errors.Is(err, ErrNull) || errors.Is(err, ErrInvalidArgument) || !errors.Is(err, ErrClosed) {
+		t.Errorf("closed: errors.Is ErrNull %v, ErrInvalidArgument %v, ErrClosed %v",
+			errors.Is(err, ErrNull), errors.Is(err, ErrInvalidArgument), errors.Is(err, ErrClosed))
+	}
+	// a nil argument is an invalid argument, not a closed structure
+	err = s.UnmarshalBinary(nil)
+	wantStatus(t, err, ErrNull)
+	if !errors.Is(err, ErrInvalidArgument) || errors.Is(err, ErrClosed) {
+		t.Errorf("nil argument: %v", err)
+	}
+	for _, c := range []struct {
+		family error
+		text   string
+	}{{ErrBadBlob, "temporalfilters: bad blob"}, {ErrClosed, "temporalfilters: closed"}} {
+		if c.family.Error() != c.text {
+			t.Errorf("%q, want %q", c.family.Error(), c.text)
+		}
+	}
+}
+
 func TestConstructorErrors(t *testing.T) {
 	bad := []struct {
-		width              uint64
-		depth, seed, flags uint32
-		want               error
+		width       uint64
+		depth, seed uint32
+		flags       RecencySketchFlags
+		want        error
 	}{
 		{0, 4, 0, 0, ErrInvalidArgument},
 		{100, 0, 0, 0, ErrInvalidArgument},
 		{100, 33, 0, 0, ErrInvalidArgument},
-		{100, 9, 0, Blocked, ErrInvalidArgument},
+		{100, 9, 0, RecencySketchBlocked, ErrInvalidArgument},
 		{100, 4, 0, 4, ErrInvalidArgument},
 		{100, 4, 0, 0x80000000, ErrInvalidArgument},
 		{math.MaxUint64, 2, 0, 0, ErrTooLarge},
 		{1 << 62, 4, 0, 0, ErrTooLarge},
 	}
 	for _, c := range bad {
-		s, err := NewRecencySketch(c.width, c.depth, c.seed, c.flags)
-		if s != nil {
-			t.Errorf("NewRecencySketch(%d, %d, %d, %d) returned a sketch with the error", c.width, c.depth, c.seed, c.flags)
-		}
-		wantStatus(t, err, c.want)
+		s, err := NewRecencySketch(c.width, c.depth, WithSeed(c.seed), WithFlags(c.flags))
+		wantRefused(t, fmt.Sprintf("NewRecencySketch(%d, %d, %d, %d)", c.width, c.depth, c.seed, c.flags), s, err, c.want)
 	}
 	// the largest depths are accepted
-	for _, c := range []struct{ depth, flags uint32 }{{32, 0}, {8, Blocked}} {
-		s, err := NewRecencySketch(3, c.depth, 0, c.flags)
+	for _, c := range []struct {
+		depth uint32
+		flags RecencySketchFlags
+	}{{32, 0}, {8, RecencySketchBlocked}} {
+		s, err := NewRecencySketch(3, c.depth, WithFlags(c.flags))
 		must(t, err)
 		s.Close()
 	}
@@ -137,7 +144,7 @@ func TestConstructorErrors(t *testing.T) {
 	badFor := []struct {
 		n     uint64
 		p     float64
-		flags uint32
+		flags RecencySketchFlags
 		want  error
 	}{
 		{0, 0.01, 0, ErrInvalidArgument},
@@ -148,17 +155,14 @@ func TestConstructorErrors(t *testing.T) {
 		{10, math.Inf(1), 0, ErrInvalidArgument},
 		{10, 0.01, 0x80, ErrInvalidArgument},
 		{math.MaxUint64, 1e-300, 0, ErrTooLarge},
-		{math.MaxUint64, 1e-12, Blocked, ErrTooLarge},
+		{math.MaxUint64, 1e-12, RecencySketchBlocked, ErrTooLarge},
 	}
 	for _, c := range badFor {
-		w, d, err := RecencySketchDimensions(c.n, c.p, c.flags)
+		w, d, err := RecencySketchDimensions(c.n, c.p, WithFlags(c.flags))
 		wantStatus(t, err, c.want)
 		_ = w + uint64(d)
-		s, err := NewRecencySketchFor(c.n, c.p, 0, c.flags)
-		if s != nil {
-			t.Errorf("NewRecencySketchFor(%d, %g) returned a sketch with the error", c.n, c.p)
-		}
-		wantStatus(t, err, c.want)
+		s, err := NewRecencySketchFor(c.n, c.p, WithFlags(c.flags))
+		wantRefused(t, fmt.Sprintf("NewRecencySketchFor(%d, %g)", c.n, c.p), s, err, c.want)
 	}
 }
 
@@ -186,149 +190,34 @@ func TestArgumentErrors(t *testing.T) {
 // checkClosed calls every method of s and wants a clean ErrNull.
 func checkClosed(t *testing.T, s *RecencySketch) {
 	t.Helper()
-	k := []byte("k")
-	check := func(what string, err error) {
-		t.Helper()
-		wantStatus(t, err, ErrNull)
-		if !strings.Contains(err.Error(), "closed") {
-			t.Errorf("%s: message %q does not say closed", what, err)
-		}
-	}
-	check("Update", s.Update(k, 1))
-	check("UpdateString", s.UpdateString("k", 1))
-	_, err := s.Query(k)
-	check("Query", err)
-	_, err = s.QueryString("k")
-	check("QueryString", err)
-	_, _, err = s.LastSeen(k)
-	check("LastSeen", err)
-	_, err = s.Pace(k, 1, 1)
-	check("Pace", err)
-	check("TTLInsert", s.TTLInsert(k, 1, 1))
-	_, err = s.TTLMaybeLive(k, 1)
-	check("TTLMaybeLive", err)
-	check("UpdateBatch", s.UpdateBatch([][]byte{k}, []uint64{1}))
-	check("UpdateBatchStrings", s.UpdateBatchStrings([]string{"k"}, []uint64{1}))
-	_, err = s.QueryBatch([][]byte{k})
-	check("QueryBatch", err)
-	_, err = s.QueryBatchStrings([]string{"k"})
-	check("QueryBatchStrings", err)
-	check("Clear", s.Clear())
-	_, err = s.ErrorEstimate(0)
-	check("ErrorEstimate", err)
-	_, err = s.Memory()
-	check("Memory", err)
-	_, err = s.Info()
-	check("Info", err)
-	_, err = s.Width()
-	check("Width", err)
-	_, err = s.Depth()
-	check("Depth", err)
-	_, err = s.Seed()
-	check("Seed", err)
-	_, err = s.Flags()
-	check("Flags", err)
-	_, err = s.Cells()
-	check("Cells", err)
-	_, err = s.Serialize()
-	check("Serialize", err)
-	_, err = s.MarshalBinary()
-	check("MarshalBinary", err)
-	open, err := NewRecencySketch(16, 2, 0, 0)
-	must(t, err)
-	defer open.Close()
-	check("Merge into closed", s.Merge(open))
-	check("Merge from closed", open.Merge(s))
-	if got := s.String(); got != "RecencySketch(closed)" {
-		t.Errorf("String = %q", got)
-	}
-	must(t, s.Close()) // idempotent
+	checkEveryMethodClosed(t, "RecencySketch", s, "Update UpdateString Query QueryString LastSeen Pace TTLInsert "+
+		"TTLMaybeLive UpdateBatch UpdateBatchStrings QueryBatch QueryBatchStrings Clear ErrorEstimate Info Width "+
+		"Depth Seed Flags Cells Memory Serialize MarshalBinary Merge")
+	open := mustNew(t, 16, 2, 0, 0)
+	wantClosed(t, "Merge from closed", "RecencySketch", open.Merge(s))
 }
 
 func TestClosed(t *testing.T) {
-	s, err := NewRecencySketch(64, 2, 0, Concurrent)
+	s, err := NewRecencySketch(64, 2, WithFlags(RecencySketchConcurrent))
 	must(t, err)
 	must(t, s.Update([]byte("k"), 5))
-	must(t, s.Close())
-	must(t, s.Close())
-	checkClosed(t, s)
-	// a copy of the value shares the closed sketch
-	s2, err := NewRecencySketch(64, 2, 0, 0)
+	s2, err := NewRecencySketch(64, 2)
 	must(t, err)
-	cp := *s2
-	must(t, s2.Close())
-	checkClosed(t, &cp)
+	checkClosedStates(t, checkClosed, s, s2)
 }
 
 func TestZeroAndNilSketch(t *testing.T) {
-	var zero RecencySketch
-	checkClosed(t, &zero)
-	var nilSketch *RecencySketch
-	checkClosed(t, nilSketch)
-}
-
-// corrupt returns a copy of the golden blob edited by f.
-func corrupt(t *testing.T, f func(b []byte) []byte) []byte {
-	t.Helper()
-	b := append([]byte(nil), readGoldenBlob(t, "recency_sketch_v1")...)
-	return f(b)
+	checkClosedStates(t, checkClosed)
 }
 
 func TestDeserializeErrors(t *testing.T) {
-	const payload = 20 // the payload starts after the 20-byte envelope header
-	cases := []struct {
-		name string
-		blob []byte
-		want error
-	}{
-		{"nil", nil, ErrTruncated},
-		{"empty", []byte{}, ErrTruncated},
-		{"short", []byte("TFLT"), ErrTruncated},
-		{"truncated by one", corrupt(t, func(b []byte) []byte { return b[:len(b)-1] }), ErrTruncated},
-		{"truncated to the header", corrupt(t, func(b []byte) []byte { return b[:28] }), ErrTruncated},
-		{"bad magic", corrupt(t, func(b []byte) []byte { b[0] = 'X'; return b }), ErrBadMagic},
-		{"version 2", corrupt(t, func(b []byte) []byte { b[4] = 2; return b }), ErrUnsupportedVersion},
-		{"kind 2", corrupt(t, func(b []byte) []byte { b[6] = 2; return b }), ErrWrongKind},
-		{"kind 0", corrupt(t, func(b []byte) []byte { b[6] = 0; return b }), ErrWrongKind},
-		{"a cell bit flipped", corrupt(t, func(b []byte) []byte { b[len(b)-20] ^= 1; return b }), ErrChecksum},
-		{"checksum bit flipped", corrupt(t, func(b []byte) []byte { b[len(b)-1] ^= 0x80; return b }), ErrChecksum},
-		{"trailing byte", corrupt(t, func(b []byte) []byte { return append(b, 0) }), ErrCorrupt},
-		{"undefined flag bit (resealed)", corrupt(t, func(b []byte) []byte { b[8] |= 0x10; return reseal(b) }), ErrCorrupt},
-		{"depth 0 (resealed)", corrupt(t, func(b []byte) []byte {
-			binary.LittleEndian.PutUint32(b[payload+8:], 0)
-			return reseal(b)
-		}), ErrCorrupt},
-		{"depth 33 (resealed)", corrupt(t, func(b []byte) []byte {
-			binary.LittleEndian.PutUint32(b[payload+8:], 33)
-			return reseal(b)
-		}), ErrCorrupt},
-		{"cell count off by one (resealed)", corrupt(t, func(b []byte) []byte {
-			binary.LittleEndian.PutUint64(b[payload+16:], 256*3+1)
-			return reseal(b)
-		}), ErrCorrupt},
-		{"width doubled (resealed)", corrupt(t, func(b []byte) []byte {
-			binary.LittleEndian.PutUint64(b[payload:], 512)
-			return reseal(b)
-		}), ErrCorrupt},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			s, err := DeserializeRecencySketch(c.blob)
-			if s != nil {
-				s.Close()
-				t.Fatal("a sketch came back with the error")
-			}
-			wantStatus(t, err, c.want)
-			var z RecencySketch
-			wantStatus(t, z.UnmarshalBinary(c.blob), c.want)
-			checkClosed(t, &z)
-		})
-	}
-	// The resealed edits are only rejected for their content: the same
-	// resealing of an unedited blob is accepted.
-	s, err := DeserializeRecencySketch(corrupt(t, reseal))
-	must(t, err)
-	s.Close()
+	own := readGoldenBlob(t, "recency_sketch_v1")
+	cases := append(envelopeCases(t, own),
+		blobCase{"depth 0 (resealed)", resealedWith(own, 8, putU32(0)), ErrCorrupt},
+		blobCase{"depth 33 (resealed)", resealedWith(own, 8, putU32(33)), ErrCorrupt},
+		blobCase{"cell count off by one (resealed)", resealedWith(own, 16, putU64(256*3+1)), ErrCorrupt},
+		blobCase{"width doubled (resealed)", resealedWith(own, 0, putU64(512)), ErrCorrupt})
+	checkRefusedBlobs(t, cases, DeserializeRecencySketch, checkClosed)
 }
 
 // The layer recovers only the panics of failed native calls.
@@ -366,5 +255,106 @@ func TestVersionAndClock(t *testing.T) {
 	a := NowMillis()
 	if a < 1600000000000 {
 		t.Errorf("NowMillis() = %d, before 2020", a)
+	}
+}
+
+// The options: defaults (seed 0, flags 0) when none is given, a nil one
+// ignored, and the ones a call does not take refused before anything is
+// created.
+func TestOptions(t *testing.T) {
+	s, err := NewRecencySketch(64, 2, nil)
+	must(t, err)
+	defer s.Close()
+	if info, err := s.Info(); err != nil || info.Seed != 0 || info.Flags != 0 {
+		t.Fatalf("defaults: %+v, %v", info, err)
+	}
+	s2, err := NewRecencySketch(64, 2, WithSeed(9), WithFlags(RecencySketchBlocked), WithSeed(10))
+	must(t, err)
+	defer s2.Close()
+	if info, err := s2.Info(); err != nil || info.Seed != 10 || info.Flags != RecencySketchBlocked {
+		t.Fatalf("the last WithSeed counts: %+v, %v", info, err)
+	}
+	refused := []struct {
+		what string
+		mk   func() (structure, error)
+	}{
+		{"a seed for a RateLimiter", func() (structure, error) { return NewRateLimiter(5, 100, 10, WithSeed(1)) }},
+		{"a RecencySketch's flags for a RateLimiter", func() (structure, error) {
+			return NewRateLimiter(5, 100, 10, WithFlags(RecencySketchConcurrent))
+		}},
+		{"a RateLimiter's flags for a RecencySketch", func() (structure, error) {
+			return NewRecencySketch(64, 2, WithFlags(RateLimiterExact))
+		}},
+		{"an AgeBloom's flags for a TimeBloom", func() (structure, error) {
+			return NewTimeBloomFor(100, 0.01, 1000, WithFlags(AgeBloomBlocked))
+		}},
+		{"a RateLimiter's flags for an AgeBloom", func() (structure, error) {
+			return NewAgeBloomFor(100, 0.01, WithFlags(RateLimiterFullAllow))
+		}},
+		{"an unknown AgeBloom flag", func() (structure, error) { return NewAgeBloom(3, 4, 200, WithFlags(AgeBloomFlags(2))) }},
+		{"a TimeBloom flag", func() (structure, error) { return NewTimeBloom(3, 4, 200, 100, WithFlags(TimeBloomFlags(1))) }},
+	}
+	before := atomic.LoadInt64(&liveObjects)
+	for _, c := range refused {
+		got, err := c.mk()
+		wantStatus(t, err, ErrInvalidArgument)
+		if !reflect.ValueOf(got).IsNil() {
+			got.Close()
+			t.Errorf("%s: a structure came back with the error", c.what)
+		}
+	}
+	if _, _, err := RecencySketchDimensions(100, 0.01, WithSeed(1)); err == nil {
+		t.Error("RecencySketchDimensions took a seed")
+	} else {
+		wantStatus(t, err, ErrInvalidArgument)
+	}
+	if _, _, _, err := AgeBloomChoose(0.01, WithFlags(RecencySketchBlocked)); err == nil {
+		t.Error("AgeBloomChoose took a RecencySketch's flags")
+	} else {
+		wantStatus(t, err, ErrInvalidArgument)
+	}
+	if after := atomic.LoadInt64(&liveObjects); after > before { // (finalizers may free others meanwhile)
+		t.Errorf("refused options left %d native objects", after-before)
+	}
+	// zero flags of the right type are the default
+	f, err := NewTimeBloom(3, 4, 200, 100, WithFlags(TimeBloomFlags(0)))
+	must(t, err)
+	must(t, f.Close())
+}
+
+// Every field of the Info and Stats structs comes from the native struct's
+// getter of the same name, and every getter goes to a field.
+func TestInfoStatsFields(t *testing.T) {
+	for _, c := range []struct{ goType, nativeType reflect.Type }{
+		{reflect.TypeOf(RecencySketchInfo{}), reflect.TypeOf(native.SwigcptrRecencySketchInfoNative(0))},
+		{reflect.TypeOf(RateLimiterInfo{}), reflect.TypeOf(native.SwigcptrRateLimiterInfoNative(0))},
+		{reflect.TypeOf(RateLimiterStats{}), reflect.TypeOf(native.SwigcptrRateLimiterStatsNative(0))},
+		{reflect.TypeOf(AgeBloomInfo{}), reflect.TypeOf(native.SwigcptrAgeBloomInfoNative(0))},
+		{reflect.TypeOf(AgeBloomStats{}), reflect.TypeOf(native.SwigcptrAgeBloomStatsNative(0))},
+		{reflect.TypeOf(TimeBloomInfo{}), reflect.TypeOf(native.SwigcptrTimeBloomInfoNative(0))},
+		{reflect.TypeOf(TimeBloomStats{}), reflect.TypeOf(native.SwigcptrTimeBloomStatsNative(0))},
+	} {
+		used := map[int]bool{}
+		for _, m := range nativeFields(c.goType, c.nativeType) { // (panics on a field without a getter)
+			used[m] = true
+		}
+		for m := 0; m < c.nativeType.NumMethod(); m++ {
+			if name := c.nativeType.Method(m).Name; strings.HasPrefix(name, "Get") && !used[m] {
+				t.Errorf("%v has no field for %v.%s", c.goType, c.nativeType, name)
+			}
+		}
+	}
+}
+
+// The shared vocabulary has the values of the C headers (docs/conventions.md).
+func TestVocabularyValues(t *testing.T) {
+	if Never != native.TF_NEVER || Never != 0 {
+		t.Errorf("Never = %d, TF_NEVER = %d", Never, native.TF_NEVER)
+	}
+	if RetryNever != native.TF_RETRY_NEVER || RetryNever != math.MaxUint64 {
+		t.Errorf("RetryNever = %d, TF_RETRY_NEVER = %d", RetryNever, native.TF_RETRY_NEVER)
+	}
+	if AgeBloomBlocked != AgeBloomFlags(native.TF_AGE_BLOOM_BLOCKED) {
+		t.Errorf("AgeBloomBlocked = %d, TF_AGE_BLOOM_BLOCKED = %d", AgeBloomBlocked, native.TF_AGE_BLOOM_BLOCKED)
 	}
 }

@@ -10,7 +10,7 @@ import (
 
 func Example() {
 	// Sized for 10,000 distinct keys with at most 1% too-new answers.
-	s, err := temporalfilters.NewRecencySketchFor(10000, 0.01, 42, 0)
+	s, err := temporalfilters.NewRecencySketchFor(10000, 0.01, temporalfilters.WithSeed(42))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -29,7 +29,8 @@ func Example() {
 }
 
 func ExampleRecencySketch_Pace() {
-	s, err := temporalfilters.NewRecencySketch(4096, 4, 1, temporalfilters.Concurrent)
+	s, err := temporalfilters.NewRecencySketch(4096, 4, temporalfilters.WithSeed(1),
+		temporalfilters.WithFlags(temporalfilters.RecencySketchConcurrent))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -50,7 +51,7 @@ func ExampleRecencySketch_Pace() {
 }
 
 func ExampleDeserializeRecencySketch() {
-	s, _ := temporalfilters.NewRecencySketch(64, 2, 0, 0)
+	s, _ := temporalfilters.NewRecencySketch(64, 2)
 	defer s.Close()
 	blob, _ := s.MarshalBinary()
 
@@ -68,7 +69,7 @@ func ExampleDeserializeRecencySketch() {
 
 func ExampleAgeBloom() {
 	// De-duplication over the last 100,000 events, at most 1% false positives.
-	f, err := temporalfilters.NewAgeBloomFor(0.01, 100000, 42)
+	f, err := temporalfilters.NewAgeBloomFor(100000, 0.01, temporalfilters.WithSeed(42))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -92,7 +93,7 @@ func ExampleAgeBloom() {
 
 func ExampleTimeBloom() {
 	// Keys of the last 60,000 ms, at most 1% false positives at a steady rate.
-	f, err := temporalfilters.NewTimeBloomFor(0.01, 60000, 10000, 42)
+	f, err := temporalfilters.NewTimeBloomFor(10000, 0.01, 60000, temporalfilters.WithSeed(42))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -117,7 +118,7 @@ func ExampleTimeBloom() {
 func ExampleRateLimiter() {
 	// The worked example of the rate limiter's README: at most 5 requests
 	// per second (1000 ms), in 100 ms buckets; times in ms.
-	rl, err := temporalfilters.NewRateLimiter(5, 1000, 100, 0)
+	rl, err := temporalfilters.NewRateLimiter(5, 1000, 100)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -149,7 +150,7 @@ func ExampleRateLimiter_exact() {
 	// Exact mode: never more than 1 request per 1000 ms in any window. A
 	// global limit of 100 per window caps all keys together, also a key with
 	// its own higher limit.
-	rl, err := temporalfilters.NewRateLimiter(1, 1000, 0, temporalfilters.Exact)
+	rl, err := temporalfilters.NewRateLimiter(1, 1000, 0, temporalfilters.WithFlags(temporalfilters.RateLimiterExact))
 	if err != nil {
 		log.Fatal(err)
 	}

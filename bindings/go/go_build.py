@@ -9,9 +9,11 @@ build tree, since the SWIG output is generated there:
     <stage>/cmd/<name>/main.go      a main package (an example), if any
 
 then, with the go tool confined to the build tree (GOCACHE and GOPATH
-inside it, GOPROXY=off, no network, no user configuration), it checks the
-hand-written sources (gofmt, go vet) and builds either the test binary
-(go test -c, optionally -race) or a program (go build). cgo compiles the
+inside it, GOPROXY=off, no network, no user configuration), it builds
+either the test binary (go test -c, optionally -race) or a program
+(go build), or, with --lint (the test go_lint of the suite 'go'), checks
+every hand-written source, the package, its tests and the examples: gofmt
+must list nothing and go vet must pass. cgo compiles the
 SWIG wrapper with the project's include directories and warnings, and links
 the package against the libtemporalfilters of this build, with an rpath to
 it. In a sanitized build everything is built with go -asan and CC set to the
@@ -87,26 +89,55 @@ def stage(args):
         shutil.copy(f, args.stage)
     for f in args.native:
         shutil.copy(f, native)
-    if args.main:
-        name, path = args.main
+    for name, path in mains(args):
         d = os.path.join(args.stage, 'cmd', name)
         os.makedirs(d)
         shutil.copy(path, os.path.join(d, 'main.go'))
 
 
-def run(cmd, env, cwd):
+def mains(args):
+    """The main packages to stage: (name, main.go) pairs."""
+    found = [tuple(args.main)] if args.main else []
+    for path in args.examples:
+        found.append((os.path.basename(os.path.dirname(path)), path))
+    return found
+
+
+def run(cmd, env, cwd, exit_on_failure=True):
     r = subprocess.run(cmd, env=env, cwd=cwd)
-    if r.returncode != 0:
+    if r.returncode != 0 and exit_on_failure:
         log('failed (exit status %d): %s\n  in %s with\n  %s' % (
             r.returncode, ' '.join(cmd), cwd,
             '\n  '.join('%s=%s' % (k, env[k]) for k in sorted(env) if k.startswith(('GO', 'CGO_', 'CC')))))
         sys.exit(1)
+    return r.returncode == 0
+
+
+def lint(args, env):
+    """gofmt -l and go vet over the package, its tests and the examples;
+    exits 1 after reporting every finding."""
+    sources = [f for f in args.package if f.endswith('.go')] + [path for _, path in mains(args)]
+    ok = True
+    r = subprocess.run([args.gofmt or 'gofmt', '-l'] + sources, env=env, stdout=subprocess.PIPE,
+                       universal_newlines=True)
+    print('gofmt -l: %d files checked' % len(sources))
+    if r.returncode != 0 or r.stdout.strip():
+        log('not gofmt-formatted (run gofmt -w on them):\n' + r.stdout)
+        ok = False
+    # the hand-written package with its tests, and every example (not the
+    # SWIG output of internal/native)
+    pkgs = ['.'] + ['./cmd/' + name for name, _ in mains(args)]
+    print('go vet ' + ' '.join(pkgs))
+    ok = run([args.go, 'vet'] + pkgs, env, args.stage, exit_on_failure=False) and ok
+    if not ok:
+        sys.exit(1)
+    print('gofmt and go vet: clean')
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--go', required=True, help='the go tool')
-    ap.add_argument('--gofmt', help='gofmt, to check the hand-written sources')
+    ap.add_argument('--gofmt', help='gofmt, for --lint (default: the one on PATH)')
     ap.add_argument('--stage-base', default='.', help='directory that holds the stage directories')
     ap.add_argument('--stage', required=True, help='directory to assemble the module in (wiped)')
     ap.add_argument('--cache', required=True, help='directory for GOCACHE and GOPATH')
@@ -115,37 +146,30 @@ def main():
     ap.add_argument('--native', nargs='+', required=True, help='the SWIG output (.go and _wrap.c)')
     ap.add_argument('--package', nargs='+', required=True, help='go.mod and the idiomatic package sources')
     ap.add_argument('--main', nargs=2, metavar=('NAME', 'FILE'), help='a main package to build')
+    ap.add_argument('--examples', nargs='*', default=[], help='main.go of every example (for --lint)')
+    ap.add_argument('--lint', action='store_true', help='check with gofmt and go vet instead of building')
     ap.add_argument('--sanitize', default='none', help="Meson's b_sanitize")
     ap.add_argument('--cc', default='gcc', choices=['gcc', 'clang'], help="the C compiler (Meson's compiler id)")
-    ap.add_argument('--werror', action='store_true', help='C warnings and unformatted Go sources are errors')
+    ap.add_argument('--werror', action='store_true', help='C warnings are errors')
     ap.add_argument('--race', action='store_true', help='build with the race detector')
-    ap.add_argument('--output', required=True, help='the binary to write')
+    ap.add_argument('--output', help='the binary to write (required unless --lint)')
     args = ap.parse_args()
     args.stage = os.path.join(args.stage_base, args.stage)
 
     stage(args)
     env = go_env(args)
+    if args.lint:
+        lint(args, env)
+        return
+    if not args.output:
+        ap.error('--output is required')
     flags = ['-asan'] if 'address' in args.sanitize else []
     if args.race:
         flags.append('-race')
     output = os.path.abspath(args.output)
-
-    mine = [f for f in args.package if f.endswith('.go')] + ([args.main[1]] if args.main else [])
-    if args.gofmt:
-        r = subprocess.run([args.gofmt, '-l'] + mine, env=env, stdout=subprocess.PIPE, universal_newlines=True)
-        if r.returncode != 0 or r.stdout.strip():
-            log('not gofmt-formatted (run gofmt -w on them):\n' + r.stdout)
-            if args.werror or r.returncode != 0:
-                sys.exit(1)
-
     if args.main:
-        pkg = './cmd/' + args.main[0]
-        run([args.go, 'vet', pkg], env, args.stage)
-        run([args.go, 'build'] + flags + ['-o', output, pkg], env, args.stage)
+        run([args.go, 'build'] + flags + ['-o', output, './cmd/' + args.main[0]], env, args.stage)
     else:
-        # vet the hand-written package and its tests (not the SWIG output).
-        if not args.race:
-            run([args.go, 'vet', '.'], env, args.stage)
         run([args.go, 'test', '-c'] + flags + ['-o', output, '.'], env, args.stage)
 
 

@@ -1,20 +1,14 @@
 package temporalfilters
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/hex"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 )
 
 // The golden rate limiter blobs of tests/data (rate_limiter_v1.tfb,
 // bucketed, and rate_limiter_exact_v1.tfb) and their .expected answers,
 // written by the C library (tests/make_golden.c) from the operations of
-// golden_rate_limiter() in tests/golden.h. This suite (a) reads both blobs
+// golden_rate_limiter() in tests/util/golden.h. This suite (a) reads both blobs
 // and gets every listed answer, and (b) replays the same operations through
 // this package and gets the blobs byte for byte. Nothing here is hard-coded
 // from the files: when they are regenerated, these tests follow them.
@@ -26,59 +20,19 @@ const (
 
 var goldenRateCases = []struct {
 	name  string
-	flags uint32
+	flags RateLimiterFlags
 }{
 	{"rate_limiter_v1", 0},
-	{"rate_limiter_exact_v1", Exact},
+	{"rate_limiter_exact_v1", RateLimiterExact},
 }
 
-// goldenRateAnswer is one line of a rate limiter's .expected file:
-// "<key hex> <allowed> <remaining> <retry_at>".
-type goldenRateAnswer struct {
-	key  []byte
-	want Decision
-}
-
-func readRateExpected(t *testing.T, name string) []goldenRateAnswer {
+// readRateExpected reads a rate limiter's answers: "<key hex> <allowed>
+// <remaining> <retry_at>", the decision of a peek.
+func readRateExpected(t *testing.T, name string) []goldenAnswer[Decision] {
 	t.Helper()
-	f, err := os.Open(filepath.Join(goldenDir(t), name+".expected"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []goldenRateAnswer
-	sc := bufio.NewScanner(f)
-	for line := 1; sc.Scan(); line++ {
-		text := strings.TrimSpace(sc.Text())
-		if text == "" || strings.HasPrefix(text, "#") {
-			continue
-		}
-		fields := strings.Fields(text)
-		if len(fields) != 4 {
-			t.Fatalf("%s.expected:%d: want \"<key hex> <allowed> <remaining> <retry_at>\", got %q", name, line, text)
-		}
-		var a goldenRateAnswer
-		if a.key, err = hex.DecodeString(fields[0]); err != nil {
-			t.Fatalf("%s.expected:%d: %v", name, line, err)
-		}
-		switch fields[1] {
-		case "0":
-		case "1":
-			a.want.Allowed = true
-		default:
-			t.Fatalf("%s.expected:%d: allowed must be 0 or 1, got %q", name, line, fields[1])
-		}
-		if a.want.Remaining, err = strconv.ParseUint(fields[2], 10, 64); err != nil {
-			t.Fatalf("%s.expected:%d: %v", name, line, err)
-		}
-		if a.want.RetryAt, err = strconv.ParseUint(fields[3], 10, 64); err != nil {
-			t.Fatalf("%s.expected:%d: %v", name, line, err)
-		}
-		out = append(out, a)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
+	out := readAnswers(t, name, "<key hex> <allowed> <remaining> <retry_at>", func(l expectedLine) Decision {
+		return Decision{Allowed: l.bit(1), Remaining: l.uint(2), RetryAt: l.uint(3)}
+	})
 	// "key-0" .. "key-39" in order, then the binary key; both answers among
 	// them: a file that cannot tell a broken limiter from a working one
 	// proves nothing.
@@ -104,8 +58,8 @@ func readRateExpected(t *testing.T, name string) []goldenRateAnswer {
 	return out
 }
 
-// buildGoldenRateLimiter replays golden_rate_limiter() of tests/golden.h.
-func buildGoldenRateLimiter(t *testing.T, flags uint32) *RateLimiter {
+// buildGoldenRateLimiter replays golden_rate_limiter() of tests/util/golden.h.
+func buildGoldenRateLimiter(t *testing.T, flags RateLimiterFlags) *RateLimiter {
 	t.Helper()
 	r := mustRateLimiter(t, 5, 1000, 100, flags)
 	must(t, r.SetGlobalLimit(120))
@@ -126,7 +80,7 @@ func buildGoldenRateLimiter(t *testing.T, flags uint32) *RateLimiter {
 	return r
 }
 
-func checkGoldenRateAnswers(t *testing.T, r *RateLimiter, answers []goldenRateAnswer) {
+func checkGoldenRateAnswers(t *testing.T, r *RateLimiter, answers []goldenAnswer[Decision]) {
 	t.Helper()
 	for i, a := range answers {
 		var got Decision
@@ -152,15 +106,15 @@ func TestGoldenRateLimiterRead(t *testing.T) {
 			must(t, err)
 			defer r.Close()
 			// the flags are in the envelope: exact mode or not
-			if got := uint32(blob[8]); got != c.flags {
+			if got := RateLimiterFlags(blob[8]); got != c.flags {
 				t.Fatalf("envelope flags %d, want %d", got, c.flags)
 			}
-			again := rlSerialize(t, r)
+			again := res(r.Serialize()).get(t)
 			if !bytes.Equal(again, blob) {
 				t.Fatalf("the deserialized golden limiter serializes to other bytes (%d, the blob %d; first difference at %d)",
 					len(again), len(blob), firstDiff(again, blob))
 			}
-			st := rlStats(t, r)
+			st := res(r.Stats()).get(t)
 			// 30 keys requested, plus the binary key; each tracked unless idle
 			if st.Keys == 0 || st.Keys > 31 || st.DeniedFull != 0 || st.AllowedFull != 0 {
 				t.Fatalf("Stats = %+v", st)
@@ -174,7 +128,7 @@ func TestGoldenRateLimiterRead(t *testing.T) {
 					t.Errorf("key-%d (never requested) answers %+v", i, a.want)
 				}
 			}
-			if got := rlStats(t, r); got.Keys != st.Keys {
+			if got := res(r.Stats()).get(t); got.Keys != st.Keys {
 				t.Fatalf("peeks changed the keys: %+v, before %+v", got, st)
 			}
 		})
@@ -185,29 +139,9 @@ func TestGoldenRateLimiterWrite(t *testing.T) {
 	for _, c := range goldenRateCases {
 		t.Run(c.name, func(t *testing.T) {
 			r := buildGoldenRateLimiter(t, c.flags)
-			got, err := r.MarshalBinary()
-			must(t, err)
-			want := readGoldenBlob(t, c.name)
-			if !bytes.Equal(got, want) {
-				t.Fatalf("rebuilt limiter: %d bytes, differs from the golden blob (%d bytes) at byte %d",
-					len(got), len(want), firstDiff(got, want))
-			}
+			checkGoldenBytes(t, r, c.name)
 			// and the rebuilt limiter gives the recorded answers itself
 			checkGoldenRateAnswers(t, r, readRateExpected(t, c.name))
 		})
-	}
-}
-
-// TestGoldenRateLimiterChecksum: the golden rate limiter blobs carry the
-// same checksum as every blob (and so the tests may reseal edited copies).
-func TestGoldenRateLimiterChecksum(t *testing.T) {
-	for _, c := range goldenRateCases {
-		blob := readGoldenBlob(t, c.name)
-		if got := reseal(append([]byte(nil), blob...)); !bytes.Equal(got, blob) {
-			t.Errorf("%s: the checksum differs from MurmurHash3 of the bytes before it", c.name)
-		}
-		if kind := int(blob[6]) | int(blob[7])<<8; kind != 4 {
-			t.Errorf("%s: kind %d, want 4", c.name, kind)
-		}
 	}
 }

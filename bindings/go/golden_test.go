@@ -14,7 +14,7 @@ import (
 )
 
 // The golden blobs of tests/data are written by the C library
-// (tests/make_golden.c) from the operations of tests/golden.h. Every binding
+// (tests/make_golden.c) from the operations of tests/util/golden.h. Every binding
 // reads them and gets the answers listed in the .expected files, and
 // rebuilds them through its own layer byte for byte: since every language
 // writes exactly these bytes and reads them, a blob written by one language
@@ -23,15 +23,15 @@ import (
 type goldenCase struct {
 	name  string // file name without extension
 	width uint64
-	flags uint32
+	flags RecencySketchFlags
 }
 
 var goldenCases = []goldenCase{
 	{"recency_sketch_v1", 256, 0},
-	{"recency_sketch_blocked_v1", 96, Blocked | Concurrent},
+	{"recency_sketch_blocked_v1", 96, RecencySketchBlocked | RecencySketchConcurrent},
 }
 
-// goldenBinaryKey is the key with NUL bytes of tests/golden.h.
+// goldenBinaryKey is the key with NUL bytes of tests/util/golden.h.
 var goldenBinaryKey = []byte{0x00, 'b', 'i', 'n', 0x00, 0xff, 0x7f}
 
 func goldenDir(t *testing.T) string {
@@ -52,42 +52,98 @@ func readGoldenBlob(t *testing.T, name string) []byte {
 	return blob
 }
 
-type expectedAnswer struct {
-	key  []byte
-	last uint64
+// expectedLine is one answer line of a .expected file: the file, the line
+// number and the fields, for the messages.
+type expectedLine struct {
+	t      *testing.T
+	where  string // "<name>.expected:<line>"
+	fields []string
 }
 
-func readExpected(t *testing.T, name string) []expectedAnswer {
+// readExpectedLines reads the answers of <name>.expected, every line but the
+// empty ones and the comments (#), each with the fields that form names, one
+// per "<...>"
+// (e.g. "<hex key> <time>").
+func readExpectedLines(t *testing.T, name, form string) []expectedLine {
 	t.Helper()
 	f, err := os.Open(filepath.Join(goldenDir(t), name+".expected"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []expectedAnswer
+	var out []expectedLine
 	sc := bufio.NewScanner(f)
 	for line := 1; sc.Scan(); line++ {
 		text := strings.TrimSpace(sc.Text())
 		if text == "" || strings.HasPrefix(text, "#") {
 			continue
 		}
-		fields := strings.Fields(text)
-		if len(fields) != 2 {
-			t.Fatalf("%s.expected:%d: want \"<hex key> <time>\", got %q", name, line, text)
+		l := expectedLine{t, fmt.Sprintf("%s.expected:%d", name, line), strings.Fields(text)}
+		if len(l.fields) != strings.Count(form, "<") {
+			t.Fatalf("%s: want %q, got %q", l.where, form, text)
 		}
-		key, err := hex.DecodeString(fields[0])
-		if err != nil {
-			t.Fatalf("%s.expected:%d: %v", name, line, err)
-		}
-		last, err := strconv.ParseUint(fields[1], 10, 64)
-		if err != nil {
-			t.Fatalf("%s.expected:%d: %v", name, line, err)
-		}
-		out = append(out, expectedAnswer{key, last})
+		out = append(out, l)
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
+	return out
+}
+
+// key is the line's key, its first field in hex.
+func (l expectedLine) key() []byte {
+	l.t.Helper()
+	key, err := hex.DecodeString(l.fields[0])
+	if err != nil {
+		l.t.Fatalf("%s: %v", l.where, err)
+	}
+	return key
+}
+
+// uint is field i, a decimal number.
+func (l expectedLine) uint(i int) uint64 {
+	l.t.Helper()
+	v, err := strconv.ParseUint(l.fields[i], 10, 64)
+	if err != nil {
+		l.t.Fatalf("%s: %v", l.where, err)
+	}
+	return v
+}
+
+// bit is field i, 0 or 1.
+func (l expectedLine) bit(i int) bool {
+	l.t.Helper()
+	switch l.fields[i] {
+	case "0":
+		return false
+	case "1":
+		return true
+	}
+	l.t.Fatalf("%s: field %d must be 0 or 1, got %q", l.where, i+1, l.fields[i])
+	return false
+}
+
+// goldenAnswer is a key of a .expected file and the answer A listed for it.
+type goldenAnswer[A any] struct {
+	key  []byte
+	want A
+}
+
+// readAnswers reads the answers of <name>.expected (readExpectedLines),
+// each line's answer taken by answer.
+func readAnswers[A any](t *testing.T, name, form string, answer func(l expectedLine) A) []goldenAnswer[A] {
+	t.Helper()
+	var out []goldenAnswer[A]
+	for _, l := range readExpectedLines(t, name, form) {
+		out = append(out, goldenAnswer[A]{l.key(), answer(l)})
+	}
+	return out
+}
+
+// readExpected reads a recency sketch's answers: "<hex key> <time>".
+func readExpected(t *testing.T, name string) []goldenAnswer[uint64] {
+	t.Helper()
+	out := readAnswers(t, name, "<hex key> <time>", func(l expectedLine) uint64 { return l.uint(1) })
 	// GOLDEN_RS_KEYS string keys plus the binary key.
 	if len(out) != 251 {
 		t.Fatalf("%s.expected: %d answers, want 251", name, len(out))
@@ -95,7 +151,20 @@ func readExpected(t *testing.T, name string) []expectedAnswer {
 	return out
 }
 
-// buildGolden replays tests/golden.h through this binding, one call per
+// checkGoldenBytes wants s to serialize (MarshalBinary) to the golden blob
+// name, byte for byte.
+func checkGoldenBytes(t *testing.T, s structure, name string) {
+	t.Helper()
+	got, err := s.MarshalBinary()
+	must(t, err)
+	want := readGoldenBlob(t, name)
+	if !bytes.Equal(got, want) {
+		t.Fatalf("rebuilt %v: %d bytes, differs from the golden blob %s (%d bytes) at byte %d",
+			s, len(got), name, len(want), firstDiff(got, want))
+	}
+}
+
+// buildGolden replays tests/util/golden.h through this binding, one call per
 // operation (batch: through UpdateBatch, in the same order).
 func buildGolden(t *testing.T, c goldenCase, batch bool) *RecencySketch {
 	t.Helper()
@@ -154,11 +223,11 @@ func TestGoldenRead(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if got != a.last {
-					t.Errorf("Query(%q) = %d, want %d", a.key, got, a.last)
+				if got != a.want {
+					t.Errorf("Query(%q) = %d, want %d", a.key, got, a.want)
 				}
 				sawBinary = sawBinary || bytes.Equal(a.key, goldenBinaryKey)
-				sawNever = sawNever || a.last == Never
+				sawNever = sawNever || a.want == Never
 			}
 			if !sawBinary || !sawNever {
 				t.Errorf("expected answers lack the binary key (%v) or a never-seen key (%v)", sawBinary, sawNever)
@@ -168,8 +237,8 @@ func TestGoldenRead(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i, a := range answers {
-				if got[i] != a.last {
-					t.Errorf("QueryBatch[%d] (%q) = %d, want %d", i, a.key, got[i], a.last)
+				if got[i] != a.want {
+					t.Errorf("QueryBatch[%d] (%q) = %d, want %d", i, a.key, got[i], a.want)
 				}
 			}
 			again, err := s.Serialize()
@@ -187,16 +256,7 @@ func TestGoldenWrite(t *testing.T) {
 	for _, c := range goldenCases {
 		for _, batch := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/batch=%v", c.name, batch), func(t *testing.T) {
-				s := buildGolden(t, c, batch)
-				got, err := s.MarshalBinary()
-				if err != nil {
-					t.Fatal(err)
-				}
-				want := readGoldenBlob(t, c.name)
-				if !bytes.Equal(got, want) {
-					t.Fatalf("rebuilt sketch: %d bytes, differs from the golden blob (%d bytes) at byte %d",
-						len(got), len(want), firstDiff(got, want))
-				}
+				checkGoldenBytes(t, buildGolden(t, c, batch), c.name)
 			})
 		}
 	}

@@ -1,89 +1,341 @@
 package temporalfilters
 
 import (
+	"encoding"
+	"fmt"
+	"io"
+	"math"
+	"reflect"
 	"runtime"
+	"strings"
+	"sync"
 	"sync/atomic"
 )
 
-// handle owns one native object of the Bloom filters (AgeBloom, TimeBloom):
-// the address of its SWIG handle (a *AgeBloomNative, ...), freed by Close
-// or, as a safety net, by the finalizer. It is a separate allocation so that
-// the finalizer can be set on it even when the filter value lives inside
-// another value (as os.File does), and copies of a filter value share it.
-// RecencySketch has its own rsHandle, the same thing for its type.
+// This file is the one mechanism behind the four structures (RecencySketch,
+// AgeBloom, TimeBloom, RateLimiter): the lifetime of their native object,
+// the closed checks, the recovery of failed native calls into errors, and
+// serialization. Each structure adds only its kind (name, destructor,
+// deserializer) and one line per method.
+
+// handle owns one native object: the address of its SWIG handle (a
+// *AgeBloomNative, ...), freed by Close or, as a safety net, by the
+// finalizer. It is a separate allocation so that the finalizer can be set
+// on it even when the structure value lives inside another value (as
+// os.File does), and copies of a structure value share it.
 type handle struct {
 	p    uintptr // 0 once freed
-	kind *handleKind
+	kind *kind
 }
 
-// handleKind describes one native class.
-type handleKind struct {
-	name string          // "AgeBloom": for the messages
-	del  func(p uintptr) // frees the native object (the SWIG destructor)
+// kind describes the native class of one structure.
+type kind struct {
+	name        string                                      // "AgeBloom": for the messages
+	del         func(p uintptr)                             // frees the native object (the SWIG destructor)
+	deserialize func(blob []byte, maxMemory uint64) uintptr // the native deserialize (0 after a failure, which panics first)
 }
+
+// structure is what every structure of the package implements.
+type structure interface {
+	encoding.BinaryMarshaler
+	encoding.BinaryUnmarshaler
+	io.Closer
+	fmt.Stringer
+	Memory() (uint64, error)
+	Serialize() ([]byte, error)
+}
+
+var _ = []structure{(*RecencySketch)(nil), (*AgeBloom)(nil), (*TimeBloom)(nil), (*RateLimiter)(nil)}
+
+// newKind describes the structure called name whose SWIG class is P, with
+// the class's destructor and deserialize factory (with a memory limit; I is
+// the class's Go interface, which P implements).
+func newKind[P nativeObject, I interface{ Swigcptr() uintptr }](name string, del func(I),
+	deserialize func([]byte, uint64) I) *kind {
+	return &kind{
+		name:        name,
+		del:         func(p uintptr) { del(any(P(p)).(I)) },
+		deserialize: func(blob []byte, maxMemory uint64) uintptr { return deserialize(blob, maxMemory).Swigcptr() },
+	}
+}
+
+// holder is the shape of every structure type (RecencySketch, AgeBloom,
+// TimeBloom, RateLimiter are each a struct{ h *handle }), so that a
+// *AgeBloom converts to a *holder and the code below serves all four.
+type holder struct {
+	h *handle
+}
+
+// liveObjects counts the native objects not yet freed, of every structure
+// (for the tests).
+var liveObjects int64
 
 func (h *handle) free() {
 	if h.p != 0 {
 		h.kind.del(h.p)
 		h.p = 0
-		atomic.AddInt64(&liveSketches, -1)
+		atomic.AddInt64(&liveObjects, -1)
 	}
 }
 
-// ptr returns the native address, 0 when h is nil or freed.
-func (h *handle) ptr() uintptr {
-	if h == nil {
+// arm counts h as live and sets its finalizer.
+func (h *handle) arm() {
+	atomic.AddInt64(&liveObjects, 1)
+	runtime.SetFinalizer(h, (*handle).free)
+}
+
+// nativeObject is what every SWIG class of the structures has: it is a
+// pointer-sized handle with the methods the shared code calls.
+type nativeObject interface {
+	~uintptr
+	Memory() uint64
+	Serialized_size() uint64
+	Serialize_into([]byte)
+}
+
+// object is one structure value (nil, zero, open or closed) with its kind:
+// what every method of the structure works through. P is the SWIG class.
+type object[P nativeObject] struct {
+	x *holder // nil for a nil structure pointer
+	k *kind
+}
+
+// ptr returns the native object, 0 when the structure is nil, zero or
+// closed.
+func (o object[P]) ptr() P {
+	if o.x == nil || o.x.h == nil {
 		return 0
 	}
-	return h.p
+	return P(o.x.h.p)
 }
 
-// closeHandle frees the native object now and disarms the finalizer; it is
-// idempotent and accepts nil.
-func closeHandle(h *handle) {
-	if h != nil {
-		h.free()
-		runtime.SetFinalizer(h, nil)
+// closed is the error of every call on a closed (or zero, or nil)
+// structure: status TF_ERR_NULL, family ErrClosed, and the message the
+// native layer gives, "the <Name> is closed".
+func (o object[P]) closed() error {
+	e := newError(StatusNull, "the "+o.k.name+" is closed")
+	e.closed = true
+	return e
+}
+
+// keepAlive keeps the handle (and so its native object) alive until here.
+func (o object[P]) keepAlive() {
+	if o.x != nil {
+		runtime.KeepAlive(o.x.h)
 	}
+}
+
+// call runs op on the native object of o: the closed error when there is
+// none, the *Error of a failed native call (recovered from its panic),
+// else op's result. It is the body of nearly every method.
+func call[P nativeObject, T any](o object[P], op func(p P) T) (v T, err error) {
+	defer catch(&err)
+	p := o.ptr()
+	if p == 0 {
+		return v, o.closed()
+	}
+	v = op(p)
+	o.keepAlive()
+	return v, nil
+}
+
+// run is call for an op without a result.
+func run[P nativeObject](o object[P], op func(p P)) error {
+	_, err := call(o, func(p P) struct{} {
+		op(p)
+		return struct{}{}
+	})
+	return err
+}
+
+// close frees the native object now and disarms the finalizer; it is
+// idempotent and accepts nil and zero structures. It always returns nil.
+func (o object[P]) close() error {
+	if o.x != nil && o.x.h != nil {
+		o.x.h.free()
+		runtime.SetFinalizer(o.x.h, nil)
+	}
+	return nil
+}
+
+// memory is the Memory method of every structure.
+func (o object[P]) memory() (uint64, error) {
+	return call(o, func(p P) uint64 { return p.Memory() })
+}
+
+// serialize is the Serialize method of every structure: the size, then the
+// bytes written into a slice of that size (a size that changed in between
+// fails with ErrBufferTooSmall).
+func (o object[P]) serialize() ([]byte, error) {
+	size, err := call(o, func(p P) uint64 { return p.Serialized_size() })
+	if err != nil {
+		return nil, err
+	}
+	if size > math.MaxInt {
+		return nil, newError(StatusTooLarge, "the serialized "+o.k.name+" does not fit in a Go slice")
+	}
+	blob := make([]byte, int(size))
+	if err := run(o, func(p P) { p.Serialize_into(blob) }); err != nil {
+		return nil, err
+	}
+	return blob, nil
 }
 
 // adopt takes ownership of the native object at p, just returned by a
 // constructor or factory of the native layer, and arms the finalizer.
-func adopt(kind *handleKind, p uintptr) (*handle, error) {
+func adopt(k *kind, p uintptr) (*handle, error) {
 	if p == 0 {
-		// The native layer reports every failure before returning NULL.
-		return nil, newError(StatusInternal, "the native layer returned no "+kind.name+" and no error")
+		return nil, noObject(k)
 	}
-	h := &handle{p: p, kind: kind}
-	atomic.AddInt64(&liveSketches, 1)
-	runtime.SetFinalizer(h, (*handle).free)
+	h := &handle{p: p, kind: k}
+	h.arm()
 	return h, nil
 }
 
-// replaceHandle installs the new native object p in *hp, for
-// UnmarshalBinary: a zero filter gets a handle, an open one frees its old
-// object, a closed one is open again (with its finalizer armed again).
-func replaceHandle(hp **handle, kind *handleKind, p uintptr) error {
-	if *hp == nil {
-		h, err := adopt(kind, p)
-		if err != nil {
-			return err
-		}
-		*hp = h
-		return nil
+// noObject is the error of a native layer that returned nothing without
+// reporting a failure (it always reports one before returning NULL).
+func noObject(k *kind) error {
+	return newError(StatusInternal, "the native layer returned no "+k.name+" and no error")
+}
+
+// create runs a native constructor or factory and takes its result:
+// create(k, func() uintptr { return native.NewAgeBloomNative(...).Swigcptr() }).
+func create(k *kind, ctor func() uintptr) (h *handle, err error) {
+	defer catch(&err)
+	return adopt(k, ctor())
+}
+
+// unmarshal is the UnmarshalBinary method of every structure: it replaces
+// the native object of the structure (zero, open or closed) with the one in
+// data. A zero structure gets a handle, an open one frees its old object, a
+// closed one is open again (with its finalizer armed again). On error the
+// structure is unchanged.
+func (o object[P]) unmarshal(data []byte) (err error) {
+	if o.x == nil {
+		return newError(StatusNull, "UnmarshalBinary into a nil *"+o.k.name)
+	}
+	defer catch(&err)
+	p := o.k.deserialize(blobArg(data), 0)
+	if o.x.h == nil {
+		o.x.h, err = adopt(o.k, p)
+		return err
 	}
 	if p == 0 {
-		return newError(StatusInternal, "the native layer returned no "+kind.name+" and no error")
+		return noObject(o.k)
 	}
-	h := *hp
+	h := o.x.h
 	old := h.p
 	h.p = p
 	if old == 0 {
-		// It was closed, so its finalizer was cleared: arm it again.
-		atomic.AddInt64(&liveSketches, 1)
-		runtime.SetFinalizer(h, (*handle).free)
+		h.arm() // it was closed, so its finalizer was cleared
 	} else {
-		kind.del(old)
+		o.k.del(old)
 	}
 	return nil
+}
+
+// noBytes stands for an empty blob: the C library rejects a NULL blob
+// pointer (TF_ERR_NULL), but in Go a nil and an empty slice are the same
+// blob, which is too short (ErrTruncated).
+var noBytes = make([]byte, 0, 1)
+
+func blobArg(b []byte) []byte {
+	if len(b) == 0 {
+		return noBytes
+	}
+	return b
+}
+
+// construct runs a native constructor or factory of the structure T
+// (kind k) and wraps the new object in a *T.
+func construct[T ~struct{ h *handle }](k *kind, ctor func() uintptr) (*T, error) {
+	h, err := create(k, ctor)
+	if err != nil {
+		return nil, err
+	}
+	t := T(holder{h})
+	return &t, nil
+}
+
+// deserializeAs is the Deserialize<Name> function of the structure T (kind
+// k, flags F), which takes the option WithMaxMemory.
+func deserializeAs[T ~struct{ h *handle }, F Flags](k *kind, blob []byte, opts []Option) (*T, error) {
+	o, _, err := configure[F]("Deserialize"+k.name, optMaxMemory, opts)
+	if err != nil {
+		return nil, err
+	}
+	return construct[T](k, func() uintptr { return k.deserialize(blobArg(blob), o.maxMemory) })
+}
+
+// nativeStruct is the body of the Info and Stats methods: get returns the
+// native struct, which becomes a T (fromNative).
+func nativeStruct[T any, P nativeObject, N any](o object[P], get func(P) N, del func(N)) (T, error) {
+	return call(o, func(p P) T { return fromNative[T](get(p), del) })
+}
+
+// nativeStructOf is nativeStruct as a function of the structure, for the
+// methods without arguments.
+func nativeStructOf[T any, P nativeObject, N any](get func(P) N, del func(N)) func(object[P]) (T, error) {
+	return func(o object[P]) (T, error) { return nativeStruct[T](o, get, del) }
+}
+
+// fromNative converts n, an info or stats struct the native layer returned
+// (a copy the caller owns, freed here with del), into T, the Go struct of
+// the same fields: each field of T takes the value of n's getter of the same
+// name (FPRNow from GetFpr_now: names compared without case and
+// underscores), converted to the field's type. A field without a getter is
+// a bug of this package (TestInfoStatsFields checks every struct).
+func fromNative[T any, N any](n N, del func(N)) (v T) {
+	defer del(n)
+	out := reflect.ValueOf(&v).Elem()
+	in := reflect.ValueOf(n)
+	for i, m := range nativeFields(out.Type(), in.Type()) {
+		out.Field(i).Set(in.Method(m).Call(nil)[0].Convert(out.Field(i).Type()))
+	}
+	return v
+}
+
+// nativeFields maps the fields of the Go struct to the getters of the SWIG
+// struct: for each field, the index of its getter among the methods. The
+// plans are computed once per pair of types.
+func nativeFields(goType, nativeType reflect.Type) []int {
+	type pair struct{ goType, nativeType reflect.Type }
+	key := pair{goType, nativeType}
+	if plan, ok := fieldPlans.Load(key); ok {
+		return plan.([]int)
+	}
+	getters := map[string]int{}
+	for m := 0; m < nativeType.NumMethod(); m++ {
+		if name := nativeType.Method(m).Name; strings.HasPrefix(name, "Get") {
+			getters[fieldKey(name[len("Get"):])] = m
+		}
+	}
+	plan := make([]int, goType.NumField())
+	for i := range plan {
+		m, ok := getters[fieldKey(goType.Field(i).Name)]
+		if !ok {
+			panic("temporalfilters: " + nativeType.String() + " has no getter of " + goType.Name() + "." +
+				goType.Field(i).Name)
+		}
+		plan[i] = m
+	}
+	fieldPlans.Store(key, plan)
+	return plan
+}
+
+var fieldPlans sync.Map
+
+// fieldKey is a field's name without case and underscores.
+func fieldKey(name string) string {
+	return strings.ToLower(strings.ReplaceAll(name, "_", ""))
+}
+
+// describe is the String method of every structure: "<name>(<what format
+// says of what get returns>)", or "<name>(closed)".
+func describe[S any](name string, get func() (S, error), format func(S) string) string {
+	s, err := get()
+	if err != nil {
+		return name + "(closed)"
+	}
+	return name + "(" + format(s) + ")"
 }

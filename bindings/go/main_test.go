@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 func waitFreed(want int64, limit time.Duration) int64 {
 	deadline := time.Now().Add(limit)
 	for {
-		n := atomic.LoadInt64(&liveSketches)
+		n := atomic.LoadInt64(&liveObjects)
 		if n <= want || time.Now().After(deadline) {
 			return n
 		}
@@ -48,20 +48,20 @@ func waitFreed(want int64, limit time.Duration) int64 {
 }
 
 func TestFinalizerFreesUnclosedSketches(t *testing.T) {
-	before := atomic.LoadInt64(&liveSketches)
+	before := atomic.LoadInt64(&liveObjects)
 	func() {
 		for i := 0; i < 50; i++ {
-			s, err := NewRecencySketch(1024, 4, uint32(i), Concurrent)
+			s, err := NewRecencySketch(1024, 4, WithSeed(uint32(i)), WithFlags(RecencySketchConcurrent))
 			must(t, err)
 			must(t, s.Update([]byte("k"), 1))
 			// dropped without Close
 		}
 		var z RecencySketch
-		blob := mustSerialize(t, mustNew(t, 8, 1, 0, 0))
+		blob := res(mustNew(t, 8, 1, 0, 0).Serialize()).get(t)
 		must(t, z.UnmarshalBinary(blob))
 		// z dropped without Close too
 	}()
-	if got := atomic.LoadInt64(&liveSketches); got < before+51 {
+	if got := atomic.LoadInt64(&liveObjects); got < before+51 {
 		t.Fatalf("%d live sketches, want at least %d", got, before+51)
 	}
 	if left := waitFreed(before+1, 10*time.Second); left > before+1 { // +1: mustNew's, closed at cleanup

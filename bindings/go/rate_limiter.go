@@ -1,27 +1,25 @@
 package temporalfilters
 
 import (
-	"encoding"
 	"errors"
 	"fmt"
-	"io"
-	"math"
-	"runtime"
 
 	"temporalfilters/internal/native"
 )
 
-// Creation flags of a RateLimiter (bitwise OR); any other bit is rejected.
+// The creation flags of a RateLimiter (WithFlags), the C library's
+// TF_RATE_LIMITER_* values.
 const (
-	// Exact keeps the times of each key's last Limit grants: never more than
-	// Limit grants in any window of length Window (no over-admission).
-	Exact uint32 = 1
-	// FullAllow admits the requests of new keys without tracking them when
-	// the table holds SetMaxKeys keys and none is idle (fail open): allowed
-	// with Remaining 0, yet still held to the global limit and charged to
-	// it. Without it they are denied with RetryAt = RetryNever (fail
-	// closed).
-	FullAllow uint32 = 2
+	// RateLimiterExact keeps the times of each key's last Limit grants:
+	// never more than Limit grants in any window of length Window (no
+	// over-admission).
+	RateLimiterExact RateLimiterFlags = 1
+	// RateLimiterFullAllow admits the requests of new keys without tracking
+	// them when the table holds SetMaxKeys keys and none is idle (fail
+	// open): allowed with Remaining 0, yet still held to the global limit
+	// and charged to it. Without it they are denied with RetryAt =
+	// RetryNever (fail closed).
+	RateLimiterFullAllow RateLimiterFlags = 2
 )
 
 // The ranges of a RateLimiter's limits (temporalfilters/rate_limiter.h).
@@ -31,12 +29,6 @@ const (
 	RateLimiterMaxBuckets     uint64 = 4096    // Window / BucketWidth, bucketed mode
 	RateLimiterMaxExactGlobal uint64 = 1 << 24 // global limit, Exact mode
 )
-
-// RetryNever is the RetryAt of a denial that waiting cannot turn into a
-// grant: n above the key's (or the global) limit, or a full table that
-// denies new keys. It is math.MaxUint64, the C library's UINT64_MAX, which
-// Go represents as it is.
-const RetryNever uint64 = math.MaxUint64
 
 // Decision is the answer of RateLimiter.Acquire and RateLimiter.Peek.
 //
@@ -51,7 +43,7 @@ type Decision struct {
 	// Remaining is the number of permits the key has left in the window
 	// after the decision (after a denial: what it has now), bounded by the
 	// global window's when a global limit is set, granted or not (0 for a
-	// new key admitted untracked by FullAllow, and for a key a reclaim
+	// new key admitted untracked by RateLimiterFullAllow, and for a key a reclaim
 	// horizon denies).
 	Remaining uint64
 	// RetryAt is 0 when allowed; otherwise the earliest time at which the
@@ -89,61 +81,72 @@ func (d Decision) String() string {
 	return fmt.Sprintf("denied (remaining %d, retry at %d)", d.Remaining, d.RetryAt)
 }
 
-// RateLimiterStats holds the counters of a RateLimiter.
+// RateLimiterInfo holds the parameters of a RateLimiter.
+type RateLimiterInfo struct {
+	Limit       uint64           // the default limit: requests per window and key
+	Window      uint64           // the window's length, in the caller's time unit
+	BucketWidth uint64           // the width of a bucket (bucketed mode); 0 with RateLimiterExact
+	Flags       RateLimiterFlags // the creation flags
+	GlobalLimit uint64           // the global limit over all keys (SetGlobalLimit); 0 when none
+	MaxKeys     uint64           // the most keys tracked at once (SetMaxKeys); 0 for no bound
+}
+
+// RateLimiterStats holds the counters of a RateLimiter and its memory.
 type RateLimiterStats struct {
 	Keys        uint64 // keys tracked now
 	Reclaimed   uint64 // idle keys reclaimed so far
 	DeniedFull  uint64 // requests of new keys denied because the table was full
-	AllowedFull uint64 // requests of new keys admitted untracked because it was full (FullAllow)
+	AllowedFull uint64 // requests of new keys admitted untracked because it was full (RateLimiterFullAllow)
+	Memory      uint64 // bytes of C memory held (as Memory)
 }
 
 // RateLimiter is the sliding-window rate limiter: "may this key make another
 // request now?" Each key may make at most Limit requests per Window time
 // units (the caller's unit). Two modes:
 //
-//   - bucketed (flags 0; the seed's algorithm): the window is split into
-//     Window/BucketWidth buckets, a key's state is a fixed ring of bucket
-//     counts. A bucket leaves the window as a whole, so a request may be
-//     admitted up to BucketWidth-1 time units early: a key never gets more
-//     than Limit grants within any Window-BucketWidth+1 time units, and so
-//     at most 2*Limit within a window of length Window (a burst at the end
+//   - bucketed (flags 0; the algorithm of the Rate Limiter README): the window
+//     is split into Window/BucketWidth buckets, a key's state is a fixed ring
+//     of bucket counts. A bucket leaves the window as a whole, so a request
+//     may be admitted up to BucketWidth-1 time units early: a key never gets
+//     more than Limit grants within any Window-BucketWidth+1 time units, and
+//     so at most 2*Limit within a window of length Window (a burst at the end
 //     of a bucket and another the moment that bucket leaves; random traffic
-//     gets far less). Memory: a 47-byte record per key for 10 buckets and
-//     keys of up to 16 bytes (25 + 2*(buckets+1) in general; longer keys
-//     are stored apart), in a table kept 76-85% full: 55-62 bytes per key
-//     (Memory reports the total).
-//   - Exact: a key keeps the times of its last Limit grants; never more than
-//     Limit grants in any half-open interval (t-Window, t]. Memory: a
-//     33-byte record per key in the same table and a ring of 16 + 8*Limit
+//     gets far less). Memory: a 47-byte record per key for 10 buckets and keys
+//     of up to 16 bytes (25 + 2*(buckets+1) in general; longer keys are stored
+//     apart), in a table kept 76-85% full: 55-62 bytes per key (Memory reports
+//     the total).
+//   - RateLimiterExact: a key keeps the times of its last Limit grants; never
+//     more than Limit grants in any half-open interval (t-Window, t]. Memory:
+//     a 33-byte record per key in the same table and a ring of 16 + 8*Limit
 //     bytes.
 //
-// A global limit (SetGlobalLimit) caps all keys together in the same
-// window; a key with its own limit (SetKeyLimit) is still held to it, and
-// so is a new key admitted untracked by FullAllow. With a global limit set,
-// every decision consults both windows (see Decision).
+// A global limit (SetGlobalLimit) caps all keys together in the same window;
+// a key with its own limit (SetKeyLimit) is still held to it, and so is a
+// new key admitted untracked by RateLimiterFullAllow. With a global limit
+// set, every decision consults both windows (see Decision).
 //
 // A key is idle once a whole window has passed since its latest request.
 // Idle keys are reclaimed a few slots at a time, never by a full scan: 4
 // slots of the key's shard when a new key is inserted, and 8 slots of
-// another shard (round robin) every 16th request of a shard. A reclaimed
-// key starts afresh; since another key's later time may reclaim a key whose
-// own clock runs behind, each shard remembers its reclaim horizon (the
-// latest time + Window of any key it reclaimed), and a key it does not
-// track that asks before the horizon is denied until then (RetryAt = the
-// horizon, Remaining 0): a lagging clock never earns a key extra permits.
-// SetMaxKeys bounds the number of tracked keys (see there; Stats counts
-// the new keys denied or admitted untracked).
+// another shard (round robin) every 16th request of a shard. A reclaimed key
+// starts afresh; since another key's later time may reclaim a key whose own
+// clock runs behind, each shard remembers its reclaim horizon (the latest
+// time + Window of any key it reclaimed), and a key it does not track that
+// asks before the horizon is denied until then (RetryAt = the horizon,
+// Remaining 0): a lagging clock never earns a key extra permits. SetMaxKeys
+// bounds the number of tracked keys (see there; Stats counts the new keys
+// denied or admitted untracked).
 //
 // Timestamps are uint64 in the caller's unit, >= 1 (0 is rejected with
-// ErrInvalidArgument). Acquire first brings the key's window, and the
-// global window, to its now, granted or not; a clock that goes backwards is
+// ErrInvalidArgument). Acquire first brings the key's window, and the global
+// window, to its now, granted or not; a clock that goes backwards is
 // clamped, per key and for the global window, to the latest time seen, so
 // nothing is forgotten early. Peek moves no clock. RetryAt values are
-// timestamps too; RetryNever (math.MaxUint64) means the request can never
-// be granted.
+// timestamps too; RetryNever (math.MaxUint64) means the request can never be
+// granted.
 //
-// Thread safety: every method may be called from any number of goroutines
-// at once (the C limiter has 64 sharded locks; decisions on one key are
+// Thread safety: every method may be called from any number of goroutines at
+// once (the C limiter has 64 sharded locks; decisions on one key are
 // linearizable), except Close and UnmarshalBinary, which need exclusive use
 // (see Serialize for snapshots taken under load).
 //
@@ -154,67 +157,21 @@ type RateLimiter struct {
 	h *handle
 }
 
-var rateLimiterKind = &handleKind{
-	name: "RateLimiter",
-	del:  func(p uintptr) { native.DeleteRateLimiterNative(native.SwigcptrRateLimiterNative(p)) },
-}
-
-var (
-	_ encoding.BinaryMarshaler   = (*RateLimiter)(nil)
-	_ encoding.BinaryUnmarshaler = (*RateLimiter)(nil)
-	_ io.Closer                  = (*RateLimiter)(nil)
-	_ fmt.Stringer               = (*RateLimiter)(nil)
-)
-
-func newRateLimiter(n native.RateLimiterNative) (*RateLimiter, error) {
-	h, err := adopt(rateLimiterKind, n.Swigcptr())
-	if err != nil {
-		return nil, err
-	}
-	return &RateLimiter{h: h}, nil
-}
-
 // NewRateLimiter creates a limiter that grants each key at most limit
 // requests per window time units.
 //
 // limit is >= 1 (at most RateLimiterMaxKeyLimit, RateLimiterMaxExactLimit
-// with Exact); window >= 1; bucketWidth (bucketed mode) divides window, with
-// window/bucketWidth <= RateLimiterMaxBuckets; with Exact it is ignored and
-// may be 0. flags is 0 or an OR of Exact and FullAllow.
+// with RateLimiterExact); window >= 1; bucketWidth (bucketed mode) divides
+// window, with window/bucketWidth <= RateLimiterMaxBuckets; with
+// RateLimiterExact it is ignored and may be 0. Option: WithFlags
+// (RateLimiterExact, RateLimiterFullAllow; default 0). A limiter hashes
+// with no seed: WithSeed is refused.
 // Errors: ErrInvalidArgument, ErrOutOfMemory.
-func NewRateLimiter(limit, window, bucketWidth uint64, flags uint32) (r *RateLimiter, err error) {
-	defer catch(&err)
-	return newRateLimiter(native.NewRateLimiterNative(limit, window, bucketWidth, uint(flags)))
-}
-
-// DeserializeRateLimiter creates a limiter from a blob written by Serialize
-// (in any language): its parameters, global window, overrides, max keys,
-// counters, reclaim horizon and every tracked key's state. The blob is
-// checked completely first. Errors: ErrTruncated, ErrBadMagic, ErrUnsupportedVersion,
-// ErrWrongKind, ErrChecksum, ErrCorrupt, ErrOutOfMemory.
-func DeserializeRateLimiter(blob []byte) (r *RateLimiter, err error) {
-	defer catch(&err)
-	return newRateLimiter(native.RateLimiterNativeDeserialize(blobArg(blob)))
-}
-
-// ptr returns the native handle, 0 when the limiter is closed, zero or nil.
-func (r *RateLimiter) ptr() native.SwigcptrRateLimiterNative {
-	if r == nil {
-		return 0
-	}
-	return native.SwigcptrRateLimiterNative(r.h.ptr())
-}
-
-func rateLimiterClosed() error { return closedErrorOf("RateLimiter") }
-
-// Close frees the limiter's C memory. It is idempotent and always returns
-// nil; afterwards every method returns an error wrapping ErrNull. Close must
-// not run concurrently with other calls on the same limiter.
-func (r *RateLimiter) Close() error {
-	if r != nil {
-		closeHandle(r.h)
-	}
-	return nil
+func NewRateLimiter(limit, window, bucketWidth uint64, opts ...Option) (*RateLimiter, error) {
+	return build[RateLimiter](rateLimiterKind, "NewRateLimiter", optFlags, opts,
+		func(_ uint32, flags RateLimiterFlags) uintptr {
+			return native.NewRateLimiterNative(limit, window, bucketWidth, uint(flags)).Swigcptr()
+		})
 }
 
 // SetGlobalLimit caps all keys together at limit permits per window (0
@@ -222,20 +179,13 @@ func (r *RateLimiter) Close() error {
 // whether the key allows or not: a request is granted only when both the
 // key and the global window allow it, Remaining is the smaller of the two
 // and RetryAt the later (see Decision). A key with its own limit, and a new
-// key admitted untracked by FullAllow, are held to it too. Setting it
-// starts the global window empty (the keys' own windows are kept). In Exact
+// key admitted untracked by RateLimiterFullAllow, are held to it too. Setting it
+// starts the global window empty (the keys' own windows are kept). In RateLimiterExact
 // mode the global window keeps limit timestamps (8 bytes each; at most
 // RateLimiterMaxExactGlobal). Errors: ErrInvalidArgument, ErrOutOfMemory
-// (nothing changed), ErrNull (closed).
-func (r *RateLimiter) SetGlobalLimit(limit uint64) (err error) {
-	defer catch(&err)
-	p := r.ptr()
-	if p == 0 {
-		return rateLimiterClosed()
-	}
-	p.Set_global_limit(limit)
-	runtime.KeepAlive(r)
-	return nil
+// (nothing changed), ErrClosed.
+func (r *RateLimiter) SetGlobalLimit(limit uint64) error {
+	return run(r.obj(), func(p rlNative) { p.Set_global_limit(limit) })
 }
 
 // SetKeyLimit gives key its own limit instead of the default (0 removes the
@@ -243,16 +193,9 @@ func (r *RateLimiter) SetGlobalLimit(limit uint64) (err error) {
 // the key is still held to the global limit. Lowering the limit of a key
 // below what it holds denies it until enough permits leave (Exact mode
 // keeps its newest grants that fit). Errors: ErrInvalidArgument (limit
-// above the mode's maximum), ErrOutOfMemory, ErrNull (closed).
-func (r *RateLimiter) SetKeyLimit(key []byte, limit uint64) (err error) {
-	defer catch(&err)
-	p := r.ptr()
-	if p == 0 {
-		return rateLimiterClosed()
-	}
-	p.Set_key_limit(key, limit)
-	runtime.KeepAlive(r)
-	return nil
+// above the mode's maximum), ErrOutOfMemory, ErrClosed.
+func (r *RateLimiter) SetKeyLimit(key []byte, limit uint64) error {
+	return run(r.obj(), func(p rlNative) { p.Set_key_limit(key, limit) })
 }
 
 // SetKeyLimitString is SetKeyLimit with a string key (its bytes, e.g. UTF-8).
@@ -266,50 +209,38 @@ func (r *RateLimiter) SetKeyLimitString(key string, limit uint64) error {
 // a search that found nothing, the next 63 new keys look at their own shard
 // only). When none is found its request is denied with Remaining 0 and
 // RetryAt = RetryNever (counted in RateLimiterStats.DeniedFull), or with
-// FullAllow admitted without being tracked: allowed with Remaining 0, still
+// RateLimiterFullAllow admitted without being tracked: allowed with Remaining 0, still
 // held to the global limit and charged to it (counted in AllowedFull when
 // granted). Peek answers a new key the same way, looking for an idle key
 // without reclaiming it and counting nothing. Keys already tracked are not
 // affected, and a bound below the keys tracked now evicts nobody.
-// Errors: ErrNull (closed).
-func (r *RateLimiter) SetMaxKeys(maxKeys uint64) (err error) {
-	defer catch(&err)
-	p := r.ptr()
-	if p == 0 {
-		return rateLimiterClosed()
-	}
-	p.Set_max_keys(maxKeys)
-	runtime.KeepAlive(r)
-	return nil
+// Errors: ErrClosed.
+func (r *RateLimiter) SetMaxKeys(maxKeys uint64) error {
+	return run(r.obj(), func(p rlNative) { p.Set_max_keys(maxKeys) })
 }
 
 // decide is Acquire (take) or Peek.
-func (r *RateLimiter) decide(key []byte, now, n uint64, take bool) (d Decision, err error) {
-	defer catch(&err)
-	p := r.ptr()
-	if p == 0 {
-		return Decision{}, rateLimiterClosed()
-	}
-	var out [2]uint64 // remaining, retry at
-	var allowed int
-	if take {
-		allowed = p.Acquire(key, now, n, &out[0], &out[1])
-	} else {
-		allowed = p.Peek(key, now, n, &out[0], &out[1])
-	}
-	runtime.KeepAlive(r)
-	return Decision{Allowed: allowed != 0, Remaining: out[0], RetryAt: out[1]}, nil
+func (r *RateLimiter) decide(key []byte, now, n uint64, take bool) (Decision, error) {
+	return call(r.obj(), func(p rlNative) (d Decision) {
+		decide := p.Peek
+		if take {
+			decide = p.Acquire
+		}
+		d.Allowed = decide(key, now, n, &d.Remaining, &d.RetryAt) != 0
+		return d
+	})
 }
 
 // Acquire asks for n (>= 1) permits for key at time now (>= 1) and takes
 // them when allowed; a denial takes nothing. Granted or not, it first
-// brings the key's window (and the global window) to now, like the seed's
-// step 1: a later call with an earlier time is clamped to it. n above the
+// brings the key's window (and the global window) to now, like step 1 of
+// the Rate Limiter README: a later call with an earlier time is clamped to
+// it. n above the
 // key's limit (or the global limit) is denied with RetryAt = RetryNever;
-// so is a new key when the table is full (SetMaxKeys) without FullAllow.
+// so is a new key when the table is full (SetMaxKeys) without RateLimiterFullAllow.
 // With a global limit, see Decision for how both windows decide.
 // Errors: ErrInvalidArgument (now or n is 0), ErrOutOfMemory (the table
-// could not grow; nothing changed), ErrNull (closed).
+// could not grow; nothing changed), ErrClosed.
 func (r *RateLimiter) Acquire(key []byte, now, n uint64) (Decision, error) {
 	return r.decide(key, now, n, true)
 }
@@ -345,48 +276,28 @@ func (r *RateLimiter) AllowString(key string, now uint64) (bool, error) {
 // Every argument is checked before any decision, so a refused call changes
 // nothing. Errors: ErrInvalidArgument (len(times) != len(keys), a zero
 // time, n is 0, even for an empty batch), ErrOutOfMemory (a key could not
-// be tracked; the decisions before it stand but are not returned), ErrNull
-// (closed).
+// be tracked; the decisions before it stand but are not returned), ErrClosed.
 func (r *RateLimiter) AcquireBatch(keys [][]byte, times []uint64, n uint64) ([]Decision, error) {
-	if r.ptr() == 0 {
-		return nil, rateLimiterClosed()
-	}
-	pk, err := packBytes(keys)
-	if err != nil {
-		return nil, err
-	}
-	return r.acquirePacked(pk, times, n)
+	return acquireBatch(r, keys, times, n)
 }
 
 // AcquireBatchStrings is AcquireBatch with string keys.
 func (r *RateLimiter) AcquireBatchStrings(keys []string, times []uint64, n uint64) ([]Decision, error) {
-	if r.ptr() == 0 {
-		return nil, rateLimiterClosed()
-	}
-	pk, err := packStrings(keys)
-	if err != nil {
-		return nil, err
-	}
-	return r.acquirePacked(pk, times, n)
+	return acquireBatch(r, keys, times, n)
 }
 
-func (r *RateLimiter) acquirePacked(pk *packedKeys, times []uint64, n uint64) (ds []Decision, err error) {
-	defer pk.release()
-	defer catch(&err)
-	p := r.ptr()
-	if p == 0 {
-		return nil, rateLimiterClosed()
-	}
-	count := len(pk.lens)
-	allowed := make([]int32, count)
-	out := make([]uint64, 2*count) // remaining, then retry at
-	p.Acquire_batch(pk.data, pk.lens, times, n, allowed, out[:count:count], out[count:])
-	runtime.KeepAlive(r)
-	ds = make([]Decision, count)
-	for i := range ds {
-		ds[i] = Decision{Allowed: allowed[i] != 0, Remaining: out[i], RetryAt: out[count+i]}
-	}
-	return ds, nil
+func acquireBatch[K key](r *RateLimiter, keys []K, times []uint64, n uint64) ([]Decision, error) {
+	return batch(r.obj(), keys, func(p rlNative, data []byte, lens []int32) []Decision {
+		count := len(lens)
+		allowed := make([]int32, count)
+		out := make([]uint64, 2*count) // remaining, then retry at
+		p.Acquire_batch(data, lens, times, n, allowed, out[:count:count], out[count:])
+		ds := make([]Decision, count)
+		for i := range ds {
+			ds[i] = Decision{Allowed: allowed[i] != 0, Remaining: out[i], RetryAt: out[count+i]}
+		}
+		return ds
+	})
 }
 
 // Peek is the decision Acquire would make at now, without changing
@@ -394,7 +305,7 @@ func (r *RateLimiter) acquirePacked(pk *packedKeys, times []uint64, n uint64) (d
 // global window's), no key created or reclaimed; on a full table it looks
 // for an idle key without removing it, and it counts nothing in Stats. The
 // serialized state is the same before and after. Errors: ErrInvalidArgument
-// (now or n is 0), ErrNull (closed).
+// (now or n is 0), ErrClosed.
 func (r *RateLimiter) Peek(key []byte, now, n uint64) (Decision, error) {
 	return r.decide(key, now, n, false)
 }
@@ -408,16 +319,9 @@ func (r *RateLimiter) PeekString(key string, now, n uint64) (Decision, error) {
 // for a request that was not served after all; they go back to the global
 // window too (the same buckets, or grant times, as the key's, if they are
 // still in it). A key not tracked is a no-op. Errors: ErrInvalidArgument
-// (now is 0), ErrNull (closed).
-func (r *RateLimiter) Refund(key []byte, now, n uint64) (err error) {
-	defer catch(&err)
-	p := r.ptr()
-	if p == 0 {
-		return rateLimiterClosed()
-	}
-	p.Refund(key, now, n)
-	runtime.KeepAlive(r)
-	return nil
+// (now is 0), ErrClosed.
+func (r *RateLimiter) Refund(key []byte, now, n uint64) error {
+	return run(r.obj(), func(p rlNative) { p.Refund(key, now, n) })
 }
 
 // RefundString is Refund with a string key.
@@ -426,16 +330,9 @@ func (r *RateLimiter) RefundString(key string, now, n uint64) error {
 }
 
 // Reset forgets key's requests (its override, if any, stays). The permits
-// it took stay counted in the global window. Errors: ErrNull (closed).
-func (r *RateLimiter) Reset(key []byte) (err error) {
-	defer catch(&err)
-	p := r.ptr()
-	if p == 0 {
-		return rateLimiterClosed()
-	}
-	p.Reset(key)
-	runtime.KeepAlive(r)
-	return nil
+// it took stay counted in the global window. Errors: ErrClosed.
+func (r *RateLimiter) Reset(key []byte) error {
+	return run(r.obj(), func(p rlNative) { p.Reset(key) })
 }
 
 // ResetString is Reset with a string key.
@@ -443,53 +340,17 @@ func (r *RateLimiter) ResetString(key string) error {
 	return r.Reset(stringBytes(key))
 }
 
-// Stats returns the counters. Each is read atomically, but under concurrent
-// use they are not one snapshot. Errors: ErrNull (closed).
-func (r *RateLimiter) Stats() (st RateLimiterStats, err error) {
-	defer catch(&err)
-	p := r.ptr()
-	if p == 0 {
-		return RateLimiterStats{}, rateLimiterClosed()
-	}
-	ns := p.Stats()
-	defer native.DeleteRateLimiterStatsNative(ns)
-	st = RateLimiterStats{
-		Keys:        ns.GetKeys(),
-		Reclaimed:   ns.GetReclaimed(),
-		DeniedFull:  ns.GetDenied_full(),
-		AllowedFull: ns.GetAllowed_full(),
-	}
-	runtime.KeepAlive(r)
-	return st, nil
-}
+// Stats returns the counters and the memory. Each counter is read
+// atomically, but under concurrent use they are not one snapshot; the memory
+// takes each shard's lock in turn. Errors: ErrClosed.
+func (r *RateLimiter) Stats() (RateLimiterStats, error) { return rateLimiterStats(r.obj()) }
 
-// Keys returns the number of keys tracked now. Errors: ErrNull (closed).
-func (r *RateLimiter) Keys() (n uint64, err error) {
-	defer catch(&err)
-	p := r.ptr()
-	if p == 0 {
-		return 0, rateLimiterClosed()
-	}
-	ns := p.Stats()
-	defer native.DeleteRateLimiterStatsNative(ns)
-	n = ns.GetKeys()
-	runtime.KeepAlive(r)
-	return n, nil
-}
+// Info returns the limiter's parameters: those it was created with, the
+// global limit and the bound on keys. Errors: ErrClosed.
+func (r *RateLimiter) Info() (RateLimiterInfo, error) { return rateLimiterInfo(r.obj()) }
 
-// Memory returns the bytes of C memory held by the limiter: its tables,
-// the exact mode's rings, the global window and the overrides (it takes
-// each shard's lock in turn). Errors: ErrNull (closed).
-func (r *RateLimiter) Memory() (bytes uint64, err error) {
-	defer catch(&err)
-	p := r.ptr()
-	if p == 0 {
-		return 0, rateLimiterClosed()
-	}
-	bytes = p.Memory()
-	runtime.KeepAlive(r)
-	return bytes, nil
-}
+// Keys returns the number of keys tracked now. Errors: ErrClosed.
+func (r *RateLimiter) Keys() (uint64, error) { v, err := r.Stats(); return v.Keys, err }
 
 // serializeAttempts bounds the retries of Serialize when the limiter grows
 // or shrinks between measuring and writing (other goroutines at work).
@@ -505,54 +366,17 @@ const serializeAttempts = 16
 // holds every lock while it writes, but rate_limiter.h promises a snapshot
 // of one moment only for a limiter not modified meanwhile; when the size
 // changes between measuring and writing, it is measured and written again.
-// Errors: ErrNull (closed), ErrBufferTooSmall (the size kept changing).
+// Errors: ErrClosed, ErrBufferTooSmall (the size kept changing).
 func (r *RateLimiter) Serialize() (blob []byte, err error) {
 	for attempt := 1; ; attempt++ {
-		blob, err = r.serializeOnce()
+		blob, err = r.obj().serialize()
 		if err == nil || !errors.Is(err, ErrBufferTooSmall) || attempt == serializeAttempts {
 			return blob, err
 		}
 	}
 }
 
-func (r *RateLimiter) serializeOnce() (blob []byte, err error) {
-	defer catch(&err)
-	p := r.ptr()
-	if p == 0 {
-		return nil, rateLimiterClosed()
-	}
-	size := p.Serialized_size()
-	if size > math.MaxInt {
-		return nil, newError(StatusTooLarge, "the serialized RateLimiter does not fit in a Go slice")
-	}
-	blob = make([]byte, int(size))
-	p.Serialize_into(blob)
-	runtime.KeepAlive(r)
-	return blob, nil
-}
-
-// MarshalBinary implements encoding.BinaryMarshaler; it is Serialize.
-func (r *RateLimiter) MarshalBinary() ([]byte, error) {
-	return r.Serialize()
-}
-
-// UnmarshalBinary implements encoding.BinaryUnmarshaler: it replaces the
-// state of r (zero, open or closed) with the limiter in data, which it does
-// not retain. On error r is unchanged. Needs exclusive use of r.
-func (r *RateLimiter) UnmarshalBinary(data []byte) (err error) {
-	defer catch(&err)
-	if r == nil {
-		return newError(StatusNull, "UnmarshalBinary into a nil *RateLimiter")
-	}
-	n := native.RateLimiterNativeDeserialize(blobArg(data))
-	return replaceHandle(&r.h, rateLimiterKind, n.Swigcptr())
-}
-
 // String describes the limiter, e.g. "RateLimiter(12 keys)".
 func (r *RateLimiter) String() string {
-	n, err := r.Keys()
-	if err != nil {
-		return "RateLimiter(closed)"
-	}
-	return fmt.Sprintf("RateLimiter(%d keys)", n)
+	return describe("RateLimiter", r.Keys, func(n uint64) string { return fmt.Sprintf("%d keys", n) })
 }

@@ -39,27 +39,25 @@ func wantDecisions(t *testing.T, what string, got, want []Decision) {
 // first permit to leave (with its bucket at 1000, or at 10 + 1000 in Exact
 // mode); a key may come several times in one batch.
 func TestRateLimiterBatchAnswersInOrder(t *testing.T) {
-	for _, mode := range bothRateModes {
-		t.Run(mode.name, func(t *testing.T) {
-			exact := mode.flags&Exact != 0
-			r := mustRateLimiter(t, 2, 1000, 100, mode.flags)
-			wantDecisions(t, "a, a, a, b", rlAcquireBatch(t, r, []string{"a", "a", "a", "b"}, []uint64{10, 20, 30, 40}, 1),
-				[]Decision{allowed(1), allowed(0), denied(0, pick(exact, 1010, 1000)), allowed(1)})
-			// n for every key; []byte keys are the same keys
-			ds, err := r.AcquireBatch([][]byte{[]byte("b"), []byte("c")}, []uint64{50, 50}, 2)
-			must(t, err)
-			wantDecisions(t, "b, c with n = 2", ds, []Decision{denied(1, pick(exact, 1040, 1000)), allowed(0)})
-			wantDecisions(t, "later", rlAcquireBatch(t, r, []string{"a", "b"}, []uint64{2000, 2000}, 1),
-				[]Decision{allowed(1), allowed(1)})
-			wantDecisions(t, "later", rlAcquireBatch(t, r, []string{"a", "b"}, []uint64{2001, 2001}, 1),
-				[]Decision{allowed(0), allowed(0)})
-			wantDecisions(t, "later", rlAcquireBatch(t, r, []string{"a", "b"}, []uint64{2002, 2002}, 1),
-				[]Decision{denied(0, 3000), denied(0, 3000)})
-			if st := rlStats(t, r); st.Keys != 3 {
-				t.Fatalf("Stats = %+v", st)
-			}
-		})
-	}
+	inBothRateModes(t, func(t *testing.T, mode rateMode) {
+		exact := mode.flags&RateLimiterExact != 0
+		r := mustRateLimiter(t, 2, 1000, 100, mode.flags)
+		wantDecisions(t, "a, a, a, b", rlAcquireBatch(t, r, []string{"a", "a", "a", "b"}, []uint64{10, 20, 30, 40}, 1),
+			[]Decision{allowed(1), allowed(0), denied(0, pick(exact, 1010, 1000)), allowed(1)})
+		// n for every key; []byte keys are the same keys
+		ds, err := r.AcquireBatch([][]byte{[]byte("b"), []byte("c")}, []uint64{50, 50}, 2)
+		must(t, err)
+		wantDecisions(t, "b, c with n = 2", ds, []Decision{denied(1, pick(exact, 1040, 1000)), allowed(0)})
+		wantDecisions(t, "later", rlAcquireBatch(t, r, []string{"a", "b"}, []uint64{2000, 2000}, 1),
+			[]Decision{allowed(1), allowed(1)})
+		wantDecisions(t, "later", rlAcquireBatch(t, r, []string{"a", "b"}, []uint64{2001, 2001}, 1),
+			[]Decision{allowed(0), allowed(0)})
+		wantDecisions(t, "later", rlAcquireBatch(t, r, []string{"a", "b"}, []uint64{2002, 2002}, 1),
+			[]Decision{denied(0, 3000), denied(0, 3000)})
+		if st := res(r.Stats()).get(t); st.Keys != 3 {
+			t.Fatalf("Stats = %+v", st)
+		}
+	})
 }
 
 // The twin of the C suite's test_acquire_batch_equals_single_calls: random
@@ -83,9 +81,9 @@ func TestRateLimiterBatchEqualsSingleCalls(t *testing.T) {
 		}
 	}
 	for _, c := range []struct {
-		flags   uint32
+		flags   RateLimiterFlags
 		maxKeys uint64
-	}{{0, 0}, {Exact, 0}, {0, 120}, {Exact, 120}, {FullAllow, 120}, {Exact | FullAllow, 120}} {
+	}{{0, 0}, {RateLimiterExact, 0}, {0, 120}, {RateLimiterExact, 120}, {RateLimiterFullAllow, 120}, {RateLimiterExact | RateLimiterFullAllow, 120}} {
 		c := c
 		t.Run(fmt.Sprintf("flags %d, max keys %d", c.flags, c.maxKeys), func(t *testing.T) {
 			single := mustRateLimiter(t, 4, 1000, 100, c.flags)
@@ -95,7 +93,7 @@ func TestRateLimiterBatchEqualsSingleCalls(t *testing.T) {
 				must(t, r.SetKeyLimitString("k7", 9))
 				must(t, r.SetMaxKeys(c.maxKeys))
 			}
-			rng := rand.New(rand.NewSource(int64(31 + c.flags + uint32(c.maxKeys))))
+			rng := rand.New(rand.NewSource(int64(31 + uint32(c.flags) + uint32(c.maxKeys))))
 			now := uint64(1)
 			var granted, refused, largest int
 			for done, b := 0, 0; done < total; b++ {
@@ -139,14 +137,14 @@ func TestRateLimiterBatchEqualsSingleCalls(t *testing.T) {
 			if largest <= 64 {
 				t.Fatalf("no batch beyond the native layer's 64-key chunks (largest %d)", largest)
 			}
-			st := rlStats(t, batch)
-			if want := rlStats(t, single); st != want {
+			st := res(batch.Stats()).get(t)
+			if want := res(single.Stats()).get(t); st != want {
 				t.Fatalf("Stats: batch %+v, single calls %+v", st, want)
 			}
 			if c.maxKeys != 0 && st.DeniedFull+st.AllowedFull == 0 {
 				t.Fatalf("the key bound was never reached: %+v", st)
 			}
-			if a, b := rlSerialize(t, single), rlSerialize(t, batch); !bytes.Equal(a, b) {
+			if a, b := res(single.Serialize()).get(t), res(batch.Serialize()).get(t); !bytes.Equal(a, b) {
 				t.Fatalf("the twins serialize differently (%d and %d bytes, first difference at %d)", len(a), len(b), firstDiff(a, b))
 			}
 		})
@@ -156,67 +154,65 @@ func TestRateLimiterBatchEqualsSingleCalls(t *testing.T) {
 // Every bad argument is refused before any decision: no key created, no
 // clock moved, the same bytes.
 func TestRateLimiterBatchBadArguments(t *testing.T) {
-	for _, mode := range bothRateModes {
-		t.Run(mode.name, func(t *testing.T) {
-			r := mustRateLimiter(t, 2, 100, 10, mode.flags)
-			must(t, r.SetGlobalLimit(50))
-			wantDecision(t, "x", rlAcquire(t, r, "x", 5, 1), allowed(1))
-			before := rlSerialize(t, r)
-			xyz := []string{"x", "y", "z"}
-			for _, c := range []struct {
-				what  string
-				keys  []string
-				times []uint64
-				n     uint64
-				msg   string
-			}{
-				{"fewer times", xyz, []uint64{6, 7}, 1, "one timestamp per key"},
-				{"more times", xyz, []uint64{6, 7, 8, 9}, 1, "one timestamp per key"},
-				{"no times", xyz, nil, 1, "one timestamp per key"},
-				{"times without keys", nil, []uint64{6}, 1, "one timestamp per key"},
-				{"a zero time", xyz, []uint64{6, 7, 0}, 1, "times[2]"},
-				{"n 0", xyz, []uint64{6, 7, 8}, 0, "n must be"},
-				{"n 0, no keys", nil, nil, 0, "n must be"},
-			} {
-				ds, err := r.AcquireBatchStrings(c.keys, c.times, c.n)
-				wantStatus(t, err, ErrInvalidArgument)
-				if ds != nil {
-					t.Errorf("%s: decisions %v with the error", c.what, ds)
-				}
-				if !strings.Contains(err.Error(), c.msg) {
-					t.Errorf("%s: message %q lacks %q", c.what, err, c.msg)
-				}
-				bkeys := make([][]byte, len(c.keys))
-				for i, k := range c.keys {
-					bkeys[i] = []byte(k)
-				}
-				_, err = r.AcquireBatch(bkeys, c.times, c.n)
-				wantStatus(t, err, ErrInvalidArgument)
+	inBothRateModes(t, func(t *testing.T, mode rateMode) {
+		r := mustRateLimiter(t, 2, 100, 10, mode.flags)
+		must(t, r.SetGlobalLimit(50))
+		wantDecision(t, "x", rlAcquire(t, r, "x", 5, 1), allowed(1))
+		before := res(r.Serialize()).get(t)
+		xyz := []string{"x", "y", "z"}
+		for _, c := range []struct {
+			what  string
+			keys  []string
+			times []uint64
+			n     uint64
+			msg   string
+		}{
+			{"fewer times", xyz, []uint64{6, 7}, 1, "one timestamp per key"},
+			{"more times", xyz, []uint64{6, 7, 8, 9}, 1, "one timestamp per key"},
+			{"no times", xyz, nil, 1, "one timestamp per key"},
+			{"times without keys", nil, []uint64{6}, 1, "one timestamp per key"},
+			{"a zero time", xyz, []uint64{6, 7, 0}, 1, "times[2]"},
+			{"n 0", xyz, []uint64{6, 7, 8}, 0, "n must be"},
+			{"n 0, no keys", nil, nil, 0, "n must be"},
+		} {
+			ds, err := r.AcquireBatchStrings(c.keys, c.times, c.n)
+			wantStatus(t, err, ErrInvalidArgument)
+			if ds != nil {
+				t.Errorf("%s: decisions %v with the error", c.what, ds)
 			}
-			if !bytes.Equal(rlSerialize(t, r), before) {
-				t.Fatal("a refused batch changed the limiter")
+			if !strings.Contains(err.Error(), c.msg) {
+				t.Errorf("%s: message %q lacks %q", c.what, err, c.msg)
 			}
-			if st := rlStats(t, r); st.Keys != 1 {
-				t.Fatalf("Stats = %+v", st)
+			bkeys := make([][]byte, len(c.keys))
+			for i, k := range c.keys {
+				bkeys[i] = []byte(k)
 			}
-			// a huge n is an answer, not an error: never, and nothing taken
-			wantDecisions(t, "n = MaxUint64", rlAcquireBatch(t, r, xyz, []uint64{6, 7, 8}, math.MaxUint64),
-				[]Decision{denied(1, RetryNever), denied(2, RetryNever), denied(2, RetryNever)})
-			if st := rlStats(t, r); st.Keys != 1 {
-				t.Fatalf("Stats = %+v", st)
-			}
-			// and a failure does not stick
-			wantDecisions(t, "x, y", rlAcquireBatch(t, r, []string{"x", "y"}, []uint64{9, 9}, 1),
-				[]Decision{allowed(0), allowed(1)})
-		})
-	}
+			_, err = r.AcquireBatch(bkeys, c.times, c.n)
+			wantStatus(t, err, ErrInvalidArgument)
+		}
+		if !bytes.Equal(res(r.Serialize()).get(t), before) {
+			t.Fatal("a refused batch changed the limiter")
+		}
+		if st := res(r.Stats()).get(t); st.Keys != 1 {
+			t.Fatalf("Stats = %+v", st)
+		}
+		// a huge n is an answer, not an error: never, and nothing taken
+		wantDecisions(t, "n = MaxUint64", rlAcquireBatch(t, r, xyz, []uint64{6, 7, 8}, math.MaxUint64),
+			[]Decision{denied(1, RetryNever), denied(2, RetryNever), denied(2, RetryNever)})
+		if st := res(r.Stats()).get(t); st.Keys != 1 {
+			t.Fatalf("Stats = %+v", st)
+		}
+		// and a failure does not stick
+		wantDecisions(t, "x, y", rlAcquireBatch(t, r, []string{"x", "y"}, []uint64{9, 9}, 1),
+			[]Decision{allowed(0), allowed(1)})
+	})
 }
 
 // An empty batch decides nothing and changes nothing.
 func TestRateLimiterBatchEmpty(t *testing.T) {
 	r := mustRateLimiter(t, 2, 100, 10, 0)
 	rlAcquire(t, r, "x", 5, 1)
-	before := rlSerialize(t, r)
+	before := res(r.Serialize()).get(t)
 	for _, keys := range [][][]byte{nil, {}} {
 		ds, err := r.AcquireBatch(keys, nil, 1)
 		must(t, err)
@@ -229,13 +225,13 @@ func TestRateLimiterBatchEmpty(t *testing.T) {
 	if len(ds) != 0 {
 		t.Fatalf("AcquireBatchStrings([]) = %v", ds)
 	}
-	if !bytes.Equal(rlSerialize(t, r), before) {
+	if !bytes.Equal(res(r.Serialize()).get(t), before) {
 		t.Fatal("an empty batch changed the limiter")
 	}
 }
 
 func TestRateLimiterBatchClosed(t *testing.T) {
-	r, err := NewRateLimiter(2, 100, 10, 0)
+	r, err := NewRateLimiter(2, 100, 10)
 	must(t, err)
 	must(t, r.Close())
 	var zero RateLimiter
@@ -243,12 +239,12 @@ func TestRateLimiterBatchClosed(t *testing.T) {
 	for _, r := range []*RateLimiter{r, &zero, nilLimiter} {
 		for _, keys := range []int{1, 0} {
 			ds, err := r.AcquireBatch(make([][]byte, keys), make([]uint64, keys), 1)
-			wantStatus(t, err, ErrNull)
-			if ds != nil || !strings.Contains(err.Error(), "RateLimiter is closed") {
+			wantClosed(t, "AcquireBatch", "RateLimiter", err)
+			if ds != nil {
 				t.Fatalf("AcquireBatch on a closed limiter: %v, %v", ds, err)
 			}
 			_, err = r.AcquireBatchStrings(make([]string, keys), make([]uint64, keys), 1)
-			wantStatus(t, err, ErrNull)
+			wantClosed(t, "AcquireBatchStrings", "RateLimiter", err)
 		}
 	}
 }
@@ -264,7 +260,7 @@ func nativeCall(f func()) (err error) {
 // one entry per key and key lengths that match the bytes.
 func TestRateLimiterBatchNativeChecks(t *testing.T) {
 	r := mustRateLimiter(t, 2, 100, 10, 0)
-	p := r.ptr()
+	p := r.obj().ptr()
 	data := []byte("xyz")
 	lens := []int32{1, 1, 1}
 	times := []uint64{6, 7, 8}
@@ -293,7 +289,7 @@ func TestRateLimiterBatchNativeChecks(t *testing.T) {
 			t.Errorf("%s: message %q lacks %q", c.what, err, c.fragment)
 		}
 	}
-	if st := rlStats(t, r); st.Keys != 0 {
+	if st := res(r.Stats()).get(t); st.Keys != 0 {
 		t.Fatalf("a refused call created keys: %+v", st)
 	}
 	allowedOut := make([]int32, 3)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand"
 	"sort"
-	"sync"
 	"sync/atomic"
 	"testing"
 )
@@ -36,7 +35,7 @@ func TestRateLimiterConcurrentExact(t *testing.T) {
 	)
 	for _, global := range []uint64{0, 40} {
 		t.Run(fmt.Sprintf("global=%d", global), func(t *testing.T) {
-			r := mustRateLimiter(t, limit, window, 0, Exact)
+			r := mustRateLimiter(t, limit, window, 0, RateLimiterExact)
 			if global != 0 {
 				must(t, r.SetGlobalLimit(global))
 			}
@@ -47,81 +46,49 @@ func TestRateLimiterConcurrentExact(t *testing.T) {
 			// odd keys ask for 1 or 2 permits (without a global limit)
 			mixed := func(k int) bool { return global == 0 && k%2 == 1 }
 			logs := make([][]rlGrant, goroutines)
-			errs := make(chan error, goroutines+1)
-			stop := make(chan struct{})
-			var readers sync.WaitGroup
-			readers.Add(1)
-			go func() {
-				defer readers.Done()
-				serialized := 0
-				for {
-					select {
-					case <-stop:
-						if serialized == 0 {
-							errs <- fmt.Errorf("the reader never serialized")
-						}
-						return
-					default:
-					}
-					blob, err := r.Serialize()
-					if err != nil {
-						errs <- fmt.Errorf("Serialize: %w", err)
-						return
-					}
-					c, err := DeserializeRateLimiter(blob)
-					if err != nil {
-						errs <- fmt.Errorf("reading a snapshot back: %w", err)
-						return
-					}
-					c.Close()
-					serialized++
-					if _, err := r.Stats(); err != nil {
-						errs <- err
-						return
-					}
-					if _, err := r.Peek(keys[serialized%nkeys], 1, 1); err != nil {
-						errs <- err
-						return
-					}
+			stop := inBackground(t, func(i int) error {
+				blob, err := r.Serialize()
+				if err != nil {
+					return fmt.Errorf("Serialize: %w", err)
 				}
-			}()
+				c, err := DeserializeRateLimiter(blob)
+				if err != nil {
+					return fmt.Errorf("reading a snapshot back: %w", err)
+				}
+				c.Close()
+				if _, err := r.Stats(); err != nil {
+					return err
+				}
+				_, err = r.Peek(keys[(i+1)%nkeys], 1, 1)
+				return err
+			})
 			for p := 0; p < phases; p++ {
 				now := uint64(1 + p*step)
-				var wg sync.WaitGroup
-				for g := 0; g < goroutines; g++ {
-					wg.Add(1)
-					go func(g int) {
-						defer wg.Done()
-						rng := rand.New(rand.NewSource(int64(p*goroutines + g)))
-						for rep := 0; rep < 2; rep++ {
-							for j := 0; j < nkeys; j++ {
-								k := (j + g*4) % nkeys
-								n := uint64(1)
-								if mixed(k) {
-									n = uint64(1 + rng.Intn(2))
-								}
-								d, err := r.Acquire(keys[k], now, n)
-								if err != nil {
-									errs <- err
-									return
-								}
-								if d.Allowed {
-									logs[g] = append(logs[g], rlGrant{k, now, n})
-								} else if d.RetryAt <= now {
-									errs <- fmt.Errorf("denied at %d with retry at %d", now, d.RetryAt)
-									return
-								}
+				inParallel(t, goroutines, func(g int) error {
+					rng := rand.New(rand.NewSource(int64(p*goroutines + g)))
+					for rep := 0; rep < 2; rep++ {
+						for j := 0; j < nkeys; j++ {
+							k := (j + g*4) % nkeys
+							n := uint64(1)
+							if mixed(k) {
+								n = uint64(1 + rng.Intn(2))
+							}
+							d, err := r.Acquire(keys[k], now, n)
+							if err != nil {
+								return err
+							}
+							if d.Allowed {
+								logs[g] = append(logs[g], rlGrant{k, now, n})
+							} else if d.RetryAt <= now {
+								return fmt.Errorf("denied at %d with retry at %d", now, d.RetryAt)
 							}
 						}
-					}(g)
-				}
-				wg.Wait()
+					}
+					return nil
+				})
 			}
-			close(stop)
-			readers.Wait()
-			close(errs)
-			for err := range errs {
-				t.Fatal(err)
+			if stop() == 0 {
+				t.Fatal("the reader never serialized")
 			}
 			perKey := make([][]uint64, nkeys)
 			var all []uint64
@@ -186,61 +153,48 @@ func TestRateLimiterConcurrentFreeRunning(t *testing.T) {
 		nkeys, goroutines    = 16, 8
 		ops                  = 6000
 	)
-	for _, mode := range bothRateModes {
-		t.Run(mode.name, func(t *testing.T) {
-			r := mustRateLimiter(t, limit, window, width, mode.flags)
-			var clock uint64
-			granted := make([][nkeys]uint64, goroutines)
-			errs := make(chan error, goroutines)
-			var wg sync.WaitGroup
-			for g := 0; g < goroutines; g++ {
-				wg.Add(1)
-				go func(g int) {
-					defer wg.Done()
-					rng := rand.New(rand.NewSource(int64(1000 + g)))
-					for i := 0; i < ops; i++ {
-						now := atomic.AddUint64(&clock, 1)
-						k := rng.Intn(nkeys)
-						d, err := r.AcquireString(fmt.Sprintf("k%d", k), now, 1)
-						if err != nil {
-							errs <- err
-							return
-						}
-						if d.Allowed {
-							granted[g][k]++
-						}
-					}
-				}(g)
-			}
-			wg.Wait()
-			close(errs)
-			for err := range errs {
-				t.Fatal(err)
-			}
-			// the run lasted `clock` ticks: at most ceil(clock/window)+1
-			// windows' worth of permits per key (twice that when bucketed)
-			windows := (clock+window-1)/window + 1
-			bound := limit * windows
-			if mode.flags&Exact == 0 {
-				bound *= 2
-			}
-			total := uint64(0)
-			for k := 0; k < nkeys; k++ {
-				var n uint64
-				for g := range granted {
-					n += granted[g][k]
+	inBothRateModes(t, func(t *testing.T, mode rateMode) {
+		r := mustRateLimiter(t, limit, window, width, mode.flags)
+		var clock uint64
+		granted := make([][nkeys]uint64, goroutines)
+		inParallel(t, goroutines, func(g int) error {
+			rng := rand.New(rand.NewSource(int64(1000 + g)))
+			for i := 0; i < ops; i++ {
+				now := atomic.AddUint64(&clock, 1)
+				k := rng.Intn(nkeys)
+				d, err := r.AcquireString(fmt.Sprintf("k%d", k), now, 1)
+				if err != nil {
+					return err
 				}
-				total += n
-				if n > bound {
-					t.Fatalf("key %d: %d grants over %d ticks, bound %d", k, n, clock, bound)
-				}
-				// every key was asked for ~3000 times, far more than it may
-				// get: it should have been granted most windows' worth
-				if n < limit*(windows-2)/2 {
-					t.Fatalf("key %d: only %d grants over %d ticks (limit %d per %d)", k, n, clock, limit, window)
+				if d.Allowed {
+					granted[g][k]++
 				}
 			}
-			t.Logf("%d grants over %d ticks to %d keys (at most %d each)", total, clock, nkeys, bound)
+			return nil
 		})
-	}
+		// the run lasted `clock` ticks: at most ceil(clock/window)+1
+		// windows' worth of permits per key (twice that when bucketed)
+		windows := (clock+window-1)/window + 1
+		bound := limit * windows
+		if mode.flags&RateLimiterExact == 0 {
+			bound *= 2
+		}
+		total := uint64(0)
+		for k := 0; k < nkeys; k++ {
+			var n uint64
+			for g := range granted {
+				n += granted[g][k]
+			}
+			total += n
+			if n > bound {
+				t.Fatalf("key %d: %d grants over %d ticks, bound %d", k, n, clock, bound)
+			}
+			// every key was asked for ~3000 times, far more than it may
+			// get: it should have been granted most windows' worth
+			if n < limit*(windows-2)/2 {
+				t.Fatalf("key %d: only %d grants over %d ticks (limit %d per %d)", k, n, clock, limit, window)
+			}
+		}
+		t.Logf("%d grants over %d ticks to %d keys (at most %d each)", total, clock, nkeys, bound)
+	})
 }

@@ -2,7 +2,6 @@ package temporalfilters
 
 import (
 	"bytes"
-	"encoding"
 	"fmt"
 	"math"
 	"math/rand"
@@ -10,48 +9,23 @@ import (
 	"testing"
 )
 
-func mustNew(t *testing.T, width uint64, depth, seed, flags uint32) *RecencySketch {
+func mustNew(t *testing.T, width uint64, depth, seed uint32, flags RecencySketchFlags) *RecencySketch {
 	t.Helper()
-	s, err := NewRecencySketch(width, depth, seed, flags)
-	if err != nil {
-		t.Fatalf("NewRecencySketch(%d, %d, %d, %d): %v", width, depth, seed, flags, err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
+	return keep(t, res(NewRecencySketch(width, depth, WithSeed(seed), WithFlags(flags))))
 }
 
 func mustQuery(t *testing.T, s *RecencySketch, key []byte) uint64 {
 	t.Helper()
-	v, err := s.Query(key)
-	if err != nil {
-		t.Fatalf("Query(%q): %v", key, err)
-	}
-	return v
-}
-
-func mustSerialize(t *testing.T, s *RecencySketch) []byte {
-	t.Helper()
-	b, err := s.Serialize()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return res(s.Query(key)).get(t, "Query ", key)
 }
 
 // A sketch big enough that a handful of keys never collide in every row:
 // its answers are exact.
-func exactSketch(t *testing.T, flags uint32) *RecencySketch {
+func exactSketch(t *testing.T, flags RecencySketchFlags) *RecencySketch {
 	return mustNew(t, 1<<14, 4, 7, flags)
 }
 
-var allModes = []uint32{0, Concurrent, Blocked, Blocked | Concurrent}
+var allModes = []RecencySketchFlags{0, RecencySketchConcurrent, RecencySketchBlocked, RecencySketchBlocked | RecencySketchConcurrent}
 
 func TestUpdateQuery(t *testing.T) {
 	for _, mode := range allModes {
@@ -237,26 +211,26 @@ func TestMerge(t *testing.T) {
 	for _, mode := range allModes {
 		t.Run(fmt.Sprintf("flags=%d", mode), func(t *testing.T) {
 			a := exactSketch(t, mode)
-			b := exactSketch(t, mode&^Concurrent) // the concurrency mode may differ
+			b := exactSketch(t, mode&^RecencySketchConcurrent) // the concurrency mode may differ
 			must(t, a.Update([]byte("x"), 10))
 			must(t, a.Update([]byte("both"), 30))
 			must(t, b.Update([]byte("y"), 20))
 			must(t, b.Update([]byte("both"), 25))
-			bBefore := mustSerialize(t, b)
+			bBefore := res(b.Serialize()).get(t)
 			must(t, a.Merge(b))
 			for k, want := range map[string]uint64{"x": 10, "y": 20, "both": 30, "none": Never} {
 				if got := mustQuery(t, a, []byte(k)); got != want {
 					t.Errorf("merged Query(%s) = %d, want %d", k, got, want)
 				}
 			}
-			if !bytes.Equal(mustSerialize(t, b), bBefore) {
+			if !bytes.Equal(res(b.Serialize()).get(t), bBefore) {
 				t.Error("Merge changed its source")
 			}
 			// idempotent, also with itself
-			aBefore := mustSerialize(t, a)
+			aBefore := res(a.Serialize()).get(t)
 			must(t, a.Merge(b))
 			must(t, a.Merge(a))
-			if !bytes.Equal(mustSerialize(t, a), aBefore) {
+			if !bytes.Equal(res(a.Serialize()).get(t), aBefore) {
 				t.Error("merging again changed the sketch")
 			}
 		})
@@ -266,25 +240,25 @@ func TestMerge(t *testing.T) {
 func TestMergeIncompatible(t *testing.T) {
 	dst := mustNew(t, 1024, 4, 1, 0)
 	must(t, dst.Update([]byte("k"), 5))
-	before := mustSerialize(t, dst)
+	before := res(dst.Serialize()).get(t)
 	others := []*RecencySketch{
 		mustNew(t, 1023, 4, 1, 0), // width
 		mustNew(t, 1024, 3, 1, 0), // depth
 		mustNew(t, 1024, 4, 2, 0), // seed
-		mustNew(t, 1024, 4, 1, Blocked),
+		mustNew(t, 1024, 4, 1, RecencySketchBlocked),
 	}
 	for i, o := range others {
 		must(t, o.Update([]byte("k"), 99))
 		err := dst.Merge(o)
 		wantStatus(t, err, ErrIncompatible)
-		if !bytes.Equal(mustSerialize(t, dst), before) {
+		if !bytes.Equal(res(dst.Serialize()).get(t), before) {
 			t.Fatalf("case %d: a failed Merge changed the sketch", i)
 		}
 	}
 }
 
 func TestClear(t *testing.T) {
-	s := exactSketch(t, Concurrent)
+	s := exactSketch(t, RecencySketchConcurrent)
 	for i := 0; i < 100; i++ {
 		must(t, s.UpdateString(fmt.Sprint("k", i), uint64(i+1)))
 	}
@@ -303,12 +277,12 @@ func TestClear(t *testing.T) {
 }
 
 func TestInfo(t *testing.T) {
-	s := mustNew(t, 1000, 4, 7, Concurrent)
+	s := mustNew(t, 1000, 4, 7, RecencySketchConcurrent)
 	info, err := s.Info()
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := SketchInfo{Width: 1000, Depth: 4, Seed: 7, Flags: Concurrent, Cells: 4000}
+	want := RecencySketchInfo{Width: 1000, Depth: 4, Seed: 7, Flags: RecencySketchConcurrent, Cells: 4000}
 	if info != want {
 		t.Fatalf("Info = %+v, want %+v", info, want)
 	}
@@ -320,7 +294,7 @@ func TestInfo(t *testing.T) {
 	for _, err := range []error{err1, err2, err3, err4, err5} {
 		must(t, err)
 	}
-	if w != 1000 || d != 4 || seed != 7 || flags != Concurrent || cells != 4000 {
+	if w != 1000 || d != 4 || seed != 7 || flags != RecencySketchConcurrent || cells != 4000 {
 		t.Fatalf("getters = %d %d %d %d %d", w, d, seed, flags, cells)
 	}
 	mem, err := s.Memory()
@@ -331,14 +305,14 @@ func TestInfo(t *testing.T) {
 		t.Fatalf("String = %q", got)
 	}
 	// Blocked: width*depth rounded up to whole cache lines of 8 cells.
-	b := mustNew(t, 10, 3, 0, Blocked)
+	b := mustNew(t, 10, 3, 0, RecencySketchBlocked)
 	if cells, err := b.Cells(); err != nil || cells != 32 {
 		t.Fatalf("blocked Cells = %d, %v; want 32", cells, err)
 	}
 }
 
 func TestDimensions(t *testing.T) {
-	w, d, err := RecencySketchDimensions(1000, 0.01, 0)
+	w, d, err := RecencySketchDimensions(1000, 0.01)
 	if err != nil || w == 0 || d == 0 {
 		t.Fatalf("RecencySketchDimensions = %d, %d, %v", w, d, err)
 	}
@@ -346,17 +320,17 @@ func TestDimensions(t *testing.T) {
 	if p := math.Pow(1-math.Pow(1-1/float64(w), 1000), float64(d)); p > 0.01 {
 		t.Fatalf("%dx%d gives P(too new) = %g > 0.01", w, d, p)
 	}
-	bw, bd, err := RecencySketchDimensions(1000, 0.01, Blocked)
+	bw, bd, err := RecencySketchDimensions(1000, 0.01, WithFlags(RecencySketchBlocked))
 	if err != nil || bd > 8 || bw*uint64(bd) <= w*uint64(d) {
 		t.Fatalf("blocked dimensions %dx%d (%v) should need more cells than %dx%d", bw, bd, err, w, d)
 	}
-	s, err := NewRecencySketchFor(1000, 0.01, 9, Concurrent)
+	s, err := NewRecencySketchFor(1000, 0.01, WithSeed(9), WithFlags(RecencySketchConcurrent))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	info, err := s.Info()
-	if err != nil || info.Width != w || info.Depth != d || info.Seed != 9 || info.Flags != Concurrent {
+	if err != nil || info.Width != w || info.Depth != d || info.Seed != 9 || info.Flags != RecencySketchConcurrent {
 		t.Fatalf("NewRecencySketchFor: %+v, %v; want %dx%d seed 9", info, err, w, d)
 	}
 }
@@ -387,7 +361,7 @@ func TestSerializeRoundTrip(t *testing.T) {
 			for _, k := range keys {
 				must(t, s.Update(k, 1+uint64(rng.Intn(1e6))))
 			}
-			blob := mustSerialize(t, s)
+			blob := res(s.Serialize()).get(t)
 			c, err := DeserializeRecencySketch(blob)
 			if err != nil {
 				t.Fatal(err)
@@ -398,7 +372,7 @@ func TestSerializeRoundTrip(t *testing.T) {
 					t.Fatalf("copy answers %d for %q, original %d", b, k, a)
 				}
 			}
-			if !bytes.Equal(mustSerialize(t, c), blob) {
+			if !bytes.Equal(res(c.Serialize()).get(t), blob) {
 				t.Fatal("the copy serializes differently")
 			}
 			ci, _ := c.Info()
@@ -418,55 +392,15 @@ func TestSerializeRoundTrip(t *testing.T) {
 func TestBinaryMarshaler(t *testing.T) {
 	src := exactSketch(t, 0)
 	must(t, src.Update([]byte("k"), 123))
-	var m encoding.BinaryMarshaler = src
-	blob, err := m.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	// into a zero value, also one that lives inside another struct
-	var holder struct {
-		n int
-		s RecencySketch
-	}
-	var u encoding.BinaryUnmarshaler = &holder.s
-	must(t, u.UnmarshalBinary(blob))
-	defer holder.s.Close()
-	if got := mustQuery(t, &holder.s, []byte("k")); got != 123 || holder.n != 0 {
-		t.Fatalf("unmarshaled zero value: Query = %d", got)
-	}
-
-	// into an open sketch of another shape: its state is replaced
-	other := mustNew(t, 8, 1, 99, Blocked)
+	other := mustNew(t, 8, 1, 99, RecencySketchBlocked)
 	must(t, other.Update([]byte("old"), 5))
-	must(t, other.UnmarshalBinary(blob))
-	info, _ := other.Info()
-	if info.Width != 1<<14 || info.Depth != 4 || info.Seed != 7 || info.Flags != 0 {
-		t.Fatalf("replaced sketch info = %+v", info)
-	}
-	if got := mustQuery(t, other, []byte("k")); got != 123 {
-		t.Fatalf("replaced sketch: Query = %d, want 123", got)
-	}
-	if got := mustQuery(t, other, []byte("old")); got != Never {
-		t.Fatalf("replaced sketch kept old state: %d", got)
-	}
-
-	// a failed UnmarshalBinary leaves the sketch as it was
-	err = other.UnmarshalBinary(blob[:len(blob)-1])
-	wantStatus(t, err, ErrTruncated)
-	if got := mustQuery(t, other, []byte("k")); got != 123 {
-		t.Fatalf("after a failed UnmarshalBinary: Query = %d, want 123", got)
-	}
-
-	// into a closed sketch: it is open again
-	must(t, other.Close())
-	must(t, other.UnmarshalBinary(blob))
-	if got := mustQuery(t, other, []byte("k")); got != 123 {
-		t.Fatalf("reopened sketch: Query = %d, want 123", got)
-	}
-
-	var nilSketch *RecencySketch
-	wantStatus(t, nilSketch.UnmarshalBinary(blob), ErrNull)
+	checkBinaryMarshaler(t, src, other, func(t *testing.T, s *RecencySketch) string {
+		k, old := mustQuery(t, s, []byte("k")), mustQuery(t, s, []byte("old"))
+		if k != 123 || old != Never {
+			t.Fatalf("Query: k %d, old %d; want 123 and never", k, old)
+		}
+		return fmt.Sprint(res(s.Info()).get(t), k, old)
+	})
 }
 
 func randomKeys(rng *rand.Rand, n int) [][]byte {
@@ -504,8 +438,8 @@ func TestBatchEqualsSingle(t *testing.T) {
 					skeys[i] = string(k)
 				}
 				must(t, strs.UpdateBatchStrings(skeys, times))
-				want := mustSerialize(t, single)
-				if !bytes.Equal(mustSerialize(t, batch), want) || !bytes.Equal(mustSerialize(t, strs), want) {
+				want := res(single.Serialize()).get(t)
+				if !bytes.Equal(res(batch.Serialize()).get(t), want) || !bytes.Equal(res(strs.Serialize()).get(t), want) {
 					t.Fatal("batch updates give another sketch than single updates")
 				}
 				probe := append(randomKeys(rng, 50), keys...)
@@ -538,7 +472,7 @@ func TestBatchEqualsSingle(t *testing.T) {
 func TestBatchErrors(t *testing.T) {
 	s := exactSketch(t, 0)
 	must(t, s.Update([]byte("a"), 1))
-	before := mustSerialize(t, s)
+	before := res(s.Serialize()).get(t)
 	keys := [][]byte{[]byte("a"), []byte("b"), []byte("c")}
 
 	err := s.UpdateBatch(keys, []uint64{5, 6})
@@ -553,7 +487,7 @@ func TestBatchErrors(t *testing.T) {
 	if !strings.Contains(err.Error(), "[1]") {
 		t.Errorf("the message should name the index: %v", err)
 	}
-	if !bytes.Equal(mustSerialize(t, s), before) {
+	if !bytes.Equal(res(s.Serialize()).get(t), before) {
 		t.Fatal("a failed batch changed the sketch")
 	}
 	err = s.QueryBatchInto(make([]uint64, 2), keys)

@@ -2,63 +2,26 @@ package temporalfilters
 
 import (
 	"bytes"
-	"encoding"
 	"fmt"
 	"math"
 	"math/rand"
-	"strings"
 	"testing"
 	"time"
 )
 
 func mustTimeBloom(t *testing.T, k, l uint32, sliceBits, span uint64, seed uint32) *TimeBloom {
 	t.Helper()
-	f, err := NewTimeBloom(k, l, sliceBits, span, seed)
-	if err != nil {
-		t.Fatalf("NewTimeBloom(%d, %d, %d, %d, %d): %v", k, l, sliceBits, span, seed, err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return f
+	return keep(t, res(NewTimeBloom(k, l, sliceBits, span, WithSeed(seed))))
 }
 
 func mustTimeBloomFor(t *testing.T, rate float64, span, initialCapacity uint64, seed uint32) *TimeBloom {
 	t.Helper()
-	f, err := NewTimeBloomFor(rate, span, initialCapacity, seed)
-	if err != nil {
-		t.Fatalf("NewTimeBloomFor(%g, %d, %d, %d): %v", rate, span, initialCapacity, seed, err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return f
+	return keep(t, res(NewTimeBloomFor(initialCapacity, rate, span, WithSeed(seed))))
 }
 
 func tbContains(t *testing.T, f *TimeBloom, key []byte, now uint64) bool {
 	t.Helper()
-	p, err := f.Contains(key, now)
-	if err != nil {
-		t.Fatalf("Contains(%q, %d): %v", key, now, err)
-	}
-	return p
-}
-
-func tbStats(t *testing.T, f *TimeBloom, now uint64) TimeBloomStats {
-	t.Helper()
-	st, err := f.Stats(now)
-	must(t, err)
-	return st
-}
-
-func tbInfo(t *testing.T, f *TimeBloom) TimeBloomInfo {
-	t.Helper()
-	info, err := f.Info()
-	must(t, err)
-	return info
-}
-
-func tbSerialize(t *testing.T, f *TimeBloom) []byte {
-	t.Helper()
-	b, err := f.Serialize()
-	must(t, err)
-	return b
+	return res(f.Contains(key, now)).get(t, "Contains ", key, " at ", now)
 }
 
 func TestTimeBloomBasics(t *testing.T) {
@@ -100,7 +63,7 @@ func TestTimeBloomBasics(t *testing.T) {
 	if p, err := f.ContainsString("", 200); err != nil || !p {
 		t.Fatalf(`ContainsString("") = %v, %v`, p, err)
 	}
-	if st := tbStats(t, f, 200); st.Inserts != 5 {
+	if st := res(f.Stats(200)).get(t); st.Inserts != 5 {
 		t.Fatalf("Inserts = %d, want 5", st.Inserts)
 	}
 	// the largest time is a time like any other
@@ -127,20 +90,20 @@ func TestTimeBloomAddIfAbsent(t *testing.T) {
 	if was, err := f.AddIfAbsentString("click", 1051); err != nil || was {
 		t.Fatalf("AddIfAbsentString past the span = %v, %v; want false", was, err)
 	}
-	if st := tbStats(t, f, 1051); st.Inserts != 2 {
+	if st := res(f.Stats(1051)).get(t); st.Inserts != 2 {
 		t.Fatalf("Inserts = %d, want 2 (the duplicates are not inserted)", st.Inserts)
 	}
 }
 
 func TestTimeBloomShape(t *testing.T) {
 	f := mustTimeBloom(t, 3, 4, 128, 1000, 42)
-	if info := tbInfo(t, f); info != (TimeBloomInfo{K: 3, L: 4, Span: 1000, Seed: 42}) {
+	if info := res(f.Info()).get(t); info != (TimeBloomInfo{K: 3, L: 4, Span: 1000, Seed: 42}) {
 		t.Fatalf("Info = %+v", info)
 	}
 	if span, err := f.Span(); err != nil || span != 1000 {
 		t.Fatalf("Span = %d, %v", span, err)
 	}
-	st := tbStats(t, f, 1)
+	st := res(f.Stats(1)).get(t)
 	if st.Slices != 7 || st.Bits != 7*128 || st.Inserts != 0 || st.BitsPerElement != 0 || st.FPRNow != 0 {
 		t.Fatalf("Stats of an empty filter = %+v", st)
 	}
@@ -168,7 +131,7 @@ func TestTimeBloomShape(t *testing.T) {
 			now++
 		}
 	}
-	st = tbStats(t, f, now)
+	st = res(f.Stats(now)).get(t)
 	if st.Slices < 7 || st.Inserts != 20000 || !(st.BitsPerElement > 0) || !(st.FPRNow > 0 && st.FPRNow < 1) {
 		t.Fatalf("Stats after a stream = %+v", st)
 	}
@@ -184,7 +147,7 @@ func TestTimeBloomShape(t *testing.T) {
 	_, err = f.SliceBits(st.Slices)
 	wantStatus(t, err, ErrInvalidArgument)
 	// long after the last insert nothing is within the span
-	if late := tbStats(t, f, now+5000); late.BitsPerElement != 0 || late.FPRNow != 0 {
+	if late := res(f.Stats(now + 5000)).get(t); late.BitsPerElement != 0 || late.FPRNow != 0 {
 		t.Fatalf("Stats one span after the last insert = %+v", late)
 	}
 }
@@ -201,8 +164,8 @@ func TestTimeBloomWindow(t *testing.T) {
 		n    = 6000
 	)
 	f := mustTimeBloomFor(t, rate, span, 200, 3)
-	info := tbInfo(t, f)
-	if k, l, _ := AgeBloomChoose(rate); info.K != k || info.L != l || info.Span != span || info.Seed != 3 {
+	info := res(f.Info()).get(t)
+	if k, l, _, _ := AgeBloomChoose(rate); info.K != k || info.L != l || info.Span != span || info.Seed != 3 {
 		t.Fatalf("Info = %+v, want the pair of AgeBloomChoose(%g)", info, rate)
 	}
 	rng := rand.New(rand.NewSource(17))
@@ -265,7 +228,7 @@ func TestTimeBloomWindow(t *testing.T) {
 			fp++
 		}
 	}
-	st := tbStats(t, f, clock)
+	st := res(f.Stats(clock)).get(t)
 	t.Logf("%+v: %d keys within the span checked; false positives %d of %d (%.4g, target %g); %+v",
 		info, checked, fp, probes, float64(fp)/probes, rate, st)
 	if got := float64(fp) / probes; got > 3*rate {
@@ -281,14 +244,14 @@ func TestTimeBloomClear(t *testing.T) {
 	for i := 0; i < 300; i++ {
 		must(t, f.Add(idKey('c', i), uint64(1+i/5)))
 	}
-	st := tbStats(t, f, 60)
+	st := res(f.Stats(60)).get(t)
 	must(t, f.Clear())
 	for i := 0; i < 300; i++ {
 		if tbContains(t, f, idKey('c', i), 60) {
 			t.Fatalf("after Clear: key %d is contained", i)
 		}
 	}
-	after := tbStats(t, f, 60)
+	after := res(f.Stats(60)).get(t)
 	if after.Inserts != 0 || after.FPRNow != 0 || after.Slices < 7 || st.Inserts != 300 {
 		t.Fatalf("Stats after Clear = %+v (before %+v)", after, st)
 	}
@@ -316,11 +279,8 @@ func TestTimeBloomConstructorErrors(t *testing.T) {
 		{3, 4, math.MaxUint64, 1000, ErrTooLarge},
 	}
 	for _, c := range bad {
-		f, err := NewTimeBloom(c.k, c.l, c.sliceBits, c.span, 0)
-		if f != nil {
-			t.Errorf("NewTimeBloom(%d, %d, %d, %d) returned a filter with the error", c.k, c.l, c.sliceBits, c.span)
-		}
-		wantStatus(t, err, c.want)
+		f, err := NewTimeBloom(c.k, c.l, c.sliceBits, c.span)
+		wantRefused(t, fmt.Sprintf("NewTimeBloom(%d, %d, %d, %d)", c.k, c.l, c.sliceBits, c.span), f, err, c.want)
 	}
 	badFor := []struct {
 		rate           float64
@@ -340,17 +300,14 @@ func TestTimeBloomConstructorErrors(t *testing.T) {
 		{0.01, 1000, math.MaxUint64, ErrTooLarge},
 	}
 	for _, c := range badFor {
-		f, err := NewTimeBloomFor(c.rate, c.span, c.capacity, 0)
-		if f != nil {
-			t.Errorf("NewTimeBloomFor(%g, %d, %d) returned a filter with the error", c.rate, c.span, c.capacity)
-		}
-		wantStatus(t, err, c.want)
+		f, err := NewTimeBloomFor(c.capacity, c.rate, c.span)
+		wantRefused(t, fmt.Sprintf("NewTimeBloomFor(%g, %d, %d)", c.rate, c.span, c.capacity), f, err, c.want)
 	}
 	// the smallest ones are fine: span == l
-	f, err := NewTimeBloom(1, 1, 64, 1, 0)
+	f, err := NewTimeBloom(1, 1, 64, 1)
 	must(t, err)
 	f.Close()
-	f, err = NewTimeBloomFor(0.01, 87, 1, 0)
+	f, err = NewTimeBloomFor(1, 0.01, 87)
 	must(t, err)
 	f.Close()
 }
@@ -359,7 +316,7 @@ func TestTimeBloomConstructorErrors(t *testing.T) {
 func TestTimeBloomZeroTime(t *testing.T) {
 	f := mustTimeBloom(t, 3, 4, 256, 1000, 1)
 	must(t, f.Add([]byte("a"), 10))
-	before := tbSerialize(t, f)
+	before := res(f.Serialize()).get(t)
 	k := []byte("k")
 	wantStatus(t, f.Add(k, 0), ErrInvalidArgument)
 	wantStatus(t, f.AddString("k", 0), ErrInvalidArgument)
@@ -376,7 +333,7 @@ func TestTimeBloomZeroTime(t *testing.T) {
 	if st != (TimeBloomStats{}) {
 		t.Errorf("a failed Stats returned %+v", st)
 	}
-	if !bytes.Equal(tbSerialize(t, f), before) {
+	if !bytes.Equal(res(f.Serialize()).get(t), before) {
 		t.Fatal("a failed call changed the filter")
 	}
 	// a failure does not stick
@@ -389,87 +346,22 @@ func TestTimeBloomZeroTime(t *testing.T) {
 // checkTimeBloomClosed calls every method of f and wants a clean ErrNull.
 func checkTimeBloomClosed(t *testing.T, f *TimeBloom) {
 	t.Helper()
-	k := []byte("k")
-	check := func(what string, err error) {
-		t.Helper()
-		wantStatus(t, err, ErrNull)
-		if !strings.Contains(err.Error(), "TimeBloom is closed") {
-			t.Errorf("%s: message %q does not say the TimeBloom is closed", what, err)
-		}
-	}
-	check("Add", f.Add(k, 1))
-	check("AddString", f.AddString("k", 1))
-	_, err := f.Contains(k, 1)
-	check("Contains", err)
-	_, err = f.ContainsString("k", 1)
-	check("ContainsString", err)
-	_, err = f.AddIfAbsent(k, 1)
-	check("AddIfAbsent", err)
-	_, err = f.AddIfAbsentString("k", 1)
-	check("AddIfAbsentString", err)
-	check("Clear", f.Clear())
-	_, err = f.Stats(1)
-	check("Stats", err)
-	_, err = f.SliceBits(0)
-	check("SliceBits", err)
-	_, err = f.Info()
-	check("Info", err)
-	_, err = f.Span()
-	check("Span", err)
-	_, err = f.Memory()
-	check("Memory", err)
-	_, err = f.Serialize()
-	check("Serialize", err)
-	_, err = f.MarshalBinary()
-	check("MarshalBinary", err)
-	if got := f.String(); got != "TimeBloom(closed)" {
-		t.Errorf("String = %q", got)
-	}
-	must(t, f.Close()) // idempotent
+	checkEveryMethodClosed(t, "TimeBloom", f, "Add AddString Contains ContainsString AddIfAbsent AddIfAbsentString "+
+		"Clear Stats SliceBits Info Span Memory Serialize MarshalBinary")
 }
 
 func TestTimeBloomClosed(t *testing.T) {
-	f, err := NewTimeBloom(3, 4, 128, 1000, 0)
+	f, err := NewTimeBloom(3, 4, 128, 1000)
 	must(t, err)
 	must(t, f.Add([]byte("k"), 5))
-	must(t, f.Close())
-	must(t, f.Close())
-	checkTimeBloomClosed(t, f)
-	f2, err := NewTimeBloomFor(0.01, 1000, 100, 0)
+	f2, err := NewTimeBloomFor(100, 0.01, 1000)
 	must(t, err)
-	cp := *f2
-	must(t, f2.Close())
-	checkTimeBloomClosed(t, &cp)
-	var zero TimeBloom
-	checkTimeBloomClosed(t, &zero)
-	var nilFilter *TimeBloom
-	checkTimeBloomClosed(t, nilFilter)
+	checkClosedStates(t, checkTimeBloomClosed, f, f2)
 }
 
 func TestTimeBloomDeserializeErrors(t *testing.T) {
-	own := readGoldenBlob(t, "time_bloom_v1")
-	other := readGoldenBlob(t, "age_bloom_v1")
-	for _, c := range bloomDeserializeCases(t, own, other) {
-		t.Run(c.name, func(t *testing.T) {
-			f, err := DeserializeTimeBloom(c.blob)
-			if f != nil {
-				f.Close()
-				t.Fatal("a filter came back with the error")
-			}
-			wantStatus(t, err, c.want)
-			var z TimeBloom
-			wantStatus(t, z.UnmarshalBinary(c.blob), c.want)
-			checkTimeBloomClosed(t, &z)
-		})
-	}
-	s, err := DeserializeRecencySketch(own)
-	if s != nil {
-		s.Close()
-	}
-	wantStatus(t, err, ErrWrongKind)
-	f, err := DeserializeTimeBloom(reseal(append([]byte(nil), own...)))
-	must(t, err)
-	f.Close()
+	checkRefusedBlobs(t, envelopeCases(t, readGoldenBlob(t, "time_bloom_v1")), DeserializeTimeBloom,
+		checkTimeBloomClosed)
 }
 
 func TestTimeBloomSerializeRoundTrip(t *testing.T) {
@@ -483,7 +375,7 @@ func TestTimeBloomSerializeRoundTrip(t *testing.T) {
 			now++
 		}
 	}
-	blob := tbSerialize(t, f)
+	blob := res(f.Serialize()).get(t)
 	c, err := DeserializeTimeBloom(blob)
 	must(t, err)
 	defer c.Close()
@@ -494,22 +386,22 @@ func TestTimeBloomSerializeRoundTrip(t *testing.T) {
 				t.Fatalf("at %d the copy answers %v for %q, the original %v", at, b, k, a)
 			}
 		}
-		if tbStats(t, c, at) != tbStats(t, f, at) {
-			t.Fatalf("Stats(%d): copy %+v, original %+v", at, tbStats(t, c, at), tbStats(t, f, at))
+		if res(c.Stats(at)).get(t) != res(f.Stats(at)).get(t) {
+			t.Fatalf("Stats(%d): copy %+v, original %+v", at, res(c.Stats(at)).get(t), res(f.Stats(at)).get(t))
 		}
 	}
-	if !bytes.Equal(tbSerialize(t, c), blob) {
+	if !bytes.Equal(res(c.Serialize()).get(t), blob) {
 		t.Fatal("the copy serializes differently")
 	}
-	if tbInfo(t, c) != tbInfo(t, f) {
-		t.Fatalf("copy info %+v, original %+v", tbInfo(t, c), tbInfo(t, f))
+	if res(c.Info()).get(t) != res(f.Info()).get(t) {
+		t.Fatalf("copy info %+v, original %+v", res(c.Info()).get(t), res(f.Info()).get(t))
 	}
 	// the copy goes on exactly as the original would (the clock too), independently
 	for i := 0; i < 500; i++ {
 		must(t, c.Add(idKey('x', i), now+uint64(i)))
 		must(t, f.Add(idKey('x', i), now+uint64(i)))
 	}
-	if !bytes.Equal(tbSerialize(t, c), tbSerialize(t, f)) {
+	if !bytes.Equal(res(c.Serialize()).get(t), res(f.Serialize()).get(t)) {
 		t.Fatal("the same inserts into the copy and the original give other bytes")
 	}
 	must(t, f.Clear())
@@ -521,55 +413,26 @@ func TestTimeBloomSerializeRoundTrip(t *testing.T) {
 func TestTimeBloomBinaryMarshaler(t *testing.T) {
 	src := mustTimeBloom(t, 3, 4, 256, 1000, 9)
 	must(t, src.Add([]byte("k"), 77))
-	var m encoding.BinaryMarshaler = src
-	blob, err := m.MarshalBinary()
-	must(t, err)
-
-	var holder struct {
-		n int
-		f TimeBloom
-	}
-	var u encoding.BinaryUnmarshaler = &holder.f
-	must(t, u.UnmarshalBinary(blob))
-	defer holder.f.Close()
-	if !tbContains(t, &holder.f, []byte("k"), 77) || holder.n != 0 {
-		t.Fatal("unmarshaled zero value lacks the key")
-	}
-
 	other := mustTimeBloom(t, 2, 2, 64, 10, 1)
 	must(t, other.Add([]byte("old"), 5))
-	must(t, other.UnmarshalBinary(blob))
-	if info := tbInfo(t, other); info != tbInfo(t, src) {
-		t.Fatalf("replaced filter info = %+v", info)
-	}
-	if !tbContains(t, other, []byte("k"), 100) || tbContains(t, other, []byte("old"), 6) {
-		t.Fatal("the replaced filter does not answer as the blob")
-	}
-
-	wantStatus(t, other.UnmarshalBinary(blob[:len(blob)-1]), ErrTruncated)
-	wantStatus(t, other.UnmarshalBinary(readGoldenBlob(t, "age_bloom_v1")), ErrWrongKind)
-	if !bytes.Equal(tbSerialize(t, other), blob) {
-		t.Fatal("a failed UnmarshalBinary changed the filter")
-	}
-
-	must(t, other.Close())
-	must(t, other.UnmarshalBinary(blob))
-	if !tbContains(t, other, []byte("k"), 77) {
-		t.Fatal("the reopened filter lacks the key")
-	}
-
-	var nilFilter *TimeBloom
-	wantStatus(t, nilFilter.UnmarshalBinary(blob), ErrNull)
+	checkBinaryMarshaler(t, src, other, func(t *testing.T, f *TimeBloom) string {
+		k, k100, old := tbContains(t, f, []byte("k"), 77), tbContains(t, f, []byte("k"), 100),
+			tbContains(t, f, []byte("old"), 6)
+		if !k || !k100 || old {
+			t.Fatalf("Contains: k %v at 77, %v at 100, old %v; want true, true, false", k, k100, old)
+		}
+		return fmt.Sprint(res(f.Info()).get(t), k, k100, old)
+	})
 }
 
 func TestBloomFinalizersFreeUnclosedFilters(t *testing.T) {
 	before := waitFreed(0, 5*time.Second) // what the earlier tests left to the finalizers
 	func() {
 		for i := 0; i < 20; i++ {
-			a, err := NewAgeBloom(4, 8, 4096, uint32(i))
+			a, err := NewAgeBloom(4, 8, 4096, WithSeed(uint32(i)))
 			must(t, err)
 			must(t, a.Add([]byte("k")))
-			b, err := NewTimeBloomFor(0.01, 1000, 1000, uint32(i))
+			b, err := NewTimeBloomFor(1000, 0.01, 1000, WithSeed(uint32(i)))
 			must(t, err)
 			must(t, b.Add([]byte("k"), 1))
 			// dropped without Close
@@ -602,7 +465,7 @@ func TestBloomConcurrentReaders(t *testing.T) {
 		wantAB[i] = abContains(t, ab, idKey('g', i))
 		wantTB[i] = tbContains(t, tb, idKey('g', i), now)
 	}
-	blobAB, blobTB := abSerialize(t, ab), tbSerialize(t, tb)
+	blobAB, blobTB := res(ab.Serialize()).get(t), res(tb.Serialize()).get(t)
 	errs := make(chan error, 8)
 	for g := 0; g < 8; g++ {
 		go func(g int) {

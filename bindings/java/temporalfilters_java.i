@@ -2,18 +2,21 @@
  * bindings/java/temporalfilters_java.i - the Java side of the SWIG bindings.
  *
  * Generates the package-private JNI layer of org.temporalfilters (classes
- * TemporalFiltersNative, TemporalFiltersJNI, RecencySketchNative,
- * AgeBloomNative, TimeBloomNative, RateLimiterNative and NativeStatus); the
- * public API is the hand-written idiomatic layer in src/org/temporalfilters
- * (RecencySketch, AgeBloom, TimeBloom, RateLimiter, TemporalFiltersException,
- * ...).
+ * TemporalFiltersNative, TemporalFiltersJNI, NativeStatus, one
+ * <Name>Native per handle and <Name>InfoNative / <Name>StatsNative per
+ * versioned struct); the public API is the hand-written idiomatic layer in
+ * src/org/temporalfilters (RecencySketch, AgeBloom, TimeBloom, RateLimiter
+ * on their common base NativeHandle, TemporalFiltersException and its
+ * families, ...).
  *
  * Type mapping:
  *   uint64_t             Java long. A negative argument is rejected with
  *                        TF_ERR_INVALID_ARGUMENT before the C call, never
- *                        wrapped; a result above Long.MAX_VALUE (only saturated
- *                        times, e.g. next-allowed at the end of time) is
- *                        clamped to Long.MAX_VALUE.
+ *                        wrapped. A result keeps its value, except that
+ *                        TF_RETRY_NEVER (UINT64_MAX) keeps its 64 bits (-1L,
+ *                        TemporalFilters.RETRY_NEVER) and any other result
+ *                        above Long.MAX_VALUE (a saturated time) is clamped
+ *                        to Long.MAX_VALUE (tf_java_clamp).
  *   uint32_t             Java long, checked to be within 0 .. 2^32-1.
  *   byte patterns        byte[] (binary-safe, copied into the call's own
  *                        buffer: on the stack when small); int[] key lengths;
@@ -21,8 +24,9 @@
  *                        (the rate limiter's batch).
  * Errors: every failure, whether found by the library, by the shared
  * interface or by a typemap here, is recorded with tf_binding_fail/check and
- * raised by the %exception block as org.temporalfilters.TemporalFiltersException
- * (status, status name, message). A typemap that rejects an argument records
+ * raised by the %exception block as the org.temporalfilters.TemporalFiltersException
+ * subclass of its status's family (TemporalFiltersException.of(status, status
+ * name, message): InvalidArgumentException, BadBlobException, ...). A typemap that rejects an argument records
  * the failure and lets the wrapper run on: the call itself is skipped, and the
  * cleanup code of every argument still runs, so nothing leaks.
  */
@@ -35,9 +39,32 @@
 %typemap(javaclassmodifiers) struct AgeBloomNative "final class"
 %typemap(javaclassmodifiers) struct TimeBloomNative "final class"
 %typemap(javaclassmodifiers) struct RateLimiterNative "final class"
-%typemap(javaclassmodifiers) tf_recency_sketch_info, tf_rate_limiter_info, tf_rate_limiter_stats "final class"
-%typemap(javaclassmodifiers) tf_age_bloom_info, tf_age_bloom_stats, tf_time_bloom_info, tf_time_bloom_stats "final class"
+%typemap(javaclassmodifiers) struct tf_recency_sketch_info "final class"
+%typemap(javaclassmodifiers) struct tf_rate_limiter_info "final class"
+%typemap(javaclassmodifiers) struct tf_rate_limiter_stats "final class"
+%typemap(javaclassmodifiers) struct tf_age_bloom_info "final class"
+%typemap(javaclassmodifiers) struct tf_age_bloom_stats "final class"
+%typemap(javaclassmodifiers) struct tf_time_bloom_info "final class"
+%typemap(javaclassmodifiers) struct tf_time_bloom_stats "final class"
 %typemap(javaclassmodifiers) enum tf_status "final class"
+
+/* Every handle's proxy implements NativeProxy (delete, memory,
+ * serialized_size, serialize_into), through which the idiomatic classes'
+ * common base NativeHandle frees, measures and serializes any of them. */
+%typemap(javainterfaces) struct RecencySketchNative "NativeProxy"
+%typemap(javainterfaces) struct AgeBloomNative "NativeProxy"
+%typemap(javainterfaces) struct TimeBloomNative "NativeProxy"
+%typemap(javainterfaces) struct RateLimiterNative "NativeProxy"
+
+/* The versioned structs' proxies (info, stats: copies Java owns) implement
+ * NativeValue, through which NativeHandle.value() frees each once read. */
+%typemap(javainterfaces) struct tf_recency_sketch_info "NativeValue"
+%typemap(javainterfaces) struct tf_rate_limiter_info "NativeValue"
+%typemap(javainterfaces) struct tf_rate_limiter_stats "NativeValue"
+%typemap(javainterfaces) struct tf_age_bloom_info "NativeValue"
+%typemap(javainterfaces) struct tf_age_bloom_stats "NativeValue"
+%typemap(javainterfaces) struct tf_time_bloom_info "NativeValue"
+%typemap(javainterfaces) struct tf_time_bloom_stats "NativeValue"
 
 /* The JNI library is loaded with the class that declares the native methods.
  * -Dorg.temporalfilters.jni=/path/libtemporalfilters_jni.so overrides the
@@ -61,27 +88,20 @@
  * (class NativeStatus); the idiomatic class Status is checked against them. */
 %include "enumtypeunsafe.swg"
 %rename(NativeStatus) tf_status;
-/* The flag values are pinned by the idiomatic layer (RecencySketch.CONCURRENT,
- * BLOCKED, RateLimiter.EXACT, FULL_ALLOW) and by the golden test; no
- * constants interface is generated. */
+/* The flags are compile-time constants of the idiomatic layer
+ * (RecencySketch.CONCURRENT, ...), checked against the C headers by
+ * VocabularyTest through the tf_java_* functions below; no constants
+ * interface is generated. */
 %ignore TF_RECENCY_SKETCH_CONCURRENT;
 %ignore TF_RECENCY_SKETCH_BLOCKED;
 %ignore TF_RATE_LIMITER_EXACT;
 %ignore TF_RATE_LIMITER_FULL_ALLOW;
 
-/* The factories return a new handle that Java owns. */
-%newobject RecencySketchNative::new_for;
-%newobject RecencySketchNative::deserialize;
-%newobject AgeBloomNative::new_for;
-%newobject AgeBloomNative::deserialize;
-%newobject TimeBloomNative::new_for;
-%newobject TimeBloomNative::deserialize;
-%newobject RateLimiterNative::deserialize;
-
-/* close() and is_closed() of the shared interface dereference the handle
- * itself; the Java layer frees the whole handle instead (delete(), which sets
- * the proxy's pointer to 0), after which every remaining method fails cleanly
- * with TF_ERR_NULL because the shared helpers check for a NULL handle. */
+/* close() and is_closed() of the shared interface are not used: the Java
+ * layer frees the whole handle (delete(), which sets the proxy's pointer to
+ * 0) and refuses every later call itself (NativeHandle: ClosedException);
+ * a call on a deleted proxy still fails cleanly with TF_ERR_NULL, because the
+ * shared helpers check for a NULL handle. */
 %ignore RecencySketchNative::close;
 %ignore RecencySketchNative::is_closed;
 %ignore AgeBloomNative::close;
@@ -226,7 +246,7 @@ TF_JAVA_BYTES_IN(keys_data, keys_data_len)
 %}
 %typemap(freearg) (const uint64_t *times, size_t time_count) %{ free(heap$argnum); %}
 
-/* Timestamps out: one per key, clamped to Long.MAX_VALUE. */
+/* Timestamps out: one per key, mapped by tf_java_clamp. */
 %typemap(jni) (uint64_t *out_times, size_t out_count) "jlongArray"
 %typemap(jtype) (uint64_t *out_times, size_t out_count) "long[]"
 %typemap(jstype) (uint64_t *out_times, size_t out_count) "long[]"
@@ -281,10 +301,43 @@ TF_JAVA_BYTES_IN(keys_data, keys_data_len)
 %}
 
 /* The rate limiter's outputs (acquire and peek: remaining, retry_at) use
- * pace's typemap: a long[] of length >= 1, clamped to Long.MAX_VALUE, so a
- * retry_at of UINT64_MAX ("never") reads as Long.MAX_VALUE. */
+ * pace's typemap: a long[] of length >= 1, mapped by tf_java_clamp, so a
+ * retry_at of TF_RETRY_NEVER reads as -1L (TemporalFilters.RETRY_NEVER). */
 %apply uint64_t *next_allowed { uint64_t *remaining, uint64_t *retry_at };
 %include "temporalfilters.i"
+
+/* deserialize with a memory limit: tf_deserialize_options.max_memory (0: no
+ * limit), as deserialize_limited(blob, max_memory) on each handle. */
+%define TF_JAVA_DESERIALIZE_LIMITED(Native, ctype, deserialize_fn)
+%newobject Native::deserialize_limited;
+%extend Native {
+    static Native *deserialize_limited(const void *blob, size_t blob_len, uint64_t max_memory) {
+        tf_deserialize_options options = TF_DESERIALIZE_OPTIONS_INIT;
+        ctype *p = NULL;
+        options.max_memory = max_memory;
+        if (tf_binding_check(deserialize_fn(blob, blob_len, &options, &p)) != TF_OK) return NULL;
+        return tf_binding_wrap_##Native(p);
+    }
+}
+%enddef
+TF_JAVA_DESERIALIZE_LIMITED(RecencySketchNative, tf_recency_sketch, tf_recency_sketch_deserialize)
+TF_JAVA_DESERIALIZE_LIMITED(RateLimiterNative, tf_rate_limiter, tf_rate_limiter_deserialize)
+TF_JAVA_DESERIALIZE_LIMITED(AgeBloomNative, tf_age_bloom, tf_age_bloom_deserialize)
+TF_JAVA_DESERIALIZE_LIMITED(TimeBloomNative, tf_time_bloom, tf_time_bloom_deserialize)
+
+/* The C headers' values of the shared names, read through the result
+ * typemaps: VocabularyTest compares them with the Java constants
+ * (TemporalFilters.NEVER and RETRY_NEVER, the flags), which are compile-time
+ * constants and so cannot be read from C. */
+%inline %{
+static uint64_t tf_java_never(void) { return TF_NEVER; }
+static uint64_t tf_java_retry_never(void) { return TF_RETRY_NEVER; }
+static uint32_t tf_java_recency_sketch_concurrent(void) { return TF_RECENCY_SKETCH_CONCURRENT; }
+static uint32_t tf_java_recency_sketch_blocked(void) { return TF_RECENCY_SKETCH_BLOCKED; }
+static uint32_t tf_java_age_bloom_blocked(void) { return TF_AGE_BLOOM_BLOCKED; }
+static uint32_t tf_java_rate_limiter_exact(void) { return TF_RATE_LIMITER_EXACT; }
+static uint32_t tf_java_rate_limiter_full_allow(void) { return TF_RATE_LIMITER_FULL_ALLOW; }
+%}
 
 /* Helpers of the typemaps above. They use the shared interface's error slot
  * (tf_binding_status_, tf_binding_fail), so they come after it; the wrapper
@@ -304,7 +357,9 @@ TF_JAVA_BYTES_IN(keys_data, keys_data_len)
 #define TF_JAVA_SKIPPED_
 #define TF_JAVA_SKIPPED_0 memset(&result, 0, sizeof result);
 
+/* A uint64_t result as a Java long (see "Type mapping" above). */
 static jlong tf_java_clamp(uint64_t v) {
+    if (v == TF_RETRY_NEVER) return (jlong)-1;
     return v > (uint64_t)INT64_MAX ? (jlong)INT64_MAX : (jlong)v;
 }
 
@@ -315,8 +370,11 @@ static void tf_java_reject(tf_status st, const char *name, const char *what) {
     tf_binding_fail(st, msg);
 }
 
-/* Throws org.temporalfilters.TemporalFiltersException(status, name, message).
- * If the class cannot be found or built, the JVM's own error stays pending. */
+/* Throws the exception of the status's family, made by the one factory
+ * org.temporalfilters.TemporalFiltersException.of(status, name, message)
+ * (InvalidArgumentException, BadBlobException, ...). If the class or the
+ * factory cannot be found, or the factory throws, the JVM's own error stays
+ * pending. */
 static void tf_java_throw(JNIEnv *jenv, int status, const char *message) {
     char clean[512];
     size_t i;
@@ -328,14 +386,14 @@ static void tf_java_throw(JNIEnv *jenv, int status, const char *message) {
     clean[i] = '\0';
     jclass cls = (*jenv)->FindClass(jenv, "org/temporalfilters/TemporalFiltersException");
     if (!cls) return;
-    jmethodID ctor = (*jenv)->GetMethodID(jenv, cls, "<init>", "(ILjava/lang/String;Ljava/lang/String;)V");
-    jstring jname = ctor ? (*jenv)->NewStringUTF(jenv, tf_status_string(status)) : NULL;
+    jmethodID of = (*jenv)->GetStaticMethodID(jenv, cls, "of",
+                                              "(ILjava/lang/String;Ljava/lang/String;)"
+                                              "Lorg/temporalfilters/TemporalFiltersException;");
+    jstring jname = of ? (*jenv)->NewStringUTF(jenv, tf_status_string(status)) : NULL;
     jstring jmsg = jname ? (*jenv)->NewStringUTF(jenv, clean) : NULL;
-    jobject ex = jmsg ? (*jenv)->NewObject(jenv, cls, ctor, (jint)status, jname, jmsg) : NULL;
-    if (ex) {
-        (*jenv)->Throw(jenv, (jthrowable)ex);
-        (*jenv)->DeleteLocalRef(jenv, ex);
-    }
+    jobject ex = jmsg ? (*jenv)->CallStaticObjectMethod(jenv, cls, of, (jint)status, jname, jmsg) : NULL;
+    if (ex && !(*jenv)->ExceptionCheck(jenv)) (*jenv)->Throw(jenv, (jthrowable)ex);
+    if (ex) (*jenv)->DeleteLocalRef(jenv, ex);
     if (jmsg) (*jenv)->DeleteLocalRef(jenv, jmsg);
     if (jname) (*jenv)->DeleteLocalRef(jenv, jname);
     (*jenv)->DeleteLocalRef(jenv, cls);

@@ -61,7 +61,7 @@ public final class Pacing {
         try (RecencySketch sketch = RecencySketch.forTarget(10_000, 0.001, 2024, 0)) {
             System.out.printf("libtemporalfilters %s, Java pacing example%n", TemporalFilters.version());
             System.out.printf("sketch %d x %d cells (%d KiB): one request per client per %d ms%n%n",
-                    sketch.width(), sketch.depth(), sketch.memory() / 1024, INTERVAL_MS);
+                    sketch.info().width(), sketch.info().depth(), sketch.memory() / 1024, INTERVAL_MS);
             System.out.printf("%6s  %-9s  %s%n", "t (ms)", "client", "decision");
 
             for (long now = 1; now <= RUN_MS; now++) { // 0 means "never": start at 1
@@ -105,7 +105,7 @@ public final class Pacing {
                 violations++;
             }
         } catch (TemporalFiltersException e) {
-            System.err.println("pacing: " + e.getMessage() + " (status " + e.status() + ")");
+            System.err.println("pacing: " + e.detail() + " (" + e.statusName() + ")");
             System.exit(1);
         }
         System.out.printf("%ngrants closer than %d ms to the same client's previous grant: %d (must be 0)%n",

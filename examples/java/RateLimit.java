@@ -149,7 +149,7 @@ public final class RateLimit {
                     if (now > PRINT_UNTIL_MS) {
                         continue;
                     }
-                    if (d.retryAt() == RateLimiter.NEVER) {
+                    if (d.retryAt() == TemporalFilters.RETRY_NEVER) {
                         System.out.printf("%6d  %-8s  429 Too Many Requests (costs %d permits, more than a "
                                 + "window allows: no Retry-After)%n", now, c.name, cost);
                     } else {
@@ -183,7 +183,7 @@ public final class RateLimit {
                 System.out.println("bob, within his limit, was refused: only when the API as a whole was full");
             }
         } catch (TemporalFiltersException e) {
-            System.err.println("rate limit: " + e.getMessage() + " (status " + e.status() + ")");
+            System.err.println("rate limit: " + e.detail() + " (" + e.statusName() + ")");
             System.exit(1);
         } finally {
             rl.close();

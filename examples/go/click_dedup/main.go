@@ -58,12 +58,12 @@ func main() {
 }
 
 func run() error {
-	minute, err := temporalfilters.NewTimeBloomFor(errorRate, spanMS, capacity0, 1)
+	minute, err := temporalfilters.NewTimeBloomFor(capacity0, errorRate, spanMS, temporalfilters.WithSeed(1))
 	if err != nil {
 		return err
 	}
 	defer minute.Close()
-	recent, err := temporalfilters.NewAgeBloomFor(errorRate, recentN, 2)
+	recent, err := temporalfilters.NewAgeBloomFor(recentN, errorRate, temporalfilters.WithSeed(2))
 	if err != nil {
 		return err
 	}

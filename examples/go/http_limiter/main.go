@@ -199,7 +199,7 @@ func main() {
 }
 
 func newLimiter() (*temporalfilters.RateLimiter, error) {
-	rl, err := temporalfilters.NewRateLimiter(keyLimit, window, 0, temporalfilters.Exact)
+	rl, err := temporalfilters.NewRateLimiter(keyLimit, window, 0, temporalfilters.WithFlags(temporalfilters.RateLimiterExact))
 	if err != nil {
 		return nil, err
 	}

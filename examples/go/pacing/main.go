@@ -67,7 +67,7 @@ func run() error {
 
 	// Sized for 500 distinct clients per interval: a client that waited long
 	// enough is wrongly refused with probability at most 0.1%.
-	sketch, err := temporalfilters.NewRecencySketchFor(500, 0.001, 7, 0)
+	sketch, err := temporalfilters.NewRecencySketchFor(500, 0.001, temporalfilters.WithSeed(7))
 	if err != nil {
 		return err
 	}

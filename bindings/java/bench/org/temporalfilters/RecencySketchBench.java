@@ -173,7 +173,7 @@ public final class RecencySketchBench {
             }
 
             System.out.printf("Java binding benchmark: RecencySketch %d x %d (%d cells, %d MiB), %d-byte keys,%n",
-                    s.width(), s.depth(), s.cells(), s.memory() >> 20, KEY_LEN);
+                    s.info().width(), s.info().depth(), s.info().cells(), s.memory() >> 20, KEY_LEN);
             System.out.printf("%d keys per pass, median of %d passes; C = tf_binding_c_loop_ns (one C call per key)%s%n",
                     nKeys, reps, quick ? " [--quick: not a measurement]" : "");
             System.out.printf("%-30s %10s %10s %8s%n", "operation", "Java ns/op", "C ns/op", "Java/C");

@@ -21,8 +21,8 @@ public final class KeyBatch {
     /**
      * Packs binary keys (any bytes, NUL included).
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} when the array or
-     *         one of its keys is null; {@link Status#ERR_TOO_LARGE} when the keys
+     * @throws InvalidArgumentException {@link Status#NULL} when the array or
+     *         one of its keys is null; {@link Status#TOO_LARGE} when the keys
      *         together exceed the largest Java array
      */
     public static KeyBatch of(byte[]... keys) {
@@ -30,12 +30,12 @@ public final class KeyBatch {
         long total = 0;
         for (int i = 0; i < keys.length; i++) {
             if (keys[i] == null) {
-                throw new TemporalFiltersException(Status.ERR_NULL, "keys[" + i + "] is null");
+                throw TemporalFiltersException.of(Status.NULL, "keys[" + i + "] is null");
             }
             total += keys[i].length;
         }
         if (total > Native.MAX_ARRAY) {
-            throw new TemporalFiltersException(Status.ERR_TOO_LARGE,
+            throw TemporalFiltersException.of(Status.TOO_LARGE,
                     "the keys of a batch total " + total + " bytes, more than a Java array holds");
         }
         byte[] data = new byte[(int) total];
@@ -53,7 +53,7 @@ public final class KeyBatch {
      * Packs string keys, each encoded as UTF-8 (the same bytes as the String
      * forms of the single-key calls).
      *
-     * @throws TemporalFiltersException as {@link #of(byte[]...)}
+     * @throws InvalidArgumentException as {@link #of(byte[]...)}
      */
     public static KeyBatch of(String... keys) {
         Native.notNull(keys, "keys");

@@ -1,17 +1,12 @@
 package org.temporalfilters;
 
-import java.lang.ref.Cleaner;
-import java.lang.ref.Reference;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-
 /**
  * "May this key make another request now?": the sliding-window rate limiter of
  * the native library ({@code temporalfilters/rate_limiter.h}, which states the
  * guarantees in full). Each key may take at most {@code limit} permits per
  * {@code window} time units.
  *
- * <p><b>Modes.</b> By default (bucketed, the seed's algorithm) the window is
+ * <p><b>Modes.</b> By default (bucketed, the algorithm of the Rate Limiter README) the window is
  * split into {@code window / bucketWidth} buckets and a key keeps a fixed ring
  * of bucket counts: constant memory and time per key. A bucket leaves the
  * window as a whole, so a request may be admitted up to
@@ -19,7 +14,7 @@ import java.nio.ByteOrder;
  * {@code window - bucketWidth + 1} time units ever holds more than
  * {@code limit} grants, but a whole window can hold up to twice the limit
  * (a burst late in one bucket, another as soon as that bucket has left: the
- * seed's own example). With {@link #EXACT} a key keeps the times of its last
+ * README's own example). With {@link #EXACT} a key keeps the times of its last
  * {@code limit} grants and never gets more than {@code limit} permits in any
  * interval {@code (t - window, t]}.
  *
@@ -33,12 +28,12 @@ import java.nio.ByteOrder;
  * {@link Decision}: allowed or not, the permits remaining in the window, and,
  * when denied, the earliest time at which the same request would be allowed
  * (for an HTTP {@code Retry-After}: {@link Decision#retryAfter(long)}), or
- * {@link #NEVER}. A {@linkplain #setGlobalLimit global limit} caps all keys
+ * {@link TemporalFilters#RETRY_NEVER}. A {@linkplain #setGlobalLimit global limit} caps all keys
  * together, and then every decision (acquire and peek, whether the key allows
  * the request or not) asks both the key's window and the global one: allowed
  * when both allow, {@code remaining} the smaller of the two, {@code retryAt}
  * the later of the times at which each refusing window would allow (a window
- * that allows counts as 0, one that never can as {@link #NEVER}). A key with
+ * that allows counts as 0, one that never can as {@link TemporalFilters#RETRY_NEVER}). A key with
  * its {@linkplain #setKeyLimit own limit} is still held to the global one.
  *
  * <p><b>Idle keys</b> are reclaimed: a key is idle once its last request is a
@@ -55,34 +50,20 @@ import java.nio.ByteOrder;
  * <p><b>The key bound.</b> {@link #setMaxKeys} bounds the number of keys
  * tracked. When it is reached, a new key first reclaims an idle key (16 slots
  * of its own shard, then 16 slots of every other shard whose lock is free);
- * when there is none, it is denied with {@code retryAt} {@link #NEVER} (the
+ * when there is none, it is denied with {@code retryAt} {@link TemporalFilters#RETRY_NEVER} (the
  * default: fail closed) or, with {@link #FULL_ALLOW}, admitted without being
  * tracked ({@code remaining} 0; fail open), still held to and charged to the
  * global limit. {@link #stats()} counts both.
  *
- * <p><b>Keys</b> are byte strings: {@code byte[]} (binary-safe, NUL bytes
- * included) or {@code String}, which stands for its UTF-8 bytes.
- *
- * <p><b>Time</b> is always an argument, a {@code long} in the caller's own unit
- * (the unit of {@code window} and {@code bucketWidth}); {@code now} must be
- * &gt;= 1. The native library counts time in unsigned 64-bit integers; Java has
- * no such type, so a negative argument (a time, a limit, a count) is rejected
- * with {@link Status#ERR_INVALID_ARGUMENT}, never reinterpreted, and a result
- * above {@link Long#MAX_VALUE} is returned as {@link Long#MAX_VALUE}: in
- * particular a retry time that never comes (C's {@code UINT64_MAX}) is
- * {@link #NEVER}. {@link #acquire} first brings the key's window (and the
- * global window) to {@code now}, granted or not, so a later call with an
- * earlier time is clamped to the latest time that key (or the global window)
- * has seen: nothing is forgotten early. {@link #peek} changes nothing.
- *
- * <p><b>Errors</b>: every failure is a {@link TemporalFiltersException} carrying
- * the C status. A denial is not an error: it is a {@link Decision} with
- * {@code allowed() == false}.
- *
- * <p><b>Resources</b>: the native memory is freed by {@link #close()}; use
- * try-with-resources. A limiter that is never closed is freed by a
- * {@link Cleaner} after it becomes unreachable. Any call on a closed limiter
- * fails with {@link Status#ERR_NULL} ("the RateLimiter is closed").
+ * <p>Keys, time, numbers, errors and resources are as {@link TemporalFilters}
+ * describes; time is in the unit of {@code window} and {@code bucketWidth},
+ * and a limit or a count is checked like a time. A retry time that never
+ * comes is {@link TemporalFilters#RETRY_NEVER}. {@link #acquire} first brings
+ * the key's window (and the global window) to {@code now}, granted or not,
+ * so a later call with an earlier time is clamped to the latest time that
+ * key (or the global window) has seen: nothing is forgotten early.
+ * {@link #peek} changes nothing. A denial is not an error: it is a
+ * {@link Decision} with {@code allowed() == false}.
  *
  * <p><b>Threads</b>: the limiter is internally synchronised (sharded locks):
  * every method may be called from any number of threads at once, and the
@@ -90,7 +71,7 @@ import java.nio.ByteOrder;
  * exclusive access. {@link #serialize()} is a snapshot of one consistent
  * moment (the native library holds every lock while it writes).
  */
-public final class RateLimiter implements AutoCloseable {
+public final class RateLimiter extends NativeHandle<RateLimiterNative> {
     /** Flag: exact mode, no over-admission ({@code TF_RATE_LIMITER_EXACT}). */
     public static final int EXACT = 1;
     /**
@@ -108,15 +89,6 @@ public final class RateLimiter implements AutoCloseable {
     /** The largest {@linkplain #setGlobalLimit global limit} with {@link #EXACT}. */
     public static final long MAX_EXACT_GLOBAL_LIMIT = 1L << 24;
     /**
-     * The {@link Decision#retryAt()} of a request that will never be allowed as
-     * it stands: more permits than the key's or the global limit, or a new key
-     * denied because the limiter tracks {@link #setMaxKeys as many keys as it
-     * may} and none is idle (fail closed). It is {@link Long#MAX_VALUE}, the
-     * clamp of C's {@code UINT64_MAX}.
-     */
-    public static final long NEVER = Long.MAX_VALUE;
-
-    /**
      * The answer of {@link #acquire} and {@link #peek}: a value (equal decisions
      * are {@code equals}).
      *
@@ -133,7 +105,11 @@ public final class RateLimiter implements AutoCloseable {
      * @param retryAt   0 when allowed; otherwise the earliest time at which the
      *                  same request would be allowed if nothing else happened
      *                  (with a global limit the later of the two windows'
-     *                  times), or {@link RateLimiter#NEVER} when it never can be
+     *                  times), or {@link TemporalFilters#RETRY_NEVER} (-1, C's
+     *                  {@code UINT64_MAX}) when it never can be: more permits
+     *                  than the key's or the global limit, or a new key denied
+     *                  because the limiter tracks as many keys as it may and
+     *                  none is idle (fail closed)
      */
     public record Decision(boolean allowed, long remaining, long retryAt) {
         /**
@@ -141,17 +117,32 @@ public final class RateLimiter implements AutoCloseable {
          * time unit (the value of a {@code Retry-After} header when the unit is
          * the second; round up for a coarser unit): 0 when allowed,
          * {@code retryAt - now} (at least 0) when denied,
-         * {@link RateLimiter#NEVER} when the request never can be allowed.
+         * {@link TemporalFilters#RETRY_NEVER} when the request never can be
+         * allowed.
          */
         public long retryAfter(long now) {
             if (allowed) {
                 return 0;
             }
-            if (retryAt == NEVER) {
-                return NEVER;
+            if (retryAt == TemporalFilters.RETRY_NEVER) {
+                return TemporalFilters.RETRY_NEVER;
             }
             return Math.max(0, retryAt - now);
         }
+    }
+
+    /**
+     * What a limiter was created with, and its settings
+     * ({@code tf_rate_limiter_info}).
+     *
+     * @param limit       the default limit: permits per window and key
+     * @param window      the window's length, in the caller's time unit
+     * @param bucketWidth the width of a bucket (bucketed mode); 0 with {@link #EXACT}
+     * @param flags       the creation flags ({@link #EXACT}, {@link #FULL_ALLOW})
+     * @param globalLimit the {@linkplain #setGlobalLimit global limit}; 0 when none is set
+     * @param maxKeys     the {@linkplain #setMaxKeys key bound}; 0 for none
+     */
+    public record Info(long limit, long window, long bucketWidth, int flags, long globalLimit, long maxKeys) {
     }
 
     /**
@@ -167,30 +158,6 @@ public final class RateLimiter implements AutoCloseable {
     public record Stats(long keys, long reclaimed, long deniedFull, long allowedFull) {
     }
 
-    /* serialize(): how many times the two native calls are tried. */
-    private static final int SERIALIZE_ATTEMPTS = 8;
-
-    private final RateLimiterNative handle;
-    private final Cleaner.Cleanable cleanable;
-    private volatile boolean closed;
-    private final long limit;
-    private final long window;
-    private final long bucketWidth;
-    private final int flags;
-
-    /* The cleaning action holds the native proxy only, never the limiter. */
-    private static final class Release implements Runnable {
-        private final RateLimiterNative handle;
-
-        Release(RateLimiterNative handle) {
-            this.handle = handle;
-        }
-
-        @Override
-        public void run() {
-            handle.delete();
-        }
-    }
 
     /**
      * Creates a limiter: each key at most {@code limit} permits per
@@ -204,26 +171,22 @@ public final class RateLimiter implements AutoCloseable {
      *                    buckets per window;
      *                    ignored (may be 0) with {@link #EXACT}
      * @param flags       0 or an OR of {@link #EXACT} and {@link #FULL_ALLOW}
-     * @throws TemporalFiltersException {@link Status#ERR_INVALID_ARGUMENT} (a zero
-     *         limit or window, a bucket width of 0 or not dividing the window,
-     *         too many buckets, a limit above the mode's maximum, an unknown
-     *         flag, a negative number), {@link Status#ERR_OUT_OF_MEMORY}
+     * @throws InvalidArgumentException a zero limit or window, a bucket width of
+     *         0 or not dividing the window, too many buckets, a limit above the
+     *         mode's maximum, an unknown flag, a negative number
+     * @throws NativeOutOfMemoryException the limiter does not fit in memory
      */
     public RateLimiter(long limit, long window, long bucketWidth, int flags) {
-        this(new RateLimiterNative(limit, window, bucketWidth, flags), limit, window,
-                (flags & EXACT) != 0 ? 0 : bucketWidth, flags);
+        this(new RateLimiterNative(limit, window, bucketWidth, flags));
     }
 
-    private RateLimiter(RateLimiterNative handle, long limit, long window, long bucketWidth, int flags) {
-        if (handle == null) {
-            throw new TemporalFiltersException(Status.ERR_INTERNAL, "the native layer returned no handle");
-        }
-        this.handle = handle;
-        this.cleanable = Native.CLEANER.register(this, new Release(handle));
-        this.limit = limit;
-        this.window = window;
-        this.bucketWidth = bucketWidth;
-        this.flags = flags;
+    /** A limiter in the default mode (bucketed, fail closed): {@code RateLimiter(limit, window, bucketWidth, 0)}. */
+    public RateLimiter(long limit, long window, long bucketWidth) {
+        this(limit, window, bucketWidth, 0);
+    }
+
+    private RateLimiter(RateLimiterNative handle) {
+        super(handle);
     }
 
     /**
@@ -232,86 +195,31 @@ public final class RateLimiter implements AutoCloseable {
      * window, overrides, key bound, counters, reclaim horizon (every shard of
      * the new limiter takes the blob's) and every tracked key's state.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null blob),
-     *         {@link Status#ERR_TRUNCATED}, {@link Status#ERR_BAD_MAGIC},
-     *         {@link Status#ERR_UNSUPPORTED_VERSION}, {@link Status#ERR_WRONG_KIND}
-     *         (a blob of another structure), {@link Status#ERR_CHECKSUM},
-     *         {@link Status#ERR_CORRUPT}, {@link Status#ERR_OUT_OF_MEMORY}
+     * @throws InvalidArgumentException a null blob ({@link Status#NULL})
+     * @throws BadBlobException a blob that is not a whole, intact limiter
+     *         ({@link Status#TRUNCATED} .. {@link Status#CORRUPT})
+     * @throws NativeOutOfMemoryException the limiter does not fit in memory
      */
     public static RateLimiter deserialize(byte[] blob) {
-        RateLimiterNative handle = RateLimiterNative.deserialize(blob);
-        if (handle == null) {
-            throw new TemporalFiltersException(Status.ERR_INTERNAL, "the native layer returned no handle");
-        }
-        // The native layer accepted the blob, so its envelope (README.md,
-        // "Wire format": the flags at offset 8) and the payload's first fields
-        // (limit, window, bucket width from offset 20; the layout is in
-        // lib/rate_limiter/rate_limiter.cpp) are there and valid.
-        ByteBuffer b = ByteBuffer.wrap(blob).order(ByteOrder.LITTLE_ENDIAN);
-        int flags = b.getInt(8);
-        return new RateLimiter(handle, b.getLong(20), b.getLong(28), (flags & EXACT) != 0 ? 0 : b.getLong(36), flags);
+        return deserialize(blob, 0);
     }
 
     /**
-     * Frees the native memory now. Idempotent; afterwards every call fails with
-     * {@link Status#ERR_NULL}. Needs exclusive access: no other thread may be
-     * using the limiter.
+     * {@link #deserialize(byte[])}, refusing a blob that would make a limiter
+     * of more than {@code maxMemory} bytes ({@link #memory()}) with
+     * {@link Status#TOO_LARGE} before allocating anything; 0 sets no limit.
      */
-    @Override
-    public void close() {
-        closed = true;
-        cleanable.clean();
-    }
-
-    /** Whether {@link #close()} was called. */
-    public boolean isClosed() {
-        return closed;
-    }
-
-    private void checkOpen() {
-        if (closed) {
-            throw new TemporalFiltersException(Status.ERR_NULL, "the RateLimiter is closed");
-        }
+    public static RateLimiter deserialize(byte[] blob, long maxMemory) {
+        return new RateLimiter(RateLimiterNative.deserialize_limited(blob, maxMemory));
     }
 
     /**
-     * The default per-key limit: permits per window.
-     *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed)
+     * What the limiter was created with and its settings
+     * ({@code tf_rate_limiter_get_info}).
      */
-    public long limit() {
-        checkOpen();
-        return limit;
-    }
-
-    /**
-     * The window's length, in the caller's time unit.
-     *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed)
-     */
-    public long window() {
-        checkOpen();
-        return window;
-    }
-
-    /**
-     * The width of a bucket (bucketed mode), 0 with {@link #EXACT}.
-     *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed)
-     */
-    public long bucketWidth() {
-        checkOpen();
-        return bucketWidth;
-    }
-
-    /**
-     * The creation flags ({@link #EXACT}, {@link #FULL_ALLOW}).
-     *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed)
-     */
-    public int flags() {
-        checkOpen();
-        return flags;
+    public Info info() {
+        return value(h -> h.info(), i -> new Info(i.getLimit(), i.getWindow(), i.getBucket_width(), (int) i.getFlags(),
+                i.getGlobal_limit(), i.getMax_keys()));
     }
 
     /**
@@ -325,16 +233,11 @@ public final class RateLimiter implements AutoCloseable {
      *
      * @param limit 0 or the global permits per window (at most
      *              {@link #MAX_EXACT_GLOBAL_LIMIT} with {@link #EXACT})
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed),
-     *         {@link Status#ERR_INVALID_ARGUMENT} (negative, or too large for
-     *         exact mode), {@link Status#ERR_OUT_OF_MEMORY}
+     * @throws InvalidArgumentException negative, or too large for exact mode
+     * @throws NativeOutOfMemoryException the exact global window does not fit in memory
      */
     public void setGlobalLimit(long limit) {
-        try {
-            handle.set_global_limit(limit);
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        run(h -> h.set_global_limit(limit));
     }
 
     /**
@@ -346,16 +249,12 @@ public final class RateLimiter implements AutoCloseable {
      *
      * @param limit 0, or 1 .. {@link #MAX_KEY_LIMIT} ({@link #MAX_EXACT_LIMIT}
      *              with {@link #EXACT})
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null key, closed),
-     *         {@link Status#ERR_INVALID_ARGUMENT} (negative, or above the mode's
-     *         maximum), {@link Status#ERR_OUT_OF_MEMORY}
+     * @throws InvalidArgumentException a null key; a limit that is negative, or
+     *         above the mode's maximum
+     * @throws NativeOutOfMemoryException the override does not fit in memory
      */
     public void setKeyLimit(byte[] key, long limit) {
-        try {
-            handle.set_key_limit(key, limit);
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        run(h -> h.set_key_limit(key, limit));
     }
 
     /** {@link #setKeyLimit(byte[], long)} with the key's UTF-8 bytes. */
@@ -368,27 +267,22 @@ public final class RateLimiter implements AutoCloseable {
      * is reached, a new key first reclaims an idle key (16 slots of its own
      * shard, then 16 slots of every other shard whose lock is free); when none
      * is found, its requests are denied with {@link Decision#retryAt()}
-     * {@link #NEVER} (fail closed) or, with {@link #FULL_ALLOW}, admitted
+     * {@link TemporalFilters#RETRY_NEVER} (fail closed) or, with {@link #FULL_ALLOW}, admitted
      * without being tracked (fail open: {@code remaining} 0, and still held to
      * and charged to the global limit); {@link #stats()} counts each (peeks are
      * not counted). After a search that found nothing, the next 63 new keys
      * only look at their own shard. Keys already tracked are served as usual.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed),
-     *         {@link Status#ERR_INVALID_ARGUMENT} (negative)
+     * @throws InvalidArgumentException a negative bound
      */
     public void setMaxKeys(long maxKeys) {
-        try {
-            handle.set_max_keys(maxKeys);
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        run(h -> h.set_max_keys(maxKeys));
     }
 
     /**
      * Asks for {@code n} permits for {@code key} at {@code now} and takes them
      * when allowed, from the key's window and the global one (all or nothing:
-     * a denied request takes nothing). Like the seed, the key's window (and
+     * a denied request takes nothing). As in the Rate Limiter README, the key's window (and
      * the global window) is first brought to {@code now}, granted or not: a
      * later call with an earlier time is clamped to it. A new key is tracked
      * from its first granted request on (a denied first request leaves nothing
@@ -397,21 +291,13 @@ public final class RateLimiter implements AutoCloseable {
      *
      * @param now the current time, &gt;= 1
      * @param n   permits, &gt;= 1; more than the key's (or the global) limit is
-     *            denied with {@link #NEVER}
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null key, closed),
-     *         {@link Status#ERR_INVALID_ARGUMENT} (now or n &lt;= 0),
-     *         {@link Status#ERR_OUT_OF_MEMORY} (the key could not be tracked;
-     *         nothing changed)
+     *            denied with {@link TemporalFilters#RETRY_NEVER}
+     * @throws InvalidArgumentException a null key, now or n &lt;= 0
+     * @throws NativeOutOfMemoryException the key could not be tracked (nothing
+     *         changed)
      */
     public Decision acquire(byte[] key, long now, long n) {
-        long[] remaining = new long[1];
-        long[] retryAt = new long[1];
-        try {
-            boolean allowed = handle.acquire(key, now, n, remaining, retryAt) != 0;
-            return new Decision(allowed, remaining[0], retryAt[0]);
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return decide(RateLimiterNative::acquire, key, now, n);
     }
 
     /** {@link #acquire(byte[], long, long)} with the key's UTF-8 bytes. */
@@ -450,24 +336,19 @@ public final class RateLimiter implements AutoCloseable {
      *              each key's clock is clamped as in {@code acquire})
      * @param n     permits per key, &gt;= 1 (even for an empty batch)
      * @return one {@link Decision} per key, in the order of the keys
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null argument,
-     *         closed), {@link Status#ERR_INVALID_ARGUMENT} ({@code times.length}
-     *         differs from the number of keys, a time &lt;= 0, n &lt;= 0),
-     *         {@link Status#ERR_OUT_OF_MEMORY} (a key could not be tracked: the
-     *         decisions before it stand, and are not returned)
+     * @throws InvalidArgumentException a null argument; {@code times.length}
+     *         differs from the number of keys, a time &lt;= 0, n &lt;= 0
+     * @throws NativeOutOfMemoryException a key could not be tracked: the
+     *         decisions before it stand, and are not returned
      */
     public Decision[] acquireBatch(KeyBatch keys, long[] times, long n) {
-        checkOpen();
+        open();
         Native.notNull(keys, "keys");
         int count = keys.size();
         int[] allowed = new int[count];
         long[] remaining = new long[count];
         long[] retryAt = new long[count];
-        try {
-            handle.acquire_batch(keys.data, keys.lens, times, n, allowed, remaining, retryAt);
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        run(h -> h.acquire_batch(keys.data, keys.lens, times, n, allowed, remaining, retryAt));
         Decision[] out = new Decision[count];
         for (int i = 0; i < count; i++) {
             out[i] = new Decision(allowed[i] != 0, remaining[i], retryAt[i]);
@@ -498,18 +379,10 @@ public final class RateLimiter implements AutoCloseable {
      * On a full table it looks for an idle key without removing it, so it
      * answers as {@code acquire} would.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null key, closed),
-     *         {@link Status#ERR_INVALID_ARGUMENT} (now or n &lt;= 0)
+     * @throws InvalidArgumentException a null key, now or n &lt;= 0
      */
     public Decision peek(byte[] key, long now, long n) {
-        long[] remaining = new long[1];
-        long[] retryAt = new long[1];
-        try {
-            boolean allowed = handle.peek(key, now, n, remaining, retryAt) != 0;
-            return new Decision(allowed, remaining[0], retryAt[0]);
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return decide(RateLimiterNative::peek, key, now, n);
     }
 
     /** {@link #peek(byte[], long, long)} with the key's UTF-8 bytes. */
@@ -536,15 +409,10 @@ public final class RateLimiter implements AutoCloseable {
      * to {@code now}. A key not tracked is left alone; {@code n} = 0 gives
      * nothing back.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null key, closed),
-     *         {@link Status#ERR_INVALID_ARGUMENT} (now &lt;= 0, n &lt; 0)
+     * @throws InvalidArgumentException a null key, now &lt;= 0, n &lt; 0
      */
     public void refund(byte[] key, long now, long n) {
-        try {
-            handle.refund(key, now, n);
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        run(h -> h.refund(key, now, n));
     }
 
     /** {@link #refund(byte[], long, long)} with the key's UTF-8 bytes. */
@@ -557,14 +425,10 @@ public final class RateLimiter implements AutoCloseable {
      * afresh (its override, if any, stays). Permits it took stay counted in
      * the global window.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null key, closed)
+     * @throws InvalidArgumentException a null key
      */
     public void reset(byte[] key) {
-        try {
-            handle.reset(key);
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        run(h -> h.reset(key));
     }
 
     /** {@link #reset(byte[])} with the key's UTF-8 bytes. */
@@ -575,35 +439,21 @@ public final class RateLimiter implements AutoCloseable {
     /**
      * The counters: keys tracked, idle keys reclaimed, new keys denied or
      * admitted untracked because of the key bound.
-     *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed)
      */
     public Stats stats() {
-        try {
-            RateLimiterStatsNative stats = handle.stats();
-            try {
-                return new Stats(stats.getKeys(), stats.getReclaimed(), stats.getDenied_full(), stats.getAllowed_full());
-            } finally {
-                stats.delete();
-            }
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return value(h -> h.stats(), st -> new Stats(st.getKeys(), st.getReclaimed(), st.getDenied_full(),
+                st.getAllowed_full()));
     }
 
     /**
      * Bytes of native memory held: the key tables (fixed-size records, with
      * the tables' spare room), exact-mode rings, keys longer than 16 bytes
-     * (stored apart), the global window and the overrides. Visits every shard.
-     *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed)
+     * (stored apart), the global window and the overrides (the {@code memory}
+     * of {@code tf_rate_limiter_stats}). Visits every shard.
      */
+    @Override
     public long memory() {
-        try {
-            return handle.memory();
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return super.memory();
     }
 
     /**
@@ -619,32 +469,33 @@ public final class RateLimiter implements AutoCloseable {
      * native calls that size and fill it, this method starts again, up to a
      * few times.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed),
-     *         {@link Status#ERR_TOO_LARGE} (the blob exceeds the largest Java
-     *         array), {@link Status#ERR_BUFFER_TOO_SMALL} (its size kept changing)
+     * @throws InvalidArgumentException the blob exceeds the largest Java array
+     *         ({@link Status#TOO_LARGE})
+     * @throws TemporalFiltersException its size kept changing
+     *         ({@link Status#BUFFER_TOO_SMALL})
      */
+    @Override
     public byte[] serialize() {
-        try {
-            for (int attempt = 1;; attempt++) {
-                try {
-                    return Native.serialize(handle.serialized_size(), "limiter", handle::serialize_into);
-                } catch (TemporalFiltersException e) {
-                    if (e.status() != Status.ERR_BUFFER_TOO_SMALL || attempt >= SERIALIZE_ATTEMPTS) {
-                        throw e;
-                    }
-                }
-            }
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return super.serialize();
     }
 
     @Override
-    public String toString() {
-        if (closed) {
-            return "RateLimiter(closed)";
-        }
-        return "RateLimiter(limit=" + limit + ", window=" + window + ", bucketWidth=" + bucketWidth + ", flags="
-                + flags + ", keys=" + stats().keys() + ")";
+    String describe() {
+        Info i = info();
+        return "limit=" + i.limit() + ", window=" + i.window() + ", bucketWidth=" + i.bucketWidth() + ", flags="
+                + i.flags() + ", keys=" + stats().keys();
+    }
+
+    /* The native acquire or peek: 1 when allowed, 0 when denied; remaining
+     * and retry time in element 0 of the arrays. */
+    private interface NativeDecision {
+        long decide(RateLimiterNative h, byte[] key, long now, long n, long[] remaining, long[] retryAt);
+    }
+
+    private Decision decide(NativeDecision op, byte[] key, long now, long n) {
+        long[] remaining = new long[1];
+        long[] retryAt = new long[1];
+        boolean allowed = callLong(h -> op.decide(h, key, now, n, remaining, retryAt)) != 0;
+        return new Decision(allowed, remaining[0], retryAt[0]);
     }
 }

@@ -1,9 +1,6 @@
 package org.temporalfilters;
 
-import java.lang.ref.Cleaner;
-import java.lang.ref.Reference;
 import java.util.OptionalLong;
-import java.util.function.Function;
 
 /**
  * "When did I last see this key?" in fixed memory: a RecencySketch of the
@@ -16,44 +13,44 @@ import java.util.function.Function;
  * older than the key's true last update; it may return a newer one when other
  * keys filled all of the key's cells (see {@link #errorEstimate}).
  *
- * <p><b>Keys</b> are byte strings: {@code byte[]} (binary-safe, NUL bytes
- * included) or {@code String}, which stands for its UTF-8 bytes.
- *
- * <p><b>Time</b> is always an argument, a {@code long} in the caller's own unit
- * (milliseconds, seconds, ticks...). 0 means "never" and is not a valid
- * {@code now}. The native library counts time in unsigned 64-bit integers;
- * Java has no such type, so a negative argument is rejected with
- * {@link Status#ERR_INVALID_ARGUMENT} (never reinterpreted), and a result above
- * {@link Long#MAX_VALUE} (only saturated times, e.g. the next-allowed time of a
- * pacing decision near the end of time, or cells of a blob written by a
- * program that used such times) is returned as {@link Long#MAX_VALUE}.
- *
- * <p><b>Errors</b>: every failure is a {@link TemporalFiltersException} carrying
- * the C status.
- *
- * <p><b>Resources</b>: the native memory is freed by {@link #close()}; use
- * try-with-resources. A sketch that is never closed is freed by a
- * {@link Cleaner} after it becomes unreachable. Any call on a closed sketch
- * fails with {@link Status#ERR_NULL} ("the RecencySketch is closed").
+ * <p>Keys, time, numbers, errors and resources are as {@link TemporalFilters}
+ * describes: a key never seen reads as {@link TemporalFilters#NEVER}, and a
+ * result above {@link Long#MAX_VALUE} (a saturated time, such as the
+ * next-allowed time of a pacing decision near the end of time) is returned
+ * as {@link Long#MAX_VALUE}.
  *
  * <p><b>Threads</b>: without {@link #CONCURRENT}, calls that modify the sketch
  * must not overlap any other call on it (concurrent reads are fine). Created
  * with {@link #CONCURRENT}, update, query, pace, the TTL calls, the batch
- * calls, errorEstimate, memory, the getters, serialize and use as the source
+ * calls, errorEstimate, memory, info, serialize and use as the source
  * of a merge may be called from any number of threads at once. {@link #clear},
  * {@link #merge} into this sketch (unless it is concurrent) and {@link #close}
  * always need exclusive access.
  */
-public final class RecencySketch implements AutoCloseable {
-    /** Flag: lock-free mode, safe to use from many threads at once. */
+public final class RecencySketch extends NativeHandle<RecencySketchNative> {
+    /** Flag: lock-free mode, safe to use from many threads at once ({@code TF_RECENCY_SKETCH_CONCURRENT}). */
     public static final int CONCURRENT = 1;
-    /** Flag: blocked layout, all of a key's cells in one cache line (depth &lt;= 8). */
+    /**
+     * Flag: blocked layout, all of a key's cells in one cache line (depth &lt;= 8)
+     * ({@code TF_RECENCY_SKETCH_BLOCKED}).
+     */
     public static final int BLOCKED = 2;
-    /** The timestamp that means "never seen". */
-    public static final long NEVER = 0L;
 
     /** Table dimensions, as computed by {@link #dimensions}. */
     public record Dimensions(long width, int depth) {
+    }
+
+    /**
+     * What a sketch was created with ({@code tf_recency_sketch_info}).
+     *
+     * @param width cells per row, as given at creation
+     * @param depth rows, as given at creation
+     * @param seed  the hash seed, 0 .. 2^32-1
+     * @param flags the creation flags ({@link #CONCURRENT}, {@link #BLOCKED})
+     * @param cells the number of timestamp cells actually allocated (the blocked
+     *              layout rounds the table up to whole cache lines of 8 cells)
+     */
+    public record Info(long width, int depth, long seed, int flags, long cells) {
     }
 
     /**
@@ -65,24 +62,6 @@ public final class RecencySketch implements AutoCloseable {
     public record PaceResult(boolean granted, long nextAllowed) {
     }
 
-    private final RecencySketchNative handle;
-    private final Cleaner.Cleanable cleanable;
-    private volatile boolean closed;
-
-    /* The cleaning action holds the native proxy only, never the sketch. */
-    private static final class Release implements Runnable {
-        private final RecencySketchNative handle;
-
-        Release(RecencySketchNative handle) {
-            this.handle = handle;
-        }
-
-        @Override
-        public void run() {
-            handle.delete();
-        }
-    }
-
     /**
      * Creates an empty sketch ({@code tf_recency_sketch_new}).
      *
@@ -90,20 +69,22 @@ public final class RecencySketch implements AutoCloseable {
      * @param depth rows, 1..32 (1..8 with {@link #BLOCKED})
      * @param seed  hash seed, 0 .. 2^32-1; sketches merge only when their seeds are equal
      * @param flags 0 or an OR of {@link #CONCURRENT} and {@link #BLOCKED}
-     * @throws TemporalFiltersException {@link Status#ERR_INVALID_ARGUMENT} (a
-     *         parameter out of range, an unknown flag), {@link Status#ERR_TOO_LARGE},
-     *         {@link Status#ERR_OUT_OF_MEMORY}
+     * @throws InvalidArgumentException a parameter out of range, a negative
+     *         number, an unknown flag ({@link Status#INVALID_ARGUMENT}); a table
+     *         too large ({@link Status#TOO_LARGE})
+     * @throws NativeOutOfMemoryException the table does not fit in memory
      */
     public RecencySketch(long width, int depth, long seed, int flags) {
         this(new RecencySketchNative(width, depth, seed, flags));
     }
 
+    /** An empty sketch with seed 0 and no flags: {@code RecencySketch(width, depth, 0, 0)}. */
+    public RecencySketch(long width, int depth) {
+        this(width, depth, 0, 0);
+    }
+
     private RecencySketch(RecencySketchNative handle) {
-        if (handle == null) {
-            throw new TemporalFiltersException(Status.ERR_INTERNAL, "the native layer returned no handle");
-        }
-        this.handle = handle;
-        this.cleanable = Native.CLEANER.register(this, new Release(handle));
+        super(handle);
     }
 
     /**
@@ -112,10 +93,16 @@ public final class RecencySketch implements AutoCloseable {
      * {@code expectedKeys} distinct keys updated within the horizon you query
      * about, is at most {@code tooNewProbability}.
      *
-     * @throws TemporalFiltersException as {@link #dimensions} and the constructor
+     * @throws InvalidArgumentException as {@link #dimensions} and the constructor
+     * @throws NativeOutOfMemoryException the table does not fit in memory
      */
     public static RecencySketch forTarget(long expectedKeys, double tooNewProbability, long seed, int flags) {
         return new RecencySketch(RecencySketchNative.new_for(expectedKeys, tooNewProbability, seed, flags));
+    }
+
+    /** {@link #forTarget(long, double, long, int)} with seed 0 and no flags. */
+    public static RecencySketch forTarget(long expectedKeys, double tooNewProbability) {
+        return forTarget(expectedKeys, tooNewProbability, 0, 0);
     }
 
     /**
@@ -123,9 +110,9 @@ public final class RecencySketch implements AutoCloseable {
      * ({@code tf_recency_sketch_dimensions}); only {@link #BLOCKED} among the
      * flags changes the answer.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_INVALID_ARGUMENT} (no
+     * @throws InvalidArgumentException {@link Status#INVALID_ARGUMENT} (no
      *         keys, a probability outside (0, 1), an unknown flag),
-     *         {@link Status#ERR_TOO_LARGE} (no table within the limits meets the target)
+     *         {@link Status#TOO_LARGE} (no table within the limits meets the target)
      */
     public static Dimensions dimensions(long expectedKeys, double tooNewProbability, int flags) {
         long width = RecencySketchNative.dimensions_width(expectedKeys, tooNewProbability, flags);
@@ -133,49 +120,41 @@ public final class RecencySketch implements AutoCloseable {
         return new Dimensions(width, (int) depth);
     }
 
+    /** {@link #dimensions(long, double, int)} without flags. */
+    public static Dimensions dimensions(long expectedKeys, double tooNewProbability) {
+        return dimensions(expectedKeys, tooNewProbability, 0);
+    }
+
     /**
      * Reads a sketch from a blob written by {@link #serialize()} here or by
      * any other binding or the C API.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null blob),
-     *         {@link Status#ERR_TRUNCATED}, {@link Status#ERR_BAD_MAGIC},
-     *         {@link Status#ERR_UNSUPPORTED_VERSION}, {@link Status#ERR_WRONG_KIND},
-     *         {@link Status#ERR_CHECKSUM}, {@link Status#ERR_CORRUPT},
-     *         {@link Status#ERR_OUT_OF_MEMORY}
+     * @throws InvalidArgumentException a null blob ({@link Status#NULL})
+     * @throws BadBlobException a blob that is not a whole, intact sketch
+     *         ({@link Status#TRUNCATED} .. {@link Status#CORRUPT})
+     * @throws NativeOutOfMemoryException the sketch does not fit in memory
      */
     public static RecencySketch deserialize(byte[] blob) {
-        return new RecencySketch(RecencySketchNative.deserialize(blob));
+        return deserialize(blob, 0);
     }
 
     /**
-     * Frees the native memory now. Idempotent; afterwards every call fails with
-     * {@link Status#ERR_NULL}. Needs exclusive access: no other thread may be
-     * using the sketch.
+     * {@link #deserialize(byte[])}, refusing a blob that would make a sketch
+     * of more than {@code maxMemory} bytes ({@link #memory()}) with
+     * {@link Status#TOO_LARGE} before allocating anything; 0 sets no limit.
      */
-    @Override
-    public void close() {
-        closed = true;
-        cleanable.clean();
-    }
-
-    /** Whether {@link #close()} was called. */
-    public boolean isClosed() {
-        return closed;
+    public static RecencySketch deserialize(byte[] blob, long maxMemory) {
+        return new RecencySketch(RecencySketchNative.deserialize_limited(blob, maxMemory));
     }
 
     /**
      * Records that {@code key} was seen at {@code now} (&gt;= 1): its cells
      * become max(cell, now). Older times than already recorded are harmless.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null key, closed),
-     *         {@link Status#ERR_INVALID_ARGUMENT} (now &lt;= 0)
+     * @throws InvalidArgumentException a null key, now &lt;= 0
      */
     public void update(byte[] key, long now) {
-        try {
-            handle.update(key, now);
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        run(h -> h.update(key, now));
     }
 
     /** {@link #update(byte[], long)} with the key's UTF-8 bytes. */
@@ -184,18 +163,14 @@ public final class RecencySketch implements AutoCloseable {
     }
 
     /**
-     * The estimated last time {@code key} was updated: {@link #NEVER} (0) when
+     * The estimated last time {@code key} was updated: {@link TemporalFilters#NEVER} (0) when
      * never seen (and no other key filled all its cells), otherwise a time at
      * or after its true last update.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null key, closed)
+     * @throws InvalidArgumentException a null key
      */
     public long query(byte[] key) {
-        try {
-            return handle.query(key);
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return callLong(h -> h.query(key));
     }
 
     /** {@link #query(byte[])} with the key's UTF-8 bytes. */
@@ -209,7 +184,7 @@ public final class RecencySketch implements AutoCloseable {
      */
     public OptionalLong lastSeen(byte[] key) {
         long t = query(key);
-        return t == NEVER ? OptionalLong.empty() : OptionalLong.of(t);
+        return t == TemporalFilters.NEVER ? OptionalLong.empty() : OptionalLong.of(t);
     }
 
     /** {@link #lastSeen(byte[])} with the key's UTF-8 bytes. */
@@ -223,17 +198,12 @@ public final class RecencySketch implements AutoCloseable {
      * the grant. A key is never granted twice within {@code interval}, also
      * under concurrent calls on a {@link #CONCURRENT} sketch.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null key, closed),
-     *         {@link Status#ERR_INVALID_ARGUMENT} (now or interval &lt;= 0)
+     * @throws InvalidArgumentException a null key, now or interval &lt;= 0
      */
     public PaceResult pace(byte[] key, long now, long interval) {
         long[] next = new long[1];
-        try {
-            boolean granted = handle.pace(key, now, interval, next) != 0;
-            return new PaceResult(granted, next[0]);
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        boolean granted = callLong(h -> h.pace(key, now, interval, next)) != 0;
+        return new PaceResult(granted, next[0]);
     }
 
     /** {@link #pace(byte[], long, long)} with the key's UTF-8 bytes. */
@@ -246,15 +216,10 @@ public final class RecencySketch implements AutoCloseable {
      * {@code now} with time-to-live {@code ttl} (its cells hold expiry times;
      * use a sketch for either TTLs or last-seen times, not both).
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null key, closed),
-     *         {@link Status#ERR_INVALID_ARGUMENT} (now or ttl &lt;= 0)
+     * @throws InvalidArgumentException a null key, now or ttl &lt;= 0
      */
     public void ttlInsert(byte[] key, long now, long ttl) {
-        try {
-            handle.ttl_insert(key, now, ttl);
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        run(h -> h.ttl_insert(key, now, ttl));
     }
 
     /** {@link #ttlInsert(byte[], long, long)} with the key's UTF-8 bytes. */
@@ -267,15 +232,10 @@ public final class RecencySketch implements AutoCloseable {
      * at {@code now} or was never inserted (never wrong); true when it may be
      * live. Its estimated expiry time is {@link #query(byte[])}.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null key, closed),
-     *         {@link Status#ERR_INVALID_ARGUMENT} (now &lt;= 0)
+     * @throws InvalidArgumentException a null key, now &lt;= 0
      */
     public boolean ttlMaybeLive(byte[] key, long now) {
-        try {
-            return handle.ttl_maybe_live(key, now) != 0;
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return callLong(h -> h.ttl_maybe_live(key, now)) != 0;
     }
 
     /** {@link #ttlMaybeLive(byte[], long)} with the key's UTF-8 bytes. */
@@ -287,27 +247,19 @@ public final class RecencySketch implements AutoCloseable {
      * Merges {@code other} into this sketch by cell-wise maximum, so that it
      * answers as if it had seen both streams.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null or closed),
-     *         {@link Status#ERR_INCOMPATIBLE} (width, depth, layout or seed differ;
+     * @throws InvalidArgumentException a null sketch
+     * @throws ClosedException either sketch is closed
+     * @throws IncompatibleException width, depth, layout or seed differ ({@link Status#INCOMPATIBLE};
      *         this sketch is left unchanged)
      */
     public void merge(RecencySketch other) {
         Native.notNull(other, "other");
-        try {
-            handle.merge(other.handle);
-        } finally {
-            Reference.reachabilityFence(this);
-            Reference.reachabilityFence(other);
-        }
+        run(h -> other.run(o -> h.merge(o)));
     }
 
     /** Empties every cell. Needs exclusive access. */
     public void clear() {
-        try {
-            handle.clear();
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        run(h -> h.clear());
     }
 
     /**
@@ -316,75 +268,13 @@ public final class RecencySketch implements AutoCloseable {
      * a never-seen key reads as seen). Scans the whole table.
      */
     public double errorEstimate(long since) {
-        try {
-            return handle.error_estimate(since);
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return call(h -> h.error_estimate(since));
     }
 
-    /** Bytes of native memory held (table and header). */
-    public long memory() {
-        try {
-            return handle.memory();
-        } finally {
-            Reference.reachabilityFence(this);
-        }
-    }
-
-    /** Reads the native info (a copy, freed at once). */
-    private <T> T info(Function<RecencySketchInfoNative, T> field) {
-        try {
-            RecencySketchInfoNative info = handle.info();
-            try {
-                return field.apply(info);
-            } finally {
-                info.delete();
-            }
-        } finally {
-            Reference.reachabilityFence(this);
-        }
-    }
-
-    /** Cells per row, as given at creation. */
-    public long width() {
-        return info(RecencySketchInfoNative::getWidth);
-    }
-
-    /** Rows, as given at creation. */
-    public int depth() {
-        return info(i -> (int) i.getDepth());
-    }
-
-    /** The hash seed, 0 .. 2^32-1. */
-    public long seed() {
-        return info(RecencySketchInfoNative::getSeed);
-    }
-
-    /** The creation flags ({@link #CONCURRENT}, {@link #BLOCKED}). */
-    public int flags() {
-        return info(i -> (int) i.getFlags());
-    }
-
-    /** The number of timestamp cells actually allocated. */
-    public long cells() {
-        return info(RecencySketchInfoNative::getCells);
-    }
-
-    /**
-     * The sketch as a blob (wire format kind 1): parameters, seed, flags and
-     * every cell, little-endian, with a checksum. Any binding reads it back
-     * with its deserialize.
-     *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (closed),
-     *         {@link Status#ERR_TOO_LARGE} (the blob exceeds the largest Java array)
-     */
-    public byte[] serialize() {
-        try {
-            return Native.serialize(handle.serialized_size(), "sketch", handle::serialize_into);
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+    /** What the sketch was created with ({@code tf_recency_sketch_get_info}). */
+    public Info info() {
+        return value(h -> h.info(), i -> new Info(i.getWidth(), (int) i.getDepth(), i.getSeed(), (int) i.getFlags(),
+                i.getCells()));
     }
 
     /**
@@ -394,17 +284,13 @@ public final class RecencySketch implements AutoCloseable {
      * together. The whole batch is checked first: a failed batch changes
      * nothing.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null array or key,
-     *         closed), {@link Status#ERR_INVALID_ARGUMENT} (a time &lt;= 0, or
+     * @throws InvalidArgumentException a null array or key ({@link Status#NULL}),
+     *         a time &lt;= 0, or
      *         not one time per key; the message names the index)
      */
     public void updateBatch(KeyBatch keys, long[] times) {
         Native.notNull(keys, "keys");
-        try {
-            handle.update_batch(keys.data, keys.lens, times);
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        run(h -> h.update_batch(keys.data, keys.lens, times));
     }
 
     /** {@link #updateBatch(KeyBatch, long[])} of binary keys. */
@@ -422,18 +308,14 @@ public final class RecencySketch implements AutoCloseable {
      * one element per key; returns {@code out}. The same answers as
      * {@link #query(byte[])} for each key.
      *
-     * @throws TemporalFiltersException {@link Status#ERR_NULL} (null argument,
-     *         closed), {@link Status#ERR_INVALID_ARGUMENT} (out's length differs
+     * @throws InvalidArgumentException a null argument ({@link Status#NULL}),
+     *         out's length differs
      *         from the number of keys)
      */
     public long[] queryBatch(KeyBatch keys, long[] out) {
         Native.notNull(keys, "keys");
-        try {
-            handle.query_batch(keys.data, keys.lens, out);
-            return out;
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        run(h -> h.query_batch(keys.data, keys.lens, out));
+        return out;
     }
 
     /** Queries many keys in one native call; one answer per key. */
@@ -456,19 +338,12 @@ public final class RecencySketch implements AutoCloseable {
      * op 0 updates, 1 queries the keys of keyLen bytes laid end to end in
      * keysData, with times t0, t0+1, ...; returns ns per operation. */
     double cLoopNs(byte[] keysData, int keyLen, int op, long t0) {
-        try {
-            return TemporalFiltersNative.c_loop_ns(handle, keysData, keyLen, op, t0);
-        } finally {
-            Reference.reachabilityFence(this);
-        }
+        return call(h -> TemporalFiltersNative.c_loop_ns(h, keysData, keyLen, op, t0));
     }
 
     @Override
-    public String toString() {
-        if (closed) {
-            return "RecencySketch(closed)";
-        }
-        return "RecencySketch(width=" + width() + ", depth=" + depth() + ", seed=" + seed() + ", flags=" + flags()
-                + ")";
+    String describe() {
+        Info i = info();
+        return "width=" + i.width() + ", depth=" + i.depth() + ", seed=" + i.seed() + ", flags=" + i.flags();
     }
 }

@@ -6,7 +6,6 @@ import static org.junit.Assert.assertTrue;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.Test;
@@ -15,41 +14,6 @@ import org.junit.Test;
 public class ConcurrencyTest {
     private static final int THREADS = 8;
     private static final int KEYS = 1000;
-
-    /* Runs body(t) on THREADS threads started together; rethrows the first
-     * failure of any of them. */
-    private interface Body {
-        void run(int thread) throws Exception;
-    }
-
-    private static void onThreads(int n, Body body) throws Exception {
-        CyclicBarrier start = new CyclicBarrier(n);
-        ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
-        List<Thread> threads = new ArrayList<>();
-        for (int t = 0; t < n; t++) {
-            final int id = t;
-            Thread th = new Thread(() -> {
-                try {
-                    start.await();
-                    body.run(id);
-                } catch (Throwable e) {
-                    failures.add(e);
-                }
-            }, "tf-test-" + t);
-            threads.add(th);
-            th.start();
-        }
-        for (Thread th : threads) {
-            th.join();
-        }
-        if (!failures.isEmpty()) {
-            Throwable first = failures.peek();
-            if (first instanceof Exception) {
-                throw (Exception) first;
-            }
-            throw new AssertionError(first);
-        }
-    }
 
     /* Writers update (single and batch calls) while readers query: afterwards
      * every key reads at least the largest time any thread wrote for it, and
@@ -67,7 +31,7 @@ public class ConcurrencyTest {
                     java.util.Arrays.fill(w, 0);
                 }
                 java.util.concurrent.atomic.AtomicInteger done = new java.util.concurrent.atomic.AtomicInteger();
-                onThreads(THREADS, t -> {
+                TestSupport.onThreads(THREADS, t -> {
                     if (t >= writers) { // reader
                         long[] seen = new long[KEYS];
                         TestSupport.Rng rng = new TestSupport.Rng(1000 + t);
@@ -138,7 +102,7 @@ public class ConcurrencyTest {
         ConcurrentLinkedQueue<long[]> grants = new ConcurrentLinkedQueue<>();
         AtomicLong denied = new AtomicLong();
         try (RecencySketch s = new RecencySketch(4096, 4, 3, RecencySketch.CONCURRENT)) {
-            onThreads(THREADS, t -> {
+            TestSupport.onThreads(THREADS, t -> {
                 TestSupport.Rng rng = new TestSupport.Rng(50 + t);
                 for (int i = 0; i < 20000; i++) {
                     int k = rng.below(keys);

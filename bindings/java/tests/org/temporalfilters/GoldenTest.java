@@ -47,56 +47,63 @@ public class GoldenTest {
     }
 
     private static void check(String name, int flags) throws IOException {
-        byte[] golden = Files.readAllBytes(dataDir().resolve(name + ".tfb"));
-        List<String> lines = Files.readAllLines(dataDir().resolve(name + ".expected"), StandardCharsets.US_ASCII);
-
+        Golden golden = Golden.read(name, 2);
         try (RecencySketch built = rebuild(flags)) {
-            assertArrayEquals(name + ": rebuilt sketch differs from the golden blob", golden, built.serialize());
+            golden.assertWrittenBy(built, "rebuilt sketch");
         }
 
-        try (RecencySketch s = RecencySketch.deserialize(golden)) {
-            assertEquals(flags, s.flags());
-            assertEquals(42, s.seed());
-            assertEquals(3, s.depth());
-            int checked = 0;
+        try (RecencySketch s = RecencySketch.deserialize(golden.blob)) {
+            assertEquals(flags, s.info().flags());
+            assertEquals(42, s.info().seed());
+            assertEquals(3, s.info().depth());
             int never = 0;
-            byte[][] keys = new byte[lines.size()][];
-            long[] want = new long[lines.size()];
-            for (String line : lines) {
+            byte[][] keys = new byte[golden.rows.size()][];
+            long[] want = new long[golden.rows.size()];
+            for (int i = 0; i < keys.length; i++) {
+                String[] row = golden.rows.get(i);
+                keys[i] = TestSupport.hex(row[0]);
+                want[i] = Long.parseLong(row[1]);
+                assertEquals(name + " " + row[0], want[i], s.query(keys[i]));
+                never += want[i] == 0 ? 1 : 0;
+            }
+            assertEquals(251, keys.length); // key-0 .. key-249 and the binary key
+            assertTrue(never > 0 && never <= 50);
+            assertEquals(123456789, s.query(BINARY_KEY));
+            // the batch call gives the same answers
+            assertArrayEquals(want, s.queryBatch(keys));
+            golden.assertWrittenBy(s, "the blob read back");
+        }
+    }
+
+    /* A golden blob (tests/data/<name>.tfb) and the rows of its .expected
+     * file (its non-comment lines, split into `fields` fields each). */
+    private static final class Golden {
+        final String name;
+        final byte[] blob;
+        final List<String[]> rows = new ArrayList<>();
+
+        private Golden(String name, byte[] blob) {
+            this.name = name;
+            this.blob = blob;
+        }
+
+        static Golden read(String name, int fields) throws IOException {
+            Golden g = new Golden(name, Files.readAllBytes(dataDir().resolve(name + ".tfb")));
+            for (String line : Files.readAllLines(dataDir().resolve(name + ".expected"), StandardCharsets.US_ASCII)) {
                 if (line.startsWith("#") || line.isBlank()) {
                     continue;
                 }
                 String[] f = line.trim().split("\\s+");
-                assertEquals(line, 2, f.length);
-                keys[checked] = TestSupport.hex(f[0]);
-                want[checked] = Long.parseLong(f[1]);
-                assertEquals(name + " " + f[0], want[checked], s.query(keys[checked]));
-                never += want[checked] == 0 ? 1 : 0;
-                checked++;
+                assertEquals(name + ": " + line, fields, f.length);
+                g.rows.add(f);
             }
-            assertEquals(251, checked); // key-0 .. key-249 and the binary key
-            assertTrue(never > 0 && never <= 50);
-            assertEquals(123456789, s.query(BINARY_KEY));
-            // the batch call gives the same answers
-            byte[][] ks = java.util.Arrays.copyOf(keys, checked);
-            assertArrayEquals(java.util.Arrays.copyOf(want, checked), s.queryBatch(ks));
-            // and the blob writes back unchanged
-            assertArrayEquals(golden, s.serialize());
+            return g;
         }
-    }
 
-    /* The non-comment lines of an .expected file, split into fields. */
-    private static List<String[]> expected(String name, int fields) throws IOException {
-        List<String[]> rows = new ArrayList<>();
-        for (String line : Files.readAllLines(dataDir().resolve(name + ".expected"), StandardCharsets.US_ASCII)) {
-            if (line.startsWith("#") || line.isBlank()) {
-                continue;
-            }
-            String[] f = line.trim().split("\\s+");
-            assertEquals(name + ": " + line, fields, f.length);
-            rows.add(f);
+        /* `h` serializes to exactly the golden bytes. */
+        void assertWrittenBy(NativeHandle<?> h, String what) {
+            assertArrayEquals(name + ": " + what + " differs from the golden blob", blob, h.serialize());
         }
-        return rows;
     }
 
     private static boolean bit(String field) {
@@ -106,7 +113,7 @@ public class GoldenTest {
 
     /* tests/golden.h, golden_age_bloom() (classic) and golden_age_bloom_blocked(). */
     private static AgeBloom rebuildAgeBloom(boolean blocked) {
-        AgeBloom f = blocked ? AgeBloom.blocked(3, 4, 200, 42) : new AgeBloom(3, 4, 200, 42);
+        AgeBloom f = blocked ? new AgeBloom(3, 4, 200, 42, AgeBloom.BLOCKED) : new AgeBloom(3, 4, 200, 42, 0);
         for (int i = 0; i < 300; i++) {
             f.add("key-" + i);
         }
@@ -119,7 +126,7 @@ public class GoldenTest {
 
     /* tests/golden.h, golden_time_bloom(). */
     private static TimeBloom rebuildTimeBloom() {
-        TimeBloom f = new TimeBloom(3, 4, 128, 1000, 42);
+        TimeBloom f = new TimeBloom(3, 4, 128, 1000, 42, 0);
         for (int i = 0; i < 245; i++) {
             long now = i < 200 ? 1000 + 10L * i : i < 240 ? 3000 : 2500;
             f.add("key-" + i, now);
@@ -136,21 +143,20 @@ public class GoldenTest {
      * file. sliceBits and capacity are those of golden.h's shape. */
     private static void checkAgeBloom(String name, boolean blocked, long sliceBits, long capacity)
             throws IOException {
-        byte[] golden = Files.readAllBytes(dataDir().resolve(name + ".tfb"));
-        List<String[]> rows = expected(name, 2);
-
+        Golden golden = Golden.read(name, 2);
+        List<String[]> rows = golden.rows;
         try (AgeBloom built = rebuildAgeBloom(blocked)) {
-            assertEquals(blocked, built.isBlocked());
-            assertArrayEquals(name + ": rebuilt filter differs from the golden blob", golden, built.serialize());
+            assertEquals(blocked ? AgeBloom.BLOCKED : 0, built.info().flags());
+            golden.assertWrittenBy(built, "rebuilt filter");
         }
 
-        try (AgeBloom f = AgeBloom.deserialize(golden)) {
-            assertEquals(name, blocked, f.isBlocked());
-            assertEquals(3, f.k());
-            assertEquals(4, f.l());
-            assertEquals(sliceBits, f.sliceBits());
-            assertEquals(42, f.seed());
-            assertEquals(capacity, f.capacity());
+        try (AgeBloom f = AgeBloom.deserialize(golden.blob)) {
+            assertEquals(name, blocked ? AgeBloom.BLOCKED : 0, f.info().flags());
+            assertEquals(3, f.info().k());
+            assertEquals(4, f.info().l());
+            assertEquals(sliceBits, f.info().sliceBits());
+            assertEquals(42, f.info().seed());
+            assertEquals(capacity, f.info().capacity());
             int present = 0;
             for (String[] row : rows) {
                 boolean want = bit(row[1]);
@@ -168,8 +174,7 @@ public class GoldenTest {
             for (int i = 321 - (int) capacity; i < 300; i++) {
                 assertEquals(name + ": no false negative in the file", "1", rows.get(i)[1]);
             }
-            // the blob writes back unchanged
-            assertArrayEquals(golden, f.serialize());
+            golden.assertWrittenBy(f, "the blob read back");
         }
     }
 
@@ -187,18 +192,17 @@ public class GoldenTest {
     @Test
     public void timeBloom() throws IOException {
         String name = "time_bloom_v1";
-        byte[] golden = Files.readAllBytes(dataDir().resolve(name + ".tfb"));
-        List<String[]> rows = expected(name, 3);
-
+        Golden golden = Golden.read(name, 3);
+        List<String[]> rows = golden.rows;
         try (TimeBloom built = rebuildTimeBloom()) {
-            assertArrayEquals(name + ": rebuilt filter differs from the golden blob", golden, built.serialize());
+            golden.assertWrittenBy(built, "rebuilt filter");
         }
 
-        try (TimeBloom f = TimeBloom.deserialize(golden)) {
-            assertEquals(3, f.k());
-            assertEquals(4, f.l());
-            assertEquals(1000, f.span());
-            assertEquals(42, f.seed());
+        try (TimeBloom f = TimeBloom.deserialize(golden.blob)) {
+            assertEquals(3, f.info().k());
+            assertEquals(4, f.info().l());
+            assertEquals(1000, f.info().span());
+            assertEquals(42, f.info().seed());
             int at3000 = 0;
             int at3400 = 0;
             for (String[] row : rows) {
@@ -215,7 +219,7 @@ public class GoldenTest {
             // within the span at both times: the burst at 3000 and the binary key
             assertTrue(f.contains(BINARY_KEY, 3400));
             assertTrue(f.contains("key-239", 3400));
-            assertArrayEquals(golden, f.serialize());
+            golden.assertWrittenBy(f, "the blob read back");
         }
     }
 
@@ -233,10 +237,9 @@ public class GoldenTest {
     }
 
     private static void checkRateLimiter(String name, boolean exact) throws IOException {
-        byte[] golden = Files.readAllBytes(dataDir().resolve(name + ".tfb"));
-        List<String[]> rows = expected(name, 4);
-
-        assertEquals(exact ? RateLimiter.EXACT : 0, golden[8]); // the envelope flags
+        Golden golden = Golden.read(name, 4);
+        List<String[]> rows = golden.rows;
+        assertEquals(exact ? RateLimiter.EXACT : 0, golden.blob[8]); // the envelope flags
         assertEquals(41, rows.size()); // key-0 .. key-39 and the binary key
         assertEquals("key-0", new String(TestSupport.hex(rows.get(0)[0]), StandardCharsets.US_ASCII));
         assertArrayEquals(BINARY_KEY, TestSupport.hex(rows.get(40)[0]));
@@ -244,23 +247,20 @@ public class GoldenTest {
         // replayed here, the calls give the golden bytes exactly (keys and
         // overrides in byte order: equal states, equal blobs), and the answers
         try (RateLimiter built = rebuildRateLimiter(exact)) {
-            assertArrayEquals(name + ": rebuilt limiter differs from the golden blob", golden, built.serialize());
+            golden.assertWrittenBy(built, "rebuilt limiter");
             checkPeeks(name + " (rebuilt)", built, rows);
-            assertArrayEquals(name + ": peeks changed the rebuilt limiter", golden, built.serialize());
+            golden.assertWrittenBy(built, "the rebuilt limiter after peeks");
         }
 
-        try (RateLimiter r = RateLimiter.deserialize(golden)) {
-            assertEquals(5, r.limit());
-            assertEquals(1000, r.window());
-            assertEquals(exact ? 0 : 100, r.bucketWidth());
-            assertEquals(exact ? RateLimiter.EXACT : 0, r.flags());
-            // the blob writes back unchanged
-            assertArrayEquals(golden, r.serialize());
+        try (RateLimiter r = RateLimiter.deserialize(golden.blob)) {
+            assertEquals(new RateLimiter.Info(5, 1000, exact ? 0 : 100, exact ? RateLimiter.EXACT : 0, 120, 0),
+                    r.info());
+            golden.assertWrittenBy(r, "the blob read back");
             assertEquals(31, r.stats().keys()); // key-0 .. key-29 and the binary key
             checkPeeks(name, r, rows);
             // peeks change nothing (no clock moved, no key created): still the golden bytes
             assertEquals(31, r.stats().keys());
-            assertArrayEquals(name + ": peeks changed the limiter", golden, r.serialize());
+            golden.assertWrittenBy(r, "the limiter after peeks");
         }
     }
 

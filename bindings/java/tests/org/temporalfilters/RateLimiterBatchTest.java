@@ -3,6 +3,7 @@ package org.temporalfilters;
 import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
+import static org.temporalfilters.TestSupport.expectClosed;
 import static org.temporalfilters.TestSupport.expectStatus;
 import static org.temporalfilters.TestSupport.utf8;
 
@@ -18,7 +19,7 @@ import org.junit.function.ThrowingRunnable;
  * going back, batches across the native layer's 64-key chunks); every bad
  * argument refused before any decision; the empty batch; a closed limiter. */
 public class RateLimiterBatchTest {
-    private static final long NEVER = RateLimiter.NEVER;
+    private static final long NEVER = TemporalFilters.RETRY_NEVER;
 
     private static RateLimiter.Decision allowed(long remaining) {
         return new RateLimiter.Decision(true, remaining, 0);
@@ -149,16 +150,16 @@ public class RateLimiterBatchTest {
                     () -> rl.acquireBatch(none, new long[0], 0),
                     () -> rl.acquireBatch(new String[] {"x", "y"}, new long[] {6}, 1)));
                 for (ThrowingRunnable call : invalid) {
-                    expectStatus(Status.ERR_INVALID_ARGUMENT, call);
+                    expectStatus(Status.INVALID_ARGUMENT, call);
                 }
-                expectStatus(Status.ERR_INVALID_ARGUMENT, "one timestamp per key",
+                expectStatus(Status.INVALID_ARGUMENT, "one timestamp per key",
                     () -> rl.acquireBatch(xyz, new long[] {6, 7}, 1));
-                expectStatus(Status.ERR_INVALID_ARGUMENT, "times[2]", () -> rl.acquireBatch(xyz, new long[] {6, 7, 0}, 1));
-                expectStatus(Status.ERR_INVALID_ARGUMENT, "[1] is negative",
+                expectStatus(Status.INVALID_ARGUMENT, "times[2]", () -> rl.acquireBatch(xyz, new long[] {6, 7, 0}, 1));
+                expectStatus(Status.INVALID_ARGUMENT, "[1] is negative",
                     () -> rl.acquireBatch(xyz, new long[] {6, -7, 8}, 1));
-                expectStatus(Status.ERR_INVALID_ARGUMENT, "n must be",
+                expectStatus(Status.INVALID_ARGUMENT, "n must be",
                     () -> rl.acquireBatch(xyz, new long[] {6, 7, 8}, 0));
-                expectStatus(Status.ERR_INVALID_ARGUMENT, "n is negative",
+                expectStatus(Status.INVALID_ARGUMENT, "n is negative",
                     () -> rl.acquireBatch(xyz, new long[] {6, 7, 8}, -1));
                 List<ThrowingRunnable> nulls = List.of(
                     () -> rl.acquireBatch((KeyBatch) null, new long[] {6}, 1),
@@ -169,7 +170,7 @@ public class RateLimiterBatchTest {
                     () -> rl.acquireBatch(xyz, null, 1),
                     () -> rl.acquireBatch(xyz, null));
                 for (ThrowingRunnable call : nulls) {
-                    expectStatus(Status.ERR_NULL, call);
+                    expectStatus(Status.NULL, call);
                 }
                 assertArrayEquals(before, rl.serialize());
                 assertEquals(1, rl.stats().keys());
@@ -210,7 +211,7 @@ public class RateLimiterBatchTest {
             () -> rl.acquireBatch(KeyBatch.of(new String[0]), new long[0], 1),
         };
         for (ThrowingRunnable call : calls) {
-            expectStatus(Status.ERR_NULL, "RateLimiter is closed", call);
+            expectClosed("RateLimiter", call);
         }
     }
 
@@ -224,26 +225,26 @@ public class RateLimiterBatchTest {
             byte[] data = utf8("xyz");
             int[] lens = {1, 1, 1};
             long[] times = {6, 7, 8};
-            expectStatus(Status.ERR_INVALID_ARGUMENT, "every output",
+            expectStatus(Status.INVALID_ARGUMENT, "every output",
                 () -> h.acquire_batch(data, lens, times, 1, new int[2], new long[3], new long[3]));
-            expectStatus(Status.ERR_INVALID_ARGUMENT, "every output",
+            expectStatus(Status.INVALID_ARGUMENT, "every output",
                 () -> h.acquire_batch(data, lens, times, 1, new int[3], new long[4], new long[3]));
-            expectStatus(Status.ERR_INVALID_ARGUMENT, "every output",
+            expectStatus(Status.INVALID_ARGUMENT, "every output",
                 () -> h.acquire_batch(data, lens, times, 1, new int[3], new long[3], new long[0]));
-            expectStatus(Status.ERR_NULL, "out_allowed",
+            expectStatus(Status.NULL, "out_allowed",
                 () -> h.acquire_batch(data, lens, times, 1, null, new long[3], new long[3]));
-            expectStatus(Status.ERR_NULL, "out_remaining",
+            expectStatus(Status.NULL, "out_remaining",
                 () -> h.acquire_batch(data, lens, times, 1, new int[3], null, new long[3]));
-            expectStatus(Status.ERR_NULL, "out_retry_at",
+            expectStatus(Status.NULL, "out_retry_at",
                 () -> h.acquire_batch(data, lens, times, 1, new int[3], new long[3], null));
-            expectStatus(Status.ERR_INVALID_ARGUMENT, "key lengths",
+            expectStatus(Status.INVALID_ARGUMENT, "key lengths",
                 () -> h.acquire_batch(data, new int[] {1, 1, 2}, times, 1, new int[3], new long[3], new long[3]));
-            expectStatus(Status.ERR_INVALID_ARGUMENT, "key lengths",
+            expectStatus(Status.INVALID_ARGUMENT, "key lengths",
                 () -> h.acquire_batch(data, new int[] {1, -1, 3}, times, 1, new int[3], new long[3], new long[3]));
             int[] allowed = {-7, -7, -7};
             long[] remaining = {-7, -7, -7};
             long[] retryAt = {-7, -7, -7};
-            expectStatus(Status.ERR_INVALID_ARGUMENT,
+            expectStatus(Status.INVALID_ARGUMENT,
                 () -> h.acquire_batch(data, lens, new long[] {6, 0, 8}, 1, allowed, remaining, retryAt));
             assertArrayEquals("nothing written on failure", new int[] {-7, -7, -7}, allowed);
             assertArrayEquals(new long[] {-7, -7, -7}, remaining);
@@ -259,6 +260,6 @@ public class RateLimiterBatchTest {
         } finally {
             h.delete();
         }
-        expectStatus(Status.ERR_NULL, "closed", () -> RateLimiterTest.keysOf(h));
+        expectStatus(Status.NULL, "closed", () -> RateLimiterTest.keysOf(h));
     }
 }

@@ -7,7 +7,6 @@ import static org.junit.Assert.assertTrue;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -19,7 +18,7 @@ import org.junit.Test;
  * tests/test_rate_limiter.c):
  *  - a window (a key's or the global one) holds the permits granted in it;
  *    a permit granted at t leaves at t + window (exact) or when its bucket
- *    leaves, t / width * width + window (bucketed, the seed's queue of
+ *    leaves, t / width * width + window (bucketed, the Rate Limiter README's queue of
  *    buckets); n permits are allowed when they fit under the limit among the
  *    permits still in the window;
  *  - with a global limit every decision (acquire and peek, whether the key
@@ -41,7 +40,7 @@ import org.junit.Test;
  * its latest (clamped).
  */
 public class RateLimiterPropertyTest {
-    private static final long NEVER = RateLimiter.NEVER;
+    private static final long NEVER = TemporalFilters.RETRY_NEVER;
 
     /* ---- the reference ------------------------------------------------------ */
 
@@ -113,10 +112,13 @@ public class RateLimiterPropertyTest {
     /* Both windows' answers to a request of n permits: granted when both
      * grant; the fewer remaining after the decision (a denial takes nothing,
      * so a window that would have granted keeps its n); the later retry time
-     * of the windows that refuse. */
+     * of the windows that refuse (compared as C compares them, unsigned: a
+     * NEVER, -1L, is later than any time). */
     private static RateLimiter.Decision combine(RateLimiter.Decision a, RateLimiter.Decision b, long n) {
         boolean allowed = a.allowed() && b.allowed();
-        long retryAt = allowed ? 0 : Math.max(a.allowed() ? 0 : a.retryAt(), b.allowed() ? 0 : b.retryAt());
+        long ta = a.allowed() ? 0 : a.retryAt();
+        long tb = b.allowed() ? 0 : b.retryAt();
+        long retryAt = allowed ? 0 : Long.compareUnsigned(ta, tb) >= 0 ? ta : tb;
         long ra = !allowed && a.allowed() ? a.remaining() + n : a.remaining();
         long rb = !allowed && b.allowed() ? b.remaining() + n : b.remaining();
         return new RateLimiter.Decision(allowed, Math.min(ra, rb), retryAt);
@@ -211,7 +213,7 @@ public class RateLimiterPropertyTest {
                 d = combine(d, global.decide(gt, globalLimit, n), n);
             }
             if (take) {
-                if (known[k]) { // the seed's step 1, granted or not
+                if (known[k]) { // the README's step 1, granted or not
                     latest[k] = t;
                     keys[k].advance(t);
                 }
@@ -481,14 +483,14 @@ public class RateLimiterPropertyTest {
         }
     }
 
-    /* Bucketed mode: every decision as the seed's queue, and the bucketed
+    /* Bucketed mode: every decision as the Rate Limiter README's queue, and the bucketed
      * bound: a request is admitted when the buckets of the last
      * window / width bucket indexes hold room for it, and those always cover
      * the last window - width + 1 time units, so no span of that length ever
      * holds more than the limit, and a whole window at most twice the limit
-     * (reached by the seed's own example, see RateLimiterTest). */
+     * (reached by the README's own example, see RateLimiterTest). */
     @Test
-    public void bucketedModeFollowsTheSeedsQueueAndItsBound() {
+    public void bucketedModeFollowsTheReadmesQueueAndItsBound() {
         for (long global : new long[] {0, 120}) {
             Model m = replay(false, 100_000, 40, global, 300, 3 + global);
             boolean over = false;
@@ -511,37 +513,6 @@ public class RateLimiterPropertyTest {
     }
 
     /* ---- many threads ------------------------------------------------------- */
-
-    private interface Body {
-        void run(int thread) throws Exception;
-    }
-
-    private static void onThreads(int n, Body body) throws Exception {
-        ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
-        List<Thread> threads = new ArrayList<>();
-        for (int t = 0; t < n; t++) {
-            final int id = t;
-            Thread th = new Thread(() -> {
-                try {
-                    body.run(id);
-                } catch (Throwable e) {
-                    failures.add(e);
-                }
-            }, "tf-rl-test-" + t);
-            threads.add(th);
-            th.start();
-        }
-        for (Thread th : threads) {
-            th.join();
-        }
-        if (!failures.isEmpty()) {
-            Throwable first = failures.peek();
-            if (first instanceof Exception) {
-                throw (Exception) first;
-            }
-            throw new AssertionError(first);
-        }
-    }
 
     /* THREADS threads hammer a few hot keys of one limiter (a global limit
      * too), in rounds: all requests of a round happen at one time and a
@@ -575,7 +546,7 @@ public class RateLimiterPropertyTest {
                 rl.setGlobalLimit(40);
                 rl.setKeyLimit("hot-3", 9);
                 CyclicBarrier barrier = new CyclicBarrier(threads);
-                onThreads(threads, id -> {
+                TestSupport.onThreads(threads, id -> {
                     TestSupport.Rng rng = new TestSupport.Rng(100 + id);
                     for (int r = 0; r < rounds; r++) {
                         barrier.await();
@@ -587,7 +558,7 @@ public class RateLimiterPropertyTest {
                             }
                             if (rng.below(5) == 0) {
                                 RateLimiter.Decision p = rl.peek("hot-" + k, times[r]);
-                                assertTrue(p.allowed() || p.retryAt() > times[r]);
+                                assertTrue(p.allowed() || Long.compareUnsigned(p.retryAt(), times[r]) > 0);
                                 peeks.incrementAndGet();
                                 continue;
                             }

@@ -5,7 +5,7 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotEquals;
 import static org.junit.Assert.assertTrue;
-import static org.temporalfilters.TestSupport.expectStatus;
+import static org.temporalfilters.TestSupport.expectClosed;
 import static org.temporalfilters.TestSupport.utf8;
 
 import java.util.HashMap;
@@ -19,19 +19,19 @@ public class RecencySketchTest {
     @Test
     public void gettersReportTheCreationParameters() {
         try (RecencySketch s = new RecencySketch(1000, 4, 4_000_000_000L, RecencySketch.CONCURRENT)) {
-            assertEquals(1000, s.width());
-            assertEquals(4, s.depth());
-            assertEquals(4_000_000_000L, s.seed()); // above Integer.MAX_VALUE: no sign trouble
-            assertEquals(RecencySketch.CONCURRENT, s.flags());
-            assertEquals(4000, s.cells());
+            assertEquals(1000, s.info().width());
+            assertEquals(4, s.info().depth());
+            assertEquals(4_000_000_000L, s.info().seed()); // above Integer.MAX_VALUE: no sign trouble
+            assertEquals(RecencySketch.CONCURRENT, s.info().flags());
+            assertEquals(4000, s.info().cells());
             assertTrue("memory " + s.memory(), s.memory() >= 4000 * 8 && s.memory() < 4000 * 8 + 4096);
             assertEquals("RecencySketch(width=1000, depth=4, seed=4000000000, flags=1)", s.toString());
         }
         // the blocked layout rounds the table up to whole cache lines of 8 cells
         try (RecencySketch s = new RecencySketch(10, 3, 0, RecencySketch.BLOCKED)) {
-            assertEquals(32, s.cells());
-            assertEquals(RecencySketch.BLOCKED, s.flags());
-            assertEquals(0, s.seed());
+            assertEquals(32, s.info().cells());
+            assertEquals(RecencySketch.BLOCKED, s.info().flags());
+            assertEquals(0, s.info().seed());
         }
     }
 
@@ -39,7 +39,7 @@ public class RecencySketchTest {
     public void updateAndQuery() {
         try (RecencySketch s = new RecencySketch(4096, 4, 7, 0)) {
             byte[] a = utf8("alpha");
-            assertEquals(RecencySketch.NEVER, s.query(a));
+            assertEquals(TemporalFilters.NEVER, s.query(a));
             assertEquals(OptionalLong.empty(), s.lastSeen(a));
             s.update(a, 100);
             assertEquals(100, s.query(a));
@@ -239,9 +239,9 @@ public class RecencySketchTest {
         double p = Math.pow(1 - Math.exp(-100_000.0 / d.width()), d.depth());
         assertTrue("p " + p, p <= 0.0101);
         try (RecencySketch s = RecencySketch.forTarget(100_000, 0.01, 5, 0)) {
-            assertEquals(d.width(), s.width());
-            assertEquals(d.depth(), s.depth());
-            assertEquals(5, s.seed());
+            assertEquals(d.width(), s.info().width());
+            assertEquals(d.depth(), s.info().depth());
+            assertEquals(5, s.info().seed());
         }
         RecencySketch.Dimensions blocked = RecencySketch.dimensions(100_000, 0.01, RecencySketch.BLOCKED);
         assertTrue(blocked.depth() <= 8);
@@ -250,7 +250,7 @@ public class RecencySketchTest {
         // CONCURRENT does not change the answer
         assertEquals(d, RecencySketch.dimensions(100_000, 0.01, RecencySketch.CONCURRENT));
         try (RecencySketch s = RecencySketch.forTarget(1000, 0.001, 42, RecencySketch.BLOCKED | RecencySketch.CONCURRENT)) {
-            assertEquals(RecencySketch.BLOCKED | RecencySketch.CONCURRENT, s.flags());
+            assertEquals(RecencySketch.BLOCKED | RecencySketch.CONCURRENT, s.info().flags());
         }
     }
 
@@ -264,16 +264,10 @@ public class RecencySketchTest {
                 }
                 s.update(new byte[] {0, 1, 0}, Long.MAX_VALUE);
                 byte[] blob = s.serialize();
-                assertEquals('T', blob[0]);
-                assertEquals('F', blob[1]);
-                assertEquals('L', blob[2]);
-                assertEquals('T', blob[3]);
+                TestSupport.assertEnvelope(blob, 1, flags);
                 try (RecencySketch t = RecencySketch.deserialize(blob)) {
-                    assertEquals(s.width(), t.width());
-                    assertEquals(s.depth(), t.depth());
-                    assertEquals(s.seed(), t.seed());
-                    assertEquals(s.flags(), t.flags());
-                    assertEquals(s.cells(), t.cells());
+                    assertEquals(s.info(), t.info());
+                    assertEquals(new RecencySketch.Info(300, 4, 123, flags, t.info().cells()), t.info());
                     for (int i = 0; i < 250; i++) {
                         assertEquals(s.query("key-" + i), t.query("key-" + i));
                     }
@@ -298,7 +292,7 @@ public class RecencySketchTest {
         kept.close();
         assertTrue(kept.isClosed());
         assertEquals("RecencySketch(closed)", kept.toString());
-        expectStatus(Status.ERR_NULL, "closed", () -> kept.query("k"));
+        expectClosed("RecencySketch", () -> kept.query("k"));
     }
 
     /* Sketches that are never closed are freed by the Cleaner; dropping many
@@ -307,14 +301,11 @@ public class RecencySketchTest {
     public void unclosedSketchesAreCleanedUp() throws InterruptedException {
         try (RecencySketch live = new RecencySketch(1024, 3, 1, 0)) {
             live.update("live", 5);
-            for (int round = 0; round < 20; round++) {
-                for (int i = 0; i < 50; i++) {
-                    RecencySketch dropped = new RecencySketch(4096, 4, i, 0);
-                    dropped.update("k", 1 + i);
-                }
-                System.gc();
-                Thread.sleep(5);
-            }
+            TestSupport.dropUnclosed(i -> {
+                RecencySketch dropped = new RecencySketch(4096, 4, i, 0);
+                dropped.update("k", 1 + i);
+                return dropped;
+            });
             assertEquals(5, live.query("live"));
         }
     }

@@ -1,33 +1,245 @@
 package org.temporalfilters;
 
+import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CyclicBarrier;
+import java.util.function.IntFunction;
+import org.junit.function.ThrowingRunnable;
 
 /* Helpers shared by the test classes. */
 final class TestSupport {
     private TestSupport() {
     }
 
-    /* Runs `call`, which must fail with `status`; returns the exception after
-     * checking that its name and message are consistent. */
-    static TemporalFiltersException expectStatus(int status, org.junit.function.ThrowingRunnable call) {
-        TemporalFiltersException e = assertThrows(TemporalFiltersException.class, call);
-        assertEquals("status of: " + e.getMessage(), status, e.status());
-        assertEquals(Status.name(status), e.statusName());
+    /* The exception class of each status's family (docs/conventions.md,
+     * "The bindings"); the base class for the others. */
+    private static final Map<Status, Class<? extends TemporalFiltersException>> FAMILY = new EnumMap<>(Status.class);
+
+    static {
+        for (Status s : EnumSet.of(Status.NULL, Status.INVALID_ARGUMENT, Status.TOO_LARGE)) {
+            FAMILY.put(s, InvalidArgumentException.class);
+        }
+        for (Status s : EnumSet.range(Status.TRUNCATED, Status.CORRUPT)) {
+            FAMILY.put(s, BadBlobException.class);
+        }
+        FAMILY.put(Status.INCOMPATIBLE, IncompatibleException.class);
+        FAMILY.put(Status.OUT_OF_MEMORY, NativeOutOfMemoryException.class);
+    }
+
+    static Class<? extends TemporalFiltersException> family(Status status) {
+        return FAMILY.getOrDefault(status, TemporalFiltersException.class);
+    }
+
+    /* Checks that e's status, name, message and class are consistent. */
+    static void checkConsistent(TemporalFiltersException e) {
+        assertEquals(e.status().code(), e.code());
+        assertEquals(e.status().cName(), e.statusName());
         assertFalse("empty detail", e.detail().isEmpty());
         assertEquals(e.statusName() + ": " + e.detail(), e.getMessage());
+        if (!(e instanceof ClosedException)) {
+            assertEquals("class of: " + e.getMessage(), family(e.status()), e.getClass());
+        }
+    }
+
+    /* Runs `call`, which must fail with `status` and the exception of its
+     * family; returns the exception after checking that its name and message
+     * are consistent. */
+    static TemporalFiltersException expectStatus(Status status, ThrowingRunnable call) {
+        TemporalFiltersException e = assertThrows(TemporalFiltersException.class, call);
+        assertEquals("status of: " + e.getMessage(), status, e.status());
+        checkConsistent(e);
         return e;
     }
 
     /* As expectStatus, and the message must contain `part`. */
-    static TemporalFiltersException expectStatus(int status, String part, org.junit.function.ThrowingRunnable call) {
+    static TemporalFiltersException expectStatus(Status status, String part, ThrowingRunnable call) {
         TemporalFiltersException e = expectStatus(status, call);
         assertTrue("message \"" + e.getMessage() + "\" lacks \"" + part + "\"", e.getMessage().contains(part));
         return e;
+    }
+
+    /* Runs `call` on an object closed before: a ClosedException ("the <name>
+     * is closed", status NULL). */
+    static ClosedException expectClosed(String name, ThrowingRunnable call) {
+        ClosedException e = assertThrows(ClosedException.class, call);
+        assertEquals(Status.NULL, e.status());
+        checkConsistent(e);
+        assertEquals("the " + name + " is closed", e.detail());
+        return e;
+    }
+
+    /* Runs `call`, a deserialize of a bad blob: a BadBlobException with one
+     * of the blob statuses. */
+    static BadBlobException expectBadBlob(ThrowingRunnable call) {
+        BadBlobException e = assertThrows(BadBlobException.class, call);
+        int code = e.status().code();
+        assertTrue(e.getMessage(), code <= Status.TRUNCATED.code() && code >= Status.CORRUPT.code());
+        checkConsistent(e);
+        return e;
+    }
+
+    /* The blob's envelope (docs/wire-format.md): magic "TFLT", format
+     * version 1, the structure's kind and flags, the payload's length, and
+     * 8 bytes of checksum after the payload. */
+    static void assertEnvelope(byte[] blob, int kind, int flags) {
+        ByteBuffer b = ByteBuffer.wrap(blob).order(ByteOrder.LITTLE_ENDIAN);
+        assertArrayEquals("magic", utf8("TFLT"), Arrays.copyOf(blob, 4));
+        assertEquals("version", 1, b.getShort(4));
+        assertEquals("kind", kind, b.getShort(6));
+        assertEquals("flags", flags, b.getInt(8));
+        assertEquals("payload length", blob.length - 28, b.getLong(12));
+    }
+
+    /* A structure's deserialize. */
+    interface Reader<T extends NativeHandle<?>> {
+        T read(byte[] blob);
+    }
+
+    /* What every structure's deserialize does with a damaged blob (the
+     * envelope's checks, docs/wire-format.md, "Reading the envelope"): a blob
+     * cut short is TRUNCATED, a wrong magic byte BAD_MAGIC, an unknown
+     * version UNSUPPORTED_VERSION, a byte after the checksum CORRUPT, a bit
+     * flipped in the flags or the payload CHECKSUM, and random bytes (half of
+     * them starting as a blob does) some BadBlobException, never a crash.
+     * Returns the intact blob read back, for the caller's own checks (and to
+     * close). */
+    static <T extends NativeHandle<?>> T checkHostileBlobs(byte[] blob, Reader<T> reader, long garbageSeed) {
+        for (int n : new int[] {0, 1, 4, 19, 20, 27, blob.length / 2, blob.length - 1}) {
+            byte[] cut = Arrays.copyOf(blob, n);
+            expectStatus(Status.TRUNCATED, () -> reader.read(cut));
+        }
+        for (int at = 0; at < 4; at++) {
+            byte[] b = blob.clone();
+            b[at] = 'X';
+            expectStatus(Status.BAD_MAGIC, () -> reader.read(b));
+        }
+        byte[] v = blob.clone();
+        v[4] = 99; // format version
+        expectStatus(Status.UNSUPPORTED_VERSION, () -> reader.read(v));
+        byte[] extra = Arrays.copyOf(blob, blob.length + 1);
+        expectStatus(Status.CORRUPT, () -> reader.read(extra));
+        for (int at : new int[] {8, 20, 40, 100, blob.length / 2, blob.length - 20, blob.length - 1}) {
+            for (int mask : new int[] {0x04, 0x10, 0x20}) {
+                if (at < blob.length) {
+                    byte[] c = blob.clone();
+                    c[at] ^= (byte) mask;
+                    expectStatus(Status.CHECKSUM, () -> reader.read(c));
+                }
+            }
+        }
+        Rng rng = new Rng(garbageSeed);
+        for (int i = 0; i < 300; i++) {
+            byte[] g = rng.bytes(rng.below(200));
+            if (i % 4 == 0 && g.length >= 8) {
+                System.arraycopy(blob, 0, g, 0, 8); // magic, version, kind
+            } else if (i % 4 == 2 && g.length >= 4) {
+                System.arraycopy(utf8("TFLT"), 0, g, 0, 4);
+            }
+            expectBadBlob(() -> reader.read(g));
+        }
+        return reader.read(blob);
+    }
+
+    /* A structure's deserialize with a memory limit. */
+    interface LimitedReader<T extends NativeHandle<?>> {
+        T read(byte[] blob, long maxMemory);
+    }
+
+    /* deserialize(blob, maxMemory) makes the structure when it fits in
+     * maxMemory bytes (0: no limit; the limit is exact: memory() of the
+     * result), and refuses it with TOO_LARGE one byte below, as well as a
+     * negative limit. Returns the memory the blob needs. */
+    static <T extends NativeHandle<?>> long checkMaxMemory(byte[] blob, LimitedReader<T> reader) {
+        long need;
+        try (T t = reader.read(blob, 0)) {
+            need = t.memory();
+        }
+        assertTrue(need > 0);
+        try (T t = reader.read(blob, need)) {
+            assertEquals(need, t.memory());
+            assertArrayEquals(blob, t.serialize());
+        }
+        reader.read(blob, Long.MAX_VALUE).close();
+        expectStatus(Status.TOO_LARGE, () -> reader.read(blob, need - 1));
+        expectStatus(Status.TOO_LARGE, () -> reader.read(blob, 1));
+        expectStatus(Status.INVALID_ARGUMENT, "max_memory", () -> reader.read(blob, -1));
+        expectStatus(Status.NULL, "blob", () -> reader.read(null, need));
+        return need;
+    }
+
+    /* The native layer's checks of serialize's buffer, which the idiomatic
+     * layer always sizes right: null, too short, too long. */
+    static void checkSerializeInto(NativeProxy h) {
+        expectStatus(Status.NULL, "out_buf", () -> h.serialize_into(null));
+        expectStatus(Status.BUFFER_TOO_SMALL, () -> h.serialize_into(new byte[10]));
+        expectStatus(Status.BUFFER_TOO_SMALL, () -> h.serialize_into(new byte[(int) h.serialized_size() + 1]));
+    }
+
+    /* Makes 1000 objects, 50 a round with make(0 .. 49) (which also uses
+     * them), and drops them unclosed, running the collector between rounds:
+     * the Cleaner frees them, which must neither crash nor disturb the
+     * objects still in use. */
+    static void dropUnclosed(IntFunction<NativeHandle<?>> make) throws InterruptedException {
+        int made = 0;
+        for (int round = 0; round < 20; round++) {
+            for (int i = 0; i < 50; i++) {
+                assertTrue(make.apply(i).memory() > 0);
+                made++;
+            }
+            System.gc();
+            Thread.sleep(5);
+        }
+        assertEquals(1000, made);
+    }
+
+    /* The body of one of onThreads' threads. */
+    interface Body {
+        void run(int thread) throws Exception;
+    }
+
+    /* Runs body(t) on n threads started together; rethrows the first failure
+     * of any of them. */
+    static void onThreads(int n, Body body) throws Exception {
+        CyclicBarrier start = new CyclicBarrier(n);
+        ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < n; t++) {
+            final int id = t;
+            Thread th = new Thread(() -> {
+                try {
+                    start.await();
+                    body.run(id);
+                } catch (Throwable e) {
+                    failures.add(e);
+                }
+            }, "tf-test-" + t);
+            threads.add(th);
+            th.start();
+        }
+        for (Thread th : threads) {
+            th.join();
+        }
+        Throwable first = failures.peek();
+        if (first instanceof Exception) {
+            throw (Exception) first;
+        }
+        if (first != null) {
+            throw new AssertionError(first);
+        }
     }
 
     static byte[] utf8(String s) {

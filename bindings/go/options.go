@@ -1,0 +1,118 @@
+package temporalfilters
+
+// Go has no overloads and no default arguments, so the choices the
+// structures share (the hash seed, the flags, a memory cap for deserialize)
+// are trailing functional options:
+//
+//	f, err := NewAgeBloomFor(100_000, 0.01)                                  // seed 0, flags 0
+//	f, err := NewAgeBloomFor(100_000, 0.01, WithSeed(42), WithFlags(AgeBloomBlocked))
+//
+// A call without them is the short form with the C library's defaults (seed
+// 0, flags 0, no cap); the options name what they set, so a seed and flags
+// (both integers) cannot be swapped, and a later choice (a speed-or-memory
+// preference, ...) is one more option rather than another constructor. An
+// option the call does not take (a seed for a RateLimiter, which hashes
+// with no seed; flags of another structure) is refused with
+// ErrInvalidArgument.
+
+// Option is a choice given to a constructor, a sizing helper or a
+// deserializer: WithSeed, WithFlags or WithMaxMemory. A nil Option is
+// ignored.
+type Option func(*options)
+
+// options holds the choices of one call.
+type options struct {
+	given     optionSet
+	seed      uint32
+	flags     interface{} // the typed flags given (RecencySketchFlags, ...)
+	maxMemory uint64
+}
+
+// optionSet says which options a call was given or takes.
+type optionSet uint8
+
+const (
+	optSeed optionSet = 1 << iota
+	optFlags
+	optMaxMemory
+)
+
+// WithSeed sets the hash seed (default 0). Structures merge and compare
+// only with equal seeds.
+func WithSeed(seed uint32) Option {
+	return func(o *options) { o.given |= optSeed; o.seed = seed }
+}
+
+// WithFlags sets the creation flags (default 0): a bitwise OR of one
+// structure's flags, e.g. WithFlags(RecencySketchConcurrent |
+// RecencySketchBlocked). Flags of another structure are refused.
+func WithFlags[F Flags](flags F) Option {
+	return func(o *options) { o.given |= optFlags; o.flags = flags }
+}
+
+// WithMaxMemory caps the memory a deserialized structure may take, in bytes
+// (default 0: the library's own bound, the blob's size plus a constant): a
+// blob of a larger structure is refused with ErrTooLarge before anything is
+// allocated. For Deserialize<Name>; UnmarshalBinary has the default.
+func WithMaxMemory(bytes uint64) Option {
+	return func(o *options) { o.given |= optMaxMemory; o.maxMemory = bytes }
+}
+
+// Flags are the creation flags of the structures, one type per structure.
+type Flags interface {
+	RecencySketchFlags | AgeBloomFlags | TimeBloomFlags | RateLimiterFlags
+}
+
+// RecencySketchFlags are the creation flags of a RecencySketch
+// (TF_RECENCY_SKETCH_*); any other bit is refused.
+type RecencySketchFlags uint32
+
+// AgeBloomFlags are the creation flags of an AgeBloom (TF_AGE_BLOOM_*); any
+// other bit is refused.
+type AgeBloomFlags uint32
+
+// TimeBloomFlags are the creation flags of a TimeBloom. None is defined
+// yet: only 0 is accepted.
+type TimeBloomFlags uint32
+
+// RateLimiterFlags are the creation flags of a RateLimiter
+// (TF_RATE_LIMITER_*); any other bit is refused.
+type RateLimiterFlags uint32
+
+// configure reads the options of the call what (for the messages), which
+// takes the options in allowed and the flags of type F.
+func configure[F Flags](what string, allowed optionSet, opts []Option) (o options, flags F, err error) {
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	for _, c := range []struct {
+		opt  optionSet
+		name string
+	}{{optSeed, "WithSeed"}, {optFlags, "WithFlags"}, {optMaxMemory, "WithMaxMemory"}} {
+		if o.given&c.opt != 0 && allowed&c.opt == 0 {
+			return o, 0, invalidArgument("%s takes no %s option", what, c.name)
+		}
+	}
+	if o.flags != nil {
+		f, ok := o.flags.(F)
+		if !ok {
+			return o, 0, invalidArgument("%s takes %T, not %T", what, flags, o.flags)
+		}
+		flags = f
+	}
+	return o, flags, nil
+}
+
+// build is the body of every constructor: it reads opts (those in allowed,
+// flags of type F) for the call what, then creates the structure T (of
+// kind k) with ctor.
+func build[T ~struct{ h *handle }, F Flags](k *kind, what string, allowed optionSet, opts []Option,
+	ctor func(seed uint32, flags F) uintptr) (*T, error) {
+	o, flags, err := configure[F](what, allowed, opts)
+	if err != nil {
+		return nil, err
+	}
+	return construct[T](k, func() uintptr { return ctor(o.seed, flags) })
+}

@@ -1,0 +1,165 @@
+package temporalfilters
+
+import "temporalfilters/internal/native"
+
+// The four structures and what they all have: their native kinds, Close,
+// Memory, serialization (Serialize, MarshalBinary, UnmarshalBinary,
+// Deserialize<Name>), each a line over the shared code of handle.go. A new
+// structure adds its kind and these methods here.
+
+// The SWIG classes of the structures.
+type (
+	rsNative = native.SwigcptrRecencySketchNative
+	abNative = native.SwigcptrAgeBloomNative
+	tbNative = native.SwigcptrTimeBloomNative
+	rlNative = native.SwigcptrRateLimiterNative
+)
+
+// The kinds of the structures: name, destructor and deserialize factory.
+var (
+	recencySketchKind = newKind[rsNative]("RecencySketch", native.DeleteRecencySketchNative, native.RecencySketchNativeDeserialize_limited)
+	ageBloomKind      = newKind[abNative]("AgeBloom", native.DeleteAgeBloomNative, native.AgeBloomNativeDeserialize_limited)
+	timeBloomKind     = newKind[tbNative]("TimeBloom", native.DeleteTimeBloomNative, native.TimeBloomNativeDeserialize_limited)
+	rateLimiterKind   = newKind[rlNative]("RateLimiter", native.DeleteRateLimiterNative, native.RateLimiterNativeDeserialize_limited)
+)
+
+// The Info and Stats methods: the native struct each reads (fromNative).
+var (
+	recencySketchInfo = nativeStructOf[RecencySketchInfo](rsNative.Info, native.DeleteRecencySketchInfoNative)
+	ageBloomStats     = nativeStructOf[AgeBloomStats](abNative.Stats, native.DeleteAgeBloomStatsNative)
+	ageBloomInfo      = nativeStructOf[AgeBloomInfo](abNative.Info, native.DeleteAgeBloomInfoNative)
+	timeBloomInfo     = nativeStructOf[TimeBloomInfo](tbNative.Info, native.DeleteTimeBloomInfoNative)
+	rateLimiterStats  = nativeStructOf[RateLimiterStats](rlNative.Stats, native.DeleteRateLimiterStatsNative)
+	rateLimiterInfo   = nativeStructOf[RateLimiterInfo](rlNative.Info, native.DeleteRateLimiterInfoNative)
+)
+
+// obj is the structure's native object, through which every method works.
+func (s *RecencySketch) obj() object[rsNative] {
+	return object[rsNative]{(*holder)(s), recencySketchKind}
+}
+func (f *AgeBloom) obj() object[abNative]    { return object[abNative]{(*holder)(f), ageBloomKind} }
+func (f *TimeBloom) obj() object[tbNative]   { return object[tbNative]{(*holder)(f), timeBloomKind} }
+func (r *RateLimiter) obj() object[rlNative] { return object[rlNative]{(*holder)(r), rateLimiterKind} }
+
+// DeserializeRecencySketch creates a sketch from a blob written by
+// Serialize (in any language). The blob is checked completely first.
+// Option: WithMaxMemory (a cap on the memory it may take).
+// Errors: ErrTruncated, ErrBadMagic, ErrUnsupportedVersion, ErrWrongKind,
+// ErrChecksum, ErrCorrupt (ErrBadBlob), ErrTooLarge (over WithMaxMemory),
+// ErrOutOfMemory.
+func DeserializeRecencySketch(blob []byte, opts ...Option) (*RecencySketch, error) {
+	return deserializeAs[RecencySketch, RecencySketchFlags](recencySketchKind, blob, opts)
+}
+
+// DeserializeAgeBloom creates a filter from a blob written by Serialize (in
+// any language), of either layout (the blob says which). The blob is checked
+// completely first. Option: WithMaxMemory (a cap on the memory it may take).
+// Errors: ErrTruncated, ErrBadMagic, ErrUnsupportedVersion, ErrWrongKind,
+// ErrChecksum, ErrCorrupt (ErrBadBlob), ErrTooLarge (over WithMaxMemory),
+// ErrOutOfMemory.
+func DeserializeAgeBloom(blob []byte, opts ...Option) (*AgeBloom, error) {
+	return deserializeAs[AgeBloom, AgeBloomFlags](ageBloomKind, blob, opts)
+}
+
+// DeserializeTimeBloom creates a filter from a blob written by Serialize (in
+// any language). The blob is checked completely first. Option:
+// WithMaxMemory (a cap on the memory it may take).
+// Errors: ErrTruncated, ErrBadMagic, ErrUnsupportedVersion, ErrWrongKind,
+// ErrChecksum, ErrCorrupt (ErrBadBlob), ErrTooLarge (over WithMaxMemory),
+// ErrOutOfMemory.
+func DeserializeTimeBloom(blob []byte, opts ...Option) (*TimeBloom, error) {
+	return deserializeAs[TimeBloom, TimeBloomFlags](timeBloomKind, blob, opts)
+}
+
+// DeserializeRateLimiter creates a limiter from a blob written by Serialize
+// (in any language): its parameters, global window, overrides, max keys,
+// counters, reclaim horizon and every tracked key's state. The blob is
+// checked completely first. Option: WithMaxMemory (a cap on the memory it
+// may take). Errors: ErrTruncated, ErrBadMagic, ErrUnsupportedVersion,
+// ErrWrongKind, ErrChecksum, ErrCorrupt (ErrBadBlob), ErrTooLarge (over
+// WithMaxMemory), ErrOutOfMemory.
+func DeserializeRateLimiter(blob []byte, opts ...Option) (*RateLimiter, error) {
+	return deserializeAs[RateLimiter, RateLimiterFlags](rateLimiterKind, blob, opts)
+}
+
+// Close frees the sketch's C memory. It is idempotent and always returns
+// nil; afterwards every method returns an error matching ErrClosed. Close must
+// not run concurrently with other calls on the same sketch.
+func (s *RecencySketch) Close() error { return s.obj().close() }
+
+// Close frees the filter's C memory. It is idempotent and always returns
+// nil; afterwards every method returns an error matching ErrClosed. Close must
+// not run concurrently with other calls on the same filter.
+func (f *AgeBloom) Close() error { return f.obj().close() }
+
+// Close frees the filter's C memory. It is idempotent and always returns
+// nil; afterwards every method returns an error matching ErrClosed. Close must
+// not run concurrently with other calls on the same filter.
+func (f *TimeBloom) Close() error { return f.obj().close() }
+
+// Close frees the limiter's C memory. It is idempotent and always returns
+// nil; afterwards every method returns an error matching ErrClosed. Close must
+// not run concurrently with other calls on the same limiter.
+func (r *RateLimiter) Close() error { return r.obj().close() }
+
+// Memory returns the bytes of C memory held by the sketch. Errors: ErrClosed.
+func (s *RecencySketch) Memory() (bytes uint64, err error) { return s.obj().memory() }
+
+// Memory returns the bytes of C memory held by the filter. Errors: ErrClosed.
+func (f *AgeBloom) Memory() (bytes uint64, err error) { return f.obj().memory() }
+
+// Memory returns the bytes of C memory held by the filter. Errors: ErrClosed.
+func (f *TimeBloom) Memory() (bytes uint64, err error) { return f.obj().memory() }
+
+// Memory returns the bytes of C memory held by the limiter: its tables,
+// the exact mode's rings, the global window and the overrides (it takes
+// each shard's lock in turn). Errors: ErrClosed.
+func (r *RateLimiter) Memory() (bytes uint64, err error) { return r.obj().memory() }
+
+// Serialize writes the sketch in the library's portable wire format
+// (little-endian, checksummed), readable by DeserializeRecencySketch and by
+// the other languages' bindings. Errors: ErrClosed.
+func (s *RecencySketch) Serialize() ([]byte, error) { return s.obj().serialize() }
+
+// Serialize writes the filter in the library's portable wire format (kind
+// 2: little-endian, checksummed), readable by DeserializeAgeBloom and by the
+// other languages' bindings. Errors: ErrClosed.
+func (f *AgeBloom) Serialize() ([]byte, error) { return f.obj().serialize() }
+
+// Serialize writes the filter in the library's portable wire format (kind
+// 3: every slice, size, timestamp and counter), readable by
+// DeserializeTimeBloom and by the other languages' bindings.
+// Errors: ErrClosed.
+func (f *TimeBloom) Serialize() ([]byte, error) { return f.obj().serialize() }
+
+// MarshalBinary implements encoding.BinaryMarshaler; it is Serialize.
+func (s *RecencySketch) MarshalBinary() ([]byte, error) { return s.Serialize() }
+
+// MarshalBinary implements encoding.BinaryMarshaler; it is Serialize.
+func (f *AgeBloom) MarshalBinary() ([]byte, error) { return f.Serialize() }
+
+// MarshalBinary implements encoding.BinaryMarshaler; it is Serialize.
+func (f *TimeBloom) MarshalBinary() ([]byte, error) { return f.Serialize() }
+
+// MarshalBinary implements encoding.BinaryMarshaler; it is Serialize.
+func (r *RateLimiter) MarshalBinary() ([]byte, error) { return r.Serialize() }
+
+// UnmarshalBinary implements encoding.BinaryUnmarshaler: it replaces the
+// state of s (zero, open or closed) with the sketch in data, which it does
+// not retain. On error s is unchanged. Needs exclusive use of s.
+func (s *RecencySketch) UnmarshalBinary(data []byte) error { return s.obj().unmarshal(data) }
+
+// UnmarshalBinary implements encoding.BinaryUnmarshaler: it replaces the
+// state of f (zero, open or closed) with the filter in data, which it does
+// not retain. On error f is unchanged. Needs exclusive use of f.
+func (f *AgeBloom) UnmarshalBinary(data []byte) error { return f.obj().unmarshal(data) }
+
+// UnmarshalBinary implements encoding.BinaryUnmarshaler: it replaces the
+// state of f (zero, open or closed) with the filter in data, which it does
+// not retain. On error f is unchanged. Needs exclusive use of f.
+func (f *TimeBloom) UnmarshalBinary(data []byte) error { return f.obj().unmarshal(data) }
+
+// UnmarshalBinary implements encoding.BinaryUnmarshaler: it replaces the
+// state of r (zero, open or closed) with the limiter in data, which it does
+// not retain. On error r is unchanged. Needs exclusive use of r.
+func (r *RateLimiter) UnmarshalBinary(data []byte) error { return r.obj().unmarshal(data) }

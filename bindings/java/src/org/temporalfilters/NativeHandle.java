@@ -1,0 +1,161 @@
+package org.temporalfilters;
+
+import java.lang.ref.Cleaner;
+import java.lang.ref.Reference;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.ToLongFunction;
+
+/**
+ * What every structure of the library has in common as a Java object: it owns
+ * one native handle (the SWIG proxy {@code N}), frees it in {@link #close()} or,
+ * when it is never closed, through a {@link Cleaner} once it becomes
+ * unreachable, refuses every call after {@code close()}, and keeps itself
+ * reachable for the length of each native call (so that the Cleaner cannot free
+ * the handle under a running call). The subclasses make every native call
+ * through {@link #call} (or its forms {@link #run} and {@link #callLong}).
+ *
+ * @param <N> the SWIG proxy class of the native handle
+ */
+abstract class NativeHandle<N extends NativeProxy> implements AutoCloseable {
+    /* One cleaner thread for every handle of the library. */
+    private static final Cleaner CLEANER = Cleaner.create();
+
+    /* serialize(): how many times the two native calls are tried. */
+    private static final int SERIALIZE_ATTEMPTS = 8;
+
+    private final N proxy;
+    private final Cleaner.Cleanable cleanable;
+    private volatile boolean closed;
+
+    /* Takes ownership of a new proxy; null (a factory of the native layer that
+     * returned nothing without raising) is a bug. */
+    NativeHandle(N proxy) {
+        if (proxy == null) {
+            throw TemporalFiltersException.of(Status.INTERNAL, "the native layer returned no handle");
+        }
+        this.proxy = proxy;
+        this.cleanable = CLEANER.register(this, release(proxy));
+    }
+
+    /* The cleaning action holds the proxy only, never this object (static, so
+     * that it cannot capture `this`). */
+    private static Runnable release(NativeProxy proxy) {
+        return proxy::delete;
+    }
+
+    /* The class's name in messages: "RecencySketch", "AgeBloom", ... */
+    private String name() {
+        return getClass().getSimpleName();
+    }
+
+    /**
+     * Frees the native memory now. Idempotent; afterwards every other call
+     * fails with {@link ClosedException}. Needs exclusive access: no other
+     * thread may be using the object.
+     */
+    @Override
+    public final void close() {
+        closed = true;
+        cleanable.clean();
+    }
+
+    /** Whether {@link #close()} was called. */
+    public final boolean isClosed() {
+        return closed;
+    }
+
+    /* The proxy, or ClosedException. */
+    final N open() {
+        if (closed) {
+            throw new ClosedException("the " + name() + " is closed");
+        }
+        return proxy;
+    }
+
+    /* One native call (or a few, read together) with its result: the only
+     * place that reaches the proxy, so that every call is checked and fenced. */
+    final <R> R call(Function<N, R> op) {
+        N p = open();
+        try {
+            return op.apply(p);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /* One native call without a result. */
+    final void run(Consumer<N> op) {
+        call(h -> {
+            op.accept(h);
+            return null;
+        });
+    }
+
+    /* One native call with an integer result. Neither the lambdas nor the
+     * Long box escape: once the JIT has compiled a loop of update() and
+     * query() calls, they allocate nothing (measured with
+     * ThreadMXBean.getThreadAllocatedBytes: 0 bytes per call). */
+    final long callLong(ToLongFunction<N> op) {
+        return call(h -> op.applyAsLong(h));
+    }
+
+    /* A versioned struct (info, stats) that the native layer returns as a
+     * copy Java owns: converted to a value by `convert`, then freed. */
+    final <S extends NativeValue, R> R value(Function<N, S> get, Function<S, R> convert) {
+        return call(h -> {
+            S copy = get.apply(h);
+            try {
+                return convert.apply(copy);
+            } finally {
+                copy.delete();
+            }
+        });
+    }
+
+    /** Bytes of native memory held. */
+    public long memory() {
+        return callLong(NativeProxy::memory);
+    }
+
+    /**
+     * The structure as a blob (the library's wire format: the structure's
+     * parameters and state, little-endian, with a checksum). Every binding and
+     * the C API read it back with their {@code deserialize}.
+     *
+     * @throws InvalidArgumentException the blob exceeds the largest Java array
+     *         ({@link Status#TOO_LARGE})
+     */
+    public byte[] serialize() {
+        return call(p -> {
+            // the size, then the bytes: two native calls, between which other
+            // threads may change the size of a structure that allows concurrent
+            // calls (the rate limiter); the second then fails and both are tried again
+            for (int attempt = 1;; attempt++) {
+                long size = p.serialized_size();
+                if (size > Native.MAX_ARRAY) {
+                    throw TemporalFiltersException.of(Status.TOO_LARGE,
+                            "the " + name() + "'s blob (" + size + " bytes) does not fit in a Java byte[]");
+                }
+                byte[] blob = new byte[(int) size];
+                try {
+                    p.serialize_into(blob);
+                    return blob;
+                } catch (TemporalFiltersException e) {
+                    if (e.status() != Status.BUFFER_TOO_SMALL || attempt >= SERIALIZE_ATTEMPTS) {
+                        throw e;
+                    }
+                }
+            }
+        });
+    }
+
+    /* The fields of toString(), without the class name and parentheses. */
+    abstract String describe();
+
+    /** The class's name and its parameters, or {@code "Name(closed)"}. */
+    @Override
+    public final String toString() {
+        return name() + "(" + (closed ? "closed" : describe()) + ")";
+    }
+}
