@@ -138,7 +138,7 @@ tf_status TimeBloom::add(const void *key, size_t len, uint64_t now) {
     // leaves as soon as it is stale rather than at the next rotation.
     if (retirable(ring_.size() - 1, now)) ring_.retire_oldest();
     insert_bits(ring_, shape_.k, h, now, Live{&ring_, now});
-    ring_.count_insert();
+    ring_.record_insert();
     return TF_OK;
 }
 

@@ -239,12 +239,18 @@ class GenerationRing {
         g.received++;
         g.last = now;
     }
-    // One insert made (in the newest generation).
+    // One insert made, in the newest generation. A count rotation closes
+    // every generation after `period` inserts, so it records no
+    // per-generation count (count_insert: the counters alone, the hot path
+    // of the count windows); the others record it (record_insert).
     void count_insert() {
         c_.budget--;
         c_.current++;
         c_.inserts++;
-        if (rotation_ != Rotation::Count) g_.back().owned++;
+    }
+    void record_insert() {
+        count_insert();
+        g_.back().owned++;
     }
 
     // Forgets every insert: the generations keep their slots and serials,

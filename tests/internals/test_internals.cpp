@@ -412,7 +412,7 @@ static void test_ring_rotation_by_count(void **) {
         assert_int_equal(ring.retired_inserts(), inserts - ring.live_inserts());
     }
     // a partial generation counts as it is
-    ring.count_insert();
+    ring.record_insert();
     assert_int_equal(ring.live_inserts(), 10);
     assert_int_equal(ring.inserts_within(12345), 10);  // a count ring keeps no times
     // clear: the inserts go, the generations and serials stay
@@ -435,7 +435,7 @@ static void test_ring_rotation_by_time(void **) {
     ring.observe(ring.clamp(10));
     assert_int_equal(ring.opened_at(), 10);
     assert_int_equal(ring.clock(), 10);
-    ring.count_insert();
+    ring.record_insert();
     ring.receive(0, 10);
     assert_int_equal(ring[0].owned, 1);
     assert_int_equal(ring[0].last, 10);
@@ -457,7 +457,7 @@ static void test_ring_rotation_by_time(void **) {
     // inserts within the span follow the generations' times
     for (int i = 0; i < 3; ++i) {
         ring.observe(ring.clamp(40));
-        ring.count_insert();
+        ring.record_insert();
         ring.receive(0, 40);
     }
     assert_int_equal(ring.budget(), ring.kUnlimited - 3);  // a Time ring counts no budget down to 0
@@ -492,10 +492,10 @@ static void test_ring_rotation_by_rate(void **) {
     ring.set_budget(2);
     ring.observe(ring.clamp(1));
     assert_false(ring.due(1));
-    ring.count_insert();
+    ring.record_insert();
     assert_false(ring.due(25));  // 24 units: the period is not over
     assert_true(ring.due(26));   // one insert and a whole period
-    ring.count_insert();
+    ring.record_insert();
     assert_true(ring.full() && ring.due(2));  // the budget is spent
     // a steady rate: one insert per time unit, one generation per period
     uint64_t now = 1;
@@ -503,7 +503,7 @@ static void test_ring_rotation_by_rate(void **) {
         while (!ring.due(now + 1)) {
             ++now;
             ring.observe(ring.clamp(now));
-            ring.count_insert();
+            ring.record_insert();
         }
         ++now;
         ring.observe(ring.clamp(now));
@@ -518,7 +518,7 @@ static void test_ring_rotation_by_rate(void **) {
     if (!(steady >= 24.0 && steady <= 26.0)) fail_msg("steady rate: %g inserts per period, want 25", steady);
     // a burst within one time unit: counted once, extrapolated at most 4x
     ring.rotate(TagSlot{100}, now);
-    for (int i = 0; i < 500; ++i) ring.count_insert();
+    for (int i = 0; i < 500; ++i) ring.record_insert();
     const double burst = ring.inserts_per_period(now, 4.0);
     if (!(burst >= 500.0 && burst <= 4.0 * (500 + 25 * 4))) fail_msg("burst: %g inserts per period", burst);
     // no history longer than a period: extrapolated at most 4x
@@ -526,7 +526,7 @@ static void test_ring_rotation_by_rate(void **) {
     fresh.open(tf::NoSlot());
     fresh.set_budget(5000);
     fresh.observe(fresh.clamp(5));
-    for (int i = 0; i < 1000; ++i) fresh.count_insert();
+    for (int i = 0; i < 1000; ++i) fresh.record_insert();
     assert_true(fresh.inserts_per_period(5, 4.0) == 4000.0);
     assert_true(fresh.inserts_per_period(5, 2.0) == 2000.0);
     assert_true(fresh.inserts_per_period(15, 4.0) == 2500.0);  // 1000 in 10 units: 2500 per 25
@@ -546,7 +546,7 @@ static void test_ring_retirement_accounting(void **) {
     for (int g = 0; g < 6; ++g) {
         ring.observe(ring.clamp(now));
         for (uint64_t i = 0; i < per_gen[g]; ++i) {
-            ring.count_insert();
+            ring.record_insert();
             ring.receive(0, now);
             total++;
         }
