@@ -21,10 +21,14 @@
  *    keys are stored apart), in a table kept 76-85% full: 55-62 bytes per key
  *    from about 10,000 keys up (below that the small tables have more spare
  *    room: 72 at 1,000).
- *  - **Exact** (::TF_RATE_LIMITER_EXACT): a key keeps the times of its last
- *    `limit` grants; never more than `limit` grants in any half-open interval
- *    (t - window, t]. Memory: a 33-byte record plus 8 * limit + 16 bytes for
- *    its ring of grant times.
+ *  - **Exact** (::TF_RATE_LIMITER_EXACT): a key keeps the times of its
+ *    grants still in the window (at most `limit`); never more than `limit`
+ *    grants in any half-open interval (t - window, t]. Memory: a 33-byte
+ *    record plus 16 + 8 * c bytes for its ring of grant times, whose
+ *    capacity c grows on demand (doubling from 4, capped at the limit): at
+ *    most twice the most grants the key has held in its window (at least 4,
+ *    or the limit when smaller), whatever its limit. The ring is freed when
+ *    the key is reset or reclaimed.
  *
  * Decisions report allowed/denied, the permits remaining in the window, and
  * the earliest time at which the same request would be allowed (for a
@@ -227,7 +231,8 @@ TF_API void tf_rate_limiter_free(tf_rate_limiter *limiter);
  * granted only when both the key and the global window allow them; the
  * remaining count is the smaller of the two, and retry_at the later. Setting
  * it starts an empty global window (the keys' own windows are kept). In
- * exact mode the global window keeps `limit` timestamps (8 bytes each).
+ * exact mode the global window keeps the times of its grants in the window,
+ * 8 bytes each, in a ring that grows on demand as a key's does.
  *
  * @param[in,out] limiter  the limiter.
  * @param[in]     limit    permits per window over all keys; 0 removes the
@@ -302,7 +307,8 @@ TF_API tf_status tf_rate_limiter_set_max_keys(tf_rate_limiter *limiter, uint64_t
  * @retval TF_ERR_NULL             limiter or allowed is NULL, or key is NULL
  *                                 with key_len > 0.
  * @retval TF_ERR_INVALID_ARGUMENT now or n is 0.
- * @retval TF_ERR_OUT_OF_MEMORY    the table could not grow (nothing changed).
+ * @retval TF_ERR_OUT_OF_MEMORY    the table, or an exact-mode ring of grant
+ *                                 times, could not grow (nothing changed).
  * @note Thread-safe (the limiter locks internally).
  * @since 0.1.0
  */
@@ -336,8 +342,14 @@ TF_API tf_status tf_rate_limiter_acquire(tf_rate_limiter *limiter, const void *k
  * @retval TF_ERR_NULL             limiter, keys, key_lens, times or allowed is
  *                                 NULL, or a NULL key has a length.
  * @retval TF_ERR_INVALID_ARGUMENT a time is 0, or n is 0.
- * @retval TF_ERR_OUT_OF_MEMORY    the table could not grow; the decisions
- *                                 before the failing key stand.
+ * @retval TF_ERR_OUT_OF_MEMORY    the table, or an exact-mode ring of grant
+ *                                 times, could not grow for request i (named
+ *                                 in the message): the decisions before it
+ *                                 stand and are written to allowed,
+ *                                 remaining and retry_at; request i changed
+ *                                 nothing, it and those after it are not
+ *                                 decided and their entries are left as they
+ *                                 were.
  * @note Thread-safe (the limiter locks internally).
  * @since 0.1.0
  */
@@ -426,6 +438,23 @@ TF_API tf_status tf_rate_limiter_reset(tf_rate_limiter *limiter, const void *key
 TF_API tf_status tf_rate_limiter_get_stats(const tf_rate_limiter *limiter, tf_rate_limiter_stats *stats);
 
 /**
+ * @brief Reports the bytes of memory the limiter holds: the handle, the
+ * tables, out-of-line keys, the exact mode's rings of grant times, the
+ * global window and the overrides (the `memory` of
+ * tf_rate_limiter_get_stats()).
+ *
+ * Takes each shard's lock in turn (O(shards)).
+ *
+ * @param[in]  limiter  the limiter.
+ * @param[out] bytes    receives the number of bytes.
+ * @retval TF_OK       success.
+ * @retval TF_ERR_NULL limiter or bytes is NULL.
+ * @note Thread-safe (the limiter locks internally).
+ * @since 0.1.0
+ */
+TF_API tf_status tf_rate_limiter_memory(const tf_rate_limiter *limiter, size_t *bytes);
+
+/**
  * @brief How the limiter is configured: limit, window, bucket width, flags,
  * global limit and key bound. O(1).
  *
@@ -496,11 +525,10 @@ TF_API tf_status tf_rate_limiter_serialize(const tf_rate_limiter *limiter, void 
  * limiter owned by the caller. The limiter's memory (as
  * tf_rate_limiter_get_stats() will report it in `memory`) is computed from
  * the validated blob first and refused above options->max_memory. Without
- * that limit, the memory is a small multiple of the blob's size, except in
- * exact mode: there each key's ring holds 8 bytes per permit of its limit (up
- * to 8 MiB a key) and the global window 8 bytes per permit of the global
- * limit (up to 128 MiB), however few grants the blob carries. Set
- * max_memory when blobs may come from an untrusted source.
+ * that limit, the memory is bounded by the blob's size: at most 16 times
+ * its size plus 64 KiB, whatever limits it declares (the exact mode's rings
+ * are made as large as the grant times the blob carries, and grow later
+ * with new grants).
  *
  * @param[in]  buf      the blob.
  * @param[in]  len      its length in bytes.

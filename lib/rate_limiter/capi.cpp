@@ -32,7 +32,10 @@ tf_status decide(const tf_rate_limiter *rl, const void *key, size_t key_len, uin
     if (n == 0) return fail(TF_ERR_INVALID_ARGUMENT, "n must be >= 1");
     return guard([&] {
         tf::rate::Decision d;
-        rl->impl->decide(key, key_len, now, n, take, &d);
+        if (take)
+            rl->impl->acquire(key, key_len, now, n, &d);
+        else
+            static_cast<const RateLimiter &>(*rl->impl).peek(key, key_len, now, n, &d);
         return fill(d, allowed, remaining, retry_at);
     });
 }
@@ -89,15 +92,20 @@ TF_API tf_status tf_rate_limiter_acquire_batch(tf_rate_limiter *limiter, const v
         if (times[i] == 0) return fail(TF_ERR_INVALID_ARGUMENT, "times[%zu] is 0; timestamps must be >= 1", i);
     if (n == 0) return fail(TF_ERR_INVALID_ARGUMENT, "n must be >= 1");
     return guard([&] {
-        // decided in chunks, so that the decisions need no allocation
+        // decided in chunks, so that the decisions need no allocation; every
+        // decision made is written out, also before a request that ran out
+        // of memory
         constexpr size_t kChunk = 64;
         tf::rate::Decision d[kChunk];
         for (size_t at = 0; at < count; at += kChunk) {
             const size_t m = std::min(kChunk, count - at);
-            limiter->impl->acquire_batch(keys + at, key_lens + at, m, times + at, n, d);
-            for (size_t i = 0; i < m; ++i)
+            const size_t done = limiter->impl->acquire_batch(keys + at, key_lens + at, m, times + at, n, d);
+            for (size_t i = 0; i < done; ++i)
                 fill(d[i], &allowed[at + i], remaining ? &remaining[at + i] : nullptr,
                      retry_at ? &retry_at[at + i] : nullptr);
+            if (done < m)
+                return fail(TF_ERR_OUT_OF_MEMORY, "out of memory at request %zu; the %zu before it were decided",
+                            at + done, at + done);
         }
         return TF_OK;
     });
@@ -134,6 +142,15 @@ TF_API tf_status tf_rate_limiter_get_stats(const tf_rate_limiter *limiter, tf_ra
         tf_rate_limiter_stats full = TF_RATE_LIMITER_STATS_INIT;
         limiter->impl->stats(&full);
         return tf::put_versioned(stats, full, TF_VERSIONED_END(tf_rate_limiter_stats, memory), "stats");
+    });
+}
+
+TF_API tf_status tf_rate_limiter_memory(const tf_rate_limiter *limiter, size_t *bytes) {
+    TF_REQUIRE_NONNULL(limiter, "limiter");
+    TF_REQUIRE_NONNULL(bytes, "bytes");
+    return guard([&] {
+        *bytes = limiter->impl->memory();
+        return TF_OK;
     });
 }
 

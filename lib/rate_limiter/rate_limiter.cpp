@@ -11,33 +11,58 @@
 namespace tf {
 namespace rate {
 
+namespace testing {
+std::atomic<long> allocations_left{-1};
+}  // namespace testing
+
+void *allocate(size_t bytes, bool zeroed) noexcept {
+    if (testing::allocations_left.load(std::memory_order_relaxed) >= 0 &&
+        testing::allocations_left.fetch_sub(1, std::memory_order_relaxed) <= 0) {
+        testing::allocations_left.store(0, std::memory_order_relaxed);
+        return nullptr;
+    }
+    return zeroed ? std::calloc(1, bytes) : std::malloc(bytes);
+}
+
+GrantRing *GrantRing::make(uint32_t cap, uint32_t limit) {
+    GrantRing *g = static_cast<GrantRing *>(allocate(bytes(cap), false));
+    if (!g) throw std::bad_alloc();
+    g->cap = cap;
+    g->start = g->count = 0;
+    g->limit = limit;
+    return g;
+}
+
+uint32_t GrantRing::grown_capacity(uint32_t cap, uint64_t need, uint32_t limit) {
+    uint64_t c = std::max<uint64_t>(2 * uint64_t(cap), kMinCapacity);
+    while (c < need) c *= 2;
+    return uint32_t(std::min<uint64_t>(c, std::max<uint64_t>(limit, need)));
+}
+
+GrantRing *GrantRing::grown(uint64_t need) const noexcept {
+    const uint32_t ncap = grown_capacity(cap, need, limit);
+    GrantRing *g = static_cast<GrantRing *>(allocate(bytes(ncap), false));
+    if (!g) return nullptr;
+    g->cap = ncap;
+    g->start = 0;
+    g->count = count;
+    g->limit = limit;
+    // the grants in order: the run from start to the end, then the wrapped part
+    const uint32_t first = std::min(count, cap - start);
+    std::memcpy(g->times(), times() + start, 8 * size_t(first));
+    std::memcpy(g->times() + first, times(), 8 * size_t(count - first));
+    return g;
+}
+
 namespace {
 
-// Exact mode: a key's grant times live in a heap ring whose capacity is the
-// key's limit.
-struct Ring {
-    uint32_t cap, start, count, pad;
-    uint64_t times[1];
-};
-
-size_t ring_bytes(uint32_t cap) { return sizeof(Ring) + sizeof(uint64_t) * (cap ? cap - 1 : 0); }
-
-Ring *ring_of(Table::Rec r) {
-    Ring *g;
+// Exact mode: a record's state is a pointer to its key's ring.
+GrantRing *ring_of(Table::Rec r) {
+    GrantRing *g;
     std::memcpy(&g, r.state(), sizeof g);
     return g;
 }
-void set_ring(Table::Rec r, Ring *g) { std::memcpy(r.state(), &g, sizeof g); }
-
-Ring *new_ring(uint32_t cap) {
-    void *p = std::calloc(1, ring_bytes(cap));
-    if (!p) throw std::bad_alloc();
-    Ring *g = static_cast<Ring *>(p);
-    g->cap = cap;
-    return g;
-}
-
-ExactView view_of(Ring *g, uint64_t *latest) { return ExactView{g->times, g->cap, &g->start, &g->count, latest}; }
+void set_ring(Table::Rec r, GrantRing *g) { std::memcpy(r.state(), &g, sizeof g); }
 
 uint16_t ld16(const uint8_t *p) {
     uint16_t v;
@@ -69,6 +94,15 @@ struct GlobalBuckets {
     void set_total(uint64_t v) { *total_ = v; }
     uint64_t count(uint32_t i) const { return counts[i]; }
     void set_count(uint32_t i, uint64_t v) { counts[i] = v; }
+};
+
+// The same, read-only (global_decide).
+struct GlobalBucketsRead {
+    const uint64_t *counts;
+    uint64_t total_, latest_;
+    uint64_t latest() const { return latest_; }
+    uint64_t total() const { return total_; }
+    uint64_t count(uint32_t i) const { return counts[i]; }
 };
 
 // A fresh key's window is empty.
@@ -128,9 +162,9 @@ void Table::release(Rec r) {
         std::free(const_cast<uint8_t *>(r.key()));
     }
     if (exact_) {
-        Ring *g = ring_of(r);
+        GrantRing *g = ring_of(r);
         if (g) {
-            extra_ -= ring_bytes(g->cap);
+            extra_ -= GrantRing::bytes(g->cap);
             std::free(g);
         }
     }
@@ -182,7 +216,7 @@ void Table::grow() {
     const size_t ncap = next_capacity(cap_);
     size_t bytes;
     if (mul_overflows(ncap, stride_, &bytes)) throw std::bad_alloc();
-    uint8_t *nslots = static_cast<uint8_t *>(std::calloc(ncap, stride_));
+    uint8_t *nslots = static_cast<uint8_t *>(allocate(bytes, true));
     if (!nslots) throw std::bad_alloc();
     for (size_t i = 0; i < cap_; ++i) {
         Rec r = at(i);
@@ -205,7 +239,7 @@ Table::Rec Table::insert(const void *key, size_t len, const Hash128 &h) {
     reserve_one();
     uint8_t *copy = nullptr;
     if (len > kInlineKey) {
-        copy = static_cast<uint8_t *>(std::malloc(len));
+        copy = static_cast<uint8_t *>(allocate(len, false));
         if (!copy) throw std::bad_alloc();
         std::memcpy(copy, key, len);
     }
@@ -310,7 +344,7 @@ uint32_t RateLimiter::override_of(const void *key, size_t len) const {
 }
 
 uint64_t RateLimiter::limit_of(Table::Rec r) const {
-    if (exact()) return ring_of(r)->cap;
+    if (exact()) return ring_of(r)->limit;
     if (r.overridden()) {
         const uint32_t o = override_of(r.key(), r.key_len());
         if (o) return o;
@@ -319,18 +353,14 @@ uint64_t RateLimiter::limit_of(Table::Rec r) const {
 }
 
 Decision RateLimiter::key_decide(Table::Rec r, uint64_t t, uint64_t limit, uint64_t n) const {
-    if (exact()) {
-        Ring *g = ring_of(r);
-        uint64_t latest = r.latest();
-        return exact_decide(view_of(g, &latest), window_, t, limit, n);
-    }
+    if (exact()) return exact_decide(ring_of(r)->read(), window_, t, limit, n);
     return bucket_decide(spec_, KeyBuckets{r}, t, limit, n);
 }
 
 void RateLimiter::key_advance(Table::Rec r, uint64_t t) {
     if (exact()) {
         uint64_t latest = r.latest();
-        exact_advance(view_of(ring_of(r), &latest), window_, t);
+        exact_advance(ring_of(r)->view(&latest), window_, t);
         r.set_latest(latest);
     } else {
         KeyBuckets st{r};
@@ -338,45 +368,46 @@ void RateLimiter::key_advance(Table::Rec r, uint64_t t) {
     }
 }
 
-// Records n permits at t (the state was advanced to t).
+// Records n permits at t (the state was advanced to t; an exact ring has
+// room, reserve_ring).
 void RateLimiter::key_take(Table::Rec r, uint64_t t, uint64_t n) {
     if (exact()) {
         uint64_t latest = r.latest();
-        exact_take(view_of(ring_of(r), &latest), t, n);
+        exact_take(ring_of(r)->view(&latest), t, n);
     } else {
         KeyBuckets st{r};
         bucket_take(spec_, st, n);
     }
 }
 
+void RateLimiter::reserve_ring(Shard &sh, Table::Rec r, uint64_t need) {
+    GrantRing *g = ring_of(r);
+    if (need <= g->cap) return;
+    GrantRing *bigger = g->grown(need);
+    if (!bigger) throw std::bad_alloc();
+    sh.table.add_extra(GrantRing::bytes(bigger->cap), GrantRing::bytes(g->cap));
+    std::free(g);
+    set_ring(r, bigger);
+}
+
 void RateLimiter::global_advance(uint64_t t) {
-    if (exact())
-        exact_advance(ExactView{global_ring_.data(), uint32_t(global_ring_.size()), &global_start_, &global_count_,
-                                &global_latest_},
-                      window_, t);
-    else {
+    if (exact()) {
+        exact_advance(global_ring_->view(&global_latest_), window_, t);
+    } else {
         GlobalBuckets st{global_counts_.data(), &global_total_, &global_latest_};
         bucket_advance(spec_, st, t);
     }
 }
 
 Decision RateLimiter::global_decide(uint64_t t, uint64_t n) const {
-    if (exact()) {
-        uint32_t start = global_start_, count = global_count_;
-        uint64_t latest = global_latest_;
-        ExactView v{const_cast<uint64_t *>(global_ring_.data()), uint32_t(global_ring_.size()), &start, &count,
-                    &latest};
-        return exact_decide(v, window_, t, global_limit_, n);
-    }
-    uint64_t total = global_total_, latest = global_latest_;
-    return bucket_decide(spec_, GlobalBuckets{const_cast<uint64_t *>(global_counts_.data()), &total, &latest}, t,
+    if (exact()) return exact_decide(global_ring_->read(), window_, t, global_limit_, n);
+    return bucket_decide(spec_, GlobalBucketsRead{global_counts_.data(), global_total_, global_latest_}, t,
                          global_limit_, n);
 }
 
 void RateLimiter::global_take(uint64_t t, uint64_t n) {
     if (exact()) {
-        ExactView v{global_ring_.data(), uint32_t(global_ring_.size()), &global_start_, &global_count_,
-                    &global_latest_};
+        ExactView v = global_ring_->view(&global_latest_);
         exact_advance(v, window_, t);
         exact_take(v, t, n);
     } else {
@@ -412,25 +443,37 @@ size_t RateLimiter::sweep_shard(Shard &sh, size_t slots, uint64_t now) {
 // how many were reclaimed (peek: found). After a search that found too few,
 // the next 63 full-table requests only look at their own shard (a flood of
 // new keys into a full table of busy keys costs little).
-size_t RateLimiter::make_room(Shard &own, uint64_t now, bool peek, uint64_t need) {
-    constexpr size_t kSlots = 16;
-    auto idle0 = [&](Table::Rec r) { return idle(r, now); };
-    size_t found = peek ? own.table.count(kSlots, idle0) : sweep_shard(own, kSlots, now);
+template <class Visit>
+size_t RateLimiter::search_room(size_t own, uint64_t need, bool look_only, Visit &&visit) const {
+    size_t found = visit(own);
     if (found >= need) return found;
     const uint32_t skip = room_skip_.load(std::memory_order_relaxed);
     if (skip > 0) {  // peek answers as acquire would, without counting
-        if (!peek) room_skip_.store(skip - 1, std::memory_order_relaxed);
+        if (!look_only) room_skip_.store(skip - 1, std::memory_order_relaxed);
         return found;
     }
-    const size_t self = size_t(&own - shards_);
     for (size_t i = 1; i < kShards && found < need; ++i) {
-        Shard &o = shards_[(self + i) % kShards];
+        const size_t other = (own + i) % kShards;
+        const Shard &o = shards_[other];
         if (!o.mu.try_lock()) continue;
-        found += peek ? o.table.count(kSlots, idle0) : sweep_shard(o, kSlots, now);
+        found += visit(other);
         o.mu.unlock();
     }
-    if (found < need && !peek) room_skip_.store(63, std::memory_order_relaxed);
+    if (found < need && !look_only) room_skip_.store(63, std::memory_order_relaxed);
     return found;
+}
+
+constexpr size_t kRoomSlots = 16;  // slots of each shard a search for room looks at
+
+size_t RateLimiter::make_room(Shard &own, uint64_t now, uint64_t need) {
+    return search_room(size_t(&own - shards_), need, false,
+                       [&](size_t i) { return sweep_shard(shards_[i], kRoomSlots, now); });
+}
+
+size_t RateLimiter::count_room(const Shard &own, uint64_t now, uint64_t need) const {
+    return search_room(size_t(&own - shards_), need, true, [&](size_t i) {
+        return shards_[i].table.count(kRoomSlots, [&](Table::Rec r) { return idle(r, now); });
+    });
 }
 
 // Keys that go idle where no new key arrives are reclaimed too: every 16th
@@ -447,10 +490,11 @@ tf_status RateLimiter::set_global_limit(uint64_t limit) {
     if (exact() && limit > (uint64_t(1) << 24))
         return fail(TF_ERR_INVALID_ARGUMENT, "an exact global limit must be <= 2^24, got %llu",
                     (unsigned long long)limit);
-    std::vector<uint64_t> counts, ring;
+    std::vector<uint64_t> counts;
+    std::unique_ptr<GrantRing, FreeRing> ring;
     if (limit != 0) {  // may throw: nothing changed yet
         if (exact())
-            ring.assign(size_t(limit), 0);
+            ring.reset(GrantRing::make(0, uint32_t(limit)));  // grows with the grants
         else
             counts.assign(spec_.nb, 0);
     }
@@ -459,7 +503,6 @@ tf_status RateLimiter::set_global_limit(uint64_t limit) {
     global_ring_.swap(ring);
     global_limit_ = limit;
     global_latest_ = global_total_ = 0;
-    global_start_ = global_count_ = 0;
     return TF_OK;
 }
 
@@ -471,11 +514,7 @@ tf_status RateLimiter::set_key_limit(const void *key, size_t len, uint64_t limit
     const Hash128 h = key_hash(key, len, 0);
     Shard &sh = shard_of(h);
     std::lock_guard<ShardLock> lock(sh.mu);
-    Table::Rec r = sh.table.find(key, len, h);
-    const uint32_t effective = uint32_t(limit ? limit : limit_);
-    Ring *fresh = nullptr;
-    if (r.p && exact() && ring_of(r)->cap != effective) fresh = new_ring(effective);  // before any change
-    try {
+    {  // may throw: nothing changed yet
         std::unique_lock<std::shared_mutex> olock(overrides_mu_);
         std::string k(static_cast<const char *>(key), len);
         if (limit)
@@ -483,28 +522,24 @@ tf_status RateLimiter::set_key_limit(const void *key, size_t len, uint64_t limit
         else
             overrides_.erase(k);
         has_overrides_.store(!overrides_.empty(), std::memory_order_release);
-    } catch (...) {
-        std::free(fresh);
-        throw;
     }
-    if (r.p) {
-        r.set_overridden(limit != 0);
-        if (fresh) {  // keep the newest grants that fit
-            Ring *old = ring_of(r);
-            const uint32_t keep = std::min(old->count, fresh->cap);
-            for (uint32_t i = 0; i < keep; ++i)
-                fresh->times[i] = old->times[(old->start + old->count - keep + i) % old->cap];
-            fresh->count = keep;
-            sh.table.add_extra(ring_bytes(fresh->cap), ring_bytes(old->cap));
-            std::free(old);
-            set_ring(r, fresh);
+    Table::Rec r = sh.table.find(key, len, h);
+    if (!r.p) return TF_OK;
+    r.set_overridden(limit != 0);
+    if (exact()) {  // the ring carries the key's limit and keeps the newest grants that fit
+        GrantRing *g = ring_of(r);
+        g->limit = uint32_t(limit ? limit : limit_);
+        if (g->count > g->limit) {
+            const uint32_t start = g->start + (g->count - g->limit);
+            g->start = start >= g->cap ? start - g->cap : start;
+            g->count = g->limit;
         }
     }
     return TF_OK;
 }
 
-void RateLimiter::acquire_batch(const void *const *keys, const size_t *lens, size_t count, const uint64_t *times,
-                                uint64_t n, Decision *out) {
+size_t RateLimiter::acquire_batch(const void *const *keys, const size_t *lens, size_t count, const uint64_t *times,
+                                  uint64_t n, Decision *out) {
     // A decision waits for its record's cache line; one call per key cannot
     // overlap that wait with the next key's. Here the hashes run kAhead keys
     // ahead and their lines are prefetched, so the misses overlap.
@@ -522,83 +557,105 @@ void RateLimiter::acquire_batch(const void *const *keys, const size_t *lens, siz
             a = key_hash(keys[i + kAhead], lens[i + kAhead], 0);
             shard_of(a).table.prefetch(a);
         }
-        decide_hashed(keys[i], lens[i], h, times[i], n, true, &out[i]);
+        try {
+            acquire_hashed(keys[i], lens[i], h, times[i], n, &out[i]);
+        } catch (const std::bad_alloc &) {
+            return i;
+        }
     }
+    return count;
 }
 
 // A tracked key: its window is brought to its clock (the README's step 1,
-// granted or not), which never goes back.
-__attribute__((always_inline)) inline void RateLimiter::decide_tracked(Request &q, uint64_t now, uint64_t n,
-                                                                       bool take) {
+// granted or not), which never goes back. An exact ring is advanced in
+// commit, once every allocation the grant needs has succeeded: here the
+// decision is made on it as it is, and it is made to hold the grants
+// (used + n, that is limit - remaining) before anything changes.
+__attribute__((always_inline)) inline void RateLimiter::acquire_tracked(Shard &sh, Request &q, uint64_t now,
+                                                                        uint64_t n) {
     q.t = std::max(now, q.rec.latest());
-    if (take) key_advance(q.rec, q.t);
+    if (exact()) {
+        const uint64_t limit = ring_of(q.rec)->limit;
+        q.d = key_decide(q.rec, q.t, limit, n);
+        if (q.d.allowed) reserve_ring(sh, q.rec, limit - q.d.remaining);
+        return;
+    }
+    key_advance(q.rec, q.t);
     q.d = key_decide(q.rec, q.t, limit_of(q.rec), n);
+}
+
+Decision RateLimiter::decide_new(const Shard &sh, const void *key, size_t len, uint64_t now, uint64_t n,
+                                 uint32_t *override_limit) const {
+    const uint32_t o = override_of(key, len);
+    *override_limit = o;
+    Decision d = empty_decide(o ? o : limit_, n);
+    if (d.allowed && now < sh.horizon) {  // it may still hold permits until then
+        d.allowed = false;
+        d.remaining = 0;
+        d.retry_at = sh.horizon;
+    }
+    return d;
+}
+
+void RateLimiter::not_tracked(Admission a, Request &q) {
+    if (a == Admission::kUntracked) {  // fail open
+        q.untracked = true;
+        q.d.remaining = 0;
+    } else if (a == Admission::kDenied) {  // fail closed; the global window's clock still moves
+        q.d = deny_never();
+    }
 }
 
 // A key without a record: its window is empty, but a key this shard
 // reclaimed may have had grants until the shard's horizon. Granted, it needs
-// a place in the table (admit); an acquire then inserts its record.
-__attribute__((always_inline)) inline void RateLimiter::decide_new(Shard &sh, const void *key, size_t len,
-                                                                   const Hash128 &h, uint64_t now, uint64_t n,
-                                                                   bool take, Request &q) {
+// a place in the table (admit), where its record is inserted.
+__attribute__((always_inline)) inline void RateLimiter::acquire_new(Shard &sh, const void *key, size_t len,
+                                                                    const Hash128 &h, uint64_t now, uint64_t n,
+                                                                    Request &q) {
     q.fresh = true;
     q.t = now;
-    const uint32_t o = override_of(key, len);
-    const uint64_t key_limit = o ? o : limit_;
-    q.d = empty_decide(key_limit, n);
-    if (q.d.allowed && now < sh.horizon) {  // it may still hold permits until then
-        q.d.allowed = false;
-        q.d.remaining = 0;
-        q.d.retry_at = sh.horizon;
-    }
+    uint32_t o;
+    q.d = decide_new(sh, key, len, now, n, &o);
     if (!q.d.allowed) return;
-    switch (admit(sh, now, take)) {
-        case Admission::kTracked:
-            if (take) q.rec = insert_new(sh, key, len, h, now, o, key_limit);
-            break;
-        case Admission::kUntracked:  // fail open
-            q.untracked = take;
-            q.d.remaining = 0;
-            break;
-        case Admission::kDenied:  // fail closed; the global window's clock still moves
-            q.d = deny_never();
-            break;
-    }
+    const Admission a = admit(sh, now);
+    if (a == Admission::kTracked)
+        q.rec = insert_new(sh, key, len, h, now, o, o ? o : limit_, n);
+    else
+        not_tracked(a, q);
 }
 
 // Room for a new key under the key bound: a key slot, reclaiming idle keys
-// of a full table first (peek only looks). Without room the table is full:
-// the key is admitted untracked with TF_RATE_LIMITER_FULL_ALLOW (fail
-// open), denied for good otherwise (fail closed; an acquire counts it).
-RateLimiter::Admission RateLimiter::admit(Shard &sh, uint64_t now, bool take) {
-    const uint64_t max = max_keys_.load();
-    bool room;
-    if (!take) {
-        const uint64_t k = keys_.load();
-        room = max == 0 || k < max || make_room(sh, now, true, k - max + 1) >= k - max + 1;
-    } else {
-        room = reserve_key();
-        if (!room) {
-            const uint64_t k = keys_.load();
-            room = make_room(sh, now, false, k >= max ? k - max + 1 : 1) > 0 && reserve_key();
-        }
-    }
-    if (room) return Admission::kTracked;
-    if (flags_ & TF_RATE_LIMITER_FULL_ALLOW) return Admission::kUntracked;
-    if (take) denied_full_++;
-    return Admission::kDenied;
+// of a full table first. Without room the table is full: the key is
+// admitted untracked with TF_RATE_LIMITER_FULL_ALLOW (fail open), denied
+// for good otherwise (fail closed, counted).
+RateLimiter::Admission RateLimiter::admit(Shard &sh, uint64_t now) {
+    if (reserve_key()) return Admission::kTracked;
+    const uint64_t max = max_keys_.load(), k = keys_.load();
+    if (make_room(sh, now, k >= max ? k - max + 1 : 1) > 0 && reserve_key()) return Admission::kTracked;
+    const Admission a = no_room();
+    if (a == Admission::kDenied) denied_full_++;
+    return a;
 }
 
-// Inserts the record of a new key that holds a key slot: a little of its
-// shard is reclaimed first; if the insert fails nothing changed and the
-// slot is given back.
+RateLimiter::Admission RateLimiter::admission(const Shard &sh, uint64_t now) const {
+    const uint64_t max = max_keys_.load(), k = keys_.load();
+    if (max == 0 || k < max || count_room(sh, now, k - max + 1) >= k - max + 1) return Admission::kTracked;
+    return no_room();
+}
+
+// Inserts the record of a new key that holds a key slot, its exact ring
+// sized for its first n grants: a little of its shard is reclaimed first;
+// if the insert fails nothing changed and the slot is given back.
 Table::Rec RateLimiter::insert_new(Shard &sh, const void *key, size_t len, const Hash128 &h, uint64_t now,
-                                   uint32_t override_limit, uint64_t key_limit) {
+                                   uint32_t override_limit, uint64_t key_limit, uint64_t n) {
     sweep_shard(sh, 4, now);
-    Ring *ring = nullptr;
+    GrantRing *ring = nullptr;
     Table::Rec rec;
     try {
-        if (exact()) ring = new_ring(uint32_t(key_limit));
+        if (exact()) {
+            const uint32_t limit = uint32_t(key_limit);
+            ring = GrantRing::make(GrantRing::grown_capacity(0, n, limit), limit);
+        }
         rec = sh.table.insert(key, len, h);
     } catch (...) {
         std::free(ring);
@@ -608,26 +665,42 @@ Table::Rec RateLimiter::insert_new(Shard &sh, const void *key, size_t len, const
     if (override_limit) rec.set_overridden(true);
     if (ring) {
         set_ring(rec, ring);
-        sh.table.add_extra(ring_bytes(ring->cap), 0);
+        sh.table.add_extra(GrantRing::bytes(ring->cap), 0);
     }
     return rec;
 }
 
-// The global window's say, when a global limit is set: its clock moves
-// with every acquire (granted or not), and a granted acquire takes its
-// permits there too.
-__attribute__((always_inline)) inline void RateLimiter::decide_global(Request &q, uint64_t n, bool take) {
-    if (global_limit_.load(std::memory_order_acquire) == 0) return;
+// The global window's say in an acquire, when a global limit is set: its
+// clock moves with every acquire (granted or not), and a grant takes its
+// permits there too. An exact ring is first made to hold the grants (false
+// when it cannot grow: nothing changed in the global window).
+__attribute__((always_inline)) inline bool RateLimiter::acquire_global(Request &q, uint64_t n) {
+    if (global_limit_.load(std::memory_order_acquire) == 0) return true;
     std::lock_guard<std::mutex> g(global_mu_);
-    if (global_limit_ == 0) return;
+    const uint64_t limit = global_limit_;
+    if (limit == 0) return true;
     const uint64_t gt = std::max(q.t, global_latest_);
-    if (take) global_advance(gt);
-    q.d = combine(q.d, global_decide(gt, n), n);
-    if (q.d.allowed && take) global_take(gt, n);
+    if (exact()) {
+        const Decision gd = global_decide(gt, n);
+        const Decision d = combine(q.d, gd, n);
+        if (d.allowed && limit - gd.remaining > global_ring_->cap) {
+            GrantRing *bigger = global_ring_->grown(limit - gd.remaining);
+            if (!bigger) return false;
+            global_ring_.reset(bigger);
+        }
+        global_advance(gt);
+        q.d = d;
+    } else {
+        global_advance(gt);
+        q.d = combine(q.d, global_decide(gt, n), n);
+    }
+    if (q.d.allowed) global_take(gt, n);
+    return true;
 }
 
 // An acquire's outcome in the key's record: a grant takes the permits (a
-// new record starts its clock first); a denied new key leaves nothing
+// new record starts its clock first; an exact ring is brought to the
+// key's clock here, granted or not); a denied new key leaves nothing
 // behind.
 __attribute__((always_inline)) inline void RateLimiter::commit(Shard &sh, Request &q, uint64_t n) {
     if (q.d.allowed) {
@@ -635,36 +708,70 @@ __attribute__((always_inline)) inline void RateLimiter::commit(Shard &sh, Reques
             allowed_full_++;
             return;
         }
-        if (q.fresh) key_advance(q.rec, q.t);
+        if (q.fresh || exact()) key_advance(q.rec, q.t);
         key_take(q.rec, q.t, n);
-    } else if (q.fresh && q.rec.p) {
-        sh.table.erase(q.rec);
-        keys_--;
+    } else if (q.fresh) {
+        forget_new(sh, q);
+    } else if (exact()) {
+        key_advance(q.rec, q.t);
     }
 }
 
-// One request, decided in steps under its shard's lock: the key's own
-// window (decide_tracked, or decide_new for a key without a record, with
-// its admission into the table), then the global window (decide_global),
-// then, for an acquire, the permits are taken or a new record undone
-// (commit). Every 16th acquire of a shard sweeps another shard afterwards.
-void RateLimiter::decide_hashed(const void *key, size_t len, const Hash128 &h, uint64_t now, uint64_t n, bool take,
-                                Decision *out) {
+void RateLimiter::forget_new(Shard &sh, Request &q) {
+    if (!q.rec.p) return;
+    sh.table.erase(q.rec);
+    keys_--;
+}
+
+// One acquire, decided in steps under its shard's lock: the key's own
+// window (acquire_tracked, or acquire_new for a key without a record, with
+// its admission into the table), then the global window (acquire_global),
+// then the permits are taken or a new record undone (commit). Every
+// allocation comes before the first change, so running out of memory
+// changes nothing (a new record is undone). Every 16th acquire of a shard
+// sweeps another shard afterwards.
+void RateLimiter::acquire_hashed(const void *key, size_t len, const Hash128 &h, uint64_t now, uint64_t n,
+                                 Decision *out) {
     Shard &sh = shard_of(h);
     size_t sweep = kShards;  // the shard to sweep afterwards, if any
     sh.table.prefetch(h);    // the record's line loads while the lock is taken
     {
         std::lock_guard<ShardLock> lock(sh.mu);
-        if (take && (++sh.ops & 15) == 0) sweep = size_t(&sh - shards_ + (sh.ops >> 4)) % kShards;
+        if ((++sh.ops & 15) == 0) sweep = size_t(&sh - shards_ + (sh.ops >> 4)) % kShards;
         Request q{sh.table.find(key, len, h), false, false, now, *out};
         if (q.rec.p)
-            decide_tracked(q, now, n, take);
+            acquire_tracked(sh, q, now, n);
         else
-            decide_new(sh, key, len, h, now, n, take, q);
-        decide_global(q, n, take);
-        if (take) commit(sh, q, n);
+            acquire_new(sh, key, len, h, now, n, q);
+        if (!acquire_global(q, n)) {
+            forget_new(sh, q);
+            throw std::bad_alloc();
+        }
+        commit(sh, q, n);
     }
     if (sweep < kShards) background_sweep(sweep, now);
+}
+
+// The decision acquire_hashed would make, in the same steps, changing
+// nothing: no clock moves, no record is made, a full table is only looked
+// at.
+void RateLimiter::peek_hashed(const void *key, size_t len, const Hash128 &h, uint64_t now, uint64_t n,
+                              Decision *out) const {
+    const Shard &sh = shard_of(h);
+    std::lock_guard<ShardLock> lock(sh.mu);
+    Request q{sh.table.find(key, len, h), false, false, now, *out};
+    if (q.rec.p) {
+        q.t = std::max(now, q.rec.latest());
+        q.d = key_decide(q.rec, q.t, limit_of(q.rec), n);
+    } else {
+        uint32_t o;
+        q.d = decide_new(sh, key, len, now, n, &o);
+        if (q.d.allowed) not_tracked(admission(sh, now), q);
+    }
+    if (global_limit_.load(std::memory_order_acquire) == 0) return;
+    std::lock_guard<std::mutex> g(global_mu_);
+    if (global_limit_ == 0) return;
+    q.d = combine(q.d, global_decide(std::max(q.t, global_latest_), n), n);
 }
 
 void RateLimiter::refund(const void *key, size_t len, uint64_t now, uint64_t n) {
@@ -683,13 +790,11 @@ void RateLimiter::refund(const void *key, size_t len, uint64_t now, uint64_t n) 
     const bool to_global = global && global_limit_ != 0;
     if (exact()) {
         uint64_t latest = r.latest();
-        ExactView v = view_of(ring_of(r), &latest);
+        ExactView v = ring_of(r)->view(&latest);
         exact_advance(v, window_, t);
-        ExactView gv{global_ring_.data(), uint32_t(global_ring_.size()), &global_start_, &global_count_,
-                     &global_latest_};
-        if (to_global) exact_advance(gv, window_, gt);
+        if (to_global) exact_advance(global_ring_->view(&global_latest_), window_, gt);
         exact_refund(v, n, [&](uint64_t time) {
-            if (to_global) exact_remove(gv, time);
+            if (to_global) exact_remove(global_ring_->view(&global_latest_), time);
         });
         r.set_latest(latest);
     } else {
@@ -727,6 +832,10 @@ void RateLimiter::stats(tf_rate_limiter_stats *out) const {
     out->reclaimed = reclaimed_.load();
     out->denied_full = denied_full_.load();
     out->allowed_full = allowed_full_.load();
+    out->memory = memory();
+}
+
+size_t RateLimiter::memory() const {
     size_t b = sizeof(*this);
     for (const Shard &s : shards_) {
         std::lock_guard<ShardLock> lock(s.mu);
@@ -734,11 +843,11 @@ void RateLimiter::stats(tf_rate_limiter_stats *out) const {
     }
     {
         std::lock_guard<std::mutex> g(global_mu_);
-        b += global_bytes(exact(), global_limit_, spec_.nb);
+        b += global_bytes(exact(), global_limit_, spec_.nb, global_ring_ ? global_ring_->cap : 0);
     }
     std::shared_lock<std::shared_mutex> o(overrides_mu_);
     for (const auto &kv : overrides_) b += override_bytes(kv.first.size());
-    out->memory = b;
+    return b;
 }
 
 void RateLimiter::info(tf_rate_limiter_info *out) const {
@@ -801,7 +910,7 @@ void RateLimiter::unlock_all() const {
 
 size_t RateLimiter::payload_size() const {
     size_t n = 9 * 8 + 8;
-    if (global_limit_) n += exact() ? 4 + 8 * size_t(global_count_) : 8 * size_t(spec_.nb);
+    if (global_limit_) n += exact() ? 4 + 8 * size_t(global_ring_->count) : 8 * size_t(spec_.nb);
     n += 8;
     for (const auto &kv : overrides_) n += 8 + kv.first.size();
     n += 8;
@@ -822,8 +931,9 @@ void RateLimiter::write_payload(wire::Writer &w) const {
     w.u64(global_latest_);
     if (global_limit_) {
         if (exact()) {
-            w.u32(global_count_);
-            for (uint32_t i = 0; i < global_count_; ++i) w.u64(global_ring_[(global_start_ + i) % global_ring_.size()]);
+            const GrantRing &g = *global_ring_;
+            w.u32(g.count);
+            for (uint32_t i = 0; i < g.count; ++i) w.u64(g.at(i));
         } else {
             for (uint64_t c : global_counts_) w.u64(c);
         }
@@ -852,9 +962,9 @@ void RateLimiter::write_payload(wire::Writer &w) const {
         w.bytes(r.key(), r.key_len());
         w.u64(r.latest());
         if (exact()) {
-            const Ring *g = ring_of(r);
+            const GrantRing *g = ring_of(r);
             w.u32(g->count);
-            for (uint32_t i = 0; i < g->count; ++i) w.u64(g->times[(g->start + i) % g->cap]);
+            for (uint32_t i = 0; i < g->count; ++i) w.u64(g->at(i));
         } else {
             for (uint32_t i = 0; i < spec_.nb; ++i) w.u16(ld16(r.state() + 2 + 2 * size_t(i)));
         }
@@ -1086,16 +1196,16 @@ struct RateLimiter::Measure {
     uint64_t shard_keys[kShards] = {};
     uint64_t bytes = sizeof(RateLimiter);
 
-    void begin(const PayloadHeader &h, const PayloadGlobal &) {
+    void begin(const PayloadHeader &h, const PayloadGlobal &g) {
         exact = h.exact;
         stride = record_stride(h.exact, h.nb);
-        bytes += global_bytes(h.exact, h.global_limit, h.nb);
+        bytes += global_bytes(h.exact, h.global_limit, h.nb, g.count);
     }
     void add_override(const uint8_t *, uint32_t len, uint32_t) { bytes += override_bytes(len); }
     void key(const PayloadKey &k) {
         ++shard_keys[shard_index(key_hash(k.key, k.len, 0))];
-        if (k.len > kInlineKey) bytes += k.len;             // an out-of-line key
-        if (exact) bytes += ring_bytes(uint32_t(k.limit));  // its ring of grant times
+        if (k.len > kInlineKey) bytes += k.len;         // an out-of-line key
+        if (exact) bytes += GrantRing::bytes(k.count);  // its ring, as large as its grants
     }
     void end() {
         for (uint64_t n : shard_keys) bytes += uint64_t(Table::capacity_for(size_t(n))) * stride;
@@ -1107,6 +1217,16 @@ struct RateLimiter::Measure {
 struct RateLimiter::Build {
     std::unique_ptr<RateLimiter> rl;
 
+    // A ring holding the `count` grant times at `data` (in the blob),
+    // exactly as large as they are.
+    static GrantRing *ring_from(const uint8_t *data, uint32_t count, uint32_t limit) {
+        GrantRing *g = GrantRing::make(count, limit);
+        wire::Reader times(data, 8 * size_t(count));
+        for (uint32_t i = 0; i < count; ++i) g->times()[i] = times.u64();
+        g->count = count;
+        return g;
+    }
+
     void begin(const PayloadHeader &h, const PayloadGlobal &g) {
         rl.reset(new RateLimiter(h.limit, h.window, h.width, h.flags));
         rl->max_keys_ = h.max_keys;
@@ -1116,10 +1236,7 @@ struct RateLimiter::Build {
         for (Shard &s : rl->shards_) s.horizon = h.horizon;
         if (h.global_limit == 0) return;
         if (h.exact) {
-            rl->global_ring_.assign(size_t(h.global_limit), 0);
-            wire::Reader times(g.data, 8 * size_t(g.count));
-            for (uint32_t i = 0; i < g.count; ++i) rl->global_ring_[i] = times.u64();
-            rl->global_count_ = g.count;
+            rl->global_ring_.reset(ring_from(g.data, g.count, uint32_t(h.global_limit)));
         } else {
             rl->global_counts_.assign(h.nb, 0);
             wire::Reader counts(g.data, 8 * size_t(h.nb));
@@ -1137,10 +1254,7 @@ struct RateLimiter::Build {
         Table &table = rl->shard_of(h).table;
         Table::Rec rec;
         if (rl->exact()) {
-            Ring *g = new_ring(uint32_t(k.limit));
-            wire::Reader times(k.state, 8 * size_t(k.count));
-            for (uint32_t j = 0; j < k.count; ++j) g->times[j] = times.u64();
-            g->count = k.count;
+            GrantRing *g = ring_from(k.state, k.count, uint32_t(k.limit));
             try {
                 rec = table.insert(k.key, k.len, h);
             } catch (...) {
@@ -1148,7 +1262,7 @@ struct RateLimiter::Build {
                 throw;
             }
             set_ring(rec, g);
-            table.add_extra(ring_bytes(g->cap), 0);
+            table.add_extra(GrantRing::bytes(g->cap), 0);
         } else {
             rec = table.insert(k.key, k.len, h);
             st16(rec.state(), k.total);

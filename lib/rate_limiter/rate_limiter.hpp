@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -29,6 +30,53 @@ namespace rate {
 
 constexpr uint32_t kShards = 64;
 constexpr size_t kInlineKey = 16;
+
+// Every block of the limiter's state (table slots, out-of-line keys, grant
+// rings) comes from here: nullptr when memory runs out.
+void *allocate(size_t bytes, bool zeroed) noexcept;
+
+namespace testing {
+// Test hook (tests/rate_limiter/test_memory.c): while >= 0, how many more
+// allocate() calls succeed before every later one fails as if memory ran
+// out; -1 (the default) turns it off. A hidden symbol: not exported.
+extern std::atomic<long> allocations_left;
+}  // namespace testing
+
+// Exact mode: the times of the grants in a window, oldest first
+// (times()[(start + i) % cap]), in one heap block, this header followed by
+// `cap` slots. It grows on demand (doubling, capped at its limit) when a
+// grant needs room, so its memory follows the grants the window holds,
+// never the limit alone: at most twice the most it has held (or
+// kMinCapacity), never more than the largest limit it had; a ring read from
+// a blob is exactly as large as the grants the blob holds. A key's ring
+// carries the key's limit, the global window's the global limit. It shrinks
+// by being freed: a key reset or reclaimed, or the global limit set again.
+struct alignas(8) GrantRing {
+    uint32_t cap, start, count, limit;
+
+    static constexpr uint32_t kMinCapacity = 4;
+    static size_t bytes(uint64_t cap) { return sizeof(GrantRing) + 8 * size_t(cap); }
+    uint64_t *times() { return reinterpret_cast<uint64_t *>(this + 1); }
+    const uint64_t *times() const { return reinterpret_cast<const uint64_t *>(this + 1); }
+    // the i-th oldest grant time
+    uint64_t at(uint32_t i) const { return read().at(i); }
+    ExactTimes read() const { return ExactTimes{times(), cap, start, count}; }
+    ExactView view(uint64_t *latest) { return ExactView{times(), cap, &start, &count, latest}; }
+    // A new empty ring of `cap` slots; throws std::bad_alloc.
+    static GrantRing *make(uint32_t cap, uint32_t limit);
+    // The capacity a ring of `cap` slots grows to when it must hold `need`
+    // grants (cap < need <= limit): doubled until it holds them, at least
+    // kMinCapacity, at most the limit.
+    static uint32_t grown_capacity(uint32_t cap, uint64_t need, uint32_t limit);
+    // A copy of the ring (the same grants, oldest at slot 0) with room for
+    // `need` grants (cap < need <= limit); nullptr when memory runs out
+    // (the ring is unchanged). The caller frees the old ring.
+    GrantRing *grown(uint64_t need) const noexcept;
+};
+
+struct FreeRing {
+    void operator()(GrantRing *g) const { std::free(g); }
+};
 
 // One shard's open-addressing table: linear probing from
 // reduce(hash, capacity) (any capacity, so that it can grow by 1/8 at
@@ -191,19 +239,29 @@ class RateLimiter {
     tf_status set_global_limit(uint64_t limit);
     tf_status set_key_limit(const void *key, size_t len, uint64_t limit);
     void set_max_keys(uint64_t n) { max_keys_.store(n); }
-    // acquire (take = true) or peek (take = false)
-    void decide(const void *key, size_t len, uint64_t now, uint64_t n, bool take, Decision *out) {
-        decide_hashed(key, len, key_hash(key, len, 0), now, n, take, out);
+    // Takes n permits for the key when they are allowed. Throws
+    // std::bad_alloc with nothing changed.
+    void acquire(const void *key, size_t len, uint64_t now, uint64_t n, Decision *out) {
+        acquire_hashed(key, len, key_hash(key, len, 0), now, n, out);
+    }
+    // The decision acquire would make, changing nothing.
+    void peek(const void *key, size_t len, uint64_t now, uint64_t n, Decision *out) const {
+        peek_hashed(key, len, key_hash(key, len, 0), now, n, out);
     }
     // acquire of each key in turn (times[i], the same n), the records of
-    // the next keys prefetched while one is decided
-    void acquire_batch(const void *const *keys, const size_t *lens, size_t count, const uint64_t *times, uint64_t n,
-                       Decision *out);
+    // the next keys prefetched while one is decided. Returns how many were
+    // decided: `count`, or the index of a request that ran out of memory
+    // (it changed nothing; the decisions before it stand, in out).
+    size_t acquire_batch(const void *const *keys, const size_t *lens, size_t count, const uint64_t *times, uint64_t n,
+                         Decision *out);
     void refund(const void *key, size_t len, uint64_t now, uint64_t n);
     void reset(const void *key, size_t len);
     // Every field of the C API's stats and info structs (`size` aside).
     void stats(tf_rate_limiter_stats *out) const;
     void info(tf_rate_limiter_info *out) const;
+    // The bytes held: the tables, out-of-line keys, exact rings, the global
+    // window and the overrides (the stats' `memory`).
+    size_t memory() const;
 
     // Wire payload (kind 4; the layout is in rate_limiter.cpp); the caller
     // holds every lock (lock_all).
@@ -240,20 +298,36 @@ class RateLimiter {
         uint64_t t;      // the key's clock for this decision
         Decision &d;     // the decision, written into the caller's result as it is made
     };
-    void decide_hashed(const void *key, size_t len, const Hash128 &h, uint64_t now, uint64_t n, bool take,
-                       Decision *out);
-    // The steps on every decision's path are inlined into decide_hashed:
+    void acquire_hashed(const void *key, size_t len, const Hash128 &h, uint64_t now, uint64_t n, Decision *out);
+    void peek_hashed(const void *key, size_t len, const Hash128 &h, uint64_t now, uint64_t n, Decision *out) const;
+    // The steps on every acquire's path are inlined into acquire_hashed:
     // the split is for the reader and costs the hot path nothing (admit
     // and insert_new run for new keys only).
-    __attribute__((always_inline)) inline void decide_tracked(Request &q, uint64_t now, uint64_t n, bool take);
-    __attribute__((always_inline)) inline void decide_new(Shard &sh, const void *key, size_t len, const Hash128 &h,
-                                                          uint64_t now, uint64_t n, bool take, Request &q);
+    __attribute__((always_inline)) inline void acquire_tracked(Shard &sh, Request &q, uint64_t now, uint64_t n);
+    __attribute__((always_inline)) inline void acquire_new(Shard &sh, const void *key, size_t len, const Hash128 &h,
+                                                           uint64_t now, uint64_t n, Request &q);
+    // A key without a record: the decision on its empty window, the shard's
+    // horizon considered; its override (0: none) in *override_limit.
+    Decision decide_new(const Shard &sh, const void *key, size_t len, uint64_t now, uint64_t n,
+                        uint32_t *override_limit) const;
     enum class Admission { kTracked, kUntracked, kDenied };
-    Admission admit(Shard &sh, uint64_t now, bool take);
+    Admission admit(Shard &sh, uint64_t now);
+    // What admit would answer, changing nothing (peek).
+    Admission admission(const Shard &sh, uint64_t now) const;
+    // A new key without room: admitted untracked (FULL_ALLOW) or denied.
+    Admission no_room() const {
+        return (flags_ & TF_RATE_LIMITER_FULL_ALLOW) ? Admission::kUntracked : Admission::kDenied;
+    }
+    // The decision of a new key the table cannot track.
+    static void not_tracked(Admission a, Request &q);
     Table::Rec insert_new(Shard &sh, const void *key, size_t len, const Hash128 &h, uint64_t now,
-                          uint32_t override_limit, uint64_t key_limit);
-    __attribute__((always_inline)) inline void decide_global(Request &q, uint64_t n, bool take);
+                          uint32_t override_limit, uint64_t key_limit, uint64_t n);
+    // The global window's part of an acquire; false when its ring could
+    // not grow (nothing changed in it).
+    __attribute__((always_inline)) inline bool acquire_global(Request &q, uint64_t n);
     __attribute__((always_inline)) inline void commit(Shard &sh, Request &q, uint64_t n);
+    // Undoes the record an acquire of a new key inserted.
+    void forget_new(Shard &sh, Request &q);
     bool reserve_key();
     // The override of a key, 0 if none (overrides_mu_ not held).
     uint32_t override_of(const void *key, size_t len) const;
@@ -261,6 +335,9 @@ class RateLimiter {
     Decision key_decide(Table::Rec r, uint64_t t, uint64_t limit, uint64_t n) const;
     void key_advance(Table::Rec r, uint64_t t);
     void key_take(Table::Rec r, uint64_t t, uint64_t n);
+    // Exact mode: makes the key's ring hold `need` grants (throws
+    // std::bad_alloc with nothing changed).
+    void reserve_ring(Shard &sh, Table::Rec r, uint64_t need);
     void global_advance(uint64_t t);
     // The global window's decision at t (caller holds global_mu_, limit set).
     Decision global_decide(uint64_t t, uint64_t n) const;
@@ -272,22 +349,26 @@ class RateLimiter {
         const uint64_t l = r.latest();
         return now >= l && now - l >= window_;
     }
-    // Makes room for one key in a full table: reclaims an idle record from
-    // any shard (own shard locked by the caller, others tried). peek only
-    // looks.
-    size_t make_room(Shard &own, uint64_t now, bool peek, uint64_t need);
+    // Makes room for one key in a full table: reclaims `need` idle records
+    // from any shard (own shard locked by the caller, others tried);
+    // count_room only counts them (peek). Both search through search_room.
+    size_t make_room(Shard &own, uint64_t now, uint64_t need);
+    size_t count_room(const Shard &own, uint64_t now, uint64_t need) const;
+    template <class Visit>
+    size_t search_room(size_t own, uint64_t need, bool look_only, Visit &&visit) const;
     void background_sweep(size_t shard, uint64_t now);
     static size_t shard_index(const Hash128 &h) { return size_t(h.h1 >> 58); }
     Shard &shard_of(const Hash128 &h) { return shards_[shard_index(h)]; }
+    const Shard &shard_of(const Hash128 &h) const { return shards_[shard_index(h)]; }
     // Bytes of a table record: the fixed part, then the state (exact: a
     // pointer to the ring; bucketed: the total and nb counts, u16 each).
     static size_t record_stride(bool exact, uint32_t nb) {
         return Table::kStateOffset + (exact ? sizeof(void *) : 2 + 2 * size_t(nb));
     }
-    // What the memory figure of stats() counts beside the tables: the
-    // global window and each override.
-    static size_t global_bytes(bool exact, uint64_t global_limit, uint32_t nb) {
-        return global_limit == 0 ? 0 : 8 * size_t(exact ? global_limit : nb);
+    // What the memory figure counts for the global window: its ring of
+    // `ring_cap` grant times (exact), or its nb counts.
+    static size_t global_bytes(bool exact, uint64_t global_limit, uint32_t nb, uint32_t ring_cap) {
+        return global_limit == 0 ? 0 : exact ? GrantRing::bytes(ring_cap) : 8 * size_t(nb);
     }
     static size_t override_bytes(size_t key_len);
 
@@ -304,16 +385,17 @@ class RateLimiter {
     mutable std::mutex global_mu_;
     std::atomic<uint64_t> global_limit_{0};  // written under global_mu_
     uint64_t global_latest_ = 0, global_total_ = 0;
-    std::vector<uint64_t> global_counts_;  // bucketed: nb
-    std::vector<uint64_t> global_ring_;    // exact: global_limit_ slots
-    uint32_t global_start_ = 0, global_count_ = 0;
+    std::vector<uint64_t> global_counts_;               // bucketed: nb
+    std::unique_ptr<GrantRing, FreeRing> global_ring_;  // exact: the grants in the global window
 
     mutable std::shared_mutex overrides_mu_;
     std::unordered_map<std::string, uint32_t> overrides_;
     std::atomic<bool> has_overrides_{false};  // overrides_ is not empty
 
     std::atomic<uint64_t> max_keys_{0};
-    std::atomic<uint32_t> room_skip_{0};  // see make_room
+    // After a fruitless search for room, how many more new keys only look
+    // at their own shard (see search_room; a hint, so peek may read it).
+    mutable std::atomic<uint32_t> room_skip_{0};
     std::atomic<uint64_t> keys_{0}, reclaimed_{0}, denied_full_{0}, allowed_full_{0};
 };
 

@@ -11,8 +11,9 @@
 // buckets with index <= t / width - nb have left the window (the README's
 // "ts <= (now - 1000) / 100").
 //
-// Exact window: the times of the last `limit` grants, oldest first; a grant
-// at g leaves the window at g + window.
+// Exact window: the times of the grants in the window (at most `limit`),
+// oldest first; a grant at g leaves the window at g + window. Where they are
+// kept, and how that storage grows, is the caller's (rate_limiter.hpp).
 //
 // Every decide function is read-only: a peek, and an acquire that is
 // denied, change nothing (the README: "queue remains unchanged"). Only a
@@ -191,7 +192,18 @@ inline void bucket_remove(const BucketSpec &s, S &st, uint64_t j, uint64_t n) {
 
 // ---- exact ----------------------------------------------------------------
 
-// A ring of grant times, oldest first: times[(start + i) % cap].
+// A ring of grant times, oldest first: times[(start + i) % cap], read-only.
+struct ExactTimes {
+    const uint64_t *times;
+    uint32_t cap, start, count;
+
+    uint64_t at(uint32_t i) const {
+        const uint64_t k = uint64_t(start) + i;
+        return times[k >= cap ? k - cap : k];
+    }
+};
+
+// The same ring, writable, with its clock.
 struct ExactView {
     uint64_t *times;
     uint32_t cap;
@@ -203,14 +215,15 @@ struct ExactView {
         const uint64_t k = uint64_t(*start) + i;
         return times[k >= cap ? k - cap : k];
     }
+    ExactTimes read() const { return ExactTimes{times, cap, *start, *count}; }
 };
 
 // The number of grants that have left the window at t (time <= t - window):
 // a binary search, the times being sorted.
-inline uint32_t exact_expired(const ExactView &v, uint64_t window, uint64_t t) {
+inline uint32_t exact_expired(const ExactTimes &v, uint64_t window, uint64_t t) {
     if (t < window) return 0;
     const uint64_t cutoff = t - window;
-    uint32_t lo = 0, hi = *v.count;
+    uint32_t lo = 0, hi = v.count;
     while (lo < hi) {
         const uint32_t mid = lo + (hi - lo) / 2;
         if (v.at(mid) <= cutoff)
@@ -221,10 +234,10 @@ inline uint32_t exact_expired(const ExactView &v, uint64_t window, uint64_t t) {
     return lo;
 }
 
-inline Decision exact_decide(const ExactView &v, uint64_t window, uint64_t t, uint64_t limit, uint64_t n) {
+inline Decision exact_decide(const ExactTimes &v, uint64_t window, uint64_t t, uint64_t limit, uint64_t n) {
     Decision d;
     const uint32_t gone = exact_expired(v, window, t);
-    const uint64_t used = *v.count - gone;
+    const uint64_t used = v.count - gone;
     if (n <= limit && used <= limit - n) {
         d.allowed = true;
         d.remaining = limit - used - n;
@@ -241,15 +254,17 @@ inline Decision exact_decide(const ExactView &v, uint64_t window, uint64_t t, ui
     return d;
 }
 
-// Drops the grants that left the window at t.
+// Drops the grants that left the window at t (start + gone < 2 cap: no
+// division; a ring of no slots holds nothing to drop).
 inline void exact_advance(ExactView v, uint64_t window, uint64_t t) {
-    const uint32_t gone = exact_expired(v, window, t);
-    *v.start = uint32_t((uint64_t(*v.start) + gone) % v.cap);
+    const uint32_t gone = exact_expired(v.read(), window, t);
+    const uint32_t start = *v.start + gone;
+    *v.start = start >= v.cap ? start - v.cap : start;
     *v.count -= gone;
     *v.latest = std::max(*v.latest, t);
 }
 
-// Records n grants at t (the caller checked count + n <= cap).
+// Records n grants at t (the caller made room: count + n <= cap).
 inline void exact_take(ExactView v, uint64_t t, uint64_t n) {
     for (uint64_t i = 0; i < n; ++i) {
         ++*v.count;
