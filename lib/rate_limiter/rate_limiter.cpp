@@ -711,14 +711,14 @@ __attribute__((always_inline)) inline void RateLimiter::commit(Shard &sh, Reques
         if (q.fresh || exact()) key_advance(q.rec, q.t);
         key_take(q.rec, q.t, n);
     } else if (q.fresh) {
-        forget_new(sh, q);
+        forget_new(sh, q);  // a denied new key leaves nothing behind
     } else if (exact()) {
         key_advance(q.rec, q.t);
     }
 }
 
 void RateLimiter::forget_new(Shard &sh, Request &q) {
-    if (!q.rec.p) return;
+    if (!q.fresh || !q.rec.p) return;
     sh.table.erase(q.rec);
     keys_--;
 }

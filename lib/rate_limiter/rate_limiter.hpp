@@ -326,7 +326,7 @@ class RateLimiter {
     // not grow (nothing changed in it).
     __attribute__((always_inline)) inline bool acquire_global(Request &q, uint64_t n);
     __attribute__((always_inline)) inline void commit(Shard &sh, Request &q, uint64_t n);
-    // Undoes the record an acquire of a new key inserted.
+    // Undoes the record an acquire of a new key inserted (if any).
     void forget_new(Shard &sh, Request &q);
     bool reserve_key();
     // The override of a key, 0 if none (overrides_mu_ not held).
