@@ -11,7 +11,8 @@
 //      that keeps every key's grant times.
 // Any violated invariant aborts (that is how a fuzzer reports a finding).
 //
-// A blob that loads must serialize to the same bytes (keys and overrides are
+// A blob that loads must take at most 16 times its size plus 64 KiB of
+// memory (rate_limiter.h), serialize to the same bytes (keys and overrides are
 // written in increasing byte order, so equal states give equal bytes; the
 // bucket width an exact-mode blob carries is ignored and written back as the
 // window), load again into a limiter that answers every peek alike, and
@@ -343,6 +344,9 @@ void check_blob(const uint8_t *data, size_t size) {
     }
     FUZZ_CHECK(raw != nullptr);
     Limiter a(raw);
+    // the bound of tf_rate_limiter_deserialize, whatever limits the blob
+    // declares: at most 16 times its size plus 64 KiB
+    FUZZ_CHECK(memory_of(a.get()) <= 16 * uint64_t(size) + 65536);
     const std::vector<uint8_t> blob = snapshot(a.get());
     {
         // the same bytes, but for the bucket width of an exact-mode blob
