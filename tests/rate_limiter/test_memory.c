@@ -262,7 +262,7 @@ static void test_failed_acquire_changes_nothing(void **state) {
         /* a peek allocates nothing */
         limiter_fail_allocations_after(0);
         EXPECT(peek(r, "brand new", 601, 1), 1, 22, 0); /* 77 of the global 100 taken */
-        EXPECT(peek(r, "a", 601, 13), 1, 0, 0);          /* 27 of its 40 */
+        EXPECT(peek(r, "a", 601, 13), 1, 0, 0);         /* 27 of its 40 */
         limiter_fail_allocations_after(-1);
         tf_rate_limiter_free(r);
     }
