@@ -13,21 +13,21 @@ const (
 	// RateLimiterExact keeps the times of each key's last Limit grants:
 	// never more than Limit grants in any window of length Window (no
 	// over-admission).
-	RateLimiterExact RateLimiterFlags = 1
+	RateLimiterExact RateLimiterFlags = RateLimiterFlags(native.TF_RATE_LIMITER_EXACT)
 	// RateLimiterFullAllow admits the requests of new keys without tracking
 	// them when the table holds SetMaxKeys keys and none is idle (fail
 	// open): allowed with Remaining 0, yet still held to the global limit
 	// and charged to it. Without it they are denied with RetryAt =
 	// RetryNever (fail closed).
-	RateLimiterFullAllow RateLimiterFlags = 2
+	RateLimiterFullAllow RateLimiterFlags = RateLimiterFlags(native.TF_RATE_LIMITER_FULL_ALLOW)
 )
 
 // The ranges of a RateLimiter's limits (temporalfilters/rate_limiter.h).
 const (
-	RateLimiterMaxKeyLimit    uint64 = 65535   // per-key limit, bucketed mode
-	RateLimiterMaxExactLimit  uint64 = 1 << 20 // per-key limit, Exact mode
-	RateLimiterMaxBuckets     uint64 = 4096    // Window / BucketWidth, bucketed mode
-	RateLimiterMaxExactGlobal uint64 = 1 << 24 // global limit, Exact mode
+	RateLimiterMaxKeyLimit    uint64 = uint64(native.TF_RATE_LIMITER_MAX_KEY_LIMIT)   // per-key limit, bucketed mode
+	RateLimiterMaxExactLimit  uint64 = uint64(native.TF_RATE_LIMITER_MAX_EXACT_LIMIT) // per-key limit, Exact mode
+	RateLimiterMaxBuckets     uint64 = uint64(native.TF_RATE_LIMITER_MAX_BUCKETS)     // Window / BucketWidth, bucketed mode
+	RateLimiterMaxExactGlobal uint64 = 1 << 24                                        // global limit, Exact mode
 )
 
 // Decision is the answer of RateLimiter.Acquire and RateLimiter.Peek.

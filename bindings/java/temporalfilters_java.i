@@ -84,18 +84,16 @@
  * and through a java.lang.ref.Cleaner. */
 %typemap(javafinalize) SWIGTYPE ""
 
-/* Status codes as int constants read from the C header at class-load time
- * (class NativeStatus); the idiomatic class Status is checked against them. */
+/* The status codes as int constants read from the C header at class-load
+ * time (class NativeStatus); the idiomatic class Status is checked against
+ * them. The other constants of the shared interface (TF_NEVER,
+ * TF_RETRY_NEVER, the flags and limits) are read the same way, through the
+ * constants interface TemporalFiltersNativeConstants, which the build makes
+ * package-private (SWIG writes it public; see meson.build); the idiomatic
+ * classes define theirs from them (TemporalFilters.NEVER, RecencySketch.BLOCKED,
+ * ...). */
 %include "enumtypeunsafe.swg"
 %rename(NativeStatus) tf_status;
-/* The flags are compile-time constants of the idiomatic layer
- * (RecencySketch.CONCURRENT, ...), checked against the C headers by
- * VocabularyTest through the tf_java_* functions below; no constants
- * interface is generated. */
-%ignore TF_RECENCY_SKETCH_CONCURRENT;
-%ignore TF_RECENCY_SKETCH_BLOCKED;
-%ignore TF_RATE_LIMITER_EXACT;
-%ignore TF_RATE_LIMITER_FULL_ALLOW;
 
 /* close() and is_closed() of the shared interface are not used: the Java
  * layer frees the whole handle (delete(), which sets the proxy's pointer to
@@ -127,22 +125,6 @@
     }
     tf_java_raise_pending(jenv);
 }
-
-/* The info and stats structs come back by value: the wrapper copies them to
- * the heap for a proxy the caller frees with delete(), but not when the call
- * threw (no proxy would ever free the copy). */
-%typemap(out) tf_age_bloom_info, tf_age_bloom_stats, tf_time_bloom_info, tf_time_bloom_stats %{
-    if (!(*jenv)->ExceptionCheck(jenv)) {
-        $1_ltype *copy = ($1_ltype *)malloc(sizeof *copy);
-        if (copy == NULL) {
-            tf_binding_fail(TF_ERR_OUT_OF_MEMORY, "out of memory");
-            tf_java_raise_pending(jenv);
-        } else {
-            *copy = $1;
-            *($1_ltype **)&$result = copy;
-        }
-    }
-%}
 
 /* ---- scalars ----------------------------------------------------------- */
 
@@ -305,39 +287,6 @@ TF_JAVA_BYTES_IN(keys_data, keys_data_len)
  * retry_at of TF_RETRY_NEVER reads as -1L (TemporalFilters.RETRY_NEVER). */
 %apply uint64_t *next_allowed { uint64_t *remaining, uint64_t *retry_at };
 %include "temporalfilters.i"
-
-/* deserialize with a memory limit: tf_deserialize_options.max_memory (0: no
- * limit), as deserialize_limited(blob, max_memory) on each handle. */
-%define TF_JAVA_DESERIALIZE_LIMITED(Native, ctype, deserialize_fn)
-%newobject Native::deserialize_limited;
-%extend Native {
-    static Native *deserialize_limited(const void *blob, size_t blob_len, uint64_t max_memory) {
-        tf_deserialize_options options = TF_DESERIALIZE_OPTIONS_INIT;
-        ctype *p = NULL;
-        options.max_memory = max_memory;
-        if (tf_binding_check(deserialize_fn(blob, blob_len, &options, &p)) != TF_OK) return NULL;
-        return tf_binding_wrap_##Native(p);
-    }
-}
-%enddef
-TF_JAVA_DESERIALIZE_LIMITED(RecencySketchNative, tf_recency_sketch, tf_recency_sketch_deserialize)
-TF_JAVA_DESERIALIZE_LIMITED(RateLimiterNative, tf_rate_limiter, tf_rate_limiter_deserialize)
-TF_JAVA_DESERIALIZE_LIMITED(AgeBloomNative, tf_age_bloom, tf_age_bloom_deserialize)
-TF_JAVA_DESERIALIZE_LIMITED(TimeBloomNative, tf_time_bloom, tf_time_bloom_deserialize)
-
-/* The C headers' values of the shared names, read through the result
- * typemaps: VocabularyTest compares them with the Java constants
- * (TemporalFilters.NEVER and RETRY_NEVER, the flags), which are compile-time
- * constants and so cannot be read from C. */
-%inline %{
-static uint64_t tf_java_never(void) { return TF_NEVER; }
-static uint64_t tf_java_retry_never(void) { return TF_RETRY_NEVER; }
-static uint32_t tf_java_recency_sketch_concurrent(void) { return TF_RECENCY_SKETCH_CONCURRENT; }
-static uint32_t tf_java_recency_sketch_blocked(void) { return TF_RECENCY_SKETCH_BLOCKED; }
-static uint32_t tf_java_age_bloom_blocked(void) { return TF_AGE_BLOOM_BLOCKED; }
-static uint32_t tf_java_rate_limiter_exact(void) { return TF_RATE_LIMITER_EXACT; }
-static uint32_t tf_java_rate_limiter_full_allow(void) { return TF_RATE_LIMITER_FULL_ALLOW; }
-%}
 
 /* Helpers of the typemaps above. They use the shared interface's error slot
  * (tf_binding_status_, tf_binding_fail), so they come after it; the wrapper

@@ -297,46 +297,12 @@ static VALUE tf_rb_key_at(VALUE ary, long i) {
     }
 }
 
-/* The static factories hand over a new handle: the Ruby object owns it and
- * the GC frees it (destructor -> tf_<noun>_free). */
-%newobject RecencySketchNative::new_for;
-%newobject RecencySketchNative::deserialize;
-%newobject AgeBloomNative::new_for;
-%newobject AgeBloomNative::deserialize;
-%newobject TimeBloomNative::new_for;
-%newobject TimeBloomNative::deserialize;
-%newobject RateLimiterNative::deserialize;
+/* Constants (the C headers' TF_NEVER, TF_RETRY_NEVER, flags and limits) as
+ * Integers, 2**64 - 1 included. */
+%typemap(constcode, noblock=1) uint64_t { %set_constant("$symname", ULL2NUM($value)); }
+%typemap(constcode, noblock=1) uint32_t { %set_constant("$symname", UINT2NUM($value)); }
 
 /* The rate limiter's outputs use pace's typemap: acquire and peek return
  * [allowed, remaining, retry_at] (retry_at up to 2**64 - 1, "never"). */
 %apply uint64_t *next_allowed { uint64_t *remaining, uint64_t *retry_at };
 %include "temporalfilters.i"
-
-/* What the shared interface does not expose yet (it belongs there, for
- * every language): the header's TF_NEVER, TF_RETRY_NEVER and
- * TF_AGE_BLOOM_BLOCKED, their values taken from the C headers at compile
- * time; and deserialize with a memory limit, deserialize_limited(blob,
- * max_memory) on each handle class: tf_deserialize_options.max_memory (0:
- * the library's bound only). */
-%typemap(constcode, noblock=1) uint64_t { %set_constant("$symname", ULL2NUM($value)); }
-%typemap(constcode, noblock=1) uint32_t { %set_constant("$symname", UINT2NUM($value)); }
-%constant uint64_t TF_NEVER = TF_NEVER;
-%constant uint64_t TF_RETRY_NEVER = TF_RETRY_NEVER;
-%constant uint32_t TF_AGE_BLOOM_BLOCKED = TF_AGE_BLOOM_BLOCKED;
-
-%define TF_RUBY_DESERIALIZE_LIMITED(Native, ctype, deserialize_fn)
-%newobject Native::deserialize_limited;
-%extend Native {
-    static Native *deserialize_limited(const void *blob, size_t blob_len, uint64_t max_memory) {
-        tf_deserialize_options options = TF_DESERIALIZE_OPTIONS_INIT;
-        ctype *p = NULL;
-        options.max_memory = max_memory;
-        if (tf_binding_check(deserialize_fn(blob, blob_len, &options, &p)) != TF_OK) return NULL;
-        return tf_binding_wrap_##Native(p);
-    }
-}
-%enddef
-TF_RUBY_DESERIALIZE_LIMITED(RecencySketchNative, tf_recency_sketch, tf_recency_sketch_deserialize)
-TF_RUBY_DESERIALIZE_LIMITED(AgeBloomNative, tf_age_bloom, tf_age_bloom_deserialize)
-TF_RUBY_DESERIALIZE_LIMITED(TimeBloomNative, tf_time_bloom, tf_time_bloom_deserialize)
-TF_RUBY_DESERIALIZE_LIMITED(RateLimiterNative, tf_rate_limiter, tf_rate_limiter_deserialize)

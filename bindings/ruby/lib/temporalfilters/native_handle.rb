@@ -36,7 +36,7 @@ module TemporalFilters
       # blob (its status says why: TF_ERR_TRUNCATED .. TF_ERR_CORRUPT),
       # TF_ERR_WRONG_KIND in particular for the blob of another structure.
       def deserialize(blob, max_memory: 0)
-        adopt(self::NATIVE.deserialize_limited(blob, max_memory))
+        adopt(self::NATIVE.deserialize(blob, max_memory))
       end
 
       # Marshal support, through the wire format.
@@ -97,7 +97,7 @@ module TemporalFilters
     # dup and clone give an independent copy.
     def initialize_copy(source)
       super
-      @native = self.class::NATIVE.deserialize(source.serialize)
+      @native = self.class::NATIVE.deserialize(source.serialize, 0)
     end
 
     # Marshal support, through the wire format.
