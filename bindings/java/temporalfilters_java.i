@@ -35,36 +35,28 @@
 /* The generated classes are package-private: users see the idiomatic layer. */
 %pragma(java) moduleclassmodifiers = "final class"
 %pragma(java) jniclassclassmodifiers = "final class"
-%typemap(javaclassmodifiers) struct RecencySketchNative "final class"
-%typemap(javaclassmodifiers) struct AgeBloomNative "final class"
-%typemap(javaclassmodifiers) struct TimeBloomNative "final class"
-%typemap(javaclassmodifiers) struct RateLimiterNative "final class"
-%typemap(javaclassmodifiers) struct tf_recency_sketch_info "final class"
-%typemap(javaclassmodifiers) struct tf_rate_limiter_info "final class"
-%typemap(javaclassmodifiers) struct tf_rate_limiter_stats "final class"
-%typemap(javaclassmodifiers) struct tf_age_bloom_info "final class"
-%typemap(javaclassmodifiers) struct tf_age_bloom_stats "final class"
-%typemap(javaclassmodifiers) struct tf_time_bloom_info "final class"
-%typemap(javaclassmodifiers) struct tf_time_bloom_stats "final class"
-%typemap(javaclassmodifiers) enum tf_status "final class"
+%typemap(javaclassmodifiers) struct RecencySketchNative, struct AgeBloomNative, struct TimeBloomNative,
+    struct RateLimiterNative, struct tf_recency_sketch_info, struct tf_age_bloom_info, struct tf_age_bloom_stats,
+    struct tf_time_bloom_info, struct tf_time_bloom_stats, struct tf_rate_limiter_info,
+    struct tf_rate_limiter_stats, enum tf_status "final class"
+/* (The types must be named as SWIG declared them, `struct ...` and `enum
+ * tf_status`; a typemap on another spelling matches nothing, silently.
+ * VocabularyTest checks that every generated class is non-public and final.) */
 
 /* Every handle's proxy implements NativeProxy (delete, memory,
  * serialized_size, serialize_into), through which the idiomatic classes'
- * common base NativeHandle frees, measures and serializes any of them. */
-%typemap(javainterfaces) struct RecencySketchNative "NativeProxy"
-%typemap(javainterfaces) struct AgeBloomNative "NativeProxy"
-%typemap(javainterfaces) struct TimeBloomNative "NativeProxy"
-%typemap(javainterfaces) struct RateLimiterNative "NativeProxy"
+ * common base NativeHandle frees, measures and serializes any of them. After
+ * delete() the proxy's pointer is 0, and NativeHandle refuses every later
+ * call itself (ClosedException); a 0 that still reached C would fail
+ * cleanly there (TF_ERR_NULL). */
+%typemap(javainterfaces) struct RecencySketchNative, struct AgeBloomNative, struct TimeBloomNative,
+    struct RateLimiterNative "NativeProxy"
 
 /* The versioned structs' proxies (info, stats: copies Java owns) implement
  * NativeValue, through which NativeHandle.value() frees each once read. */
-%typemap(javainterfaces) struct tf_recency_sketch_info "NativeValue"
-%typemap(javainterfaces) struct tf_rate_limiter_info "NativeValue"
-%typemap(javainterfaces) struct tf_rate_limiter_stats "NativeValue"
-%typemap(javainterfaces) struct tf_age_bloom_info "NativeValue"
-%typemap(javainterfaces) struct tf_age_bloom_stats "NativeValue"
-%typemap(javainterfaces) struct tf_time_bloom_info "NativeValue"
-%typemap(javainterfaces) struct tf_time_bloom_stats "NativeValue"
+%typemap(javainterfaces) struct tf_recency_sketch_info, struct tf_age_bloom_info, struct tf_age_bloom_stats,
+    struct tf_time_bloom_info, struct tf_time_bloom_stats, struct tf_rate_limiter_info,
+    struct tf_rate_limiter_stats "NativeValue"
 
 /* The JNI library is loaded with the class that declares the native methods.
  * -Dorg.temporalfilters.jni=/path/libtemporalfilters_jni.so overrides the
@@ -95,20 +87,6 @@
 %include "enumtypeunsafe.swg"
 %rename(NativeStatus) tf_status;
 
-/* close() and is_closed() of the shared interface are not used: the Java
- * layer frees the whole handle (delete(), which sets the proxy's pointer to
- * 0) and refuses every later call itself (NativeHandle: ClosedException);
- * a call on a deleted proxy still fails cleanly with TF_ERR_NULL, because the
- * shared helpers check for a NULL handle. */
-%ignore RecencySketchNative::close;
-%ignore RecencySketchNative::is_closed;
-%ignore AgeBloomNative::close;
-%ignore AgeBloomNative::is_closed;
-%ignore TimeBloomNative::close;
-%ignore TimeBloomNative::is_closed;
-%ignore RateLimiterNative::close;
-%ignore RateLimiterNative::is_closed;
-
 /* ---- exceptions ------------------------------------------------------- */
 
 /* The call runs only when no argument was rejected; any failure is raised
@@ -125,6 +103,14 @@
     }
     tf_java_raise_pending(jenv);
 }
+
+/* A proxy whose handle is gone (delete() zeroes its pointer) is refused
+ * before the call, as a handle passed to merge: TF_ERR_NULL, "the
+ * RecencySketch is closed". NativeHandle never makes such a call (it throws
+ * ClosedException first), but the proxies are reachable in the package. */
+%typemap(check) SWIGTYPE *self, RecencySketchNative *other %{
+    if (!$1) tf_binding_fail_closed("$1_basetype");
+%}
 
 /* ---- scalars ----------------------------------------------------------- */
 
