@@ -27,9 +27,13 @@ tf_ensure_packages() {
 TF_BUILD_PACKAGES=(meson ninja-build g++ gcc pkg-config libcmocka-dev libmurmurhash-dev)
 # The bindings: SWIG; JDK + JUnit 4; Go; Ruby + minitest.
 TF_BINDING_PACKAGES=(python3 swig openjdk-17-jdk-headless junit4 golang-go ruby ruby-dev ruby-minitest)
+# The format check (clang-format 14, the version .clang-format is written
+# for) and the API reference (doxygen, without graphviz: HAVE_DOT=NO).
+TF_LINT_PACKAGES=(clang-format-14 doxygen)
 # Extra packages for the full test run: clang + libFuzzer, sanitizer
-# runtimes, and the bindings.
-TF_TEST_PACKAGES=(clang libclang-rt-14-dev binutils "${TF_BINDING_PACKAGES[@]}")
+# runtimes, the bindings, the format check and the docs. (scripts/tidy.sh
+# also wants clang-tidy-14; it is not part of the run.)
+TF_TEST_PACKAGES=(clang libclang-rt-14-dev binutils git xz-utils "${TF_BINDING_PACKAGES[@]}" "${TF_LINT_PACKAGES[@]}")
 # The binding options scripts/test.sh and scripts/demo.sh configure with:
 # enabled, so that a missing tool fails loudly instead of skipping a suite.
 TF_BINDING_OPTIONS=(-Djava=enabled -Dgo=enabled -Druby=enabled)

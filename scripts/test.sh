@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs every test suite: a plain build
-# (warnings as errors), the same under AddressSanitizer + UndefinedBehavior-
-# Sanitizer (halting on the first error), an install check, and a short
-# libFuzzer run. Exits non-zero on any failure.
+# Installs what is missing, checks the formatting, builds, and runs every
+# test suite: a plain build (warnings as errors), the same under
+# AddressSanitizer + UndefinedBehaviorSanitizer (halting on the first
+# error), the API reference (Doxygen, every warning an error), an install
+# check, the release tarball's check, and a short libFuzzer run. Exits
+# non-zero on any failure.
 #
 #   scripts/test.sh            everything
 #   FUZZ_SECONDS=0 scripts/test.sh   skip the libFuzzer run
@@ -15,10 +17,16 @@ tf_ensure_packages "${TF_BUILD_PACKAGES[@]}" "${TF_TEST_PACKAGES[@]}"
 start=$(date +%s)
 step() { echo; echo "==> $* ($(($(date +%s) - start)) s)"; }
 
+step "formatting (clang-format 14)"
+bash scripts/format.sh --check
+
 step "plain build (gcc, -Werror)"
-tf_setup build/plain -Dwerror=true -Dbuildtype=debugoptimized "${TF_BINDING_OPTIONS[@]}"
+tf_setup build/plain -Dwerror=true -Dbuildtype=debugoptimized -Ddocs=enabled "${TF_BINDING_OPTIONS[@]}"
 meson compile -C build/plain
 meson test -C build/plain --print-errorlogs --num-processes 2
+
+step "API reference (Doxygen; an undocumented function fails)"
+ninja -C build/plain docs
 
 step "AddressSanitizer + UndefinedBehaviorSanitizer"
 # gcc's -fsanitize=undefined leaves out float-cast-overflow; clang's has it.
@@ -30,8 +38,11 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:halt_on_error=1 \
 UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1 \
     meson test -C build/sanitize --print-errorlogs --num-processes 2 --timeout-multiplier 4
 
-step "install into a staging directory and build a consumer with pkg-config"
+step "install into a staging directory and build consumers with pkg-config (shared and static)"
 bash tests/install/check_install.sh build/plain
+
+step "release: meson dist, then the unpacked tarball builds and passes the C suite"
+bash scripts/check_dist.sh build/plain
 
 if [ "${FUZZ_SECONDS:-20}" != 0 ]; then
     step "libFuzzer (clang, ${FUZZ_SECONDS:-20} s per target)"

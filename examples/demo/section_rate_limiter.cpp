@@ -4,9 +4,9 @@
 // tf_rate_limiter_acquire() at the stream's clock (clamped where it goes
 // backwards, as a server's clock would be). The window is the pacing
 // interval (1 s for the synthetic stream), cut into buckets of a tenth of
-// it, and a key may make 5 requests per window: the seed's setting.
+// it, and a key may make 5 requests per window: the Rate Limiter README's setting.
 //
-//  (a) per-key limit: the bucketed limiter (the seed's algorithm) and the
+//  (a) per-key limit: the bucketed limiter (the Rate Limiter README's algorithm) and the
 //      exact mode, next to an exact sliding log (an std::unordered_map of
 //      std::deque of grant times, idle keys pruned at every checkpoint).
 //      Exact mode must answer exactly as the log does (allowed, remaining,
@@ -20,7 +20,7 @@
 //      which stay held to the cap: the same promises per key (with its own
 //      limit) and for all keys together; exact mode against the log again.
 //  (c) one key under random and adversarial traffic: the bucketed
-//      limiter's over-admission beside the seed's estimate (B / 2W).
+//      limiter's over-admission beside the README's estimate (B / 2W).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -36,8 +36,8 @@ namespace demo {
 namespace {
 
 constexpr size_t kBlock = 4096;           // events per timed block
-constexpr uint64_t kLimit = 5;            // requests per key and window (the seed's 5 per second)
-constexpr uint64_t kTargetBuckets = 10;   // buckets per window (the seed's 100 ms of 1 s)
+constexpr uint64_t kLimit = 5;            // requests per key and window (the README's 5 per second)
+constexpr uint64_t kTargetBuckets = 10;   // buckets per window (the README's 100 ms of 1 s)
 constexpr size_t kOverrides = 3;          // (b): the busiest keys get their own limit ...
 constexpr uint64_t kOverrideFactor = 10;  // ... of 10 times the default
 constexpr size_t kRoundTripProbes = 20000;
@@ -530,7 +530,7 @@ Outcome patterns(const Context &ctx, uint64_t window, uint64_t width) {
         }
         list.push_back(std::move(p));
     }
-    {  // the seed's example: N requests at the end of a bucket, N more when it leaves
+    {  // the README's example: N requests at the end of a bucket, N more when it leaves
         Named p;
         p.name = "adversarial";
         for (uint64_t j = 1; j < windows; j += 2) {
@@ -561,7 +561,7 @@ Outcome patterns(const Context &ctx, uint64_t window, uint64_t width) {
     print_row("", "max/W: most grants in any window W, exact mode then bucketed");
     std::snprintf(buf, sizeof buf, "B / 2W = %s of the grants early (uniform traffic)",
                   percent(double(width) / (2.0 * double(window))).c_str());
-    print_row("seed's estimate", buf);
+    print_row("README's estimate", buf);
     print_verdict("exact mode", "never over N per W; bucketed never over 2N (all traffic above)", hard(ok));
     (void)s;
     return ok ? Outcome::ok : Outcome::promise_broken;

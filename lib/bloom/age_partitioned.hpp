@@ -1,29 +1,34 @@
 // Age-partitioned Bloom filters ("Time-limited Bloom Filter", Rodrigues,
-// Shtul, Baquero, Almeida, ACM SAC 2023): the count-window APBF of section 5
-// and the time-limited filter of section 6 share this core.
+// Shtul, Baquero, Almeida, ACM SAC 2023): the false-positive model, and the
+// slices of the classic layout, which the count window of section 5
+// (ClassicLayout, a storage policy of CountWindowBloom) and the time-limited
+// filter of section 6 (TimeBloom) share.
 //
 // A filter is a sequence of slices s_0 (newest) .. s_{S-1} (oldest), each a
-// bit array of m_i bits. An insert sets one bit in each of s_0..s_{k-1}; a
-// query looks for k consecutive slices holding the key's bit (section 5.3,
-// Algorithm 1). Slices that are k apart share a hash function: slice number
-// `serial` (counting every slice ever created) uses hash function serial mod
-// k, so any k consecutive slices use k different functions and an operation
-// computes only k hash values, all from one 128-bit MurmurHash3.
+// bit array of m_i bits, one per generation of a GenerationRing
+// (lib/common/generation_ring.hpp), which keeps their accounting and
+// rotates them. An insert sets one bit in each of s_0..s_{k-1}; a query
+// looks for k consecutive slices holding the key's bit (section 5.3,
+// Algorithm 1). Slices that are k apart share a hash function: the slice of
+// serial number `serial` uses hash function serial mod k, so any k
+// consecutive slices use k different functions and an operation computes
+// only k hash values, all from one 128-bit MurmurHash3.
 //
-// Count window (AgeBloom): S = k + l slices of equal size, a shift every g
-// inserts drops the oldest slice; the last l*g inserts are always found.
-// Time window (TimeBloom): slice sizes follow the insertion rate (equations
-// 4-8), slices older than the span retire at shift time (equation 3), and
-// queries ignore slices older than the span; every key inserted within the
-// span is always found.
+// Count window: S = k + l slices of equal size, a rotation every g inserts
+// recycles the oldest slice; the last l*g inserts are always found. Time
+// window: slice sizes follow the insertion rate (equations 4-8), slices
+// older than the span retire (equation 3), and queries ignore slices older
+// than the span; every key inserted within the span is always found.
 #ifndef TF_LIB_BLOOM_AGE_PARTITIONED_HPP
 #define TF_LIB_BLOOM_AGE_PARTITIONED_HPP
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <vector>
 
+#include "common/generation_ring.hpp"
 #include "common/hash.hpp"
 #include "common/status.hpp"
 #include "common/versioned.hpp"
@@ -31,6 +36,9 @@
 
 namespace tf {
 namespace bloom {
+
+// ln 2: a slice of m bits takes m ln 2 inserts to fill to 1/2.
+inline const double kLn2 = std::log(2.0);
 
 constexpr uint32_t kMaxK = 64;
 constexpr uint32_t kMaxL = 1024;
@@ -46,53 +54,7 @@ constexpr uint64_t kMaxGrowth = 16;
 // most this many times.
 constexpr double kMaxExtrapolation = 4.0;
 
-struct Slice {
-    std::vector<uint64_t> words;  // m bits, rounded up to whole words
-    uint64_t m = 0;               // bits
-    uint64_t n = 0;               // inserts received
-    uint64_t t = 0;               // time of the last insert (time window; 0 = never)
-    uint64_t serial = 0;          // creation number; hash function = serial mod k
-    uint32_t hidx = 0;            // serial mod k (not serialized)
-    uint64_t owned = 0;           // inserts made while this slice was s_0 (its generation)
-    uint64_t own_end = 0;         // time its generation ended (time window)
-
-    bool test(uint64_t bit) const { return (words[bit >> 6] >> (bit & 63)) & 1u; }
-    void set(uint64_t bit) { words[bit >> 6] |= uint64_t(1) << (bit & 63); }
-    double fill() const;  // measured fill ratio: set bits / m
-};
-
-// The slices, indexed s_0 (newest) first, stored oldest first: a shift
-// appends, a retirement erases the first element, and indexing costs no
-// division (std::deque's does).
-class SliceSeq {
-   public:
-    size_t size() const { return v_.size(); }
-    Slice &operator[](size_t i) { return v_[v_.size() - 1 - i]; }
-    const Slice &operator[](size_t i) const { return v_[v_.size() - 1 - i]; }
-    Slice &front() { return v_.back(); }              // s_0
-    const Slice &back() const { return v_.front(); }  // the oldest
-    // Strong guarantee: on bad_alloc nothing changes.
-    void push_front(Slice &&s) { v_.push_back(std::move(s)); }
-    void pop_back() { v_.erase(v_.begin()); }
-    Slice take_back() {
-        Slice s = std::move(v_.front());
-        v_.erase(v_.begin());
-        return s;
-    }
-    // Unordered iteration (oldest first).
-    std::vector<Slice>::iterator begin() { return v_.begin(); }
-    std::vector<Slice>::iterator end() { return v_.end(); }
-    std::vector<Slice>::const_iterator begin() const { return v_.begin(); }
-    std::vector<Slice>::const_iterator end() const { return v_.end(); }
-
-   private:
-    std::vector<Slice> v_;
-};
-
-// The k hash values of a key (not yet reduced to a slice size).
-struct KeyHashes {
-    uint64_t v[kMaxK];
-};
+// ---- the false-positive model ---------------------------------------------
 
 // Exact false-positive probability of a query that needs k consecutive
 // matches among slices with independent fill ratios r[0..S) (0 for slices a
@@ -114,85 +76,200 @@ tf_status choose_kl(double target, uint32_t *k, uint32_t *l);
 // Bits per element of capacity at steady state: (k + l) k / (l ln 2).
 double steady_bits_per_element(uint32_t k, uint32_t l);
 
-class AgePartitioned {
+// k in 1..kMaxK, l in 1..kMaxL, 64 <= slice_bits <= 2^40.
+tf_status check_classic_params(uint32_t k, uint32_t l, uint64_t slice_bits);
+
+// Bits of a classic slice that takes k generations of g inserts to fill to
+// 1/2: ceil(k g / ln 2), at least 64; 0 when over 2^40.
+uint64_t classic_slice_bits(uint32_t k, double generation);
+
+// ---- the slices -------------------------------------------------------------
+
+// A generation's bit array (the slot of a SliceRing).
+struct Slice {
+    std::vector<uint64_t> words;  // m bits, rounded up to whole words
+    uint64_t m = 0;               // bits
+    uint32_t hidx = 0;            // hash function: serial mod k (not serialized)
+
+    bool test(uint64_t bit) const { return (words[bit >> 6] >> (bit & 63)) & 1u; }
+    void set(uint64_t bit) { words[bit >> 6] |= uint64_t(1) << (bit & 63); }
+    void reset() { std::fill(words.begin(), words.end(), uint64_t(0)); }
+};
+
+using SliceRing = GenerationRing<Slice>;
+using SliceGen = SliceRing::Gen;
+
+// A zeroed slice of m bits for the generation of serial number `serial`.
+// Throws std::bad_alloc.
+Slice make_slice(uint64_t m, uint64_t serial, uint32_t k);
+
+// Measured fill ratio: set bits / m (counting inserts instead would
+// overstate it whenever keys repeat, since a repeat sets no new bit).
+double measured_fill(const SliceGen &g);
+
+// The k hash values of a key (not yet reduced to a slice size).
+struct KeyHashes {
+    uint64_t v[kMaxK];
+};
+
+// The k values come from enhanced double hashing, each passed through one
+// more non-linear mix (see the .cpp).
+void key_hashes(uint32_t k, uint32_t seed, const void *key, size_t len, KeyHashes *h);
+
+inline uint64_t bit_for(const Slice &s, const KeyHashes &h) { return reduce(h.v[s.hidx], s.m); }
+
+// A query's and an insert's view of a slice: `live(g)` is false for a slice
+// a query must ignore (a time window's expired slice); a count window's are
+// all live.
+struct AllLive {
+    bool operator()(const SliceGen &) const { return true; }
+};
+
+// Sets the key's bit in each of the k newest slices, which receive the
+// insert at `now`. A slice that is not live holds nothing a query may still
+// find: it is emptied first rather than mix old bits into a live slice.
+template <class Live>
+inline void insert_bits(SliceRing &ring, uint32_t k, const KeyHashes &h, uint64_t now, Live live) {
+    for (uint32_t i = 0; i < k; ++i) {
+        SliceGen &s = ring[i];
+        if (!live(s)) {
+            s.reset();
+            s.received = 0;
+        }
+        s.set(bit_for(s, h));
+        ring.receive(i, now);
+    }
+}
+
+// Section 5.3 / Algorithm 1: from slice S-k upwards count consecutive
+// matches c; on a miss at i, a run of k can only end below i: jump to
+// i - k, keeping the p = c matches just below i.
+template <class Live>
+inline bool query_bits(const SliceRing &ring, uint32_t k, const KeyHashes &h, Live live) {
+    const long S = long(ring.size());
+    long i = S - long(k);
+    uint32_t p = 0, c = 0;
+    while (i >= 0) {
+        const SliceGen &s = ring[size_t(i)];
+        if (live(s) && s.test(bit_for(s, h))) {
+            ++c;
+            ++i;
+            if (p + c == k) return true;
+        } else {
+            i -= long(k);
+            p = c;
+            c = 0;
+        }
+    }
+    return false;
+}
+
+// The exact rate for the measured fill of every slice (slices that are not
+// live count as empty).
+template <class Live>
+double slices_fpr(const SliceRing &ring, uint32_t k, Live live) {
+    std::vector<double> r(ring.size());
+    for (size_t i = 0; i < ring.size(); ++i) r[i] = live(ring[i]) ? measured_fill(ring[i]) : 0.0;
+    return false_positive_rate(k, r.data(), r.size());
+}
+
+uint64_t slices_total_bits(const SliceRing &ring);
+// The bytes the slices hold (their records and words).
+size_t slices_memory(const SliceRing &ring);
+
+// ---- the payload of kinds 2 (classic layout) and 3 ------------------------
+
+// What a payload holds besides the ring.
+struct SliceShape {
+    uint32_t k = 0, l = 0, seed = 0;
+    uint64_t span = 0;        // time window (0: count window)
+    uint64_t generation = 0;  // count window: g (0: time window)
+};
+
+size_t slices_payload_size(const SliceRing &ring);
+void write_slices_payload(const SliceShape &shape, const SliceRing &ring, wire::Writer &w);
+
+// Reads and validates a payload of the count window (time_window false,
+// kind 2) or of the time window (kind 3) into `shape` and `ring` (built with
+// the rotation the shape implies). Refuses (TF_ERR_TOO_LARGE) a filter whose
+// slices plus `overhead` bytes exceed the caller's limit before allocating
+// them.
+tf_status read_slices_payload(bool time_window, wire::Reader &r, const DeserializeLimits &limits, size_t overhead,
+                              SliceShape *shape, SliceRing *ring);
+
+// ---- the count window's classic layout --------------------------------------
+
+// The storage policy of CountWindowBloom (count_window.hpp) that keeps every
+// slice in its own array: a query reads one cache line per slice it probes.
+class ClassicLayout {
    public:
-    enum class Mode : uint8_t { Count = 0, Time = 1 };
+    using Slot = Slice;
+    using Ring = SliceRing;
+    static constexpr uint32_t kFlags = 0;  // the C API's TF_AGE_BLOOM_* flags
+    static constexpr uint32_t kWireFlags = 0;
+    static constexpr const char *kName = "age-partitioned Bloom filter";
 
-    // Count window: k + l slices of slice_bits bits; a shift every
-    // generation inserts. Time window: k + l slices of slice_bits bits at
-    // the start, span in the caller's unit. Arguments must be valid
-    // (check_* below); throws std::bad_alloc.
-    AgePartitioned(Mode mode, uint32_t k, uint32_t l, uint64_t slice_bits, uint64_t generation, uint64_t span,
-                   uint32_t seed);
+    ClassicLayout() = default;
+    // k + l slices of slice_bits bits as the generations of `ring`.
+    // Arguments must be valid (check_params); throws std::bad_alloc.
+    ClassicLayout(uint32_t k, uint32_t l, uint64_t slice_bits, uint32_t seed, Ring *ring);
+    static tf_status check_params(uint32_t k, uint32_t l, uint64_t slice_bits) {
+        return check_classic_params(k, l, slice_bits);
+    }
+    static uint64_t round_bits(uint64_t slice_bits) { return slice_bits; }
+    // (k, l) from choose_kl; slices leave the first k half full.
+    static tf_status choose(double error_rate, uint32_t *k, uint32_t *l, double *fill);
+    // Slices for k generations of g inserts at fill 1/2 (at least 64 bits);
+    // 0 when they would pass 2^40 bits.
+    static uint64_t slice_bits_for(uint32_t k, uint64_t generation, double fill);
 
-    static tf_status check_params(uint32_t k, uint32_t l, uint64_t slice_bits);
+    void add(Ring &ring, const void *key, size_t len) {
+        KeyHashes h;
+        key_hashes(shape_.k, shape_.seed, key, len, &h);
+        if (ring.full()) rotate(ring);
+        insert_bits(ring, shape_.k, h, 0, AllLive());
+        ring.count_insert();
+    }
+    bool contains(const Ring &ring, const void *key, size_t len) const {
+        KeyHashes h;
+        key_hashes(shape_.k, shape_.seed, key, len, &h);
+        return query_bits(ring, shape_.k, h, AllLive());
+    }
+    bool add_if_absent(Ring &ring, const void *key, size_t len) {
+        KeyHashes h;
+        key_hashes(shape_.k, shape_.seed, key, len, &h);
+        if (query_bits(ring, shape_.k, h, AllLive())) return true;
+        if (ring.full()) rotate(ring);
+        insert_bits(ring, shape_.k, h, 0, AllLive());
+        ring.count_insert();
+        return false;
+    }
+    void clear(Ring &ring);
 
-    // Count window.
-    void add(const void *key, size_t len);
-    bool contains(const void *key, size_t len) const;
-    // Time window (now clamped to the highest time seen). add may fail with
-    // TF_ERR_OUT_OF_MEMORY or TF_ERR_TOO_LARGE when a shift cannot create
-    // its slice; the filter is then unchanged.
-    tf_status add_at(const void *key, size_t len, uint64_t now);
-    bool contains_at(const void *key, size_t len, uint64_t now) const;
+    uint32_t k() const { return shape_.k; }
+    uint32_t l() const { return shape_.l; }
+    uint32_t seed() const { return shape_.seed; }
+    uint64_t slice_bits(const Ring &ring) const { return ring[0].m; }
+    uint64_t total_bits(const Ring &ring) const { return slices_total_bits(ring); }
+    double expected_fpr(const Ring &ring) const { return slices_fpr(ring, shape_.k, AllLive()); }
+    size_t memory(const Ring &ring) const { return slices_memory(ring); }
 
-    void clear();
-
-    Mode mode() const { return mode_; }
-    uint32_t k() const { return k_; }
-    uint32_t l() const { return l_; }
-    uint32_t seed() const { return seed_; }
-    uint64_t span() const { return span_; }
-    uint64_t generation() const { return generation_; }
-    size_t slices() const { return slices_.size(); }
-    uint64_t slice_bits(size_t i) const { return slices_[i].m; }
-    uint64_t total_bits() const;
-    uint64_t inserts() const { return inserts_; }
-    // Elements the window holds for sure: l * g (count); inserts within the
-    // span (time; counted from the slices' timestamps).
-    uint64_t window_elements(uint64_t now) const;
-    // Exact rate for the current fill ratios (stale slices count as empty).
-    double expected_fpr(uint64_t now) const;
-    size_t memory() const;
-
-    // Wire payload (kinds 2 and 3).
-    size_t payload_size() const;
-    void write_payload(wire::Writer &w) const;
-    // Validates the payload, then refuses (TF_ERR_TOO_LARGE) a filter whose
-    // memory() plus `overhead` (the handle around it) exceeds the caller's
-    // limit, before allocating its slices.
-    static tf_status read(Mode mode, wire::Reader &r, const DeserializeLimits &limits, size_t overhead,
-                          std::unique_ptr<AgePartitioned> *out);
+    size_t payload_size(const Ring &ring) const { return slices_payload_size(ring); }
+    void write_payload(const Ring &ring, wire::Writer &w) const;
+    // Reads a kind 2 payload without the blocked flag (memory: its slices
+    // plus `overhead` bytes).
+    static tf_status read(wire::Reader &r, const DeserializeLimits &limits, size_t overhead, ClassicLayout *out,
+                          Ring *ring);
 
    private:
-    AgePartitioned() = default;
-    void hashes(const void *key, size_t len, KeyHashes *h) const;
-    uint64_t bit_for(const Slice &s, const KeyHashes &h) const { return reduce(h.v[s.hidx], s.m); }
-    void insert_bits(const KeyHashes &h, uint64_t now);
-    bool query(const KeyHashes &h, uint64_t now) const;
-    bool stale(const Slice &s, uint64_t now) const;
-    bool retirable(size_t i, uint64_t now) const;
-    uint64_t clamp(uint64_t now) const { return now > high_water_ ? now : high_water_; }
-    // Count window: drop the oldest slice, reuse it as the newest.
-    void shift_count();
-    // Time window: equations 3 and 6-8 (see the .cpp); may fail.
-    tf_status shift_time(uint64_t now);
-    // Equation 6, measured over at least one target period.
-    double target_generation(uint64_t now) const;
-    // Equations 4-5: inserts until the next shift.
-    uint64_t next_generation() const;
+    // The oldest slice, emptied, becomes the newest.
+    void rotate(Ring &ring) {
+        SliceGen &s = ring.recycle(0, ring.period());
+        s.reset();
+        s.hidx = uint32_t(s.serial % shape_.k);
+    }
 
-    Mode mode_ = Mode::Count;
-    uint32_t k_ = 0, l_ = 0, seed_ = 0;
-    uint64_t span_ = 0;         // time window
-    uint64_t generation_ = 0;   // count window: g
-    uint64_t until_shift_ = 0;  // inserts left in the current generation
-    uint64_t gen_inserts_ = 0;  // inserts in the current generation
-    uint64_t last_shift_ = 0;   // time of the last shift (0: none yet)
-    uint64_t high_water_ = 0;   // highest time seen
-    uint64_t inserts_ = 0;      // since creation or clear
-    uint64_t next_serial_ = 0;
-    SliceSeq slices_;  // index 0: s_0, the newest
+    SliceShape shape_;  // what the payload holds besides the ring
 };
 
 }  // namespace bloom

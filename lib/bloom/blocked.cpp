@@ -206,65 +206,101 @@ double blocked_steady_false_positive_model(uint32_t k, uint32_t l, double rho) {
     return blocked_false_positive_model(k, load, s);
 }
 
+namespace {
+// A (k, l, rho) the blocked sizing chose for a target.
+struct BlockedChoice {
+    double target;
+    uint32_t k, l;
+    double rho;
+};
+
+// The search costs tens of milliseconds: its answers are remembered, for
+// up to 256 targets.
+class ChoiceMemo {
+   public:
+    bool find(double target, BlockedChoice *out) {
+        std::lock_guard<std::mutex> lock(mu_);
+        for (const BlockedChoice &c : memo_)
+            if (c.target == target) {
+                *out = c;
+                return true;
+            }
+        return false;
+    }
+    void remember(const BlockedChoice &c) {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (memo_.size() < 256) memo_.push_back(c);
+    }
+
+   private:
+    std::mutex mu_;
+    std::vector<BlockedChoice> memo_;
+};
+
+ChoiceMemo &choice_memo() {
+    static ChoiceMemo memo;
+    return memo;
+}
+
+// Bits per element of capacity of a blocked filter of s = k + l slots
+// (whole lines) whose slices leave the first k at fill rho.
+double blocked_bits(uint32_t s, uint32_t k, uint32_t l, double rho) {
+    return double(s) * k / (double(l) * -std::log1p(-rho));
+}
+
+// The fill of the fullest slices with which (k, s - k) meets the target
+// under the model, or 0 when even slices 10% full do not, or when no fill
+// could cost fewer bits than `best`. The rate rises with the fill: a
+// bisection, given up as soon as even the fullest fill still possible
+// would cost more bits than the best so far. Fills below 10% would cost
+// over 7x the classic layout's memory: such targets are for the classic
+// layout.
+double fullest_fill(uint32_t s, uint32_t k, double target, double best) {
+    const uint32_t l = s - k;
+    double lo = kMinFill, hi = 0.9;
+    if (blocked_bits(s, k, l, hi) >= best) return 0.0;
+    if (blocked_steady_false_positive_model(k, l, lo) > target) return 0.0;
+    for (int it = 0; it < 14 && blocked_bits(s, k, l, hi) < best; ++it) {
+        const double mid = 0.5 * (lo + hi);
+        (blocked_steady_false_positive_model(k, l, mid) <= target ? lo : hi) = mid;
+    }
+    return lo;
+}
+
+// Every k with k + l in {32, 16}: the (k, l, fill) with the fewest bits per
+// element. False when none meets the target.
+bool search_blocked(double target, BlockedChoice *out) {
+    double best = std::numeric_limits<double>::infinity();
+    BlockedChoice c = {target, 0, 0, 0.0};
+    for (uint32_t s : {2 * kLanes, kLanes}) {
+        for (uint32_t k = 1; k < s; ++k) {
+            const double rho = fullest_fill(s, k, target, best);
+            if (rho == 0.0) continue;
+            const double bpe = blocked_bits(s, k, s - k, rho);
+            if (bpe < best - 1e-9) best = bpe, c.k = k, c.l = s - k, c.rho = rho;
+        }
+    }
+    *out = c;
+    return c.k != 0;
+}
+}  // namespace
+
 tf_status choose_blocked(double target, uint32_t *k_out, uint32_t *l_out, double *rho_out) {
     if (!(target > 0.0 && target <= kBlockedMaxErrorRate))
         return fail(TF_ERR_INVALID_ARGUMENT,
                     "the blocked layout takes error rates in (0, %g], got %g (above, use the classic layout)",
                     kBlockedMaxErrorRate, target);
-    // The search costs tens of milliseconds: its answers are remembered.
-    struct Choice {
-        double target;
-        uint32_t k, l;
-        double rho;
-    };
-    static std::mutex mu;
-    static std::vector<Choice> memo;
-    {
-        std::lock_guard<std::mutex> lock(mu);
-        for (const Choice &c : memo)
-            if (c.target == target) {
-                *k_out = c.k;
-                *l_out = c.l;
-                *rho_out = c.rho;
-                return TF_OK;
-            }
+    BlockedChoice c;
+    if (!choice_memo().find(target, &c)) {
+        if (!search_blocked(target, &c))
+            return fail(TF_ERR_TOO_LARGE,
+                        "no blocked (k, l) with k + l <= 32 and slices at least %g full meets error rate %g", kMinFill,
+                        target);
+        choice_memo().remember(c);
     }
-    double best = std::numeric_limits<double>::infinity();
-    uint32_t bk = 0, bl = 0;
-    double brho = 0.0;
-    auto bits = [](uint32_t s, uint32_t k, uint32_t l, double rho) {
-        return double(s) * k / (double(l) * -std::log1p(-rho));
-    };
-    for (uint32_t s : {2 * kLanes, kLanes}) {
-        for (uint32_t k = 1; k < s; ++k) {
-            const uint32_t l = s - k;
-            // The rate rises with rho: bisect for the fullest slices that
-            // meet the target, giving up on k as soon as even the fullest
-            // still possible would cost more bits than the best so far.
-            // Fills below 10% would cost over 7x the classic layout's
-            // memory: such targets are for the classic layout.
-            double lo = kMinFill, hi = 0.9;
-            if (bits(s, k, l, hi) >= best) continue;
-            if (blocked_steady_false_positive_model(k, l, lo) > target) continue;
-            for (int it = 0; it < 14 && bits(s, k, l, hi) < best; ++it) {
-                const double mid = 0.5 * (lo + hi);
-                (blocked_steady_false_positive_model(k, l, mid) <= target ? lo : hi) = mid;
-            }
-            const double bpe = bits(s, k, l, lo);
-            if (bpe < best - 1e-9) best = bpe, bk = k, bl = l, brho = lo;
-        }
-    }
-    if (bk == 0)
-        return fail(TF_ERR_TOO_LARGE,
-                    "no blocked (k, l) with k + l <= 32 and slices at least %g full meets error rate %g", kMinFill,
-                    target);
-    {
-        std::lock_guard<std::mutex> lock(mu);
-        if (memo.size() < 256) memo.push_back({target, bk, bl, brho});
-    }
-    *k_out = bk;
-    *l_out = bl;
-    *rho_out = brho;
+    *k_out = c.k;
+    *l_out = c.l;
+    *rho_out = c.rho;
     return TF_OK;
 }
 
@@ -379,7 +415,7 @@ bool cpu_has_avx2() { return false; }
 
 }  // namespace detail
 
-tf_status BlockedAgeBloom::check_params(uint32_t k, uint32_t l, uint64_t slice_bits) {
+tf_status BlockedLayout::check_params(uint32_t k, uint32_t l, uint64_t slice_bits) {
     if (k == 0 || l == 0 || uint64_t(k) + l > kBlockedMaxSlices)
         return fail(TF_ERR_INVALID_ARGUMENT, "blocked layout needs k >= 1, l >= 1 and k + l <= %u, got k = %u, l = %u",
                     kBlockedMaxSlices, k, l);
@@ -391,6 +427,13 @@ tf_status BlockedAgeBloom::check_params(uint32_t k, uint32_t l, uint64_t slice_b
     return TF_OK;
 }
 
+uint64_t BlockedLayout::slice_bits_for(uint32_t k, uint64_t generation, double fill) {
+    // k generations of g inserts leave a slice at fill rho.
+    const double bits = std::ceil(double(k) * double(generation) / -std::log1p(-fill));
+    const double blocks = std::ceil(bits / kLaneBits);
+    return blocks > double(kBlockedMaxBlocks) ? 0 : uint64_t(blocks) * kLaneBits;
+}
+
 namespace {
 // The bytes allocated for `lines` lines: one more line, so that a two-line
 // block can start on a 128-byte boundary (the CPU's adjacent-line prefetch
@@ -398,17 +441,9 @@ namespace {
 // overflow.
 size_t lines_allocation(uint64_t lines) { return size_t(lines * kCacheLine + kCacheLine); }
 
-// ZeroedBlock(bytes).footprint() (lib/common/memory.hpp), known before
-// allocating: a mapped table rounds up to a 4 KiB page, a calloc'ed one
-// adds a line of alignment slack.
-uint64_t zeroed_block_footprint(size_t bytes) {
-    constexpr size_t kPage = 4096;
-    if (bytes >= kHugeTableBytes && bytes <= SIZE_MAX - 2 * kHugePage) return (bytes + kPage - 1) & ~(kPage - 1);
-    return uint64_t(bytes) + kCacheLine;
-}
 }  // namespace
 
-void BlockedAgeBloom::allocate() {
+void BlockedLayout::allocate() {
     slots_ = k_ + l_;
     bands_ = (slots_ + kLanes - 1) / kLanes;
     stride_ = bands_ * kLanes;
@@ -420,15 +455,16 @@ void BlockedAgeBloom::allocate() {
     detail::run_shifts(k_, run_shift_);
 }
 
-BlockedAgeBloom::BlockedAgeBloom(uint32_t k, uint32_t l, uint64_t blocks, uint64_t generation, uint32_t seed)
-    : k_(k), l_(l), seed_(seed), blocks_(blocks), generation_(generation) {
+BlockedLayout::BlockedLayout(uint32_t k, uint32_t l, uint64_t slice_bits, uint32_t seed, Ring *ring)
+    : k_(k), l_(l), seed_(seed), blocks_(slice_bits / kLaneBits) {
     allocate();
-    next_serial_ = slots_;  // slices 0 .. S-1 in slots 0 .. S-1; s_0 is the last
-    set_top(slots_ - 1);
-    until_shift_ = generation_;
+    // slices 0 .. S-1 in slots 0 .. S-1; s_0 is the last
+    ring->reserve(slots_);
+    for (uint32_t s = 0; s < slots_; ++s) ring->open(NoSlot());
+    set_top(uint32_t(ring->slot_of(0)));
 }
 
-__attribute__((always_inline)) inline void BlockedAgeBloom::locate(const void *key, size_t len, Probe *p) const {
+__attribute__((always_inline)) inline void BlockedLayout::locate(const void *key, size_t len, Probe *p) const {
     // One 128-bit MurmurHash3 (whose second word key_hash re-mixes): the
     // block from the high bits of h1, then a byte per slot whose low 5 bits
     // are the key's bit in that slot's lane, from h2 and, for more than 8
@@ -448,7 +484,7 @@ __attribute__((always_inline)) inline void BlockedAgeBloom::locate(const void *k
     }
 }
 
-uint32_t BlockedAgeBloom::slot_bits(const Probe &p) const {
+uint32_t BlockedLayout::slot_bits(const Probe &p) const {
     uint32_t m = detail::lane_bits_scalar(p.line[0], p.pos[0], p.pos[1]);
     if (bands_ > 1) m |= detail::lane_bits_scalar(p.line[1], p.pos[2], p.pos[3]) << kLanes;
     return m;
@@ -457,7 +493,7 @@ uint32_t BlockedAgeBloom::slot_bits(const Probe &p) const {
 #ifdef TF_HAVE_X86
 // The AVX2 paths, in one function each so that the gathers and the hash
 // inline together.
-__attribute__((target("avx2"))) bool BlockedAgeBloom::contains_avx2(const void *key, size_t len) const {
+__attribute__((target("avx2"))) bool BlockedLayout::contains_avx2(const void *key, size_t len) const {
     Probe p;
     locate(key, len, &p);
     uint32_t m = detail::gather_avx2(p.line[0], p.pos[0], p.pos[1]);
@@ -465,38 +501,43 @@ __attribute__((target("avx2"))) bool BlockedAgeBloom::contains_avx2(const void *
     return in_age_order_has_run(m);
 }
 
-__attribute__((target("avx2"))) bool BlockedAgeBloom::add_if_absent_avx2(const void *key, size_t len) {
+__attribute__((target("avx2"))) bool BlockedLayout::add_if_absent_avx2(Ring &ring, const void *key, size_t len) {
     Probe p;
     locate(key, len, &p);
     uint32_t m = detail::gather_avx2(p.line[0], p.pos[0], p.pos[1]);
     if (bands_ > 1) m |= detail::gather_avx2(p.line[1], p.pos[2], p.pos[3]) << kLanes;
     if (in_age_order_has_run(m)) return true;
-    if (until_shift_ == 0) shift();
+    if (ring.full()) rotate(ring);
     detail::scatter_avx2(p.line[0], p.pos[0], p.pos[1], young_ & 0xffffu);
     if (bands_ > 1) detail::scatter_avx2(p.line[1], p.pos[2], p.pos[3], young_ >> kLanes);
-    counted_insert();
+    ring.count_insert();
     return false;
 }
-__attribute__((target("avx2"))) void BlockedAgeBloom::add_avx2(const void *key, size_t len) {
+__attribute__((target("avx2"))) void BlockedLayout::add_avx2(Ring &ring, const void *key, size_t len) {
     Probe p;
     locate(key, len, &p);
-    if (until_shift_ == 0) shift();
+    if (ring.full()) rotate(ring);
     detail::scatter_avx2(p.line[0], p.pos[0], p.pos[1], young_ & 0xffffu);
     if (bands_ > 1) detail::scatter_avx2(p.line[1], p.pos[2], p.pos[3], young_ >> kLanes);
-    counted_insert();
+    ring.count_insert();
 }
 #else
-void BlockedAgeBloom::add_avx2(const void *key, size_t len) { add(key, len); }
-bool BlockedAgeBloom::contains_avx2(const void *key, size_t len) const { return contains(key, len); }
-bool BlockedAgeBloom::add_if_absent_avx2(const void *key, size_t len) { return add_if_absent(key, len); }
+void BlockedLayout::add_avx2(Ring &ring, const void *key, size_t len) { add(ring, key, len); }
+bool BlockedLayout::contains_avx2(const void *key, size_t len) const {
+    Probe p;
+    locate(key, len, &p);
+    return in_age_order_has_run(slot_bits(p));
+}
+bool BlockedLayout::add_if_absent_avx2(Ring &ring, const void *key, size_t len) {
+    return add_if_absent(ring, key, len);
+}
 #endif
 
-bool BlockedAgeBloom::in_age_order_has_run(uint64_t m) const {
+bool BlockedLayout::in_age_order_has_run(uint64_t m) const {
     return detail::ring_has_run(m, slots_, run_shift_, valid_);
 }
 
-void BlockedAgeBloom::set_top(uint32_t top) {
-    top_ = top;
+void BlockedLayout::set_top(uint32_t top) {
     young_ = 0;
     uint32_t s = top;
     for (uint32_t i = 0; i < k_; ++i) {
@@ -506,60 +547,52 @@ void BlockedAgeBloom::set_top(uint32_t top) {
     valid_ = detail::run_starts(slots_, k_, top);
 }
 
-void BlockedAgeBloom::insert(const Probe &p) {
+void BlockedLayout::insert(Ring &ring, const Probe &p) {
     // The k newest slices: slots top, top - 1, ... (mod S).
     detail::lane_set_scalar(p.line[0], p.pos[0], p.pos[1], young_ & 0xffffu);
     if (bands_ > 1) detail::lane_set_scalar(p.line[1], p.pos[2], p.pos[3], young_ >> kLanes);
-    counted_insert();
+    ring.count_insert();
 }
 
-void BlockedAgeBloom::counted_insert() {
-    until_shift_--;
-    gen_inserts_++;
-    inserts_++;
-}
-
-void BlockedAgeBloom::shift() {
+void BlockedLayout::rotate(Ring &ring) {
     // The oldest slice (slot top + 1) is recycled as the newest.
-    set_top(top_ + 1 == slots_ ? 0 : top_ + 1);
-    for (uint64_t b = 0; b < blocks_; ++b) words_[b * stride_ + top_] = 0;
-    next_serial_++;
-    until_shift_ = generation_;
-    gen_inserts_ = 0;
+    ring.recycle(0, ring.period());
+    const uint32_t top = uint32_t(ring.slot_of(0));
+    set_top(top);
+    for (uint64_t b = 0; b < blocks_; ++b) words_[b * stride_ + top] = 0;
 }
 
-void BlockedAgeBloom::add(const void *key, size_t len) {
-    if (avx2_) return add_avx2(key, len);
+void BlockedLayout::add(Ring &ring, const void *key, size_t len) {
+    if (avx2_) return add_avx2(ring, key, len);
     Probe p;
     locate(key, len, &p);
-    if (until_shift_ == 0) shift();
-    insert(p);
+    if (ring.full()) rotate(ring);
+    insert(ring, p);
 }
 
-bool BlockedAgeBloom::contains(const void *key, size_t len) const {
+bool BlockedLayout::contains(const Ring &, const void *key, size_t len) const {
     if (avx2_) return contains_avx2(key, len);
     Probe p;
     locate(key, len, &p);
     return in_age_order_has_run(slot_bits(p));
 }
 
-bool BlockedAgeBloom::add_if_absent(const void *key, size_t len) {
-    if (avx2_) return add_if_absent_avx2(key, len);
+bool BlockedLayout::add_if_absent(Ring &ring, const void *key, size_t len) {
+    if (avx2_) return add_if_absent_avx2(ring, key, len);
     Probe p;
     locate(key, len, &p);
     if (in_age_order_has_run(slot_bits(p))) return true;
-    if (until_shift_ == 0) shift();
-    insert(p);
+    if (ring.full()) rotate(ring);
+    insert(ring, p);
     return false;
 }
 
-void BlockedAgeBloom::clear() {
+void BlockedLayout::clear(Ring &ring) {
     std::memset(words_, 0, size_t(uint64_t(bands_) * blocks_ * kCacheLine));
-    inserts_ = gen_inserts_ = 0;
-    until_shift_ = generation_;
+    ring.clear();
 }
 
-double BlockedAgeBloom::expected_fpr() const {
+double BlockedLayout::expected_fpr(const Ring &ring) const {
     // Measured fill f of each slot; the lane load whose expected fill is f
     // is -32 ln(1 - f). A full slot (f = 1) has an unbounded load: it sets
     // every bit, so it is given a load at which the model's fill rounds to 1.
@@ -571,35 +604,49 @@ double BlockedAgeBloom::expected_fpr() const {
     double load[kBlockedMaxSlices];
     const double bits = double(blocks_) * kLaneBits;
     for (uint32_t i = 0; i < slots_; ++i) {
-        const uint32_t s = (top_ + slots_ - i) % slots_;  // age i
-        const double f = double(set[s]) / bits;
+        const double f = double(set[ring.slot_of(i)]) / bits;  // age i
         load[i] = f >= 1.0 ? 4000.0 : -double(kLaneBits) * std::log1p(-f);
     }
     return blocked_false_positive_model(k_, load, slots_);
 }
 
-// Payload (kind 2 with flag kBlockedWireFlag), little-endian:
-//   u32 k, u32 l, u32 seed, u32 reserved (0),
-//   u64 blocks, u64 generation, u64 until_shift, u64 gen_inserts,
-//   u64 inserts, u64 next_serial,
-//   u64 words[blocks * bands * 8]: the blocks in order, each its bands'
-//   lines (one line for k + l <= 16, two otherwise) whose 16 lanes are slots
-//   16 b .. 16 b + 15; each 64-bit word holds lanes 2i (low half) and
-//   2i + 1 (high half); lanes of slots >= k + l are 0.
+// Payload (kind 2 with flag kBlockedWireFlag), little-endian, field by field
+// (docs/wire-format.md):
+//
+//   offset  size         field
+//   0       4            k
+//   4       4            l
+//   8       4            seed
+//   12      4            reserved, 0
+//   16      8            blocks: 32-bit lanes per slice (slice bits / 32)
+//   24      8            generation g
+//   32      8            until_shift: inserts left in the current generation
+//   40      8            gen_inserts: inserts made in it (until_shift +
+//                        gen_inserts = g)
+//   48      8            inserts since creation or clear
+//   56      8            next_serial: the slices ever made; s_0, the newest,
+//                        is slot (next_serial - 1) mod (k + l)
+//   64      64 L         the L = blocks * ceil((k + l) / 16) lines: the
+//                        blocks in order, each its bands' lines (one line
+//                        for k + l <= 16, two otherwise) whose 16 lanes are
+//                        slots 16 b .. 16 b + 15; each 64-bit word holds
+//                        lanes 2i (low half) and 2i + 1 (high half); lanes
+//                        of slots >= k + l are 0.
 namespace {
 constexpr size_t kBlockedHeader = 4 * 4 + 6 * 8;
 }
 
-size_t BlockedAgeBloom::payload_size() const {
+size_t BlockedLayout::payload_size(const Ring &) const {
     return kBlockedHeader + size_t(uint64_t(bands_) * blocks_ * kCacheLine);
 }
 
-void BlockedAgeBloom::write_payload(wire::Writer &w) const {
+void BlockedLayout::write_payload(const Ring &ring, wire::Writer &w) const {
+    const RingCounters &c = ring.counters();
     w.u32(k_);
     w.u32(l_);
     w.u32(seed_);
     w.u32(0);
-    for (uint64_t v : {blocks_, generation_, until_shift_, gen_inserts_, inserts_, next_serial_}) w.u64(v);
+    for (uint64_t v : {blocks_, ring.period(), c.budget, c.current, c.inserts, c.next_serial}) w.u64(v);
     const uint64_t lines = uint64_t(bands_) * blocks_;
     uint64_t buf[kLanes / 2];
     for (uint64_t i = 0; i < lines; ++i) {
@@ -609,66 +656,85 @@ void BlockedAgeBloom::write_payload(wire::Writer &w) const {
     }
 }
 
-tf_status BlockedAgeBloom::read(wire::Reader &r, const DeserializeLimits &limits, size_t overhead,
-                                std::unique_ptr<BlockedAgeBloom> *out) {
-    const char *what = "blocked age-partitioned Bloom filter";
-    std::unique_ptr<BlockedAgeBloom> f(new BlockedAgeBloom());
-    f->k_ = r.u32();
-    f->l_ = r.u32();
-    f->seed_ = r.u32();
+namespace {
+const char *const kBlockedWhat = "blocked age-partitioned Bloom filter";
+
+// The payload's header (offsets 0-63), validated.
+tf_status read_blocked_header(wire::Reader &r, uint32_t *k, uint32_t *l, uint32_t *seed, uint64_t *blocks,
+                              uint64_t *generation, RingCounters *c) {
+    const char *what = kBlockedWhat;
+    *k = r.u32();
+    *l = r.u32();
+    *seed = r.u32();
     const uint32_t reserved = r.u32();
-    f->blocks_ = r.u64();
-    f->generation_ = r.u64();
-    f->until_shift_ = r.u64();
-    f->gen_inserts_ = r.u64();
-    f->inserts_ = r.u64();
-    f->next_serial_ = r.u64();
+    for (uint64_t *v : {blocks, generation, &c->budget, &c->current, &c->inserts, &c->next_serial}) *v = r.u64();
     if (!r.ok()) return fail(TF_ERR_CORRUPT, "%s payload too short for its header", what);
     if (reserved != 0) return fail(TF_ERR_CORRUPT, "%s blob has a nonzero reserved field", what);
-    if (f->k_ == 0 || f->l_ == 0 || uint64_t(f->k_) + f->l_ > kBlockedMaxSlices)
-        return fail(TF_ERR_CORRUPT, "%s blob has k = %u, l = %u", what, f->k_, f->l_);
-    if (f->blocks_ == 0 || f->blocks_ > kBlockedMaxBlocks)
-        return fail(TF_ERR_CORRUPT, "%s blob has %llu blocks", what, (unsigned long long)f->blocks_);
+    if (*k == 0 || *l == 0 || uint64_t(*k) + *l > kBlockedMaxSlices)
+        return fail(TF_ERR_CORRUPT, "%s blob has k = %u, l = %u", what, *k, *l);
+    if (*blocks == 0 || *blocks > kBlockedMaxBlocks)
+        return fail(TF_ERR_CORRUPT, "%s blob has %llu blocks", what, (unsigned long long)*blocks);
     // A generation fills a slice's k generations to at most 90% (the
     // constructors stay below ln 2 * bits / k, or ln 10 * bits / k).
-    const double max_gen = std::log(10.0) * double(f->blocks_) * kLaneBits / double(f->k_) + 1.0;
-    if (f->generation_ == 0 || double(f->generation_) > max_gen || f->until_shift_ > f->generation_)
+    const double max_gen = std::log(10.0) * double(*blocks) * kLaneBits / double(*k) + 1.0;
+    if (*generation == 0 || double(*generation) > max_gen || c->budget > *generation)
         return fail(TF_ERR_CORRUPT, "%s blob has an invalid generation", what);
     // next_serial counts the slices ever made: at least k + l, and far from
-    // wrapping (one shift per insert would take 2^62 inserts).
-    if (f->gen_inserts_ > f->inserts_ || f->gen_inserts_ + f->until_shift_ != f->generation_ ||
-        f->next_serial_ < uint64_t(f->k_) + f->l_ || f->next_serial_ >= (uint64_t(1) << 62))
+    // wrapping (one rotation per insert would take 2^62 inserts).
+    if (c->current > c->inserts || c->current + c->budget != *generation || c->next_serial < uint64_t(*k) + *l ||
+        c->next_serial >= (uint64_t(1) << 62))
         return fail(TF_ERR_CORRUPT, "%s blob has inconsistent counters", what);
-    const uint32_t slots = f->k_ + f->l_, bands = (slots + kLanes - 1) / kLanes;
-    const uint64_t lines = uint64_t(bands) * f->blocks_;
+    return TF_OK;
+}
+
+// The lines that follow: exactly `lines` of them, and the lanes of slots
+// >= k + l all 0 (read from a copy of the reader: nothing is allocated).
+tf_status check_blocked_lines(wire::Reader r, uint32_t slots, uint32_t bands, uint64_t lines) {
+    const char *what = kBlockedWhat;
     if (lines > r.remaining() / kCacheLine || r.remaining() != lines * kCacheLine)
         return fail(TF_ERR_CORRUPT, "%s blob holds %zu bytes of lines, needs %llu", what, r.remaining(),
                     (unsigned long long)(lines * kCacheLine));
-    // Unused lanes (slots >= k + l) must be 0: checked before allocating.
+    if (slots % kLanes == 0) return TF_OK;
     uint64_t buf[kLanes / 2];
-    if (slots % kLanes != 0) {
-        wire::Reader probe = r;
-        const uint32_t last_band = bands - 1, used = slots - last_band * kLanes;
-        for (uint64_t i = 0; i < lines; ++i) {
-            probe.u64_array(buf, kLanes / 2);
-            if (i % bands != last_band) continue;
-            for (uint32_t j = used; j < kLanes; ++j)
-                if (uint32_t(buf[j / 2] >> (32 * (j % 2))) != 0)
-                    return fail(TF_ERR_CORRUPT, "%s blob sets bits in an unused lane", what);
-        }
-    }
-    tf_status st = limits.check_memory(uint64_t(overhead) + sizeof(BlockedAgeBloom) +
-                                       zeroed_block_footprint(lines_allocation(lines)));
-    if (st != TF_OK) return st;
-    f->allocate();
-    f->set_top(uint32_t((f->next_serial_ - 1) % slots));
+    const uint32_t last_band = bands - 1, used = slots - last_band * kLanes;
     for (uint64_t i = 0; i < lines; ++i) {
         r.u64_array(buf, kLanes / 2);
-        uint32_t *line = f->words_ + i * kLanes;
+        if (i % bands != last_band) continue;
+        for (uint32_t j = used; j < kLanes; ++j)
+            if (uint32_t(buf[j / 2] >> (32 * (j % 2))) != 0)
+                return fail(TF_ERR_CORRUPT, "%s blob sets bits in an unused lane", what);
+    }
+    return TF_OK;
+}
+}  // namespace
+
+tf_status BlockedLayout::read(wire::Reader &r, const DeserializeLimits &limits, size_t overhead, BlockedLayout *out,
+                              Ring *ring) {
+    BlockedLayout f;
+    uint64_t generation = 0;
+    RingCounters c;
+    tf_status st = read_blocked_header(r, &f.k_, &f.l_, &f.seed_, &f.blocks_, &generation, &c);
+    if (st != TF_OK) return st;
+    const uint32_t slots = f.k_ + f.l_, bands = (slots + kLanes - 1) / kLanes;
+    const uint64_t lines = uint64_t(bands) * f.blocks_;
+    st = check_blocked_lines(r, slots, bands, lines);
+    if (st != TF_OK) return st;
+    st = limits.check_memory(uint64_t(overhead) + slots * sizeof(Ring::Gen) +
+                             ZeroedBlock::footprint_for(lines_allocation(lines)));
+    if (st != TF_OK) return st;
+    Ring restored(Rotation::Count, generation, 0, 1);
+    restored.restore_fixed(slots, c);
+    f.allocate();
+    f.set_top(uint32_t(restored.slot_of(0)));
+    uint64_t buf[kLanes / 2];
+    for (uint64_t i = 0; i < lines; ++i) {
+        r.u64_array(buf, kLanes / 2);
+        uint32_t *line = f.words_ + i * kLanes;
         for (uint32_t j = 0; j < kLanes; ++j) line[j] = uint32_t(buf[j / 2] >> (32 * (j % 2)));
     }
-    if (!r.done()) return fail(TF_ERR_INTERNAL, "%s payload read failed", what);
+    if (!r.done()) return fail(TF_ERR_INTERNAL, "%s payload read failed", kBlockedWhat);
     *out = std::move(f);
+    *ring = std::move(restored);
     return TF_OK;
 }
 

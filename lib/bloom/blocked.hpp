@@ -33,8 +33,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 
+#include "common/generation_ring.hpp"
 #include "common/memory.hpp"
 #include "common/status.hpp"
 #include "common/versioned.hpp"
@@ -93,68 +93,85 @@ uint64_t run_starts(uint32_t slots, uint32_t k, uint32_t top);
 bool ring_has_run(uint64_t slot_mask, uint32_t slots, const uint8_t shifts[kRunSteps], uint64_t starts);
 }  // namespace detail
 
-class BlockedAgeBloom {
+// The storage policy of CountWindowBloom (count_window.hpp) that keeps the
+// k + l <= 32 slices as the lanes of 64-byte lines (see above). The ring's
+// generations carry no slot: generation `age` is lane slot_of(age) of every
+// block.
+class BlockedLayout {
    public:
-    // k + l <= 32 slices of `blocks` * 32 bits, a shift every `generation`
-    // inserts. Arguments must be valid (check_params); throws std::bad_alloc.
-    BlockedAgeBloom(uint32_t k, uint32_t l, uint64_t blocks, uint64_t generation, uint32_t seed);
+    using Slot = NoSlot;
+    using Ring = GenerationRing<NoSlot>;
+    static constexpr uint32_t kFlags = 1;  // TF_AGE_BLOOM_BLOCKED
+    static constexpr uint32_t kWireFlags = kBlockedWireFlag;
+    static constexpr const char *kName = "blocked age-partitioned Bloom filter";
+
+    BlockedLayout() = default;
+    BlockedLayout(const BlockedLayout &) = delete;
+    BlockedLayout &operator=(const BlockedLayout &) = delete;
+    BlockedLayout(BlockedLayout &&) = default;
+    BlockedLayout &operator=(BlockedLayout &&) = default;
+    // k + l <= 32 slices of slice_bits (a multiple of 32) bits as the
+    // generations of `ring`. Arguments must be valid (check_params); throws
+    // std::bad_alloc.
+    BlockedLayout(uint32_t k, uint32_t l, uint64_t slice_bits, uint32_t seed, Ring *ring);
 
     // k >= 1, l >= 1, k + l <= 32, 32 <= slice_bits <= 2^40.
     static tf_status check_params(uint32_t k, uint32_t l, uint64_t slice_bits);
+    // slice_bits rounded up to whole lanes.
+    static uint64_t round_bits(uint64_t slice_bits) { return (slice_bits + kLaneBits - 1) / kLaneBits * kLaneBits; }
+    static tf_status choose(double error_rate, uint32_t *k, uint32_t *l, double *fill) {
+        return choose_blocked(error_rate, k, l, fill);
+    }
+    // Slices for k generations of g inserts at fill `fill`, in whole lanes;
+    // 0 when they would pass 2^40 bits.
+    static uint64_t slice_bits_for(uint32_t k, uint64_t generation, double fill);
 
-    void add(const void *key, size_t len);
-    bool contains(const void *key, size_t len) const;
+    void add(Ring &ring, const void *key, size_t len);
+    bool contains(const Ring &ring, const void *key, size_t len) const;
     // contains, then add when absent: one hash.
-    bool add_if_absent(const void *key, size_t len);
-    void clear();
+    bool add_if_absent(Ring &ring, const void *key, size_t len);
+    void clear(Ring &ring);
 
     uint32_t k() const { return k_; }
     uint32_t l() const { return l_; }
     uint32_t seed() const { return seed_; }
-    uint32_t slices() const { return k_ + l_; }
-    uint64_t slice_bits() const { return blocks_ * kLaneBits; }
-    uint64_t generation() const { return generation_; }
-    uint64_t capacity() const { return uint64_t(l_) * generation_; }
+    uint64_t slice_bits(const Ring &) const { return blocks_ * kLaneBits; }
     // Bits of memory the slices occupy (whole lines: unused lanes count).
-    uint64_t total_bits() const { return uint64_t(bands_) * blocks_ * kLanes * kLaneBits; }
-    uint64_t inserts() const { return inserts_; }
+    uint64_t total_bits(const Ring &) const { return uint64_t(bands_) * blocks_ * kLanes * kLaneBits; }
     // The model's rate for the measured fill of every slice. O(bits / 32).
-    double expected_fpr() const;
-    size_t memory() const { return sizeof(*this) + mem_.footprint(); }
+    double expected_fpr(const Ring &ring) const;
+    size_t memory(const Ring &ring) const { return ring.size() * sizeof(Ring::Gen) + mem_.footprint(); }
 
-    size_t payload_size() const;
-    void write_payload(wire::Writer &w) const;
-    // Validates the payload, then refuses (TF_ERR_TOO_LARGE) a filter whose
-    // memory() plus `overhead` exceeds the caller's limit, before allocating.
-    static tf_status read(wire::Reader &r, const DeserializeLimits &limits, size_t overhead,
-                          std::unique_ptr<BlockedAgeBloom> *out);
+    size_t payload_size(const Ring &ring) const;
+    void write_payload(const Ring &ring, wire::Writer &w) const;
+    // Reads a kind 2 payload with the blocked flag (memory: its lines and
+    // generations plus `overhead` bytes).
+    static tf_status read(wire::Reader &r, const DeserializeLimits &limits, size_t overhead, BlockedLayout *out,
+                          Ring *ring);
 
    private:
     struct Probe {
         uint32_t *line[2];
         uint64_t pos[kBlockedMaxSlices / 8];  // byte s: slot s's bit (0..31)
     };
-    BlockedAgeBloom() = default;
     void allocate();
     void locate(const void *key, size_t len, Probe *p) const;
     uint32_t slot_bits(const Probe &p) const;  // scalar gather, slot order
     bool in_age_order_has_run(uint64_t slot_mask) const;
     bool contains_avx2(const void *key, size_t len) const;
-    bool add_if_absent_avx2(const void *key, size_t len);
-    void add_avx2(const void *key, size_t len);
-    void counted_insert();  // the counters of one insert
-    void insert(const Probe &p);
-    void shift();
+    bool add_if_absent_avx2(Ring &ring, const void *key, size_t len);
+    void add_avx2(Ring &ring, const void *key, size_t len);
+    void insert(Ring &ring, const Probe &p);
+    // The oldest slice, emptied, becomes the newest.
+    void rotate(Ring &ring);
     void set_top(uint32_t top);  // s_0 in slot `top`: young_ and valid_ follow
 
     uint32_t k_ = 0, l_ = 0, slots_ = 0, bands_ = 0, stride_ = 0, seed_ = 0;  // stride_: lanes per block
-    uint32_t top_ = 0;                            // slot of s_0, the newest slice: (next_serial - 1) mod S
     uint32_t young_ = 0;                          // bit s: slot s holds one of the k newest slices
     uint64_t valid_ = 0;                          // starts of runs of k slices in the doubled slot ring
     uint8_t run_shift_[detail::kRunSteps] = {0};  // for detail::ring_has_run
     bool avx2_ = false;
     uint64_t blocks_ = 0;
-    uint64_t generation_ = 0, until_shift_ = 0, gen_inserts_ = 0, inserts_ = 0, next_serial_ = 0;
     ZeroedBlock mem_;
     uint32_t *words_ = nullptr;
 };

@@ -1,10 +1,12 @@
-// The C API of the age-partitioned (count window) and time-limited Bloom
-// filters: argument checks, then the shared core.
+// The C API of the age-partitioned (count window, either layout) and
+// time-limited Bloom filters: argument checks, then the filters.
 #include <cmath>
 #include <memory>
+#include <type_traits>
+#include <variant>
 
-#include "bloom/age_partitioned.hpp"
-#include "bloom/blocked.hpp"
+#include "bloom/count_window.hpp"
+#include "bloom/time_bloom.hpp"
 #include "common/status.hpp"
 #include "common/versioned.hpp"
 #include "common/wire.hpp"
@@ -13,17 +15,15 @@
 
 using tf::fail;
 using tf::guard;
-using tf::bloom::AgePartitioned;
 using tf::bloom::BlockedAgeBloom;
-using Mode = tf::bloom::AgePartitioned::Mode;
+using tf::bloom::ClassicAgeBloom;
 
-// A count-window filter in one of the two layouts (exactly one is set).
+// A count-window filter in the layout its flags chose.
 struct tf_age_bloom {
-    std::unique_ptr<AgePartitioned> classic;
-    std::unique_ptr<BlockedAgeBloom> blocked;
+    std::variant<ClassicAgeBloom, BlockedAgeBloom> f;
 };
-struct tf_time_bloom : AgePartitioned {
-    explicit tf_time_bloom(AgePartitioned &&f) : AgePartitioned(std::move(f)) {}
+struct tf_time_bloom : tf::bloom::TimeBloom {
+    explicit tf_time_bloom(tf::bloom::TimeBloom &&f) : TimeBloom(std::move(f)) {}
 };
 
 // The first versions of the versioned structs (never changed once released).
@@ -33,42 +33,40 @@ struct tf_time_bloom : AgePartitioned {
 #define TF_TIME_BLOOM_STATS_V1 TF_VERSIONED_END(tf_time_bloom_stats, fpr_now)
 
 namespace {
-const double kLn2 = std::log(2.0);
 
 tf_status check_flags(uint32_t flags, uint32_t known) {
     if ((flags & ~known) != 0) return fail(TF_ERR_INVALID_ARGUMENT, "flags has unknown bits 0x%x", flags & ~known);
     return TF_OK;
 }
 
-// Slice bits for k generations of g inserts (fill ratio 1/2), or 0 when
-// they exceed the limit.
-uint64_t slice_bits_for(uint32_t k, double g) {
-    double m = std::ceil(double(k) * g / kLn2);
-    if (m < 64.0) m = 64.0;
-    return m > double(tf::bloom::kMaxSliceBits) ? 0 : uint64_t(m);
+// Calls fn(filter) with the filter of a handle: the count-window filter of
+// the handle's layout, or the time-limited filter.
+template <class H, class F>
+decltype(auto) with_filter(H *h, F &&fn) {
+    return std::visit(std::forward<F>(fn), h->f);
+}
+template <class F>
+decltype(auto) with_filter(const tf_time_bloom *h, F &&fn) {
+    return fn(static_cast<const tf::bloom::TimeBloom &>(*h));
 }
 
-tf_status make_age(uint32_t k, uint32_t l, uint64_t bits, uint64_t generation, uint32_t seed, tf_age_bloom **out) {
-    std::unique_ptr<tf_age_bloom> h(new tf_age_bloom);
-    h->classic.reset(new AgePartitioned(Mode::Count, k, l, bits, generation, 0, seed));
-    *out = h.release();
-    return TF_OK;
-}
-
-tf_status make_blocked(uint32_t k, uint32_t l, uint64_t blocks, uint64_t generation, uint32_t seed,
-                       tf_age_bloom **out) {
-    std::unique_ptr<tf_age_bloom> h(new tf_age_bloom);
-    h->blocked.reset(new BlockedAgeBloom(k, l, blocks, generation, seed));
-    *out = h.release();
-    return TF_OK;
-}
-
-tf_status choose(double error_rate, uint32_t flags, uint32_t *k, uint32_t *l, double *fill) {
+// Calls fn(type tag) with the filter type the flags choose (flags checked).
+template <class T>
+struct Tag {
+    using type = T;
+};
+template <class F>
+tf_status with_layout(uint32_t flags, F &&fn) {
     tf_status st = check_flags(flags, TF_AGE_BLOOM_BLOCKED);
     if (st != TF_OK) return st;
-    if (flags & TF_AGE_BLOOM_BLOCKED) return tf::bloom::choose_blocked(error_rate, k, l, fill);
-    *fill = 0.5;
-    return tf::bloom::choose_kl(error_rate, k, l);
+    if (flags & TF_AGE_BLOOM_BLOCKED) return fn(Tag<BlockedAgeBloom>());
+    return fn(Tag<ClassicAgeBloom>());
+}
+
+template <class Filter>
+tf_status make_age(const tf::bloom::CountShape &shape, uint32_t seed, tf_age_bloom **out) {
+    *out = new tf_age_bloom{Filter(shape, seed)};
+    return TF_OK;
 }
 
 tf_status check_span(uint64_t span, uint32_t l) {
@@ -80,7 +78,67 @@ tf_status check_span(uint64_t span, uint32_t l) {
 }
 
 tf_status make_time(uint32_t k, uint32_t l, uint64_t bits, uint64_t span, uint32_t seed, tf_time_bloom **out) {
-    *out = new tf_time_bloom(AgePartitioned(Mode::Time, k, l, bits, 0, span, seed));
+    *out = new tf_time_bloom(tf::bloom::TimeBloom(k, l, bits, span, seed));
+    return TF_OK;
+}
+
+// ---- what either handle reports ----------------------------------------
+
+// The handle and what its filter holds.
+template <class H>
+tf_status memory_of(const H *h, size_t *bytes) {
+    TF_REQUIRE_NONNULL(h, "filter");
+    TF_REQUIRE_NONNULL(bytes, "bytes");
+    *bytes = sizeof(*h) + with_filter(h, [](const auto &f) { return f.memory(); });
+    return TF_OK;
+}
+
+template <class H>
+tf_status serialized_size_of(const H *h, size_t *size) {
+    TF_REQUIRE_NONNULL(h, "filter");
+    TF_REQUIRE_NONNULL(size, "size");
+    if (!tf::wire::blob_size(with_filter(h, [](const auto &f) { return f.payload_size(); }), size))
+        return fail(TF_ERR_TOO_LARGE, "blob size overflows size_t");
+    return TF_OK;
+}
+
+template <class H>
+tf_status serialize_as(const H *h, tf::wire::Kind kind, void *buf, size_t capacity, size_t *written) {
+    TF_REQUIRE_NONNULL(h, "filter");
+    return with_filter(h, [&](const auto &f) {
+        return tf::wire::encode(kind, f.wire_flags(), f.payload_size(), buf, capacity, written,
+                                [&](tf::wire::Writer &w) { f.write_payload(w); });
+    });
+}
+
+// Every deserialize: the arguments, the options, the envelope of `kind`
+// with flags among `known_flags`, then read(payload, limits, flags) makes
+// the filter.
+template <class H, class Read>
+tf_status deserialize_as(const void *buf, size_t len, const tf_deserialize_options *options, tf::wire::Kind kind,
+                         uint32_t known_flags, H **out, Read &&read) {
+    return guard([&] {
+        TF_REQUIRE_NONNULL(out, "out");
+        TF_REQUIRE_NONNULL(buf, "buf");
+        tf::DeserializeLimits limits;
+        tf_status st = tf::read_deserialize_options(options, &limits);
+        if (st != TF_OK) return st;
+        uint32_t flags = 0;
+        tf::wire::Reader payload;
+        st = tf::wire::open(buf, len, kind, known_flags, &flags, &payload);
+        if (st != TF_OK) return st;
+        return read(payload, limits, flags);
+    });
+}
+
+// A filter of type Filter read from a payload into a new handle H (its
+// memory checked against the limits before allocating).
+template <class Filter, class H>
+tf_status read_into(tf::wire::Reader &payload, const tf::DeserializeLimits &limits, H **out) {
+    Filter f;
+    tf_status st = Filter::read(payload, limits, sizeof(H), &f);
+    if (st != TF_OK) return st;
+    *out = new H{std::move(f)};
     return TF_OK;
 }
 }  // namespace
@@ -91,16 +149,23 @@ TF_API tf_status tf_age_bloom_choose(double error_rate, uint32_t flags, uint32_t
     TF_REQUIRE_NONNULL(k, "k");
     TF_REQUIRE_NONNULL(l, "l");
     return guard([&] {
-        double rho = 0.0;
-        tf_status st = choose(error_rate, flags, k, l, &rho);
-        if (st == TF_OK && fill != nullptr) *fill = rho;
-        return st;
+        return with_layout(flags, [&](auto tag) {
+            using Filter = typename decltype(tag)::type;
+            uint32_t ck = 0, cl = 0;
+            double rho = 0.0;
+            tf_status st = Filter::choose(error_rate, &ck, &cl, &rho);
+            if (st != TF_OK) return st;
+            *k = ck;
+            *l = cl;
+            if (fill != nullptr) *fill = rho;
+            return TF_OK;
+        });
     });
 }
 
 TF_API tf_status tf_age_bloom_false_positive_rate(uint32_t k, uint32_t l, double *rate) {
     TF_REQUIRE_NONNULL(rate, "rate");
-    tf_status st = AgePartitioned::check_params(k, l, 64);
+    tf_status st = tf::bloom::check_classic_params(k, l, 64);
     if (st != TF_OK) return st;
     return guard([&] {
         *rate = tf::bloom::steady_false_positive_rate(k, l);
@@ -110,7 +175,7 @@ TF_API tf_status tf_age_bloom_false_positive_rate(uint32_t k, uint32_t l, double
 
 TF_API tf_status tf_age_bloom_bits_per_element(uint32_t k, uint32_t l, double *bits) {
     TF_REQUIRE_NONNULL(bits, "bits");
-    tf_status st = AgePartitioned::check_params(k, l, 64);
+    tf_status st = tf::bloom::check_classic_params(k, l, 64);
     if (st != TF_OK) return st;
     *bits = tf::bloom::steady_bits_per_element(k, l);
     return TF_OK;
@@ -120,27 +185,13 @@ TF_API tf_status tf_age_bloom_new_for(uint64_t capacity, double error_rate, uint
                                       tf_age_bloom **out) {
     return guard([&] {
         TF_REQUIRE_NONNULL(out, "out");
-        tf_status st = check_flags(flags, TF_AGE_BLOOM_BLOCKED);
-        if (st != TF_OK) return st;
-        if (capacity == 0) return fail(TF_ERR_INVALID_ARGUMENT, "capacity must be >= 1");
-        uint32_t k, l;
-        double rho;
-        st = choose(error_rate, flags, &k, &l, &rho);
-        if (st != TF_OK) return st;
-        const uint64_t g = capacity / l + (capacity % l != 0);  // ceil, without overflow
-        if (flags & TF_AGE_BLOOM_BLOCKED) {
-            // k generations of g inserts leave a slice at fill rho.
-            const double bits = std::ceil(double(k) * double(g) / -std::log1p(-rho));
-            const double blocks = std::ceil(bits / tf::bloom::kLaneBits);
-            if (blocks > double(tf::bloom::kBlockedMaxBlocks))
-                return fail(TF_ERR_TOO_LARGE, "capacity %llu needs slices over 2^40 bits",
-                            (unsigned long long)capacity);
-            return make_blocked(k, l, uint64_t(blocks), g, seed, out);
-        }
-        const uint64_t bits = slice_bits_for(k, double(g));
-        if (bits == 0)
-            return fail(TF_ERR_TOO_LARGE, "capacity %llu needs slices over 2^40 bits", (unsigned long long)capacity);
-        return make_age(k, l, bits, g, seed, out);
+        return with_layout(flags, [&](auto tag) {
+            using Filter = typename decltype(tag)::type;
+            tf::bloom::CountShape shape;
+            tf_status st = Filter::shape_for(capacity, error_rate, &shape);
+            if (st != TF_OK) return st;
+            return make_age<Filter>(shape, seed, out);
+        });
     });
 }
 
@@ -148,21 +199,13 @@ TF_API tf_status tf_age_bloom_new(uint32_t k, uint32_t l, uint64_t slice_bits, u
                                   tf_age_bloom **out) {
     return guard([&] {
         TF_REQUIRE_NONNULL(out, "out");
-        tf_status st = check_flags(flags, TF_AGE_BLOOM_BLOCKED);
-        if (st != TF_OK) return st;
-        if (flags & TF_AGE_BLOOM_BLOCKED) {
-            st = BlockedAgeBloom::check_params(k, l, slice_bits);
+        return with_layout(flags, [&](auto tag) {
+            using Filter = typename decltype(tag)::type;
+            tf::bloom::CountShape shape;
+            tf_status st = Filter::shape_of(k, l, slice_bits, &shape);
             if (st != TF_OK) return st;
-            const uint64_t blocks = (slice_bits + tf::bloom::kLaneBits - 1) / tf::bloom::kLaneBits;
-            uint64_t g = uint64_t(std::floor(double(blocks * tf::bloom::kLaneBits) * kLn2 / double(k)));
-            if (g == 0) g = 1;
-            return make_blocked(k, l, blocks, g, seed, out);
-        }
-        st = AgePartitioned::check_params(k, l, slice_bits);
-        if (st != TF_OK) return st;
-        uint64_t g = uint64_t(std::floor(double(slice_bits) * kLn2 / double(k)));
-        if (g == 0) g = 1;
-        return make_age(k, l, slice_bits, g, seed, out);
+            return make_age<Filter>(shape, seed, out);
+        });
     });
 }
 
@@ -171,10 +214,7 @@ TF_API void tf_age_bloom_free(tf_age_bloom *filter) { delete filter; }
 TF_API tf_status tf_age_bloom_add(tf_age_bloom *filter, const void *key, size_t key_len) {
     TF_REQUIRE_NONNULL(filter, "filter");
     TF_REQUIRE_KEY(key, key_len);
-    if (filter->blocked)
-        filter->blocked->add(key, key_len);
-    else
-        filter->classic->add(key, key_len);
+    with_filter(filter, [&](auto &f) { f.add(key, key_len); });
     return TF_OK;
 }
 
@@ -182,8 +222,7 @@ TF_API tf_status tf_age_bloom_contains(const tf_age_bloom *filter, const void *k
     TF_REQUIRE_NONNULL(filter, "filter");
     TF_REQUIRE_KEY(key, key_len);
     TF_REQUIRE_NONNULL(present, "present");
-    *present =
-        (filter->blocked ? filter->blocked->contains(key, key_len) : filter->classic->contains(key, key_len)) ? 1 : 0;
+    *present = with_filter(filter, [&](const auto &f) { return f.contains(key, key_len); }) ? 1 : 0;
     return TF_OK;
 }
 
@@ -191,126 +230,65 @@ TF_API tf_status tf_age_bloom_add_if_absent(tf_age_bloom *filter, const void *ke
     TF_REQUIRE_NONNULL(filter, "filter");
     TF_REQUIRE_KEY(key, key_len);
     TF_REQUIRE_NONNULL(was_present, "was_present");
-    bool present;
-    if (filter->blocked) {
-        present = filter->blocked->add_if_absent(key, key_len);
-    } else {
-        present = filter->classic->contains(key, key_len);
-        if (!present) filter->classic->add(key, key_len);
-    }
-    *was_present = present ? 1 : 0;
+    *was_present = with_filter(filter, [&](auto &f) { return f.add_if_absent(key, key_len); }) ? 1 : 0;
     return TF_OK;
 }
 
 TF_API tf_status tf_age_bloom_clear(tf_age_bloom *filter) {
     TF_REQUIRE_NONNULL(filter, "filter");
-    if (filter->blocked)
-        filter->blocked->clear();
-    else
-        filter->classic->clear();
+    with_filter(filter, [](auto &f) { f.clear(); });
     return TF_OK;
 }
-
-namespace {
-// What stats and info report, from either layout.
-struct AgeShape {
-    uint32_t k, l, seed;
-    uint64_t slices, slice_bits, generation, capacity, bits, inserts;
-};
-
-AgeShape shape_of(const tf_age_bloom *filter) {
-    if (const BlockedAgeBloom *b = filter->blocked.get())
-        return {b->k(),          b->l(),        b->seed(),       b->slices(), b->slice_bits(),
-                b->generation(), b->capacity(), b->total_bits(), b->inserts()};
-    const AgePartitioned &f = *filter->classic;
-    return {f.k(),          f.l(),      f.seed(), f.slices(), f.slice_bits(0), f.generation(), f.window_elements(0),
-            f.total_bits(), f.inserts()};
-}
-}  // namespace
 
 TF_API tf_status tf_age_bloom_get_stats(const tf_age_bloom *filter, tf_age_bloom_stats *stats) {
     TF_REQUIRE_NONNULL(filter, "filter");
     return guard([&] {
-        const AgeShape s = shape_of(filter);
         tf_age_bloom_stats full = TF_AGE_BLOOM_STATS_INIT;
-        full.slices = s.slices;
-        full.bits = s.bits;
-        full.bits_per_element = double(s.bits) / double(s.capacity);
-        full.inserts = s.inserts;
-        full.fpr_now = filter->blocked ? filter->blocked->expected_fpr() : filter->classic->expected_fpr(0);
+        with_filter(filter, [&](const auto &f) {
+            full.slices = f.slices();
+            full.bits = f.total_bits();
+            full.bits_per_element = double(full.bits) / double(f.capacity());
+            full.inserts = f.inserts();
+            full.fpr_now = f.expected_fpr();
+        });
         return tf::put_versioned(stats, full, TF_AGE_BLOOM_STATS_V1, "stats");
     });
 }
 
 TF_API tf_status tf_age_bloom_get_info(const tf_age_bloom *filter, tf_age_bloom_info *info) {
     TF_REQUIRE_NONNULL(filter, "filter");
-    const AgeShape s = shape_of(filter);
     tf_age_bloom_info full = TF_AGE_BLOOM_INFO_INIT;
-    full.k = s.k;
-    full.l = s.l;
-    full.slice_bits = s.slice_bits;
-    full.generation = s.generation;
-    full.capacity = s.capacity;
-    full.seed = s.seed;
-    full.flags = filter->blocked ? TF_AGE_BLOOM_BLOCKED : 0;
+    with_filter(filter, [&](const auto &f) {
+        full.k = f.k();
+        full.l = f.l();
+        full.slice_bits = f.slice_bits();
+        full.generation = f.generation();
+        full.capacity = f.capacity();
+        full.seed = f.seed();
+        full.flags = f.flags();
+    });
     return tf::put_versioned(info, full, TF_AGE_BLOOM_INFO_V1, "info");
 }
 
-TF_API tf_status tf_age_bloom_memory(const tf_age_bloom *filter, size_t *bytes) {
-    TF_REQUIRE_NONNULL(filter, "filter");
-    TF_REQUIRE_NONNULL(bytes, "bytes");
-    *bytes = sizeof(*filter) + (filter->blocked ? filter->blocked->memory() : filter->classic->memory());
-    return TF_OK;
-}
-
-namespace {
-size_t age_payload_size(const tf_age_bloom *f) {
-    return f->blocked ? f->blocked->payload_size() : f->classic->payload_size();
-}
-}  // namespace
+TF_API tf_status tf_age_bloom_memory(const tf_age_bloom *filter, size_t *bytes) { return memory_of(filter, bytes); }
 
 TF_API tf_status tf_age_bloom_serialized_size(const tf_age_bloom *filter, size_t *size) {
-    TF_REQUIRE_NONNULL(filter, "filter");
-    TF_REQUIRE_NONNULL(size, "size");
-    if (!tf::wire::blob_size(age_payload_size(filter), size))
-        return fail(TF_ERR_TOO_LARGE, "blob size overflows size_t");
-    return TF_OK;
+    return serialized_size_of(filter, size);
 }
 
 TF_API tf_status tf_age_bloom_serialize(const tf_age_bloom *filter, void *buf, size_t capacity, size_t *written) {
-    TF_REQUIRE_NONNULL(filter, "filter");
-    if (filter->blocked)
-        return tf::wire::encode(tf::wire::Kind::AgeBloom, tf::bloom::kBlockedWireFlag, filter->blocked->payload_size(),
-                                buf, capacity, written,
-                                [&](tf::wire::Writer &w) { filter->blocked->write_payload(w); });
-    return tf::wire::encode(tf::wire::Kind::AgeBloom, 0, filter->classic->payload_size(), buf, capacity, written,
-                            [&](tf::wire::Writer &w) { filter->classic->write_payload(w); });
+    return serialize_as(filter, tf::wire::Kind::AgeBloom, buf, capacity, written);
 }
 
 TF_API tf_status tf_age_bloom_deserialize(const void *buf, size_t len, const tf_deserialize_options *options,
                                           tf_age_bloom **out) {
-    return guard([&] {
-        TF_REQUIRE_NONNULL(out, "out");
-        TF_REQUIRE_NONNULL(buf, "buf");
-        tf::DeserializeLimits limits;
-        tf_status st = tf::read_deserialize_options(options, &limits);
-        if (st != TF_OK) return st;
-        tf::wire::Reader payload;
-        uint32_t flags = 0;
-        st = tf::wire::open(buf, len, tf::wire::Kind::AgeBloom, tf::bloom::kBlockedWireFlag, &flags, &payload);
-        if (st != TF_OK) return st;
-        std::unique_ptr<tf_age_bloom> h(new tf_age_bloom);
-        if (flags & tf::bloom::kBlockedWireFlag) {
-            st = BlockedAgeBloom::read(payload, limits, sizeof(tf_age_bloom), &h->blocked);
-        } else {
-            std::unique_ptr<AgePartitioned> f;
-            st = AgePartitioned::read(Mode::Count, payload, limits, sizeof(tf_age_bloom), &f);
-            h->classic = std::move(f);
-        }
-        if (st != TF_OK) return st;
-        *out = h.release();
-        return TF_OK;
-    });
+    return deserialize_as(buf, len, options, tf::wire::Kind::AgeBloom, tf::bloom::kBlockedWireFlag, out,
+                          [&](tf::wire::Reader &payload, const tf::DeserializeLimits &limits, uint32_t flags) {
+                              const uint32_t layout = flags & tf::bloom::kBlockedWireFlag ? TF_AGE_BLOOM_BLOCKED : 0;
+                              return with_layout(layout, [&](auto tag) {
+                                  return read_into<typename decltype(tag)::type>(payload, limits, out);
+                              });
+                          });
 }
 
 /* ---- time-limited ---------------------------------------------------- */
@@ -327,7 +305,7 @@ TF_API tf_status tf_time_bloom_new_for(uint64_t initial_capacity, double error_r
         if (st != TF_OK) return st;
         st = check_span(span, l);
         if (st != TF_OK) return st;
-        const uint64_t bits = slice_bits_for(k, std::ceil(double(initial_capacity) / double(l)));
+        const uint64_t bits = tf::bloom::classic_slice_bits(k, std::ceil(double(initial_capacity) / double(l)));
         if (bits == 0)
             return fail(TF_ERR_TOO_LARGE, "initial capacity %llu needs slices over 2^40 bits",
                         (unsigned long long)initial_capacity);
@@ -341,7 +319,7 @@ TF_API tf_status tf_time_bloom_new(uint32_t k, uint32_t l, uint64_t slice_bits, 
         TF_REQUIRE_NONNULL(out, "out");
         tf_status st = check_flags(flags, 0);
         if (st != TF_OK) return st;
-        st = AgePartitioned::check_params(k, l, slice_bits);
+        st = tf::bloom::check_classic_params(k, l, slice_bits);
         if (st != TF_OK) return st;
         st = check_span(span, l);
         if (st != TF_OK) return st;
@@ -355,7 +333,7 @@ TF_API tf_status tf_time_bloom_add(tf_time_bloom *filter, const void *key, size_
     TF_REQUIRE_NONNULL(filter, "filter");
     TF_REQUIRE_KEY(key, key_len);
     TF_REQUIRE_TIME(now);
-    return guard([&] { return filter->add_at(key, key_len, now); });
+    return guard([&] { return filter->add(key, key_len, now); });
 }
 
 TF_API tf_status tf_time_bloom_contains(const tf_time_bloom *filter, const void *key, size_t key_len, uint64_t now,
@@ -364,7 +342,7 @@ TF_API tf_status tf_time_bloom_contains(const tf_time_bloom *filter, const void 
     TF_REQUIRE_KEY(key, key_len);
     TF_REQUIRE_NONNULL(present, "present");
     TF_REQUIRE_TIME(now);
-    *present = filter->contains_at(key, key_len, now) ? 1 : 0;
+    *present = filter->contains(key, key_len, now) ? 1 : 0;
     return TF_OK;
 }
 
@@ -375,9 +353,9 @@ TF_API tf_status tf_time_bloom_add_if_absent(tf_time_bloom *filter, const void *
     TF_REQUIRE_NONNULL(was_present, "was_present");
     TF_REQUIRE_TIME(now);
     return guard([&] {
-        const bool present = filter->contains_at(key, key_len, now);
+        const bool present = filter->contains(key, key_len, now);
         if (!present) {
-            tf_status st = filter->add_at(key, key_len, now);
+            tf_status st = filter->add(key, key_len, now);
             if (st != TF_OK) return st;
         }
         *was_present = present ? 1 : 0;
@@ -427,43 +405,22 @@ TF_API tf_status tf_time_bloom_get_info(const tf_time_bloom *filter, tf_time_blo
     return tf::put_versioned(info, full, TF_TIME_BLOOM_INFO_V1, "info");
 }
 
-TF_API tf_status tf_time_bloom_memory(const tf_time_bloom *filter, size_t *bytes) {
-    TF_REQUIRE_NONNULL(filter, "filter");
-    TF_REQUIRE_NONNULL(bytes, "bytes");
-    *bytes = filter->memory();
-    return TF_OK;
-}
+TF_API tf_status tf_time_bloom_memory(const tf_time_bloom *filter, size_t *bytes) { return memory_of(filter, bytes); }
 
 TF_API tf_status tf_time_bloom_serialized_size(const tf_time_bloom *filter, size_t *size) {
-    TF_REQUIRE_NONNULL(filter, "filter");
-    TF_REQUIRE_NONNULL(size, "size");
-    if (!tf::wire::blob_size(filter->payload_size(), size)) return fail(TF_ERR_TOO_LARGE, "blob size overflows size_t");
-    return TF_OK;
+    return serialized_size_of(filter, size);
 }
 
 TF_API tf_status tf_time_bloom_serialize(const tf_time_bloom *filter, void *buf, size_t capacity, size_t *written) {
-    TF_REQUIRE_NONNULL(filter, "filter");
-    return tf::wire::encode(tf::wire::Kind::TimeBloom, 0, filter->payload_size(), buf, capacity, written,
-                            [&](tf::wire::Writer &w) { filter->write_payload(w); });
+    return serialize_as(filter, tf::wire::Kind::TimeBloom, buf, capacity, written);
 }
 
 TF_API tf_status tf_time_bloom_deserialize(const void *buf, size_t len, const tf_deserialize_options *options,
                                            tf_time_bloom **out) {
-    return guard([&] {
-        TF_REQUIRE_NONNULL(out, "out");
-        TF_REQUIRE_NONNULL(buf, "buf");
-        tf::DeserializeLimits limits;
-        tf_status st = tf::read_deserialize_options(options, &limits);
-        if (st != TF_OK) return st;
-        tf::wire::Reader payload;
-        st = tf::wire::open(buf, len, tf::wire::Kind::TimeBloom, 0, nullptr, &payload);
-        if (st != TF_OK) return st;
-        std::unique_ptr<AgePartitioned> f;
-        st = AgePartitioned::read(Mode::Time, payload, limits, 0, &f);
-        if (st != TF_OK) return st;
-        *out = new tf_time_bloom(std::move(*f));
-        return TF_OK;
-    });
+    return deserialize_as(buf, len, options, tf::wire::Kind::TimeBloom, 0, out,
+                          [&](tf::wire::Reader &payload, const tf::DeserializeLimits &limits, uint32_t) {
+                              return read_into<tf::bloom::TimeBloom>(payload, limits, out);
+                          });
 }
 
 }  // extern "C"

@@ -1,13 +1,14 @@
 // Hashing shared by every structure: one 128-bit MurmurHash3 (x64_128) per
 // key, and every index derived from its two halves.
 //
-// The reference implementation is Debian's libmurmurhash (lmmh_x64_128). It
-// takes an `unsigned int` length and sits behind a function call, so the hot
-// path uses murmur3_x64_128() below, a header-inline implementation of the
-// same function that takes a size_t length. tests/test_hash.cpp checks that
-// both produce identical output on many inputs; for keys of 4 GiB and more
-// (which the package cannot hash) the length is mixed in as 64 bits, the
-// natural extension of the same function.
+// murmur3_x64_128() below is a header-inline implementation of Austin
+// Appleby's MurmurHash3_x64_128 that takes a size_t length; the library
+// depends on no hashing package. tests/internals/test_internals.cpp checks
+// that it produces the same output as Debian's libmurmurhash (lmmh_x64_128,
+// the reference, which only the tests link) on many inputs; for keys of
+// 4 GiB and more (which the package cannot hash: it takes an `unsigned int`
+// length) the length is mixed in as 64 bits, the natural extension of the
+// same function.
 #ifndef TF_LIB_COMMON_HASH_HPP
 #define TF_LIB_COMMON_HASH_HPP
 
@@ -140,10 +141,6 @@ inline Hash128 key_hash(const void *key, size_t len, uint32_t seed) {
     h.h2 = detail::fmix64(h.h2 ^ 0x9e3779b97f4a7c15ULL);
     return h;
 }
-
-// The packaged reference (libmurmurhash). Lengths >= 4 GiB are not
-// representable there; this returns false for them instead of truncating.
-bool murmur3_x64_128_reference(const void *data, size_t len, uint32_t seed, Hash128 *out);
 
 // Maps a uniform 64-bit value onto [0, n) without division (Lemire's
 // multiply-shift); uses the high bits of x.

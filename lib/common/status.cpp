@@ -18,6 +18,12 @@ tf_status fail(tf_status status, const char *fmt, ...) noexcept {
     return status;
 }
 
+tf_status fail_as(tf_status status, const char *prefix) noexcept {
+    char why[sizeof last_error];
+    std::snprintf(why, sizeof why, "%s", last_error);
+    return fail(status, "%s: %s", prefix, why);
+}
+
 }  // namespace tf
 
 extern "C" {

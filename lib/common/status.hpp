@@ -14,6 +14,11 @@ namespace tf {
 // `status`, so that a failure reads `return fail(TF_ERR_NULL, "...")`.
 tf_status fail(tf_status status, const char *fmt, ...) noexcept __attribute__((format(printf, 2, 3)));
 
+// Turns the calling thread's last failure into one of `status`, its
+// message behind `prefix` ("<prefix>: <message>"): a blob whose fields a
+// check refused is TF_ERR_CORRUPT, with the check's reason.
+tf_status fail_as(tf_status status, const char *prefix) noexcept;
+
 // Runs `body` (returning tf_status) and turns any escaping exception into a
 // status: std::bad_alloc -> TF_ERR_OUT_OF_MEMORY, anything else ->
 // TF_ERR_INTERNAL. Zero cost when nothing throws.

@@ -110,5 +110,19 @@ tf_status open(const void *buf, size_t len, Kind kind, uint32_t allowed_flags, u
     return TF_OK;
 }
 
+tf_status open_for_deserialize(const void *buf, size_t len, const tf_deserialize_options *options, Kind kind,
+                               uint32_t allowed_flags, DeserializeLimits *limits, uint32_t *flags, Reader *payload) {
+    TF_REQUIRE_NONNULL(buf, "buf");
+    tf_status st = read_deserialize_options(options, limits);
+    if (st != TF_OK) return st;
+    return open(buf, len, kind, allowed_flags, flags, payload);
+}
+
+tf_status serialized_size(size_t payload_size, size_t *size) {
+    TF_REQUIRE_NONNULL(size, "size");
+    if (!blob_size(payload_size, size)) return fail(TF_ERR_TOO_LARGE, "blob size overflows size_t");
+    return TF_OK;
+}
+
 }  // namespace wire
 }  // namespace tf

@@ -1,4 +1,4 @@
-// The wire codec: one envelope for every structure (README.md "Wire format").
+// The wire codec: one envelope for every structure (docs/wire-format.md).
 //
 //   offset size field
 //   0      4    magic "TFLT"
@@ -18,9 +18,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 
 #include "common/hash.hpp"
 #include "common/status.hpp"
+#include "common/versioned.hpp"
 
 namespace tf {
 namespace wire {
@@ -190,6 +192,39 @@ tf_status encode(Kind kind, uint32_t flags, size_t payload_size, void *buf, size
 // `allowed_flags` are TF_ERR_CORRUPT), payload length and checksum, in that
 // order, and on success gives the flags and a Reader over the payload.
 tf_status open(const void *buf, size_t len, Kind kind, uint32_t allowed_flags, uint32_t *flags, Reader *payload);
+
+// The first steps of every tf_<noun>_deserialize after its `out` check: buf
+// must not be NULL, the caller's options (NULL: the defaults) give the
+// limits the structure's reader checks before allocating, then open().
+tf_status open_for_deserialize(const void *buf, size_t len, const tf_deserialize_options *options, Kind kind,
+                               uint32_t allowed_flags, DeserializeLimits *limits, uint32_t *flags, Reader *payload);
+
+// The whole of a tf_<noun>_deserialize, for a structure T with
+//   static constexpr uint32_t kKnownFlags;
+//   static tf_status read(Reader &, uint32_t flags, const DeserializeLimits &, std::unique_ptr<T> *);
+// (read validates the payload and checks the limits before allocating);
+// `adopt(std::unique_ptr<T>)` returns the caller's new handle.
+template <class T, class Handle, class Adopt>
+tf_status deserialize(const void *buf, size_t len, const tf_deserialize_options *options, Kind kind, Handle **out,
+                      Adopt &&adopt) {
+    return guard([&] {
+        TF_REQUIRE_NONNULL(out, "out");
+        DeserializeLimits limits;
+        uint32_t flags;
+        Reader payload;
+        tf_status st = open_for_deserialize(buf, len, options, kind, T::kKnownFlags, &limits, &flags, &payload);
+        if (st != TF_OK) return st;
+        std::unique_ptr<T> made;
+        st = T::read(payload, flags, limits, &made);
+        if (st != TF_OK) return st;
+        *out = adopt(std::move(made));
+        return TF_OK;
+    });
+}
+
+// tf_<noun>_serialized_size: the size of the blob around a payload of
+// `payload_size` bytes, into *size (TF_ERR_NULL, TF_ERR_TOO_LARGE).
+tf_status serialized_size(size_t payload_size, size_t *size);
 
 }  // namespace wire
 }  // namespace tf

@@ -149,11 +149,8 @@ TF_API tf_status tf_rate_limiter_serialized_size(const tf_rate_limiter *limiter,
     TF_REQUIRE_NONNULL(size, "size");
     return guard([&] {
         const RateLimiter &rl = *limiter->impl;
-        rl.lock_all();
-        const size_t payload = rl.payload_size();
-        rl.unlock_all();
-        if (!tf::wire::blob_size(payload, size)) return fail(TF_ERR_TOO_LARGE, "blob size overflows size_t");
-        return TF_OK;
+        RateLimiter::AllLocked all(rl);
+        return tf::wire::serialized_size(rl.payload_size(), size);
     });
 }
 
@@ -162,39 +159,17 @@ TF_API tf_status tf_rate_limiter_serialize(const tf_rate_limiter *limiter, void 
     TF_REQUIRE_NONNULL(limiter, "limiter");
     return guard([&] {
         const RateLimiter &rl = *limiter->impl;
-        rl.lock_all();
-        tf_status st;
-        try {
-            st = tf::wire::encode(tf::wire::Kind::RateLimiter, rl.flags(), rl.payload_size(), buf, capacity, written,
-                                  [&](tf::wire::Writer &w) { rl.write_payload(w); });
-        } catch (...) {
-            rl.unlock_all();
-            throw;
-        }
-        rl.unlock_all();
-        return st;
+        RateLimiter::AllLocked all(rl);
+        return tf::wire::encode(tf::wire::Kind::RateLimiter, rl.flags(), rl.payload_size(), buf, capacity, written,
+                                [&](tf::wire::Writer &w) { rl.write_payload(w); });
     });
 }
 
 TF_API tf_status tf_rate_limiter_deserialize(const void *buf, size_t len, const tf_deserialize_options *options,
                                              tf_rate_limiter **out) {
-    return guard([&] {
-        TF_REQUIRE_NONNULL(out, "out");
-        TF_REQUIRE_NONNULL(buf, "buf");
-        tf::DeserializeLimits limits;
-        tf_status st = tf::read_deserialize_options(options, &limits);
-        if (st != TF_OK) return st;
-        uint32_t flags;
-        tf::wire::Reader payload;
-        st = tf::wire::open(buf, len, tf::wire::Kind::RateLimiter, TF_RATE_LIMITER_EXACT | TF_RATE_LIMITER_FULL_ALLOW,
-                            &flags, &payload);
-        if (st != TF_OK) return st;
-        std::unique_ptr<RateLimiter> rl;
-        st = RateLimiter::read(payload, flags, limits, &rl);
-        if (st != TF_OK) return st;
-        *out = new tf_rate_limiter{std::move(rl)};
-        return TF_OK;
-    });
+    return tf::wire::deserialize<RateLimiter>(
+        buf, len, options, tf::wire::Kind::RateLimiter, out,
+        [](std::unique_ptr<RateLimiter> rl) { return new tf_rate_limiter{std::move(rl)}; });
 }
 
 }  // extern "C"

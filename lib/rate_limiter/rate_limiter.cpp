@@ -275,8 +275,7 @@ size_t Table::count(size_t slots, F &&idle) const {
 // ---- the limiter -------------------------------------------------------------
 
 tf_status RateLimiter::check(uint64_t limit, uint64_t window, uint64_t width, uint32_t flags) {
-    if (flags & ~uint32_t(TF_RATE_LIMITER_EXACT | TF_RATE_LIMITER_FULL_ALLOW))
-        return fail(TF_ERR_INVALID_ARGUMENT, "unknown flag bits 0x%x", unsigned(flags));
+    if (flags & ~kKnownFlags) return fail(TF_ERR_INVALID_ARGUMENT, "unknown flag bits 0x%x", unsigned(flags));
     const bool exact = flags & TF_RATE_LIMITER_EXACT;
     if (limit == 0) return fail(TF_ERR_INVALID_ARGUMENT, "limit must be >= 1");
     const uint64_t max = exact ? TF_RATE_LIMITER_MAX_EXACT_LIMIT : TF_RATE_LIMITER_MAX_KEY_LIMIT;
@@ -527,6 +526,128 @@ void RateLimiter::acquire_batch(const void *const *keys, const size_t *lens, siz
     }
 }
 
+// A tracked key: its window is brought to its clock (the README's step 1,
+// granted or not), which never goes back.
+__attribute__((always_inline)) inline void RateLimiter::decide_tracked(Request &q, uint64_t now, uint64_t n,
+                                                                       bool take) {
+    q.t = std::max(now, q.rec.latest());
+    if (take) key_advance(q.rec, q.t);
+    q.d = key_decide(q.rec, q.t, limit_of(q.rec), n);
+}
+
+// A key without a record: its window is empty, but a key this shard
+// reclaimed may have had grants until the shard's horizon. Granted, it needs
+// a place in the table (admit); an acquire then inserts its record.
+__attribute__((always_inline)) inline void RateLimiter::decide_new(Shard &sh, const void *key, size_t len,
+                                                                   const Hash128 &h, uint64_t now, uint64_t n,
+                                                                   bool take, Request &q) {
+    q.fresh = true;
+    q.t = now;
+    const uint32_t o = override_of(key, len);
+    const uint64_t key_limit = o ? o : limit_;
+    q.d = empty_decide(key_limit, n);
+    if (q.d.allowed && now < sh.horizon) {  // it may still hold permits until then
+        q.d.allowed = false;
+        q.d.remaining = 0;
+        q.d.retry_at = sh.horizon;
+    }
+    if (!q.d.allowed) return;
+    switch (admit(sh, now, take)) {
+        case Admission::kTracked:
+            if (take) q.rec = insert_new(sh, key, len, h, now, o, key_limit);
+            break;
+        case Admission::kUntracked:  // fail open
+            q.untracked = take;
+            q.d.remaining = 0;
+            break;
+        case Admission::kDenied:  // fail closed; the global window's clock still moves
+            q.d = deny_never();
+            break;
+    }
+}
+
+// Room for a new key under the key bound: a key slot, reclaiming idle keys
+// of a full table first (peek only looks). Without room the table is full:
+// the key is admitted untracked with TF_RATE_LIMITER_FULL_ALLOW (fail
+// open), denied for good otherwise (fail closed; an acquire counts it).
+RateLimiter::Admission RateLimiter::admit(Shard &sh, uint64_t now, bool take) {
+    const uint64_t max = max_keys_.load();
+    bool room;
+    if (!take) {
+        const uint64_t k = keys_.load();
+        room = max == 0 || k < max || make_room(sh, now, true, k - max + 1) >= k - max + 1;
+    } else {
+        room = reserve_key();
+        if (!room) {
+            const uint64_t k = keys_.load();
+            room = make_room(sh, now, false, k >= max ? k - max + 1 : 1) > 0 && reserve_key();
+        }
+    }
+    if (room) return Admission::kTracked;
+    if (flags_ & TF_RATE_LIMITER_FULL_ALLOW) return Admission::kUntracked;
+    if (take) denied_full_++;
+    return Admission::kDenied;
+}
+
+// Inserts the record of a new key that holds a key slot: a little of its
+// shard is reclaimed first; if the insert fails nothing changed and the
+// slot is given back.
+Table::Rec RateLimiter::insert_new(Shard &sh, const void *key, size_t len, const Hash128 &h, uint64_t now,
+                                   uint32_t override_limit, uint64_t key_limit) {
+    sweep_shard(sh, 4, now);
+    Ring *ring = nullptr;
+    Table::Rec rec;
+    try {
+        if (exact()) ring = new_ring(uint32_t(key_limit));
+        rec = sh.table.insert(key, len, h);
+    } catch (...) {
+        std::free(ring);
+        keys_--;
+        throw;
+    }
+    if (override_limit) rec.set_overridden(true);
+    if (ring) {
+        set_ring(rec, ring);
+        sh.table.add_extra(ring_bytes(ring->cap), 0);
+    }
+    return rec;
+}
+
+// The global window's say, when a global limit is set: its clock moves
+// with every acquire (granted or not), and a granted acquire takes its
+// permits there too.
+__attribute__((always_inline)) inline void RateLimiter::decide_global(Request &q, uint64_t n, bool take) {
+    if (global_limit_.load(std::memory_order_acquire) == 0) return;
+    std::lock_guard<std::mutex> g(global_mu_);
+    if (global_limit_ == 0) return;
+    const uint64_t gt = std::max(q.t, global_latest_);
+    if (take) global_advance(gt);
+    q.d = combine(q.d, global_decide(gt, n), n);
+    if (q.d.allowed && take) global_take(gt, n);
+}
+
+// An acquire's outcome in the key's record: a grant takes the permits (a
+// new record starts its clock first); a denied new key leaves nothing
+// behind.
+__attribute__((always_inline)) inline void RateLimiter::commit(Shard &sh, Request &q, uint64_t n) {
+    if (q.d.allowed) {
+        if (q.untracked) {
+            allowed_full_++;
+            return;
+        }
+        if (q.fresh) key_advance(q.rec, q.t);
+        key_take(q.rec, q.t, n);
+    } else if (q.fresh && q.rec.p) {
+        sh.table.erase(q.rec);
+        keys_--;
+    }
+}
+
+// One request, decided in steps under its shard's lock: the key's own
+// window (decide_tracked, or decide_new for a key without a record, with
+// its admission into the table), then the global window (decide_global),
+// then, for an acquire, the permits are taken or a new record undone
+// (commit). Every 16th acquire of a shard sweeps another shard afterwards.
 void RateLimiter::decide_hashed(const void *key, size_t len, const Hash128 &h, uint64_t now, uint64_t n, bool take,
                                 Decision *out) {
     Shard &sh = shard_of(h);
@@ -535,93 +656,13 @@ void RateLimiter::decide_hashed(const void *key, size_t len, const Hash128 &h, u
     {
         std::lock_guard<ShardLock> lock(sh.mu);
         if (take && (++sh.ops & 15) == 0) sweep = size_t(&sh - shards_ + (sh.ops >> 4)) % kShards;
-        Table::Rec r = sh.table.find(key, len, h);
-        const bool fresh = r.p == nullptr;
-        bool untracked = false;
-        uint64_t t;
-        Decision d;
-        if (!fresh) {
-            t = std::max(now, r.latest());  // the key's own clock never goes back
-            if (take) key_advance(r, t);    // the README's step 1, granted or not
-            d = key_decide(r, t, limit_of(r), n);
-        } else {
-            t = now;
-            const uint32_t o = override_of(key, len);
-            const uint64_t key_limit = o ? o : limit_;
-            d = empty_decide(key_limit, n);
-            if (d.allowed && now < sh.horizon) {  // a reclaimed key may have had grants until then
-                d.allowed = false;
-                d.remaining = 0;
-                d.retry_at = sh.horizon;
-            }
-            if (d.allowed) {
-                const uint64_t max = max_keys_.load();
-                if (!take) {
-                    const uint64_t k = keys_.load();
-                    if (max != 0 && k >= max && make_room(sh, now, true, k - max + 1) < k - max + 1) {
-                        if (flags_ & TF_RATE_LIMITER_FULL_ALLOW)
-                            d.remaining = 0;
-                        else
-                            d = deny_never();
-                    }
-                } else {
-                    bool room = reserve_key();
-                    if (!room) {
-                        const uint64_t k = keys_.load();
-                        room = make_room(sh, now, false, k >= max ? k - max + 1 : 1) > 0 && reserve_key();
-                    }
-                    if (!room) {
-                        if (flags_ & TF_RATE_LIMITER_FULL_ALLOW) {
-                            untracked = true;
-                            d.remaining = 0;
-                        } else {
-                            denied_full_++;
-                            d = deny_never();  // the global window's clock still moves, below
-                        }
-                    }
-                    if (d.allowed && !untracked) {
-                        // a new key: reclaim a little first, then insert
-                        // (nothing changed if that fails)
-                        sweep_shard(sh, 4, now);
-                        Ring *ring = nullptr;
-                        try {
-                            if (exact()) ring = new_ring(uint32_t(key_limit));
-                            r = sh.table.insert(key, len, h);
-                        } catch (...) {
-                            std::free(ring);
-                            keys_--;
-                            throw;
-                        }
-                        if (o) r.set_overridden(true);
-                        if (ring) {
-                            set_ring(r, ring);
-                            sh.table.add_extra(ring_bytes(ring->cap), 0);
-                        }
-                    }
-                }
-            }
-        }
-        if (global_limit_.load(std::memory_order_acquire) != 0) {
-            std::lock_guard<std::mutex> g(global_mu_);
-            if (global_limit_ != 0) {
-                const uint64_t gt = std::max(t, global_latest_);
-                if (take) global_advance(gt);
-                d = combine(d, global_decide(gt, n), n);
-                if (d.allowed && take) global_take(gt, n);
-            }
-        }
-        if (d.allowed && take) {
-            if (untracked) {
-                allowed_full_++;
-            } else {
-                if (fresh) key_advance(r, t);  // a new record starts its clock
-                key_take(r, t, n);
-            }
-        } else if (fresh && r.p) {  // a denied first request leaves nothing behind
-            sh.table.erase(r);
-            keys_--;
-        }
-        *out = d;
+        Request q{sh.table.find(key, len, h), false, false, now, *out};
+        if (q.rec.p)
+            decide_tracked(q, now, n, take);
+        else
+            decide_new(sh, key, len, h, now, n, take, q);
+        decide_global(q, n, take);
+        if (take) commit(sh, q, n);
     }
     if (sweep < kShards) background_sweep(sweep, now);
 }
@@ -867,22 +908,13 @@ bool times_ordered(const uint8_t *p, uint32_t count, uint64_t latest) {
 }
 
 tf_status read_header(wire::Reader &r, uint32_t flags, PayloadHeader *h) {
-    h->limit = r.u64();
-    h->window = r.u64();
-    h->width = r.u64();
-    h->max_keys = r.u64();
-    h->global_limit = r.u64();
-    h->reclaimed = r.u64();
-    h->denied_full = r.u64();
-    h->allowed_full = r.u64();
-    h->horizon = r.u64();
-    h->global_latest = r.u64();
+    // the ten fields in the order write_payload writes them
+    for (uint64_t *field : {&h->limit, &h->window, &h->width, &h->max_keys, &h->global_limit, &h->reclaimed,
+                            &h->denied_full, &h->allowed_full, &h->horizon, &h->global_latest})
+        *field = r.u64();
     if (!r.ok()) return fail(TF_ERR_CORRUPT, "%s: payload too short for its header", kWhat);
-    if (RateLimiter::check(h->limit, h->window, h->width, flags) != TF_OK) {
-        char why[256];
-        std::snprintf(why, sizeof why, "%s", tf_last_error_message());
-        return fail(TF_ERR_CORRUPT, "%s has invalid parameters: %s", kWhat, why);
-    }
+    if (RateLimiter::check(h->limit, h->window, h->width, flags) != TF_OK)
+        return fail_as(TF_ERR_CORRUPT, "rate limiter blob has invalid parameters");
     h->flags = flags;
     h->exact = flags & TF_RATE_LIMITER_EXACT;
     h->nb = h->exact ? 1 : uint32_t(h->window / h->width);

@@ -183,6 +183,7 @@ struct alignas(64) Shard {
 
 class RateLimiter {
    public:
+    static constexpr uint32_t kKnownFlags = TF_RATE_LIMITER_EXACT | TF_RATE_LIMITER_FULL_ALLOW;
     static tf_status check(uint64_t limit, uint64_t window, uint64_t width, uint32_t flags);
     RateLimiter(uint64_t limit, uint64_t window, uint64_t width, uint32_t flags);
     ~RateLimiter() = default;
@@ -208,6 +209,17 @@ class RateLimiter {
     // holds every lock (lock_all).
     void lock_all() const;
     void unlock_all() const;
+    // Every lock of the limiter, held while it lives: one consistent moment.
+    class AllLocked {
+       public:
+        explicit AllLocked(const RateLimiter &rl) : rl_(rl) { rl_.lock_all(); }
+        ~AllLocked() { rl_.unlock_all(); }
+        AllLocked(const AllLocked &) = delete;
+        AllLocked &operator=(const AllLocked &) = delete;
+
+       private:
+        const RateLimiter &rl_;
+    };
     size_t payload_size() const;
     void write_payload(wire::Writer &w) const;
     // Validates the whole payload and checks the memory the limiter will
@@ -219,8 +231,29 @@ class RateLimiter {
     bool exact() const { return (flags_ & TF_RATE_LIMITER_EXACT) != 0; }
 
    private:
+    // The steps of one decision (rate_limiter.cpp) and what they found out
+    // so far.
+    struct Request {
+        Table::Rec rec;  // the key's record (null: none)
+        bool fresh;      // the key had no record before this request
+        bool untracked;  // admitted by a full FULL_ALLOW table without a record
+        uint64_t t;      // the key's clock for this decision
+        Decision &d;     // the decision, written into the caller's result as it is made
+    };
     void decide_hashed(const void *key, size_t len, const Hash128 &h, uint64_t now, uint64_t n, bool take,
                        Decision *out);
+    // The steps on every decision's path are inlined into decide_hashed:
+    // the split is for the reader and costs the hot path nothing (admit
+    // and insert_new run for new keys only).
+    __attribute__((always_inline)) inline void decide_tracked(Request &q, uint64_t now, uint64_t n, bool take);
+    __attribute__((always_inline)) inline void decide_new(Shard &sh, const void *key, size_t len, const Hash128 &h,
+                                                          uint64_t now, uint64_t n, bool take, Request &q);
+    enum class Admission { kTracked, kUntracked, kDenied };
+    Admission admit(Shard &sh, uint64_t now, bool take);
+    Table::Rec insert_new(Shard &sh, const void *key, size_t len, const Hash128 &h, uint64_t now,
+                          uint32_t override_limit, uint64_t key_limit);
+    __attribute__((always_inline)) inline void decide_global(Request &q, uint64_t n, bool take);
+    __attribute__((always_inline)) inline void commit(Shard &sh, Request &q, uint64_t n);
     bool reserve_key();
     // The override of a key, 0 if none (overrides_mu_ not held).
     uint32_t override_of(const void *key, size_t len) const;

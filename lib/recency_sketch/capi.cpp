@@ -16,10 +16,8 @@ using tf::guard;
 using tf::RecencySketch;
 
 namespace {
-tf_status wrap(std::unique_ptr<RecencySketch> s, tf_recency_sketch **out) {
-    *out = new tf_recency_sketch(std::move(*s));
-    return TF_OK;
-}
+// The caller's handle for a sketch (its table moves, nothing is copied).
+tf_recency_sketch *adopt(std::unique_ptr<RecencySketch> s) { return new tf_recency_sketch(std::move(*s)); }
 }  // namespace
 
 extern "C" {
@@ -31,7 +29,8 @@ TF_API tf_status tf_recency_sketch_new(uint64_t width, uint32_t depth, uint32_t 
         size_t cells;
         tf_status st = RecencySketch::check_shape(width, depth, flags, &cells);
         if (st != TF_OK) return st;
-        return wrap(std::unique_ptr<RecencySketch>(new RecencySketch(width, depth, seed, flags, cells)), out);
+        *out = adopt(std::unique_ptr<RecencySketch>(new RecencySketch(width, depth, seed, flags, cells)));
+        return TF_OK;
     });
 }
 
@@ -177,9 +176,7 @@ TF_API tf_status tf_recency_sketch_get_info(const tf_recency_sketch *sketch, tf_
 
 TF_API tf_status tf_recency_sketch_serialized_size(const tf_recency_sketch *sketch, size_t *size) {
     TF_REQUIRE_NONNULL(sketch, "sketch");
-    TF_REQUIRE_NONNULL(size, "size");
-    if (!tf::wire::blob_size(sketch->payload_size(), size)) return fail(TF_ERR_TOO_LARGE, "blob size overflows size_t");
-    return TF_OK;
+    return tf::wire::serialized_size(sketch->payload_size(), size);
 }
 
 TF_API tf_status tf_recency_sketch_serialize(const tf_recency_sketch *sketch, void *buf, size_t capacity,
@@ -192,21 +189,7 @@ TF_API tf_status tf_recency_sketch_serialize(const tf_recency_sketch *sketch, vo
 
 TF_API tf_status tf_recency_sketch_deserialize(const void *buf, size_t len, const tf_deserialize_options *options,
                                                tf_recency_sketch **out) {
-    return guard([&] {
-        TF_REQUIRE_NONNULL(out, "out");
-        TF_REQUIRE_NONNULL(buf, "buf");
-        tf::DeserializeLimits limits;
-        tf_status st = tf::read_deserialize_options(options, &limits);
-        if (st != TF_OK) return st;
-        uint32_t flags;
-        tf::wire::Reader payload;
-        st = tf::wire::open(buf, len, tf::wire::Kind::RecencySketch, RecencySketch::kKnownFlags, &flags, &payload);
-        if (st != TF_OK) return st;
-        std::unique_ptr<RecencySketch> s;
-        st = RecencySketch::read(payload, flags, limits, &s);
-        if (st != TF_OK) return st;
-        return wrap(std::move(s), out);
-    });
+    return tf::wire::deserialize<RecencySketch>(buf, len, options, tf::wire::Kind::RecencySketch, out, adopt);
 }
 
 }  // extern "C"

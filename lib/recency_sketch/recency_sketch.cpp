@@ -392,11 +392,8 @@ tf_status RecencySketch::read(wire::Reader &r, uint32_t flags, const Deserialize
     const uint64_t ncells = r.u64();
     if (!r.ok()) return fail(TF_ERR_CORRUPT, "recency sketch payload too short for its header");
     size_t cells;
-    if (check_shape(width, depth, flags, &cells) != TF_OK) {
-        char why[256];
-        std::snprintf(why, sizeof why, "%s", tf_last_error_message());
-        return fail(TF_ERR_CORRUPT, "recency sketch blob has an invalid shape: %s", why);
-    }
+    if (check_shape(width, depth, flags, &cells) != TF_OK)
+        return fail_as(TF_ERR_CORRUPT, "recency sketch blob has an invalid shape");
     if (ncells != cells)
         return fail(TF_ERR_CORRUPT, "recency sketch blob says %llu cells, its shape needs %zu",
                     (unsigned long long)ncells, cells);

@@ -348,22 +348,24 @@ bool replay_query(const Replay &r, const void *key, size_t len, uint64_t now, un
     return false;
 }
 
-std::vector<uint8_t> serialize_age(const tf_age_bloom *f) {
+// A filter's blob (either filter: its serialized_size and serialize).
+template <class H>
+std::vector<uint8_t> blob_of(const H *f, tf_status (*serialized_size)(const H *, size_t *),
+                             tf_status (*serialize)(const H *, void *, size_t, size_t *)) {
     size_t n = 0, w = 0;
-    check(tf_age_bloom_serialized_size(f, &n), "tf_age_bloom_serialized_size");
+    check(serialized_size(f, &n), "serialized_size");
     std::vector<uint8_t> b(n);
-    check(tf_age_bloom_serialize(f, b.data(), b.size(), &w), "tf_age_bloom_serialize");
+    check(serialize(f, b.data(), b.size(), &w), "serialize");
     b.resize(w);
     return b;
 }
 
+std::vector<uint8_t> serialize_age(const tf_age_bloom *f) {
+    return blob_of(f, tf_age_bloom_serialized_size, tf_age_bloom_serialize);
+}
+
 std::vector<uint8_t> serialize_time(const tf_time_bloom *f) {
-    size_t n = 0, w = 0;
-    check(tf_time_bloom_serialized_size(f, &n), "tf_time_bloom_serialized_size");
-    std::vector<uint8_t> b(n);
-    check(tf_time_bloom_serialize(f, b.data(), b.size(), &w), "tf_time_bloom_serialize");
-    b.resize(w);
-    return b;
+    return blob_of(f, tf_time_bloom_serialized_size, tf_time_bloom_serialize);
 }
 
 struct ProbeStats {

@@ -624,6 +624,14 @@ std::vector<Run> run_all(const std::vector<FilterSpec> &specs, const Config &cfg
     return runs;
 }
 
+// run_all, then each run's summary; the false negatives add to *fn_total.
+std::vector<Run> run_and_summarize(const std::vector<FilterSpec> &specs, const Config &cfg, const std::string &what,
+                                   std::vector<Summary> *sums, uint64_t *fn_total) {
+    std::vector<Run> runs = run_all(specs, cfg, what.c_str());
+    for (const Run &r : runs) sums->push_back(summarize(r, cfg)), *fn_total += r.fn_total;
+    return runs;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -701,9 +709,8 @@ int main(int argc, char **argv) {
         chooser.seed = ++seed;
         specs.push_back(chooser);
         const std::string exp = ci == 0 ? "fig1_cap1000" : "fig2_cap10000";
-        std::vector<Run> runs = run_all(specs, cfg, exp.c_str());
         std::vector<Summary> sums;
-        for (const Run &r : runs) sums.push_back(summarize(r, cfg)), fn_total += r.fn_total;
+        std::vector<Run> runs = run_and_summarize(specs, cfg, exp, &sums, &fn_total);
 
         std::printf("\n=== Figure %d (sections 7.1-7.2): error rate 0.1, initial capacity %" PRIu64
                     " (%s-dimensioned: the span holds 3000) ===\n",
@@ -758,9 +765,8 @@ int main(int argc, char **argv) {
             specs.push_back(sp);
         }
         const std::string exp = ci == 0 ? "fpr_cap1000" : "fpr_cap10000";
-        std::vector<Run> runs = run_all(specs, cfg, exp.c_str());
         std::vector<Summary> sums;
-        for (const Run &r : runs) sums.push_back(summarize(r, cfg)), fn_total += r.fn_total;
+        std::vector<Run> runs = run_and_summarize(specs, cfg, exp, &sums, &fn_total);
 
         std::printf("\n=== Figure %d (section 7.3): tf_time_bloom_new_for(%" PRIu64
                     ", rate, 300000 ms), rates 1e-1 .. 1e-5 ===\n",

@@ -2,7 +2,7 @@
 // of tf_rate_limiter in its bucketed and exact modes beside a plain sliding
 // log (the baseline) and the physical floor, all in the same run (item 9);
 // then the bucketed mode's over-admission against the exact mode on random
-// and adversarial traffic, beside the seed's error analysis (item 2).
+// and adversarial traffic, beside the Rate Limiter README's error analysis (item 2).
 //
 // Goal (item 9; reported, never asserted): at least 10x the baseline's
 // throughput at 1e6 keys, with at most 64 bytes per key in bucketed mode
@@ -50,18 +50,18 @@
 //
 // Part 2, over-admission (item 2): the same arrivals are fed to a bucketed
 // and an exact limiter (no global limit, no key bound), and to two
-// references written here from their definitions (the seed's bucket queue,
+// references written here from their definitions (the Rate Limiter README's bucket queue,
 // and a sliding log), which must agree with the library on every decision.
 // For the bucketed grants it reports:
 //  - beyond exact: (bucketed grants - exact grants) / exact grants, with
 //    two standard errors computed over the keys (independent);
-//  - seed FP: the fraction of bucketed grants at a time t whose real window
+//  - README FP: the fraction of bucketed grants at a time t whose real window
 //    (t - W, t] then holds more than the limit of bucketed grants (the
-//    seed's "false positive outcomes"; 0 for the exact mode by definition);
+//    README's "false positive outcomes"; 0 for the exact mode by definition);
 //  - worst window: the most grants of one key in any window (t - W, t];
 //  - use: grants per key and per window of the traffic's span / limit.
 // Traffic: Poisson arrivals per key at rho times the limit per window
-// (rho = 0.5 .. 16; 10, 100 and 1000 buckets), the seed's 1 rps example,
+// (rho = 0.5 .. 16; 10, 100 and 1000 buckets), the README's 1 rps example,
 // bursts placed at bucket boundaries (a burst of L at the last tick of a
 // bucket, another at the first tick at which that bucket has left), and a
 // client that sends one request every W - d ticks. The program exits with
@@ -99,24 +99,11 @@ constexpr double kGoalRatio = 10.0;
 constexpr double kGoalBytes = 64.0;
 constexpr uint64_t kGoalKeys = 1000000;
 
-[[noreturn]] void die(const char *what, int st) {
-    std::fprintf(stderr, "bench_rate_limiter: %s failed: %s (%s)\n", what, tf_status_string(st),
-                 tf_last_error_message());
-    std::exit(1);
-}
-
-void check(tf_status st, const char *what) {
-    if (st != TF_OK) die(what, st);
-}
-
-struct LimiterDeleter {
-    void operator()(tf_rate_limiter *r) const { tf_rate_limiter_free(r); }
-};
-using Limiter = std::unique_ptr<tf_rate_limiter, LimiterDeleter>;
+using Limiter = Owned<tf_rate_limiter, tf_rate_limiter_free>;
 
 Limiter make_limiter(uint64_t limit, uint64_t window, uint64_t width, uint32_t flags) {
     tf_rate_limiter *r = nullptr;
-    check(tf_rate_limiter_new(limit, window, width, flags, &r), "tf_rate_limiter_new");
+    require_ok(tf_rate_limiter_new(limit, window, width, flags, &r), "tf_rate_limiter_new");
     return Limiter(r);
 }
 
@@ -129,7 +116,7 @@ struct Usage {
 Usage usage(tf_rate_limiter *r) {
     Usage u;
     tf_rate_limiter_stats st = TF_RATE_LIMITER_STATS_INIT;
-    check(tf_rate_limiter_get_stats(r, &st), "tf_rate_limiter_get_stats");
+    require_ok(tf_rate_limiter_get_stats(r, &st), "tf_rate_limiter_get_stats");
     u.keys = st.keys;
     u.bytes = size_t(st.memory);
     return u;
@@ -137,7 +124,7 @@ Usage usage(tf_rate_limiter *r) {
 
 bool acquire(tf_rate_limiter *r, const void *key, uint64_t now) {
     int allowed = 0;
-    check(tf_rate_limiter_acquire(r, key, kKeyLen, now, 1, &allowed, nullptr, nullptr), "tf_rate_limiter_acquire");
+    require_ok(tf_rate_limiter_acquire(r, key, kKeyLen, now, 1, &allowed, nullptr, nullptr), "tf_rate_limiter_acquire");
     return allowed != 0;
 }
 
@@ -251,13 +238,9 @@ struct Tally {
 
 struct SizeReport {
     uint64_t keys = 0;
-    std::vector<std::pair<std::string, double>> median;
+    MedianTable median;
     double bytes_bucketed = 0, bytes_exact = 0, bytes_baseline = -1;  // per key
-    double get(const std::string &id) const {
-        for (auto &p : median)
-            if (p.first == id) return p.second;
-        return NAN;
-    }
+    double get(const std::string &id) const { return median.get(id); }
 };
 
 struct Row {
@@ -552,9 +535,9 @@ struct Arrival {
     uint32_t key;
 };
 
-// The seed's algorithm, written from its README: a queue of (bucket,
+// The Rate Limiter README's algorithm, written from it: a queue of (bucket,
 // count), the buckets with index <= (now - W) / width dropped from its head.
-class SeedQueue {
+class ReadmeQueue {
    public:
     bool acquire(uint64_t now, uint64_t limit, uint64_t window, uint64_t width) {
         if (now >= window) {
@@ -609,7 +592,7 @@ struct OverResult {
     double excess = 0, excess_2se = 0;  // (granted_b - granted_e) / granted_e and 2 standard errors
     double use_b = 0, use_e = 0;        // grants per key-window / limit
     uint64_t mismatch_b = 0, mismatch_e = 0, block_violations = 0, exact_violations = 0;
-    double seed_fp() const { return granted_b ? double(fp_b) / double(granted_b) : 0.0; }
+    double readme_fp() const { return granted_b ? double(fp_b) / double(granted_b) : 0.0; }
 };
 
 // Most elements of the sorted `v` in any interval (x - len, x]; *over
@@ -631,12 +614,12 @@ OverResult simulate(const Traffic &tr, uint64_t seed) {
     const uint64_t L = tr.limit, W = tr.window, B = tr.width, nb = W / B;
     Limiter lb = make_limiter(L, W, B, 0), le = make_limiter(L, W, 0, TF_RATE_LIMITER_EXACT);
     const KeyArray keys = make_distinct_keys(tr.keys, kKeyLen, seed);
-    std::vector<SeedQueue> seed_ref(tr.keys);
+    std::vector<ReadmeQueue> readme_ref(tr.keys);
     std::vector<ExactLog> exact_ref(tr.keys);
     std::vector<std::vector<uint64_t>> gb(tr.keys), ge(tr.keys);
     for (const Arrival &a : tr.arrivals) {
         const bool b = acquire(lb.get(), keys[a.key], a.t), e = acquire(le.get(), keys[a.key], a.t);
-        r.mismatch_b += b != seed_ref[a.key].acquire(a.t, L, W, B);
+        r.mismatch_b += b != readme_ref[a.key].acquire(a.t, L, W, B);
         r.mismatch_e += e != exact_ref[a.key].acquire(a.t, L, W);
         if (b) gb[a.key].push_back(a.t);
         if (e) ge[a.key].push_back(a.t);
@@ -700,11 +683,11 @@ Traffic poisson(uint64_t L, uint64_t nb, double rho, uint64_t target, uint64_t w
     return tr;
 }
 
-// The seed's 1 rps example: W = 1000 ms, 100 ms buckets, requests at
+// The README's 1 rps example: W = 1000 ms, 100 ms buckets, requests at
 // 1592171101990 and 1592171102930.
-Traffic seed_example() {
+Traffic readme_example() {
     Traffic tr;
-    tr.pattern = "seed 1 rps example";
+    tr.pattern = "README 1 rps example";
     tr.load = "-";
     tr.limit = 1;
     tr.window = 1000;
@@ -789,7 +772,7 @@ bool run_overadmission(const Options &opt, std::vector<std::string> *csv) {
         for (double rho : rhos) add(poisson(L, 10, rho, target, windows, ++s));
     for (uint64_t nb : {100u, 1000u})
         for (double rho : rhos) add(poisson(5, nb, rho, target, windows, ++s));
-    add(seed_example());
+    add(readme_example());
     const uint32_t adv_keys = opt.quick ? 20 : 200;
     const uint64_t cycles = opt.quick ? 10 : 50;
     for (uint64_t L : {1u, 5u}) add(boundary_bursts(L, 1000, 100, adv_keys, cycles, ++s));
@@ -800,11 +783,11 @@ bool run_overadmission(const Options &opt, std::vector<std::string> *csv) {
     std::printf(
         "The same arrivals go to a bucketed and an exact limiter; rho = requests offered per key and window /\n"
         "the limit. beyond exact = (bucketed grants - exact grants) / exact grants (+- 2 standard errors over\n"
-        "the keys); B only / E only = decisions granted by one mode only; seed FP = bucketed grants whose real\n"
-        "window (t - W, t] then holds more than L bucketed grants; seed says = width / (2 W), the seed's\n"
+        "the keys); B only / E only = decisions granted by one mode only; README FP = bucketed grants whose real\n"
+        "window (t - W, t] then holds more than L bucketed grants; README says = width / (2 W), the README's\n"
         "estimate; worst = most grants of one key in a window of length W; use = grants per key-window / L.\n");
     Table table({"traffic", "load", "L", "buckets", "keys", "requests", "granted B", "granted E", "beyond exact",
-                 "+-2se", "B only", "E only", "seed FP", "seed says", "worst B", "worst E", "use B", "use E"},
+                 "+-2se", "B only", "E only", "README FP", "README says", "worst B", "worst E", "use B", "use E"},
                 2);
     bool ok = true;
     uint64_t worst_any = 0, worst_limit = 0;
@@ -817,11 +800,11 @@ bool run_overadmission(const Options &opt, std::vector<std::string> *csv) {
         if (!group.empty() && g != group && (tr.pattern == "poisson" || group.compare(0, 7, "poisson") == 0))
             table.separator();
         group = g;
-        const double seed_says = 1.0 / (2.0 * double(nb));
+        const double readme_says = 1.0 / (2.0 * double(nb));
         table.row({tr.pattern, tr.load, fmt_u(tr.limit), fmt_u(nb), fmt_u(tr.keys), fmt_u(r.requests),
                    fmt_u(r.granted_b), fmt_u(r.granted_e), fmt("%+.2f%%", 100.0 * r.excess),
                    fmt("%.2f%%", 100.0 * r.excess_2se), fmt_u(r.only_b), fmt_u(r.only_e),
-                   fmt("%.2f%%", 100.0 * r.seed_fp()), fmt("%.2f%%", 100.0 * seed_says),
+                   fmt("%.2f%%", 100.0 * r.readme_fp()), fmt("%.2f%%", 100.0 * readme_says),
                    fmt_u(r.worst_b) + " (" + fmt("%.2f", double(r.worst_b) / double(tr.limit)) + "L)", fmt_u(r.worst_e),
                    fmt("%.3f", r.use_b), fmt("%.3f", r.use_e)});
         char line[512];
@@ -829,7 +812,7 @@ bool run_overadmission(const Options &opt, std::vector<std::string> *csv) {
                       "overadmission,%s,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%" PRIu64 ",%" PRIu64
                       ",%" PRIu64 ",%.6f,%.6f,%" PRIu64 ",%" PRIu64 ",%.6f,%.6f,%" PRIu64 ",%" PRIu64 ",%.5f,%.5f",
                       tr.pattern.c_str(), tr.load.c_str(), tr.limit, tr.window, tr.width, nb, tr.keys, r.requests,
-                      r.granted_b, r.granted_e, r.excess, r.excess_2se, r.only_b, r.only_e, r.seed_fp(), seed_says,
+                      r.granted_b, r.granted_e, r.excess, r.excess_2se, r.only_b, r.only_e, r.readme_fp(), readme_says,
                       r.worst_b, r.worst_e, r.use_b, r.use_e);
         csv->push_back(line);
         if (r.worst_b * worst_limit > worst_any * tr.limit || worst_limit == 0) {
@@ -845,24 +828,25 @@ bool run_overadmission(const Options &opt, std::vector<std::string> *csv) {
         flag(r.exact_violations, "exact-mode grants ended a window holding more than the limit");
         flag(r.block_violations, "bucketed grants ended a run of `buckets` buckets holding more than the limit");
         flag(r.mismatch_e, "exact-mode decisions differ from the sliding-log reference");
-        flag(r.mismatch_b, "bucketed decisions differ from the seed's algorithm (reference)");
+        flag(r.mismatch_b, "bucketed decisions differ from the README's algorithm (reference)");
     }
     table.print(stdout);
 
-    // The summary beside the seed's analysis.
+    // The summary beside the README's analysis.
     std::printf(
-        "\nThe seed's analysis: \"1000 / (interval width) * 0.5 percent false positive outcomes\" under uniform\n"
+        "\nThe Rate Limiter README's analysis: \"1000 / (interval width) * 0.5 percent false positive outcomes\" under "
+        "uniform\n"
         "traffic, \"about 5%%\" at 100 ms, \"around 0.5%%\" at 10 ms, 0.05%% at 1 ms. Read literally the formula "
         "gives\n"
-        "5%%, 50%% and 500%%; its examples fit width / (2 W) = 1 / (2 buckets), the column 'seed says'.\n");
+        "5%%, 50%% and 500%%; its examples fit width / (2 W) = 1 / (2 buckets), the column 'README says'.\n");
     for (uint64_t nb : {10u, 100u, 1000u}) {
         double max_fp = 0, max_ex = 0;
         std::string at_fp, at_ex;
         for (const OverRow &row : rows) {
             const Traffic &tr = row.traffic;
             if (tr.pattern != "poisson" || tr.window / tr.width != nb) continue;
-            if (row.result.seed_fp() >= max_fp) {
-                max_fp = row.result.seed_fp();
+            if (row.result.readme_fp() >= max_fp) {
+                max_fp = row.result.readme_fp();
                 at_fp = "L=" + fmt_u(tr.limit) + ", rho=" + tr.load;
             }
             if (row.result.excess >= max_ex) {
@@ -871,14 +855,14 @@ bool run_overadmission(const Options &opt, std::vector<std::string> *csv) {
             }
         }
         std::printf("  %4" PRIu64
-                    " buckets, Poisson: seed says %.2f%%; measured at most %.2f%% seed FP (%s) and %+.2f%%\n"
+                    " buckets, Poisson: README says %.2f%%; measured at most %.2f%% README FP (%s) and %+.2f%%\n"
                     "                 beyond exact (%s)\n",
                     nb, 50.0 / double(nb), 100.0 * max_fp, at_fp.c_str(), 100.0 * max_ex, at_ex.c_str());
     }
     std::printf(
-        "  Reading: 'beyond exact' (how many more grants than the exact mode) is the seed's kind of number: it\n"
+        "  Reading: 'beyond exact' (how many more grants than the exact mode) is the README's kind of number: it\n"
         "  is largest at loads near the limit and vanishes far below it (nothing denied) and far above it\n"
-        "  (both modes grant as soon as a permit frees), and it shrinks with 1 / buckets. 'seed FP' (grants\n"
+        "  (both modes grant as soon as a permit frees), and it shrinks with 1 / buckets. 'README FP' (grants\n"
         "  that break the real sliding window) grows with the load instead: near saturation about half of the\n"
         "  bucketed grants come while grants of the expired oldest bucket are still in the real window.\n");
     std::printf(
@@ -993,7 +977,7 @@ int main(int argc, char **argv) {
     std::printf("#memory,keys,bucketed_bytes,bucketed_bytes_per_key,exact_bytes,exact_bytes_per_key\n");
     std::printf(
         "#overadmission,traffic,load,limit,window,width,buckets,keys,requests,granted_bucketed,granted_exact,"
-        "beyond_exact,beyond_exact_2se,only_bucketed,only_exact,seed_fp,seed_says,worst_window_bucketed,"
+        "beyond_exact,beyond_exact_2se,only_bucketed,only_exact,readme_fp,readme_says,worst_window_bucketed,"
         "worst_window_exact,use_bucketed,use_exact\n");
     for (const std::string &l : csv) std::printf("%s\n", l.c_str());
     std::printf("END CSV\n");

@@ -56,32 +56,19 @@ constexpr uint32_t kStandard = 0;
 constexpr uint32_t kBlocked = TF_RECENCY_SKETCH_BLOCKED;
 constexpr uint32_t kConcurrent = TF_RECENCY_SKETCH_CONCURRENT;
 
-[[noreturn]] void die(const char *what, int st) {
-    std::fprintf(stderr, "bench_recency_sketch: %s failed: %s (%s)\n", what, tf_status_string(st),
-                 tf_last_error_message());
-    std::exit(1);
-}
-
-void check(tf_status st, const char *what) {
-    if (st != TF_OK) die(what, st);
-}
-
-struct SketchDeleter {
-    void operator()(tf_recency_sketch *s) const { tf_recency_sketch_free(s); }
-};
-using Sketch = std::unique_ptr<tf_recency_sketch, SketchDeleter>;
+using Sketch = Owned<tf_recency_sketch, tf_recency_sketch_free>;
 
 // A sketch of `cells` cells: depth 4, width cells/4, in either layout.
 Sketch make_sketch(uint64_t cells, uint32_t flags) {
     tf_recency_sketch *s = nullptr;
-    check(tf_recency_sketch_new(std::max<uint64_t>(1, cells / kDepth), kDepth, kSketchSeed, flags, &s),
-          "tf_recency_sketch_new");
+    require_ok(tf_recency_sketch_new(std::max<uint64_t>(1, cells / kDepth), kDepth, kSketchSeed, flags, &s),
+               "tf_recency_sketch_new");
     return Sketch(s);
 }
 
 size_t sketch_memory(const Sketch &s) {
     size_t b = 0;
-    check(tf_recency_sketch_memory(s.get(), &b), "tf_recency_sketch_memory");
+    require_ok(tf_recency_sketch_memory(s.get(), &b), "tf_recency_sketch_memory");
     return b;
 }
 
@@ -91,7 +78,7 @@ const char *layout_name(uint32_t flags) { return (flags & kBlocked) ? "blocked" 
 uint64_t helper_cells(uint64_t n, uint32_t flags, uint32_t *depth_out = nullptr) {
     uint64_t w = 0;
     uint32_t d = 0;
-    check(tf_recency_sketch_dimensions(n, kTargetTooNew, flags, &w, &d), "tf_recency_sketch_dimensions");
+    require_ok(tf_recency_sketch_dimensions(n, kTargetTooNew, flags, &w, &d), "tf_recency_sketch_dimensions");
     if (depth_out) *depth_out = d;
     uint64_t c = w * d;
     if (flags & kBlocked) c = (c + 7) / 8 * 8;
@@ -197,13 +184,8 @@ MapMemory build_map(ExactMap &map, const KeyArray &keys) {
 struct SizeReport {
     uint64_t cells = 0;
     uint64_t keys = 0;
-    // median ns/op by case id
-    std::vector<std::pair<std::string, double>> median;
-    double get(const std::string &id) const {
-        for (auto &p : median)
-            if (p.first == id) return p.second;
-        return NAN;
-    }
+    MedianTable median;
+    double get(const std::string &id) const { return median.get(id); }
 };
 
 struct Row {
@@ -517,12 +499,12 @@ void run_error(const std::vector<uint64_t> &sizes, const Options &opt, std::vect
             for (uint32_t flags : {kStandard, kBlocked}) {
                 Sketch s = make_sketch(cells, flags);
                 for (uint64_t i = 0; i < 2 * n; ++i)
-                    check(tf_recency_sketch_update(s.get(), keys[i], kKeyLen, i + 1), "tf_recency_sketch_update");
+                    require_ok(tf_recency_sketch_update(s.get(), keys[i], kKeyLen, i + 1), "tf_recency_sketch_update");
                 const uint64_t h = n;
                 uint64_t too_new = 0;
                 for (uint64_t i = 0; i < n; ++i) {
                     uint64_t v = 0;
-                    check(tf_recency_sketch_query(s.get(), keys[i], kKeyLen, &v), "tf_recency_sketch_query");
+                    require_ok(tf_recency_sketch_query(s.get(), keys[i], kKeyLen, &v), "tf_recency_sketch_query");
                     if (v < i + 1) {
                         std::fprintf(stderr, "bench_recency_sketch: query returned a time older than the truth\n");
                         std::exit(1);
@@ -530,7 +512,7 @@ void run_error(const std::vector<uint64_t> &sizes, const Options &opt, std::vect
                     too_new += v > h;
                 }
                 double est = 0;
-                check(tf_recency_sketch_error_estimate(s.get(), h, &est), "tf_recency_sketch_error_estimate");
+                require_ok(tf_recency_sketch_error_estimate(s.get(), h, &est), "tf_recency_sketch_error_estimate");
                 const double measured = double(too_new) / double(n);
                 const double m = model(n, cells, flags);
                 const double band = 2.0 * std::sqrt(m * (1.0 - m) / double(n));

@@ -1,7 +1,7 @@
 // Shared helpers for the benchmarks in tests/bench.
 //
-// Every benchmark of this library follows the same recipe (DESIGN.md,
-// "Testing and measuring"): measure the structure, an exact baseline and the
+// Every benchmark of this library follows the same recipe (TESTING.md,
+// "Benchmarks"; docs/performance.md): measure the structure, an exact baseline and the
 // physical floor (one MurmurHash3 of the key plus one random cache-line read)
 // in the same run, and report the result as ratios rather than as absolute
 // machine-dependent times. This header holds the parts that do not depend on
@@ -25,6 +25,8 @@
 //   heap_in_use, CountingAllocator
 //                               bytes per key of the exact baselines
 //   Table, print_environment    output helpers
+//   require_ok, Owned           calls into the library: exit with its message
+//                               on failure; handles freed at scope exit
 //
 // It is header-only (everything inline) so that each benchmark stays a
 // single translation unit. It needs the lib/ include directory (for
@@ -38,6 +40,7 @@
 #include <atomic>
 #include <chrono>
 #include <cinttypes>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -120,7 +123,17 @@ inline void print_usage(const char *prog, const char *what, FILE *f = stdout) {
 }
 
 // Returns false (with a message in *err) on an unknown or malformed argument.
+// The benchmark's name in its messages (parse_options sets it from argv[0]).
+inline std::string &program_name() {
+    static std::string name = "bench";
+    return name;
+}
+
 inline bool parse_options(int argc, char **argv, Options *o, std::string *err) {
+    if (argc > 0) {
+        const char *slash = std::strrchr(argv[0], '/');
+        program_name() = slash ? slash + 1 : argv[0];
+    }
     auto bad = [err](const std::string &why) {
         *err = why;
         return false;
@@ -683,6 +696,38 @@ inline void print_environment(FILE *f) {
     std::fprintf(f, "WARNING: AddressSanitizer build; timings are not representative.\n");
 #endif
 }
+
+// Median ns/op by case id, in the order the cases ran; get() is NAN for a
+// case that did not run.
+struct MedianTable : std::vector<std::pair<std::string, double>> {
+    double get(const std::string &id) const {
+        for (const auto &p : *this)
+            if (p.first == id) return p.second;
+        return NAN;
+    }
+};
+
+// ---------------------------------------------------------------------------
+// Calls into the library
+// ---------------------------------------------------------------------------
+
+// A benchmark has no use for a structure it could not make: a failed call
+// ends it with the call's name, the status and the library's message.
+inline void require_ok(tf_status st, const char *what) {
+    if (st == TF_OK) return;
+    std::fprintf(stderr, "%s: %s failed: %s (%s)\n", program_name().c_str(), what, tf_status_string(st),
+                 tf_last_error_message());
+    std::exit(1);
+}
+
+// A handle freed by `Free` at scope exit: Owned<tf_recency_sketch,
+// tf_recency_sketch_free>.
+template <class T, void (*Free)(T *)>
+struct Freer {
+    void operator()(T *p) const { Free(p); }
+};
+template <class T, void (*Free)(T *)>
+using Owned = std::unique_ptr<T, Freer<T, Free>>;
 
 }  // namespace tfbench
 

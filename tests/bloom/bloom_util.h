@@ -1,23 +1,310 @@
-/* Helpers the Bloom filter suites share (tests/bloom). */
+/* Helpers the Bloom filter suites share (tests/bloom): the age-partitioned
+ * filter's suite (age_*.c, run by age_main.c as test_age_bloom) and the
+ * time-limited filter's (time_*.c, run by time_main.c as test_time_bloom).
+ *
+ *   bu_*  both filters: the payload of kinds 2 and 3 decoded independently
+ *         of the library, an independent false-positive model, the margins
+ *         of the statistical checks, snapshots, the suites' runner;
+ *   ab_*  the age-partitioned (count window) filter;
+ *   tb_*  the time-limited filter. */
 #ifndef TF_TESTS_BLOOM_UTIL_H
 #define TF_TESTS_BLOOM_UTIL_H
 
+#include <setjmp.h>
+#include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
 
 #include "temporalfilters.h"
+#include "test_util.h"
 
-/* Deserializes `blob` with `options` (a filter's own deserialize); on
- * success reports its _memory() in *memory and frees it. */
-typedef tf_status (*bu_load_fn)(const unsigned char *blob, size_t len, const tf_deserialize_options *options,
-                                size_t *memory);
+#define OK(call) assert_int_equal((call), TF_OK)
+/* A call that fails with `status` and says why. */
+#define BU_REFUSED(call, status)                          \
+    do {                                                  \
+        tf_clear_last_error();                            \
+        assert_int_equal((call), (status));               \
+        assert_true(strlen(tf_last_error_message()) > 0); \
+    } while (0)
 
-/* options->max_memory for a valid blob whose filter holds `need` bytes (its
- * _memory()): refused with TF_ERR_TOO_LARGE below `need` (by one byte, and
- * at 1), accepted at exactly `need` with a filter of at most `need` bytes,
- * and without a limit (NULL options, max_memory 0); options never
- * initialized (size 0, or below the first version) are
- * TF_ERR_INVALID_ARGUMENT; a newer, longer options struct is read as far
- * as the library knows it. */
-void bu_check_max_memory(const unsigned char *blob, size_t len, size_t need, bu_load_fn load);
+/* Under AddressSanitizer (an unoptimised build in CI, ~10x slower) the
+ * statistical tests query a tenth of the absent keys on smaller filters
+ * (kScale), and the long streams are a third as long (kStream): the same
+ * code paths, with bounds that follow the counts (the full-size runs are
+ * the normal build's). */
+#if defined(__SANITIZE_ADDRESS__)
+#define TF_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TF_SANITIZED 1
+#endif
+#endif
+#ifndef TF_SANITIZED
+#define TF_SANITIZED 0
+#endif
+extern const double kScale, kStream;
+extern const double kLn2;
+
+/* ---- the suites ---------------------------------------------------------- */
+
+/* One file's tests (a concern: model, window, wire...). */
+typedef struct {
+    const struct CMUnitTest *tests;
+    size_t count;
+} bu_group;
+
+/* Declares and defines a file's group `name` (an array `name` and its
+ * `name_count`). */
+#define BU_GROUP(name)                     \
+    extern const struct CMUnitTest name[]; \
+    extern const size_t name##_count
+#define BU_DEFINE_GROUP(name, ...)                  \
+    const struct CMUnitTest name[] = {__VA_ARGS__}; \
+    const size_t name##_count = sizeof name / sizeof name[0]
+
+/* Runs the groups in order as one cmocka group "tests" (one TAP plan);
+ * TF_TEST_FILTER=<glob> in the environment runs only the matching tests. */
+int bu_run_groups(const bu_group *groups, size_t n);
+
+/* ---- the payload of kinds 2 (classic layout) and 3 ------------------------ */
+
+/* Offsets in a blob (the 20-byte envelope, then the payload as
+ * docs/wire-format.md and lib/bloom/age_partitioned.cpp give it):
+ *   u32 k, l, seed, S; u64 span, generation, until_shift, gen_inserts,
+ *   last_shift, high_water, inserts, next_serial;
+ *   S times: u64 m, n, t, serial, owned, own_end, words[ceil(m/64)]. */
+enum {
+    HDR = 20,
+    P_K = HDR,
+    P_L = HDR + 4,
+    P_SEED = HDR + 8,
+    P_S = HDR + 12,
+    P_SPAN = HDR + 16,
+    P_GEN = HDR + 24,
+    P_UNTIL = HDR + 32,
+    P_GEN_INS = HDR + 40,
+    P_LAST = HDR + 48,
+    P_HIGH = HDR + 56,
+    P_INSERTS = HDR + 64,
+    P_NEXT = HDR + 72,
+    P_SLICES = HDR + 80
+};
+
+typedef struct {
+    uint64_t m, n, t, serial, owned, own_end;
+    size_t off;   /* offset of the slice header in the blob */
+    uint64_t pop; /* set bits */
+} slice_view;
+
+typedef struct {
+    uint32_t k, l, seed, S;
+    uint64_t span, generation, until_shift, gen_inserts, last_shift, high_water, inserts, next_serial;
+    slice_view *s; /* s_0 first; free() it */
+} blob_view;
+
+/* A little-endian field of a blob. */
+uint64_t bu_get_le(const unsigned char *p, int bytes);
+/* Decodes a whole blob of kind 2 (classic) or 3, checking that its slices
+ * fill the payload exactly. */
+blob_view bu_decode(const unsigned char *b, size_t len);
+
+/* ---- an independent false-positive model --------------------------------- */
+
+/* P(some run of k consecutive set bits) among S independent slices with
+ * fill ratios r[0..S), as a sum over where the first run completes (the
+ * library scans a dynamic program); prefix[j] (if not NULL) receives the
+ * rate of the first j slices alone. */
+double bu_model_prefix(uint32_t k, const double *r, size_t S, double *prefix);
+double bu_model_fpr(uint32_t k, const double *r, size_t S);
+/* The fill ratios just before a shift at steady state (equation 2), and
+ * the model's rate for them. */
+void bu_steady_fills(uint32_t k, uint32_t l, double *r);
+double bu_model_steady(uint32_t k, uint32_t l);
+/* The model with the fills a blob records, slices older than the span at
+ * `now` counting as empty. */
+double bu_model_of_view(const blob_view *v, uint64_t now);
+/* tf_age_bloom_bits_per_element(k, l). */
+double bu_steady_bpe(uint32_t k, uint32_t l);
+
+/* ---- the false-positive rate at steady state ------------------------------ */
+
+/* z standard deviations of a count of N Bernoulli(p) trials, plus 4% of p
+ * for what the model leaves out (bloom_util.c explains the margins). */
+double bu_tolerance(double p, double N, double z);
+/* measured within bu_tolerance(model, N, z) of the model. */
+void bu_check_model(const char *what, double target, double measured, double model, double N, double z);
+/* bu_check_model with z = 3.5, and measured in [0.5, 1.2] x target. */
+void bu_check_band(const char *what, double target, double measured, double model, double N);
+
+/* ---- snapshots (a structure's serialize, as tu_serialize_fn) -------------- */
+
+unsigned char *bu_snap(const void *obj, tu_serialize_fn serialize, size_t *len);
+int bu_same(const void *a, const void *b, tu_serialize_fn serialize);
+void bu_assert_unchanged(const void *obj, tu_serialize_fn serialize, const unsigned char *before, size_t len);
+blob_view bu_view(const void *obj, tu_serialize_fn serialize);
+
+/* ---- versioned structs and blobs ----------------------------------------- */
+
+/* Fills a versioned struct (a structure's get_info or get_stats). */
+typedef tf_status (*bu_get_fn)(const void *obj, void *out);
+/* A caller built against a newer header, whose struct is 8 bytes longer
+ * than this library's `known` bytes: get() writes the fields it knows and
+ * leaves the size and the bytes after alone. The known part is copied to
+ * `out` for the caller to check. */
+void bu_check_longer_struct(const void *obj, bu_get_fn get, size_t known, void *out);
+
+/* A field of a blob to overwrite (checksum fixed after) and the status
+ * deserialize must then return. */
+typedef struct {
+    size_t off;
+    uint64_t value;
+    int bytes;
+    tf_status want;
+} bu_field_case;
+/* The cases every payload of kinds 2 and 3 refuses, for the blob `v`
+ * decodes (its slices' offsets and serials): a format version it does not
+ * know, an undefined flag, k and l out of range, slice counts that do not
+ * fit the payload (fewer, and 2^32 - 1: refused before allocating), s_0's
+ * serial at next_serial, slices below 64 bits or of 2^64 - 1 bits, serials
+ * out of order. Writes them into out (room for BU_SLICE_CASES), returns how
+ * many. */
+enum { BU_SLICE_CASES = 16 };
+size_t bu_slice_payload_cases(const blob_view *v, bu_field_case *out);
+/* `good` with one field overwritten and the checksum fixed, read by
+ * try_blob: its status. */
+tf_status bu_try_patched(const unsigned char *good, size_t n, size_t off, uint64_t value, int bytes,
+                         tu_try_blob_fn try_blob);
+/* Every case gets its status; then the untouched blob, its checksum
+ * recomputed by libmurmurhash, is the same bytes and reads. */
+void bu_check_field_cases(const unsigned char *good, size_t n, const bu_field_case *cases, size_t count,
+                          tu_try_blob_fn try_blob);
+/* Every proper prefix, a byte too many, and payload lengths that cut the
+ * payload short behind a valid envelope (checksum fixed): all refused. */
+void bu_check_cut_blobs(const unsigned char *blob, size_t n, tu_try_blob_fn try_blob);
+/* A blob of another structure is TF_ERR_WRONG_KIND, and with its kind
+ * edited to `kind` (checksum fixed) `edited` (the payload is checked on its
+ * own; 0: not tried). */
+void bu_check_foreign_blob(unsigned char *blob, size_t n, uint16_t kind, tf_status edited, tu_try_blob_fn try_blob);
+/* 20000 random byte strings of up to `max_len` bytes (seed `seed`), every
+ * other one behind a valid envelope of `kind` whose payload `plant` may
+ * give plausible header fields (it draws from the same generator): each
+ * refused with a status, never a crash. */
+void bu_check_random_blobs(uint64_t seed, size_t max_len, uint16_t kind,
+                           void (*plant)(unsigned char *buf, size_t len, int i, tu_rng *r), tu_try_blob_fn try_blob);
+/* The golden blob `name`.tfb (tests/data), which must equal `now` (what
+ * the same operations give today). Returns it (free it). */
+unsigned char *bu_golden_blob(const char *name, const unsigned char *now, size_t now_len, size_t *len);
+/* Calls answer(key, klen, fields, ctx) for every line "<key in hex>
+ * <fields>" of `name`.expected (tests/data); returns the number of lines. */
+unsigned bu_each_expected(const char *name,
+                          void (*answer)(const unsigned char *key, size_t klen, const char *fields, void *ctx),
+                          void *ctx);
+
+/* ---- the age-partitioned (count window) filter ----------------------------- */
+
+tf_age_bloom *ab_make(uint32_t k, uint32_t l, uint64_t bits, uint32_t seed);
+tf_age_bloom *ab_make_for(double rate, uint64_t capacity, uint32_t seed);
+/* tf_age_bloom_get_info and tf_age_bloom_get_stats into the fields a test
+ * asks for (any pointer may be NULL): one call each, the status passed on
+ * (on failure the fields are the zeros of _INIT). */
+tf_status ab_info(const tf_age_bloom *f, uint32_t *k, uint32_t *l, uint64_t *slice_bits, uint64_t *generation,
+                  uint64_t *capacity, uint32_t *seed);
+tf_status ab_stats(const tf_age_bloom *f, uint64_t *slices, uint64_t *bits, double *bits_per_element, uint64_t *inserts,
+                   double *fpr_now);
+/* 1 for the blocked layout (the flags of tf_age_bloom_get_info), else 0. */
+tf_status ab_is_blocked(const tf_age_bloom *f, int *blocked);
+/* Inserts / asks for the key tu_make_key(tag, id). */
+void ab_add_id(tf_age_bloom *f, unsigned char tag, uint64_t id);
+/* f after the keys (tag, 0) .. (tag, n - 1) were inserted in order. */
+tf_age_bloom *ab_filled(tf_age_bloom *f, unsigned char tag, uint64_t n);
+int ab_has_id(const tf_age_bloom *f, unsigned char tag, uint64_t id);
+/* False positives among the next q never-inserted keys. */
+uint64_t ab_count_absent(const tf_age_bloom *f, uint64_t q);
+
+tf_status ab_serialize(const void *obj, void *buf, size_t capacity, size_t *written);
+unsigned char *ab_snap(const tf_age_bloom *f, size_t *len);
+int ab_same(const tf_age_bloom *a, const tf_age_bloom *b);
+void ab_assert_unchanged(const tf_age_bloom *f, const unsigned char *before, size_t len);
+blob_view ab_view(const tf_age_bloom *f);
+/* The model with the filter's actual fill ratios (set bits / m). */
+double ab_model_actual(const tf_age_bloom *f);
+
+/* The window guarantee over `total` operations (fresh keys, repeats, a hot
+ * key, add_if_absent) against a log of the inserts: every key among the
+ * last l * g inserts is found (bloom_util.c); *checked counts the queries. */
+void ab_check_window(tf_age_bloom *f, uint64_t total, uint64_t seed, uint64_t *checked);
+/* ab_check_window, then frees f. */
+void ab_window_then_free(tf_age_bloom *f, uint64_t total, uint64_t seed, uint64_t *checked);
+
+/* Deserializes a blob (tu_try_blob_fn): whatever is accepted is usable. */
+tf_status ab_try_blob(const unsigned char *b, size_t n);
+/* deserialize with options, for tu_check_max_memory (tu_load_fn). */
+tf_status ab_load_with(const unsigned char *blob, size_t len, const tf_deserialize_options *options, uint64_t *memory);
+/* options->max_memory refuses `blob` (f's) below what f holds, before
+ * allocating, and accepts it at exactly that. */
+void ab_check_max_memory(const tf_age_bloom *f, const unsigned char *blob, size_t n);
+/* The golden blob `name`.tfb equals what `built` (freed here) serializes
+ * to and reads back with the answers of `name`.expected; the last `window`
+ * golden inserts are present. */
+void ab_check_golden(const char *name, tf_age_bloom *built, int blocked, unsigned window);
+
+/* ---- the time-limited filter ---------------------------------------------- */
+
+tf_time_bloom *tb_make(uint32_t k, uint32_t l, uint64_t bits, uint64_t span, uint32_t seed);
+tf_time_bloom *tb_make_for(double rate, uint64_t span, uint64_t capacity, uint32_t seed);
+/* tf_time_bloom_get_info and tf_time_bloom_get_stats into the fields a
+ * test asks for (any pointer may be NULL), as ab_info and ab_stats. */
+tf_status tb_info(const tf_time_bloom *f, uint32_t *k, uint32_t *l, uint64_t *span, uint32_t *seed);
+tf_status tb_stats(const tf_time_bloom *f, uint64_t now, uint64_t *slices, uint64_t *bits, double *bits_per_element,
+                   uint64_t *inserts, double *fpr_now);
+/* deserialize with options, for tu_check_max_memory (tu_load_fn). */
+tf_status tb_load_with(const unsigned char *blob, size_t len, const tf_deserialize_options *options, uint64_t *memory);
+/* One field of the stats at `now`, and the size of s_0. */
+uint64_t tb_n_slices(const tf_time_bloom *f, uint64_t now);
+uint64_t tb_total_bits(const tf_time_bloom *f, uint64_t now);
+double tb_bits_per_elt(const tf_time_bloom *f, uint64_t now);
+double tb_fpr_now(const tf_time_bloom *f, uint64_t now);
+uint64_t tb_s0_bits(const tf_time_bloom *f);
+void tb_add_id(tf_time_bloom *f, unsigned char tag, uint64_t id, uint64_t now);
+int tb_has_id(const tf_time_bloom *f, unsigned char tag, uint64_t id, uint64_t now);
+uint64_t tb_count_absent(const tf_time_bloom *f, uint64_t q, uint64_t now);
+
+tf_status tb_serialize(const void *obj, void *buf, size_t capacity, size_t *written);
+unsigned char *tb_snap(const tf_time_bloom *f, size_t *len);
+int tb_same(const tf_time_bloom *a, const tf_time_bloom *b);
+void tb_assert_unchanged(const tf_time_bloom *f, const unsigned char *before, size_t len);
+blob_view tb_view(const tf_time_bloom *f);
+/* The model with the filter's actual fills at `now` (stale slices empty). */
+double tb_model_actual(const tf_time_bloom *f, uint64_t now);
+
+/* A stream driver for the span guarantee: a log of every actual insert
+ * (id, time); after every insert the oldest logged key still within the
+ * span (now - span <= t) is queried, so each key is checked at the last
+ * moment it is guaranteed, and tb_sweep() queries every key of the span.
+ * Ids repeat (15% a recent key again, 5% add_if_absent of a recent key,
+ * whose answer must be 1 when its last insert is within the span). */
+typedef struct {
+    tf_time_bloom *f;
+    uint64_t span;
+    uint64_t *id, *t; /* the log */
+    uint64_t *last;   /* last insert time of an id (0: never) */
+    size_t n, cap, lo;
+    uint64_t next_id, now, checked, max_slices, inserts_at_max;
+    double max_bpe;
+    tu_rng rng;
+} tb_stream;
+
+void tb_stream_init(tb_stream *s, tf_time_bloom *f, size_t cap, uint64_t seed);
+void tb_stream_free(tb_stream *s);
+void tb_stream_insert(tb_stream *s, uint64_t now);
+void tb_sweep(tb_stream *s, uint64_t now);
+/* Poisson arrivals at `rate` per time unit during `duration` units; a
+ * sweep of the whole span every span. */
+void tb_poisson_phase(tb_stream *s, double *clock, double rate, double duration, uint64_t *next_sweep);
+/* An idle gap of `gap` units with queries inside it (bloom_util.c). */
+void tb_idle_gap(tb_stream *s, double *clock, uint64_t gap);
 
 #endif

@@ -10,7 +10,8 @@
 //   4 / 5   an operation program on a small count-window / time filter,
 //           checked against an exact record of what was inserted when;
 //   6       the same program on a count-window filter of the blocked layout.
-// A blob that deserializes must serialize back to the same bytes, keep
+// A blob that deserializes must serialize back to the same bytes, load
+// under a max_memory of exactly its filter's memory and no less, keep
 // working, and never lose a key it has just been given. Any violated
 // invariant aborts (that is how a fuzzer reports a finding).
 #include <climits>
@@ -41,61 +42,82 @@ std::vector<uint8_t> seal(std::vector<uint8_t> blob) {
     return blob;
 }
 
+// What both filters' adapters share: a blob of a filter, and an answer.
+template <class H>
+std::vector<uint8_t> snapshot_of(const H *f, tf_status (*serialized_size)(const H *, size_t *),
+                                 tf_status (*serialize)(const H *, void *, size_t, size_t *)) {
+    size_t size = 0, written = 0;
+    FUZZ_CHECK(serialized_size(f, &size) == TF_OK);
+    std::vector<uint8_t> blob(size);
+    FUZZ_CHECK(serialize(f, blob.data(), size, &written) == TF_OK && written == size);
+    return blob;
+}
+
+template <class H>
+size_t memory_of(const H *f, tf_status (*memory)(const H *, size_t *)) {
+    size_t bytes = 0;
+    FUZZ_CHECK(memory(f, &bytes) == TF_OK);
+    return bytes;
+}
+
+bool answer(tf_status st, int present) {
+    FUZZ_CHECK(st == TF_OK);
+    FUZZ_CHECK(present == 0 || present == 1);
+    return present == 1;
+}
+
+// The stats of either filter: a rate, and whole slices of at least 64 bits.
+template <class Stats>
+void check_stats(const Stats &st) {
+    FUZZ_CHECK(st.fpr_now >= 0.0 && st.fpr_now <= 1.0);
+    FUZZ_CHECK(st.bits >= 64 * st.slices);
+}
+
 // One interface over the two filters, so that every check is written once.
 struct Age {
     using H = tf_age_bloom;
-    static tf_status deserialize(const void *b, size_t n, H **out) {
-        return tf_age_bloom_deserialize(b, n, nullptr, out);
+    static tf_status deserialize(const void *b, size_t n, const tf_deserialize_options *o, H **out) {
+        return tf_age_bloom_deserialize(b, n, o, out);
     }
     static std::vector<uint8_t> snapshot(const H *f) {
-        size_t size = 0, written = 0;
-        FUZZ_CHECK(tf_age_bloom_serialized_size(f, &size) == TF_OK);
-        std::vector<uint8_t> blob(size);
-        FUZZ_CHECK(tf_age_bloom_serialize(f, blob.data(), size, &written) == TF_OK && written == size);
-        return blob;
+        return snapshot_of(f, tf_age_bloom_serialized_size, tf_age_bloom_serialize);
     }
+    static size_t memory(const H *f) { return memory_of(f, tf_age_bloom_memory); }
     static tf_status add(H *f, const void *k, size_t n, uint64_t) { return tf_age_bloom_add(f, k, n); }
     static bool contains(const H *f, const void *k, size_t n, uint64_t) {
         int p = -1;
-        FUZZ_CHECK(tf_age_bloom_contains(f, k, n, &p) == TF_OK);
-        FUZZ_CHECK(p == 0 || p == 1);
-        return p == 1;
+        const tf_status st = tf_age_bloom_contains(f, k, n, &p);
+        return answer(st, p);
     }
     static void stats(const H *f, uint64_t) {
         tf_age_bloom_stats st = TF_AGE_BLOOM_STATS_INIT;
         st.fpr_now = -1;
         FUZZ_CHECK(tf_age_bloom_get_stats(f, &st) == TF_OK);
-        FUZZ_CHECK(st.fpr_now >= 0.0 && st.fpr_now <= 1.0);
-        FUZZ_CHECK(st.bits >= 64 * st.slices);
+        check_stats(st);
     }
     static void free(H *f) { tf_age_bloom_free(f); }
 };
 
 struct Time {
     using H = tf_time_bloom;
-    static tf_status deserialize(const void *b, size_t n, H **out) {
-        return tf_time_bloom_deserialize(b, n, nullptr, out);
+    static tf_status deserialize(const void *b, size_t n, const tf_deserialize_options *o, H **out) {
+        return tf_time_bloom_deserialize(b, n, o, out);
     }
     static std::vector<uint8_t> snapshot(const H *f) {
-        size_t size = 0, written = 0;
-        FUZZ_CHECK(tf_time_bloom_serialized_size(f, &size) == TF_OK);
-        std::vector<uint8_t> blob(size);
-        FUZZ_CHECK(tf_time_bloom_serialize(f, blob.data(), size, &written) == TF_OK && written == size);
-        return blob;
+        return snapshot_of(f, tf_time_bloom_serialized_size, tf_time_bloom_serialize);
     }
+    static size_t memory(const H *f) { return memory_of(f, tf_time_bloom_memory); }
     static tf_status add(H *f, const void *k, size_t n, uint64_t now) { return tf_time_bloom_add(f, k, n, now); }
     static bool contains(const H *f, const void *k, size_t n, uint64_t now) {
         int p = -1;
-        FUZZ_CHECK(tf_time_bloom_contains(f, k, n, now, &p) == TF_OK);
-        FUZZ_CHECK(p == 0 || p == 1);
-        return p == 1;
+        const tf_status st = tf_time_bloom_contains(f, k, n, now, &p);
+        return answer(st, p);
     }
     static void stats(const H *f, uint64_t now) {
         tf_time_bloom_stats st = TF_TIME_BLOOM_STATS_INIT;
         st.fpr_now = -1;
         FUZZ_CHECK(tf_time_bloom_get_stats(f, now, &st) == TF_OK);
-        FUZZ_CHECK(st.fpr_now >= 0.0 && st.fpr_now <= 1.0);
-        FUZZ_CHECK(st.bits >= 64 * st.slices);
+        check_stats(st);
         uint64_t s0 = 0;
         FUZZ_CHECK(tf_time_bloom_slice_bits(f, 0, &s0) == TF_OK && s0 >= 64);
         FUZZ_CHECK(tf_time_bloom_slice_bits(f, st.slices, &s0) == TF_ERR_INVALID_ARGUMENT);
@@ -103,13 +125,28 @@ struct Time {
     static void free(H *f) { tf_time_bloom_free(f); }
 };
 
+// max_memory on a blob that loads into a filter of `need` bytes: exactly
+// that much is enough, a byte less is refused before anything is allocated.
+template <class F>
+void check_max_memory(const uint8_t *data, size_t size, size_t need) {
+    tf_deserialize_options opts = TF_DESERIALIZE_OPTIONS_INIT;
+    opts.max_memory = need;
+    typename F::H *f = nullptr;
+    FUZZ_CHECK(F::deserialize(data, size, &opts, &f) == TF_OK && f != nullptr);
+    FUZZ_CHECK(F::memory(f) <= need);
+    F::free(f);
+    f = nullptr;
+    opts.max_memory = need - 1;
+    FUZZ_CHECK(F::deserialize(data, size, &opts, &f) == TF_ERR_TOO_LARGE && f == nullptr);
+}
+
 // A blob that loads must round-trip exactly and keep its promise for a key
 // added right after.
 template <class F>
 void check_blob(const uint8_t *data, size_t size) {
     typename F::H *f = nullptr;
     tf_clear_last_error();
-    const tf_status st = F::deserialize(data, size, &f);
+    const tf_status st = F::deserialize(data, size, nullptr, &f);
     if (st != TF_OK) {
         fuzz_check_failure(st);
         FUZZ_CHECK(fuzz_is_deserialize_error(st));
@@ -120,6 +157,7 @@ void check_blob(const uint8_t *data, size_t size) {
     FUZZ_CHECK(f != nullptr);
     const std::vector<uint8_t> again = F::snapshot(f);
     FUZZ_CHECK(again.size() == size && std::memcmp(again.data(), data, size) == 0);
+    check_max_memory<F>(data, size, F::memory(f));
     // Use it: stats, then a few inserts at increasing times, each found.
     uint64_t now = 1;
     for (size_t i = 0; i < 24 && i + 20 < size; ++i) now = now * 31 + data[20 + i];
@@ -223,7 +261,7 @@ void run_program(Input in, bool time_mode, bool blocked = false) {
             case 5: {  // serialize, deserialize, continue on the copy
                 const std::vector<uint8_t> blob = F::snapshot(f);
                 typename F::H *copy = nullptr;
-                FUZZ_CHECK(F::deserialize(blob.data(), blob.size(), &copy) == TF_OK);
+                FUZZ_CHECK(F::deserialize(blob.data(), blob.size(), nullptr, &copy) == TF_OK);
                 FUZZ_CHECK(F::snapshot(copy) == blob);
                 F::free(f);
                 f = copy;

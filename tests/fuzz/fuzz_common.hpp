@@ -5,12 +5,14 @@
 #ifndef TF_TESTS_FUZZ_COMMON_HPP
 #define TF_TESTS_FUZZ_COMMON_HPP
 
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
 
+#include <murmurhash.h>
 #include <temporalfilters.h>
 
 #define FUZZ_CHECK(cond)                                   \
@@ -23,6 +25,40 @@
     std::fprintf(stderr, "  last library error message: \"%s\"\n", tf_last_error_message());
     std::fflush(stderr);
     std::abort();
+}
+
+// The envelope of every blob (docs/wire-format.md): a 20-byte header
+// (magic, version, kind, flags, payload length at offset 12) and an 8-byte
+// checksum, MurmurHash3 x64_128 (seed 0, low half) of everything before it.
+constexpr size_t kFuzzHeader = 20;
+constexpr size_t kFuzzOverhead = 28;
+
+inline void fuzz_put_le64(uint8_t *p, uint64_t v) {
+    for (int i = 0; i < 8; ++i) p[i] = uint8_t(v >> (8 * i));
+}
+
+inline uint64_t fuzz_get_le(const uint8_t *p, int bytes) {
+    uint64_t v = 0;
+    for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | p[i];
+    return v;
+}
+
+// `blob` (at least kFuzzOverhead bytes) with its payload length and
+// checksum made consistent, so that mutations reach the checks behind them.
+inline std::vector<uint8_t> fuzz_seal(std::vector<uint8_t> blob) {
+    fuzz_put_le64(blob.data() + 12, uint64_t(blob.size() - kFuzzOverhead));
+    uint64_t h[2];
+    lmmh_x64_128(blob.data(), unsigned(blob.size() - 8), 0, h);
+    fuzz_put_le64(blob.data() + blob.size() - 8, h[0]);
+    return blob;
+}
+
+// Runs check(blob, size) on the input sealed, when it can hold an envelope.
+template <class F>
+inline void fuzz_check_sealed(const uint8_t *data, size_t size, F &&check) {
+    if (size < kFuzzOverhead || size > UINT_MAX) return;
+    const std::vector<uint8_t> sealed = fuzz_seal(std::vector<uint8_t>(data, data + size));
+    check(sealed.data(), sealed.size());
 }
 
 // A failed call must return a negative status that the library defines and

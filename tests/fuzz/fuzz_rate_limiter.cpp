@@ -117,8 +117,8 @@
 
 namespace {
 
-constexpr size_t kHeader = 20;    // envelope header
-constexpr size_t kOverhead = 28;  // envelope header + checksum
+constexpr size_t kHeader = kFuzzHeader;
+constexpr size_t kOverhead = kFuzzOverhead;
 constexpr uint64_t kNever = UINT64_MAX;
 
 // TF_FUZZ_RATE_LIMITER_TRACE=1: programs print every operation to stderr.
@@ -135,23 +135,9 @@ bool tracing() {
         if (tracing()) std::fprintf(stderr, __VA_ARGS__); \
     } while (0)
 
-void put_le64(uint8_t *p, uint64_t v) {
-    for (int i = 0; i < 8; ++i) p[i] = uint8_t(v >> (8 * i));
-}
-
-uint64_t get_le(const uint8_t *p, int bytes) {
-    uint64_t v = 0;
-    for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | p[i];
-    return v;
-}
-
-std::vector<uint8_t> seal(std::vector<uint8_t> blob) {
-    put_le64(blob.data() + 12, uint64_t(blob.size() - kOverhead));
-    uint64_t h[2];
-    lmmh_x64_128(blob.data(), unsigned(blob.size() - 8), 0, h);
-    put_le64(blob.data() + blob.size() - 8, h[0]);
-    return blob;
-}
+void put_le64(uint8_t *p, uint64_t v) { fuzz_put_le64(p, v); }
+uint64_t get_le(const uint8_t *p, int bytes) { return fuzz_get_le(p, bytes); }
+std::vector<uint8_t> seal(std::vector<uint8_t> blob) { return fuzz_seal(std::move(blob)); }
 
 uint64_t sat_add(uint64_t a, uint64_t b) { return fuzz_sat_add(a, b); }
 uint64_t sat_mul(uint64_t a, uint64_t b) { return b != 0 && a > UINT64_MAX / b ? kNever : a * b; }
@@ -1252,10 +1238,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             check_blob(rest, n);
             break;
         case 1:
-            if (n >= kOverhead && n <= UINT_MAX) {
-                const std::vector<uint8_t> fixed = seal(std::vector<uint8_t>(rest, rest + n));
-                check_blob(fixed.data(), fixed.size());
-            }
+            fuzz_check_sealed(rest, n, check_blob);
             break;
         case 2:
             Program<Buckets>(Input{rest, n}, false).run();

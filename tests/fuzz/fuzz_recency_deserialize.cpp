@@ -13,7 +13,8 @@
 // error_estimate. Anything else aborts, which is how a fuzzer reports it.
 //
 // Only the public C API is used (plus libmurmurhash to repair checksums, as
-// DESIGN.md defines the checksum as MurmurHash3 x64_128, seed 0, low half).
+// docs/wire-format.md defines the checksum as MurmurHash3 x64_128, seed 0,
+// low half).
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -27,27 +28,16 @@
 
 namespace {
 
-constexpr size_t kHeaderSize = 20;  // magic, version, kind, flags, payload length
-constexpr size_t kTrailerSize = 8;  // checksum
-constexpr size_t kOverhead = kHeaderSize + kTrailerSize;
+constexpr size_t kHeaderSize = kFuzzHeader;
+constexpr size_t kOverhead = kFuzzOverhead;
 
 // Anything that is not a valid handle, to see that a failed call leaves the
 // out-parameter alone.
 tf_recency_sketch *const kUntouched = reinterpret_cast<tf_recency_sketch *>(uintptr_t(0x5eed));
 
-void put_le64(uint8_t *p, uint64_t v) {
-    for (int i = 0; i < 8; ++i) p[i] = uint8_t(v >> (8 * i));
-}
-
-uint64_t get_le64(const uint8_t *p) {
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
-    return v;
-}
-
-uint32_t get_le32(const uint8_t *p) {
-    return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
-}
+void put_le64(uint8_t *p, uint64_t v) { fuzz_put_le64(p, v); }
+uint64_t get_le64(const uint8_t *p) { return fuzz_get_le(p, 8); }
+uint32_t get_le32(const uint8_t *p) { return uint32_t(fuzz_get_le(p, 4)); }
 
 uint64_t query(const tf_recency_sketch *s, const std::string &key) {
     uint64_t t = 12345;
@@ -245,13 +235,7 @@ tf_status check_blob(const uint8_t *data, size_t size) {
     return st;
 }
 
-std::vector<uint8_t> seal(std::vector<uint8_t> blob) {
-    put_le64(blob.data() + 12, uint64_t(blob.size() - kOverhead));
-    uint64_t h[2];
-    lmmh_x64_128(blob.data(), unsigned(blob.size() - kTrailerSize), 0, h);
-    put_le64(blob.data() + blob.size() - kTrailerSize, h[0]);
-    return blob;
-}
+std::vector<uint8_t> seal(std::vector<uint8_t> blob) { return fuzz_seal(std::move(blob)); }
 
 // Structured variant. The recency sketch payload of this format version is
 //   width u64, depth u32, seed u32, cell count u64, cells u64[count]
@@ -333,10 +317,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     check_blob(data, size);
 
     // The same bytes with a consistent payload length and checksum.
-    if (size >= kOverhead && size <= UINT_MAX) {
-        const std::vector<uint8_t> fixed = seal(std::vector<uint8_t>(data, data + size));
-        if (std::memcmp(fixed.data(), data, size) != 0) check_blob(fixed.data(), fixed.size());
-    }
+    fuzz_check_sealed(data, size, [&](const uint8_t *sealed, size_t n) {
+        if (std::memcmp(sealed, data, n) != 0) check_blob(sealed, n);
+    });
 
     // A blob built from a shape description in the input.
     if (size <= UINT_MAX / 8) check_structured(data, size);

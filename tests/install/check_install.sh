@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # meson install --destdir into a staging directory, then check the installed
-# tree (headers, soname links, pkg-config file) and build and run a consumer
-# against it with nothing but pkg-config.
+# tree (headers, soname links, static library, pkg-config file) and build and
+# run two consumers against it with nothing but pkg-config: one linked with
+# the shared library, one linked statically (`-static`, every library an
+# archive) with `pkg-config --static --libs`, which proves Libs.private
+# complete.
 set -euo pipefail
 build=${1:?usage: check_install.sh BUILDDIR}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,6 +28,12 @@ so=$stage$libdir/libtemporalfilters.so
 [ -e "$so.0" ] || { echo "missing $so.0"; exit 1; }
 soname=$(readelf -d "$so" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
 [ "$soname" = libtemporalfilters.so.0 ] || { echo "soname is '$soname'"; exit 1; }
+a=$stage$libdir/libtemporalfilters.a
+[ -f "$a" ] || { echo "missing $a"; exit 1; }
+if nm -u "$a" | grep -q lmmh_; then
+    echo "$a refers to libmurmurhash"
+    exit 1
+fi
 
 export PKG_CONFIG_PATH=$stage$libdir/pkgconfig
 export PKG_CONFIG_SYSROOT_DIR=$stage
@@ -32,4 +41,18 @@ cflags=$(pkg-config --cflags temporalfilters)
 libs=$(pkg-config --libs temporalfilters)
 cc -std=c99 -Wall -Werror $cflags "$here/consumer.c" -o "$stage/consumer" $libs
 LD_LIBRARY_PATH=$stage$libdir "$stage/consumer"
+
+static_libs=$(pkg-config --static --libs temporalfilters)
+echo "pkg-config --static --libs temporalfilters: $static_libs"
+# --whole-archive: every object of the archive is linked, not only those the
+# consumer calls, so every reference of the library must resolve against
+# what pkg-config lists.
+cc -std=c99 -Wall -Werror $cflags "$here/consumer.c" -o "$stage/consumer_static" -static \
+    -Wl,--whole-archive "$a" -Wl,--no-whole-archive $static_libs
+if readelf -d "$stage/consumer_static" | grep -q NEEDED; then
+    echo "consumer_static is not statically linked:"
+    readelf -d "$stage/consumer_static" | grep NEEDED
+    exit 1
+fi
+env -u LD_LIBRARY_PATH "$stage/consumer_static"
 echo "install ok: $(cd "$stage" && find . -type f -o -type l | sort | tr '\n' ' ')"

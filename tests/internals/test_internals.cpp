@@ -15,6 +15,7 @@
 #include "bloom/age_partitioned.hpp"
 #include "bloom/blocked.hpp"
 #include "common/fastdiv.hpp"
+#include "common/generation_ring.hpp"
 #include "common/hash.hpp"
 #include "common/wire.hpp"
 
@@ -46,9 +47,6 @@ void test_inline_matches_package(void **) {
             lmmh_x64_128(buf.data() + align, static_cast<unsigned>(len), seed, ref);
             tf::Hash128 h = tf::murmur3_x64_128(buf.data() + align, len, seed);
             if (h.h1 != ref[0] || h.h2 != ref[1]) fail_msg("mismatch at length %zu seed %u", len, seed);
-            tf::Hash128 r{};
-            assert_true(tf::murmur3_x64_128_reference(buf.data() + align, len, seed, &r));
-            assert_true(r.h1 == ref[0] && r.h2 == ref[1]);
             compared++;
         }
     }
@@ -363,6 +361,217 @@ static void test_blocked_model(void **) {
         if (!(exact >= 0.98 * indep)) fail_msg("model %g below the independent rate %g", exact, indep);
     }
 }
+// ---- the generation ring (lib/common/generation_ring.hpp) -----------------
+
+// A slot that remembers which generation it was made for, to check that a
+// rotation hands the storage the right one.
+struct TagSlot {
+    int tag = -1;
+};
+
+// Count: the budget is the period; a full generation rotates; the oldest
+// slot is recycled as the newest with the next serial; a fixed ring's slot
+// follows the serial; the counters and what was retired add up.
+static void test_ring_rotation_by_count(void **) {
+    tf::GenerationRing<TagSlot> ring(tf::Rotation::Count, 3, 0, 1);
+    for (int i = 0; i < 4; ++i) ring.open(TagSlot{i});
+    assert_int_equal(ring.size(), 4);
+    assert_int_equal(ring.next_serial(), 4);
+    assert_int_equal(ring[0].serial, 3);
+    assert_int_equal(ring[0].tag, 3);
+    assert_int_equal(ring.oldest().tag, 0);
+    assert_int_equal(ring.budget(), 3);
+    assert_int_equal(ring.retired_generations(), 0);
+    uint64_t inserts = 0;
+    for (int round = 0; round < 10; ++round) {
+        for (int j = 0; j < 3; ++j) {
+            assert_false(ring.full());
+            assert_false(ring.due(0));
+            ring.count_insert();
+            inserts++;
+        }
+        assert_true(ring.full() && ring.due(0));
+        const int oldest_tag = ring.oldest().tag;
+        tf::Generation<TagSlot> &g = ring.recycle(0, ring.period());
+        // the slot that was oldest is the newest now, and nothing was
+        // recorded against it
+        assert_int_equal(g.tag, oldest_tag);
+        assert_int_equal(&g - &ring[0], 0);
+        assert_true(g.serial == ring.next_serial() - 1 && g.received == 0 && g.owned == 0);
+        assert_int_equal(ring.budget(), 3);
+        assert_int_equal(ring.current(), 0);
+        assert_int_equal(ring.slot_of(0), g.serial % 4);
+        for (size_t age = 0; age < 4; ++age) assert_int_equal(ring[age].serial, ring.next_serial() - 1 - age);
+        // retired: every serial below the oldest, and each took 3 inserts
+        assert_int_equal(ring.retired_generations(), uint64_t(round + 1));
+        assert_int_equal(ring.inserts(), inserts);
+        assert_int_equal(ring.live_inserts(), std::min<uint64_t>(inserts, 3 * 3));
+        assert_int_equal(ring.retired_inserts(), inserts - ring.live_inserts());
+    }
+    // a partial generation counts as it is
+    ring.record_insert();
+    assert_int_equal(ring.live_inserts(), 10);
+    assert_int_equal(ring.inserts_within(12345), 10);  // a count ring keeps no times
+    // clear: the inserts go, the generations and serials stay
+    const uint64_t serial = ring.next_serial();
+    ring.clear();
+    assert_true(ring.inserts() == 0 && ring.current() == 0 && ring.budget() == 3);
+    assert_int_equal(ring.next_serial(), serial);
+    assert_int_equal(ring.live_inserts(), 0);
+}
+
+// Time: a generation lasts a period (span / per_span time units); after an
+// idle gap one rotation per whole period is due, at most the ring's size; a
+// rotation records when the generation ended and what it took.
+static void test_ring_rotation_by_time(void **) {
+    tf::GenerationRing<> ring(tf::Rotation::Time, 0, 100, 4);  // periods of 25
+    for (int i = 0; i < 4; ++i) ring.open(tf::NoSlot());
+    assert_int_equal(ring.period(), 25);
+    assert_false(ring.due(1000));  // no insert yet: the clock has not started
+    assert_int_equal(ring.rotations_due(1000), 0);
+    ring.observe(ring.clamp(10));
+    assert_int_equal(ring.opened_at(), 10);
+    assert_int_equal(ring.clock(), 10);
+    ring.record_insert();
+    ring.receive(0, 10);
+    assert_int_equal(ring[0].owned, 1);
+    assert_int_equal(ring[0].last, 10);
+    assert_false(ring.due(34));
+    assert_true(ring.due(35));
+    assert_int_equal(ring.rotations_due(35), 1);
+    assert_int_equal(ring.rotations_due(10 + 25 * 3 + 24), 3);
+    assert_int_equal(ring.rotations_due(10 + 25 * 1000), 4);  // a gap longer than the window
+    // a clock that goes backwards is clamped
+    assert_int_equal(ring.clamp(5), 10);
+    ring.observe(ring.clamp(35));
+    ring.recycle(35, ring.kUnlimited);
+    assert_int_equal(ring[1].ended, 35);  // the generation that took the insert ended at 35
+    assert_int_equal(ring[1].owned, 1);
+    assert_int_equal(ring.opened_at(), 35);
+    assert_false(ring.due(59));
+    assert_true(ring.due(60));
+    // three inserts in the new generation, then the window moves on: the
+    // inserts within the span follow the generations' times
+    for (int i = 0; i < 3; ++i) {
+        ring.observe(ring.clamp(40));
+        ring.record_insert();
+        ring.receive(0, 40);
+    }
+    assert_int_equal(ring.budget(), ring.kUnlimited - 3);  // a Time ring counts no budget down to 0
+    assert_int_equal(ring.inserts_within(40), 4);
+    // each generation's inserts taken as spread over its time: the first
+    // (10 .. 35) is within the span at 135, the three of 35 .. 40 are 4/5
+    // within it at 136 (2.4, rounded) and gone at 141
+    assert_int_equal(ring.inserts_within(135), 4);
+    assert_int_equal(ring.inserts_within(136), 2);
+    assert_int_equal(ring.inserts_within(141), 0);
+    assert_false(ring.expired(ring[0], 140));  // last insert at 40, span 100
+    assert_true(ring.expired(ring[0], 141));
+    // the gap: every generation is rotated out, and with it every insert
+    const size_t n = ring.rotations_due(10000);
+    assert_int_equal(n, 4);
+    ring.observe(ring.clamp(10000));
+    for (size_t i = 0; i < n; ++i) ring.recycle(10000, ring.kUnlimited);
+    assert_int_equal(ring.live_inserts(), 0);
+    assert_int_equal(ring.retired_inserts(), 4);
+    assert_int_equal(ring.retired_generations(), 5);
+    assert_false(ring.due(10000));
+}
+
+// Rate: the structure sets a budget; a generation ends when it is spent, or
+// once it lasted a period with at least one insert. The ring measures the
+// inserts one period brings over the latest generations covering a period,
+// extrapolating a shorter history at most max_extrapolation times.
+static void test_ring_rotation_by_rate(void **) {
+    tf::GenerationRing<TagSlot> ring(tf::Rotation::Rate, 0, 100, 4);  // target periods of 25
+    ring.open(TagSlot{0});
+    ring.open(TagSlot{1});
+    ring.set_budget(2);
+    ring.observe(ring.clamp(1));
+    assert_false(ring.due(1));
+    ring.record_insert();
+    assert_false(ring.due(25));  // 24 units: the period is not over
+    assert_true(ring.due(26));   // one insert and a whole period
+    ring.record_insert();
+    assert_true(ring.full() && ring.due(2));  // the budget is spent
+    // a steady rate: one insert per time unit, one generation per period
+    uint64_t now = 1;
+    for (int gen = 0; gen < 8; ++gen) {
+        while (!ring.due(now + 1)) {
+            ++now;
+            ring.observe(ring.clamp(now));
+            ring.record_insert();
+        }
+        ++now;
+        ring.observe(ring.clamp(now));
+        ring.rotate(TagSlot{gen + 2}, now);
+        assert_int_equal(ring[0].tag, gen + 2);
+        assert_int_equal(ring[1].ended, now);
+        assert_int_equal(ring.current(), 0);
+        ring.set_budget(1000);
+        if (ring.size() > 4) ring.retire_oldest();
+    }
+    const double steady = ring.inserts_per_period(now, 4.0);
+    if (!(steady >= 24.0 && steady <= 26.0)) fail_msg("steady rate: %g inserts per period, want 25", steady);
+    // a burst within one time unit: counted once, extrapolated at most 4x
+    ring.rotate(TagSlot{100}, now);
+    for (int i = 0; i < 500; ++i) ring.record_insert();
+    const double burst = ring.inserts_per_period(now, 4.0);
+    if (!(burst >= 500.0 && burst <= 4.0 * (500 + 25 * 4))) fail_msg("burst: %g inserts per period", burst);
+    // no history longer than a period: extrapolated at most 4x
+    tf::GenerationRing<> fresh(tf::Rotation::Rate, 0, 100, 4);
+    fresh.open(tf::NoSlot());
+    fresh.set_budget(5000);
+    fresh.observe(fresh.clamp(5));
+    for (int i = 0; i < 1000; ++i) fresh.record_insert();
+    assert_true(fresh.inserts_per_period(5, 4.0) == 4000.0);
+    assert_true(fresh.inserts_per_period(5, 2.0) == 2000.0);
+    assert_true(fresh.inserts_per_period(15, 4.0) == 2500.0);  // 1000 in 10 units: 2500 per 25
+    tf::GenerationRing<> idle(tf::Rotation::Rate, 0, 100, 4);
+    idle.open(tf::NoSlot());
+    assert_true(idle.inserts_per_period(1, 4.0) == 1.0);  // at least one insert
+}
+
+// Retirement accounting of a growing ring: generations retire oldest first;
+// the retired ones are the serials below the oldest and the inserts the
+// live generations do not hold.
+static void test_ring_retirement_accounting(void **) {
+    tf::GenerationRing<TagSlot> ring(tf::Rotation::Rate, 0, 50, 5);
+    ring.open(TagSlot{0});
+    uint64_t now = 1, total = 0;
+    const uint64_t per_gen[] = {5, 0, 7, 1, 9, 2};
+    for (int g = 0; g < 6; ++g) {
+        ring.observe(ring.clamp(now));
+        for (uint64_t i = 0; i < per_gen[g]; ++i) {
+            ring.record_insert();
+            ring.receive(0, now);
+            total++;
+        }
+        now += 10;
+        ring.observe(ring.clamp(now));
+        ring.rotate(TagSlot{g + 1}, now);
+    }
+    assert_int_equal(ring.size(), 7);
+    assert_int_equal(ring.inserts(), total);
+    assert_int_equal(ring.live_inserts(), total);
+    assert_int_equal(ring.retired_inserts(), 0);
+    assert_int_equal(ring.retired_generations(), 0);
+    uint64_t retired = 0;
+    for (int g = 0; g < 4; ++g) {
+        retired += ring.oldest().owned;
+        assert_int_equal(ring.oldest().tag, g);
+        ring.retire_oldest();
+        assert_int_equal(ring.retired_generations(), uint64_t(g + 1));
+        assert_int_equal(ring.retired_inserts(), retired);
+        assert_int_equal(ring.live_inserts() + ring.retired_inserts(), total);
+    }
+    assert_int_equal(retired, 5 + 0 + 7 + 1);
+    assert_int_equal(ring.oldest().serial, 4);
+    // what a generation ended with stays with it
+    assert_int_equal(ring[2].owned, 9);
+    assert_int_equal(ring[2].ended, 51);
+    assert_int_equal(ring[2].last, 41);
+}
 int main() {
     const CMUnitTest tests[] = {
         cmocka_unit_test(test_inline_matches_package),
@@ -375,6 +584,10 @@ int main() {
         cmocka_unit_test(test_blocked_lane_bits),
         cmocka_unit_test(test_blocked_ring_runs),
         cmocka_unit_test(test_blocked_model),
+        cmocka_unit_test(test_ring_rotation_by_count),
+        cmocka_unit_test(test_ring_rotation_by_time),
+        cmocka_unit_test(test_ring_rotation_by_rate),
+        cmocka_unit_test(test_ring_retirement_accounting),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

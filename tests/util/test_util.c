@@ -100,6 +100,47 @@ void tu_check_truncations(const unsigned char *blob, size_t len, tu_try_blob_fn 
         if (st != TF_ERR_TRUNCATED) fail_msg("%zu of %zu bytes: got %s", cut, len, tf_status_string(st));
         free(copy);
     }
+    unsigned char *longer = malloc(len + 1);
+    assert_non_null(longer);
+    memcpy(longer, blob, len);
+    longer[len] = 0;
+    assert_int_equal(try_blob(longer, len + 1), TF_ERR_CORRUPT); /* a byte too many */
+    for (size_t cut = 8; cut < len - 28; cut += 8) {
+        const size_t shorter = len - cut;
+        memcpy(longer, blob, shorter);
+        tu_put_le(longer + 12, shorter - 28, 8);
+        tu_fix_checksum(longer, shorter);
+        const tf_status st = try_blob(longer, shorter);
+        if (st != TF_ERR_CORRUPT) fail_msg("payload cut by %zu bytes: got %s", cut, tf_status_string(st));
+    }
+    free(longer);
+}
+
+void tu_check_random_blobs(uint16_t kind, uint32_t known_flags, uint64_t seed, tu_try_blob_fn try_blob) {
+    tu_rng g = {seed};
+    unsigned char buf[512], header[8] = {'T', 'F', 'L', 'T', 1, 0, (unsigned char)kind, (unsigned char)(kind >> 8)};
+    for (int i = 0; i < 20000; ++i) {
+        const size_t len = tu_below(&g, sizeof buf);
+        for (size_t j = 0; j < len; ++j) buf[j] = (unsigned char)tu_next(&g);
+        if (i % 2) memcpy(buf, header, len < 8 ? len : 8);
+        if (i % 4 == 3 && len >= 28) { /* a consistent envelope: the payload is parsed */
+            tu_put_le(buf + 8, tu_below(&g, (uint64_t)known_flags + 1) & known_flags, 4);
+            tu_put_le(buf + 12, len - 28, 8);
+            tu_fix_checksum(buf, len);
+        }
+        const tf_status st = try_blob(buf, len);
+        if (!(st < 0 && st >= TF_STATUS_MIN)) fail_msg("random blob %d (%zu bytes): got %d", i, len, (int)st);
+    }
+}
+
+void tu_check_resealed(const unsigned char *blob, size_t len, tu_try_blob_fn try_blob) {
+    unsigned char *copy = malloc(len);
+    assert_non_null(copy);
+    memcpy(copy, blob, len);
+    tu_fix_checksum(copy, len);
+    assert_memory_equal(copy, blob, len);
+    assert_int_equal(try_blob(copy, len), TF_OK);
+    free(copy);
 }
 
 void tu_check_payload_flips(unsigned char *blob, size_t len, tu_try_blob_fn try_blob) {
@@ -119,6 +160,54 @@ void tu_check_payload_flips(unsigned char *blob, size_t len, tu_try_blob_fn try_
     tu_fix_checksum(blob, len);
     assert_int_equal(try_blob(blob, len), TF_OK);
     assert_true(accepted > 0 && rejected > 0);
+}
+
+unsigned char *tu_snapshot(const void *obj, tu_serialize_fn serialize, size_t *len) {
+    size_t need = 0, written = 0;
+    assert_int_equal(serialize(obj, NULL, 0, &need), TF_ERR_BUFFER_TOO_SMALL);
+    unsigned char *buf = malloc(need);
+    assert_non_null(buf);
+    assert_int_equal(serialize(obj, buf, need, &written), TF_OK);
+    assert_int_equal(written, need);
+    *len = need;
+    return buf;
+}
+
+int tu_same_blob(const void *a, const void *b, tu_serialize_fn serialize) {
+    size_t na, nb;
+    unsigned char *x = tu_snapshot(a, serialize, &na), *y = tu_snapshot(b, serialize, &nb);
+    const int eq = na == nb && memcmp(x, y, na) == 0;
+    free(x);
+    free(y);
+    return eq;
+}
+
+void tu_assert_blob(const void *obj, tu_serialize_fn serialize, const unsigned char *before, size_t len) {
+    size_t n;
+    unsigned char *now = tu_snapshot(obj, serialize, &n);
+    assert_int_equal(n, len);
+    assert_memory_equal(now, before, len);
+    free(now);
+}
+
+void tu_check_blob_of(const void *obj, tu_serialize_fn serialize, tu_blob_check check, tu_try_blob_fn try_blob) {
+    size_t n;
+    unsigned char *blob = tu_snapshot(obj, serialize, &n);
+    switch (check) {
+        case TU_TRUNCATIONS:
+            tu_check_truncations(blob, n, try_blob);
+            break;
+        case TU_BIT_FLIPS:
+            tu_check_bit_flips(blob, n, try_blob);
+            break;
+        case TU_PAYLOAD_FLIPS:
+            tu_check_payload_flips(blob, n, try_blob);
+            break;
+        case TU_RESEALED:
+            tu_check_resealed(blob, n, try_blob);
+            break;
+    }
+    free(blob);
 }
 
 void tu_check_serialize_contract(const void *obj, size_t need, tu_serialize_fn serialize) {
@@ -177,4 +266,102 @@ uint64_t tu_check_max_memory(const unsigned char *blob, size_t len, tu_load_fn l
     longer.opts.max_memory = need;
     assert_int_equal(load(blob, len, &longer.opts, &got), TF_OK);
     return need;
+}
+
+unsigned char *tu_golden_blob(const char *name, const void *built, tu_serialize_fn serialize, size_t *len) {
+    char file[256];
+    snprintf(file, sizeof file, "%s.tfb", name);
+    unsigned char *golden = tu_read_file(tu_data_path(file), len);
+    if (!golden) fail_msg("cannot read %s", tu_data_path(file));
+    size_t written;
+    unsigned char *now = tu_snapshot(built, serialize, &written);
+    if (written != *len) fail_msg("%s: the golden operations give %zu bytes, the blob has %zu", file, written, *len);
+    assert_memory_equal(now, golden, *len);
+    free(now);
+    return golden;
+}
+
+unsigned tu_for_each_answer(const char *name, int count, tu_answer_fn answer, void *ctx) {
+    char file[256];
+    snprintf(file, sizeof file, "%s.expected", name);
+    size_t len;
+    char *text = (char *)tu_read_file(tu_data_path(file), &len);
+    if (!text) fail_msg("cannot read %s", tu_data_path(file));
+    char *nul = realloc(text, len + 1);
+    assert_non_null(nul);
+    text = nul;
+    text[len] = 0;
+    assert_true(count >= 1 && count <= 4);
+    unsigned lines = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        if (line[0] == '#') continue;
+        char hex[129];
+        int used = 0;
+        assert_int_equal(sscanf(line, "%128s%n", hex, &used), 1);
+        const size_t klen = strlen(hex) / 2;
+        unsigned char key[64];
+        assert_true(strlen(hex) % 2 == 0 && klen <= sizeof key);
+        for (size_t i = 0; i < klen; ++i) {
+            unsigned v;
+            assert_int_equal(sscanf(hex + 2 * i, "%2x", &v), 1);
+            key[i] = (unsigned char)v;
+        }
+        unsigned long long numbers[4];
+        const char *p = line + used;
+        for (int i = 0; i < count; ++i) {
+            char *end;
+            numbers[i] = strtoull(p, &end, 10);
+            if (end == p) fail_msg("%s: a line with fewer than %d numbers: %s", file, count, line);
+            p = end;
+        }
+        while (*p == ' ') ++p;
+        if (*p) fail_msg("%s: a line with more than %d numbers: %s", file, count, line);
+        answer(key, klen, numbers, ctx);
+        lines++;
+    }
+    free(text);
+    return lines;
+}
+
+tf_status tu_try_load(tu_load_fn load, const unsigned char *blob, size_t len) {
+    uint64_t memory = 0;
+    tf_clear_last_error();
+    const tf_status st = load(blob, len, NULL, &memory);
+    if (st == TF_OK)
+        assert_true(memory > 0);
+    else
+        assert_true(strlen(tf_last_error_message()) > 0);
+    return st;
+}
+
+void tu_check_versioned_out(const void *obj, size_t size, tu_get_fn get) {
+    const size_t later = 16; /* what a later version might have added */
+    unsigned char *buf = malloc(size + later), *zero = calloc(1, size + later);
+    assert_true(buf && zero);
+    const size_t refused[] = {0, size - 1};
+    for (size_t i = 0; i < 2; ++i) {
+        memset(buf, 0, size + later);
+        memcpy(buf, &refused[i], sizeof(size_t));
+        tf_clear_last_error();
+        assert_int_equal(get(obj, buf), TF_ERR_INVALID_ARGUMENT);
+        assert_non_null(strstr(tf_last_error_message(), "_INIT"));
+        assert_memory_equal(buf + sizeof(size_t), zero + sizeof(size_t), size + later - sizeof(size_t));
+    }
+    /* its own size, then a longer struct: the same fields, the rest kept */
+    unsigned char *own = malloc(size);
+    assert_non_null(own);
+    memset(own, 0, size);
+    memcpy(own, &size, sizeof size);
+    assert_int_equal(get(obj, own), TF_OK);
+    memset(buf, 0xA5, size + later);
+    const size_t longer = size + later;
+    memcpy(buf, &longer, sizeof longer);
+    assert_int_equal(get(obj, buf), TF_OK);
+    size_t got;
+    memcpy(&got, buf, sizeof got);
+    assert_int_equal(got, longer); /* `size` is the caller's */
+    for (size_t i = size; i < size + later; ++i) assert_int_equal(buf[i], 0xA5);
+    free(own);
+    free(buf);
+    free(zero);
 }

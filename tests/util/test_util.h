@@ -49,8 +49,22 @@ typedef tf_status (*tu_try_blob_fn)(const unsigned char *blob, size_t len);
 void tu_check_bit_flips(unsigned char *blob, size_t len, tu_try_blob_fn try_blob);
 
 /* Every proper prefix of a valid blob (each copied into a buffer of its
- * exact size, so that ASan sees any overread) is TF_ERR_TRUNCATED. */
+ * exact size, so that ASan sees any overread) is TF_ERR_TRUNCATED; a byte
+ * too many is TF_ERR_CORRUPT; so is a payload length that cuts the payload
+ * short by a multiple of 8 bytes behind a valid checksum (the payload
+ * reader must stop, not read on). */
 void tu_check_truncations(const unsigned char *blob, size_t len, tu_try_blob_fn try_blob);
+
+/* 20,000 random blobs of up to 511 bytes, every other one behind the
+ * header of `kind` (magic, version 1, kind) and every fourth with a
+ * consistent envelope (flags within `known_flags`, payload length,
+ * checksum) so that its payload is parsed: each is refused with a status
+ * the library defines. */
+void tu_check_random_blobs(uint16_t kind, uint32_t known_flags, uint64_t seed, tu_try_blob_fn try_blob);
+
+/* Recomputing the checksum of a valid blob (MurmurHash3 x64_128 of
+ * libmurmurhash, tu_fix_checksum) gives back its own bytes, and it reads. */
+void tu_check_resealed(const unsigned char *blob, size_t len, tu_try_blob_fn try_blob);
 
 /* Flips every payload bit of a valid blob in turn with the checksum fixed,
  * so that the flip reaches the structural checks: each gives TF_OK (a
@@ -60,6 +74,22 @@ void tu_check_payload_flips(unsigned char *blob, size_t len, tu_try_blob_fn try_
 
 /* Serializes `obj` (a structure's serialize, wrapped by its suite). */
 typedef tf_status (*tu_serialize_fn)(const void *obj, void *buf, size_t capacity, size_t *written);
+
+/* The blob of `obj` (malloc'ed; its length in *len). */
+unsigned char *tu_snapshot(const void *obj, tu_serialize_fn serialize, size_t *len);
+
+/* Whether two structures serialize to the same bytes. */
+int tu_same_blob(const void *a, const void *b, tu_serialize_fn serialize);
+
+/* Asserts that `obj` serializes to exactly `before` (len bytes): a call
+ * that failed left it as it was. */
+void tu_assert_blob(const void *obj, tu_serialize_fn serialize, const unsigned char *before, size_t len);
+
+/* The checks above that run over a valid blob. */
+typedef enum { TU_TRUNCATIONS, TU_BIT_FLIPS, TU_PAYLOAD_FLIPS, TU_RESEALED } tu_blob_check;
+
+/* Runs one of them on the blob of `obj`. */
+void tu_check_blob_of(const void *obj, tu_serialize_fn serialize, tu_blob_check check, tu_try_blob_fn try_blob);
 
 /* The serialize contract for an object that needs `need` bytes: one byte
  * too few is TF_ERR_BUFFER_TOO_SMALL with `need` reported and nothing
@@ -82,7 +112,67 @@ typedef tf_status (*tu_load_fn)(const unsigned char *blob, size_t len, const tf_
  * the structure's memory. */
 uint64_t tu_check_max_memory(const unsigned char *blob, size_t len, tu_load_fn load);
 
+/* A tu_try_blob_fn made of a tu_load_fn: deserializes with the default
+ * options; a failure must explain itself. */
+tf_status tu_try_load(tu_load_fn load, const unsigned char *blob, size_t len);
+
+/* Fills a versioned out-struct (a structure's get_info / get_stats on
+ * `obj`, wrapped by its suite): `out` points at a struct whose `size` field
+ * the caller set. */
+typedef tf_status (*tu_get_fn)(const void *obj, void *out);
+
+/* The versioned-struct contract of a getter whose struct has `size` bytes:
+ * a size of 0 or one byte below the struct's (its first version) is
+ * TF_ERR_INVALID_ARGUMENT with nothing written; the struct's own size
+ * fills it; a caller built against a later, longer version gets the fields
+ * this library knows and keeps the rest of its struct as it was. */
+void tu_check_versioned_out(const void *obj, size_t size, tu_get_fn get);
+
+/* The golden blob tests/data/<name>.tfb, after checking that `built` (the
+ * structure rebuilt by the operations of tests/util/golden.h) serializes
+ * to exactly its bytes. Returns the blob (free it); its length in *len. */
+unsigned char *tu_golden_blob(const char *name, const void *built, tu_serialize_fn serialize, size_t *len);
+
+/* One answer of a golden .expected file: the key's bytes and the numbers
+ * that follow it on its line. */
+typedef void (*tu_answer_fn)(const unsigned char *key, size_t key_len, const unsigned long long *numbers, void *ctx);
+
+/* Calls `answer` for every line of tests/data/<name>.expected ("<key as
+ * hex> <number> ..."; lines that start with '#' are comments), asserting
+ * that each has exactly `count` numbers (at most 4). Returns the number
+ * of answers. */
+unsigned tu_for_each_answer(const char *name, int count, tu_answer_fn answer, void *ctx);
+
 /* Writes a little-endian field into a blob. */
 void tu_put_le(unsigned char *p, uint64_t v, int bytes);
+
+/* The main of a cmocka suite: TU_MAIN(test_a, test_b, ...) runs the tests
+ * (at most 16) in that order as one group (TAP output, one plan). */
+#define TU_MAIN(...)                                                                     \
+    int main(void) {                                                                     \
+        const struct CMUnitTest tu_tests_[] = {TU_EACH_(cmocka_unit_test, __VA_ARGS__)}; \
+        return cmocka_run_group_tests(tu_tests_, NULL, NULL);                            \
+    }
+#define TU_EACH_(f, ...)                                                                                             \
+    TU_PICK_(__VA_ARGS__, TU_16_, TU_15_, TU_14_, TU_13_, TU_12_, TU_11_, TU_10_, TU_9_, TU_8_, TU_7_, TU_6_, TU_5_, \
+             TU_4_, TU_3_, TU_2_, TU_1_, )                                                                           \
+    (f, __VA_ARGS__)
+#define TU_PICK_(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, name, ...) name
+#define TU_1_(f, x) f(x)
+#define TU_2_(f, x, ...) f(x), TU_1_(f, __VA_ARGS__)
+#define TU_3_(f, x, ...) f(x), TU_2_(f, __VA_ARGS__)
+#define TU_4_(f, x, ...) f(x), TU_3_(f, __VA_ARGS__)
+#define TU_5_(f, x, ...) f(x), TU_4_(f, __VA_ARGS__)
+#define TU_6_(f, x, ...) f(x), TU_5_(f, __VA_ARGS__)
+#define TU_7_(f, x, ...) f(x), TU_6_(f, __VA_ARGS__)
+#define TU_8_(f, x, ...) f(x), TU_7_(f, __VA_ARGS__)
+#define TU_9_(f, x, ...) f(x), TU_8_(f, __VA_ARGS__)
+#define TU_10_(f, x, ...) f(x), TU_9_(f, __VA_ARGS__)
+#define TU_11_(f, x, ...) f(x), TU_10_(f, __VA_ARGS__)
+#define TU_12_(f, x, ...) f(x), TU_11_(f, __VA_ARGS__)
+#define TU_13_(f, x, ...) f(x), TU_12_(f, __VA_ARGS__)
+#define TU_14_(f, x, ...) f(x), TU_13_(f, __VA_ARGS__)
+#define TU_15_(f, x, ...) f(x), TU_14_(f, __VA_ARGS__)
+#define TU_16_(f, x, ...) f(x), TU_15_(f, __VA_ARGS__)
 
 #endif

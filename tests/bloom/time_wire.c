@@ -1,0 +1,337 @@
+/* The time-limited Bloom filter's wire format (kind 3): round trips, the
+ * serialize contract, max_memory, truncated, flipped, hostile and foreign
+ * blobs, and the golden blob. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bloom_util.h"
+#include "golden.h"
+
+/* ------------------------------------------------------------------ */
+/* wire format                                                          */
+
+static void test_serialize_round_trip(void **state) {
+    (void)state;
+    tf_time_bloom *f = tb_make_for(0.01, 10000, 2000, 77);
+    uint64_t now = 5;
+    for (uint64_t i = 0; i < 30000; ++i) tb_add_id(f, 'r', i, now += (i % 2) + (i / 10000));
+    size_t n;
+    unsigned char *blob = tb_snap(f, &n);
+    assert_memory_equal(blob, "TFLT", 4);
+    assert_int_equal(bu_get_le(blob + 4, 2), 1);
+    assert_int_equal(bu_get_le(blob + 6, 2), 3); /* kind 3 */
+    assert_int_equal(bu_get_le(blob + 8, 4), 0);
+    assert_int_equal(bu_get_le(blob + 12, 8), n - 28);
+    blob_view v = bu_decode(blob, n);
+    uint32_t k, l;
+    OK(tb_info(f, &k, &l, NULL, NULL));
+    assert_true(v.k == k && v.l == l && v.seed == 77 && v.span == 10000 && v.inserts == 30000);
+    assert_int_equal(v.high_water, now);
+    assert_int_equal(v.S, tb_n_slices(f, now));
+    for (uint32_t i = 0; i < v.S; ++i) {
+        uint64_t b;
+        OK(tf_time_bloom_slice_bits(f, i, &b));
+        assert_int_equal(v.s[i].m, b);
+        assert_true(v.s[i].t <= now);
+        assert_true(v.s[i].pop <= v.s[i].n);
+        if (i) assert_int_equal(v.s[i].serial + 1, v.s[i - 1].serial);
+    }
+    free(v.s);
+    tf_time_bloom *c = NULL;
+    OK(tf_time_bloom_deserialize(blob, n, NULL, &c));
+    assert_true(tb_same(f, c));
+    /* options->max_memory refuses the blob below what its filter holds,
+     * before allocating it, and accepts it at exactly that */
+    size_t need = 0;
+    OK(tf_time_bloom_memory(f, &need));
+    assert_int_equal(tu_check_max_memory(blob, n, tb_load_with), need);
+    uint64_t s1, s2, b1, b2, i1, i2;
+    double e1, e2, p1, p2;
+    OK(tb_stats(f, now, &s1, &b1, &e1, &i1, &p1));
+    OK(tb_stats(c, now, &s2, &b2, &e2, &i2, &p2));
+    assert_true(s1 == s2 && b1 == b2 && e1 == e2 && i1 == i2 && p1 == p2);
+    for (uint64_t i = 0; i < 40000; i += 3) assert_int_equal(tb_has_id(f, 'r', i, now), tb_has_id(c, 'r', i, now));
+    /* the copy continues exactly like the original */
+    tu_rng rng = {3};
+    for (int i = 0; i < 40000; ++i) {
+        now += tu_below(&rng, 3) * (i > 20000 ? 5 : 1);
+        uint64_t id = tu_below(&rng, 60000);
+        if (i % 3) {
+            tb_add_id(f, 'r', id, now);
+            tb_add_id(c, 'r', id, now);
+        } else {
+            tu_key key = tu_make_key('r', id);
+            int w1, w2;
+            OK(tf_time_bloom_add_if_absent(f, key.b, sizeof key.b, now, &w1));
+            OK(tf_time_bloom_add_if_absent(c, key.b, sizeof key.b, now, &w2));
+            assert_int_equal(w1, w2);
+        }
+        if (i % 5000 == 0) assert_true(tb_same(f, c));
+    }
+    assert_true(tb_same(f, c));
+    tb_add_id(c, 'i', 1, now);
+    assert_false(tb_same(f, c));
+    free(blob);
+    tf_time_bloom_free(c);
+    tf_time_bloom_free(f);
+}
+
+/* serialize for tu_check_serialize_contract */
+static void test_serialize_buffer_too_small(void **state) {
+    (void)state;
+    tf_time_bloom *f = tb_make(3, 3, 256, 100, 1);
+    tb_add_id(f, 'b', 1, 5);
+    size_t need;
+    OK(tf_time_bloom_serialized_size(f, &need));
+    tu_check_serialize_contract(f, need, tb_serialize);
+    tf_time_bloom_free(f);
+}
+
+/* Accepted blobs are used read-only here (contains, stats, serialize):
+ * see test_hostile_counters for what an insert into one may do. */
+static tf_status try_blob(const unsigned char *b, size_t n) {
+    tf_time_bloom *c = NULL;
+    tf_clear_last_error();
+    tf_status st = tf_time_bloom_deserialize(b, n, NULL, &c);
+    if (st == TF_OK) {
+        assert_non_null(c);
+        int p;
+        OK(tf_time_bloom_contains(c, "x", 1, 1, &p));
+        OK(tf_time_bloom_contains(c, "x", 1, UINT64_MAX, &p));
+        OK(tb_stats(c, 1, NULL, NULL, NULL, NULL, NULL));
+        size_t m;
+        unsigned char *again = tb_snap(c, &m);
+        assert_int_equal(m, n);
+        assert_memory_equal(again, b, n);
+        free(again);
+        tf_time_bloom_free(c);
+    } else {
+        assert_null(c);
+        assert_true(strlen(tf_last_error_message()) > 0);
+    }
+    return st;
+}
+
+/* A small blob with every kind of slice: k + l = 4 slices of 64 bits plus
+ * an extra one from a burst, timestamps, a shift. */
+static tf_time_bloom *small_filter(void) {
+    tf_time_bloom *f = tb_make(2, 2, 64, 100, 9);
+    for (uint64_t i = 0; i < 40; ++i) tb_add_id(f, 's', i, 10 + i / 4);
+    return f;
+}
+
+static void test_deserialize_truncated(void **state) {
+    (void)state;
+    tf_time_bloom *f = tb_make_for(0.1, 1000, 200, 2);
+    for (uint64_t i = 0; i < 600; ++i) tb_add_id(f, 't', i, 1 + i);
+    size_t n;
+    unsigned char *blob = tb_snap(f, &n);
+    bu_check_cut_blobs(blob, n, try_blob);
+    free(blob);
+    tf_time_bloom_free(f);
+}
+
+static void test_deserialize_bit_flips(void **state) {
+    (void)state;
+    tf_time_bloom *f = small_filter();
+    size_t n;
+    unsigned char *blob = tb_snap(f, &n);
+    assert_true(n < 600);
+    tu_check_bit_flips(blob, n, try_blob);
+    /* and with the checksum fixed: a clean error or a usable filter */
+    tu_check_payload_flips(blob, n, try_blob);
+    free(blob);
+    tf_time_bloom_free(f);
+}
+
+static void test_deserialize_hostile_fields(void **state) {
+    (void)state;
+    tf_time_bloom *f = small_filter();
+    size_t n;
+    unsigned char *good = tb_snap(f, &n);
+    blob_view v = bu_decode(good, n);
+    bu_field_case common[BU_SLICE_CASES];
+    const size_t n_common = bu_slice_payload_cases(&v, common);
+    bu_check_field_cases(good, n, common, n_common, try_blob);
+    const size_t s0 = v.s[0].off, sl = v.s[v.S - 1].off;
+    const uint64_t high = v.high_water;
+    const uint64_t more_words = ((v.s[v.S - 1].m + 63) / 64 + 1) * 64;
+    const uint32_t S = v.S;
+    free(v.s);
+    /* and the time window's own */
+    const bu_field_case cases[] = {
+        {6, 2, 2, TF_ERR_WRONG_KIND}, /* an age bloom */
+        {6, 4, 2, TF_ERR_WRONG_KIND},
+        {P_K, S + 1, 4, TF_ERR_CORRUPT}, /* fewer slices than k */
+        {P_SPAN, 1, 8, TF_ERR_CORRUPT},  /* span shorter than l (2) */
+        {P_S, S + 1, 4, TF_ERR_CORRUPT},
+        {P_S, 4097, 4, TF_ERR_CORRUPT},
+        {P_SPAN, 0, 8, TF_ERR_CORRUPT},
+        {P_LAST, high + 1, 8, TF_ERR_CORRUPT}, /* a shift in the future */
+        {P_HIGH, 0, 8, TF_ERR_CORRUPT},        /* slices newer than the clock */
+        {s0, 1ULL << 41, 8, TF_ERR_CORRUPT},
+        {sl, more_words, 8, TF_ERR_CORRUPT}, /* more words than the blob holds */
+        {s0 + 16, high + 1, 8, TF_ERR_CORRUPT},
+        {sl + 16, UINT64_MAX, 8, TF_ERR_CORRUPT},
+    };
+    bu_check_field_cases(good, n, cases, sizeof cases / sizeof cases[0], try_blob);
+    free(good);
+    tf_time_bloom_free(f);
+}
+
+/* Counters that no sequence of operations can produce: gen_inserts (the
+ * inserts of the current generation) never exceeds inserts, which clear()
+ * resets with it.
+ * A blob that breaks this is corrupt: the next shift sizes its slice from
+ * these counters (equation 6). */
+static void test_deserialize_inconsistent_counters(void **state) {
+    (void)state;
+    tf_time_bloom *f = small_filter();
+    size_t n;
+    unsigned char *good = tb_snap(f, &n);
+    const uint64_t inserts = bu_get_le(good + P_INSERTS, 8);
+    const uint64_t values[] = {inserts + 1, 1ULL << 50, UINT64_MAX};
+    int bad = 0;
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; ++i) {
+        tf_status st = bu_try_patched(good, n, P_GEN_INS, values[i], 8, try_blob);
+        if (st != TF_ERR_CORRUPT) {
+            print_message("# %s = %llu with %llu inserts: %s, want TF_ERR_CORRUPT\n", "gen_inserts",
+                          (unsigned long long)values[i], (unsigned long long)inserts, tf_status_string(st));
+            bad++;
+        }
+    }
+    free(good);
+    tf_time_bloom_free(f);
+    if (bad) fail_msg("%d blobs with impossible counters were accepted", bad);
+}
+
+/* A hostile blob must not lead to a huge allocation (docs/wire-format.md,
+ * docs/conventions.md "Serialization"), at deserialize or after it: with consistent but enormous
+ * counters (2^40 inserts in the current generation), the next insert must
+ * not ask for a slice of 2^40 bits (128 GiB). */
+static void test_hostile_counters(void **state) {
+    (void)state;
+    /* (Safe under AddressSanitizer too: a shift never allocates more than
+     * 16 times the largest slice present.) */
+    tf_time_bloom *f = small_filter();
+    size_t n;
+    unsigned char *b = tb_snap(f, &n);
+    tu_put_le(b + P_INSERTS, 1ULL << 40, 8);
+    tu_put_le(b + P_GEN_INS, 1ULL << 40, 8);
+    tu_put_le(b + P_UNTIL, 0, 8); /* the next insert shifts */
+    tu_fix_checksum(b, n);
+    tf_time_bloom *c = NULL;
+    tf_status st = tf_time_bloom_deserialize(b, n, NULL, &c);
+    if (st == TF_OK) {
+        const uint64_t high = bu_get_le(b + P_HIGH, 8);
+        tf_status add = tf_time_bloom_add(c, "k", 1, high + 1);
+        size_t bytes = 0;
+        OK(tf_time_bloom_memory(c, &bytes));
+        uint64_t s0 = 0;
+        OK(tf_time_bloom_slice_bits(c, 0, &s0));
+        tf_time_bloom_free(c);
+        if (add != TF_OK || bytes > (64u << 20))
+            fail_msg(
+                "a blob with 2^40 inserts in its generation was accepted; the next add returned %s (%s), "
+                "s_0 %llu bits, %zu bytes held",
+                tf_status_string(add), tf_last_error_message(), (unsigned long long)s0, bytes);
+    } else {
+        assert_int_equal(st, TF_ERR_CORRUPT);
+    }
+    free(b);
+    tf_time_bloom_free(f);
+}
+
+/* Plausible small header fields for some random payloads. */
+static void plant_time_header(unsigned char *buf, size_t len, int i, tu_rng *r) {
+    if (len >= P_SLICES && i % 4 == 1) {
+        tu_put_le(buf + P_K, 1 + tu_below(r, 3), 4);
+        tu_put_le(buf + P_L, 1 + tu_below(r, 3), 4);
+        tu_put_le(buf + P_S, 2 + tu_below(r, 6), 4);
+        tu_put_le(buf + P_SPAN, 3 + tu_below(r, 100), 8);
+    }
+}
+
+static void test_deserialize_wrong_kind_random_and_null(void **state) {
+    (void)state;
+    /* an age bloom's payload read as a time bloom: span 0 < l */
+    tf_age_bloom *a = ab_make(2, 2, 64, 1);
+    OK(tf_age_bloom_add(a, "x", 1));
+    size_t n;
+    unsigned char *ab = ab_snap(a, &n);
+    bu_check_foreign_blob(ab, n, 3, TF_ERR_CORRUPT, try_blob);
+    free(ab);
+    tf_age_bloom_free(a);
+    tf_recency_sketch *rs = NULL;
+    OK(tf_recency_sketch_new(16, 2, 1, 0, &rs));
+    size_t w;
+    OK(tf_recency_sketch_serialized_size(rs, &n));
+    unsigned char *rb = malloc(n);
+    OK(tf_recency_sketch_serialize(rs, rb, n, &w));
+    bu_check_foreign_blob(rb, n, 3, TF_OK, try_blob);
+    free(rb);
+    tf_recency_sketch_free(rs);
+    bu_check_random_blobs(2026, 700, 3, plant_time_header, try_blob);
+    unsigned char buf[10] = {0};
+    tf_time_bloom *c = NULL;
+    assert_int_equal(tf_time_bloom_deserialize(NULL, 10, NULL, &c), TF_ERR_NULL);
+    assert_int_equal(tf_time_bloom_deserialize(buf, 10, NULL, NULL), TF_ERR_NULL);
+    assert_int_equal(tf_time_bloom_deserialize(NULL, 0, NULL, &c), TF_ERR_NULL);
+    assert_null(c);
+}
+
+/* ------------------------------------------------------------------ */
+/* golden blob                                                          */
+
+/* One answer of time_bloom_v1.expected: "<key> <now> <present>". */
+struct time_expected_ctx {
+    const tf_time_bloom *f;
+    unsigned absent[2]; /* at GOLDEN_TB_QUERY_1, GOLDEN_TB_QUERY_2 */
+};
+static void time_expected(const unsigned char *key, size_t klen, const char *fields, void *ctx) {
+    struct time_expected_ctx *c = ctx;
+    unsigned long long when;
+    int want, p;
+    assert_int_equal(sscanf(fields, "%llu %d", &when, &want), 2);
+    assert_true(when == GOLDEN_TB_QUERY_1 || when == GOLDEN_TB_QUERY_2);
+    OK(tf_time_bloom_contains(c->f, key, klen, when, &p));
+    assert_int_equal(p, want);
+    c->absent[when == GOLDEN_TB_QUERY_2] += want == 0;
+}
+
+static void test_golden_blob(void **state) {
+    (void)state;
+    tf_time_bloom *built = golden_time_bloom();
+    assert_non_null(built);
+    size_t n, len;
+    unsigned char *now = tb_snap(built, &n);
+    unsigned char *golden = bu_golden_blob("time_bloom_v1", now, n, &len);
+    tf_time_bloom *f = NULL;
+    OK(tf_time_bloom_deserialize(golden, len, NULL, &f));
+    struct time_expected_ctx ctx = {f, {0, 0}};
+    assert_int_equal(bu_each_expected("time_bloom_v1", time_expected, &ctx), 2 * (GOLDEN_TB_KEYS + 1));
+    /* more keys have expired at the second time */
+    assert_true(ctx.absent[1] > ctx.absent[0]);
+    /* every key inserted within the span of the first query time is there */
+    int p;
+    for (unsigned i = 100; i < 250; ++i) {
+        char key[32];
+        size_t kn = golden_key(i, key, sizeof key);
+        OK(tf_time_bloom_contains(f, key, kn, GOLDEN_TB_QUERY_1, &p));
+        assert_int_equal(p, 1);
+    }
+    OK(tf_time_bloom_contains(f, golden_binary_key, sizeof golden_binary_key, GOLDEN_TB_QUERY_2, &p));
+    assert_int_equal(p, 1);
+    free(now);
+    free(golden);
+    tf_time_bloom_free(f);
+    tf_time_bloom_free(built);
+}
+
+BU_DEFINE_GROUP(time_wire_tests, cmocka_unit_test(test_serialize_round_trip),
+                cmocka_unit_test(test_serialize_buffer_too_small), cmocka_unit_test(test_deserialize_truncated),
+                cmocka_unit_test(test_deserialize_bit_flips), cmocka_unit_test(test_deserialize_hostile_fields),
+                cmocka_unit_test(test_deserialize_inconsistent_counters), cmocka_unit_test(test_hostile_counters),
+                cmocka_unit_test(test_deserialize_wrong_kind_random_and_null), cmocka_unit_test(test_golden_blob));

@@ -1,0 +1,61 @@
+/* Helpers of the rate limiter suites (tests/rate_limiter/test_*.c): making
+ * limiters, one decision at a time, snapshots and copies. */
+#ifndef TF_TESTS_LIMITER_UTIL_H
+#define TF_TESTS_LIMITER_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "temporalfilters.h"
+
+#define OK(call) assert_int_equal((call), TF_OK)
+#define NEVER TF_RETRY_NEVER
+#define EXACT TF_RATE_LIMITER_EXACT
+#define ULL(x) ((unsigned long long)(x))
+
+/* Both modes: bucketed and exact. */
+#define NMODES 2
+extern const uint32_t kModes[NMODES];
+
+/* A new limiter (asserting success). */
+tf_rate_limiter *make(uint64_t limit, uint64_t window, uint64_t width, uint32_t flags);
+
+/* One decision. */
+typedef struct {
+    int allowed;
+    uint64_t remaining, retry_at;
+} dec;
+
+/* acquire and peek of a key given by its bytes, by a C string, or by an id
+ * (the key tu_make_key('L', id)), asserting success. */
+dec acq_b(tf_rate_limiter *r, const void *k, size_t len, uint64_t now, uint64_t n);
+dec peek_b(tf_rate_limiter *r, const void *k, size_t len, uint64_t now, uint64_t n);
+dec acq(tf_rate_limiter *r, const char *k, uint64_t now, uint64_t n);
+dec peek(tf_rate_limiter *r, const char *k, uint64_t now, uint64_t n);
+dec acq_id(tf_rate_limiter *r, uint64_t id, uint64_t now, uint64_t n);
+
+/* Asserts a decision, naming the caller's line. */
+#define EXPECT(d, a, rem, retry) check_dec((d), (a), (rem), (retry), __LINE__)
+void check_dec(dec d, int a, uint64_t rem, uint64_t retry, int line);
+
+/* The limiter's blob (malloc'ed; its length in *len). */
+unsigned char *snap(tf_rate_limiter *r, size_t *len);
+/* Asserts that `r` serializes to exactly `before`. */
+void assert_unchanged(tf_rate_limiter *r, const unsigned char *before, size_t len);
+/* A copy through a blob. */
+tf_rate_limiter *clone_of(tf_rate_limiter *r);
+tf_rate_limiter_stats stats_of(const tf_rate_limiter *r);
+tf_rate_limiter_info info_of(const tf_rate_limiter *r);
+/* A populated limiter, with every kind of state. */
+tf_rate_limiter *populated(uint32_t flags);
+/* tf_rate_limiter_serialize as a tu_serialize_fn. */
+tf_status serialize_any(const void *obj, void *buf, size_t capacity, size_t *written);
+/* Deserializes a blob with `options` and gives the memory of what it made
+ * (a tu_load_fn). */
+tf_status load_limiter(const unsigned char *blob, size_t len, const tf_deserialize_options *options, uint64_t *memory);
+/* Deserializes a blob (a tu_try_blob_fn): a failure makes nothing and says why. */
+tf_status try_blob(const unsigned char *b, size_t n);
+/* Decisions of two limiters agree over the same random in-order traffic. */
+void assert_same_decisions(tf_rate_limiter *a, tf_rate_limiter *b, uint64_t from, uint64_t seed);
+
+#endif
