@@ -307,16 +307,20 @@ static tf_status tf_binding_rate_limiter_memory(const tf_rate_limiter *r, size_t
     return st;
 }
 
-/* serialize_into: tf_<noun>_serialize into a buffer of exactly out_cap
- * bytes (the language allocates serialized_size() bytes). */
-#define TF_BINDING_SERIALIZE_INTO(serialize_fn, handle, out_buf, out_cap)                           \
-    do {                                                                                           \
-        size_t written = 0;                                                                        \
-        if (tf_binding_check(serialize_fn((handle), (out_buf), (out_cap), &written)) == TF_OK &&   \
-            written != (out_cap))                                                                  \
-            tf_binding_fail(TF_ERR_BUFFER_TOO_SMALL,                                               \
-                            "serialize_into: buffer size differs from serialized_size()");         \
-    } while (0)
+/* serialize_into: tf_<noun>_serialize into the language's buffer of out_cap
+ * bytes; returns the bytes written (0 after a failure, which is recorded).
+ * A buffer larger than the blob is fine: the language keeps the first
+ * `written` bytes. The language asks serialized_size() first; a structure
+ * that allows concurrent calls (the rate limiter) may grow in between, and
+ * the call then fails with TF_ERR_BUFFER_TOO_SMALL: the language tries
+ * again with a quarter more room than it measured. */
+static uint64_t tf_binding_serialize_into(tf_status st, size_t written) {
+    return tf_binding_check(st) == TF_OK ? (uint64_t)written : 0;
+}
+#define TF_BINDING_SERIALIZE_INTO(serialize_fn, handle, out_buf, out_cap)      \
+    size_t written = 0;                                                       \
+    tf_status st = serialize_fn((handle), (out_buf), (out_cap), &written);    \
+    return tf_binding_serialize_into(st, written)
 
 %}
 
@@ -387,7 +391,7 @@ typedef struct Native {} Native;
     }
     uint64_t memory() { TF_BINDING_RETURN(size_t, memory_fn($self, &v)); }
     uint64_t serialized_size() { TF_BINDING_RETURN(size_t, tf_##noun##_serialized_size($self, &v)); }
-    void serialize_into(void *out_buf, size_t out_cap) {
+    uint64_t serialize_into(void *out_buf, size_t out_cap) {
         TF_BINDING_SERIALIZE_INTO(tf_##noun##_serialize, $self, out_buf, out_cap);
     }
 }

@@ -163,7 +163,8 @@ TF_JAVA_BYTES_IN(key, key_len)
 TF_JAVA_BYTES_IN(blob, blob_len)
 TF_JAVA_BYTES_IN(keys_data, keys_data_len)
 
-/* serialize_into: a byte[] the Java side allocated, filled on success. */
+/* serialize_into: a byte[] the Java side allocated, its first `written` bytes
+ * filled on success. */
 %typemap(jni) (void *out_buf, size_t out_cap) "jbyteArray"
 %typemap(jtype) (void *out_buf, size_t out_cap) "byte[]"
 %typemap(jstype) (void *out_buf, size_t out_cap) "byte[]"
@@ -172,8 +173,10 @@ TF_JAVA_BYTES_IN(keys_data, keys_data_len)
     $1 = tf_java_buffer(jenv, $input, 1, stack, sizeof stack, &heap, &$2, "$1_name");
 %}
 %typemap(argout) (void *out_buf, size_t out_cap) %{
-    if ($1 && !(*jenv)->ExceptionCheck(jenv))
-        (*jenv)->SetByteArrayRegion(jenv, $input, 0, (jsize)$2, (const jbyte *)$1);
+    /* result: the bytes written (0 after a failure); the rest of the array
+     * is left as it was */
+    if ($1 && !(*jenv)->ExceptionCheck(jenv) && result <= $2)
+        (*jenv)->SetByteArrayRegion(jenv, $input, 0, (jsize)result, (const jbyte *)$1);
 %}
 %typemap(freearg) (void *out_buf, size_t out_cap) %{ free(heap$argnum); %}
 
