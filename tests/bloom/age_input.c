@@ -50,7 +50,7 @@ static void test_new_bad_input(void **state) {
     tf_age_bloom *f = NULL;
 #define BADNEW(call, status)      \
     do {                          \
-        BU_REFUSED(call, status); \
+        TU_REFUSED(call, status); \
         assert_null(f);           \
     } while (0)
     BADNEW(tf_age_bloom_new_for(1000, 0.01, 0, 0, NULL), TF_ERR_NULL);
@@ -113,7 +113,7 @@ static void test_calls_bad_input(void **state) {
     size_t sz;
 #define BAD(call, status)                  \
     do {                                   \
-        BU_REFUSED(call, status);          \
+        TU_REFUSED(call, status);          \
         ab_assert_unchanged(f, before, n); \
     } while (0)
     BAD(tf_age_bloom_add(NULL, "k", 1), TF_ERR_NULL);

@@ -10,8 +10,7 @@
 /* ------------------------------------------------------------------ */
 /* operations                                                          */
 
-/* tf_age_bloom_get_info and _get_stats as bu_get_fn */
-static tf_status get_info(const void *f, void *out) { return tf_age_bloom_get_info(f, out); }
+/* tf_age_bloom_get_stats as a tu_get_fn */
 static tf_status get_stats(const void *f, void *out) { return tf_age_bloom_get_stats(f, out); }
 
 static void test_basics(void **state) {
@@ -42,12 +41,12 @@ static void test_basics(void **state) {
     /* the versioned structs, for a caller built against a newer, longer
      * struct */
     tf_age_bloom_info info;
-    bu_check_longer_struct(f, get_info, sizeof info, &info);
+    tu_check_versioned_out(f, sizeof info, tu_age_bloom.get_info, &info);
     assert_int_equal(info.flags, 0);
     assert_int_equal(info.seed, 1);
     assert_true(info.capacity >= 1000 && info.capacity == info.l * info.generation);
     tf_age_bloom_stats st;
-    bu_check_longer_struct(f, get_stats, sizeof st, &st);
+    tu_check_versioned_out(f, sizeof st, get_stats, &st);
     assert_int_equal(st.inserts, 3);
     assert_int_equal(st.slices, info.k + info.l);
     tf_age_bloom_free(f);

@@ -22,13 +22,6 @@
 #include "test_util.h"
 
 #define OK(call) assert_int_equal((call), TF_OK)
-/* A call that fails with `status` and says why. */
-#define BU_REFUSED(call, status)                          \
-    do {                                                  \
-        tf_clear_last_error();                            \
-        assert_int_equal((call), (status));               \
-        assert_true(strlen(tf_last_error_message()) > 0); \
-    } while (0)
 
 /* Under AddressSanitizer (an unoptimised build in CI, ~10x slower) the
  * statistical tests query a tenth of the absent keys on smaller filters
@@ -105,8 +98,6 @@ typedef struct {
     slice_view *s; /* s_0 first; free() it */
 } blob_view;
 
-/* A little-endian field of a blob. */
-uint64_t bu_get_le(const unsigned char *p, int bytes);
 /* Decodes a whole blob of kind 2 (classic) or 3, checking that its slices
  * fill the payload exactly. */
 blob_view bu_decode(const unsigned char *b, size_t len);
@@ -139,31 +130,11 @@ void bu_check_model(const char *what, double target, double measured, double mod
 /* bu_check_model with z = 3.5, and measured in [0.5, 1.2] x target. */
 void bu_check_band(const char *what, double target, double measured, double model, double N);
 
-/* ---- snapshots (a structure's serialize, as tu_serialize_fn) -------------- */
+/* ---- blobs ---------------------------------------------------------------- */
 
-unsigned char *bu_snap(const void *obj, tu_serialize_fn serialize, size_t *len);
-int bu_same(const void *a, const void *b, tu_serialize_fn serialize);
-void bu_assert_unchanged(const void *obj, tu_serialize_fn serialize, const unsigned char *before, size_t len);
-blob_view bu_view(const void *obj, tu_serialize_fn serialize);
+/* The decoded blob of a filter (tu_age_bloom or tu_time_bloom). */
+blob_view bu_view(const void *obj, const tu_structure *st);
 
-/* ---- versioned structs and blobs ----------------------------------------- */
-
-/* Fills a versioned struct (a structure's get_info or get_stats). */
-typedef tf_status (*bu_get_fn)(const void *obj, void *out);
-/* A caller built against a newer header, whose struct is 8 bytes longer
- * than this library's `known` bytes: get() writes the fields it knows and
- * leaves the size and the bytes after alone. The known part is copied to
- * `out` for the caller to check. */
-void bu_check_longer_struct(const void *obj, bu_get_fn get, size_t known, void *out);
-
-/* A field of a blob to overwrite (checksum fixed after) and the status
- * deserialize must then return. */
-typedef struct {
-    size_t off;
-    uint64_t value;
-    int bytes;
-    tf_status want;
-} bu_field_case;
 /* The cases every payload of kinds 2 and 3 refuses, for the blob `v`
  * decodes (its slices' offsets and serials): a format version it does not
  * know, an undefined flag, k and l out of range, slice counts that do not
@@ -172,36 +143,7 @@ typedef struct {
  * out of order. Writes them into out (room for BU_SLICE_CASES), returns how
  * many. */
 enum { BU_SLICE_CASES = 16 };
-size_t bu_slice_payload_cases(const blob_view *v, bu_field_case *out);
-/* `good` with one field overwritten and the checksum fixed, read by
- * try_blob: its status. */
-tf_status bu_try_patched(const unsigned char *good, size_t n, size_t off, uint64_t value, int bytes,
-                         tu_try_blob_fn try_blob);
-/* Every case gets its status; then the untouched blob, its checksum
- * recomputed by libmurmurhash, is the same bytes and reads. */
-void bu_check_field_cases(const unsigned char *good, size_t n, const bu_field_case *cases, size_t count,
-                          tu_try_blob_fn try_blob);
-/* Every proper prefix, a byte too many, and payload lengths that cut the
- * payload short behind a valid envelope (checksum fixed): all refused. */
-void bu_check_cut_blobs(const unsigned char *blob, size_t n, tu_try_blob_fn try_blob);
-/* A blob of another structure is TF_ERR_WRONG_KIND, and with its kind
- * edited to `kind` (checksum fixed) `edited` (the payload is checked on its
- * own; 0: not tried). */
-void bu_check_foreign_blob(unsigned char *blob, size_t n, uint16_t kind, tf_status edited, tu_try_blob_fn try_blob);
-/* 20000 random byte strings of up to `max_len` bytes (seed `seed`), every
- * other one behind a valid envelope of `kind` whose payload `plant` may
- * give plausible header fields (it draws from the same generator): each
- * refused with a status, never a crash. */
-void bu_check_random_blobs(uint64_t seed, size_t max_len, uint16_t kind,
-                           void (*plant)(unsigned char *buf, size_t len, int i, tu_rng *r), tu_try_blob_fn try_blob);
-/* The golden blob `name`.tfb (tests/data), which must equal `now` (what
- * the same operations give today). Returns it (free it). */
-unsigned char *bu_golden_blob(const char *name, const unsigned char *now, size_t now_len, size_t *len);
-/* Calls answer(key, klen, fields, ctx) for every line "<key in hex>
- * <fields>" of `name`.expected (tests/data); returns the number of lines. */
-unsigned bu_each_expected(const char *name,
-                          void (*answer)(const unsigned char *key, size_t klen, const char *fields, void *ctx),
-                          void *ctx);
+size_t bu_slice_payload_cases(const blob_view *v, tu_field_case *out);
 
 /* ---- the age-partitioned (count window) filter ----------------------------- */
 
@@ -224,7 +166,6 @@ int ab_has_id(const tf_age_bloom *f, unsigned char tag, uint64_t id);
 /* False positives among the next q never-inserted keys. */
 uint64_t ab_count_absent(const tf_age_bloom *f, uint64_t q);
 
-tf_status ab_serialize(const void *obj, void *buf, size_t capacity, size_t *written);
 unsigned char *ab_snap(const tf_age_bloom *f, size_t *len);
 int ab_same(const tf_age_bloom *a, const tf_age_bloom *b);
 void ab_assert_unchanged(const tf_age_bloom *f, const unsigned char *before, size_t len);
@@ -241,8 +182,6 @@ void ab_window_then_free(tf_age_bloom *f, uint64_t total, uint64_t seed, uint64_
 
 /* Deserializes a blob (tu_try_blob_fn): whatever is accepted is usable. */
 tf_status ab_try_blob(const unsigned char *b, size_t n);
-/* deserialize with options, for tu_check_max_memory (tu_load_fn). */
-tf_status ab_load_with(const unsigned char *blob, size_t len, const tf_deserialize_options *options, uint64_t *memory);
 /* options->max_memory refuses `blob` (f's) below what f holds, before
  * allocating, and accepts it at exactly that. */
 void ab_check_max_memory(const tf_age_bloom *f, const unsigned char *blob, size_t n);
@@ -260,8 +199,6 @@ tf_time_bloom *tb_make_for(double rate, uint64_t span, uint64_t capacity, uint32
 tf_status tb_info(const tf_time_bloom *f, uint32_t *k, uint32_t *l, uint64_t *span, uint32_t *seed);
 tf_status tb_stats(const tf_time_bloom *f, uint64_t now, uint64_t *slices, uint64_t *bits, double *bits_per_element,
                    uint64_t *inserts, double *fpr_now);
-/* deserialize with options, for tu_check_max_memory (tu_load_fn). */
-tf_status tb_load_with(const unsigned char *blob, size_t len, const tf_deserialize_options *options, uint64_t *memory);
 /* One field of the stats at `now`, and the size of s_0. */
 uint64_t tb_n_slices(const tf_time_bloom *f, uint64_t now);
 uint64_t tb_total_bits(const tf_time_bloom *f, uint64_t now);
@@ -272,7 +209,6 @@ void tb_add_id(tf_time_bloom *f, unsigned char tag, uint64_t id, uint64_t now);
 int tb_has_id(const tf_time_bloom *f, unsigned char tag, uint64_t id, uint64_t now);
 uint64_t tb_count_absent(const tf_time_bloom *f, uint64_t q, uint64_t now);
 
-tf_status tb_serialize(const void *obj, void *buf, size_t capacity, size_t *written);
 unsigned char *tb_snap(const tf_time_bloom *f, size_t *len);
 int tb_same(const tf_time_bloom *a, const tf_time_bloom *b);
 void tb_assert_unchanged(const tf_time_bloom *f, const unsigned char *before, size_t len);

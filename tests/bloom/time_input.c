@@ -16,7 +16,7 @@ static void test_new_bad_input(void **state) {
     tf_time_bloom *f = NULL;
 #define BADNEW(call, status)      \
     do {                          \
-        BU_REFUSED(call, status); \
+        TU_REFUSED(call, status); \
         assert_null(f);           \
     } while (0)
     BADNEW(tf_time_bloom_new_for(100, 0.01, 1000, 0, 0, NULL), TF_ERR_NULL);
@@ -70,7 +70,7 @@ static void test_calls_bad_input(void **state) {
     uint64_t u64;
 #define BAD(call, status)                  \
     do {                                   \
-        BU_REFUSED(call, status);          \
+        TU_REFUSED(call, status);          \
         tb_assert_unchanged(f, before, n); \
     } while (0)
     BAD(tf_time_bloom_add(NULL, "k", 1, 5000), TF_ERR_NULL);

@@ -278,7 +278,6 @@ static void test_memory_per_key(void **state) {
 }
 
 static tf_status get_stats_any(const void *r, void *out) { return tf_rate_limiter_get_stats(r, out); }
-static tf_status get_info_any(const void *r, void *out) { return tf_rate_limiter_get_info(r, out); }
 
 /* get_info: what the limiter was created and configured with; a blob
  * keeps it. get_info and get_stats keep the versioned-struct contract. */
@@ -310,8 +309,8 @@ static void test_info(void **state) {
         const tf_rate_limiter_stats st = stats_of(r);
         assert_int_equal(st.size, sizeof st);
         assert_true(st.keys == 1 && st.memory > 0);
-        tu_check_versioned_out(r, sizeof(tf_rate_limiter_stats), get_stats_any);
-        tu_check_versioned_out(r, sizeof(tf_rate_limiter_info), get_info_any);
+        tu_check_versioned_out(r, sizeof(tf_rate_limiter_stats), get_stats_any, NULL);
+        tu_check_versioned_out(r, sizeof(tf_rate_limiter_info), tu_rate_limiter.get_info, NULL);
         tf_rate_limiter_free(r);
     }
     /* a bucketed limiter created with a bucket as wide as the window */
