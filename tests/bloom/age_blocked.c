@@ -522,7 +522,7 @@ static void test_blocked_hostile_fields(void **state) {
 static void test_blocked_golden_blob(void **state) {
     (void)state;
     /* window l * g = 4 * 51 = 204 */
-    ab_check_golden("age_bloom_blocked_v1", golden_age_bloom_blocked(), 1, 100);
+    ab_check_golden("age_bloom_blocked_v1", TF_AGE_BLOOM_BLOCKED, 100);
 }
 
 BU_DEFINE_GROUP(age_blocked_tests, cmocka_unit_test(test_blocked_choose), cmocka_unit_test(test_blocked_shape),

@@ -329,15 +329,18 @@ static void age_expected(const unsigned char *key, size_t klen, const unsigned l
     c->absent += want[0] == 0;
 }
 
-/* The blob `name`.tfb equals what `built` serializes to today and reads
- * back with the answers of `name`.expected; the last `window` inserts of
- * the golden sequence ("key-(300-window)" .. "key-299") are present. */
-void ab_check_golden(const char *name, tf_age_bloom *built, int blocked, unsigned window) {
+/* The blob `name`.tfb equals what golden_age_bloom(flags) serializes to
+ * today and reads back with the answers of `name`.expected; the last
+ * `window` inserts of the golden sequence ("key-(300-window)" ..
+ * "key-299") are present. */
+void ab_check_golden(const char *name, uint32_t flags, unsigned window) {
+    tf_age_bloom *built = NULL;
+    OK(golden_age_bloom(flags, &built));
     tf_age_bloom *f = tu_golden_read(name, built, &tu_age_bloom);
     /* the blob reads back with the recorded answers */
     int is_blocked = 7;
     OK(ab_is_blocked(f, &is_blocked));
-    assert_int_equal(is_blocked, blocked);
+    assert_int_equal(is_blocked, (flags & TF_AGE_BLOOM_BLOCKED) != 0);
     struct age_expected_ctx ctx = {f, 0};
     assert_int_equal(tu_for_each_answer(name, 1, age_expected, &ctx), GOLDEN_AB_KEYS + 1);
     /* the last window is all there; the first keys are gone */

@@ -185,10 +185,10 @@ tf_status ab_try_blob(const unsigned char *b, size_t n);
 /* options->max_memory refuses `blob` (f's) below what f holds, before
  * allocating, and accepts it at exactly that. */
 void ab_check_max_memory(const tf_age_bloom *f, const unsigned char *blob, size_t n);
-/* The golden blob `name`.tfb equals what `built` (freed here) serializes
- * to and reads back with the answers of `name`.expected; the last `window`
- * golden inserts are present. */
-void ab_check_golden(const char *name, tf_age_bloom *built, int blocked, unsigned window);
+/* The golden blob `name`.tfb equals what golden_age_bloom(flags) (golden.h)
+ * serializes to and reads back with the answers of `name`.expected; the
+ * last `window` golden inserts are present. */
+void ab_check_golden(const char *name, uint32_t flags, unsigned window);
 
 /* ---- the time-limited filter ---------------------------------------------- */
 

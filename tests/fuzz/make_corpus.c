@@ -551,8 +551,13 @@ static void rl_emit(const char *dir, const char *name, int mode, const blob *b, 
 }
 
 static void rl_blobs(const char *dir) {
-    blob golden = rl_serialize(golden_rate_limiter(0)), exact = rl_serialize(golden_rate_limiter(1)), b;
     tf_rate_limiter *r = NULL;
+    if (golden_rate_limiter(0, &r) != TF_OK) die("golden limiter failed");
+    blob golden = rl_serialize(r), b;
+    r = NULL;
+    if (golden_rate_limiter(TF_RATE_LIMITER_EXACT, &r) != TF_OK) die("golden limiter failed");
+    blob exact = rl_serialize(r);
+    r = NULL;
     uint64_t keys = 0;
     tf_rate_limiter_stats stats = TF_RATE_LIMITER_STATS_INIT;
 

@@ -162,7 +162,8 @@ static void check_answer(const unsigned char *key, size_t key_len, const unsigne
 static void check_golden(const char *name, int exact) {
     /* the same operations today give the same bytes, and the blob reads
      * back with the recorded answers */
-    tf_rate_limiter *built = golden_rate_limiter(exact);
+    tf_rate_limiter *built = NULL;
+    OK(golden_rate_limiter(exact ? TF_RATE_LIMITER_EXACT : 0, &built));
     tf_rate_limiter *r = tu_golden_read(name, built, &tu_rate_limiter);
     golden_check g = {r, built, 0};
     assert_int_equal(tu_for_each_answer(name, 3, check_answer, &g), GOLDEN_RL_KEYS + 1);

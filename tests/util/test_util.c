@@ -69,50 +69,6 @@ uint64_t tu_get_le(const unsigned char *p, int bytes) {
     return v;
 }
 
-/* ---- the four structures behind one set of signatures ------------------- */
-
-/* tf_<noun>_memory in bytes as uint64_t */
-#define TU_MEMORY_OF(noun)                                             \
-    static tf_status noun##_memory(const void *obj, uint64_t *bytes) { \
-        size_t b = 0;                                                  \
-        const tf_status st = tf_##noun##_memory(obj, &b);              \
-        *bytes = b;                                                    \
-        return st;                                                     \
-    }
-TU_MEMORY_OF(recency_sketch)
-TU_MEMORY_OF(age_bloom)
-TU_MEMORY_OF(time_bloom)
-
-/* the rate limiter reports its memory in its stats */
-static tf_status rate_limiter_memory(const void *obj, uint64_t *bytes) {
-    tf_rate_limiter_stats s = TF_RATE_LIMITER_STATS_INIT;
-    const tf_status st = tf_rate_limiter_get_stats(obj, &s);
-    *bytes = s.memory;
-    return st;
-}
-
-/* tu_<noun>: tf_<noun>'s calls as a tu_structure */
-#define TU_STRUCTURE(noun)                                                                                    \
-    static tf_status noun##_serialize(const void *obj, void *buf, size_t capacity, size_t *written) {         \
-        return tf_##noun##_serialize(obj, buf, capacity, written);                                            \
-    }                                                                                                         \
-    static tf_status noun##_serialized_size(const void *obj, size_t *size) {                                  \
-        return tf_##noun##_serialized_size(obj, size);                                                        \
-    }                                                                                                         \
-    static tf_status noun##_deserialize(const void *buf, size_t len, const tf_deserialize_options *options,   \
-                                        void **out) {                                                         \
-        return tf_##noun##_deserialize(buf, len, options, (tf_##noun **)out);                                 \
-    }                                                                                                         \
-    static tf_status noun##_get_info(const void *obj, void *info) { return tf_##noun##_get_info(obj, info); } \
-    static void noun##_free(void *obj) { tf_##noun##_free(obj); }                                             \
-    const tu_structure tu_##noun = {                                                                          \
-        #noun,           noun##_serialize, noun##_serialized_size, noun##_deserialize, noun##_memory,         \
-        noun##_get_info, noun##_free}
-TU_STRUCTURE(recency_sketch);
-TU_STRUCTURE(age_bloom);
-TU_STRUCTURE(time_bloom);
-TU_STRUCTURE(rate_limiter);
-
 void tu_fix_checksum(unsigned char *blob, size_t len) {
     uint64_t h[2];
     lmmh_x64_128(blob, (unsigned)(len - 8), 0, h);
