@@ -781,14 +781,7 @@ ConfigReport run_config(uint64_t capacity, double error, const Options &opt, uin
     plain_query("plain_present", "plain Bloom: contains present", present_stream, true);
     plain_query("plain_absent", "plain Bloom: contains absent", absent_stream, false);
 
-    std::fprintf(stderr, "[%s] %zu cases x (1 warm-up + %u rounds) of %" PRIu64 " ops\n", tag.c_str(),
-                 bench.cases().size(), reps, ops);
-    bench.run(reps);
-    if (failures.load() != 0) {
-        std::fprintf(stderr, "bench_bloom: %" PRIu64 " library calls failed (%s)\n", failures.load(),
-                     tf_last_error_message());
-        std::exit(1);
-    }
+    run_cases(bench, tag, reps, ops, "ops", failures);
     if (false_negatives.load() != 0) {
         std::fprintf(stderr, "bench_bloom: %" PRIu64 " FALSE NEGATIVES on present keys (%s)\n", false_negatives.load(),
                      tag.c_str());
@@ -932,27 +925,17 @@ ConfigReport run_config(uint64_t capacity, double error, const Options &opt, uin
 
 int main(int argc, char **argv) {
     Options opt;
-    std::string err;
-    const char *what = "age-partitioned Bloom filters: add/contains ns/op beside a plain Bloom filter and the floor";
-    if (!parse_options(argc, argv, &opt, &err)) {
-        std::fprintf(stderr, "bench_bloom: %s\n", err.c_str());
-        print_usage(argv[0], what, stderr);
-        return 1;
-    }
-    if (opt.help) {
-        print_usage(argv[0], what);
-        std::printf("  --sizes sets the capacities (default 100k,1M; --quick 20k).\n");
-        return 0;
-    }
-    std::vector<uint64_t> sizes = opt.sizes;
-    if (sizes.empty()) sizes = opt.quick ? std::vector<uint64_t>{20000} : std::vector<uint64_t>{100000, 1000000};
-    for (uint64_t s : sizes)
-        if (s < 256 || s > (uint64_t(1) << 30)) {
-            std::fprintf(stderr, "bench_bloom: capacities must be in 256..2^30\n");
-            return 1;
-        }
-    const uint64_t ops = opt.ops ? opt.ops : (opt.quick ? (1u << 14) : (1u << 18));
-    const unsigned reps = opt.reps ? opt.reps : (opt.quick ? 3u : 7u);
+    int exit_code = 0;
+    if (!start_benchmark(argc, argv,
+                         "age-partitioned Bloom filters: add/contains ns/op beside a plain Bloom filter and the floor",
+                         "  --sizes sets the capacities (default 100k,1M; --quick 20k).\n", &opt, &exit_code))
+        return exit_code;
+    const uint64_t t_start = now_ns();
+    std::vector<std::string> csv;
+    const std::vector<uint64_t> sizes =
+        sizes_or(opt, {20000}, {100000, 1000000}, 256, uint64_t(1) << 30, "capacities", "256..2^30");
+    const uint64_t ops = given_or(opt.ops, opt, 1u << 14, 1u << 18);
+    const unsigned reps = unsigned(given_or(opt.reps, opt, 3, 7));
     const double errors[] = {1e-2, 1e-3};
 
     std::printf(
@@ -973,8 +956,6 @@ int main(int argc, char **argv) {
         "memory (warm); the present-key queries, the adds and the first floor of each buffer follow cases\n"
         "on other memory (see the source's method).\n");
 
-    const uint64_t t_start = now_ns();
-    std::vector<std::string> csv;
     std::vector<ConfigReport> reports;
     bool false_negative = false;
     for (uint64_t cap : sizes)
@@ -1101,12 +1082,8 @@ int main(int argc, char **argv) {
             g->blk_bpe / g->age_bpe);
     }
 
-    std::printf("\nBEGIN CSV\n");
-    std::printf(
-        "#case,capacity,error_rate,ops,rounds,ns_per_op_median,ns_min,ns_max,x_floor_lmmh,x_floor_inline,"
-        "x_plain,bits_per_element,probes_per_query_or_bits_set,measured_fpr\n");
-    for (const std::string &l : csv) std::printf("%s\n", l.c_str());
-    std::printf("END CSV\n");
-    std::printf("total time %.1f s\n", double(now_ns() - t_start) * 1e-9);
+    print_csv({"#case,capacity,error_rate,ops,rounds,ns_per_op_median,ns_min,ns_max,x_floor_lmmh,x_floor_inline,"
+               "x_plain,bits_per_element,probes_per_query_or_bits_set,measured_fpr"},
+              csv, t_start);
     return false_negative ? 1 : 0;
 }
