@@ -860,18 +860,13 @@ ConfigReport run_config(uint64_t capacity, double error, const Options &opt, uin
             fr = &fpr_blk;
             if (absent_row || present_row) probes = fmt_u(rep.blk_lines) + (rep.blk_lines > 1 ? " lines" : " line");
             if (id == "blk_add") probes = fmt_u(rep.blk_k) + " (set)";
-        } else if (r.filter == 1) {
-            bpe = fmt("%.2f", age_bpe);
-            fr = &fpr_age;
-            if (rep.age_probes.available && (absent_row || present_row))
-                probes = fmt("%.2f", absent_row ? rep.age_probes.absent : rep.age_probes.present);
-            if (id == "age_add") probes = fmt_u(rep.age_k) + " (set)";
-        } else if (r.filter == 2) {
-            bpe = fmt("%.2f", time_bpe);
-            fr = &fpr_time;
-            if (rep.time_probes.available && (absent_row || present_row))
-                probes = fmt("%.2f", absent_row ? rep.time_probes.absent : rep.time_probes.present);
-            if (id == "time_add") probes = fmt_u(time_k) + " (set)";
+        } else if (r.filter == 1 || r.filter == 2) {  // the classic count window, the time filter
+            const bool age = r.filter == 1;
+            const ProbeStats &pc = age ? rep.age_probes : rep.time_probes;
+            bpe = fmt("%.2f", age ? age_bpe : time_bpe);
+            fr = age ? &fpr_age : &fpr_time;
+            if (pc.available && (absent_row || present_row)) probes = fmt("%.2f", absent_row ? pc.absent : pc.present);
+            if (id == (age ? "age_add" : "time_add")) probes = fmt_u(age ? rep.age_k : time_k) + " (set)";
         } else if (r.filter == 4) {
             bpe = fmt("%.2f", age_bpe);
             probes = fmt("%.2f", rep.age_probes.absent);

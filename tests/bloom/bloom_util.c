@@ -205,6 +205,125 @@ size_t bu_slice_payload_cases(const blob_view *v, tu_field_case *out) {
     return n;
 }
 
+/* ---- one interface over the two filters ----------------------------------- */
+
+static tf_status age_add(void *f, const void *key, size_t len, uint64_t now) {
+    (void)now;
+    return tf_age_bloom_add(f, key, len);
+}
+static tf_status age_add_if_absent(void *f, const void *key, size_t len, uint64_t now, int *was_present) {
+    (void)now;
+    return tf_age_bloom_add_if_absent(f, key, len, was_present);
+}
+static tf_status age_contains(const void *f, const void *key, size_t len, uint64_t now, int *present) {
+    (void)now;
+    return tf_age_bloom_contains(f, key, len, present);
+}
+static uint64_t age_inserts(const void *f, uint64_t now) {
+    (void)now;
+    uint64_t inserts;
+    OK(ab_stats(f, NULL, NULL, NULL, &inserts, NULL));
+    return inserts;
+}
+static uint64_t time_inserts(const void *f, uint64_t now) {
+    uint64_t inserts;
+    OK(tb_stats(f, now, NULL, NULL, NULL, &inserts, NULL));
+    return inserts;
+}
+static tf_status time_add(void *f, const void *key, size_t len, uint64_t now) {
+    return tf_time_bloom_add(f, key, len, now);
+}
+static tf_status time_add_if_absent(void *f, const void *key, size_t len, uint64_t now, int *was_present) {
+    return tf_time_bloom_add_if_absent(f, key, len, now, was_present);
+}
+static tf_status time_contains(const void *f, const void *key, size_t len, uint64_t now, int *present) {
+    return tf_time_bloom_contains(f, key, len, now, present);
+}
+const bu_filter bu_age = {&tu_age_bloom, 0, age_add, age_add_if_absent, age_contains, age_inserts};
+const bu_filter bu_time = {&tu_time_bloom, 1, time_add, time_add_if_absent, time_contains, time_inserts};
+
+/* The answer for tu_make_key(tag, id). */
+static int bu_has(const bu_filter *bf, const void *f, unsigned char tag, uint64_t id, uint64_t now) {
+    tu_key key = tu_make_key(tag, id);
+    int p = 7;
+    OK(bf->contains(f, key.b, sizeof key.b, now, &p));
+    assert_true(p == 0 || p == 1);
+    return p;
+}
+
+void bu_check_add_if_absent(const bu_filter *bf, void *a, void *b, uint64_t ids) {
+    tu_rng rng = {5};
+    uint64_t now = 1, dup = 0, inserted = 0;
+    for (int i = 0; i < 30000; ++i) {
+        if (bf->timed) now += tu_below(&rng, 3);
+        tu_key key = tu_make_key('d', tu_below(&rng, ids));
+        int was = 7, p = 7;
+        size_t n0;
+        unsigned char *before = tu_snapshot(a, bf->st->serialize, &n0);
+        OK(bf->add_if_absent(a, key.b, sizeof key.b, now, &was));
+        OK(bf->contains(b, key.b, sizeof key.b, now, &p));
+        assert_int_equal(was, p);
+        if (!p) OK(bf->add(b, key.b, sizeof key.b, now));
+        if (was) {
+            /* nothing inserted, and (like contains) the clock does not move */
+            tu_assert_blob(a, bf->st->serialize, before, n0);
+            dup++;
+        } else {
+            inserted++;
+            OK(bf->contains(a, key.b, sizeof key.b, now, &p));
+            assert_int_equal(p, 1);
+        }
+        free(before);
+    }
+    assert_true(tu_same_blob(a, b, bf->st->serialize));
+    assert_int_equal(bf->inserts(a, now), inserted);
+    assert_true(dup > 0 && inserted > 0);
+    bf->st->free(a);
+    bf->st->free(b);
+}
+
+void bu_check_seeds_differ(const bu_filter *bf, void *a, void *b) {
+    for (uint64_t i = 0; i < 30; ++i) {
+        tu_key key = tu_make_key('x', i);
+        OK(bf->add(a, key.b, sizeof key.b, 10));
+        OK(bf->add(b, key.b, sizeof key.b, 10));
+    }
+    assert_false(tu_same_blob(a, b, bf->st->serialize));
+    int differ = 0;
+    for (uint64_t j = 1000; j < 3000; ++j) differ += bu_has(bf, a, 'x', j, 10) != bu_has(bf, b, 'x', j, 10);
+    assert_true(differ > 100);
+    bf->st->free(a);
+    bf->st->free(b);
+}
+
+void bu_check_same_future(const bu_filter *bf, void *f, void *c, uint64_t answers, uint64_t ids, int steps,
+                          uint64_t *now) {
+    uint64_t t = now ? *now : 0;
+    for (uint64_t i = 0; i < answers; ++i) assert_int_equal(bu_has(bf, f, 'r', i, t), bu_has(bf, c, 'r', i, t));
+    /* the copy continues exactly like the original under the same operations */
+    tu_rng rng = {3};
+    for (int i = 0; i < steps; ++i) {
+        if (now) t += tu_below(&rng, 3) * (i > steps / 2 ? 5 : 1);
+        tu_key key = tu_make_key('r', tu_below(&rng, ids));
+        if (i % 3) {
+            OK(bf->add(f, key.b, sizeof key.b, t));
+            OK(bf->add(c, key.b, sizeof key.b, t));
+        } else {
+            int w1, w2;
+            OK(bf->add_if_absent(f, key.b, sizeof key.b, t, &w1));
+            OK(bf->add_if_absent(c, key.b, sizeof key.b, t, &w2));
+            assert_int_equal(w1, w2);
+        }
+        if (i % 5000 == 0) assert_true(tu_same_blob(f, c, bf->st->serialize));
+    }
+    assert_true(tu_same_blob(f, c, bf->st->serialize));
+    /* ... and stays independent of it */
+    tu_key other = tu_make_key('i', 1);
+    OK(bf->add(c, other.b, sizeof other.b, t));
+    assert_false(tu_same_blob(f, c, bf->st->serialize));
+    if (now) *now = t;
+}
+
 /* ---- the age-partitioned (count window) filter --------------------------- */
 
 tf_age_bloom *ab_make(uint32_t k, uint32_t l, uint64_t bits, uint32_t seed) {

@@ -62,6 +62,17 @@ typedef struct {
  * TF_TEST_FILTER=<glob> in the environment runs only the matching tests. */
 int bu_run_groups(const bu_group *groups, size_t n);
 
+/* The main of a suite whose groups `groups(X)` lists as X(name) X(name)
+ * ..., in the order they run: declares them and runs them with
+ * bu_run_groups. */
+#define BU_DECLARE_(g) BU_GROUP(g);
+#define BU_ENTRY_(g) {g, g##_count},
+#define BU_MAIN(groups)                                           \
+    groups(BU_DECLARE_) int main(void) {                          \
+        const bu_group all_[] = {groups(BU_ENTRY_)};              \
+        return bu_run_groups(all_, sizeof all_ / sizeof all_[0]); \
+    }
+
 /* ---- the payload of kinds 2 (classic layout) and 3 ------------------------ */
 
 /* Offsets in a blob (the 20-byte envelope, then the payload as
@@ -144,6 +155,81 @@ blob_view bu_view(const void *obj, const tu_structure *st);
  * many. */
 enum { BU_SLICE_CASES = 16 };
 size_t bu_slice_payload_cases(const blob_view *v, tu_field_case *out);
+
+/* ---- one interface over the two filters ----------------------------------- */
+
+/* The calls the checks both suites share drive on either filter; the count
+ * window ignores `now`. */
+typedef struct {
+    const tu_structure *st;
+    int timed; /* the calls take a time: the time-limited filter */
+    tf_status (*add)(void *f, const void *key, size_t len, uint64_t now);
+    tf_status (*add_if_absent)(void *f, const void *key, size_t len, uint64_t now, int *was_present);
+    tf_status (*contains)(const void *f, const void *key, size_t len, uint64_t now, int *present);
+    uint64_t (*inserts)(const void *f, uint64_t now); /* the stats' count */
+} bu_filter;
+extern const bu_filter bu_age, bu_time;
+
+/* add_if_absent on `a` against contains-then-add on `b`, two filters made
+ * alike, for 30000 keys tu_make_key('d', below `ids`) (many repeats; when
+ * timed the clock moves 0..2 units a key): the same answers and the same
+ * bytes; a key reported present changes nothing (not even the clock); the
+ * stats count the inserts. Frees both. */
+void bu_check_add_if_absent(const bu_filter *bf, void *a, void *b, uint64_t ids);
+/* Two filters made alike but for their seeds, after the same 30 inserts
+ * at time 10: different bytes, and different answers for more than 100 of
+ * 2000 other keys. Frees both. */
+void bu_check_seeds_differ(const bu_filter *bf, void *a, void *b);
+/* `c` (a copy of `f` through its blob) answers as `f` for the keys
+ * tu_make_key('r', 0 .. answers - 1) at *now, and stays the same bytes
+ * under the same `steps` random operations on both (adds and
+ * add_if_absents, with the same answers, of ids below `ids`; when timed
+ * the clock moves, faster in the second half); one insert more into `c`
+ * and they differ. *now (NULL for the count window) ends at the last
+ * time. */
+void bu_check_same_future(const bu_filter *bf, void *f, void *c, uint64_t answers, uint64_t ids, int steps,
+                          uint64_t *now);
+
+/* ---- the wire tests both suites run (bloom_wire.c) ------------------------ */
+
+/* What they need of a filter's suite. */
+typedef struct {
+    const bu_filter *filter;
+    uint16_t kind;
+    tu_try_blob_fn try_blob; /* deserializes, and uses what it accepted */
+    void *(*tiny)(void);     /* k = l = 3, 256-bit slices, one key */
+    void *(*filled)(void);   /* a few hundred inserts: the cut blobs */
+    void *(*small)(void);    /* four 64-bit slices, inserts, a shift */
+    size_t small_max;        /* the small filter's blob is shorter */
+    /* the filter's own hostile fields for the blob `v` decodes (room for
+     * BU_OWN_CASES); returns how many */
+    size_t (*own_cases)(const blob_view *v, tu_field_case *out);
+    const tu_structure *other;  /* the other Bloom filter... */
+    void *(*other_small)(void); /* ...a small one of it... */
+    tf_status other_edited;     /* ...and its blob with this kind */
+    tf_status sketch_edited;    /* a recency sketch's blob with this kind (TF_OK: not tried) */
+    uint64_t random_seed;       /* random blobs of up to random_max bytes */
+    size_t random_max;
+    tu_plant_fn plant; /* plausible header fields for random payloads */
+} bu_wire;
+enum { BU_OWN_CASES = 32 };
+
+/* The tests, each run with a bu_wire as its cmocka state. */
+void bu_test_serialize_buffer_too_small(void **state);
+void bu_test_deserialize_truncated(void **state);
+void bu_test_deserialize_bit_flips(void **state);
+void bu_test_deserialize_bit_flips_fixed_checksum(void **state);
+void bu_test_deserialize_hostile_fields(void **state);
+void bu_test_deserialize_wrong_kind_random_and_null(void **state);
+#define BU_WIRE_TEST_(name, wire) \
+    { #name, bu_##name, NULL, NULL, (void *)(wire) }
+/* The entries of a group for them, over `wire` (a const bu_wire *). */
+#define BU_WIRE_TESTS(wire)                                                                                \
+    BU_WIRE_TEST_(test_serialize_buffer_too_small, wire), BU_WIRE_TEST_(test_deserialize_truncated, wire), \
+        BU_WIRE_TEST_(test_deserialize_bit_flips, wire),                                                   \
+        BU_WIRE_TEST_(test_deserialize_bit_flips_fixed_checksum, wire),                                    \
+        BU_WIRE_TEST_(test_deserialize_hostile_fields, wire),                                              \
+        BU_WIRE_TEST_(test_deserialize_wrong_kind_random_and_null, wire)
 
 /* ---- the age-partitioned (count window) filter ----------------------------- */
 

@@ -1,6 +1,8 @@
-/* The time-limited Bloom filter's wire format (kind 3): round trips, the
- * serialize contract, max_memory, truncated, flipped, hostile and foreign
- * blobs, and the golden blob. */
+/* The time-limited Bloom filter's wire format (kind 3): round trips,
+ * max_memory, impossible counters, the golden blob; the serialize
+ * contract, truncated, flipped, hostile and foreign blobs through the
+ * tests both Bloom suites share (bloom_wire.c), with this filter's own
+ * cases. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,38 +50,9 @@ static void test_serialize_round_trip(void **state) {
     OK(tb_stats(f, now, &s1, &b1, &e1, &i1, &p1));
     OK(tb_stats(c, now, &s2, &b2, &e2, &i2, &p2));
     assert_true(s1 == s2 && b1 == b2 && e1 == e2 && i1 == i2 && p1 == p2);
-    for (uint64_t i = 0; i < 40000; i += 3) assert_int_equal(tb_has_id(f, 'r', i, now), tb_has_id(c, 'r', i, now));
-    /* the copy continues exactly like the original */
-    tu_rng rng = {3};
-    for (int i = 0; i < 40000; ++i) {
-        now += tu_below(&rng, 3) * (i > 20000 ? 5 : 1);
-        uint64_t id = tu_below(&rng, 60000);
-        if (i % 3) {
-            tb_add_id(f, 'r', id, now);
-            tb_add_id(c, 'r', id, now);
-        } else {
-            tu_key key = tu_make_key('r', id);
-            int w1, w2;
-            OK(tf_time_bloom_add_if_absent(f, key.b, sizeof key.b, now, &w1));
-            OK(tf_time_bloom_add_if_absent(c, key.b, sizeof key.b, now, &w2));
-            assert_int_equal(w1, w2);
-        }
-        if (i % 5000 == 0) assert_true(tb_same(f, c));
-    }
-    assert_true(tb_same(f, c));
-    tb_add_id(c, 'i', 1, now);
-    assert_false(tb_same(f, c));
+    bu_check_same_future(&bu_time, f, c, 40000, 60000, 40000, &now);
     free(blob);
     tf_time_bloom_free(c);
-    tf_time_bloom_free(f);
-}
-
-/* serialize for tu_check_serialize_contract */
-static void test_serialize_buffer_too_small(void **state) {
-    (void)state;
-    tf_time_bloom *f = tb_make(3, 3, 256, 100, 1);
-    tb_add_id(f, 'b', 1, 5);
-    tu_check_serialize_contract(f, &tu_time_bloom);
     tf_time_bloom_free(f);
 }
 
@@ -108,53 +81,34 @@ static tf_status try_blob(const unsigned char *b, size_t n) {
     return st;
 }
 
+/* The filters of the wire tests both suites run (bloom_wire.c). */
+static void *tiny(void) {
+    tf_time_bloom *f = tb_make(3, 3, 256, 100, 1);
+    tb_add_id(f, 'b', 1, 5);
+    return f;
+}
+
+static void *filled(void) {
+    tf_time_bloom *f = tb_make_for(0.1, 1000, 200, 2);
+    for (uint64_t i = 0; i < 600; ++i) tb_add_id(f, 't', i, 1 + i);
+    return f;
+}
+
 /* A small blob with every kind of slice: k + l = 4 slices of 64 bits plus
  * an extra one from a burst, timestamps, a shift. */
-static tf_time_bloom *small_filter(void) {
+static void *small(void) {
     tf_time_bloom *f = tb_make(2, 2, 64, 100, 9);
     for (uint64_t i = 0; i < 40; ++i) tb_add_id(f, 's', i, 10 + i / 4);
     return f;
 }
 
-static void test_deserialize_truncated(void **state) {
-    (void)state;
-    tf_time_bloom *f = tb_make_for(0.1, 1000, 200, 2);
-    for (uint64_t i = 0; i < 600; ++i) tb_add_id(f, 't', i, 1 + i);
-    size_t n;
-    unsigned char *blob = tb_snap(f, &n);
-    tu_check_truncations(blob, n, try_blob);
-    free(blob);
-    tf_time_bloom_free(f);
-}
-
-static void test_deserialize_bit_flips(void **state) {
-    (void)state;
-    tf_time_bloom *f = small_filter();
-    size_t n;
-    unsigned char *blob = tb_snap(f, &n);
-    assert_true(n < 600);
-    tu_check_bit_flips(blob, n, try_blob);
-    /* and with the checksum fixed: a clean error or a usable filter */
-    tu_check_payload_flips(blob, n, try_blob);
-    free(blob);
-    tf_time_bloom_free(f);
-}
-
-static void test_deserialize_hostile_fields(void **state) {
-    (void)state;
-    tf_time_bloom *f = small_filter();
-    size_t n;
-    unsigned char *good = tb_snap(f, &n);
-    blob_view v = bu_decode(good, n);
-    tu_field_case common[BU_SLICE_CASES];
-    const size_t n_common = bu_slice_payload_cases(&v, common);
-    tu_check_field_cases(good, n, common, n_common, try_blob);
-    const size_t s0 = v.s[0].off, sl = v.s[v.S - 1].off;
-    const uint64_t high = v.high_water;
-    const uint64_t more_words = ((v.s[v.S - 1].m + 63) / 64 + 1) * 64;
-    const uint32_t S = v.S;
-    free(v.s);
-    /* and the time window's own */
+/* The time window's own hostile fields, beyond those of every kind 2/3
+ * payload. */
+static size_t own_cases(const blob_view *v, tu_field_case *out) {
+    const size_t s0 = v->s[0].off, sl = v->s[v->S - 1].off;
+    const uint64_t high = v->high_water;
+    const uint64_t more_words = ((v->s[v->S - 1].m + 63) / 64 + 1) * 64;
+    const uint32_t S = v->S;
     const tu_field_case cases[] = {
         {6, 2, 2, TF_ERR_WRONG_KIND}, /* an age bloom */
         {6, 4, 2, TF_ERR_WRONG_KIND},
@@ -170,9 +124,10 @@ static void test_deserialize_hostile_fields(void **state) {
         {s0 + 16, high + 1, 8, TF_ERR_CORRUPT},
         {sl + 16, UINT64_MAX, 8, TF_ERR_CORRUPT},
     };
-    tu_check_field_cases(good, n, cases, sizeof cases / sizeof cases[0], try_blob);
-    free(good);
-    tf_time_bloom_free(f);
+    const size_t n = sizeof cases / sizeof cases[0];
+    assert_true(n <= BU_OWN_CASES);
+    memcpy(out, cases, sizeof cases);
+    return n;
 }
 
 /* Counters that no sequence of operations can produce: gen_inserts (the
@@ -182,7 +137,7 @@ static void test_deserialize_hostile_fields(void **state) {
  * these counters (equation 6). */
 static void test_deserialize_inconsistent_counters(void **state) {
     (void)state;
-    tf_time_bloom *f = small_filter();
+    tf_time_bloom *f = small();
     size_t n;
     unsigned char *good = tb_snap(f, &n);
     const uint64_t inserts = tu_get_le(good + P_INSERTS, 8);
@@ -209,7 +164,7 @@ static void test_hostile_counters(void **state) {
     (void)state;
     /* (Safe under AddressSanitizer too: a shift never allocates more than
      * 16 times the largest slice present.) */
-    tf_time_bloom *f = small_filter();
+    tf_time_bloom *f = small();
     size_t n;
     unsigned char *b = tb_snap(f, &n);
     tu_put_le(b + P_INSERTS, 1ULL << 40, 8);
@@ -239,7 +194,7 @@ static void test_hostile_counters(void **state) {
 }
 
 /* Plausible small header fields for some random payloads. */
-static void plant_time_header(unsigned char *buf, size_t len, tu_rng *r) {
+static void plant_header(unsigned char *buf, size_t len, tu_rng *r) {
     if (len >= P_SLICES && tu_below(r, 2)) {
         tu_put_le(buf + P_K, 1 + tu_below(r, 3), 4);
         tu_put_le(buf + P_L, 1 + tu_below(r, 3), 4);
@@ -248,20 +203,20 @@ static void plant_time_header(unsigned char *buf, size_t len, tu_rng *r) {
     }
 }
 
-static void test_deserialize_wrong_kind_random_and_null(void **state) {
-    (void)state;
-    /* an age bloom's payload read as a time bloom: span 0 < l */
+/* A blob of the other Bloom filter. */
+static void *age_filter(void) {
     tf_age_bloom *a = ab_make(2, 2, 64, 1);
     OK(tf_age_bloom_add(a, "x", 1));
-    tu_check_foreign_blob(&tu_age_bloom, a, 3, TF_ERR_CORRUPT, try_blob);
-    tf_age_bloom_free(a);
-    tf_recency_sketch *rs = NULL;
-    OK(tf_recency_sketch_new(16, 2, 1, 0, &rs));
-    tu_check_foreign_blob(&tu_recency_sketch, rs, 3, TF_OK, try_blob);
-    tf_recency_sketch_free(rs);
-    tu_check_random_blobs(3, 0, 2026, 700, plant_time_header, try_blob);
-    tu_check_deserialize_nulls(&tu_time_bloom);
+    return a;
 }
+
+static const bu_wire wire = {
+    &bu_time, 3,         try_blob,      tiny,       filled,         small,
+    600,      own_cases, &tu_age_bloom, age_filter, TF_ERR_CORRUPT, /* an age bloom's payload read as a time bloom: span
+                                                                       0 < l */
+    TF_OK,                                                          /* a recency sketch's payload: not tried */
+    2026,     700,       plant_header,
+};
 
 /* ------------------------------------------------------------------ */
 /* golden blob                                                          */
@@ -304,8 +259,6 @@ static void test_golden_blob(void **state) {
     tf_time_bloom_free(built);
 }
 
-BU_DEFINE_GROUP(time_wire_tests, cmocka_unit_test(test_serialize_round_trip),
-                cmocka_unit_test(test_serialize_buffer_too_small), cmocka_unit_test(test_deserialize_truncated),
-                cmocka_unit_test(test_deserialize_bit_flips), cmocka_unit_test(test_deserialize_hostile_fields),
+BU_DEFINE_GROUP(time_wire_tests, cmocka_unit_test(test_serialize_round_trip), BU_WIRE_TESTS(&wire),
                 cmocka_unit_test(test_deserialize_inconsistent_counters), cmocka_unit_test(test_hostile_counters),
-                cmocka_unit_test(test_deserialize_wrong_kind_random_and_null), cmocka_unit_test(test_golden_blob));
+                cmocka_unit_test(test_golden_blob));
