@@ -65,7 +65,7 @@ static void *small(void) {
 
 /* The count window's own hostile fields, beyond those of every kind 2/3
  * payload. */
-static size_t own_cases(const blob_view *v, tu_field_case *out) {
+static void check_own_cases(const blob_view *v, const unsigned char *good, size_t n) {
     const size_t s0 = v->s[0].off, s1 = v->s[1].off, s3 = v->s[3].off;
     const uint64_t serial1 = v->s[1].serial;
     const tu_field_case cases[] = {
@@ -94,10 +94,7 @@ static size_t own_cases(const blob_view *v, tu_field_case *out) {
         {s1 + 24, serial1 - 1, 8, TF_ERR_CORRUPT},
         {s0 + 16, 5, 8, TF_ERR_CORRUPT}, /* a timestamp in a count window, newer than its clock (0) */
     };
-    const size_t n = sizeof cases / sizeof cases[0];
-    assert_true(n <= BU_OWN_CASES);
-    memcpy(out, cases, sizeof cases);
-    return n;
+    tu_check_field_cases(good, n, cases, sizeof cases / sizeof cases[0], ab_try_blob);
 }
 
 /* A set bit beyond m in the last word of a slice is corrupt (m = 64 has
@@ -131,25 +128,25 @@ static void test_deserialize_bits_beyond_m(void **state) {
     tf_age_bloom_free(g);
 }
 
-/* Plausible small header fields for some random payloads. */
-static void plant_header(unsigned char *buf, size_t len, tu_rng *r) {
-    if (len >= P_SLICES && tu_below(r, 2)) {
-        tu_put_le(buf + P_K, 1 + tu_below(r, 3), 4);
-        tu_put_le(buf + P_L, 1 + tu_below(r, 3), 4);
-        tu_put_le(buf + P_S, tu_below(r, 7), 4);
-        tu_put_le(buf + P_SPAN, 0, 8);
-        tu_put_le(buf + P_GEN, 1 + tu_below(r, 40), 8);
-    }
-}
-
 /* A blob of the other Bloom filter. */
 static void *time_filter(void) { return tb_make(2, 2, 64, 100, 1); }
 
 static const bu_wire wire = {
-    &bu_age,        2,           ab_try_blob,    tiny, filled, small, 400, own_cases,
-    &tu_time_bloom, time_filter, TF_ERR_CORRUPT, /* a time filter's payload read as a count window: a span */
-    TF_ERR_CORRUPT,                              /* a recency sketch's payload */
-    2025,           640,         plant_header,
+    .filter = &bu_age,
+    .kind = 2,
+    .try_blob = ab_try_blob,
+    .tiny = tiny,
+    .filled = filled,
+    .small = small,
+    .small_max = 400,
+    .check_own_cases = check_own_cases,
+    .other = &tu_time_bloom,
+    .other_small = time_filter,
+    .other_edited = TF_ERR_CORRUPT, /* a time filter's payload read as a count window: a span */
+    .sketch_edited = TF_ERR_CORRUPT,
+    .random_seed = 2025,
+    .random_max = 640,
+    .plant = {.s_min = 0, .s_range = 7, .span_min = 0, .span_range = 0, .gen_range = 40},
 };
 
 static void test_golden_blob(void **state) {

@@ -187,7 +187,7 @@ blob_view bu_view(const void *obj, const tu_structure *st) {
     }                                                                                                             \
     blob_view p##_view(const tf_##noun *f) { return bu_view(f, &tu_##noun); }
 
-size_t bu_slice_payload_cases(const blob_view *v, tu_field_case *out) {
+void bu_check_slice_payload_cases(const blob_view *v, const unsigned char *good, size_t n, tu_try_blob_fn try_blob) {
     const size_t s0 = v->s[0].off, s1 = v->s[1].off;
     const uint64_t serial0 = v->s[0].serial, serial1 = v->s[1].serial;
     const tu_field_case cases[] = {
@@ -199,10 +199,7 @@ size_t bu_slice_payload_cases(const blob_view *v, tu_field_case *out) {
         {s0, UINT64_MAX, 8, TF_ERR_CORRUPT},   {s0 + 24, serial1, 8, TF_ERR_CORRUPT},
         {s1 + 24, serial0, 8, TF_ERR_CORRUPT},
     };
-    const size_t n = sizeof cases / sizeof cases[0];
-    assert_true(n <= BU_SLICE_CASES);
-    memcpy(out, cases, sizeof cases);
-    return n;
+    tu_check_field_cases(good, n, cases, sizeof cases / sizeof cases[0], try_blob);
 }
 
 /* ---- one interface over the two filters ----------------------------------- */
@@ -324,6 +321,37 @@ void bu_check_same_future(const bu_filter *bf, void *f, void *c, uint64_t answer
     if (now) *now = t;
 }
 
+tf_status bu_try_blob(const bu_filter *bf, const unsigned char *b, size_t n) {
+    void *c = NULL;
+    tf_clear_last_error();
+    const tf_status st = bf->st->deserialize(b, n, NULL, &c);
+    if (st != TF_OK) {
+        assert_null(c);
+        assert_true(strlen(tf_last_error_message()) > 0);
+        return st;
+    }
+    assert_non_null(c);
+    /* whatever was accepted is usable, and serializes to the same bytes */
+    int p;
+    OK(bf->contains(c, "x", 1, 1, &p));
+    OK(bf->contains(c, "x", 1, UINT64_MAX, &p));
+    (void)bf->inserts(c, 1);
+    tu_assert_blob(c, bf->st->serialize, b, n);
+    if (!bf->timed) OK(bf->add(c, "x", 1, 1)); /* (a time filter's insert: test_hostile_counters) */
+    bf->st->free(c);
+    return st;
+}
+
+void bu_plant_header(unsigned char *buf, size_t len, tu_rng *r, const void *ctx) {
+    const bu_header_ranges *h = ctx;
+    if (len < P_SLICES || !tu_below(r, 2)) return;
+    tu_put_le(buf + P_K, 1 + tu_below(r, 3), 4);
+    tu_put_le(buf + P_L, 1 + tu_below(r, 3), 4);
+    tu_put_le(buf + P_S, h->s_min + tu_below(r, h->s_range), 4);
+    tu_put_le(buf + P_SPAN, h->span_range ? h->span_min + tu_below(r, h->span_range) : h->span_min, 8);
+    if (h->gen_range) tu_put_le(buf + P_GEN, 1 + tu_below(r, h->gen_range), 8);
+}
+
 /* ---- the age-partitioned (count window) filter --------------------------- */
 
 tf_age_bloom *ab_make(uint32_t k, uint32_t l, uint64_t bits, uint32_t seed) {
@@ -337,6 +365,13 @@ tf_age_bloom *ab_make_for(double rate, uint64_t capacity, uint32_t seed) {
     tf_age_bloom *f = NULL;
     OK(tf_age_bloom_new_for(capacity, rate, seed, 0, &f));
     assert_non_null(f);
+    return f;
+}
+
+tf_age_bloom *ab_make_with_generation(uint32_t k, uint32_t l, uint64_t bits, uint32_t seed, uint64_t g) {
+    assert_int_equal(g, (uint64_t)floor((double)bits * kLn2 / k));
+    tf_age_bloom *f = ab_make(k, l, bits, seed);
+    assert_int_equal(ab_info_of(f).generation, g);
     return f;
 }
 
@@ -365,6 +400,12 @@ tf_status ab_stats(const tf_age_bloom *f, uint64_t *slices, uint64_t *bits, doub
     if (inserts) *inserts = s.inserts;
     if (fpr_now) *fpr_now = s.fpr_now;
     return st;
+}
+
+tf_age_bloom_info ab_info_of(const tf_age_bloom *f) {
+    tf_age_bloom_info i = TF_AGE_BLOOM_INFO_INIT;
+    OK(tf_age_bloom_get_info(f, &i));
+    return i;
 }
 
 /* 1 for the blocked layout (the flags of tf_age_bloom_get_info), else 0. */
@@ -416,24 +457,7 @@ void ab_check_max_memory(const tf_age_bloom *f, const unsigned char *blob, size_
     assert_int_equal(tu_check_max_memory(blob, n, &tu_age_bloom), need);
 }
 
-tf_status ab_try_blob(const unsigned char *b, size_t n) {
-    tf_age_bloom *c = NULL;
-    tf_clear_last_error();
-    tf_status st = tf_age_bloom_deserialize(b, n, NULL, &c);
-    if (st == TF_OK) {
-        assert_non_null(c);
-        /* whatever was accepted is usable */
-        int p;
-        OK(tf_age_bloom_contains(c, "x", 1, &p));
-        OK(tf_age_bloom_add(c, "x", 1));
-        OK(ab_stats(c, NULL, NULL, NULL, NULL, NULL));
-        tf_age_bloom_free(c);
-    } else {
-        assert_null(c);
-        assert_true(strlen(tf_last_error_message()) > 0);
-    }
-    return st;
-}
+tf_status ab_try_blob(const unsigned char *b, size_t n) { return bu_try_blob(&bu_age, b, n); }
 
 /* One answer of an age_bloom .expected file: "<key> <present>". */
 struct age_expected_ctx {

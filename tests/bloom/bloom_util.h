@@ -151,10 +151,8 @@ blob_view bu_view(const void *obj, const tu_structure *st);
  * know, an undefined flag, k and l out of range, slice counts that do not
  * fit the payload (fewer, and 2^32 - 1: refused before allocating), s_0's
  * serial at next_serial, slices below 64 bits or of 2^64 - 1 bits, serials
- * out of order. Writes them into out (room for BU_SLICE_CASES), returns how
- * many. */
-enum { BU_SLICE_CASES = 16 };
-size_t bu_slice_payload_cases(const blob_view *v, tu_field_case *out);
+ * out of order. Each gets its status (tu_check_field_cases). */
+void bu_check_slice_payload_cases(const blob_view *v, const unsigned char *good, size_t n, tu_try_blob_fn try_blob);
 
 /* ---- one interface over the two filters ----------------------------------- */
 
@@ -190,7 +188,24 @@ void bu_check_seeds_differ(const bu_filter *bf, void *a, void *b);
 void bu_check_same_future(const bu_filter *bf, void *f, void *c, uint64_t answers, uint64_t ids, int steps,
                           uint64_t *now);
 
+/* Deserializes a blob (a tu_try_blob_fn's work): a failure makes nothing
+ * and says why; an accepted filter answers, reports its stats and
+ * serializes to the same bytes, and a count window takes an insert too. */
+tf_status bu_try_blob(const bu_filter *bf, const unsigned char *b, size_t n);
+
 /* ---- the wire tests both suites run (bloom_wire.c) ------------------------ */
+
+/* Plausible small header fields of a kind 2/3 payload (bu_plant_header):
+ * k and l in 1..3, S in s_min + [0, s_range), span in span_min + [0,
+ * span_range) (span_min alone when span_range is 0), generation in 1 +
+ * [0, gen_range) (left alone when gen_range is 0). */
+typedef struct {
+    uint32_t s_min, s_range;
+    uint64_t span_min, span_range, gen_range;
+} bu_header_ranges;
+/* A tu_plant_fn (ctx: the bu_header_ranges): those fields, on half the
+ * payloads that hold them. */
+void bu_plant_header(unsigned char *buf, size_t len, tu_rng *r, const void *ctx);
 
 /* What they need of a filter's suite. */
 typedef struct {
@@ -201,18 +216,17 @@ typedef struct {
     void *(*filled)(void);   /* a few hundred inserts: the cut blobs */
     void *(*small)(void);    /* four 64-bit slices, inserts, a shift */
     size_t small_max;        /* the small filter's blob is shorter */
-    /* the filter's own hostile fields for the blob `v` decodes (room for
-     * BU_OWN_CASES); returns how many */
-    size_t (*own_cases)(const blob_view *v, tu_field_case *out);
+    /* checks the filter's own hostile fields on `good`, the blob `v`
+     * decodes (tu_check_field_cases) */
+    void (*check_own_cases)(const blob_view *v, const unsigned char *good, size_t n);
     const tu_structure *other;  /* the other Bloom filter... */
     void *(*other_small)(void); /* ...a small one of it... */
     tf_status other_edited;     /* ...and its blob with this kind */
     tf_status sketch_edited;    /* a recency sketch's blob with this kind (TF_OK: not tried) */
     uint64_t random_seed;       /* random blobs of up to random_max bytes */
     size_t random_max;
-    tu_plant_fn plant; /* plausible header fields for random payloads */
+    bu_header_ranges plant; /* plausible header fields for half the random payloads */
 } bu_wire;
-enum { BU_OWN_CASES = 32 };
 
 /* The tests, each run with a bu_wire as its cmocka state. */
 void bu_test_serialize_buffer_too_small(void **state);
@@ -235,6 +249,8 @@ void bu_test_deserialize_wrong_kind_random_and_null(void **state);
 
 tf_age_bloom *ab_make(uint32_t k, uint32_t l, uint64_t bits, uint32_t seed);
 tf_age_bloom *ab_make_for(double rate, uint64_t capacity, uint32_t seed);
+/* ab_make, whose generation must be g = floor(bits ln 2 / k) (section 5). */
+tf_age_bloom *ab_make_with_generation(uint32_t k, uint32_t l, uint64_t bits, uint32_t seed, uint64_t g);
 /* tf_age_bloom_get_info and tf_age_bloom_get_stats into the fields a test
  * asks for (any pointer may be NULL): one call each, the status passed on
  * (on failure the fields are the zeros of _INIT). */
@@ -242,6 +258,8 @@ tf_status ab_info(const tf_age_bloom *f, uint32_t *k, uint32_t *l, uint64_t *sli
                   uint64_t *capacity, uint32_t *seed);
 tf_status ab_stats(const tf_age_bloom *f, uint64_t *slices, uint64_t *bits, double *bits_per_element, uint64_t *inserts,
                    double *fpr_now);
+/* tf_age_bloom_get_info, asserting success. */
+tf_age_bloom_info ab_info_of(const tf_age_bloom *f);
 /* 1 for the blocked layout (the flags of tf_age_bloom_get_info), else 0. */
 tf_status ab_is_blocked(const tf_age_bloom *f, int *blocked);
 /* Inserts / asks for the key tu_make_key(tag, id). */

@@ -56,30 +56,10 @@ static void test_serialize_round_trip(void **state) {
     tf_time_bloom_free(f);
 }
 
-/* Accepted blobs are used read-only here (contains, stats, serialize):
- * see test_hostile_counters for what an insert into one may do. */
-static tf_status try_blob(const unsigned char *b, size_t n) {
-    tf_time_bloom *c = NULL;
-    tf_clear_last_error();
-    tf_status st = tf_time_bloom_deserialize(b, n, NULL, &c);
-    if (st == TF_OK) {
-        assert_non_null(c);
-        int p;
-        OK(tf_time_bloom_contains(c, "x", 1, 1, &p));
-        OK(tf_time_bloom_contains(c, "x", 1, UINT64_MAX, &p));
-        OK(tb_stats(c, 1, NULL, NULL, NULL, NULL, NULL));
-        size_t m;
-        unsigned char *again = tb_snap(c, &m);
-        assert_int_equal(m, n);
-        assert_memory_equal(again, b, n);
-        free(again);
-        tf_time_bloom_free(c);
-    } else {
-        assert_null(c);
-        assert_true(strlen(tf_last_error_message()) > 0);
-    }
-    return st;
-}
+/* Deserializes a blob (a tu_try_blob_fn): accepted blobs are used
+ * read-only here (bu_try_blob); see test_hostile_counters for what an
+ * insert into one may do. */
+static tf_status try_blob(const unsigned char *b, size_t n) { return bu_try_blob(&bu_time, b, n); }
 
 /* The filters of the wire tests both suites run (bloom_wire.c). */
 static void *tiny(void) {
@@ -104,7 +84,7 @@ static void *small(void) {
 
 /* The time window's own hostile fields, beyond those of every kind 2/3
  * payload. */
-static size_t own_cases(const blob_view *v, tu_field_case *out) {
+static void check_own_cases(const blob_view *v, const unsigned char *good, size_t n) {
     const size_t s0 = v->s[0].off, sl = v->s[v->S - 1].off;
     const uint64_t high = v->high_water;
     const uint64_t more_words = ((v->s[v->S - 1].m + 63) / 64 + 1) * 64;
@@ -124,10 +104,7 @@ static size_t own_cases(const blob_view *v, tu_field_case *out) {
         {s0 + 16, high + 1, 8, TF_ERR_CORRUPT},
         {sl + 16, UINT64_MAX, 8, TF_ERR_CORRUPT},
     };
-    const size_t n = sizeof cases / sizeof cases[0];
-    assert_true(n <= BU_OWN_CASES);
-    memcpy(out, cases, sizeof cases);
-    return n;
+    tu_check_field_cases(good, n, cases, sizeof cases / sizeof cases[0], try_blob);
 }
 
 /* Counters that no sequence of operations can produce: gen_inserts (the
@@ -193,16 +170,6 @@ static void test_hostile_counters(void **state) {
     tf_time_bloom_free(f);
 }
 
-/* Plausible small header fields for some random payloads. */
-static void plant_header(unsigned char *buf, size_t len, tu_rng *r) {
-    if (len >= P_SLICES && tu_below(r, 2)) {
-        tu_put_le(buf + P_K, 1 + tu_below(r, 3), 4);
-        tu_put_le(buf + P_L, 1 + tu_below(r, 3), 4);
-        tu_put_le(buf + P_S, 2 + tu_below(r, 6), 4);
-        tu_put_le(buf + P_SPAN, 3 + tu_below(r, 100), 8);
-    }
-}
-
 /* A blob of the other Bloom filter. */
 static void *age_filter(void) {
     tf_age_bloom *a = ab_make(2, 2, 64, 1);
@@ -211,11 +178,21 @@ static void *age_filter(void) {
 }
 
 static const bu_wire wire = {
-    &bu_time, 3,         try_blob,      tiny,       filled,         small,
-    600,      own_cases, &tu_age_bloom, age_filter, TF_ERR_CORRUPT, /* an age bloom's payload read as a time bloom: span
-                                                                       0 < l */
-    TF_OK,                                                          /* a recency sketch's payload: not tried */
-    2026,     700,       plant_header,
+    .filter = &bu_time,
+    .kind = 3,
+    .try_blob = try_blob,
+    .tiny = tiny,
+    .filled = filled,
+    .small = small,
+    .small_max = 600,
+    .check_own_cases = check_own_cases,
+    .other = &tu_age_bloom,
+    .other_small = age_filter,
+    .other_edited = TF_ERR_CORRUPT, /* an age bloom's payload read as a time bloom: span 0 < l */
+    .sketch_edited = TF_OK,         /* not tried */
+    .random_seed = 2026,
+    .random_max = 700,
+    .plant = {.s_min = 2, .s_range = 6, .span_min = 3, .span_range = 100, .gen_range = 0},
 };
 
 /* ------------------------------------------------------------------ */

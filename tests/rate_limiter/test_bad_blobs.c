@@ -316,7 +316,7 @@ static void test_deserialize_wrong_kind_random_and_null(void **state) {
     free(rb);
     tf_rate_limiter_free(r);
     /* random bytes */
-    tu_check_random_blobs(4, TF_RATE_LIMITER_EXACT | TF_RATE_LIMITER_FULL_ALLOW, 2025, 512, NULL, try_blob);
+    tu_check_random_blobs(4, TF_RATE_LIMITER_EXACT | TF_RATE_LIMITER_FULL_ALLOW, 2025, 512, NULL, NULL, try_blob);
     tu_check_deserialize_nulls(&tu_rate_limiter);
 }
 

@@ -102,7 +102,7 @@ static void test_deserialize_hostile_fields(void **state) {
 
 static void test_deserialize_random_and_null(void **state) {
     (void)state;
-    tu_check_random_blobs(1, TF_RECENCY_SKETCH_CONCURRENT | TF_RECENCY_SKETCH_BLOCKED, 2024, 512, NULL, try_blob);
+    tu_check_random_blobs(1, TF_RECENCY_SKETCH_CONCURRENT | TF_RECENCY_SKETCH_BLOCKED, 2024, 512, NULL, NULL, try_blob);
     tu_check_deserialize_nulls(&tu_recency_sketch);
 }
 

@@ -123,7 +123,7 @@ void tu_check_truncations(unsigned char *blob, size_t len, tu_try_blob_fn try_bl
 }
 
 void tu_check_random_blobs(uint16_t kind, uint32_t known_flags, uint64_t seed, size_t max_len, tu_plant_fn plant,
-                           tu_try_blob_fn try_blob) {
+                           const void *ctx, tu_try_blob_fn try_blob) {
     tu_rng g = {seed};
     unsigned char *buf = malloc(max_len),
                   header[8] = {'T', 'F', 'L', 'T', 1, 0, (unsigned char)kind, (unsigned char)(kind >> 8)};
@@ -135,7 +135,7 @@ void tu_check_random_blobs(uint16_t kind, uint32_t known_flags, uint64_t seed, s
         if (i % 4 == 3 && len >= 28) { /* a consistent envelope: the payload is parsed */
             tu_put_le(buf + 8, tu_below(&g, (uint64_t)known_flags + 1) & known_flags, 4);
             tu_put_le(buf + 12, len - 28, 8);
-            if (plant) plant(buf, len, &g);
+            if (plant) plant(buf, len, &g, ctx);
             tu_fix_checksum(buf, len);
         }
         const tf_status st = try_blob(buf, len);
