@@ -135,18 +135,14 @@ static const bu_wire wire = {
     .filter = &bu_age,
     .kind = 2,
     .try_blob = ab_try_blob,
-    .tiny = tiny,
-    .filled = filled,
-    .small = small,
-    .small_max = 400,
     .check_own_cases = check_own_cases,
-    .other = &tu_time_bloom,
-    .other_small = time_filter,
-    .other_edited = TF_ERR_CORRUPT, /* a time filter's payload read as a count window: a span */
-    .sketch_edited = TF_ERR_CORRUPT,
-    .random_seed = 2025,
-    .random_max = 640,
-    .plant = {.s_min = 0, .s_range = 7, .span_min = 0, .span_range = 0, .gen_range = 40},
+    .make = {.tiny = tiny, .filled = filled, .small = small, .small_max = 400},
+    /* a time filter's payload read as a count window has a span; a sketch's is corrupt too */
+    .foreign = {.other = &tu_time_bloom,
+                .other_small = time_filter,
+                .other_edited = TF_ERR_CORRUPT,
+                .sketch_edited = TF_ERR_CORRUPT},
+    .random = {.seed = 2025, .max_len = 640, .header = {.s_min = 0, .s_range = 7, .gen_range = 40}},
 };
 
 static void test_golden_blob(void **state) {

@@ -212,20 +212,26 @@ typedef struct {
     const bu_filter *filter;
     uint16_t kind;
     tu_try_blob_fn try_blob; /* deserializes, and uses what it accepted */
-    void *(*tiny)(void);     /* k = l = 3, 256-bit slices, one key */
-    void *(*filled)(void);   /* a few hundred inserts: the cut blobs */
-    void *(*small)(void);    /* four 64-bit slices, inserts, a shift */
-    size_t small_max;        /* the small filter's blob is shorter */
     /* checks the filter's own hostile fields on `good`, the blob `v`
      * decodes (tu_check_field_cases) */
     void (*check_own_cases)(const blob_view *v, const unsigned char *good, size_t n);
-    const tu_structure *other;  /* the other Bloom filter... */
-    void *(*other_small)(void); /* ...a small one of it... */
-    tf_status other_edited;     /* ...and its blob with this kind */
-    tf_status sketch_edited;    /* a recency sketch's blob with this kind (TF_OK: not tried) */
-    uint64_t random_seed;       /* random blobs of up to random_max bytes */
-    size_t random_max;
-    bu_header_ranges plant; /* plausible header fields for half the random payloads */
+    struct {
+        void *(*tiny)(void);   /* k = l = 3, 256-bit slices, one key */
+        void *(*filled)(void); /* a few hundred inserts: the cut blobs */
+        void *(*small)(void);  /* four 64-bit slices, inserts, a shift... */
+        size_t small_max;      /* ...in a blob shorter than this */
+    } make;
+    struct {
+        const tu_structure *other;  /* the other Bloom filter... */
+        void *(*other_small)(void); /* ...a small one of it... */
+        tf_status other_edited;     /* ...and its blob with this kind */
+        tf_status sketch_edited;    /* a recency sketch's blob with this kind (TF_OK: not tried) */
+    } foreign;
+    struct {
+        uint64_t seed; /* blobs of up to max_len bytes */
+        size_t max_len;
+        bu_header_ranges header; /* plausible header fields for half the payloads */
+    } random;
 } bu_wire;
 
 /* The tests, each run with a bu_wire as its cmocka state. */

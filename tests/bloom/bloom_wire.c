@@ -18,10 +18,10 @@ static void *made(void *(*make)(void)) {
  * (each of its flips is a deserialize). */
 enum which { FILLED, SMALL };
 static void check_blob_of(const bu_wire *w, enum which which, tu_blob_check_fn check) {
-    void *f = made(which == SMALL ? w->small : w->filled);
+    void *f = made(which == SMALL ? w->make.small : w->make.filled);
     size_t n;
     unsigned char *blob = tu_snapshot(f, w->filter->st->serialize, &n);
-    if (which == SMALL) assert_true(n < w->small_max);
+    if (which == SMALL) assert_true(n < w->make.small_max);
     check(blob, n, w->try_blob);
     free(blob);
     w->filter->st->free(f);
@@ -29,7 +29,7 @@ static void check_blob_of(const bu_wire *w, enum which which, tu_blob_check_fn c
 
 void bu_test_serialize_buffer_too_small(void **state) {
     const bu_wire *w = *state;
-    void *f = made(w->tiny);
+    void *f = made(w->make.tiny);
     tu_check_serialize_contract(f, w->filter->st);
     w->filter->st->free(f);
 }
@@ -50,7 +50,7 @@ void bu_test_deserialize_bit_flips_fixed_checksum(void **state) {
  * every payload of kinds 2 and 3 refuses, and the filter's own. */
 void bu_test_deserialize_hostile_fields(void **state) {
     const bu_wire *w = *state;
-    void *f = made(w->small);
+    void *f = made(w->make.small);
     size_t n;
     unsigned char *good = tu_snapshot(f, w->filter->st->serialize, &n);
     blob_view v = bu_decode(good, n);
@@ -67,13 +67,14 @@ void bu_test_deserialize_hostile_fields(void **state) {
  * so are NULL blobs and a NULL `out`. */
 void bu_test_deserialize_wrong_kind_random_and_null(void **state) {
     const bu_wire *w = *state;
-    void *other = made(w->other_small);
-    tu_check_foreign_blob(w->other, other, w->kind, w->other_edited, w->try_blob);
-    w->other->free(other);
+    void *other = made(w->foreign.other_small);
+    tu_check_foreign_blob(w->foreign.other, other, w->kind, w->foreign.other_edited, w->try_blob);
+    w->foreign.other->free(other);
     tf_recency_sketch *rs = NULL;
     OK(tf_recency_sketch_new(16, 2, 1, 0, &rs));
-    tu_check_foreign_blob(&tu_recency_sketch, rs, w->kind, w->sketch_edited, w->try_blob);
+    tu_check_foreign_blob(&tu_recency_sketch, rs, w->kind, w->foreign.sketch_edited, w->try_blob);
     tf_recency_sketch_free(rs);
-    tu_check_random_blobs(w->kind, 0, w->random_seed, w->random_max, bu_plant_header, &w->plant, w->try_blob);
+    tu_check_random_blobs(w->kind, 0, w->random.seed, w->random.max_len, bu_plant_header, &w->random.header,
+                          w->try_blob);
     tu_check_deserialize_nulls(w->filter->st);
 }

@@ -181,18 +181,14 @@ static const bu_wire wire = {
     .filter = &bu_time,
     .kind = 3,
     .try_blob = try_blob,
-    .tiny = tiny,
-    .filled = filled,
-    .small = small,
-    .small_max = 600,
     .check_own_cases = check_own_cases,
-    .other = &tu_age_bloom,
-    .other_small = age_filter,
-    .other_edited = TF_ERR_CORRUPT, /* an age bloom's payload read as a time bloom: span 0 < l */
-    .sketch_edited = TF_OK,         /* not tried */
-    .random_seed = 2026,
-    .random_max = 700,
-    .plant = {.s_min = 2, .s_range = 6, .span_min = 3, .span_range = 100, .gen_range = 0},
+    .make = {.tiny = tiny, .filled = filled, .small = small, .small_max = 600},
+    /* an age bloom's payload read as a time bloom: span 0 < l; a sketch's: not tried */
+    .foreign = {.other = &tu_age_bloom,
+                .other_small = age_filter,
+                .other_edited = TF_ERR_CORRUPT,
+                .sketch_edited = TF_OK},
+    .random = {.seed = 2026, .max_len = 700, .header = {.s_min = 2, .s_range = 6, .span_min = 3, .span_range = 100}},
 };
 
 /* ------------------------------------------------------------------ */

@@ -289,6 +289,40 @@ size_t tu_check_serialize_contract(const void *obj, const tu_structure *st) {
     return need;
 }
 
+void tu_check_refused_calls(const tu_structure *st, const void *obj, size_t info_size) {
+    size_t n, sz = 7;
+    unsigned char *before = tu_snapshot(obj, st->serialize, &n);
+    unsigned char *buf = malloc(n);
+    assert_non_null(buf);
+#define BAD(call, status) TU_REFUSED_UNCHANGED(call, status, obj, st->serialize, before, n)
+    BAD(st->serialized_size(NULL, &sz), TF_ERR_NULL);
+    BAD(st->serialized_size(obj, NULL), TF_ERR_NULL);
+    BAD(st->serialize(NULL, buf, n, &sz), TF_ERR_NULL);
+    BAD(st->serialize(obj, buf, n, NULL), TF_ERR_NULL);
+    BAD(st->serialize(obj, NULL, n, &sz), TF_ERR_NULL);
+    assert_int_equal(sz, 7); /* out-parameters untouched on failure */
+    BAD(st->serialize(obj, buf, n - 1, &sz), TF_ERR_BUFFER_TOO_SMALL);
+    assert_int_equal(sz, n); /* the size it needs */
+    unsigned char *info = calloc(1, info_size), *zero = calloc(1, info_size);
+    assert_true(info && zero);
+    memcpy(info, &info_size, sizeof info_size);
+    BAD(st->get_info(NULL, info), TF_ERR_NULL);
+    assert_memory_equal(info + sizeof(size_t), zero + sizeof(size_t), info_size - sizeof(size_t));
+    BAD(st->get_info(obj, NULL), TF_ERR_NULL);
+    /* every size below the first version: never initialized, refused and
+     * left alone */
+    for (size_t below = 0; below < info_size; ++below) {
+        memcpy(info, &below, sizeof below);
+        BAD(st->get_info(obj, info), TF_ERR_INVALID_ARGUMENT);
+        assert_memory_equal(info + sizeof(size_t), zero + sizeof(size_t), info_size - sizeof(size_t));
+    }
+#undef BAD
+    free(info);
+    free(zero);
+    free(buf);
+    free(before);
+}
+
 void tu_check_deserialize_nulls(const tu_structure *st) {
     unsigned char buf[10] = {0};
     void *out = NULL;

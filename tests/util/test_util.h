@@ -72,6 +72,22 @@ typedef tf_status (*tu_try_blob_fn)(const unsigned char *blob, size_t len);
         assert_true(strlen(tf_last_error_message()) > 0); \
     } while (0)
 
+/* TU_REFUSED, and `obj` still serializes (`serialize`) to `before`
+ * (`len` bytes): the failed call left it as it was. */
+#define TU_REFUSED_UNCHANGED(call, status, obj, serialize, before, len) \
+    do {                                                                \
+        TU_REFUSED(call, status);                                       \
+        tu_assert_blob((obj), (serialize), (before), (len));            \
+    } while (0)
+
+/* The calls every structure shares, refused on the live `obj`, each with
+ * its status and a message and leaving `obj` as it was: serialized_size
+ * and serialize with a NULL argument, serialize into a buffer a byte too
+ * short (TF_ERR_BUFFER_TOO_SMALL, the size it needs reported), get_info
+ * with a NULL argument and with every size below its struct's first
+ * version (`info_size` bytes; nothing written). */
+void tu_check_refused_calls(const tu_structure *st, const void *obj, size_t info_size);
+
 /* Flips every bit of a valid blob in turn: each flip gets the status
  * tu_flipped_status names, and the blob reads again afterwards. */
 void tu_check_bit_flips(unsigned char *blob, size_t len, tu_try_blob_fn try_blob);
