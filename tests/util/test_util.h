@@ -54,6 +54,8 @@ typedef struct {
     /* the memory it holds, as its own call reports it (the rate limiter's
      * stats) */
     tf_status (*memory)(const void *obj, uint64_t *bytes);
+    /* tf_<noun>_memory itself (NULL: the structure has none) */
+    tf_status (*memory_call)(const void *obj, size_t *bytes);
     /* tf_<noun>_get_info as a tu_get_fn */
     tf_status (*get_info)(const void *obj, void *info);
     void (*free)(void *obj);
@@ -72,6 +74,13 @@ typedef tf_status (*tu_try_blob_fn)(const unsigned char *blob, size_t len);
         assert_true(strlen(tf_last_error_message()) > 0); \
     } while (0)
 
+/* TU_REFUSED for a constructor: it made nothing (`out` is still NULL). */
+#define TU_REFUSED_NEW(call, status, out) \
+    do {                                  \
+        TU_REFUSED(call, status);         \
+        assert_null(out);                 \
+    } while (0)
+
 /* TU_REFUSED, and `obj` still serializes (`serialize`) to `before`
  * (`len` bytes): the failed call left it as it was. */
 #define TU_REFUSED_UNCHANGED(call, status, obj, serialize, before, len) \
@@ -83,8 +92,9 @@ typedef tf_status (*tu_try_blob_fn)(const unsigned char *blob, size_t len);
 /* The calls every structure shares, refused on the live `obj`, each with
  * its status and a message and leaving `obj` as it was: serialized_size
  * and serialize with a NULL argument, serialize into a buffer a byte too
- * short (TF_ERR_BUFFER_TOO_SMALL, the size it needs reported), get_info
- * with a NULL argument and with every size below its struct's first
+ * short (TF_ERR_BUFFER_TOO_SMALL, the size it needs reported), memory
+ * with a NULL argument (when it has that call), get_info with a NULL
+ * argument and with every size below its struct's first
  * version (`info_size` bytes; nothing written). */
 void tu_check_refused_calls(const tu_structure *st, const void *obj, size_t info_size);
 
