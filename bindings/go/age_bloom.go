@@ -68,7 +68,7 @@ type AgeBloomStats struct {
 const (
 	// AgeBloomBlocked selects the blocked layout: K+L <= 32 slices as the
 	// 32-bit lanes of 64-byte lines (see AgeBloom).
-	AgeBloomBlocked AgeBloomFlags = 1
+	AgeBloomBlocked AgeBloomFlags = AgeBloomFlags(native.TF_AGE_BLOOM_BLOCKED)
 )
 
 // NewAgeBloom is the low-level constructor: K+L slices of sliceBits bits,

@@ -396,12 +396,10 @@ func TestAgeBloomClear(t *testing.T) {
 	}
 }
 
-// checkAgeBloomClosed calls every method of f and wants a clean ErrNull.
-func checkAgeBloomClosed(t *testing.T, f *AgeBloom) {
-	t.Helper()
-	checkEveryMethodClosed(t, "AgeBloom", f, "Add AddString Contains ContainsString AddIfAbsent AddIfAbsentString "+
+// checkAgeBloomClosed calls every method of a filter and wants a clean ErrNull.
+var checkAgeBloomClosed = everyMethodClosed[*AgeBloom]("AgeBloom",
+	"Add AddString Contains ContainsString AddIfAbsent AddIfAbsentString "+
 		"Clear Stats Info Capacity Memory Serialize MarshalBinary")
-}
 
 func TestAgeBloomClosed(t *testing.T) {
 	f, err := NewAgeBloom(3, 4, 200)

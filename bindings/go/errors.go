@@ -15,22 +15,23 @@ import (
 // ErrInternal are Status values, for use with errors.Is.
 type Status int
 
-// The status codes of the C library.
+// The status codes of the C library, in its order: 0, then -1 down to -13
+// (TestStatusValues compares each with the C header's value).
 const (
-	StatusOK                 Status = 0
-	StatusNull               Status = -1
-	StatusInvalidArgument    Status = -2
-	StatusOutOfMemory        Status = -3
-	StatusTooLarge           Status = -4
-	StatusBufferTooSmall     Status = -5
-	StatusTruncated          Status = -6
-	StatusBadMagic           Status = -7
-	StatusUnsupportedVersion Status = -8
-	StatusWrongKind          Status = -9
-	StatusChecksum           Status = -10
-	StatusCorrupt            Status = -11
-	StatusIncompatible       Status = -12
-	StatusInternal           Status = -13
+	StatusOK Status = -iota
+	StatusNull
+	StatusInvalidArgument
+	StatusOutOfMemory
+	StatusTooLarge
+	StatusBufferTooSmall
+	StatusTruncated
+	StatusBadMagic
+	StatusUnsupportedVersion
+	StatusWrongKind
+	StatusChecksum
+	StatusCorrupt
+	StatusIncompatible
+	StatusInternal
 )
 
 // Sentinel errors, one per failing status. Every error returned by this

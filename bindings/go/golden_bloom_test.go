@@ -134,13 +134,8 @@ func TestGoldenAgeBloomRead(t *testing.T) {
 			blob := readGoldenBlob(t, c.name)
 			answers := readBloomExpected(t, c.name, false)
 			checkGoldenAnswers(t, c.name, answers, 350+1) // GOLDEN_AB_KEYS string keys and the binary key
-			f, err := DeserializeAgeBloom(blob)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			info, err := f.Info()
-			must(t, err)
+			f := keep(t, res(DeserializeAgeBloom(blob)))
+			info := res(f.Info()).get(t)
 			if info != c.info {
 				t.Fatalf("Info = %+v, want %+v", info, c.info)
 			}
@@ -194,13 +189,8 @@ func TestGoldenTimeBloomRead(t *testing.T) {
 	if len(times) != 2 || times[3000] != 261 || times[3400] != 261 {
 		t.Fatalf("time_bloom_v1.expected: answers per time %v, want 261 at 3000 and at 3400", times)
 	}
-	f, err := DeserializeTimeBloom(blob)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	info, err := f.Info()
-	must(t, err)
+	f := keep(t, res(DeserializeTimeBloom(blob)))
+	info := res(f.Info()).get(t)
 	if want := (TimeBloomInfo{K: 3, L: 4, Span: 1000, Seed: 42}); info != want {
 		t.Fatalf("Info = %+v, want %+v", info, want)
 	}

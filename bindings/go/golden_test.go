@@ -202,11 +202,7 @@ func TestGoldenRead(t *testing.T) {
 	for _, c := range goldenCases {
 		t.Run(c.name, func(t *testing.T) {
 			blob := readGoldenBlob(t, c.name)
-			s, err := DeserializeRecencySketch(blob)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
+			s := keep(t, res(DeserializeRecencySketch(blob)))
 			info, err := s.Info()
 			if err != nil {
 				t.Fatal(err)

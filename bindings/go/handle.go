@@ -2,6 +2,7 @@ package temporalfilters
 
 import (
 	"encoding"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -90,7 +91,7 @@ type nativeObject interface {
 	~uintptr
 	Memory() uint64
 	Serialized_size() uint64
-	Serialize_into([]byte)
+	Serialize_into([]byte) uint64
 }
 
 // object is one structure value (nil, zero, open or closed) with its kind:
@@ -163,22 +164,37 @@ func (o object[P]) memory() (uint64, error) {
 	return call(o, func(p P) uint64 { return p.Memory() })
 }
 
+// serializeAttempts bounds the retries of serialize when other goroutines
+// keep growing a structure that allows concurrent calls.
+const serializeAttempts = 16
+
 // serialize is the Serialize method of every structure: the size, then the
-// bytes written into a slice of that size (a size that changed in between
-// fails with ErrBufferTooSmall).
+// bytes. The two are separate native calls, between which other goroutines
+// may grow a structure that allows concurrent calls (the rate limiter): the
+// second then fails with ErrBufferTooSmall and both are tried again, with a
+// quarter more room than measured.
 func (o object[P]) serialize() ([]byte, error) {
-	size, err := call(o, func(p P) uint64 { return p.Serialized_size() })
-	if err != nil {
-		return nil, err
+	for attempt := 1; ; attempt++ {
+		size, err := call(o, func(p P) uint64 { return p.Serialized_size() })
+		if err != nil {
+			return nil, err
+		}
+		if size > math.MaxInt {
+			return nil, newError(StatusTooLarge, "the serialized "+o.k.name+" does not fit in a Go slice")
+		}
+		room := size
+		if attempt > 1 && size <= (math.MaxInt-64)/5*4 {
+			room = size + size/4 + 64
+		}
+		blob := make([]byte, int(room))
+		written, err := call(o, func(p P) uint64 { return p.Serialize_into(blob) })
+		if err == nil {
+			return blob[:written], nil
+		}
+		if !errors.Is(err, ErrBufferTooSmall) || attempt >= serializeAttempts {
+			return nil, err
+		}
 	}
-	if size > math.MaxInt {
-		return nil, newError(StatusTooLarge, "the serialized "+o.k.name+" does not fit in a Go slice")
-	}
-	blob := make([]byte, int(size))
-	if err := run(o, func(p P) { p.Serialize_into(blob) }); err != nil {
-		return nil, err
-	}
-	return blob, nil
 }
 
 // adopt takes ownership of the native object at p, just returned by a

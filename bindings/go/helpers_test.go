@@ -139,6 +139,16 @@ func checkEveryMethodClosed(t *testing.T, name string, s structure, want string)
 	must(t, s.Close()) // idempotent
 }
 
+// everyMethodClosed is checkEveryMethodClosed for one structure type (its
+// name, and the methods that must be called): the check of a closed
+// structure that checkClosedStates and checkRefusedBlobs take.
+func everyMethodClosed[P structure](name, want string) func(*testing.T, P) {
+	return func(t *testing.T, s P) {
+		t.Helper()
+		checkEveryMethodClosed(t, name, s, want)
+	}
+}
+
 // argumentFor is a valid argument of type ty: key "k", time 1, one key, an
 // open RecencySketch to merge.
 func argumentFor(t *testing.T, ty reflect.Type) reflect.Value {

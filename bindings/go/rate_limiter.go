@@ -1,7 +1,6 @@
 package temporalfilters
 
 import (
-	"errors"
 	"fmt"
 
 	"temporalfilters/internal/native"
@@ -13,21 +12,21 @@ const (
 	// RateLimiterExact keeps the times of each key's last Limit grants:
 	// never more than Limit grants in any window of length Window (no
 	// over-admission).
-	RateLimiterExact RateLimiterFlags = 1
+	RateLimiterExact RateLimiterFlags = RateLimiterFlags(native.TF_RATE_LIMITER_EXACT)
 	// RateLimiterFullAllow admits the requests of new keys without tracking
 	// them when the table holds SetMaxKeys keys and none is idle (fail
 	// open): allowed with Remaining 0, yet still held to the global limit
 	// and charged to it. Without it they are denied with RetryAt =
 	// RetryNever (fail closed).
-	RateLimiterFullAllow RateLimiterFlags = 2
+	RateLimiterFullAllow RateLimiterFlags = RateLimiterFlags(native.TF_RATE_LIMITER_FULL_ALLOW)
 )
 
 // The ranges of a RateLimiter's limits (temporalfilters/rate_limiter.h).
 const (
-	RateLimiterMaxKeyLimit    uint64 = 65535   // per-key limit, bucketed mode
-	RateLimiterMaxExactLimit  uint64 = 1 << 20 // per-key limit, Exact mode
-	RateLimiterMaxBuckets     uint64 = 4096    // Window / BucketWidth, bucketed mode
-	RateLimiterMaxExactGlobal uint64 = 1 << 24 // global limit, Exact mode
+	RateLimiterMaxKeyLimit    uint64 = uint64(native.TF_RATE_LIMITER_MAX_KEY_LIMIT)   // per-key limit, bucketed mode
+	RateLimiterMaxExactLimit  uint64 = uint64(native.TF_RATE_LIMITER_MAX_EXACT_LIMIT) // per-key limit, Exact mode
+	RateLimiterMaxBuckets     uint64 = uint64(native.TF_RATE_LIMITER_MAX_BUCKETS)     // Window / BucketWidth, bucketed mode
+	RateLimiterMaxExactGlobal uint64 = 1 << 24                                        // global limit, Exact mode
 )
 
 // Decision is the answer of RateLimiter.Acquire and RateLimiter.Peek.
@@ -352,10 +351,6 @@ func (r *RateLimiter) Info() (RateLimiterInfo, error) { return rateLimiterInfo(r
 // Keys returns the number of keys tracked now. Errors: ErrClosed.
 func (r *RateLimiter) Keys() (uint64, error) { v, err := r.Stats(); return v.Keys, err }
 
-// serializeAttempts bounds the retries of Serialize when the limiter grows
-// or shrinks between measuring and writing (other goroutines at work).
-const serializeAttempts = 16
-
 // Serialize writes the whole state in the library's portable wire format
 // (kind 4), readable by DeserializeRateLimiter and by the other languages'
 // bindings, so that a restarted service forgets nobody who is limited.
@@ -365,16 +360,10 @@ const serializeAttempts = 16
 // Serialize may run while other goroutines use the limiter. The C library
 // holds every lock while it writes, but rate_limiter.h promises a snapshot
 // of one moment only for a limiter not modified meanwhile; when the size
-// changes between measuring and writing, it is measured and written again.
+// grows between measuring and writing, it is measured and written again with
+// room to spare.
 // Errors: ErrClosed, ErrBufferTooSmall (the size kept changing).
-func (r *RateLimiter) Serialize() (blob []byte, err error) {
-	for attempt := 1; ; attempt++ {
-		blob, err = r.obj().serialize()
-		if err == nil || !errors.Is(err, ErrBufferTooSmall) || attempt == serializeAttempts {
-			return blob, err
-		}
-	}
-}
+func (r *RateLimiter) Serialize() ([]byte, error) { return r.obj().serialize() }
 
 // String describes the limiter, e.g. "RateLimiter(12 keys)".
 func (r *RateLimiter) String() string {

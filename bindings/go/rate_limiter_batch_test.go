@@ -54,9 +54,7 @@ func TestRateLimiterBatchAnswersInOrder(t *testing.T) {
 			[]Decision{allowed(0), allowed(0)})
 		wantDecisions(t, "later", rlAcquireBatch(t, r, []string{"a", "b"}, []uint64{2002, 2002}, 1),
 			[]Decision{denied(0, 3000), denied(0, 3000)})
-		if st := res(r.Stats()).get(t); st.Keys != 3 {
-			t.Fatalf("Stats = %+v", st)
-		}
+		wantKeys(t, r, 3)
 	})
 }
 
@@ -193,15 +191,11 @@ func TestRateLimiterBatchBadArguments(t *testing.T) {
 		if !bytes.Equal(res(r.Serialize()).get(t), before) {
 			t.Fatal("a refused batch changed the limiter")
 		}
-		if st := res(r.Stats()).get(t); st.Keys != 1 {
-			t.Fatalf("Stats = %+v", st)
-		}
+		wantKeys(t, r, 1)
 		// a huge n is an answer, not an error: never, and nothing taken
 		wantDecisions(t, "n = MaxUint64", rlAcquireBatch(t, r, xyz, []uint64{6, 7, 8}, math.MaxUint64),
 			[]Decision{denied(1, RetryNever), denied(2, RetryNever), denied(2, RetryNever)})
-		if st := res(r.Stats()).get(t); st.Keys != 1 {
-			t.Fatalf("Stats = %+v", st)
-		}
+		wantKeys(t, r, 1)
 		// and a failure does not stick
 		wantDecisions(t, "x, y", rlAcquireBatch(t, r, []string{"x", "y"}, []uint64{9, 9}, 1),
 			[]Decision{allowed(0), allowed(1)})
@@ -289,9 +283,7 @@ func TestRateLimiterBatchNativeChecks(t *testing.T) {
 			t.Errorf("%s: message %q lacks %q", c.what, err, c.fragment)
 		}
 	}
-	if st := res(r.Stats()).get(t); st.Keys != 0 {
-		t.Fatalf("a refused call created keys: %+v", st)
-	}
+	wantKeys(t, r, 0, "a refused call created keys")
 	allowedOut := make([]int32, 3)
 	remaining, retryAt := make([]uint64, 3), make([]uint64, 3)
 	granted, err := call([]int32{1, 2, 0}, times, 2, allowedOut, remaining, retryAt)

@@ -6,15 +6,23 @@ import (
 	"math"
 	"math/rand"
 	"sort"
+	"strings"
 	"testing"
 	"time"
-
-	"temporalfilters/internal/native"
 )
 
 func mustRateLimiter(t *testing.T, limit, window, width uint64, flags RateLimiterFlags) *RateLimiter {
 	t.Helper()
 	return keep(t, res(NewRateLimiter(limit, window, width, WithFlags(flags))))
+}
+
+// wantKeys fails unless r tracks n keys (Stats().Keys); why says what
+// another count would mean.
+func wantKeys(t *testing.T, r *RateLimiter, n uint64, why ...string) {
+	t.Helper()
+	if st := res(r.Stats()).get(t); st.Keys != n {
+		t.Fatalf("%s Stats = %+v, want %d keys", strings.Join(why, " "), st, n)
+	}
 }
 
 func rlAcquire(t *testing.T, r *RateLimiter, key string, now, n uint64) Decision {
@@ -90,9 +98,7 @@ func TestRateLimiterReadmeExample(t *testing.T) {
 		for _, s := range steps {
 			wantDecision(t, fmt.Sprintf("Acquire at %d", s.now), rlAcquire(t, r, key, s.now, 1), s.want)
 		}
-		if st := res(r.Stats()).get(t); st.Keys != 1 {
-			t.Fatalf("Stats = %+v, want 1 key", st)
-		}
+		wantKeys(t, r, 1)
 	})
 	// The README's analysis: 1 request per second, 100 ms buckets; requests
 	// at ...1990 and ...2930 are less than a second apart, yet the bucketed
@@ -136,10 +142,6 @@ func TestDecisionHelpers(t *testing.T) {
 	}
 	if RetryNever != math.MaxUint64 || RateLimiterExact != 1 || RateLimiterFullAllow != 2 {
 		t.Fatal("constants")
-	}
-	if RateLimiterExact != RateLimiterFlags(native.TF_RATE_LIMITER_EXACT) ||
-		RateLimiterFullAllow != RateLimiterFlags(native.TF_RATE_LIMITER_FULL_ALLOW) {
-		t.Fatal("flag values differ from the C header's")
 	}
 }
 
@@ -508,9 +510,7 @@ func TestRateLimiterReclaimKeepsExactness(t *testing.T) {
 		wantDecision(t, "peek k at 1050", rlPeek(t, r, "k", 1050, 1), denied(0, 1100))
 		wantDecision(t, "k at 1050", rlAcquire(t, r, "k", 1050, 1), denied(0, 1100))
 		wantDecision(t, "k at 1099", rlAcquire(t, r, "k", 1099, 1), denied(0, 1100))
-		if st := res(r.Stats()).get(t); st.Keys != 2000 {
-			t.Fatalf("Stats = %+v: a key denied by the horizon is tracked", st)
-		}
+		wantKeys(t, r, 2000, "a key denied by the horizon is tracked")
 		// from the horizon on, k starts afresh
 		wantDecision(t, "k at 1100", rlAcquire(t, r, "k", 1100, 1), allowed(0))
 		wantDecision(t, "k again at 1100", rlAcquire(t, r, "k", 1100, 1), denied(0, 1200))
@@ -540,9 +540,7 @@ func TestRateLimiterGlobalAndOverrides(t *testing.T) {
 		wantDecision(t, "b 3", rlAcquire(t, r, "b", 300, 1), denied(0, 1100))
 		wantDecision(t, "vip 7", rlAcquire(t, r, "vip", 300, 1), denied(0, 1100))
 		wantDecision(t, "new key", rlAcquire(t, r, "c", 300, 1), denied(0, 1100))
-		if st := res(r.Stats()).get(t); st.Keys != 2 {
-			t.Fatalf("a new key denied by the global limit is tracked: %+v", st)
-		}
+		wantKeys(t, r, 2, "a new key denied by the global limit is tracked")
 		// n above the global limit can never be granted
 		wantDecision(t, "vip 9 at once", rlAcquire(t, r, "vip", 2000, 9), denied(8, RetryNever))
 		// later everything left the window
@@ -626,9 +624,7 @@ func TestRateLimiterGlobalOnEveryDecision(t *testing.T) {
 		// fewer than the global window's 2
 		both("A 6", r, "A", 3, 6, denied(1, RetryNever))
 		wantDecision(t, "A 1", rlAcquire(t, r, "A", 3, 1), allowed(0))
-		if st := res(r.Stats()).get(t); st.Keys != 2 {
-			t.Fatalf("Stats = %+v", st)
-		}
+		wantKeys(t, r, 2)
 	})
 }
 
@@ -668,9 +664,7 @@ func TestRateLimiterDeniedAcquireMovesClocks(t *testing.T) {
 		// a denied acquire at 115 brings the global window to 115
 		wantDecision(t, "D at 115", rlAcquire(t, r, "D", 115, 2), denied(1, 120))
 		wantDecision(t, "E at 50 after the acquire", rlAcquire(t, r, "E", 50, 1), allowed(0))
-		if st := res(r.Stats()).get(t); st.Keys != 3 {
-			t.Fatalf("Stats = %+v: want A, B and E tracked (D was denied)", st)
-		}
+		wantKeys(t, r, 3, "want A, B and E tracked (D was denied)")
 	})
 }
 
@@ -780,9 +774,7 @@ func TestRateLimiterPeekRefundReset(t *testing.T) {
 		}
 		wantDecision(t, "peek 4", rlPeek(t, r, "k", 5, 4), allowed(0))
 		wantDecision(t, "peek 5", rlPeek(t, r, "k", 5, 5), denied(4, RetryNever))
-		if st := res(r.Stats()).get(t); st.Keys != 0 {
-			t.Fatalf("peeks created a key: %+v", st)
-		}
+		wantKeys(t, r, 0, "peeks created a key")
 		wantDecision(t, "acquire 3", rlAcquire(t, r, "k", 5, 3), allowed(1))
 		// the permits taken at 5 leave at 105 (exact), with bucket 0 at 100
 		wantDecision(t, "peek 2", rlPeek(t, r, "k", 6, 2), denied(1, pick(exact, 105, 100)))
@@ -802,14 +794,10 @@ func TestRateLimiterPeekRefundReset(t *testing.T) {
 		must(t, r.RefundString("nobody", 20, 3))
 		must(t, r.RefundString("k", 20, 0))
 		wantDecision(t, "still full", rlPeek(t, r, "k", 20, 1), denied(0, 120))
-		if st := res(r.Stats()).get(t); st.Keys != 1 {
-			t.Fatalf("Refund of an unknown key created it: %+v", st)
-		}
+		wantKeys(t, r, 1, "Refund of an unknown key created it")
 		// reset forgets the key
 		must(t, r.ResetString("k"))
-		if st := res(r.Stats()).get(t); st.Keys != 0 {
-			t.Fatalf("Reset left the key: %+v", st)
-		}
+		wantKeys(t, r, 0, "Reset left the key")
 		wantDecision(t, "after reset", rlAcquire(t, r, "k", 21, 4), allowed(0))
 		must(t, r.ResetString("nobody")) // no-op
 		must(t, r.Reset(nil))            // the empty key, untracked
@@ -901,9 +889,7 @@ func TestRateLimiterMemoryPerKey(t *testing.T) {
 		for i := 0; i < n; i++ {
 			rlAcquire(t, r, fmt.Sprintf("key-%d", i), 5, 1)
 		}
-		if st := res(r.Stats()).get(t); st.Keys != n {
-			t.Fatalf("Stats = %+v", st)
-		}
+		wantKeys(t, r, uint64(n))
 		full, err := r.Memory()
 		must(t, err)
 		perKey := float64(full-empty) / n
@@ -980,15 +966,11 @@ func TestRateLimiterMaxKeys(t *testing.T) {
 			// Reset frees a place
 			must(t, r.ResetString("b"))
 			wantDecision(t, "d after reset", rlAcquire(t, r, "d", 13, 1), allowed(1))
-			if st := res(r.Stats()).get(t); st.Keys != 3 {
-				t.Fatalf("Stats = %+v", st)
-			}
+			wantKeys(t, r, 3)
 			// raising or removing the bound admits new keys
 			must(t, r.SetMaxKeys(0))
 			wantDecision(t, "e", rlAcquire(t, r, "e", 14, 1), allowed(1))
-			if st := res(r.Stats()).get(t); st.Keys != 4 {
-				t.Fatalf("Stats = %+v", st)
-			}
+			wantKeys(t, r, 4)
 		})
 	}
 }
@@ -1119,9 +1101,7 @@ func TestRateLimiterArgumentErrors(t *testing.T) {
 			wantDecision(t, fmt.Sprintf("new key, n = %d", n), rlAcquire(t, r, "fresh", 11, n), denied(5, RetryNever))
 			wantDecision(t, fmt.Sprintf("peek n = %d", n), rlPeek(t, r, "fresh", 11, n), denied(5, RetryNever))
 		}
-		if st := res(r.Stats()).get(t); st.Keys != 1 {
-			t.Fatalf("Stats = %+v", st)
-		}
+		wantKeys(t, r, 1)
 		must(t, r.RefundString("k", 11, math.MaxUint64)) // gives back what it took
 		wantDecision(t, "all refunded", rlAcquire(t, r, "k", 12, 5), allowed(0))
 		// a failure does not stick; the largest limit is fine
@@ -1137,13 +1117,11 @@ func TestRateLimiterArgumentErrors(t *testing.T) {
 	})
 }
 
-// checkRateLimiterClosed calls every method of r and wants a clean ErrNull.
-func checkRateLimiterClosed(t *testing.T, r *RateLimiter) {
-	t.Helper()
-	checkEveryMethodClosed(t, "RateLimiter", r, "SetGlobalLimit SetKeyLimit SetKeyLimitString SetMaxKeys Acquire "+
+// checkRateLimiterClosed calls every method of a limiter and wants a clean ErrNull.
+var checkRateLimiterClosed = everyMethodClosed[*RateLimiter]("RateLimiter",
+	"SetGlobalLimit SetKeyLimit SetKeyLimitString SetMaxKeys Acquire "+
 		"AcquireString Allow AllowString Peek PeekString Refund RefundString Reset ResetString Stats Keys Memory "+
 		"Serialize MarshalBinary AcquireBatch AcquireBatchStrings")
-}
 
 func TestRateLimiterClosed(t *testing.T) {
 	r, err := NewRateLimiter(5, 1000, 100)
@@ -1181,8 +1159,7 @@ func buildBusyLimiter(t *testing.T, flags RateLimiterFlags) (*RateLimiter, [][]b
 			now++ // 500 time units in all: no key is idle at the end
 		}
 	}
-	st, err := r.Stats()
-	must(t, err)
+	st := res(r.Stats()).get(t)
 	must(t, r.SetMaxKeys(st.Keys+20)) // room for 20 more
 	for i := 0; i < 50; i++ {
 		if _, err := r.AcquireString(fmt.Sprintf("overflow-%d", i), now, 1); err != nil {

@@ -11,11 +11,11 @@ import (
 const (
 	// RecencySketchConcurrent makes the sketch safe for many goroutines at
 	// once, without locks (cells are updated with atomic compare-and-swap).
-	RecencySketchConcurrent RecencySketchFlags = 1
+	RecencySketchConcurrent RecencySketchFlags = RecencySketchFlags(native.TF_RECENCY_SKETCH_CONCURRENT)
 	// RecencySketchBlocked puts all cells of a key in one 64-byte cache line
 	// (depth <= 8): faster on large tables, at a higher error for the same
 	// memory.
-	RecencySketchBlocked RecencySketchFlags = 2
+	RecencySketchBlocked RecencySketchFlags = RecencySketchFlags(native.TF_RECENCY_SKETCH_BLOCKED)
 )
 
 // PaceResult is the answer of RecencySketch.Pace.

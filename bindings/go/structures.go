@@ -17,10 +17,10 @@ type (
 
 // The kinds of the structures: name, destructor and deserialize factory.
 var (
-	recencySketchKind = newKind[rsNative]("RecencySketch", native.DeleteRecencySketchNative, native.RecencySketchNativeDeserialize_limited)
-	ageBloomKind      = newKind[abNative]("AgeBloom", native.DeleteAgeBloomNative, native.AgeBloomNativeDeserialize_limited)
-	timeBloomKind     = newKind[tbNative]("TimeBloom", native.DeleteTimeBloomNative, native.TimeBloomNativeDeserialize_limited)
-	rateLimiterKind   = newKind[rlNative]("RateLimiter", native.DeleteRateLimiterNative, native.RateLimiterNativeDeserialize_limited)
+	recencySketchKind = newKind[rsNative]("RecencySketch", native.DeleteRecencySketchNative, native.RecencySketchNativeDeserialize)
+	ageBloomKind      = newKind[abNative]("AgeBloom", native.DeleteAgeBloomNative, native.AgeBloomNativeDeserialize)
+	timeBloomKind     = newKind[tbNative]("TimeBloom", native.DeleteTimeBloomNative, native.TimeBloomNativeDeserialize)
+	rateLimiterKind   = newKind[rlNative]("RateLimiter", native.DeleteRateLimiterNative, native.RateLimiterNativeDeserialize)
 )
 
 // The Info and Stats methods: the native struct each reads (fromNative).

@@ -58,33 +58,6 @@
 %apply uint64_t *next_allowed { uint64_t *remaining, uint64_t *retry_at };
 %include "temporalfilters.i"
 
-/* What the shared interface does not have yet (see the binding's README):
- * the header's TF_NEVER, TF_RETRY_NEVER and TF_AGE_BLOOM_BLOCKED, their
- * values taken from the C headers at compile time (the tests compare the Go
- * constants with them); and deserialize with a memory limit,
- * deserialize_limited(blob, max_memory) on each handle class:
- * tf_deserialize_options.max_memory (0: the library's bound only). */
-%constant uint64_t TF_NEVER = TF_NEVER;
-%constant uint64_t TF_RETRY_NEVER = TF_RETRY_NEVER;
-%constant uint32_t TF_AGE_BLOOM_BLOCKED = TF_AGE_BLOOM_BLOCKED;
-
-%define TF_GO_DESERIALIZE_LIMITED(Native, ctype, deserialize_fn)
-%newobject Native::deserialize_limited;
-%extend Native {
-    static Native *deserialize_limited(const void *blob, size_t blob_len, uint64_t max_memory) {
-        tf_deserialize_options options = TF_DESERIALIZE_OPTIONS_INIT;
-        ctype *p = NULL;
-        options.max_memory = max_memory;
-        if (tf_binding_check(deserialize_fn(blob, blob_len, &options, &p)) != TF_OK) return NULL;
-        return tf_binding_wrap_##Native(p);
-    }
-}
-%enddef
-TF_GO_DESERIALIZE_LIMITED(RecencySketchNative, tf_recency_sketch, tf_recency_sketch_deserialize)
-TF_GO_DESERIALIZE_LIMITED(AgeBloomNative, tf_age_bloom, tf_age_bloom_deserialize)
-TF_GO_DESERIALIZE_LIMITED(TimeBloomNative, tf_time_bloom, tf_time_bloom_deserialize)
-TF_GO_DESERIALIZE_LIMITED(RateLimiterNative, tf_rate_limiter, tf_rate_limiter_deserialize)
-
 %{
 /* The panic message; thread-local, not on the stack: the panic leaves this
  * C frame without returning, and the Go side copies the text first.

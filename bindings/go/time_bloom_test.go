@@ -343,12 +343,10 @@ func TestTimeBloomZeroTime(t *testing.T) {
 	}
 }
 
-// checkTimeBloomClosed calls every method of f and wants a clean ErrNull.
-func checkTimeBloomClosed(t *testing.T, f *TimeBloom) {
-	t.Helper()
-	checkEveryMethodClosed(t, "TimeBloom", f, "Add AddString Contains ContainsString AddIfAbsent AddIfAbsentString "+
+// checkTimeBloomClosed calls every method of a filter and wants a clean ErrNull.
+var checkTimeBloomClosed = everyMethodClosed[*TimeBloom]("TimeBloom",
+	"Add AddString Contains ContainsString AddIfAbsent AddIfAbsentString "+
 		"Clear Stats SliceBits Info Span Memory Serialize MarshalBinary")
-}
 
 func TestTimeBloomClosed(t *testing.T) {
 	f, err := NewTimeBloom(3, 4, 128, 1000)

@@ -35,36 +35,28 @@
 /* The generated classes are package-private: users see the idiomatic layer. */
 %pragma(java) moduleclassmodifiers = "final class"
 %pragma(java) jniclassclassmodifiers = "final class"
-%typemap(javaclassmodifiers) struct RecencySketchNative "final class"
-%typemap(javaclassmodifiers) struct AgeBloomNative "final class"
-%typemap(javaclassmodifiers) struct TimeBloomNative "final class"
-%typemap(javaclassmodifiers) struct RateLimiterNative "final class"
-%typemap(javaclassmodifiers) struct tf_recency_sketch_info "final class"
-%typemap(javaclassmodifiers) struct tf_rate_limiter_info "final class"
-%typemap(javaclassmodifiers) struct tf_rate_limiter_stats "final class"
-%typemap(javaclassmodifiers) struct tf_age_bloom_info "final class"
-%typemap(javaclassmodifiers) struct tf_age_bloom_stats "final class"
-%typemap(javaclassmodifiers) struct tf_time_bloom_info "final class"
-%typemap(javaclassmodifiers) struct tf_time_bloom_stats "final class"
-%typemap(javaclassmodifiers) enum tf_status "final class"
+%typemap(javaclassmodifiers) struct RecencySketchNative, struct AgeBloomNative, struct TimeBloomNative,
+    struct RateLimiterNative, struct tf_recency_sketch_info, struct tf_age_bloom_info, struct tf_age_bloom_stats,
+    struct tf_time_bloom_info, struct tf_time_bloom_stats, struct tf_rate_limiter_info,
+    struct tf_rate_limiter_stats, enum tf_status "final class"
+/* (The types must be named as SWIG declared them, `struct ...` and `enum
+ * tf_status`; a typemap on another spelling matches nothing, silently.
+ * VocabularyTest checks that every generated class is non-public and final.) */
 
 /* Every handle's proxy implements NativeProxy (delete, memory,
  * serialized_size, serialize_into), through which the idiomatic classes'
- * common base NativeHandle frees, measures and serializes any of them. */
-%typemap(javainterfaces) struct RecencySketchNative "NativeProxy"
-%typemap(javainterfaces) struct AgeBloomNative "NativeProxy"
-%typemap(javainterfaces) struct TimeBloomNative "NativeProxy"
-%typemap(javainterfaces) struct RateLimiterNative "NativeProxy"
+ * common base NativeHandle frees, measures and serializes any of them. After
+ * delete() the proxy's pointer is 0, and NativeHandle refuses every later
+ * call itself (ClosedException); a 0 that still reached C would fail
+ * cleanly there (TF_ERR_NULL). */
+%typemap(javainterfaces) struct RecencySketchNative, struct AgeBloomNative, struct TimeBloomNative,
+    struct RateLimiterNative "NativeProxy"
 
 /* The versioned structs' proxies (info, stats: copies Java owns) implement
  * NativeValue, through which NativeHandle.value() frees each once read. */
-%typemap(javainterfaces) struct tf_recency_sketch_info "NativeValue"
-%typemap(javainterfaces) struct tf_rate_limiter_info "NativeValue"
-%typemap(javainterfaces) struct tf_rate_limiter_stats "NativeValue"
-%typemap(javainterfaces) struct tf_age_bloom_info "NativeValue"
-%typemap(javainterfaces) struct tf_age_bloom_stats "NativeValue"
-%typemap(javainterfaces) struct tf_time_bloom_info "NativeValue"
-%typemap(javainterfaces) struct tf_time_bloom_stats "NativeValue"
+%typemap(javainterfaces) struct tf_recency_sketch_info, struct tf_age_bloom_info, struct tf_age_bloom_stats,
+    struct tf_time_bloom_info, struct tf_time_bloom_stats, struct tf_rate_limiter_info,
+    struct tf_rate_limiter_stats "NativeValue"
 
 /* The JNI library is loaded with the class that declares the native methods.
  * -Dorg.temporalfilters.jni=/path/libtemporalfilters_jni.so overrides the
@@ -84,32 +76,16 @@
  * and through a java.lang.ref.Cleaner. */
 %typemap(javafinalize) SWIGTYPE ""
 
-/* Status codes as int constants read from the C header at class-load time
- * (class NativeStatus); the idiomatic class Status is checked against them. */
+/* The status codes as int constants read from the C header at class-load
+ * time (class NativeStatus); the idiomatic class Status is checked against
+ * them. The other constants of the shared interface (TF_NEVER,
+ * TF_RETRY_NEVER, the flags and limits) are read the same way, through the
+ * constants interface TemporalFiltersNativeConstants, which the build makes
+ * package-private (SWIG writes it public; see meson.build); the idiomatic
+ * classes define theirs from them (TemporalFilters.NEVER, RecencySketch.BLOCKED,
+ * ...). */
 %include "enumtypeunsafe.swg"
 %rename(NativeStatus) tf_status;
-/* The flags are compile-time constants of the idiomatic layer
- * (RecencySketch.CONCURRENT, ...), checked against the C headers by
- * VocabularyTest through the tf_java_* functions below; no constants
- * interface is generated. */
-%ignore TF_RECENCY_SKETCH_CONCURRENT;
-%ignore TF_RECENCY_SKETCH_BLOCKED;
-%ignore TF_RATE_LIMITER_EXACT;
-%ignore TF_RATE_LIMITER_FULL_ALLOW;
-
-/* close() and is_closed() of the shared interface are not used: the Java
- * layer frees the whole handle (delete(), which sets the proxy's pointer to
- * 0) and refuses every later call itself (NativeHandle: ClosedException);
- * a call on a deleted proxy still fails cleanly with TF_ERR_NULL, because the
- * shared helpers check for a NULL handle. */
-%ignore RecencySketchNative::close;
-%ignore RecencySketchNative::is_closed;
-%ignore AgeBloomNative::close;
-%ignore AgeBloomNative::is_closed;
-%ignore TimeBloomNative::close;
-%ignore TimeBloomNative::is_closed;
-%ignore RateLimiterNative::close;
-%ignore RateLimiterNative::is_closed;
 
 /* ---- exceptions ------------------------------------------------------- */
 
@@ -128,20 +104,12 @@
     tf_java_raise_pending(jenv);
 }
 
-/* The info and stats structs come back by value: the wrapper copies them to
- * the heap for a proxy the caller frees with delete(), but not when the call
- * threw (no proxy would ever free the copy). */
-%typemap(out) tf_age_bloom_info, tf_age_bloom_stats, tf_time_bloom_info, tf_time_bloom_stats %{
-    if (!(*jenv)->ExceptionCheck(jenv)) {
-        $1_ltype *copy = ($1_ltype *)malloc(sizeof *copy);
-        if (copy == NULL) {
-            tf_binding_fail(TF_ERR_OUT_OF_MEMORY, "out of memory");
-            tf_java_raise_pending(jenv);
-        } else {
-            *copy = $1;
-            *($1_ltype **)&$result = copy;
-        }
-    }
+/* A proxy whose handle is gone (delete() zeroes its pointer) is refused
+ * before the call, as a handle passed to merge: TF_ERR_NULL, "the
+ * RecencySketch is closed". NativeHandle never makes such a call (it throws
+ * ClosedException first), but the proxies are reachable in the package. */
+%typemap(check) SWIGTYPE *self, RecencySketchNative *other %{
+    if (!$1) tf_binding_fail_closed("$1_basetype");
 %}
 
 /* ---- scalars ----------------------------------------------------------- */
@@ -195,7 +163,8 @@ TF_JAVA_BYTES_IN(key, key_len)
 TF_JAVA_BYTES_IN(blob, blob_len)
 TF_JAVA_BYTES_IN(keys_data, keys_data_len)
 
-/* serialize_into: a byte[] the Java side allocated, filled on success. */
+/* serialize_into: a byte[] the Java side allocated, its first `written` bytes
+ * filled on success. */
 %typemap(jni) (void *out_buf, size_t out_cap) "jbyteArray"
 %typemap(jtype) (void *out_buf, size_t out_cap) "byte[]"
 %typemap(jstype) (void *out_buf, size_t out_cap) "byte[]"
@@ -204,8 +173,10 @@ TF_JAVA_BYTES_IN(keys_data, keys_data_len)
     $1 = tf_java_buffer(jenv, $input, 1, stack, sizeof stack, &heap, &$2, "$1_name");
 %}
 %typemap(argout) (void *out_buf, size_t out_cap) %{
-    if ($1 && !(*jenv)->ExceptionCheck(jenv))
-        (*jenv)->SetByteArrayRegion(jenv, $input, 0, (jsize)$2, (const jbyte *)$1);
+    /* result: the bytes written (0 after a failure); the rest of the array
+     * is left as it was */
+    if ($1 && !(*jenv)->ExceptionCheck(jenv) && result <= $2)
+        (*jenv)->SetByteArrayRegion(jenv, $input, 0, (jsize)result, (const jbyte *)$1);
 %}
 %typemap(freearg) (void *out_buf, size_t out_cap) %{ free(heap$argnum); %}
 
@@ -305,39 +276,6 @@ TF_JAVA_BYTES_IN(keys_data, keys_data_len)
  * retry_at of TF_RETRY_NEVER reads as -1L (TemporalFilters.RETRY_NEVER). */
 %apply uint64_t *next_allowed { uint64_t *remaining, uint64_t *retry_at };
 %include "temporalfilters.i"
-
-/* deserialize with a memory limit: tf_deserialize_options.max_memory (0: no
- * limit), as deserialize_limited(blob, max_memory) on each handle. */
-%define TF_JAVA_DESERIALIZE_LIMITED(Native, ctype, deserialize_fn)
-%newobject Native::deserialize_limited;
-%extend Native {
-    static Native *deserialize_limited(const void *blob, size_t blob_len, uint64_t max_memory) {
-        tf_deserialize_options options = TF_DESERIALIZE_OPTIONS_INIT;
-        ctype *p = NULL;
-        options.max_memory = max_memory;
-        if (tf_binding_check(deserialize_fn(blob, blob_len, &options, &p)) != TF_OK) return NULL;
-        return tf_binding_wrap_##Native(p);
-    }
-}
-%enddef
-TF_JAVA_DESERIALIZE_LIMITED(RecencySketchNative, tf_recency_sketch, tf_recency_sketch_deserialize)
-TF_JAVA_DESERIALIZE_LIMITED(RateLimiterNative, tf_rate_limiter, tf_rate_limiter_deserialize)
-TF_JAVA_DESERIALIZE_LIMITED(AgeBloomNative, tf_age_bloom, tf_age_bloom_deserialize)
-TF_JAVA_DESERIALIZE_LIMITED(TimeBloomNative, tf_time_bloom, tf_time_bloom_deserialize)
-
-/* The C headers' values of the shared names, read through the result
- * typemaps: VocabularyTest compares them with the Java constants
- * (TemporalFilters.NEVER and RETRY_NEVER, the flags), which are compile-time
- * constants and so cannot be read from C. */
-%inline %{
-static uint64_t tf_java_never(void) { return TF_NEVER; }
-static uint64_t tf_java_retry_never(void) { return TF_RETRY_NEVER; }
-static uint32_t tf_java_recency_sketch_concurrent(void) { return TF_RECENCY_SKETCH_CONCURRENT; }
-static uint32_t tf_java_recency_sketch_blocked(void) { return TF_RECENCY_SKETCH_BLOCKED; }
-static uint32_t tf_java_age_bloom_blocked(void) { return TF_AGE_BLOOM_BLOCKED; }
-static uint32_t tf_java_rate_limiter_exact(void) { return TF_RATE_LIMITER_EXACT; }
-static uint32_t tf_java_rate_limiter_full_allow(void) { return TF_RATE_LIMITER_FULL_ALLOW; }
-%}
 
 /* Helpers of the typemaps above. They use the shared interface's error slot
  * (tf_binding_status_, tf_binding_fail), so they come after it; the wrapper

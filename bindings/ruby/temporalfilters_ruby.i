@@ -57,19 +57,14 @@ static void tf_rb_raise_as(const char *family, int status, const char *message) 
 /* Raises the TemporalFilters error of `status` with `message`. */
 static void tf_rb_raise(int status, const char *message) { tf_rb_raise_as(NULL, status, message); }
 
+/* Raises the failure the current call recorded (tf_binding_take_error), if
+ * any. Defined after the shared interface's error slot, which it reads. */
+static void tf_rb_raise_pending(void);
+
 /* Raises ClosedError for a call on an object of the SWIG class `klass`
  * (TemporalFilters::Native::<Name>Native) whose handle is gone: "the <Name>
  * is closed", status TF_ERR_NULL. */
-static void tf_rb_raise_closed(VALUE klass) {
-    const char *full = rb_class2name(klass);
-    const char *name = strrchr(full, ':');
-    name = name ? name + 1 : full;
-    size_t len = strlen(name);
-    if (len > 6 && strcmp(name + len - 6, "Native") == 0) len -= 6;
-    char msg[128];
-    snprintf(msg, sizeof msg, "the %.*s is closed", (int)len, name);
-    tf_rb_raise_as("ClosedError", TF_ERR_NULL, msg);
-}
+static void tf_rb_raise_closed(VALUE klass); /* after the shared interface */
 
 /* An Integer in 0..max as uint64_t. `what` names the argument in messages,
  * followed by "[index]" when index >= 0 (an element of an Array). */
@@ -105,25 +100,25 @@ static uint64_t tf_rb_to_u64(VALUE v, const char *what, uint64_t max) {
     return tf_rb_to_u64_at(v, what, -1, max);
 }
 
-/* The struct behind `self` (or another handle argument) of a method of the
- * SWIG class `klass`. SWIG's own check (SWIG_ConvertPtr) looks the type up by
- * name on every call, which costs more than the whole library call; this is
- * the same check made with the class object. An instance made by `allocate`
- * has no struct: it reads as closed (ClosedError). */
-static void *tf_rb_self_ptr(VALUE obj, VALUE klass) {
+/* The C object behind `obj`, an instance of the SWIG class `klass` (or of a
+ * subclass): NULL when it has none (a handle closed by close(), or an object
+ * made by `allocate`). SWIG's own check (SWIG_ConvertPtr) looks the type up
+ * by name on every call, which costs more than the whole library call; this
+ * is the same check made with the class object. */
+static void *tf_rb_data_ptr(VALUE obj, VALUE klass) {
     if (!RB_TYPE_P(obj, T_DATA) || RTYPEDDATA_P(obj) ||
         (rb_obj_class(obj) != klass && !RTEST(rb_obj_is_kind_of(obj, klass))))
         rb_raise(rb_eTypeError, "expected an instance of %s, not %s", rb_class2name(klass),
                  rb_obj_classname(obj));
-    void *p = DATA_PTR(obj);
-    if (!p) tf_rb_raise_as("ClosedError", TF_ERR_NULL, "the object has no native handle");
-    return p;
+    return DATA_PTR(obj);
 }
 
-/* Whether the method `name` may run on a closed handle: close (idempotent)
- * and is_closed. */
-static int tf_rb_runs_when_closed(const char *name) {
-    return strcmp(name, "close") == 0 || strcmp(name, "is_closed") == 0;
+/* tf_rb_data_ptr for the value classes (info, stats), which are never
+ * closed: an object without its struct raises ClosedError. */
+static void *tf_rb_self_ptr(VALUE obj, VALUE klass) {
+    void *p = tf_rb_data_ptr(obj, klass);
+    if (!p) tf_rb_raise_as("ClosedError", TF_ERR_NULL, "the object has no native handle");
+    return p;
 }
 
 /* The Array `v`, or TypeError. */
@@ -157,24 +152,27 @@ static VALUE tf_rb_key_at(VALUE ary, long i) {
 
 /* ---- the handle of a method ------------------------------------------ */
 
-/* For every class (the handle classes and the value classes of the shared
- * interface): the fast type check. */
+/* For the value classes of the shared interface: the fast type check. */
 %typemap(in) SWIGTYPE *self
     "$1 = ($1_ltype)tf_rb_self_ptr($input, ((swig_class *)$1_descriptor->clientdata)->klass);"
 
-/* For the handle classes, each a struct whose field `s` is the C handle,
- * NULL once closed: a call on a closed handle raises ClosedError here,
- * before the method runs, except close and is_closed. A handle passed as an
- * argument (merge's other) must be open too. */
+/* For the handle classes, whose objects point at the C handle itself: a call
+ * on a closed handle (DATA_PTR NULL) raises ClosedError here, before the
+ * method runs, except is_closed and close. close takes the handle out of the
+ * object before it frees it, so that nothing (the GC included) can reach
+ * the freed memory. A handle passed as an argument (merge's other) must be
+ * open too. */
 %typemap(in) struct RecencySketchNative *self, struct AgeBloomNative *self, struct TimeBloomNative *self,
              struct RateLimiterNative *self {
-    $1 = ($1_ltype)tf_rb_self_ptr($input, ((swig_class *)$1_descriptor->clientdata)->klass);
-    if (!$1->s && !tf_rb_runs_when_closed("$symname"))
+    $1 = ($1_ltype)tf_rb_data_ptr($input, ((swig_class *)$1_descriptor->clientdata)->klass);
+    if (strcmp("$symname", "close") == 0)
+        DATA_PTR($input) = NULL;
+    else if (!$1 && strcmp("$symname", "is_closed") != 0)
         tf_rb_raise_closed(((swig_class *)$1_descriptor->clientdata)->klass);
 }
-%typemap(in) RecencySketchNative *other {
-    $1 = ($1_ltype)tf_rb_self_ptr($input, ((swig_class *)$1_descriptor->clientdata)->klass);
-    if (!$1->s) tf_rb_raise_closed(((swig_class *)$1_descriptor->clientdata)->klass);
+%typemap(in) RecencySketchNative *other, RecencySketchNative *s {
+    $1 = ($1_ltype)tf_rb_data_ptr($input, ((swig_class *)$1_descriptor->clientdata)->klass);
+    if (!$1) tf_rb_raise_closed(((swig_class *)$1_descriptor->clientdata)->klass);
 }
 
 /* ---- one key, one blob: a String's bytes ----------------------------- */
@@ -290,53 +288,44 @@ static VALUE tf_rb_key_at(VALUE ary, long i) {
 
 %exception {
     $action
-    {
-        const char *tf_msg = NULL;
-        int tf_st = tf_binding_take_error(&tf_msg);
-        if (tf_st != 0) tf_rb_raise(tf_st, tf_msg);
-    }
+    tf_rb_raise_pending();
 }
 
-/* The static factories hand over a new handle: the Ruby object owns it and
- * the GC frees it (destructor -> tf_<noun>_free). */
-%newobject RecencySketchNative::new_for;
-%newobject RecencySketchNative::deserialize;
-%newobject AgeBloomNative::new_for;
-%newobject AgeBloomNative::deserialize;
-%newobject TimeBloomNative::new_for;
-%newobject TimeBloomNative::deserialize;
-%newobject RateLimiterNative::deserialize;
+/* Constants (the C headers' TF_NEVER, TF_RETRY_NEVER, flags and limits) as
+ * Integers, 2**64 - 1 included. */
+%typemap(constcode, noblock=1) uint64_t { %set_constant("$symname", ULL2NUM($value)); }
+%typemap(constcode, noblock=1) uint32_t { %set_constant("$symname", UINT2NUM($value)); }
 
 /* The rate limiter's outputs use pace's typemap: acquire and peek return
  * [allowed, remaining, retry_at] (retry_at up to 2**64 - 1, "never"). */
 %apply uint64_t *next_allowed { uint64_t *remaining, uint64_t *retry_at };
 %include "temporalfilters.i"
 
-/* What the shared interface does not expose yet (it belongs there, for
- * every language): the header's TF_NEVER, TF_RETRY_NEVER and
- * TF_AGE_BLOOM_BLOCKED, their values taken from the C headers at compile
- * time; and deserialize with a memory limit, deserialize_limited(blob,
- * max_memory) on each handle class: tf_deserialize_options.max_memory (0:
- * the library's bound only). */
-%typemap(constcode, noblock=1) uint64_t { %set_constant("$symname", ULL2NUM($value)); }
-%typemap(constcode, noblock=1) uint32_t { %set_constant("$symname", UINT2NUM($value)); }
-%constant uint64_t TF_NEVER = TF_NEVER;
-%constant uint64_t TF_RETRY_NEVER = TF_RETRY_NEVER;
-%constant uint32_t TF_AGE_BLOOM_BLOCKED = TF_AGE_BLOOM_BLOCKED;
+%{
+static void tf_rb_raise_pending(void) {
+    const char *msg = NULL;
+    int st = tf_binding_take_error(&msg);
+    if (st != 0) tf_rb_raise(st, msg);
+}
 
-%define TF_RUBY_DESERIALIZE_LIMITED(Native, ctype, deserialize_fn)
-%newobject Native::deserialize_limited;
+static void tf_rb_raise_closed(VALUE klass) {
+    char msg[128];
+    tf_binding_closed_message(rb_class2name(klass), msg, sizeof msg);
+    tf_rb_raise_as("ClosedError", TF_ERR_NULL, msg);
+}
+%}
+
+/* close() and is_closed(), which only Ruby's layer uses (Java and Go free a
+ * handle with its destructor, and their objects forget it themselves): close
+ * frees the handle the `self` typemap above has taken out of the object
+ * (nothing when it was closed already). */
+%define TF_RUBY_CLOSE(Native, noun)
 %extend Native {
-    static Native *deserialize_limited(const void *blob, size_t blob_len, uint64_t max_memory) {
-        tf_deserialize_options options = TF_DESERIALIZE_OPTIONS_INIT;
-        ctype *p = NULL;
-        options.max_memory = max_memory;
-        if (tf_binding_check(deserialize_fn(blob, blob_len, &options, &p)) != TF_OK) return NULL;
-        return tf_binding_wrap_##Native(p);
-    }
+    void close() { tf_##noun##_free($self); }
+    bool is_closed() { return $self == NULL; }
 }
 %enddef
-TF_RUBY_DESERIALIZE_LIMITED(RecencySketchNative, tf_recency_sketch, tf_recency_sketch_deserialize)
-TF_RUBY_DESERIALIZE_LIMITED(AgeBloomNative, tf_age_bloom, tf_age_bloom_deserialize)
-TF_RUBY_DESERIALIZE_LIMITED(TimeBloomNative, tf_time_bloom, tf_time_bloom_deserialize)
-TF_RUBY_DESERIALIZE_LIMITED(RateLimiterNative, tf_rate_limiter, tf_rate_limiter_deserialize)
+TF_RUBY_CLOSE(RecencySketchNative, recency_sketch)
+TF_RUBY_CLOSE(AgeBloomNative, age_bloom)
+TF_RUBY_CLOSE(TimeBloomNative, time_bloom)
+TF_RUBY_CLOSE(RateLimiterNative, rate_limiter)

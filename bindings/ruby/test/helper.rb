@@ -143,16 +143,22 @@ module TestHelper
       struct.members.each { |m| assert_equal value[m], obj.public_send(m), m if obj&.respond_to?(m) }
     end
 
-    # The native layer's serialize_into takes the buffer size serialized_size
-    # gives and no other (the idiomatic serialize always does):
-    # BUFFER_TOO_SMALL, a status of no family, for any other.
+    # The native layer's serialize_into takes a buffer size of at least
+    # serialized_size and returns [bytes written, buffer]: a shorter one is
+    # BUFFER_TOO_SMALL, a status of no family; a longer one holds the blob
+    # in its first serialized_size bytes (serialize's retry with room to
+    # spare relies on it).
     def assert_native_buffer_checks(obj)
       native = obj.instance_variable_get(:@native)
       size = native.serialized_size
-      [size - 1, size + 1, 0].each do |wrong|
+      [size - 1, 0].each do |wrong|
         assert_tf_error(:BUFFER_TOO_SMALL) { native.serialize_into(wrong) }
       end
-      assert_equal obj.serialize, native.serialize_into(size)
+      assert_equal [size, obj.serialize], native.serialize_into(size)
+      written, longer = native.serialize_into(size + 100)
+      assert_equal size, written
+      assert_equal size + 100, longer.bytesize
+      assert_equal obj.serialize, longer.byteslice(0, written)
     end
 
     # Asserts that klass.deserialize refuses blob (a valid blob of klass)

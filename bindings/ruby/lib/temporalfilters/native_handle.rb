@@ -36,7 +36,7 @@ module TemporalFilters
       # blob (its status says why: TF_ERR_TRUNCATED .. TF_ERR_CORRUPT),
       # TF_ERR_WRONG_KIND in particular for the blob of another structure.
       def deserialize(blob, max_memory: 0)
-        adopt(self::NATIVE.deserialize_limited(blob, max_memory))
+        adopt(self::NATIVE.deserialize(blob, max_memory))
       end
 
       # Marshal support, through the wire format.
@@ -79,9 +79,28 @@ module TemporalFilters
 
     # The object as a binary String (Encoding::BINARY), readable by
     # deserialize in every language binding.
+    #
+    # The size and the bytes are two native calls, between which another
+    # thread may grow a structure that allows concurrent calls (the rate
+    # limiter): the second then fails with TF_ERR_BUFFER_TOO_SMALL and both
+    # are tried again (SERIALIZE_ATTEMPTS times at most), with a quarter more
+    # room than measured.
     def serialize
-      @native.serialize_into(@native.serialized_size)
+      attempt = 0
+      begin
+        attempt += 1
+        size = @native.serialized_size
+        written, blob = @native.serialize_into(attempt == 1 ? size : size + size / 4 + 64)
+        written == blob.bytesize ? blob : blob.byteslice(0, written)
+      rescue Error => e
+        raise unless e.status == Native::TF_ERR_BUFFER_TOO_SMALL && attempt < SERIALIZE_ATTEMPTS
+
+        retry
+      end
     end
+
+    # How many times #serialize tries when the size keeps changing.
+    SERIALIZE_ATTEMPTS = 8
 
     # Frees the memory now (the GC does it otherwise). Idempotent; any later
     # call raises ClosedError.
@@ -97,7 +116,7 @@ module TemporalFilters
     # dup and clone give an independent copy.
     def initialize_copy(source)
       super
-      @native = self.class::NATIVE.deserialize(source.serialize)
+      @native = self.class::NATIVE.deserialize(source.serialize, 0)
     end
 
     # Marshal support, through the wire format.

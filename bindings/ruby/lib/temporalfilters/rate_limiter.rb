@@ -77,9 +77,9 @@ module TemporalFilters
 
     # The library's bounds (rate_limiter.h): per-key limits in bucketed and
     # exact mode, buckets per window, an exact global limit.
-    MAX_KEY_LIMIT = 65_535
-    MAX_EXACT_LIMIT = 1 << 20
-    MAX_BUCKETS = 4096
+    MAX_KEY_LIMIT = Native::TF_RATE_LIMITER_MAX_KEY_LIMIT
+    MAX_EXACT_LIMIT = Native::TF_RATE_LIMITER_MAX_EXACT_LIMIT
+    MAX_BUCKETS = Native::TF_RATE_LIMITER_MAX_BUCKETS
     MAX_EXACT_GLOBAL_LIMIT = 1 << 24
 
     # The answer of #acquire and #peek: allowed (true/false); remaining, the

@@ -41,7 +41,7 @@ package org.temporalfilters;
  */
 public final class AgeBloom extends NativeHandle<AgeBloomNative> {
     /** Flag: the blocked layout ({@code TF_AGE_BLOOM_BLOCKED}). */
-    public static final int BLOCKED = 1;
+    public static final int BLOCKED = (int) TemporalFiltersNative.TF_AGE_BLOOM_BLOCKED;
 
     /**
      * A sizing ({@code tf_age_bloom_choose}).
@@ -163,7 +163,7 @@ public final class AgeBloom extends NativeHandle<AgeBloomNative> {
      * {@link Status#TOO_LARGE} before allocating anything; 0 sets no limit.
      */
     public static AgeBloom deserialize(byte[] blob, long maxMemory) {
-        return new AgeBloom(AgeBloomNative.deserialize_limited(blob, maxMemory));
+        return new AgeBloom(AgeBloomNative.deserialize(blob, maxMemory));
     }
 
     /**

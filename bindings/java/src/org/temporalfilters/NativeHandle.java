@@ -2,6 +2,7 @@ package org.temporalfilters;
 
 import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
+import java.util.Arrays;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.ToLongFunction;
@@ -129,18 +130,20 @@ abstract class NativeHandle<N extends NativeProxy> implements AutoCloseable {
     public byte[] serialize() {
         return call(p -> {
             // the size, then the bytes: two native calls, between which other
-            // threads may change the size of a structure that allows concurrent
-            // calls (the rate limiter); the second then fails and both are tried again
+            // threads may grow a structure that allows concurrent calls (the
+            // rate limiter); the second then fails and both are tried again,
+            // with a quarter more room than measured
             for (int attempt = 1;; attempt++) {
                 long size = p.serialized_size();
                 if (size > Native.MAX_ARRAY) {
                     throw TemporalFiltersException.of(Status.TOO_LARGE,
                             "the " + name() + "'s blob (" + size + " bytes) does not fit in a Java byte[]");
                 }
-                byte[] blob = new byte[(int) size];
+                long room = attempt == 1 ? size : Math.min(size + size / 4 + 64, Native.MAX_ARRAY);
+                byte[] blob = new byte[(int) room];
                 try {
-                    p.serialize_into(blob);
-                    return blob;
+                    long written = p.serialize_into(blob);
+                    return written == room ? blob : Arrays.copyOf(blob, (int) written);
                 } catch (TemporalFiltersException e) {
                     if (e.status() != Status.BUFFER_TOO_SMALL || attempt >= SERIALIZE_ATTEMPTS) {
                         throw e;

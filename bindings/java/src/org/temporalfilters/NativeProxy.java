@@ -16,6 +16,6 @@ interface NativeProxy {
     /* The size of the blob serialize_into writes. */
     long serialized_size();
 
-    /* Writes the blob into a buffer of exactly serialized_size() bytes. */
-    void serialize_into(byte[] buffer);
+    /* Writes the blob into a buffer of at least its size; returns the bytes written. */
+    long serialize_into(byte[] buffer);
 }

@@ -73,19 +73,19 @@ package org.temporalfilters;
  */
 public final class RateLimiter extends NativeHandle<RateLimiterNative> {
     /** Flag: exact mode, no over-admission ({@code TF_RATE_LIMITER_EXACT}). */
-    public static final int EXACT = 1;
+    public static final int EXACT = (int) TemporalFiltersNative.TF_RATE_LIMITER_EXACT;
     /**
      * Flag: when {@link #setMaxKeys the key bound} is reached, admit new keys
      * without tracking them (fail open) instead of denying them (fail closed,
      * the default) ({@code TF_RATE_LIMITER_FULL_ALLOW}).
      */
-    public static final int FULL_ALLOW = 2;
+    public static final int FULL_ALLOW = (int) TemporalFiltersNative.TF_RATE_LIMITER_FULL_ALLOW;
     /** The largest per-key limit in bucketed mode ({@code TF_RATE_LIMITER_MAX_KEY_LIMIT}). */
-    public static final long MAX_KEY_LIMIT = 65535;
+    public static final long MAX_KEY_LIMIT = TemporalFiltersNative.TF_RATE_LIMITER_MAX_KEY_LIMIT;
     /** The largest per-key limit with {@link #EXACT} ({@code TF_RATE_LIMITER_MAX_EXACT_LIMIT}). */
-    public static final long MAX_EXACT_LIMIT = 1L << 20;
+    public static final long MAX_EXACT_LIMIT = TemporalFiltersNative.TF_RATE_LIMITER_MAX_EXACT_LIMIT;
     /** The most buckets per window, {@code window / bucketWidth} ({@code TF_RATE_LIMITER_MAX_BUCKETS}). */
-    public static final long MAX_BUCKETS = 4096;
+    public static final long MAX_BUCKETS = TemporalFiltersNative.TF_RATE_LIMITER_MAX_BUCKETS;
     /** The largest {@linkplain #setGlobalLimit global limit} with {@link #EXACT}. */
     public static final long MAX_EXACT_GLOBAL_LIMIT = 1L << 24;
     /**
@@ -210,7 +210,7 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
      * {@link Status#TOO_LARGE} before allocating anything; 0 sets no limit.
      */
     public static RateLimiter deserialize(byte[] blob, long maxMemory) {
-        return new RateLimiter(RateLimiterNative.deserialize_limited(blob, maxMemory));
+        return new RateLimiter(RateLimiterNative.deserialize(blob, maxMemory));
     }
 
     /**

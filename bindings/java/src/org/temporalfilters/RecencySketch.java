@@ -29,12 +29,12 @@ import java.util.OptionalLong;
  */
 public final class RecencySketch extends NativeHandle<RecencySketchNative> {
     /** Flag: lock-free mode, safe to use from many threads at once ({@code TF_RECENCY_SKETCH_CONCURRENT}). */
-    public static final int CONCURRENT = 1;
+    public static final int CONCURRENT = (int) TemporalFiltersNative.TF_RECENCY_SKETCH_CONCURRENT;
     /**
      * Flag: blocked layout, all of a key's cells in one cache line (depth &lt;= 8)
      * ({@code TF_RECENCY_SKETCH_BLOCKED}).
      */
-    public static final int BLOCKED = 2;
+    public static final int BLOCKED = (int) TemporalFiltersNative.TF_RECENCY_SKETCH_BLOCKED;
 
     /** Table dimensions, as computed by {@link #dimensions}. */
     public record Dimensions(long width, int depth) {
@@ -144,7 +144,7 @@ public final class RecencySketch extends NativeHandle<RecencySketchNative> {
      * {@link Status#TOO_LARGE} before allocating anything; 0 sets no limit.
      */
     public static RecencySketch deserialize(byte[] blob, long maxMemory) {
-        return new RecencySketch(RecencySketchNative.deserialize_limited(blob, maxMemory));
+        return new RecencySketch(RecencySketchNative.deserialize(blob, maxMemory));
     }
 
     /**

@@ -42,7 +42,7 @@ public final class TemporalFilters {
      * "Never" ({@code TF_NEVER}, 0): the answer of a RecencySketch for a key it
      * has never seen; not a valid {@code now}.
      */
-    public static final long NEVER = 0L;
+    public static final long NEVER = TemporalFiltersNative.TF_NEVER;
 
     /**
      * A time that never comes ({@code TF_RETRY_NEVER}, C's {@code UINT64_MAX}):
@@ -51,7 +51,7 @@ public final class TemporalFilters {
      * ({@code Long.toUnsignedString(RETRY_NEVER)} is "18446744073709551615");
      * compare with {@code ==}, never with {@code <} or {@code >}.
      */
-    public static final long RETRY_NEVER = -1L;
+    public static final long RETRY_NEVER = TemporalFiltersNative.TF_RETRY_NEVER;
 
     private TemporalFilters() {
     }

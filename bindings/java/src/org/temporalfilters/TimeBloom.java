@@ -133,7 +133,7 @@ public final class TimeBloom extends NativeHandle<TimeBloomNative> {
      * {@link Status#TOO_LARGE} before allocating anything; 0 sets no limit.
      */
     public static TimeBloom deserialize(byte[] blob, long maxMemory) {
-        return new TimeBloom(TimeBloomNative.deserialize_limited(blob, maxMemory));
+        return new TimeBloom(TimeBloomNative.deserialize(blob, maxMemory));
     }
 
     /**

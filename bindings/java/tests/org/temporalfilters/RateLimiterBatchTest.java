@@ -34,26 +34,24 @@ public class RateLimiterBatchTest {
      * exact mode); a key may come several times in one batch. */
     @Test
     public void aBatchAnswersInTheOrderOfItsKeys() {
-        for (int flags : new int[] {0, RateLimiter.EXACT}) {
-            try (RateLimiter rl = new RateLimiter(2, 1000, 100, flags)) {
-                RateLimiter.Decision[] d = rl.acquireBatch(new String[] {"a", "a", "a", "b"},
-                        new long[] {10, 20, 30, 40}, 1);
-                long retry = flags == 0 ? 1000 : 1010;
-                assertArrayEquals(new RateLimiter.Decision[] {allowed(1), allowed(0), denied(0, retry), allowed(1)}, d);
-                // n for every key; byte[] keys are the same keys
-                d = rl.acquireBatch(new byte[][] {utf8("b"), utf8("c")}, new long[] {50, 50}, 2);
-                assertArrayEquals(new RateLimiter.Decision[] {denied(1, flags == 0 ? 1000 : 1040), allowed(0)}, d);
-                // one permit by default, with a KeyBatch packed once and reused
-                KeyBatch ab = KeyBatch.of("a", "b");
-                assertArrayEquals(new RateLimiter.Decision[] {allowed(1), allowed(1)},
-                        rl.acquireBatch(ab, new long[] {2000, 2000}));
-                assertArrayEquals(new RateLimiter.Decision[] {allowed(0), allowed(0)},
-                        rl.acquireBatch(ab, new long[] {2001, 2001}));
-                assertArrayEquals(new RateLimiter.Decision[] {denied(0, 3000), denied(0, 3000)},
-                        rl.acquireBatch(ab, new long[] {2002, 2002}));
-                assertEquals(3, rl.stats().keys());
-            }
-        }
+        RateLimiterTest.inBothModes(2, 1000, 100, (rl, flags, m) -> {
+            RateLimiter.Decision[] d = rl.acquireBatch(new String[] {"a", "a", "a", "b"},
+                    new long[] {10, 20, 30, 40}, 1);
+            long retry = flags == 0 ? 1000 : 1010;
+            assertArrayEquals(new RateLimiter.Decision[] {allowed(1), allowed(0), denied(0, retry), allowed(1)}, d);
+            // n for every key; byte[] keys are the same keys
+            d = rl.acquireBatch(new byte[][] {utf8("b"), utf8("c")}, new long[] {50, 50}, 2);
+            assertArrayEquals(new RateLimiter.Decision[] {denied(1, flags == 0 ? 1000 : 1040), allowed(0)}, d);
+            // one permit by default, with a KeyBatch packed once and reused
+            KeyBatch ab = KeyBatch.of("a", "b");
+            assertArrayEquals(new RateLimiter.Decision[] {allowed(1), allowed(1)},
+                    rl.acquireBatch(ab, new long[] {2000, 2000}));
+            assertArrayEquals(new RateLimiter.Decision[] {allowed(0), allowed(0)},
+                    rl.acquireBatch(ab, new long[] {2001, 2001}));
+            assertArrayEquals(new RateLimiter.Decision[] {denied(0, 3000), denied(0, 3000)},
+                    rl.acquireBatch(ab, new long[] {2002, 2002}));
+            assertEquals(3, rl.stats().keys());
+        });
     }
 
     /* The twin of the C suite's test_acquire_batch_equals_single_calls:
@@ -130,59 +128,57 @@ public class RateLimiterBatchTest {
      * clock moved, the same bytes. */
     @Test
     public void badArgumentsChangeNothing() {
-        for (int flags : new int[] {0, RateLimiter.EXACT}) {
-            try (RateLimiter rl = new RateLimiter(2, 100, 10, flags)) {
-                rl.setGlobalLimit(50);
-                assertEquals(allowed(1), rl.acquire("x", 5));
-                byte[] before = rl.serialize();
-                KeyBatch xyz = KeyBatch.of("x", "y", "z");
-                KeyBatch none = KeyBatch.of(new String[0]);
-                List<ThrowingRunnable> invalid = new ArrayList<>(List.of(
-                    () -> rl.acquireBatch(xyz, new long[] {6, 7}, 1),
-                    () -> rl.acquireBatch(xyz, new long[] {6, 7, 8, 9}, 1),
-                    () -> rl.acquireBatch(xyz, new long[0], 1),
-                    () -> rl.acquireBatch(none, new long[] {6}, 1),
-                    () -> rl.acquireBatch(xyz, new long[] {6, 7, 0}, 1),
-                    () -> rl.acquireBatch(xyz, new long[] {6, -7, 8}, 1),
-                    () -> rl.acquireBatch(xyz, new long[] {Long.MIN_VALUE, 7, 8}, 1),
-                    () -> rl.acquireBatch(xyz, new long[] {6, 7, 8}, 0),
-                    () -> rl.acquireBatch(xyz, new long[] {6, 7, 8}, -1),
-                    () -> rl.acquireBatch(none, new long[0], 0),
-                    () -> rl.acquireBatch(new String[] {"x", "y"}, new long[] {6}, 1)));
-                for (ThrowingRunnable call : invalid) {
-                    expectStatus(Status.INVALID_ARGUMENT, call);
-                }
-                expectStatus(Status.INVALID_ARGUMENT, "one timestamp per key",
-                    () -> rl.acquireBatch(xyz, new long[] {6, 7}, 1));
-                expectStatus(Status.INVALID_ARGUMENT, "times[2]", () -> rl.acquireBatch(xyz, new long[] {6, 7, 0}, 1));
-                expectStatus(Status.INVALID_ARGUMENT, "[1] is negative",
-                    () -> rl.acquireBatch(xyz, new long[] {6, -7, 8}, 1));
-                expectStatus(Status.INVALID_ARGUMENT, "n must be",
-                    () -> rl.acquireBatch(xyz, new long[] {6, 7, 8}, 0));
-                expectStatus(Status.INVALID_ARGUMENT, "n is negative",
-                    () -> rl.acquireBatch(xyz, new long[] {6, 7, 8}, -1));
-                List<ThrowingRunnable> nulls = List.of(
-                    () -> rl.acquireBatch((KeyBatch) null, new long[] {6}, 1),
-                    () -> rl.acquireBatch((byte[][]) null, new long[] {6}, 1),
-                    () -> rl.acquireBatch((String[]) null, new long[] {6}, 1),
-                    () -> rl.acquireBatch(new byte[][] {utf8("x"), null}, new long[] {6, 7}, 1),
-                    () -> rl.acquireBatch(new String[] {null}, new long[] {6}, 1),
-                    () -> rl.acquireBatch(xyz, null, 1),
-                    () -> rl.acquireBatch(xyz, null));
-                for (ThrowingRunnable call : nulls) {
-                    expectStatus(Status.NULL, call);
-                }
-                assertArrayEquals(before, rl.serialize());
-                assertEquals(1, rl.stats().keys());
-                // a huge n is an answer, not an error: never, and nothing taken
-                RateLimiter.Decision[] d = rl.acquireBatch(xyz, new long[] {6, 7, 8}, Long.MAX_VALUE);
-                assertArrayEquals(new RateLimiter.Decision[] {denied(1, NEVER), denied(2, NEVER), denied(2, NEVER)}, d);
-                assertEquals(1, rl.stats().keys());
-                // and a failure does not stick
-                assertArrayEquals(new RateLimiter.Decision[] {allowed(0), allowed(1)},
-                        rl.acquireBatch(new String[] {"x", "y"}, new long[] {9, 9}, 1));
+        RateLimiterTest.inBothModes(2, 100, 10, (rl, flags, m) -> {
+            rl.setGlobalLimit(50);
+            assertEquals(allowed(1), rl.acquire("x", 5));
+            byte[] before = rl.serialize();
+            KeyBatch xyz = KeyBatch.of("x", "y", "z");
+            KeyBatch none = KeyBatch.of(new String[0]);
+            List<ThrowingRunnable> invalid = new ArrayList<>(List.of(
+                () -> rl.acquireBatch(xyz, new long[] {6, 7}, 1),
+                () -> rl.acquireBatch(xyz, new long[] {6, 7, 8, 9}, 1),
+                () -> rl.acquireBatch(xyz, new long[0], 1),
+                () -> rl.acquireBatch(none, new long[] {6}, 1),
+                () -> rl.acquireBatch(xyz, new long[] {6, 7, 0}, 1),
+                () -> rl.acquireBatch(xyz, new long[] {6, -7, 8}, 1),
+                () -> rl.acquireBatch(xyz, new long[] {Long.MIN_VALUE, 7, 8}, 1),
+                () -> rl.acquireBatch(xyz, new long[] {6, 7, 8}, 0),
+                () -> rl.acquireBatch(xyz, new long[] {6, 7, 8}, -1),
+                () -> rl.acquireBatch(none, new long[0], 0),
+                () -> rl.acquireBatch(new String[] {"x", "y"}, new long[] {6}, 1)));
+            for (ThrowingRunnable call : invalid) {
+                expectStatus(Status.INVALID_ARGUMENT, call);
             }
-        }
+            expectStatus(Status.INVALID_ARGUMENT, "one timestamp per key",
+                () -> rl.acquireBatch(xyz, new long[] {6, 7}, 1));
+            expectStatus(Status.INVALID_ARGUMENT, "times[2]", () -> rl.acquireBatch(xyz, new long[] {6, 7, 0}, 1));
+            expectStatus(Status.INVALID_ARGUMENT, "[1] is negative",
+                () -> rl.acquireBatch(xyz, new long[] {6, -7, 8}, 1));
+            expectStatus(Status.INVALID_ARGUMENT, "n must be",
+                () -> rl.acquireBatch(xyz, new long[] {6, 7, 8}, 0));
+            expectStatus(Status.INVALID_ARGUMENT, "n is negative",
+                () -> rl.acquireBatch(xyz, new long[] {6, 7, 8}, -1));
+            List<ThrowingRunnable> nulls = List.of(
+                () -> rl.acquireBatch((KeyBatch) null, new long[] {6}, 1),
+                () -> rl.acquireBatch((byte[][]) null, new long[] {6}, 1),
+                () -> rl.acquireBatch((String[]) null, new long[] {6}, 1),
+                () -> rl.acquireBatch(new byte[][] {utf8("x"), null}, new long[] {6, 7}, 1),
+                () -> rl.acquireBatch(new String[] {null}, new long[] {6}, 1),
+                () -> rl.acquireBatch(xyz, null, 1),
+                () -> rl.acquireBatch(xyz, null));
+            for (ThrowingRunnable call : nulls) {
+                expectStatus(Status.NULL, call);
+            }
+            assertArrayEquals(before, rl.serialize());
+            assertEquals(1, rl.stats().keys());
+            // a huge n is an answer, not an error: never, and nothing taken
+            RateLimiter.Decision[] d = rl.acquireBatch(xyz, new long[] {6, 7, 8}, Long.MAX_VALUE);
+            assertArrayEquals(new RateLimiter.Decision[] {denied(1, NEVER), denied(2, NEVER), denied(2, NEVER)}, d);
+            assertEquals(1, rl.stats().keys());
+            // and a failure does not stick
+            assertArrayEquals(new RateLimiter.Decision[] {allowed(0), allowed(1)},
+                    rl.acquireBatch(new String[] {"x", "y"}, new long[] {9, 9}, 1));
+        });
     }
 
     /* An empty batch decides nothing and changes nothing. */

@@ -181,12 +181,23 @@ final class TestSupport {
         return need;
     }
 
-    /* The native layer's checks of serialize's buffer, which the idiomatic
-     * layer always sizes right: null, too short, too long. */
+    /* The native layer's checks of serialize's buffer: null and too short
+     * are refused; a longer buffer holds the blob in its first
+     * serialized_size() bytes (the idiomatic layer's retry with room to
+     * spare relies on it), and the rest is not written. */
     static void checkSerializeInto(NativeProxy h) {
         expectStatus(Status.NULL, "out_buf", () -> h.serialize_into(null));
         expectStatus(Status.BUFFER_TOO_SMALL, () -> h.serialize_into(new byte[10]));
-        expectStatus(Status.BUFFER_TOO_SMALL, () -> h.serialize_into(new byte[(int) h.serialized_size() + 1]));
+        int size = (int) h.serialized_size();
+        byte[] exact = new byte[size];
+        assertEquals(size, h.serialize_into(exact));
+        byte[] longer = new byte[size + 100];
+        Arrays.fill(longer, (byte) 0x5a);
+        assertEquals(size, h.serialize_into(longer));
+        assertArrayEquals(exact, Arrays.copyOf(longer, size));
+        for (int i = size; i < longer.length; i++) {
+            assertEquals("byte " + i + " beyond the blob", (byte) 0x5a, longer[i]);
+        }
     }
 
     /* Makes 1000 objects, 50 a round with make(0 .. 49) (which also uses

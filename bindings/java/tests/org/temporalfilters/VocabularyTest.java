@@ -2,7 +2,9 @@ package org.temporalfilters;
 
 import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
 
+import java.lang.reflect.Modifier;
 import org.junit.Test;
 
 /* The names every binding shares (docs/conventions.md, "The bindings"): the
@@ -13,10 +15,10 @@ public class VocabularyTest {
     @Test
     public void neverAndRetryNeverAreTheCValues() {
         assertEquals(0L, TemporalFilters.NEVER);
-        assertEquals(TemporalFiltersNative.tf_java_never(), TemporalFilters.NEVER);
+        assertEquals(TemporalFiltersNative.TF_NEVER, TemporalFilters.NEVER);
         // TF_RETRY_NEVER is UINT64_MAX: the same 64 bits as -1L
         assertEquals(-1L, TemporalFilters.RETRY_NEVER);
-        assertEquals(TemporalFiltersNative.tf_java_retry_never(), TemporalFilters.RETRY_NEVER);
+        assertEquals(TemporalFiltersNative.TF_RETRY_NEVER, TemporalFilters.RETRY_NEVER);
         assertEquals("18446744073709551615", Long.toUnsignedString(TemporalFilters.RETRY_NEVER));
         // a retry that never comes, from the library
         try (RateLimiter rl = new RateLimiter(2, 100, 10)) {
@@ -31,15 +33,15 @@ public class VocabularyTest {
     @Test
     public void flagsHaveTheirCValues() {
         assertEquals(1, RecencySketch.CONCURRENT);
-        assertEquals(TemporalFiltersNative.tf_java_recency_sketch_concurrent(), RecencySketch.CONCURRENT);
+        assertEquals(TemporalFiltersNative.TF_RECENCY_SKETCH_CONCURRENT, RecencySketch.CONCURRENT);
         assertEquals(2, RecencySketch.BLOCKED);
-        assertEquals(TemporalFiltersNative.tf_java_recency_sketch_blocked(), RecencySketch.BLOCKED);
+        assertEquals(TemporalFiltersNative.TF_RECENCY_SKETCH_BLOCKED, RecencySketch.BLOCKED);
         assertEquals(1, AgeBloom.BLOCKED);
-        assertEquals(TemporalFiltersNative.tf_java_age_bloom_blocked(), AgeBloom.BLOCKED);
+        assertEquals(TemporalFiltersNative.TF_AGE_BLOOM_BLOCKED, AgeBloom.BLOCKED);
         assertEquals(1, RateLimiter.EXACT);
-        assertEquals(TemporalFiltersNative.tf_java_rate_limiter_exact(), RateLimiter.EXACT);
+        assertEquals(TemporalFiltersNative.TF_RATE_LIMITER_EXACT, RateLimiter.EXACT);
         assertEquals(2, RateLimiter.FULL_ALLOW);
-        assertEquals(TemporalFiltersNative.tf_java_rate_limiter_full_allow(), RateLimiter.FULL_ALLOW);
+        assertEquals(TemporalFiltersNative.TF_RATE_LIMITER_FULL_ALLOW, RateLimiter.FULL_ALLOW);
     }
 
     @Test
@@ -73,6 +75,23 @@ public class VocabularyTest {
             r.acquire("k", 5);
             q.acquire("k", 5);
             assertArrayEquals(q.serialize(), r.serialize());
+        }
+    }
+
+    /* Every class SWIG generates is package-private and final: the users see
+     * the idiomatic layer only. (A class-modifier typemap that does not match
+     * its type changes nothing without a word, and SWIG writes the constants
+     * interface public unless the build fixes it.) */
+    @Test
+    public void generatedClassesAreNotPublic() throws ClassNotFoundException {
+        String[] generated = {"TemporalFiltersNative", "TemporalFiltersJNI", "TemporalFiltersNativeConstants",
+            "NativeStatus", "RecencySketchNative", "AgeBloomNative", "TimeBloomNative", "RateLimiterNative",
+            "RecencySketchInfoNative", "AgeBloomInfoNative", "AgeBloomStatsNative", "TimeBloomInfoNative",
+            "TimeBloomStatsNative", "RateLimiterInfoNative", "RateLimiterStatsNative"};
+        for (String name : generated) {
+            Class<?> c = Class.forName("org.temporalfilters." + name);
+            assertFalse(name + " is public", Modifier.isPublic(c.getModifiers()));
+            assertEquals(name + " is final", !c.isInterface(), Modifier.isFinal(c.getModifiers()));
         }
     }
 }
