@@ -47,6 +47,10 @@ dec acq_id(tf_rate_limiter *r, uint64_t id, uint64_t now, uint64_t n) {
     return acq_b(r, k.b, sizeof k.b, now, n);
 }
 
+int same_dec(dec a, dec b) { return a.allowed == b.allowed && a.remaining == b.remaining && a.retry_at == b.retry_at; }
+
+const char *mode_name(uint32_t flags) { return (flags & EXACT) ? "exact" : "bucketed"; }
+
 void check_dec(dec d, int a, uint64_t rem, uint64_t retry, int line) {
     if (d.allowed != a || d.remaining != rem || d.retry_at != retry)
         fail_msg("line %d: got (allowed %d, remaining %llu, retry_at %llu), want (%d, %llu, %llu)", line, d.allowed,
@@ -102,10 +106,10 @@ void assert_same_decisions(tf_rate_limiter *a, tf_rate_limiter *b, uint64_t from
             continue;
         }
         dec x = acq_b(a, k.b, sizeof k.b, now, n), y = acq_b(b, k.b, sizeof k.b, now, n);
-        if (x.allowed != y.allowed || x.remaining != y.remaining || x.retry_at != y.retry_at)
+        if (!same_dec(x, y))
             fail_msg("request %d: (%d, %llu, %llu) vs (%d, %llu, %llu)", i, x.allowed, ULL(x.remaining),
                      ULL(x.retry_at), y.allowed, ULL(y.remaining), ULL(y.retry_at));
     }
     dec x = acq(a, "vip", now, 1), y = acq(b, "vip", now, 1);
-    assert_true(x.allowed == y.allowed && x.remaining == y.remaining && x.retry_at == y.retry_at);
+    assert_true(same_dec(x, y));
 }

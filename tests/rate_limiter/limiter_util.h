@@ -34,6 +34,11 @@ dec acq(tf_rate_limiter *r, const char *k, uint64_t now, uint64_t n);
 dec peek(tf_rate_limiter *r, const char *k, uint64_t now, uint64_t n);
 dec acq_id(tf_rate_limiter *r, uint64_t id, uint64_t now, uint64_t n);
 
+/* Whether two decisions are the same (allowed, remaining, retry_at). */
+int same_dec(dec a, dec b);
+/* "exact" or "bucketed", for messages. */
+const char *mode_name(uint32_t flags);
+
 /* Asserts a decision, naming the caller's line. */
 #define EXPECT(d, a, rem, retry) check_dec((d), (a), (rem), (retry), __LINE__)
 void check_dec(dec d, int a, uint64_t rem, uint64_t retry, int line);

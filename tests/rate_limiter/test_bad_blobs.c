@@ -275,7 +275,7 @@ static void test_deserialize_hostile_fields(void **state) {
             unsigned char *b = build(&cases[i].s, &len);
             tf_status st = try_blob(b, len);
             if (st != cases[i].want)
-                fail_msg("%s: %s: got %s (%s), want %s", exact ? "exact" : "bucketed", cases[i].what,
+                fail_msg("%s: %s: got %s (%s), want %s", mode_name(exact ? EXACT : 0), cases[i].what,
                          tf_status_string(st), tf_last_error_message(), tf_status_string(cases[i].want));
             free(b);
         }

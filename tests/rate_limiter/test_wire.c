@@ -93,8 +93,7 @@ static void test_serialize_lowered_limit(void **state) {
         unsigned char *blob = snap(r, &n);
         tf_rate_limiter *c = NULL;
         tf_status st = tf_rate_limiter_deserialize(blob, n, NULL, &c);
-        if (st != TF_OK)
-            fail_msg("%s: %s (%s)", kModes[m] ? "exact" : "bucketed", tf_status_string(st), tf_last_error_message());
+        if (st != TF_OK) fail_msg("%s: %s (%s)", mode_name(kModes[m]), tf_status_string(st), tf_last_error_message());
         EXPECT(acq(c, "A", 7, 1), 0, 0, at);
         tf_rate_limiter_free(c);
         free(blob);
