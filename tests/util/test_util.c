@@ -132,7 +132,8 @@ void tu_check_random_blobs(uint16_t kind, uint32_t known_flags, uint64_t seed, s
         const size_t len = tu_below(&g, max_len);
         for (size_t j = 0; j < len; ++j) buf[j] = (unsigned char)tu_next(&g);
         if (i % 2) memcpy(buf, header, len < 8 ? len : 8);
-        if (i % 4 == 3 && len >= 28) { /* a consistent envelope: the payload is parsed */
+        const int consistent = plant ? i % 2 : i % 4 == 3;
+        if (consistent && len >= 28) { /* a consistent envelope: the payload is parsed */
             tu_put_le(buf + 8, tu_below(&g, (uint64_t)known_flags + 1) & known_flags, 4);
             tu_put_le(buf + 12, len - 28, 8);
             if (plant) plant(buf, len, &g, ctx);

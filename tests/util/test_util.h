@@ -111,11 +111,11 @@ void tu_check_truncations(unsigned char *blob, size_t len, tu_try_blob_fn try_bl
 
 /* Random blobs (20,000 of up to max_len - 1 bytes, from `seed`): every
  * other one behind the header of `kind` (magic, version 1, kind), and
- * every fourth with a consistent envelope (flags within `known_flags`,
- * payload length, checksum) so that its payload is parsed, after `plant`
- * (may be NULL; `ctx` is its own) had its say on the payload (plausible
- * header fields, drawn from the same generator). Each is refused with a
- * status the library defines. */
+ * every fourth (with a planter, every other one) with a consistent
+ * envelope (flags within `known_flags`, payload length, checksum) so that
+ * its payload is parsed, after `plant` (may be NULL; `ctx` is its own) had
+ * its say on the payload (plausible header fields, drawn from the same
+ * generator). Each is refused with a status the library defines. */
 typedef void (*tu_plant_fn)(unsigned char *blob, size_t len, tu_rng *r, const void *ctx);
 void tu_check_random_blobs(uint16_t kind, uint32_t known_flags, uint64_t seed, size_t max_len, tu_plant_fn plant,
                            const void *ctx, tu_try_blob_fn try_blob);
