@@ -505,6 +505,31 @@ std::string verdict_line(const ConfigReport &r, const char *prefix) {
     return s;
 }
 
+// The filters of a configuration, filled alike: the library's three (the
+// time filter at one insert per time unit, its clock in t) and the plain
+// Bloom filter.
+struct FilterSet {
+    AgeBloom age, blk;
+    TimeBloom time;
+    PlainBloom plain;
+    uint64_t t = 0;
+    FilterSet(double error, uint64_t capacity)
+        : age(make_age(error, capacity)),
+          blk(make_age_blocked(error, capacity)),
+          time(make_time(error, capacity)),
+          plain(capacity, error, kFilterSeed) {}
+    // Adds every key of `keys` to the library's filters, and to the plain
+    // one when `plain_too`.
+    void add(const KeyArray &keys, bool plain_too) {
+        for (size_t i = 0; i < keys.count(); ++i) {
+            check(tf_age_bloom_add(age.get(), keys[i], kKeyLen), "tf_age_bloom_add");
+            check(tf_age_bloom_add(blk.get(), keys[i], kKeyLen), "tf_age_bloom_add (blocked)");
+            check(tf_time_bloom_add(time.get(), keys[i], kKeyLen, ++t), "tf_time_bloom_add");
+            if (plain_too) plain.add(keys[i], kKeyLen);
+        }
+    }
+};
+
 ConfigReport run_config(uint64_t capacity, double error, const Options &opt, uint64_t ops, unsigned reps,
                         std::vector<std::string> *csv, bool *false_negative) {
     ConfigReport rep;
@@ -525,52 +550,31 @@ ConfigReport run_config(uint64_t capacity, double error, const Options &opt, uin
 
     // Query filters.
     std::fprintf(stderr, "[%s] filling the filters...\n", tag.c_str());
-    AgeBloom age_q = make_age(error, capacity);
-    AgeBloom blk_q = make_age_blocked(error, capacity);
-    TimeBloom time_q = make_time(error, capacity);
-    PlainBloom plain_q(capacity, error, kFilterSeed);
-    uint64_t t = 0;
-    for (size_t i = 0; i < old_keys.count(); ++i) {
-        check(tf_age_bloom_add(age_q.get(), old_keys[i], kKeyLen), "tf_age_bloom_add");
-        check(tf_age_bloom_add(blk_q.get(), old_keys[i], kKeyLen), "tf_age_bloom_add (blocked)");
-        check(tf_time_bloom_add(time_q.get(), old_keys[i], kKeyLen, ++t), "tf_time_bloom_add");
-    }
-    for (size_t i = 0; i < present.count(); ++i) {
-        check(tf_age_bloom_add(age_q.get(), present[i], kKeyLen), "tf_age_bloom_add");
-        check(tf_age_bloom_add(blk_q.get(), present[i], kKeyLen), "tf_age_bloom_add (blocked)");
-        check(tf_time_bloom_add(time_q.get(), present[i], kKeyLen, ++t), "tf_time_bloom_add");
-        plain_q.add(present[i], kKeyLen);
-    }
-    const uint64_t t_query = t;
+    FilterSet q(error, capacity);
+    q.add(old_keys, false);
+    q.add(present, true);
+    const uint64_t t_query = q.t;
     // Add filters, at steady state.
-    AgeBloom age_a = make_age(error, capacity);
-    AgeBloom blk_a = make_age_blocked(error, capacity);
-    TimeBloom time_a = make_time(error, capacity);
-    PlainBloom plain_a(capacity, error, kFilterSeed);
-    uint64_t ta = 0;
-    for (size_t i = 0; i < old_keys.count(); ++i) {
-        check(tf_age_bloom_add(age_a.get(), old_keys[i], kKeyLen), "tf_age_bloom_add");
-        check(tf_age_bloom_add(blk_a.get(), old_keys[i], kKeyLen), "tf_age_bloom_add (blocked)");
-        check(tf_time_bloom_add(time_a.get(), old_keys[i], kKeyLen, ++ta), "tf_time_bloom_add");
-    }
-    for (size_t i = 0; i < present.count(); ++i) plain_a.add(present[i], kKeyLen);
-    const uint64_t ta_base = ta + 1;
+    FilterSet a(error, capacity);
+    a.add(old_keys, false);
+    for (size_t i = 0; i < present.count(); ++i) a.plain.add(present[i], kKeyLen);
+    const uint64_t ta_base = a.t + 1;
 
     size_t age_bytes = 0;
-    check(tf_age_bloom_memory(age_q.get(), &age_bytes), "tf_age_bloom_memory");
+    check(tf_age_bloom_memory(q.age.get(), &age_bytes), "tf_age_bloom_memory");
     rep.age_bytes = age_bytes;
     size_t time_bytes = 0;
-    check(tf_time_bloom_memory(time_q.get(), &time_bytes), "tf_time_bloom_memory");
+    check(tf_time_bloom_memory(q.time.get(), &time_bytes), "tf_time_bloom_memory");
     tf_age_bloom_info age_info = TF_AGE_BLOOM_INFO_INIT;
-    check(tf_age_bloom_get_info(age_q.get(), &age_info), "tf_age_bloom_get_info");
+    check(tf_age_bloom_get_info(q.age.get(), &age_info), "tf_age_bloom_get_info");
     rep.age_k = age_info.k;
     rep.age_l = age_info.l;
     tf_age_bloom_stats age_stats = TF_AGE_BLOOM_STATS_INIT;
-    check(tf_age_bloom_get_stats(age_q.get(), &age_stats), "tf_age_bloom_get_stats");
+    check(tf_age_bloom_get_stats(q.age.get(), &age_stats), "tf_age_bloom_get_stats");
     tf_time_bloom_stats time_stats = TF_TIME_BLOOM_STATS_INIT;
-    check(tf_time_bloom_get_stats(time_q.get(), t_query, &time_stats), "tf_time_bloom_get_stats");
+    check(tf_time_bloom_get_stats(q.time.get(), t_query, &time_stats), "tf_time_bloom_get_stats");
     tf_time_bloom_info time_info = TF_TIME_BLOOM_INFO_INIT;
-    check(tf_time_bloom_get_info(time_q.get(), &time_info), "tf_time_bloom_get_info");
+    check(tf_time_bloom_get_info(q.time.get(), &time_info), "tf_time_bloom_get_info");
     const uint64_t age_slices = age_stats.slices, time_slices = time_stats.slices;
     const double age_bpe = age_stats.bits_per_element, time_bpe = time_stats.bits_per_element;
     const double age_fpr_now = age_stats.fpr_now, time_fpr_now = time_stats.fpr_now;
@@ -578,15 +582,15 @@ ConfigReport run_config(uint64_t capacity, double error, const Options &opt, uin
     rep.age_bpe = age_bpe;
 
     // The blocked layout: shape, memory, bits per element, the model's rate.
-    check(tf_age_bloom_memory(blk_q.get(), &rep.blk_bytes), "tf_age_bloom_memory (blocked)");
+    check(tf_age_bloom_memory(q.blk.get(), &rep.blk_bytes), "tf_age_bloom_memory (blocked)");
     tf_age_bloom_info blk_info = TF_AGE_BLOOM_INFO_INIT;
-    check(tf_age_bloom_get_info(blk_q.get(), &blk_info), "tf_age_bloom_get_info (blocked)");
+    check(tf_age_bloom_get_info(q.blk.get(), &blk_info), "tf_age_bloom_get_info (blocked)");
     rep.blk_k = blk_info.k;
     rep.blk_l = blk_info.l;
     rep.blk_slice_bits = blk_info.slice_bits;
     rep.blk_generation = blk_info.generation;
     tf_age_bloom_stats blk_stats = TF_AGE_BLOOM_STATS_INIT;
-    check(tf_age_bloom_get_stats(blk_q.get(), &blk_stats), "tf_age_bloom_get_stats (blocked)");
+    check(tf_age_bloom_get_stats(q.blk.get(), &blk_stats), "tf_age_bloom_get_stats (blocked)");
     rep.blk_bpe = blk_stats.bits_per_element;
     const uint64_t blk_slices = blk_stats.slices;
     const double blk_fpr_now = blk_stats.fpr_now;
@@ -601,24 +605,24 @@ ConfigReport run_config(uint64_t capacity, double error, const Options &opt, uin
     // Probe counts (replay) and the plain filter's probes.
     std::fprintf(stderr, "[%s] replaying queries for probe counts...\n", tag.c_str());
     const size_t replay_n = opt.quick ? 2000 : 100000;
-    const Replay ra = parse_blob(serialize_age(age_q.get()), false);
+    const Replay ra = parse_blob(serialize_age(q.age.get()), false);
     {
         rep.age_probes = replay_probes(ra, absent, present, 0, replay_n, [&](const uint8_t *k) {
             int p = 0;
-            check(tf_age_bloom_contains(age_q.get(), k, kKeyLen, &p), "tf_age_bloom_contains");
+            check(tf_age_bloom_contains(q.age.get(), k, kKeyLen, &p), "tf_age_bloom_contains");
             return p != 0;
         });
-        const Replay rt = parse_blob(serialize_time(time_q.get()), true);
+        const Replay rt = parse_blob(serialize_time(q.time.get()), true);
         rep.time_probes = replay_probes(rt, absent, present, t_query, replay_n, [&](const uint8_t *k) {
             int p = 0;
-            check(tf_time_bloom_contains(time_q.get(), k, kKeyLen, t_query, &p), "tf_time_bloom_contains");
+            check(tf_time_bloom_contains(q.time.get(), k, kKeyLen, t_query, &p), "tf_time_bloom_contains");
             return p != 0;
         });
         double sum = 0;
         const size_t n = std::min(replay_n, absent.count());
         for (size_t i = 0; i < n; ++i) {
             unsigned pr = 0;
-            plain_q.contains_probes(absent[i], kKeyLen, &pr);
+            q.plain.contains_probes(absent[i], kKeyLen, &pr);
             sum += pr;
         }
         rep.plain_absent_probes = n ? sum / double(n) : 0;
@@ -631,19 +635,19 @@ ConfigReport run_config(uint64_t capacity, double error, const Options &opt, uin
     FprResult fpr_age, fpr_blk, fpr_time, fpr_plain;
     for (size_t i = 0; i < fpr_keys.count(); ++i) {
         int p = 0;
-        check(tf_age_bloom_contains(age_q.get(), fpr_keys[i], kKeyLen, &p), "tf_age_bloom_contains");
+        check(tf_age_bloom_contains(q.age.get(), fpr_keys[i], kKeyLen, &p), "tf_age_bloom_contains");
         fpr_age.fp += uint64_t(p);
-        check(tf_age_bloom_contains(blk_q.get(), fpr_keys[i], kKeyLen, &p), "tf_age_bloom_contains (blocked)");
+        check(tf_age_bloom_contains(q.blk.get(), fpr_keys[i], kKeyLen, &p), "tf_age_bloom_contains (blocked)");
         fpr_blk.fp += uint64_t(p);
-        check(tf_time_bloom_contains(time_q.get(), fpr_keys[i], kKeyLen, t_query, &p), "tf_time_bloom_contains");
+        check(tf_time_bloom_contains(q.time.get(), fpr_keys[i], kKeyLen, t_query, &p), "tf_time_bloom_contains");
         fpr_time.fp += uint64_t(p);
-        fpr_plain.fp += plain_q.contains(fpr_keys[i], kKeyLen) ? 1u : 0u;
+        fpr_plain.fp += q.plain.contains(fpr_keys[i], kKeyLen) ? 1u : 0u;
     }
     fpr_age.queries = fpr_blk.queries = fpr_time.queries = fpr_plain.queries = fpr_keys.count();
     fpr_age.expected = age_fpr_now;
     fpr_blk.expected = blk_fpr_now;
     fpr_time.expected = time_fpr_now;
-    fpr_plain.expected = plain_q.expected_fpr(capacity);
+    fpr_plain.expected = q.plain.expected_fpr(capacity);
 
     rep.fpr_age = fpr_age;
     rep.fpr_blk = fpr_blk;
@@ -731,12 +735,12 @@ ConfigReport run_config(uint64_t capacity, double error, const Options &opt, uin
                        do_not_optimize(hits);
                    }});
     };
-    age_add("age_add", "count window: add", age_a.get());
-    age_query("age_present", "count window: contains present", age_q.get(), present_stream, true);
-    age_query("age_absent", "count window: contains absent", age_q.get(), absent_stream, false);
-    age_add("blk_add", "count window, blocked: add", blk_a.get());
-    age_query("blk_present", "count window, blocked: contains present", blk_q.get(), present_stream, true);
-    age_query("blk_absent", "count window, blocked: contains absent", blk_q.get(), absent_stream, false);
+    age_add("age_add", "count window: add", a.age.get());
+    age_query("age_present", "count window: contains present", q.age.get(), present_stream, true);
+    age_query("age_absent", "count window: contains absent", q.age.get(), absent_stream, false);
+    age_add("blk_add", "count window, blocked: add", a.blk.get());
+    age_query("blk_present", "count window, blocked: contains present", q.blk.get(), present_stream, true);
+    age_query("blk_absent", "count window, blocked: contains absent", q.blk.get(), absent_stream, false);
 
     // Time window.
     bench.add({"time_add", "time window: add", 1, ops, [&](unsigned, uint64_t run) {
@@ -744,7 +748,7 @@ ConfigReport run_config(uint64_t capacity, double error, const Options &opt, uin
                    const uint64_t base = ta_base + run * ops;
                    uint64_t bad = 0;
                    for (uint64_t i = 0; i < ops; ++i, p += kKeyLen)
-                       bad += tf_time_bloom_add(time_a.get(), p, kKeyLen, base + i) != TF_OK;
+                       bad += tf_time_bloom_add(a.time.get(), p, kKeyLen, base + i) != TF_OK;
                    if (bad) failures += bad;
                }});
     auto time_query = [&](const char *id, const char *label, const KeyArray &stream, bool expect_present) {
@@ -753,7 +757,7 @@ ConfigReport run_config(uint64_t capacity, double error, const Options &opt, uin
                        uint64_t bad = 0, hits = 0;
                        for (uint64_t i = 0; i < ops; ++i, p += kKeyLen) {
                            int r = 0;
-                           bad += tf_time_bloom_contains(time_q.get(), p, kKeyLen, t_query, &r) != TF_OK;
+                           bad += tf_time_bloom_contains(q.time.get(), p, kKeyLen, t_query, &r) != TF_OK;
                            hits += uint64_t(r);
                        }
                        if (bad) failures += bad;
@@ -767,13 +771,13 @@ ConfigReport run_config(uint64_t capacity, double error, const Options &opt, uin
     // Plain Bloom filter.
     bench.add({"plain_add", "plain Bloom: add", 1, ops, [&](unsigned, uint64_t) {
                    const uint8_t *p = add_keys.data();
-                   for (uint64_t i = 0; i < ops; ++i, p += kKeyLen) plain_a.add(p, kKeyLen);
+                   for (uint64_t i = 0; i < ops; ++i, p += kKeyLen) a.plain.add(p, kKeyLen);
                }});
     auto plain_query = [&](const char *id, const char *label, const KeyArray &stream, bool expect_present) {
         bench.add({id, label, 1, ops, [&, expect_present](unsigned, uint64_t) {
                        const uint8_t *p = stream.data();
                        uint64_t hits = 0;
-                       for (uint64_t i = 0; i < ops; ++i, p += kKeyLen) hits += plain_q.contains(p, kKeyLen) ? 1u : 0u;
+                       for (uint64_t i = 0; i < ops; ++i, p += kKeyLen) hits += q.plain.contains(p, kKeyLen) ? 1u : 0u;
                        if (expect_present && hits != ops) false_negatives += ops - hits;
                        do_not_optimize(hits);
                    }});
@@ -781,14 +785,7 @@ ConfigReport run_config(uint64_t capacity, double error, const Options &opt, uin
     plain_query("plain_present", "plain Bloom: contains present", present_stream, true);
     plain_query("plain_absent", "plain Bloom: contains absent", absent_stream, false);
 
-    std::fprintf(stderr, "[%s] %zu cases x (1 warm-up + %u rounds) of %" PRIu64 " ops\n", tag.c_str(),
-                 bench.cases().size(), reps, ops);
-    bench.run(reps);
-    if (failures.load() != 0) {
-        std::fprintf(stderr, "bench_bloom: %" PRIu64 " library calls failed (%s)\n", failures.load(),
-                     tf_last_error_message());
-        std::exit(1);
-    }
+    run_cases(bench, tag, reps, ops, "ops", failures);
     if (false_negatives.load() != 0) {
         std::fprintf(stderr, "bench_bloom: %" PRIu64 " FALSE NEGATIVES on present keys (%s)\n", false_negatives.load(),
                      tag.c_str());
@@ -822,14 +819,14 @@ ConfigReport run_config(uint64_t capacity, double error, const Options &opt, uin
         {"plain_present", 3, nullptr},
         {"plain_absent", 3, nullptr},
     };
-    const double plain_bpe = double(plain_q.bits()) / double(capacity);
+    const double plain_bpe = double(q.plain.bits()) / double(capacity);
     const double floor_bpe = double(floor_buf.bytes()) * 8.0 / double(capacity);
     const double floor_blk_bpe = double(floor_blk_buf.bytes()) * 8.0 / double(capacity);
     std::printf("\n=== capacity %s, error rate %g ===\n", fmt_u(capacity).c_str(), error);
     std::printf("count window: (k, l) = (%u, %u), %" PRIu64 " slices, %s; time window: (%u, %u), %" PRIu64
                 " slices now, %s; plain Bloom: k = %u, %s; floor buffer %s\n",
                 rep.age_k, rep.age_l, age_slices, fmt_bytes(double(age_bytes)).c_str(), time_k, time_l, time_slices,
-                fmt_bytes(double(time_bytes)).c_str(), plain_q.k(), fmt_bytes(double(plain_q.bytes())).c_str(),
+                fmt_bytes(double(time_bytes)).c_str(), q.plain.k(), fmt_bytes(double(q.plain.bytes())).c_str(),
                 fmt_bytes(double(floor_buf.bytes())).c_str());
     std::printf("count window, blocked: (k, l) = (%u, %u), %" PRIu64 " slices in %u line%s per key, slices of %" PRIu64
                 " bits filled to %.3f when they leave the first k, g = %" PRIu64
@@ -863,18 +860,13 @@ ConfigReport run_config(uint64_t capacity, double error, const Options &opt, uin
             fr = &fpr_blk;
             if (absent_row || present_row) probes = fmt_u(rep.blk_lines) + (rep.blk_lines > 1 ? " lines" : " line");
             if (id == "blk_add") probes = fmt_u(rep.blk_k) + " (set)";
-        } else if (r.filter == 1) {
-            bpe = fmt("%.2f", age_bpe);
-            fr = &fpr_age;
-            if (rep.age_probes.available && (absent_row || present_row))
-                probes = fmt("%.2f", absent_row ? rep.age_probes.absent : rep.age_probes.present);
-            if (id == "age_add") probes = fmt_u(rep.age_k) + " (set)";
-        } else if (r.filter == 2) {
-            bpe = fmt("%.2f", time_bpe);
-            fr = &fpr_time;
-            if (rep.time_probes.available && (absent_row || present_row))
-                probes = fmt("%.2f", absent_row ? rep.time_probes.absent : rep.time_probes.present);
-            if (id == "time_add") probes = fmt_u(time_k) + " (set)";
+        } else if (r.filter == 1 || r.filter == 2) {  // the classic count window, the time filter
+            const bool age = r.filter == 1;
+            const ProbeStats &pc = age ? rep.age_probes : rep.time_probes;
+            bpe = fmt("%.2f", age ? age_bpe : time_bpe);
+            fr = age ? &fpr_age : &fpr_time;
+            if (pc.available && (absent_row || present_row)) probes = fmt("%.2f", absent_row ? pc.absent : pc.present);
+            if (id == (age ? "age_add" : "time_add")) probes = fmt_u(age ? rep.age_k : time_k) + " (set)";
         } else if (r.filter == 4) {
             bpe = fmt("%.2f", age_bpe);
             probes = fmt("%.2f", rep.age_probes.absent);
@@ -882,8 +874,8 @@ ConfigReport run_config(uint64_t capacity, double error, const Options &opt, uin
             bpe = fmt("%.2f", plain_bpe);
             fr = &fpr_plain;
             if (absent_row) probes = fmt("%.2f", rep.plain_absent_probes);
-            if (present_row) probes = fmt_u(plain_q.k());
-            if (id == "plain_add") probes = fmt_u(plain_q.k()) + " (set)";
+            if (present_row) probes = fmt_u(q.plain.k());
+            if (id == "plain_add") probes = fmt_u(q.plain.k()) + " (set)";
         }
         if (fr && absent_row) {
             meas = fmt("%.3g", fr->rate()) + " (" + fmt_u(fr->fp) + "/" + fmt_u(fr->queries) + ")";
@@ -932,27 +924,17 @@ ConfigReport run_config(uint64_t capacity, double error, const Options &opt, uin
 
 int main(int argc, char **argv) {
     Options opt;
-    std::string err;
-    const char *what = "age-partitioned Bloom filters: add/contains ns/op beside a plain Bloom filter and the floor";
-    if (!parse_options(argc, argv, &opt, &err)) {
-        std::fprintf(stderr, "bench_bloom: %s\n", err.c_str());
-        print_usage(argv[0], what, stderr);
-        return 1;
-    }
-    if (opt.help) {
-        print_usage(argv[0], what);
-        std::printf("  --sizes sets the capacities (default 100k,1M; --quick 20k).\n");
-        return 0;
-    }
-    std::vector<uint64_t> sizes = opt.sizes;
-    if (sizes.empty()) sizes = opt.quick ? std::vector<uint64_t>{20000} : std::vector<uint64_t>{100000, 1000000};
-    for (uint64_t s : sizes)
-        if (s < 256 || s > (uint64_t(1) << 30)) {
-            std::fprintf(stderr, "bench_bloom: capacities must be in 256..2^30\n");
-            return 1;
-        }
-    const uint64_t ops = opt.ops ? opt.ops : (opt.quick ? (1u << 14) : (1u << 18));
-    const unsigned reps = opt.reps ? opt.reps : (opt.quick ? 3u : 7u);
+    int exit_code = 0;
+    if (!start_benchmark(argc, argv,
+                         "age-partitioned Bloom filters: add/contains ns/op beside a plain Bloom filter and the floor",
+                         "  --sizes sets the capacities (default 100k,1M; --quick 20k).\n", &opt, &exit_code))
+        return exit_code;
+    const uint64_t t_start = now_ns();
+    std::vector<std::string> csv;
+    const std::vector<uint64_t> sizes =
+        sizes_or(opt, {20000}, {100000, 1000000}, 256, uint64_t(1) << 30, "capacities", "256..2^30");
+    const uint64_t ops = given_or(opt.ops, opt, 1u << 14, 1u << 18);
+    const unsigned reps = unsigned(given_or(opt.reps, opt, 3, 7));
     const double errors[] = {1e-2, 1e-3};
 
     std::printf(
@@ -973,8 +955,6 @@ int main(int argc, char **argv) {
         "memory (warm); the present-key queries, the adds and the first floor of each buffer follow cases\n"
         "on other memory (see the source's method).\n");
 
-    const uint64_t t_start = now_ns();
-    std::vector<std::string> csv;
     std::vector<ConfigReport> reports;
     bool false_negative = false;
     for (uint64_t cap : sizes)
@@ -1101,12 +1081,8 @@ int main(int argc, char **argv) {
             g->blk_bpe / g->age_bpe);
     }
 
-    std::printf("\nBEGIN CSV\n");
-    std::printf(
-        "#case,capacity,error_rate,ops,rounds,ns_per_op_median,ns_min,ns_max,x_floor_lmmh,x_floor_inline,"
-        "x_plain,bits_per_element,probes_per_query_or_bits_set,measured_fpr\n");
-    for (const std::string &l : csv) std::printf("%s\n", l.c_str());
-    std::printf("END CSV\n");
-    std::printf("total time %.1f s\n", double(now_ns() - t_start) * 1e-9);
+    print_csv({"#case,capacity,error_rate,ops,rounds,ns_per_op_median,ns_min,ns_max,x_floor_lmmh,x_floor_inline,"
+               "x_plain,bits_per_element,probes_per_query_or_bits_set,measured_fpr"},
+              csv, t_start);
     return false_negative ? 1 : 0;
 }

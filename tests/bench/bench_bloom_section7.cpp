@@ -625,11 +625,50 @@ std::vector<Run> run_all(const std::vector<FilterSpec> &specs, const Config &cfg
 }
 
 // run_all, then each run's summary; the false negatives add to *fn_total.
-std::vector<Run> run_and_summarize(const std::vector<FilterSpec> &specs, const Config &cfg, const std::string &what,
-                                   std::vector<Summary> *sums, uint64_t *fn_total) {
-    std::vector<Run> runs = run_all(specs, cfg, what.c_str());
-    for (const Run &r : runs) sums->push_back(summarize(r, cfg)), *fn_total += r.fn_total;
-    return runs;
+// One figure's runs (experiment `exp`) and their summaries.
+struct Figure {
+    std::string exp;
+    std::vector<Run> runs;
+    std::vector<Summary> sums;
+};
+
+Figure run_figure(const std::vector<FilterSpec> &specs, const Config &cfg, const std::string &exp, uint64_t *fn_total) {
+    Figure fig{exp, run_all(specs, cfg, exp.c_str()), {}};
+    for (const Run &r : fig.runs) fig.sums.push_back(summarize(r, cfg)), *fn_total += r.fn_total;
+    return fig;
+}
+
+// A filter of a figure: `sp` with the figure's initial capacity and the
+// next seed.
+void add_spec(std::vector<FilterSpec> *specs, FilterSpec sp, uint64_t cap, uint32_t *seed) {
+    sp.init_cap = cap;
+    sp.seed = ++*seed;
+    specs->push_back(sp);
+}
+
+// The two series every figure starts with: the number of slices and the
+// size of s_0.
+void shape_series(const std::vector<Run> &runs) {
+    series_table("(a) number of slices", runs,
+                 [](const Run &r, uint64_t, uint64_t i) { return fmt_u(r.pts[i].slices); });
+    series_table("(b) size of s0 (bits)", runs,
+                 [](const Run &r, uint64_t, uint64_t i) { return fmt_u(r.pts[i].s0_bits); });
+}
+
+// A figure's summary table, and with --csv its section7_<exp>.csv (its
+// path added to *paths) and its rows of Table 2. False when the CSV cannot
+// be written.
+bool finish_figure(const Config &cfg, const Figure &fig, FILE *t2, std::vector<std::string> *paths) {
+    summary_table(fig.runs, fig.sums, cfg);
+    if (!cfg.csv) return true;
+    const std::string path = cfg.out_dir + "/section7_" + fig.exp + ".csv";
+    if (!write_csv(path, fig.runs)) {
+        std::fprintf(stderr, "bench_bloom_section7: cannot write %s\n", path.c_str());
+        return false;
+    }
+    paths->push_back(path);
+    write_table2_csv(t2, fig.exp, fig.runs, fig.sums);
+    return true;
 }
 
 }  // namespace
@@ -698,19 +737,13 @@ int main(int argc, char **argv) {
             sp.l = p[1];
             sp.name = "k" + fmt_u(p[0]) + "l" + fmt_u(p[1]);
             sp.error = 0.1;
-            sp.init_cap = cap;
-            sp.seed = ++seed;
-            specs.push_back(sp);
+            add_spec(&specs, sp, cap, &seed);
         }
         FilterSpec chooser;
         chooser.name = "new_for(0.1)";
         chooser.error = 0.1;
-        chooser.init_cap = cap;
-        chooser.seed = ++seed;
-        specs.push_back(chooser);
-        const std::string exp = ci == 0 ? "fig1_cap1000" : "fig2_cap10000";
-        std::vector<Summary> sums;
-        std::vector<Run> runs = run_and_summarize(specs, cfg, exp, &sums, &fn_total);
+        add_spec(&specs, chooser, cap, &seed);
+        Figure fig = run_figure(specs, cfg, ci == 0 ? "fig1_cap1000" : "fig2_cap10000", &fn_total);
 
         std::printf("\n=== Figure %d (sections 7.1-7.2): error rate 0.1, initial capacity %" PRIu64
                     " (%s-dimensioned: the span holds 3000) ===\n",
@@ -719,14 +752,11 @@ int main(int argc, char **argv) {
                     " / l) / ln 2) bits, 300000 ms); "
                     "new_for(0.1): tf_time_bloom_new_for(%" PRIu64 ", 0.1, 300000) = (%u, %u)\n",
                     cap, cap, ck, cl);
-        series_table("(a) number of slices", runs,
-                     [](const Run &r, uint64_t, uint64_t i) { return fmt_u(r.pts[i].slices); });
-        series_table("(b) size of s0 (bits)", runs,
-                     [](const Run &r, uint64_t, uint64_t i) { return fmt_u(r.pts[i].s0_bits); });
+        shape_series(fig.runs);
         series_table(
             "Figure 3: bits per element within the span (exact; tf_time_bloom_get_stats agrees unless shown "
             "as exact/stats)",
-            runs, [](const Run &r, uint64_t, uint64_t i) {
+            fig.runs, [](const Run &r, uint64_t, uint64_t i) {
                 const Point &p = r.pts[i];
                 const double exact = double(p.total_bits) / double(p.in_span);
                 if (std::fabs(exact - p.bpe_stats) > 0.005 * exact)
@@ -734,19 +764,10 @@ int main(int argc, char **argv) {
                 return fmt("%.2f", exact);
             });
         series_table("false-positive rate / 0.1: measured over the samples since the previous row | fpr_now at the row",
-                     runs, [](const Run &r, uint64_t from, uint64_t i) {
+                     fig.runs, [](const Run &r, uint64_t from, uint64_t i) {
                          return measured_between(r, from, i, 0.1) + "|" + fmt("%.2f", r.pts[i].fpr_now / 0.1);
                      });
-        summary_table(runs, sums, cfg);
-        if (cfg.csv) {
-            const std::string path = cfg.out_dir + "/section7_" + exp + ".csv";
-            if (!write_csv(path, runs)) {
-                std::fprintf(stderr, "bench_bloom_section7: cannot write %s\n", path.c_str());
-                return 1;
-            }
-            csv_paths.push_back(path);
-            write_table2_csv(t2, exp, runs, sums);
-        }
+        if (!finish_figure(cfg, fig, t2, &csv_paths)) return 1;
     }
 
     // ---- 7.3 and Table 2: error rates 1e-1 .. 1e-5, the chooser's (k, l) ----
@@ -760,51 +781,35 @@ int main(int argc, char **argv) {
             FilterSpec sp;
             sp.error = pr.error;
             sp.name = "1e-" + fmt_u(uint64_t(decade(pr.error)));
-            sp.init_cap = cap;
-            sp.seed = ++seed;
-            specs.push_back(sp);
+            add_spec(&specs, sp, cap, &seed);
         }
-        const std::string exp = ci == 0 ? "fpr_cap1000" : "fpr_cap10000";
-        std::vector<Summary> sums;
-        std::vector<Run> runs = run_and_summarize(specs, cfg, exp, &sums, &fn_total);
+        Figure fig = run_figure(specs, cfg, ci == 0 ? "fpr_cap1000" : "fpr_cap10000", &fn_total);
 
         std::printf("\n=== Figure %d (section 7.3): tf_time_bloom_new_for(%" PRIu64
                     ", rate, 300000 ms), rates 1e-1 .. 1e-5 ===\n",
                     ci + 4, cap);
         std::printf("absent elements per sample: ");
-        for (const Run &r : runs)
+        for (const Run &r : fig.runs)
             std::printf("%s %" PRIu64 "/%" PRIu64 "  ", r.spec.name.c_str(),
                         queries_per_sample(r.spec.error, cfg, false), queries_per_sample(r.spec.error, cfg, true));
         std::printf("(before / in the steady state; paper: 10^i * 10000 at every insertion)\n");
-        series_table("(a) number of slices", runs,
-                     [](const Run &r, uint64_t, uint64_t i) { return fmt_u(r.pts[i].slices); });
-        series_table("(b) size of s0 (bits)", runs,
-                     [](const Run &r, uint64_t, uint64_t i) { return fmt_u(r.pts[i].s0_bits); });
-        series_table("bits per element within the span (exact)", runs, [](const Run &r, uint64_t, uint64_t i) {
+        shape_series(fig.runs);
+        series_table("bits per element within the span (exact)", fig.runs, [](const Run &r, uint64_t, uint64_t i) {
             const Point &p = r.pts[i];
             return fmt("%.2f", double(p.total_bits) / double(p.in_span));
         });
         series_table(
             "false-positive rate / target: measured over the samples since the previous row | fpr_now at "
             "the row",
-            runs, [](const Run &r, uint64_t from, uint64_t i) {
+            fig.runs, [](const Run &r, uint64_t from, uint64_t i) {
                 return measured_between(r, from, i, r.spec.error) + "|" + fmt("%.2f", r.pts[i].fpr_now / r.spec.error);
             });
-        summary_table(runs, sums, cfg);
-        if (cfg.csv) {
-            const std::string path = cfg.out_dir + "/section7_" + exp + ".csv";
-            if (!write_csv(path, runs)) {
-                std::fprintf(stderr, "bench_bloom_section7: cannot write %s\n", path.c_str());
-                return 1;
-            }
-            csv_paths.push_back(path);
-            write_table2_csv(t2, exp, runs, sums);
-        }
-        for (size_t i = 0; i < runs.size(); ++i) {
-            all_fpr_sums.push_back(sums[i]);
-            runs[i].pts.clear();
-            runs[i].pts.shrink_to_fit();
-            all_fpr_runs.push_back(std::move(runs[i]));
+        if (!finish_figure(cfg, fig, t2, &csv_paths)) return 1;
+        for (size_t i = 0; i < fig.runs.size(); ++i) {
+            all_fpr_sums.push_back(fig.sums[i]);
+            fig.runs[i].pts.clear();
+            fig.runs[i].pts.shrink_to_fit();
+            all_fpr_runs.push_back(std::move(fig.runs[i]));
         }
     }
 

@@ -417,14 +417,7 @@ SizeReport run_size(uint64_t K, const Options &opt, uint64_t ops, unsigned reps,
     batch_case("bucketed_batch_2t", "bucketed, batches of 64", 2, batched.get(), &tallies[7]);
     baseline_case("baseline_2t", "baseline: map + deque + mutex", 2, &tallies[5]);
 
-    std::fprintf(stderr, "[%s] %zu cases x (1 warm-up + %u rounds) of %" PRIu64 " requests per thread\n", tag.c_str(),
-                 bench.cases().size(), reps, ops);
-    bench.run(reps);
-    if (failures.load() != 0) {
-        std::fprintf(stderr, "bench_rate_limiter: %" PRIu64 " library calls failed (%s)\n", failures.load(),
-                     tf_last_error_message());
-        std::exit(1);
-    }
+    run_cases(bench, tag, reps, ops, "requests per thread", failures);
     for (auto &c : bench.cases()) rep.median.emplace_back(c->id, c->median_ns());
     const Usage ub_end = usage(bucketed.get()), ue_end = usage(exact.get());
     if (ub_end.keys != K || ue_end.keys != K)
@@ -887,27 +880,17 @@ bool run_overadmission(const Options &opt, std::vector<std::string> *csv) {
 
 int main(int argc, char **argv) {
     Options opt;
-    std::string err;
-    const char *what = "rate limiter: decisions/s and bytes per key beside a sliding log; bucketed over-admission";
-    if (!parse_options(argc, argv, &opt, &err)) {
-        std::fprintf(stderr, "bench_rate_limiter: %s\n", err.c_str());
-        print_usage(argv[0], what, stderr);
-        return 1;
-    }
-    if (opt.help) {
-        print_usage(argv[0], what);
-        std::printf("  --sizes sets the numbers of active keys (default 1k,1M; --quick 1k,20k).\n");
-        return 0;
-    }
-    std::vector<uint64_t> sizes = opt.sizes;
-    if (sizes.empty()) sizes = opt.quick ? std::vector<uint64_t>{1000, 20000} : std::vector<uint64_t>{1000, kGoalKeys};
-    for (uint64_t s : sizes)
-        if (s < 16 || s > (uint64_t(1) << 26)) {
-            std::fprintf(stderr, "bench_rate_limiter: key counts must be in 16..2^26\n");
-            return 1;
-        }
-    const uint64_t ops = opt.ops ? opt.ops : (opt.quick ? (1u << 14) : (1u << 20));
-    const unsigned reps = opt.reps ? opt.reps : (opt.quick ? 2u : 5u);
+    int exit_code = 0;
+    if (!start_benchmark(
+            argc, argv, "rate limiter: decisions/s and bytes per key beside a sliding log; bucketed over-admission",
+            "  --sizes sets the numbers of active keys (default 1k,1M; --quick 1k,20k).\n", &opt, &exit_code))
+        return exit_code;
+    const uint64_t t_start = now_ns();
+    std::vector<std::string> csv;
+    const std::vector<uint64_t> sizes =
+        sizes_or(opt, {1000, 20000}, {1000, kGoalKeys}, 16, uint64_t(1) << 26, "key counts", "16..2^26");
+    const uint64_t ops = given_or(opt.ops, opt, 1u << 14, 1u << 20);
+    const unsigned reps = unsigned(given_or(opt.reps, opt, 2, 5));
 
     std::printf("Rate limiter benchmark%s: 16-byte keys, acquire(n = 1), %u timed rounds (median reported), %" PRIu64
                 " requests per thread per round\n",
@@ -915,8 +898,6 @@ int main(int argc, char **argv) {
     print_environment(stdout);
     std::printf("timing: 1 thread: the thread's CPU time; 2 threads: wall time (both threads on one limiter)\n");
 
-    const uint64_t t_start = now_ns();
-    std::vector<std::string> csv;
     std::vector<SizeReport> reports;
     for (uint64_t K : sizes) reports.push_back(run_size(K, opt, ops, reps, &csv));
     const std::vector<uint64_t> counts =
@@ -970,18 +951,13 @@ int main(int argc, char **argv) {
             100.0 * 47.0 / g->bytes_bucketed, g->bytes_bucketed);
     }
 
-    std::printf("\nBEGIN CSV\n");
-    std::printf(
-        "#throughput,case,keys,threads,ops_per_thread,rounds,ns_per_op_median,mdecisions_per_s,ns_min,ns_max,"
-        "x_floor,baseline_over_ours,allowed_fraction,bytes_per_key\n");
-    std::printf("#memory,keys,bucketed_bytes,bucketed_bytes_per_key,exact_bytes,exact_bytes_per_key\n");
-    std::printf(
-        "#overadmission,traffic,load,limit,window,width,buckets,keys,requests,granted_bucketed,granted_exact,"
-        "beyond_exact,beyond_exact_2se,only_bucketed,only_exact,readme_fp,readme_says,worst_window_bucketed,"
-        "worst_window_exact,use_bucketed,use_exact\n");
-    for (const std::string &l : csv) std::printf("%s\n", l.c_str());
-    std::printf("END CSV\n");
-    std::printf("total time %.1f s\n", double(now_ns() - t_start) * 1e-9);
+    print_csv({"#throughput,case,keys,threads,ops_per_thread,rounds,ns_per_op_median,mdecisions_per_s,ns_min,ns_max,"
+               "x_floor,baseline_over_ours,allowed_fraction,bytes_per_key",
+               "#memory,keys,bucketed_bytes,bucketed_bytes_per_key,exact_bytes,exact_bytes_per_key",
+               "#overadmission,traffic,load,limit,window,width,buckets,keys,requests,granted_bucketed,granted_exact,"
+               "beyond_exact,beyond_exact_2se,only_bucketed,only_exact,readme_fp,readme_says,worst_window_bucketed,"
+               "worst_window_exact,use_bucketed,use_exact"},
+              csv, t_start);
     if (!ok) std::fprintf(stderr, "bench_rate_limiter: a correctness check failed (see FAILURE above)\n");
     return ok ? 0 : 1;
 }

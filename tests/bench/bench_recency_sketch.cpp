@@ -380,14 +380,7 @@ SizeReport run_size(uint64_t cells, const Options &opt, uint64_t ops, unsigned r
     query_batch_case("query_batch_standard_2t", "query standard, concurrent, batch of 64", 2, stdc.get());
     map_query_case("query_map_2t", "query exact map (readers only)", 2);
 
-    std::fprintf(stderr, "[%s cells] %zu cases x (1 warm-up + %u rounds) of %" PRIu64 " ops per thread\n",
-                 fmt_size(cells).c_str(), bench.cases().size(), reps, ops);
-    bench.run(reps);
-    if (failures.load() != 0) {
-        std::fprintf(stderr, "bench_recency_sketch: %" PRIu64 " library calls failed (%s)\n", failures.load(),
-                     tf_last_error_message());
-        std::exit(1);
-    }
+    run_cases(bench, fmt_size(cells) + " cells", reps, ops, "ops per thread", failures);
 
     for (auto &c : bench.cases()) rep.median.emplace_back(c->id, c->median_ns());
 
@@ -534,21 +527,16 @@ void run_error(const std::vector<uint64_t> &sizes, const Options &opt, std::vect
 
 int main(int argc, char **argv) {
     Options opt;
-    std::string err;
-    if (!parse_options(argc, argv, &opt, &err)) {
-        std::fprintf(stderr, "bench_recency_sketch: %s\n", err.c_str());
-        print_usage(argv[0], "RecencySketch: update/query/pace ns/op and too-new error", stderr);
-        return 1;
-    }
-    if (opt.help) {
-        print_usage(argv[0], "RecencySketch: update/query/pace ns/op and too-new error");
-        return 0;
-    }
-    std::vector<uint64_t> sizes = opt.sizes;
-    if (sizes.empty())
-        sizes = opt.quick ? std::vector<uint64_t>{1u << 16, 1u << 20} : std::vector<uint64_t>{1u << 16, 1u << 24};
-    const uint64_t ops = opt.ops ? opt.ops : (opt.quick ? (1u << 16) : (1u << 21));
-    const unsigned reps = opt.reps ? opt.reps : (opt.quick ? 3u : 7u);
+    int exit_code = 0;
+    if (!start_benchmark(argc, argv, "RecencySketch: update/query/pace ns/op and too-new error", nullptr, &opt,
+                         &exit_code))
+        return exit_code;
+    const uint64_t t_start = now_ns();
+    std::vector<std::string> csv;
+    const std::vector<uint64_t> sizes =
+        sizes_or(opt, {1u << 16, 1u << 20}, {1u << 16, 1u << 24}, 1, UINT64_MAX, "sizes", "1..2^64-1");
+    const uint64_t ops = given_or(opt.ops, opt, 1u << 16, 1u << 21);
+    const unsigned reps = unsigned(given_or(opt.reps, opt, 3, 7));
 
     std::printf(
         "RecencySketch benchmark%s: 16-byte keys, depth %u, %u timed rounds (median reported), "
@@ -561,8 +549,6 @@ int main(int argc, char **argv) {
         "x floor(inl) = the same against the inline-hash floor; map/ours = exact map ns/op / ours (same op,\n"
         "same threads; > 1 means the sketch is faster); B/key = memory / distinct keys.\n");
 
-    const uint64_t t_start = now_ns();
-    std::vector<std::string> csv;
     std::vector<SizeReport> reports;
     for (uint64_t cells : sizes) reports.push_back(run_size(cells, opt, ops, reps, &csv));
     run_error(sizes, opt, &csv);
@@ -618,13 +604,9 @@ int main(int argc, char **argv) {
             batch_map_ok ? "MET" : "NOT MET", detail.c_str());
     }
 
-    std::printf("\nBEGIN CSV\n");
-    std::printf(
-        "#throughput,case,cells,depth,distinct_keys,ops_per_thread,rounds,ns_per_op_median,ns_min,ns_max,"
-        "thread_ns_per_op,x_floor_lmmh,x_floor_inline,map_over_ours,bytes_per_key\n");
-    std::printf("#error,layout,cells,depth,n,bytes_per_key,measured_too_new,estimate,model\n");
-    for (const std::string &l : csv) std::printf("%s\n", l.c_str());
-    std::printf("END CSV\n");
-    std::printf("total time %.1f s\n", double(now_ns() - t_start) * 1e-9);
+    print_csv({"#throughput,case,cells,depth,distinct_keys,ops_per_thread,rounds,ns_per_op_median,ns_min,ns_max,"
+               "thread_ns_per_op,x_floor_lmmh,x_floor_inline,map_over_ours,bytes_per_key",
+               "#error,layout,cells,depth,n,bytes_per_key,measured_too_new,estimate,model"},
+              csv, t_start);
     return 0;
 }

@@ -25,6 +25,9 @@
 //   heap_in_use, CountingAllocator
 //                               bytes per key of the exact baselines
 //   Table, print_environment    output helpers
+//   start_benchmark, given_or   the start of a main: options, --help, defaults
+//   run_cases, print_csv        a round of cases (a failed call ends it), the
+//                               CSV block and the total time at the end
 //   require_ok, Owned           calls into the library: exit with its message
 //                               on failure; handles freed at scope exit
 //
@@ -48,6 +51,7 @@
 #include <cstring>
 #include <ctime>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <new>
 #include <string>
@@ -179,6 +183,47 @@ inline bool parse_options(int argc, char **argv, Options *o, std::string *err) {
         }
     }
     return true;
+}
+
+// The start of a benchmark's main: parses the command line. Returns false
+// when main must return *exit_code at once: 1 after the usage on stderr (a
+// bad argument), 0 after the usage and `more` (may be NULL) on stdout
+// (--help). `what` says what the benchmark measures.
+inline bool start_benchmark(int argc, char **argv, const char *what, const char *more, Options *opt, int *exit_code) {
+    std::string err;
+    if (!parse_options(argc, argv, opt, &err)) {
+        std::fprintf(stderr, "%s: %s\n", program_name().c_str(), err.c_str());
+        print_usage(argv[0], what, stderr);
+        *exit_code = 1;
+        return false;
+    }
+    if (opt->help) {
+        print_usage(argv[0], what);
+        if (more) std::printf("%s", more);
+        *exit_code = 0;
+        return false;
+    }
+    return true;
+}
+
+// The sizes to measure: the command line's, else the defaults of a --quick
+// run or a full one. A size outside [lo, hi] ends the benchmark with a
+// message that names the sizes `what` and their range `range`.
+inline std::vector<uint64_t> sizes_or(const Options &opt, std::vector<uint64_t> quick, std::vector<uint64_t> full,
+                                      uint64_t lo, uint64_t hi, const char *what, const char *range) {
+    std::vector<uint64_t> sizes = opt.sizes.empty() ? (opt.quick ? quick : full) : opt.sizes;
+    for (uint64_t s : sizes)
+        if (s < lo || s > hi) {
+            std::fprintf(stderr, "%s: %s must be in %s\n", program_name().c_str(), what, range);
+            std::exit(1);
+        }
+    return sizes;
+}
+
+// A count the command line gave (non-zero), else the benchmark's default
+// for a --quick run or a full one.
+inline uint64_t given_or(uint64_t given, const Options &opt, uint64_t quick, uint64_t full) {
+    return given ? given : (opt.quick ? quick : full);
 }
 
 // ---------------------------------------------------------------------------
@@ -718,6 +763,32 @@ inline void require_ok(tf_status st, const char *what) {
     std::fprintf(stderr, "%s: %s failed: %s (%s)\n", program_name().c_str(), what, tf_status_string(st),
                  tf_last_error_message());
     std::exit(1);
+}
+
+// Runs the cases of `bench` after a line on stderr that names the round
+// ("[tag] N cases x (1 warm-up + reps rounds) of ops <unit>"); a library
+// call that failed in any of them (the count in `failures`) ends the
+// benchmark.
+inline void run_cases(Bench &bench, const std::string &tag, unsigned reps, uint64_t ops, const char *unit,
+                      const std::atomic<uint64_t> &failures) {
+    std::fprintf(stderr, "[%s] %zu cases x (1 warm-up + %u rounds) of %" PRIu64 " %s\n", tag.c_str(),
+                 bench.cases().size(), reps, ops, unit);
+    bench.run(reps);
+    if (failures.load() == 0) return;
+    std::fprintf(stderr, "%s: %" PRIu64 " library calls failed (%s)\n", program_name().c_str(), failures.load(),
+                 tf_last_error_message());
+    std::exit(1);
+}
+
+// The end of a benchmark's report: the CSV block (its column lines, then
+// the rows) and the total time since t_start.
+inline void print_csv(std::initializer_list<const char *> columns, const std::vector<std::string> &rows,
+                      uint64_t t_start) {
+    std::printf("\nBEGIN CSV\n");
+    for (const char *c : columns) std::printf("%s\n", c);
+    for (const std::string &l : rows) std::printf("%s\n", l.c_str());
+    std::printf("END CSV\n");
+    std::printf("total time %.1f s\n", double(now_ns() - t_start) * 1e-9);
 }
 
 // A handle freed by `Free` at scope exit: Owned<tf_recency_sketch,

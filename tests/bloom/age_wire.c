@@ -1,6 +1,7 @@
 /* The age-partitioned Bloom filter's wire format (kind 2, classic layout):
- * round trips, the serialize contract, max_memory, truncated, flipped,
- * hostile and foreign blobs, and the golden blob. */
+ * round trips, max_memory, the golden blob; the serialize contract,
+ * truncated, flipped, hostile and foreign blobs through the tests both
+ * Bloom suites share (bloom_wire.c), with this filter's own cases. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,11 +15,7 @@ static void test_serialize_round_trip(void **state) {
     tf_age_bloom *f = ab_filled(ab_make_for(0.01, 5000, 77), 'r', 12345);
     size_t n;
     unsigned char *blob = ab_snap(f, &n);
-    assert_memory_equal(blob, "TFLT", 4);
-    assert_int_equal(bu_get_le(blob + 4, 2), 1);
-    assert_int_equal(bu_get_le(blob + 6, 2), 2); /* kind 2 */
-    assert_int_equal(bu_get_le(blob + 8, 4), 0);
-    assert_int_equal(bu_get_le(blob + 12, 8), n - 28);
+    tu_check_envelope(blob, n, 2, 0);
     uint32_t k, l;
     uint64_t m, g;
     OK(ab_info(f, &k, &l, &m, &g, NULL, NULL));
@@ -44,98 +41,34 @@ static void test_serialize_round_trip(void **state) {
     OK(ab_stats(f, &s1, &b1, &e1, &i1, &p1));
     OK(ab_stats(c, &s3, &b2, &e2, &i2, &p2));
     assert_true(s1 == s3 && b1 == b2 && e1 == e2 && i1 == i2 && p1 == p2);
-    for (uint64_t i = 0; i < 30000; ++i) assert_int_equal(ab_has_id(f, 'r', i), ab_has_id(c, 'r', i));
-    /* the copy continues exactly like the original under the same operations */
-    tu_rng rng = {3};
-    for (int i = 0; i < 20000; ++i) {
-        uint64_t id = tu_below(&rng, 40000);
-        if (i % 3) {
-            ab_add_id(f, 'r', id);
-            ab_add_id(c, 'r', id);
-        } else {
-            tu_key key = tu_make_key('r', id);
-            int w1, w2;
-            OK(tf_age_bloom_add_if_absent(f, key.b, sizeof key.b, &w1));
-            OK(tf_age_bloom_add_if_absent(c, key.b, sizeof key.b, &w2));
-            assert_int_equal(w1, w2);
-        }
-        if (i % 5000 == 0) assert_true(ab_same(f, c));
-    }
-    assert_true(ab_same(f, c));
-    /* ... and stays independent of it */
-    ab_add_id(c, 'i', 1);
-    assert_false(ab_same(f, c));
+    bu_check_same_future(&bu_age, f, c, 30000, 40000, 20000, NULL);
     free(blob);
     tf_age_bloom_free(c);
     tf_age_bloom_free(f);
 }
 
-static void test_serialize_buffer_too_small(void **state) {
-    (void)state;
+/* The filters of the wire tests both suites run (bloom_wire.c). */
+static void *tiny(void) {
     tf_age_bloom *f = ab_make(3, 3, 256, 1);
     ab_add_id(f, 'b', 1);
-    size_t need;
-    OK(tf_age_bloom_serialized_size(f, &need));
-    tu_check_serialize_contract(f, need, ab_serialize);
-    tf_age_bloom_free(f);
+    return f;
 }
 
-/* A small blob: 4 slices of 64 bits, some inserts and a shift. */
-static tf_age_bloom *small_filter(void) {
+static void *filled(void) { return ab_filled(ab_make_for(0.1, 300, 2), 't', 400); }
+
+/* 4 slices of 64 bits, some inserts and a shift. */
+static void *small(void) {
     tf_age_bloom *f = ab_make(2, 2, 64, 9); /* g = 22 */
     for (uint64_t i = 0; i < 30; ++i) ab_add_id(f, 's', i);
     return f;
 }
 
-static void test_deserialize_truncated(void **state) {
-    (void)state;
-    tf_age_bloom *f = ab_filled(ab_make_for(0.1, 300, 2), 't', 400);
-    size_t n;
-    unsigned char *blob = ab_snap(f, &n);
-    bu_check_cut_blobs(blob, n, ab_try_blob);
-    free(blob);
-    tf_age_bloom_free(f);
-}
-
-/* Every single-bit flip is caught, with the status its field calls for. */
-static void test_deserialize_bit_flips(void **state) {
-    (void)state;
-    tf_age_bloom *f = small_filter();
-    size_t n;
-    unsigned char *blob = ab_snap(f, &n);
-    assert_true(n < 400);
-    tu_check_bit_flips(blob, n, ab_try_blob);
-    free(blob);
-    tf_age_bloom_free(f);
-}
-
-/* Every payload bit flipped with the checksum fixed: either a clean error
- * or a filter that works (a flipped bit in a slice is a valid filter). */
-static void test_deserialize_bit_flips_fixed_checksum(void **state) {
-    (void)state;
-    tf_age_bloom *f = small_filter();
-    size_t n;
-    unsigned char *blob = ab_snap(f, &n);
-    tu_check_payload_flips(blob, n, ab_try_blob);
-    free(blob);
-    tf_age_bloom_free(f);
-}
-
-/* Blobs with a valid checksum but fields that break the invariants. */
-static void test_deserialize_hostile_fields(void **state) {
-    (void)state;
-    tf_age_bloom *f = small_filter();
-    size_t n;
-    unsigned char *good = ab_snap(f, &n);
-    blob_view v = bu_decode(good, n);
-    bu_field_case common[BU_SLICE_CASES];
-    const size_t n_common = bu_slice_payload_cases(&v, common);
-    bu_check_field_cases(good, n, common, n_common, ab_try_blob);
-    const size_t s0 = v.s[0].off, s1 = v.s[1].off, s3 = v.s[3].off;
-    const uint64_t serial1 = v.s[1].serial;
-    free(v.s);
-    /* and the count window's own */
-    const bu_field_case cases[] = {
+/* The count window's own hostile fields, beyond those of every kind 2/3
+ * payload. */
+static void check_own_cases(const blob_view *v, const unsigned char *good, size_t n) {
+    const size_t s0 = v->s[0].off, s1 = v->s[1].off, s3 = v->s[3].off;
+    const uint64_t serial1 = v->s[1].serial;
+    const tu_field_case cases[] = {
         {4, 0, 2, TF_ERR_UNSUPPORTED_VERSION},
         {6, 3, 2, TF_ERR_WRONG_KIND}, /* a time-limited filter */
         {6, 1, 2, TF_ERR_WRONG_KIND},
@@ -161,9 +94,14 @@ static void test_deserialize_hostile_fields(void **state) {
         {s1 + 24, serial1 - 1, 8, TF_ERR_CORRUPT},
         {s0 + 16, 5, 8, TF_ERR_CORRUPT}, /* a timestamp in a count window, newer than its clock (0) */
     };
-    bu_check_field_cases(good, n, cases, sizeof cases / sizeof cases[0], ab_try_blob);
-    /* a set bit beyond m in the last word of a slice: m = 64 has none, so
-     * use a filter with 100-bit slices */
+    tu_check_field_cases(good, n, cases, sizeof cases / sizeof cases[0], ab_try_blob);
+}
+
+/* A set bit beyond m in the last word of a slice is corrupt (m = 64 has
+ * none, so a filter with 100-bit slices), and slices of one count window
+ * all have the same size. */
+static void test_deserialize_bits_beyond_m(void **state) {
+    (void)state;
     tf_age_bloom *g = ab_make(2, 2, 100, 1);
     ab_add_id(g, 'h', 1);
     size_t gn;
@@ -188,60 +126,31 @@ static void test_deserialize_hostile_fields(void **state) {
     free(gv.s);
     free(gb);
     tf_age_bloom_free(g);
-    free(good);
-    tf_age_bloom_free(f);
 }
 
-/* Plausible small header fields for some random payloads. */
-static void plant_age_header(unsigned char *buf, size_t len, int i, tu_rng *r) {
-    if (len >= P_SLICES && i % 4 == 1) {
-        tu_put_le(buf + P_K, 1 + tu_below(r, 3), 4);
-        tu_put_le(buf + P_L, 1 + tu_below(r, 3), 4);
-        tu_put_le(buf + P_S, tu_below(r, 7), 4);
-        tu_put_le(buf + P_SPAN, 0, 8);
-        tu_put_le(buf + P_GEN, 1 + tu_below(r, 40), 8);
-    }
-}
+/* A blob of the other Bloom filter. */
+static void *time_filter(void) { return tb_make(2, 2, 64, 100, 1); }
 
-static void test_deserialize_wrong_kind_random_and_null(void **state) {
-    (void)state;
-    /* a time-limited filter and a recency sketch are not age blooms, even
-     * with the kind edited: the payload is checked on its own */
-    tf_time_bloom *t = tb_make(2, 2, 64, 100, 1);
-    size_t n;
-    unsigned char *tb = tb_snap(t, &n);
-    bu_check_foreign_blob(tb, n, 2, TF_ERR_CORRUPT, ab_try_blob);
-    free(tb);
-    tf_time_bloom_free(t);
-    tf_recency_sketch *rs = NULL;
-    OK(tf_recency_sketch_new(16, 2, 1, 0, &rs));
-    size_t w;
-    OK(tf_recency_sketch_serialized_size(rs, &n));
-    unsigned char *rb = malloc(n);
-    OK(tf_recency_sketch_serialize(rs, rb, n, &w));
-    bu_check_foreign_blob(rb, n, 2, TF_ERR_CORRUPT, ab_try_blob);
-    free(rb);
-    tf_recency_sketch_free(rs);
-    /* random bytes, and random payloads behind a valid envelope */
-    bu_check_random_blobs(2025, 640, 2, plant_age_header, ab_try_blob);
-    unsigned char buf[10] = {0};
-    tf_age_bloom *c = NULL;
-    assert_int_equal(tf_age_bloom_deserialize(NULL, 10, NULL, &c), TF_ERR_NULL);
-    assert_int_equal(tf_age_bloom_deserialize(buf, 10, NULL, NULL), TF_ERR_NULL);
-    assert_int_equal(tf_age_bloom_deserialize(NULL, 0, NULL, &c), TF_ERR_NULL);
-    assert_null(c);
-}
+static const bu_wire wire = {
+    .filter = &bu_age,
+    .kind = 2,
+    .try_blob = ab_try_blob,
+    .check_own_cases = check_own_cases,
+    .make = {.tiny = tiny, .filled = filled, .small = small, .small_max = 400},
+    /* a time filter's payload read as a count window has a span; a sketch's is corrupt too */
+    .foreign = {.other = &tu_time_bloom,
+                .other_small = time_filter,
+                .other_edited = TF_ERR_CORRUPT,
+                .sketch_edited = TF_ERR_CORRUPT},
+    .random = {.seed = 2025, .max_len = 640, .header = {.s_min = 0, .s_range = 7, .gen_range = 40}},
+};
 
 static void test_golden_blob(void **state) {
     (void)state;
     /* window l * g = 184, of which the last 100 plain inserts are checked
      * (the add_if_absent calls and the binary key came after them) */
-    ab_check_golden("age_bloom_v1", golden_age_bloom(), 0, 100);
+    ab_check_golden("age_bloom_v1", 0, 100);
 }
 
-BU_DEFINE_GROUP(age_wire_tests, cmocka_unit_test(test_serialize_round_trip),
-                cmocka_unit_test(test_serialize_buffer_too_small), cmocka_unit_test(test_deserialize_truncated),
-                cmocka_unit_test(test_deserialize_bit_flips),
-                cmocka_unit_test(test_deserialize_bit_flips_fixed_checksum),
-                cmocka_unit_test(test_deserialize_hostile_fields),
-                cmocka_unit_test(test_deserialize_wrong_kind_random_and_null), cmocka_unit_test(test_golden_blob));
+BU_DEFINE_GROUP(age_wire_tests, cmocka_unit_test(test_serialize_round_trip), BU_WIRE_TESTS(&wire),
+                cmocka_unit_test(test_deserialize_bits_beyond_m), cmocka_unit_test(test_golden_blob));

@@ -13,12 +13,6 @@ const double kLn2 = 0.69314718055994530942;
 
 /* ---- the payload of kinds 2 and 3 ----------------------------------------- */
 
-uint64_t bu_get_le(const unsigned char *p, int bytes) {
-    uint64_t v = 0;
-    for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | p[i];
-    return v;
-}
-
 static int popcount64(uint64_t x) {
     int c = 0;
     while (x) {
@@ -32,34 +26,34 @@ blob_view bu_decode(const unsigned char *b, size_t len) {
     blob_view v;
     memset(&v, 0, sizeof v);
     assert_true(len >= P_SLICES + 8);
-    v.k = (uint32_t)bu_get_le(b + P_K, 4);
-    v.l = (uint32_t)bu_get_le(b + P_L, 4);
-    v.seed = (uint32_t)bu_get_le(b + P_SEED, 4);
-    v.S = (uint32_t)bu_get_le(b + P_S, 4);
-    v.span = bu_get_le(b + P_SPAN, 8);
-    v.generation = bu_get_le(b + P_GEN, 8);
-    v.until_shift = bu_get_le(b + P_UNTIL, 8);
-    v.gen_inserts = bu_get_le(b + P_GEN_INS, 8);
-    v.last_shift = bu_get_le(b + P_LAST, 8);
-    v.high_water = bu_get_le(b + P_HIGH, 8);
-    v.inserts = bu_get_le(b + P_INSERTS, 8);
-    v.next_serial = bu_get_le(b + P_NEXT, 8);
+    v.k = (uint32_t)tu_get_le(b + P_K, 4);
+    v.l = (uint32_t)tu_get_le(b + P_L, 4);
+    v.seed = (uint32_t)tu_get_le(b + P_SEED, 4);
+    v.S = (uint32_t)tu_get_le(b + P_S, 4);
+    v.span = tu_get_le(b + P_SPAN, 8);
+    v.generation = tu_get_le(b + P_GEN, 8);
+    v.until_shift = tu_get_le(b + P_UNTIL, 8);
+    v.gen_inserts = tu_get_le(b + P_GEN_INS, 8);
+    v.last_shift = tu_get_le(b + P_LAST, 8);
+    v.high_water = tu_get_le(b + P_HIGH, 8);
+    v.inserts = tu_get_le(b + P_INSERTS, 8);
+    v.next_serial = tu_get_le(b + P_NEXT, 8);
     v.s = calloc(v.S, sizeof *v.s);
     assert_non_null(v.s);
     size_t off = P_SLICES;
     for (uint32_t i = 0; i < v.S; ++i) {
         slice_view *s = &v.s[i];
         s->off = off;
-        s->m = bu_get_le(b + off, 8);
-        s->n = bu_get_le(b + off + 8, 8);
-        s->t = bu_get_le(b + off + 16, 8);
-        s->serial = bu_get_le(b + off + 24, 8);
-        s->owned = bu_get_le(b + off + 32, 8);
-        s->own_end = bu_get_le(b + off + 40, 8);
+        s->m = tu_get_le(b + off, 8);
+        s->n = tu_get_le(b + off + 8, 8);
+        s->t = tu_get_le(b + off + 16, 8);
+        s->serial = tu_get_le(b + off + 24, 8);
+        s->owned = tu_get_le(b + off + 32, 8);
+        s->own_end = tu_get_le(b + off + 40, 8);
         off += 48;
         uint64_t words = (s->m + 63) / 64;
         assert_true(off + words * 8 <= len - 8);
-        for (uint64_t w = 0; w < words; ++w) s->pop += (uint64_t)popcount64(bu_get_le(b + off + 8 * w, 8));
+        for (uint64_t w = 0; w < words; ++w) s->pop += (uint64_t)popcount64(tu_get_le(b + off + 8 * w, 8));
         off += words * 8;
     }
     assert_int_equal(off, len - 8);
@@ -173,81 +167,30 @@ void bu_check_band(const char *what, double target, double measured, double mode
 
 static uint64_t absent_next = 0; /* the next never-inserted key */
 
-/* ---- snapshots --------------------------------------------------------- */
+/* ---- blobs ---------------------------------------------------------------- */
 
-unsigned char *bu_snap(const void *obj, tu_serialize_fn serialize, size_t *len) {
-    size_t n = 0, w = 0;
-    assert_int_equal(serialize(obj, NULL, 0, &n), TF_ERR_BUFFER_TOO_SMALL);
-    unsigned char *buf = malloc(n);
-    assert_non_null(buf);
-    OK(serialize(obj, buf, n, &w));
-    assert_int_equal(w, n);
-    *len = n;
-    return buf;
-}
-
-int bu_same(const void *a, const void *b, tu_serialize_fn serialize) {
-    size_t na, nb;
-    unsigned char *x = bu_snap(a, serialize, &na), *y = bu_snap(b, serialize, &nb);
-    int eq = na == nb && memcmp(x, y, na) == 0;
-    free(x);
-    free(y);
-    return eq;
-}
-
-void bu_assert_unchanged(const void *obj, tu_serialize_fn serialize, const unsigned char *before, size_t len) {
+blob_view bu_view(const void *obj, const tu_structure *st) {
     size_t n;
-    unsigned char *now = bu_snap(obj, serialize, &n);
-    assert_int_equal(n, len);
-    assert_memory_equal(now, before, len);
-    free(now);
-}
-
-blob_view bu_view(const void *obj, tu_serialize_fn serialize) {
-    size_t n;
-    unsigned char *b = bu_snap(obj, serialize, &n);
+    unsigned char *b = tu_snapshot(obj, st->serialize, &n);
     blob_view v = bu_decode(b, n);
     free(b);
     return v;
 }
 
-/* The typed snapshots of a filter (`type`: tf_age_bloom or tf_time_bloom)
- * over bu_snap and its kin: p_serialize, p_snap, p_same,
- * p_assert_unchanged, p_view. */
-#define BU_DEFINE_SNAPSHOTS(p, type)                                                               \
-    tf_status p##_serialize(const void *obj, void *buf, size_t capacity, size_t *written) {        \
-        return type##_serialize((const type *)obj, buf, capacity, written);                        \
-    }                                                                                              \
-    unsigned char *p##_snap(const type *f, size_t *len) { return bu_snap(f, p##_serialize, len); } \
-    int p##_same(const type *a, const type *b) { return bu_same(a, b, p##_serialize); }            \
-    void p##_assert_unchanged(const type *f, const unsigned char *before, size_t len) {            \
-        bu_assert_unchanged(f, p##_serialize, before, len);                                        \
-    }                                                                                              \
-    blob_view p##_view(const type *f) { return bu_view(f, p##_serialize); }
+/* The typed snapshots of a filter (`noun`: age_bloom or time_bloom) over
+ * tu_snapshot and its kin: p_snap, p_same, p_assert_unchanged, p_view. */
+#define BU_DEFINE_SNAPSHOTS(p, noun)                                                                              \
+    unsigned char *p##_snap(const tf_##noun *f, size_t *len) { return tu_snapshot(f, tu_##noun.serialize, len); } \
+    int p##_same(const tf_##noun *a, const tf_##noun *b) { return tu_same_blob(a, b, tu_##noun.serialize); }      \
+    void p##_assert_unchanged(const tf_##noun *f, const unsigned char *before, size_t len) {                      \
+        tu_assert_blob(f, tu_##noun.serialize, before, len);                                                      \
+    }                                                                                                             \
+    blob_view p##_view(const tf_##noun *f) { return bu_view(f, &tu_##noun); }
 
-/* ---- versioned structs and blobs ----------------------------------------- */
-
-void bu_check_longer_struct(const void *obj, bu_get_fn get, size_t known, void *out) {
-    union {
-        uint64_t align;
-        unsigned char b[512];
-    } buf;
-    const size_t size = known + sizeof(uint64_t);
-    assert_true(size <= sizeof buf.b);
-    memset(buf.b, 0xab, sizeof buf.b);
-    memcpy(buf.b, &size, sizeof size);
-    OK(get(obj, buf.b));
-    size_t after;
-    memcpy(&after, buf.b, sizeof after);
-    assert_int_equal(after, size);
-    for (size_t i = known; i < size; ++i) assert_int_equal(buf.b[i], 0xab);
-    memcpy(out, buf.b, known);
-}
-
-size_t bu_slice_payload_cases(const blob_view *v, bu_field_case *out) {
+void bu_check_slice_payload_cases(const blob_view *v, const unsigned char *good, size_t n, tu_try_blob_fn try_blob) {
     const size_t s0 = v->s[0].off, s1 = v->s[1].off;
     const uint64_t serial0 = v->s[0].serial, serial1 = v->s[1].serial;
-    const bu_field_case cases[] = {
+    const tu_field_case cases[] = {
         {4, 2, 2, TF_ERR_UNSUPPORTED_VERSION}, {8, 1, 4, TF_ERR_CORRUPT},
         {P_K, 0, 4, TF_ERR_CORRUPT},           {P_K, 65, 4, TF_ERR_CORRUPT},
         {P_L, 0, 4, TF_ERR_CORRUPT},           {P_L, 1025, 4, TF_ERR_CORRUPT},
@@ -256,133 +199,157 @@ size_t bu_slice_payload_cases(const blob_view *v, bu_field_case *out) {
         {s0, UINT64_MAX, 8, TF_ERR_CORRUPT},   {s0 + 24, serial1, 8, TF_ERR_CORRUPT},
         {s1 + 24, serial0, 8, TF_ERR_CORRUPT},
     };
-    const size_t n = sizeof cases / sizeof cases[0];
-    assert_true(n <= BU_SLICE_CASES);
-    memcpy(out, cases, sizeof cases);
-    return n;
+    tu_check_field_cases(good, n, cases, sizeof cases / sizeof cases[0], try_blob);
 }
 
-tf_status bu_try_patched(const unsigned char *good, size_t n, size_t off, uint64_t value, int bytes,
-                         tu_try_blob_fn try_blob) {
-    unsigned char *b = malloc(n);
-    assert_non_null(b);
-    memcpy(b, good, n);
-    tu_put_le(b + off, value, bytes);
-    tu_fix_checksum(b, n);
-    const tf_status st = try_blob(b, n);
-    free(b);
+/* ---- one interface over the two filters ----------------------------------- */
+
+static tf_status age_add(void *f, const void *key, size_t len, uint64_t now) {
+    (void)now;
+    return tf_age_bloom_add(f, key, len);
+}
+static tf_status age_add_if_absent(void *f, const void *key, size_t len, uint64_t now, int *was_present) {
+    (void)now;
+    return tf_age_bloom_add_if_absent(f, key, len, was_present);
+}
+static tf_status age_contains(const void *f, const void *key, size_t len, uint64_t now, int *present) {
+    (void)now;
+    return tf_age_bloom_contains(f, key, len, present);
+}
+static uint64_t age_inserts(const void *f, uint64_t now) {
+    (void)now;
+    uint64_t inserts;
+    OK(ab_stats(f, NULL, NULL, NULL, &inserts, NULL));
+    return inserts;
+}
+static uint64_t time_inserts(const void *f, uint64_t now) {
+    uint64_t inserts;
+    OK(tb_stats(f, now, NULL, NULL, NULL, &inserts, NULL));
+    return inserts;
+}
+static tf_status time_add(void *f, const void *key, size_t len, uint64_t now) {
+    return tf_time_bloom_add(f, key, len, now);
+}
+static tf_status time_add_if_absent(void *f, const void *key, size_t len, uint64_t now, int *was_present) {
+    return tf_time_bloom_add_if_absent(f, key, len, now, was_present);
+}
+static tf_status time_contains(const void *f, const void *key, size_t len, uint64_t now, int *present) {
+    return tf_time_bloom_contains(f, key, len, now, present);
+}
+const bu_filter bu_age = {&tu_age_bloom, 0, age_add, age_add_if_absent, age_contains, age_inserts};
+const bu_filter bu_time = {&tu_time_bloom, 1, time_add, time_add_if_absent, time_contains, time_inserts};
+
+/* The answer for tu_make_key(tag, id). */
+static int bu_has(const bu_filter *bf, const void *f, unsigned char tag, uint64_t id, uint64_t now) {
+    tu_key key = tu_make_key(tag, id);
+    int p = 7;
+    OK(bf->contains(f, key.b, sizeof key.b, now, &p));
+    assert_true(p == 0 || p == 1);
+    return p;
+}
+
+void bu_check_add_if_absent(const bu_filter *bf, void *a, void *b, uint64_t ids) {
+    tu_rng rng = {5};
+    uint64_t now = 1, dup = 0, inserted = 0;
+    for (int i = 0; i < 30000; ++i) {
+        if (bf->timed) now += tu_below(&rng, 3);
+        tu_key key = tu_make_key('d', tu_below(&rng, ids));
+        int was = 7, p = 7;
+        size_t n0;
+        unsigned char *before = tu_snapshot(a, bf->st->serialize, &n0);
+        OK(bf->add_if_absent(a, key.b, sizeof key.b, now, &was));
+        OK(bf->contains(b, key.b, sizeof key.b, now, &p));
+        assert_int_equal(was, p);
+        if (!p) OK(bf->add(b, key.b, sizeof key.b, now));
+        if (was) {
+            /* nothing inserted, and (like contains) the clock does not move */
+            tu_assert_blob(a, bf->st->serialize, before, n0);
+            dup++;
+        } else {
+            inserted++;
+            OK(bf->contains(a, key.b, sizeof key.b, now, &p));
+            assert_int_equal(p, 1);
+        }
+        free(before);
+    }
+    assert_true(tu_same_blob(a, b, bf->st->serialize));
+    assert_int_equal(bf->inserts(a, now), inserted);
+    assert_true(dup > 0 && inserted > 0);
+    bf->st->free(a);
+    bf->st->free(b);
+}
+
+void bu_check_seeds_differ(const bu_filter *bf, void *a, void *b) {
+    for (uint64_t i = 0; i < 30; ++i) {
+        tu_key key = tu_make_key('x', i);
+        OK(bf->add(a, key.b, sizeof key.b, 10));
+        OK(bf->add(b, key.b, sizeof key.b, 10));
+    }
+    assert_false(tu_same_blob(a, b, bf->st->serialize));
+    int differ = 0;
+    for (uint64_t j = 1000; j < 3000; ++j) differ += bu_has(bf, a, 'x', j, 10) != bu_has(bf, b, 'x', j, 10);
+    assert_true(differ > 100);
+    bf->st->free(a);
+    bf->st->free(b);
+}
+
+void bu_check_same_future(const bu_filter *bf, void *f, void *c, uint64_t answers, uint64_t ids, int steps,
+                          uint64_t *now) {
+    uint64_t t = now ? *now : 0;
+    for (uint64_t i = 0; i < answers; ++i) assert_int_equal(bu_has(bf, f, 'r', i, t), bu_has(bf, c, 'r', i, t));
+    /* the copy continues exactly like the original under the same operations */
+    tu_rng rng = {3};
+    for (int i = 0; i < steps; ++i) {
+        if (now) t += tu_below(&rng, 3) * (i > steps / 2 ? 5 : 1);
+        tu_key key = tu_make_key('r', tu_below(&rng, ids));
+        if (i % 3) {
+            OK(bf->add(f, key.b, sizeof key.b, t));
+            OK(bf->add(c, key.b, sizeof key.b, t));
+        } else {
+            int w1, w2;
+            OK(bf->add_if_absent(f, key.b, sizeof key.b, t, &w1));
+            OK(bf->add_if_absent(c, key.b, sizeof key.b, t, &w2));
+            assert_int_equal(w1, w2);
+        }
+        if (i % 5000 == 0) assert_true(tu_same_blob(f, c, bf->st->serialize));
+    }
+    assert_true(tu_same_blob(f, c, bf->st->serialize));
+    /* ... and stays independent of it */
+    tu_key other = tu_make_key('i', 1);
+    OK(bf->add(c, other.b, sizeof other.b, t));
+    assert_false(tu_same_blob(f, c, bf->st->serialize));
+    if (now) *now = t;
+}
+
+tf_status bu_try_blob(const bu_filter *bf, const unsigned char *b, size_t n) {
+    void *c = NULL;
+    tf_clear_last_error();
+    const tf_status st = bf->st->deserialize(b, n, NULL, &c);
+    if (st != TF_OK) {
+        assert_null(c);
+        assert_true(strlen(tf_last_error_message()) > 0);
+        return st;
+    }
+    assert_non_null(c);
+    /* whatever was accepted is usable, and serializes to the same bytes */
+    int p;
+    OK(bf->contains(c, "x", 1, 1, &p));
+    OK(bf->contains(c, "x", 1, UINT64_MAX, &p));
+    (void)bf->inserts(c, 1);
+    tu_assert_blob(c, bf->st->serialize, b, n);
+    if (!bf->timed) OK(bf->add(c, "x", 1, 1)); /* (a time filter's insert: test_hostile_counters) */
+    bf->st->free(c);
     return st;
 }
 
-void bu_check_field_cases(const unsigned char *good, size_t n, const bu_field_case *cases, size_t count,
-                          tu_try_blob_fn try_blob) {
-    for (size_t i = 0; i < count; ++i) {
-        tf_status st = bu_try_patched(good, n, cases[i].off, cases[i].value, cases[i].bytes, try_blob);
-        if (st != cases[i].want)
-            fail_msg("case %zu (offset %zu = %llu): got %s (%s), want %s", i, cases[i].off,
-                     (unsigned long long)cases[i].value, tf_status_string(st), tf_last_error_message(),
-                     tf_status_string(cases[i].want));
-    }
-    /* the untouched blob with the checksum recomputed by libmurmurhash */
-    unsigned char *b = malloc(n);
-    assert_non_null(b);
-    memcpy(b, good, n);
-    tu_fix_checksum(b, n);
-    assert_memory_equal(b, good, n);
-    assert_int_equal(try_blob(b, n), TF_OK);
-    free(b);
-}
-
-void bu_check_cut_blobs(const unsigned char *blob, size_t n, tu_try_blob_fn try_blob) {
-    tu_check_truncations(blob, n, try_blob);
-    /* a byte too many */
-    unsigned char *longer = malloc(n + 1);
-    assert_non_null(longer);
-    memcpy(longer, blob, n);
-    longer[n] = 0;
-    assert_int_equal(try_blob(longer, n + 1), TF_ERR_CORRUPT);
-    /* a payload length that cuts the payload short (checksum fixed): the
-     * payload reader must stop, not read on */
-    for (size_t cut = 8; cut < n - 28; cut += 8) {
-        size_t len = n - cut;
-        memcpy(longer, blob, len);
-        tu_put_le(longer + 12, len - 28, 8);
-        tu_fix_checksum(longer, len);
-        assert_int_equal(try_blob(longer, len), TF_ERR_CORRUPT);
-    }
-    free(longer);
-}
-
-void bu_check_foreign_blob(unsigned char *blob, size_t n, uint16_t kind, tf_status edited, tu_try_blob_fn try_blob) {
-    assert_int_equal(try_blob(blob, n), TF_ERR_WRONG_KIND);
-    if (edited == TF_OK) return;
-    tu_put_le(blob + 6, kind, 2);
-    tu_fix_checksum(blob, n);
-    assert_int_equal(try_blob(blob, n), edited);
-}
-
-void bu_check_random_blobs(uint64_t seed, size_t max_len, uint16_t kind,
-                           void (*plant)(unsigned char *buf, size_t len, int i, tu_rng *r), tu_try_blob_fn try_blob) {
-    tu_rng r = {seed};
-    unsigned char *buf = malloc(max_len);
-    assert_non_null(buf);
-    for (int i = 0; i < 20000; ++i) {
-        size_t len = tu_below(&r, max_len);
-        for (size_t j = 0; j < len; ++j) buf[j] = (unsigned char)tu_next(&r);
-        if (i % 2 && len >= 28) {
-            memcpy(buf, "TFLT\x01\x00", 6);
-            tu_put_le(buf + 6, kind, 2);
-            memset(buf + 8, 0, 4);
-            tu_put_le(buf + 12, len - 28, 8);
-            plant(buf, len, i, &r);
-            tu_fix_checksum(buf, len);
-        }
-        tf_status st = try_blob(buf, len);
-        assert_true(st < 0 && st >= TF_STATUS_MIN);
-    }
-    free(buf);
-}
-
-unsigned char *bu_golden_blob(const char *name, const unsigned char *now, size_t now_len, size_t *len) {
-    char path[128];
-    snprintf(path, sizeof path, "%s.tfb", name);
-    unsigned char *golden = tu_read_file(tu_data_path(path), len);
-    if (!golden) fail_msg("cannot read %s", tu_data_path(path));
-    /* the same operations today give the same bytes */
-    assert_int_equal(now_len, *len);
-    assert_memory_equal(now, golden, *len);
-    return golden;
-}
-
-unsigned bu_each_expected(const char *name,
-                          void (*answer)(const unsigned char *key, size_t klen, const char *fields, void *ctx),
-                          void *ctx) {
-    char path[128];
-    snprintf(path, sizeof path, "%s.expected", name);
-    size_t elen;
-    char *expected = (char *)tu_read_file(tu_data_path(path), &elen);
-    if (!expected) fail_msg("cannot read %s", tu_data_path(path));
-    expected = realloc(expected, elen + 1);
-    assert_non_null(expected);
-    expected[elen] = 0;
-    unsigned lines = 0;
-    for (char *line = strtok(expected, "\n"); line; line = strtok(NULL, "\n")) {
-        if (line[0] == '#') continue;
-        char hex[128];
-        int at = 0;
-        assert_int_equal(sscanf(line, "%127s %n", hex, &at), 1);
-        unsigned char key[64];
-        size_t klen = strlen(hex) / 2;
-        for (size_t i = 0; i < klen; ++i) {
-            unsigned v;
-            assert_int_equal(sscanf(hex + 2 * i, "%2x", &v), 1);
-            key[i] = (unsigned char)v;
-        }
-        answer(key, klen, line + at, ctx);
-        lines++;
-    }
-    free(expected);
-    return lines;
+void bu_plant_header(unsigned char *buf, size_t len, tu_rng *r, const void *ctx) {
+    const bu_header_ranges *h = ctx;
+    if (len < P_SLICES || !tu_below(r, 2)) return;
+    tu_put_le(buf + P_K, 1 + tu_below(r, 3), 4);
+    tu_put_le(buf + P_L, 1 + tu_below(r, 3), 4);
+    tu_put_le(buf + P_S, h->s_min + tu_below(r, h->s_range), 4);
+    tu_put_le(buf + P_SPAN, h->span_range ? h->span_min + tu_below(r, h->span_range) : h->span_min, 8);
+    if (h->gen_range) tu_put_le(buf + P_GEN, 1 + tu_below(r, h->gen_range), 8);
 }
 
 /* ---- the age-partitioned (count window) filter --------------------------- */
@@ -398,6 +365,13 @@ tf_age_bloom *ab_make_for(double rate, uint64_t capacity, uint32_t seed) {
     tf_age_bloom *f = NULL;
     OK(tf_age_bloom_new_for(capacity, rate, seed, 0, &f));
     assert_non_null(f);
+    return f;
+}
+
+tf_age_bloom *ab_make_with_generation(uint32_t k, uint32_t l, uint64_t bits, uint32_t seed, uint64_t g) {
+    assert_int_equal(g, (uint64_t)floor((double)bits * kLn2 / k));
+    tf_age_bloom *f = ab_make(k, l, bits, seed);
+    assert_int_equal(ab_info_of(f).generation, g);
     return f;
 }
 
@@ -428,6 +402,12 @@ tf_status ab_stats(const tf_age_bloom *f, uint64_t *slices, uint64_t *bits, doub
     return st;
 }
 
+tf_age_bloom_info ab_info_of(const tf_age_bloom *f) {
+    tf_age_bloom_info i = TF_AGE_BLOOM_INFO_INIT;
+    OK(tf_age_bloom_get_info(f, &i));
+    return i;
+}
+
 /* 1 for the blocked layout (the flags of tf_age_bloom_get_info), else 0. */
 tf_status ab_is_blocked(const tf_age_bloom *f, int *blocked) {
     tf_age_bloom_info i = TF_AGE_BLOOM_INFO_INIT;
@@ -454,7 +434,7 @@ int ab_has_id(const tf_age_bloom *f, unsigned char tag, uint64_t id) {
     return p;
 }
 
-BU_DEFINE_SNAPSHOTS(ab, tf_age_bloom)
+BU_DEFINE_SNAPSHOTS(ab, age_bloom)
 
 double ab_model_actual(const tf_age_bloom *f) {
     blob_view v = ab_view(f);
@@ -469,82 +449,43 @@ uint64_t ab_count_absent(const tf_age_bloom *f, uint64_t q) {
     return fp;
 }
 
-/* deserialize with options, for tu_check_max_memory: the same for both
- * filters (`type` is tf_age_bloom or tf_time_bloom). */
-#define BU_DEFINE_LOAD_WITH(name, type)                                                                              \
-    tf_status name(const unsigned char *blob, size_t len, const tf_deserialize_options *options, uint64_t *memory) { \
-        type *f = NULL;                                                                                              \
-        tf_status st = type##_deserialize(blob, len, options, &f);                                                   \
-        if (st != TF_OK) {                                                                                           \
-            assert_null(f);                                                                                          \
-            return st;                                                                                               \
-        }                                                                                                            \
-        size_t bytes = 0;                                                                                            \
-        OK(type##_memory(f, &bytes));                                                                                \
-        *memory = bytes;                                                                                             \
-        type##_free(f);                                                                                              \
-        return TF_OK;                                                                                                \
-    }
-BU_DEFINE_LOAD_WITH(ab_load_with, tf_age_bloom)
-BU_DEFINE_LOAD_WITH(tb_load_with, tf_time_bloom)
-
 /* options->max_memory refuses a blob whose filter would hold more, before
  * allocating it, and accepts it at exactly what the filter holds. */
 void ab_check_max_memory(const tf_age_bloom *f, const unsigned char *blob, size_t n) {
     size_t need = 0;
     OK(tf_age_bloom_memory(f, &need));
-    assert_int_equal(tu_check_max_memory(blob, n, ab_load_with), need);
+    assert_int_equal(tu_check_max_memory(blob, n, &tu_age_bloom), need);
 }
 
-tf_status ab_try_blob(const unsigned char *b, size_t n) {
-    tf_age_bloom *c = NULL;
-    tf_clear_last_error();
-    tf_status st = tf_age_bloom_deserialize(b, n, NULL, &c);
-    if (st == TF_OK) {
-        assert_non_null(c);
-        /* whatever was accepted is usable */
-        int p;
-        OK(tf_age_bloom_contains(c, "x", 1, &p));
-        OK(tf_age_bloom_add(c, "x", 1));
-        OK(ab_stats(c, NULL, NULL, NULL, NULL, NULL));
-        tf_age_bloom_free(c);
-    } else {
-        assert_null(c);
-        assert_true(strlen(tf_last_error_message()) > 0);
-    }
-    return st;
-}
+tf_status ab_try_blob(const unsigned char *b, size_t n) { return bu_try_blob(&bu_age, b, n); }
 
 /* One answer of an age_bloom .expected file: "<key> <present>". */
 struct age_expected_ctx {
     const tf_age_bloom *f;
     unsigned absent;
 };
-static void age_expected(const unsigned char *key, size_t klen, const char *fields, void *ctx) {
+static void age_expected(const unsigned char *key, size_t klen, const unsigned long long *want, void *ctx) {
     struct age_expected_ctx *c = ctx;
-    int want, p;
-    assert_int_equal(sscanf(fields, "%d", &want), 1);
+    int p;
     OK(tf_age_bloom_contains(c->f, key, klen, &p));
-    assert_int_equal(p, want);
-    c->absent += want == 0;
+    assert_int_equal(p, want[0]);
+    c->absent += want[0] == 0;
 }
 
-/* The blob `name`.tfb equals what `built` serializes to today and reads
- * back with the answers of `name`.expected; the last `window` inserts of
- * the golden sequence ("key-(300-window)" .. "key-299") are present. */
-void ab_check_golden(const char *name, tf_age_bloom *built, int blocked, unsigned window) {
-    assert_non_null(built);
-    size_t n, len;
-    unsigned char *now = ab_snap(built, &n);
-    unsigned char *golden = bu_golden_blob(name, now, n, &len);
+/* The blob `name`.tfb equals what golden_age_bloom(flags) serializes to
+ * today and reads back with the answers of `name`.expected; the last
+ * `window` inserts of the golden sequence ("key-(300-window)" ..
+ * "key-299") are present. */
+void ab_check_golden(const char *name, uint32_t flags, unsigned window) {
+    tf_age_bloom *built = NULL;
+    OK(golden_age_bloom(flags, &built));
+    tf_age_bloom *f = tu_golden_read(name, built, &tu_age_bloom);
     /* the blob reads back with the recorded answers */
-    tf_age_bloom *f = NULL;
-    OK(tf_age_bloom_deserialize(golden, len, NULL, &f));
     int is_blocked = 7;
     OK(ab_is_blocked(f, &is_blocked));
-    assert_int_equal(is_blocked, blocked);
+    assert_int_equal(is_blocked, (flags & TF_AGE_BLOOM_BLOCKED) != 0);
     struct age_expected_ctx ctx = {f, 0};
-    assert_int_equal(bu_each_expected(name, age_expected, &ctx), GOLDEN_AB_KEYS + 1);
+    assert_int_equal(tu_for_each_answer(name, 1, age_expected, &ctx), GOLDEN_AB_KEYS + 1);
     /* the last window is all there; the first keys are gone */
     assert_true(ctx.absent >= 50);
     int p;
@@ -556,8 +497,6 @@ void ab_check_golden(const char *name, tf_age_bloom *built, int blocked, unsigne
         OK(tf_age_bloom_contains(f, key, kn, &p));
         assert_int_equal(p, 1);
     }
-    free(now);
-    free(golden);
     tf_age_bloom_free(f);
     tf_age_bloom_free(built);
 }
@@ -730,7 +669,7 @@ uint64_t tb_s0_bits(const tf_time_bloom *f) {
     return b;
 }
 
-BU_DEFINE_SNAPSHOTS(tb, tf_time_bloom)
+BU_DEFINE_SNAPSHOTS(tb, time_bloom)
 
 double tb_model_actual(const tf_time_bloom *f, uint64_t now) {
     blob_view v = tb_view(f);

@@ -22,13 +22,6 @@
 #include "test_util.h"
 
 #define OK(call) assert_int_equal((call), TF_OK)
-/* A call that fails with `status` and says why. */
-#define BU_REFUSED(call, status)                          \
-    do {                                                  \
-        tf_clear_last_error();                            \
-        assert_int_equal((call), (status));               \
-        assert_true(strlen(tf_last_error_message()) > 0); \
-    } while (0)
 
 /* Under AddressSanitizer (an unoptimised build in CI, ~10x slower) the
  * statistical tests query a tenth of the absent keys on smaller filters
@@ -69,6 +62,17 @@ typedef struct {
  * TF_TEST_FILTER=<glob> in the environment runs only the matching tests. */
 int bu_run_groups(const bu_group *groups, size_t n);
 
+/* The main of a suite whose groups `groups(X)` lists as X(name) X(name)
+ * ..., in the order they run: declares them and runs them with
+ * bu_run_groups. */
+#define BU_DECLARE_(g) BU_GROUP(g);
+#define BU_ENTRY_(g) {g, g##_count},
+#define BU_MAIN(groups)                                           \
+    groups(BU_DECLARE_) int main(void) {                          \
+        const bu_group all_[] = {groups(BU_ENTRY_)};              \
+        return bu_run_groups(all_, sizeof all_ / sizeof all_[0]); \
+    }
+
 /* ---- the payload of kinds 2 (classic layout) and 3 ------------------------ */
 
 /* Offsets in a blob (the 20-byte envelope, then the payload as
@@ -105,8 +109,6 @@ typedef struct {
     slice_view *s; /* s_0 first; free() it */
 } blob_view;
 
-/* A little-endian field of a blob. */
-uint64_t bu_get_le(const unsigned char *p, int bytes);
 /* Decodes a whole blob of kind 2 (classic) or 3, checking that its slices
  * fill the payload exactly. */
 blob_view bu_decode(const unsigned char *b, size_t len);
@@ -139,74 +141,122 @@ void bu_check_model(const char *what, double target, double measured, double mod
 /* bu_check_model with z = 3.5, and measured in [0.5, 1.2] x target. */
 void bu_check_band(const char *what, double target, double measured, double model, double N);
 
-/* ---- snapshots (a structure's serialize, as tu_serialize_fn) -------------- */
+/* ---- blobs ---------------------------------------------------------------- */
 
-unsigned char *bu_snap(const void *obj, tu_serialize_fn serialize, size_t *len);
-int bu_same(const void *a, const void *b, tu_serialize_fn serialize);
-void bu_assert_unchanged(const void *obj, tu_serialize_fn serialize, const unsigned char *before, size_t len);
-blob_view bu_view(const void *obj, tu_serialize_fn serialize);
+/* The decoded blob of a filter (tu_age_bloom or tu_time_bloom). */
+blob_view bu_view(const void *obj, const tu_structure *st);
 
-/* ---- versioned structs and blobs ----------------------------------------- */
-
-/* Fills a versioned struct (a structure's get_info or get_stats). */
-typedef tf_status (*bu_get_fn)(const void *obj, void *out);
-/* A caller built against a newer header, whose struct is 8 bytes longer
- * than this library's `known` bytes: get() writes the fields it knows and
- * leaves the size and the bytes after alone. The known part is copied to
- * `out` for the caller to check. */
-void bu_check_longer_struct(const void *obj, bu_get_fn get, size_t known, void *out);
-
-/* A field of a blob to overwrite (checksum fixed after) and the status
- * deserialize must then return. */
-typedef struct {
-    size_t off;
-    uint64_t value;
-    int bytes;
-    tf_status want;
-} bu_field_case;
 /* The cases every payload of kinds 2 and 3 refuses, for the blob `v`
  * decodes (its slices' offsets and serials): a format version it does not
  * know, an undefined flag, k and l out of range, slice counts that do not
  * fit the payload (fewer, and 2^32 - 1: refused before allocating), s_0's
  * serial at next_serial, slices below 64 bits or of 2^64 - 1 bits, serials
- * out of order. Writes them into out (room for BU_SLICE_CASES), returns how
- * many. */
-enum { BU_SLICE_CASES = 16 };
-size_t bu_slice_payload_cases(const blob_view *v, bu_field_case *out);
-/* `good` with one field overwritten and the checksum fixed, read by
- * try_blob: its status. */
-tf_status bu_try_patched(const unsigned char *good, size_t n, size_t off, uint64_t value, int bytes,
-                         tu_try_blob_fn try_blob);
-/* Every case gets its status; then the untouched blob, its checksum
- * recomputed by libmurmurhash, is the same bytes and reads. */
-void bu_check_field_cases(const unsigned char *good, size_t n, const bu_field_case *cases, size_t count,
-                          tu_try_blob_fn try_blob);
-/* Every proper prefix, a byte too many, and payload lengths that cut the
- * payload short behind a valid envelope (checksum fixed): all refused. */
-void bu_check_cut_blobs(const unsigned char *blob, size_t n, tu_try_blob_fn try_blob);
-/* A blob of another structure is TF_ERR_WRONG_KIND, and with its kind
- * edited to `kind` (checksum fixed) `edited` (the payload is checked on its
- * own; 0: not tried). */
-void bu_check_foreign_blob(unsigned char *blob, size_t n, uint16_t kind, tf_status edited, tu_try_blob_fn try_blob);
-/* 20000 random byte strings of up to `max_len` bytes (seed `seed`), every
- * other one behind a valid envelope of `kind` whose payload `plant` may
- * give plausible header fields (it draws from the same generator): each
- * refused with a status, never a crash. */
-void bu_check_random_blobs(uint64_t seed, size_t max_len, uint16_t kind,
-                           void (*plant)(unsigned char *buf, size_t len, int i, tu_rng *r), tu_try_blob_fn try_blob);
-/* The golden blob `name`.tfb (tests/data), which must equal `now` (what
- * the same operations give today). Returns it (free it). */
-unsigned char *bu_golden_blob(const char *name, const unsigned char *now, size_t now_len, size_t *len);
-/* Calls answer(key, klen, fields, ctx) for every line "<key in hex>
- * <fields>" of `name`.expected (tests/data); returns the number of lines. */
-unsigned bu_each_expected(const char *name,
-                          void (*answer)(const unsigned char *key, size_t klen, const char *fields, void *ctx),
-                          void *ctx);
+ * out of order. Each gets its status (tu_check_field_cases). */
+void bu_check_slice_payload_cases(const blob_view *v, const unsigned char *good, size_t n, tu_try_blob_fn try_blob);
+
+/* ---- one interface over the two filters ----------------------------------- */
+
+/* The calls the checks both suites share drive on either filter; the count
+ * window ignores `now`. */
+typedef struct {
+    const tu_structure *st;
+    int timed; /* the calls take a time: the time-limited filter */
+    tf_status (*add)(void *f, const void *key, size_t len, uint64_t now);
+    tf_status (*add_if_absent)(void *f, const void *key, size_t len, uint64_t now, int *was_present);
+    tf_status (*contains)(const void *f, const void *key, size_t len, uint64_t now, int *present);
+    uint64_t (*inserts)(const void *f, uint64_t now); /* the stats' count */
+} bu_filter;
+extern const bu_filter bu_age, bu_time;
+
+/* add_if_absent on `a` against contains-then-add on `b`, two filters made
+ * alike, for 30000 keys tu_make_key('d', below `ids`) (many repeats; when
+ * timed the clock moves 0..2 units a key): the same answers and the same
+ * bytes; a key reported present changes nothing (not even the clock); the
+ * stats count the inserts. Frees both. */
+void bu_check_add_if_absent(const bu_filter *bf, void *a, void *b, uint64_t ids);
+/* Two filters made alike but for their seeds, after the same 30 inserts
+ * at time 10: different bytes, and different answers for more than 100 of
+ * 2000 other keys. Frees both. */
+void bu_check_seeds_differ(const bu_filter *bf, void *a, void *b);
+/* `c` (a copy of `f` through its blob) answers as `f` for the keys
+ * tu_make_key('r', 0 .. answers - 1) at *now, and stays the same bytes
+ * under the same `steps` random operations on both (adds and
+ * add_if_absents, with the same answers, of ids below `ids`; when timed
+ * the clock moves, faster in the second half); one insert more into `c`
+ * and they differ. *now (NULL for the count window) ends at the last
+ * time. */
+void bu_check_same_future(const bu_filter *bf, void *f, void *c, uint64_t answers, uint64_t ids, int steps,
+                          uint64_t *now);
+
+/* Deserializes a blob (a tu_try_blob_fn's work): a failure makes nothing
+ * and says why; an accepted filter answers, reports its stats and
+ * serializes to the same bytes, and a count window takes an insert too. */
+tf_status bu_try_blob(const bu_filter *bf, const unsigned char *b, size_t n);
+
+/* ---- the wire tests both suites run (bloom_wire.c) ------------------------ */
+
+/* Plausible small header fields of a kind 2/3 payload (bu_plant_header):
+ * k and l in 1..3, S in s_min + [0, s_range), span in span_min + [0,
+ * span_range) (span_min alone when span_range is 0), generation in 1 +
+ * [0, gen_range) (left alone when gen_range is 0). */
+typedef struct {
+    uint32_t s_min, s_range;
+    uint64_t span_min, span_range, gen_range;
+} bu_header_ranges;
+/* A tu_plant_fn (ctx: the bu_header_ranges): those fields, on half the
+ * payloads that hold them. */
+void bu_plant_header(unsigned char *buf, size_t len, tu_rng *r, const void *ctx);
+
+/* What they need of a filter's suite. */
+typedef struct {
+    const bu_filter *filter;
+    uint16_t kind;
+    tu_try_blob_fn try_blob; /* deserializes, and uses what it accepted */
+    /* checks the filter's own hostile fields on `good`, the blob `v`
+     * decodes (tu_check_field_cases) */
+    void (*check_own_cases)(const blob_view *v, const unsigned char *good, size_t n);
+    struct {
+        void *(*tiny)(void);   /* k = l = 3, 256-bit slices, one key */
+        void *(*filled)(void); /* a few hundred inserts: the cut blobs */
+        void *(*small)(void);  /* four 64-bit slices, inserts, a shift... */
+        size_t small_max;      /* ...in a blob shorter than this */
+    } make;
+    struct {
+        const tu_structure *other;  /* the other Bloom filter... */
+        void *(*other_small)(void); /* ...a small one of it... */
+        tf_status other_edited;     /* ...and its blob with this kind */
+        tf_status sketch_edited;    /* a recency sketch's blob with this kind (TF_OK: not tried) */
+    } foreign;
+    struct {
+        uint64_t seed; /* blobs of up to max_len bytes */
+        size_t max_len;
+        bu_header_ranges header; /* plausible header fields for half the payloads */
+    } random;
+} bu_wire;
+
+/* The tests, each run with a bu_wire as its cmocka state. */
+void bu_test_serialize_buffer_too_small(void **state);
+void bu_test_deserialize_truncated(void **state);
+void bu_test_deserialize_bit_flips(void **state);
+void bu_test_deserialize_bit_flips_fixed_checksum(void **state);
+void bu_test_deserialize_hostile_fields(void **state);
+void bu_test_deserialize_wrong_kind_random_and_null(void **state);
+#define BU_WIRE_TEST_(name, wire) \
+    { #name, bu_##name, NULL, NULL, (void *)(wire) }
+/* The entries of a group for them, over `wire` (a const bu_wire *). */
+#define BU_WIRE_TESTS(wire)                                                                                \
+    BU_WIRE_TEST_(test_serialize_buffer_too_small, wire), BU_WIRE_TEST_(test_deserialize_truncated, wire), \
+        BU_WIRE_TEST_(test_deserialize_bit_flips, wire),                                                   \
+        BU_WIRE_TEST_(test_deserialize_bit_flips_fixed_checksum, wire),                                    \
+        BU_WIRE_TEST_(test_deserialize_hostile_fields, wire),                                              \
+        BU_WIRE_TEST_(test_deserialize_wrong_kind_random_and_null, wire)
 
 /* ---- the age-partitioned (count window) filter ----------------------------- */
 
 tf_age_bloom *ab_make(uint32_t k, uint32_t l, uint64_t bits, uint32_t seed);
 tf_age_bloom *ab_make_for(double rate, uint64_t capacity, uint32_t seed);
+/* ab_make, whose generation must be g = floor(bits ln 2 / k) (section 5). */
+tf_age_bloom *ab_make_with_generation(uint32_t k, uint32_t l, uint64_t bits, uint32_t seed, uint64_t g);
 /* tf_age_bloom_get_info and tf_age_bloom_get_stats into the fields a test
  * asks for (any pointer may be NULL): one call each, the status passed on
  * (on failure the fields are the zeros of _INIT). */
@@ -214,6 +264,8 @@ tf_status ab_info(const tf_age_bloom *f, uint32_t *k, uint32_t *l, uint64_t *sli
                   uint64_t *capacity, uint32_t *seed);
 tf_status ab_stats(const tf_age_bloom *f, uint64_t *slices, uint64_t *bits, double *bits_per_element, uint64_t *inserts,
                    double *fpr_now);
+/* tf_age_bloom_get_info, asserting success. */
+tf_age_bloom_info ab_info_of(const tf_age_bloom *f);
 /* 1 for the blocked layout (the flags of tf_age_bloom_get_info), else 0. */
 tf_status ab_is_blocked(const tf_age_bloom *f, int *blocked);
 /* Inserts / asks for the key tu_make_key(tag, id). */
@@ -224,7 +276,6 @@ int ab_has_id(const tf_age_bloom *f, unsigned char tag, uint64_t id);
 /* False positives among the next q never-inserted keys. */
 uint64_t ab_count_absent(const tf_age_bloom *f, uint64_t q);
 
-tf_status ab_serialize(const void *obj, void *buf, size_t capacity, size_t *written);
 unsigned char *ab_snap(const tf_age_bloom *f, size_t *len);
 int ab_same(const tf_age_bloom *a, const tf_age_bloom *b);
 void ab_assert_unchanged(const tf_age_bloom *f, const unsigned char *before, size_t len);
@@ -241,15 +292,13 @@ void ab_window_then_free(tf_age_bloom *f, uint64_t total, uint64_t seed, uint64_
 
 /* Deserializes a blob (tu_try_blob_fn): whatever is accepted is usable. */
 tf_status ab_try_blob(const unsigned char *b, size_t n);
-/* deserialize with options, for tu_check_max_memory (tu_load_fn). */
-tf_status ab_load_with(const unsigned char *blob, size_t len, const tf_deserialize_options *options, uint64_t *memory);
 /* options->max_memory refuses `blob` (f's) below what f holds, before
  * allocating, and accepts it at exactly that. */
 void ab_check_max_memory(const tf_age_bloom *f, const unsigned char *blob, size_t n);
-/* The golden blob `name`.tfb equals what `built` (freed here) serializes
- * to and reads back with the answers of `name`.expected; the last `window`
- * golden inserts are present. */
-void ab_check_golden(const char *name, tf_age_bloom *built, int blocked, unsigned window);
+/* The golden blob `name`.tfb equals what golden_age_bloom(flags) (golden.h)
+ * serializes to and reads back with the answers of `name`.expected; the
+ * last `window` golden inserts are present. */
+void ab_check_golden(const char *name, uint32_t flags, unsigned window);
 
 /* ---- the time-limited filter ---------------------------------------------- */
 
@@ -260,8 +309,6 @@ tf_time_bloom *tb_make_for(double rate, uint64_t span, uint64_t capacity, uint32
 tf_status tb_info(const tf_time_bloom *f, uint32_t *k, uint32_t *l, uint64_t *span, uint32_t *seed);
 tf_status tb_stats(const tf_time_bloom *f, uint64_t now, uint64_t *slices, uint64_t *bits, double *bits_per_element,
                    uint64_t *inserts, double *fpr_now);
-/* deserialize with options, for tu_check_max_memory (tu_load_fn). */
-tf_status tb_load_with(const unsigned char *blob, size_t len, const tf_deserialize_options *options, uint64_t *memory);
 /* One field of the stats at `now`, and the size of s_0. */
 uint64_t tb_n_slices(const tf_time_bloom *f, uint64_t now);
 uint64_t tb_total_bits(const tf_time_bloom *f, uint64_t now);
@@ -272,7 +319,6 @@ void tb_add_id(tf_time_bloom *f, unsigned char tag, uint64_t id, uint64_t now);
 int tb_has_id(const tf_time_bloom *f, unsigned char tag, uint64_t id, uint64_t now);
 uint64_t tb_count_absent(const tf_time_bloom *f, uint64_t q, uint64_t now);
 
-tf_status tb_serialize(const void *obj, void *buf, size_t capacity, size_t *written);
 unsigned char *tb_snap(const tf_time_bloom *f, size_t *len);
 int tb_same(const tf_time_bloom *a, const tf_time_bloom *b);
 void tb_assert_unchanged(const tf_time_bloom *f, const unsigned char *before, size_t len);

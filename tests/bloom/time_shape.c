@@ -10,8 +10,7 @@
 /* ------------------------------------------------------------------ */
 /* shape                                                               */
 
-/* tf_time_bloom_get_info, and _get_stats at time 1, as bu_get_fn */
-static tf_status get_info(const void *f, void *out) { return tf_time_bloom_get_info(f, out); }
+/* tf_time_bloom_get_stats at time 1 as a tu_get_fn */
 static tf_status get_stats_at_1(const void *f, void *out) { return tf_time_bloom_get_stats(f, 1, out); }
 
 static void test_new_shape(void **state) {
@@ -31,10 +30,10 @@ static void test_new_shape(void **state) {
     /* the versioned structs, for a caller built against a newer, longer
      * struct */
     tf_time_bloom_info info;
-    bu_check_longer_struct(f, get_info, sizeof info, &info);
+    tu_check_versioned_out(f, sizeof info, tu_time_bloom.get_info, &info);
     assert_true(info.k == 6 && info.l == 13 && info.span == 300000 && info.seed == 9 && info.flags == 0);
     tf_time_bloom_stats st;
-    bu_check_longer_struct(f, get_stats_at_1, sizeof st, &st);
+    tu_check_versioned_out(f, sizeof st, get_stats_at_1, &st);
     assert_true(st.slices == 19 && st.inserts == 0 && st.bits == 19 * 667);
     tf_time_bloom_free(f);
     const double rates[] = {0.1, 0.01, 1e-3, 1e-4};

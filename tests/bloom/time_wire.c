@@ -1,6 +1,8 @@
-/* The time-limited Bloom filter's wire format (kind 3): round trips, the
- * serialize contract, max_memory, truncated, flipped, hostile and foreign
- * blobs, and the golden blob. */
+/* The time-limited Bloom filter's wire format (kind 3): round trips,
+ * max_memory, impossible counters, the golden blob; the serialize
+ * contract, truncated, flipped, hostile and foreign blobs through the
+ * tests both Bloom suites share (bloom_wire.c), with this filter's own
+ * cases. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,11 +21,7 @@ static void test_serialize_round_trip(void **state) {
     for (uint64_t i = 0; i < 30000; ++i) tb_add_id(f, 'r', i, now += (i % 2) + (i / 10000));
     size_t n;
     unsigned char *blob = tb_snap(f, &n);
-    assert_memory_equal(blob, "TFLT", 4);
-    assert_int_equal(bu_get_le(blob + 4, 2), 1);
-    assert_int_equal(bu_get_le(blob + 6, 2), 3); /* kind 3 */
-    assert_int_equal(bu_get_le(blob + 8, 4), 0);
-    assert_int_equal(bu_get_le(blob + 12, 8), n - 28);
+    tu_check_envelope(blob, n, 3, 0);
     blob_view v = bu_decode(blob, n);
     uint32_t k, l;
     OK(tb_info(f, &k, &l, NULL, NULL));
@@ -46,122 +44,52 @@ static void test_serialize_round_trip(void **state) {
      * before allocating it, and accepts it at exactly that */
     size_t need = 0;
     OK(tf_time_bloom_memory(f, &need));
-    assert_int_equal(tu_check_max_memory(blob, n, tb_load_with), need);
+    assert_int_equal(tu_check_max_memory(blob, n, &tu_time_bloom), need);
     uint64_t s1, s2, b1, b2, i1, i2;
     double e1, e2, p1, p2;
     OK(tb_stats(f, now, &s1, &b1, &e1, &i1, &p1));
     OK(tb_stats(c, now, &s2, &b2, &e2, &i2, &p2));
     assert_true(s1 == s2 && b1 == b2 && e1 == e2 && i1 == i2 && p1 == p2);
-    for (uint64_t i = 0; i < 40000; i += 3) assert_int_equal(tb_has_id(f, 'r', i, now), tb_has_id(c, 'r', i, now));
-    /* the copy continues exactly like the original */
-    tu_rng rng = {3};
-    for (int i = 0; i < 40000; ++i) {
-        now += tu_below(&rng, 3) * (i > 20000 ? 5 : 1);
-        uint64_t id = tu_below(&rng, 60000);
-        if (i % 3) {
-            tb_add_id(f, 'r', id, now);
-            tb_add_id(c, 'r', id, now);
-        } else {
-            tu_key key = tu_make_key('r', id);
-            int w1, w2;
-            OK(tf_time_bloom_add_if_absent(f, key.b, sizeof key.b, now, &w1));
-            OK(tf_time_bloom_add_if_absent(c, key.b, sizeof key.b, now, &w2));
-            assert_int_equal(w1, w2);
-        }
-        if (i % 5000 == 0) assert_true(tb_same(f, c));
-    }
-    assert_true(tb_same(f, c));
-    tb_add_id(c, 'i', 1, now);
-    assert_false(tb_same(f, c));
+    bu_check_same_future(&bu_time, f, c, 40000, 60000, 40000, &now);
     free(blob);
     tf_time_bloom_free(c);
     tf_time_bloom_free(f);
 }
 
-/* serialize for tu_check_serialize_contract */
-static void test_serialize_buffer_too_small(void **state) {
-    (void)state;
+/* Deserializes a blob (a tu_try_blob_fn): accepted blobs are used
+ * read-only here (bu_try_blob); see test_hostile_counters for what an
+ * insert into one may do. */
+static tf_status try_blob(const unsigned char *b, size_t n) { return bu_try_blob(&bu_time, b, n); }
+
+/* The filters of the wire tests both suites run (bloom_wire.c). */
+static void *tiny(void) {
     tf_time_bloom *f = tb_make(3, 3, 256, 100, 1);
     tb_add_id(f, 'b', 1, 5);
-    size_t need;
-    OK(tf_time_bloom_serialized_size(f, &need));
-    tu_check_serialize_contract(f, need, tb_serialize);
-    tf_time_bloom_free(f);
+    return f;
 }
 
-/* Accepted blobs are used read-only here (contains, stats, serialize):
- * see test_hostile_counters for what an insert into one may do. */
-static tf_status try_blob(const unsigned char *b, size_t n) {
-    tf_time_bloom *c = NULL;
-    tf_clear_last_error();
-    tf_status st = tf_time_bloom_deserialize(b, n, NULL, &c);
-    if (st == TF_OK) {
-        assert_non_null(c);
-        int p;
-        OK(tf_time_bloom_contains(c, "x", 1, 1, &p));
-        OK(tf_time_bloom_contains(c, "x", 1, UINT64_MAX, &p));
-        OK(tb_stats(c, 1, NULL, NULL, NULL, NULL, NULL));
-        size_t m;
-        unsigned char *again = tb_snap(c, &m);
-        assert_int_equal(m, n);
-        assert_memory_equal(again, b, n);
-        free(again);
-        tf_time_bloom_free(c);
-    } else {
-        assert_null(c);
-        assert_true(strlen(tf_last_error_message()) > 0);
-    }
-    return st;
+static void *filled(void) {
+    tf_time_bloom *f = tb_make_for(0.1, 1000, 200, 2);
+    for (uint64_t i = 0; i < 600; ++i) tb_add_id(f, 't', i, 1 + i);
+    return f;
 }
 
 /* A small blob with every kind of slice: k + l = 4 slices of 64 bits plus
  * an extra one from a burst, timestamps, a shift. */
-static tf_time_bloom *small_filter(void) {
+static void *small(void) {
     tf_time_bloom *f = tb_make(2, 2, 64, 100, 9);
     for (uint64_t i = 0; i < 40; ++i) tb_add_id(f, 's', i, 10 + i / 4);
     return f;
 }
 
-static void test_deserialize_truncated(void **state) {
-    (void)state;
-    tf_time_bloom *f = tb_make_for(0.1, 1000, 200, 2);
-    for (uint64_t i = 0; i < 600; ++i) tb_add_id(f, 't', i, 1 + i);
-    size_t n;
-    unsigned char *blob = tb_snap(f, &n);
-    bu_check_cut_blobs(blob, n, try_blob);
-    free(blob);
-    tf_time_bloom_free(f);
-}
-
-static void test_deserialize_bit_flips(void **state) {
-    (void)state;
-    tf_time_bloom *f = small_filter();
-    size_t n;
-    unsigned char *blob = tb_snap(f, &n);
-    assert_true(n < 600);
-    tu_check_bit_flips(blob, n, try_blob);
-    /* and with the checksum fixed: a clean error or a usable filter */
-    tu_check_payload_flips(blob, n, try_blob);
-    free(blob);
-    tf_time_bloom_free(f);
-}
-
-static void test_deserialize_hostile_fields(void **state) {
-    (void)state;
-    tf_time_bloom *f = small_filter();
-    size_t n;
-    unsigned char *good = tb_snap(f, &n);
-    blob_view v = bu_decode(good, n);
-    bu_field_case common[BU_SLICE_CASES];
-    const size_t n_common = bu_slice_payload_cases(&v, common);
-    bu_check_field_cases(good, n, common, n_common, try_blob);
-    const size_t s0 = v.s[0].off, sl = v.s[v.S - 1].off;
-    const uint64_t high = v.high_water;
-    const uint64_t more_words = ((v.s[v.S - 1].m + 63) / 64 + 1) * 64;
-    const uint32_t S = v.S;
-    free(v.s);
-    /* and the time window's own */
-    const bu_field_case cases[] = {
+/* The time window's own hostile fields, beyond those of every kind 2/3
+ * payload. */
+static void check_own_cases(const blob_view *v, const unsigned char *good, size_t n) {
+    const size_t s0 = v->s[0].off, sl = v->s[v->S - 1].off;
+    const uint64_t high = v->high_water;
+    const uint64_t more_words = ((v->s[v->S - 1].m + 63) / 64 + 1) * 64;
+    const uint32_t S = v->S;
+    const tu_field_case cases[] = {
         {6, 2, 2, TF_ERR_WRONG_KIND}, /* an age bloom */
         {6, 4, 2, TF_ERR_WRONG_KIND},
         {P_K, S + 1, 4, TF_ERR_CORRUPT}, /* fewer slices than k */
@@ -176,9 +104,7 @@ static void test_deserialize_hostile_fields(void **state) {
         {s0 + 16, high + 1, 8, TF_ERR_CORRUPT},
         {sl + 16, UINT64_MAX, 8, TF_ERR_CORRUPT},
     };
-    bu_check_field_cases(good, n, cases, sizeof cases / sizeof cases[0], try_blob);
-    free(good);
-    tf_time_bloom_free(f);
+    tu_check_field_cases(good, n, cases, sizeof cases / sizeof cases[0], try_blob);
 }
 
 /* Counters that no sequence of operations can produce: gen_inserts (the
@@ -188,14 +114,14 @@ static void test_deserialize_hostile_fields(void **state) {
  * these counters (equation 6). */
 static void test_deserialize_inconsistent_counters(void **state) {
     (void)state;
-    tf_time_bloom *f = small_filter();
+    tf_time_bloom *f = small();
     size_t n;
     unsigned char *good = tb_snap(f, &n);
-    const uint64_t inserts = bu_get_le(good + P_INSERTS, 8);
+    const uint64_t inserts = tu_get_le(good + P_INSERTS, 8);
     const uint64_t values[] = {inserts + 1, 1ULL << 50, UINT64_MAX};
     int bad = 0;
     for (size_t i = 0; i < sizeof values / sizeof values[0]; ++i) {
-        tf_status st = bu_try_patched(good, n, P_GEN_INS, values[i], 8, try_blob);
+        tf_status st = tu_try_patched(good, n, P_GEN_INS, values[i], 8, try_blob);
         if (st != TF_ERR_CORRUPT) {
             print_message("# %s = %llu with %llu inserts: %s, want TF_ERR_CORRUPT\n", "gen_inserts",
                           (unsigned long long)values[i], (unsigned long long)inserts, tf_status_string(st));
@@ -215,7 +141,7 @@ static void test_hostile_counters(void **state) {
     (void)state;
     /* (Safe under AddressSanitizer too: a shift never allocates more than
      * 16 times the largest slice present.) */
-    tf_time_bloom *f = small_filter();
+    tf_time_bloom *f = small();
     size_t n;
     unsigned char *b = tb_snap(f, &n);
     tu_put_le(b + P_INSERTS, 1ULL << 40, 8);
@@ -225,7 +151,7 @@ static void test_hostile_counters(void **state) {
     tf_time_bloom *c = NULL;
     tf_status st = tf_time_bloom_deserialize(b, n, NULL, &c);
     if (st == TF_OK) {
-        const uint64_t high = bu_get_le(b + P_HIGH, 8);
+        const uint64_t high = tu_get_le(b + P_HIGH, 8);
         tf_status add = tf_time_bloom_add(c, "k", 1, high + 1);
         size_t bytes = 0;
         OK(tf_time_bloom_memory(c, &bytes));
@@ -244,43 +170,26 @@ static void test_hostile_counters(void **state) {
     tf_time_bloom_free(f);
 }
 
-/* Plausible small header fields for some random payloads. */
-static void plant_time_header(unsigned char *buf, size_t len, int i, tu_rng *r) {
-    if (len >= P_SLICES && i % 4 == 1) {
-        tu_put_le(buf + P_K, 1 + tu_below(r, 3), 4);
-        tu_put_le(buf + P_L, 1 + tu_below(r, 3), 4);
-        tu_put_le(buf + P_S, 2 + tu_below(r, 6), 4);
-        tu_put_le(buf + P_SPAN, 3 + tu_below(r, 100), 8);
-    }
-}
-
-static void test_deserialize_wrong_kind_random_and_null(void **state) {
-    (void)state;
-    /* an age bloom's payload read as a time bloom: span 0 < l */
+/* A blob of the other Bloom filter. */
+static void *age_filter(void) {
     tf_age_bloom *a = ab_make(2, 2, 64, 1);
     OK(tf_age_bloom_add(a, "x", 1));
-    size_t n;
-    unsigned char *ab = ab_snap(a, &n);
-    bu_check_foreign_blob(ab, n, 3, TF_ERR_CORRUPT, try_blob);
-    free(ab);
-    tf_age_bloom_free(a);
-    tf_recency_sketch *rs = NULL;
-    OK(tf_recency_sketch_new(16, 2, 1, 0, &rs));
-    size_t w;
-    OK(tf_recency_sketch_serialized_size(rs, &n));
-    unsigned char *rb = malloc(n);
-    OK(tf_recency_sketch_serialize(rs, rb, n, &w));
-    bu_check_foreign_blob(rb, n, 3, TF_OK, try_blob);
-    free(rb);
-    tf_recency_sketch_free(rs);
-    bu_check_random_blobs(2026, 700, 3, plant_time_header, try_blob);
-    unsigned char buf[10] = {0};
-    tf_time_bloom *c = NULL;
-    assert_int_equal(tf_time_bloom_deserialize(NULL, 10, NULL, &c), TF_ERR_NULL);
-    assert_int_equal(tf_time_bloom_deserialize(buf, 10, NULL, NULL), TF_ERR_NULL);
-    assert_int_equal(tf_time_bloom_deserialize(NULL, 0, NULL, &c), TF_ERR_NULL);
-    assert_null(c);
+    return a;
 }
+
+static const bu_wire wire = {
+    .filter = &bu_time,
+    .kind = 3,
+    .try_blob = try_blob,
+    .check_own_cases = check_own_cases,
+    .make = {.tiny = tiny, .filled = filled, .small = small, .small_max = 600},
+    /* an age bloom's payload read as a time bloom: span 0 < l; a sketch's: not tried */
+    .foreign = {.other = &tu_age_bloom,
+                .other_small = age_filter,
+                .other_edited = TF_ERR_CORRUPT,
+                .sketch_edited = TF_OK},
+    .random = {.seed = 2026, .max_len = 700, .header = {.s_min = 2, .s_range = 6, .span_min = 3, .span_range = 100}},
+};
 
 /* ------------------------------------------------------------------ */
 /* golden blob                                                          */
@@ -290,28 +199,23 @@ struct time_expected_ctx {
     const tf_time_bloom *f;
     unsigned absent[2]; /* at GOLDEN_TB_QUERY_1, GOLDEN_TB_QUERY_2 */
 };
-static void time_expected(const unsigned char *key, size_t klen, const char *fields, void *ctx) {
+static void time_expected(const unsigned char *key, size_t klen, const unsigned long long *want, void *ctx) {
     struct time_expected_ctx *c = ctx;
-    unsigned long long when;
-    int want, p;
-    assert_int_equal(sscanf(fields, "%llu %d", &when, &want), 2);
+    const unsigned long long when = want[0];
+    int p;
     assert_true(when == GOLDEN_TB_QUERY_1 || when == GOLDEN_TB_QUERY_2);
     OK(tf_time_bloom_contains(c->f, key, klen, when, &p));
-    assert_int_equal(p, want);
-    c->absent[when == GOLDEN_TB_QUERY_2] += want == 0;
+    assert_int_equal(p, want[1]);
+    c->absent[when == GOLDEN_TB_QUERY_2] += want[1] == 0;
 }
 
 static void test_golden_blob(void **state) {
     (void)state;
-    tf_time_bloom *built = golden_time_bloom();
-    assert_non_null(built);
-    size_t n, len;
-    unsigned char *now = tb_snap(built, &n);
-    unsigned char *golden = bu_golden_blob("time_bloom_v1", now, n, &len);
-    tf_time_bloom *f = NULL;
-    OK(tf_time_bloom_deserialize(golden, len, NULL, &f));
+    tf_time_bloom *built = NULL;
+    OK(golden_time_bloom(0, &built));
+    tf_time_bloom *f = tu_golden_read("time_bloom_v1", built, &tu_time_bloom);
     struct time_expected_ctx ctx = {f, {0, 0}};
-    assert_int_equal(bu_each_expected("time_bloom_v1", time_expected, &ctx), 2 * (GOLDEN_TB_KEYS + 1));
+    assert_int_equal(tu_for_each_answer("time_bloom_v1", 2, time_expected, &ctx), 2 * (GOLDEN_TB_KEYS + 1));
     /* more keys have expired at the second time */
     assert_true(ctx.absent[1] > ctx.absent[0]);
     /* every key inserted within the span of the first query time is there */
@@ -324,14 +228,10 @@ static void test_golden_blob(void **state) {
     }
     OK(tf_time_bloom_contains(f, golden_binary_key, sizeof golden_binary_key, GOLDEN_TB_QUERY_2, &p));
     assert_int_equal(p, 1);
-    free(now);
-    free(golden);
     tf_time_bloom_free(f);
     tf_time_bloom_free(built);
 }
 
-BU_DEFINE_GROUP(time_wire_tests, cmocka_unit_test(test_serialize_round_trip),
-                cmocka_unit_test(test_serialize_buffer_too_small), cmocka_unit_test(test_deserialize_truncated),
-                cmocka_unit_test(test_deserialize_bit_flips), cmocka_unit_test(test_deserialize_hostile_fields),
+BU_DEFINE_GROUP(time_wire_tests, cmocka_unit_test(test_serialize_round_trip), BU_WIRE_TESTS(&wire),
                 cmocka_unit_test(test_deserialize_inconsistent_counters), cmocka_unit_test(test_hostile_counters),
-                cmocka_unit_test(test_deserialize_wrong_kind_random_and_null), cmocka_unit_test(test_golden_blob));
+                cmocka_unit_test(test_golden_blob));

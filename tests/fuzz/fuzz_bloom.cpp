@@ -1,6 +1,6 @@
 // Fuzz target for the age-partitioned (count window) and time-limited Bloom
 // filters, through the public C API only (plus libmurmurhash to reseal
-// blobs).
+// blobs, fuzz_common.hpp).
 //
 // The first input byte picks what the rest is:
 //   0 / 1   a blob for tf_age_bloom_deserialize / tf_time_bloom_deserialize,
@@ -22,43 +22,9 @@
 #include <utility>
 #include <vector>
 
-#include <murmurhash.h>
-
 #include "fuzz_common.hpp"
 
 namespace {
-
-constexpr size_t kOverhead = 28;
-
-void put_le64(uint8_t *p, uint64_t v) {
-    for (int i = 0; i < 8; ++i) p[i] = uint8_t(v >> (8 * i));
-}
-
-std::vector<uint8_t> seal(std::vector<uint8_t> blob) {
-    put_le64(blob.data() + 12, uint64_t(blob.size() - kOverhead));
-    uint64_t h[2];
-    lmmh_x64_128(blob.data(), unsigned(blob.size() - 8), 0, h);
-    put_le64(blob.data() + blob.size() - 8, h[0]);
-    return blob;
-}
-
-// What both filters' adapters share: a blob of a filter, and an answer.
-template <class H>
-std::vector<uint8_t> snapshot_of(const H *f, tf_status (*serialized_size)(const H *, size_t *),
-                                 tf_status (*serialize)(const H *, void *, size_t, size_t *)) {
-    size_t size = 0, written = 0;
-    FUZZ_CHECK(serialized_size(f, &size) == TF_OK);
-    std::vector<uint8_t> blob(size);
-    FUZZ_CHECK(serialize(f, blob.data(), size, &written) == TF_OK && written == size);
-    return blob;
-}
-
-template <class H>
-size_t memory_of(const H *f, tf_status (*memory)(const H *, size_t *)) {
-    size_t bytes = 0;
-    FUZZ_CHECK(memory(f, &bytes) == TF_OK);
-    return bytes;
-}
 
 bool answer(tf_status st, int present) {
     FUZZ_CHECK(st == TF_OK);
@@ -73,16 +39,28 @@ void check_stats(const Stats &st) {
     FUZZ_CHECK(st.bits >= 64 * st.slices);
 }
 
-// One interface over the two filters, so that every check is written once.
-struct Age {
-    using H = tf_age_bloom;
+// One interface over the two filters, so that every check is written once:
+// what comes from the C calls alone here, the rest in Age and Time.
+template <class Handle, tf_status (*Deserialize)(const void *, size_t, const tf_deserialize_options *, Handle **),
+          tf_status (*SerializedSize)(const Handle *, size_t *),
+          tf_status (*Serialize)(const Handle *, void *, size_t, size_t *),
+          tf_status (*Memory)(const Handle *, size_t *), void (*Free)(Handle *)>
+struct Filter {
+    using H = Handle;
     static tf_status deserialize(const void *b, size_t n, const tf_deserialize_options *o, H **out) {
-        return tf_age_bloom_deserialize(b, n, o, out);
+        return Deserialize(b, n, o, out);
     }
-    static std::vector<uint8_t> snapshot(const H *f) {
-        return snapshot_of(f, tf_age_bloom_serialized_size, tf_age_bloom_serialize);
+    static std::vector<uint8_t> snapshot(const H *f) { return fuzz_blob_of(f, SerializedSize, Serialize); }
+    static size_t memory(const H *f) {
+        size_t bytes = 0;
+        FUZZ_CHECK(Memory(f, &bytes) == TF_OK);
+        return bytes;
     }
-    static size_t memory(const H *f) { return memory_of(f, tf_age_bloom_memory); }
+    static void free(H *f) { Free(f); }
+};
+
+struct Age : Filter<tf_age_bloom, tf_age_bloom_deserialize, tf_age_bloom_serialized_size, tf_age_bloom_serialize,
+                    tf_age_bloom_memory, tf_age_bloom_free> {
     static tf_status add(H *f, const void *k, size_t n, uint64_t) { return tf_age_bloom_add(f, k, n); }
     static bool contains(const H *f, const void *k, size_t n, uint64_t) {
         int p = -1;
@@ -95,18 +73,10 @@ struct Age {
         FUZZ_CHECK(tf_age_bloom_get_stats(f, &st) == TF_OK);
         check_stats(st);
     }
-    static void free(H *f) { tf_age_bloom_free(f); }
 };
 
-struct Time {
-    using H = tf_time_bloom;
-    static tf_status deserialize(const void *b, size_t n, const tf_deserialize_options *o, H **out) {
-        return tf_time_bloom_deserialize(b, n, o, out);
-    }
-    static std::vector<uint8_t> snapshot(const H *f) {
-        return snapshot_of(f, tf_time_bloom_serialized_size, tf_time_bloom_serialize);
-    }
-    static size_t memory(const H *f) { return memory_of(f, tf_time_bloom_memory); }
+struct Time : Filter<tf_time_bloom, tf_time_bloom_deserialize, tf_time_bloom_serialized_size, tf_time_bloom_serialize,
+                     tf_time_bloom_memory, tf_time_bloom_free> {
     static tf_status add(H *f, const void *k, size_t n, uint64_t now) { return tf_time_bloom_add(f, k, n, now); }
     static bool contains(const H *f, const void *k, size_t n, uint64_t now) {
         int p = -1;
@@ -122,7 +92,6 @@ struct Time {
         FUZZ_CHECK(tf_time_bloom_slice_bits(f, 0, &s0) == TF_OK && s0 >= 64);
         FUZZ_CHECK(tf_time_bloom_slice_bits(f, st.slices, &s0) == TF_ERR_INVALID_ARGUMENT);
     }
-    static void free(H *f) { tf_time_bloom_free(f); }
 };
 
 // max_memory on a blob that loads into a filter of `need` bytes: exactly
@@ -177,15 +146,7 @@ void check_blob(const uint8_t *data, size_t size) {
     F::free(f);
 }
 
-// A little reader over the program bytes.
-struct Input {
-    const uint8_t *p;
-    size_t n;
-    size_t pos = 0;
-    bool more() const { return pos < n; }
-    uint8_t byte() { return pos < n ? p[pos++] : 0; }
-    uint16_t u16() { return uint16_t(byte() | (byte() << 8)); }
-};
+using Input = FuzzInput;
 
 // Operation programs. Count window: every key among the last l * g inserts
 // must be found. Time window: every key inserted at t >= now - span must
@@ -291,39 +252,22 @@ void run_program(Input in, bool time_mode, bool blocked = false) {
     F::free(f);
 }
 
+// The first input byte picks what the rest is (see the top of this file).
+template <class F>
+void sealed_blob(const uint8_t *data, size_t size) {
+    fuzz_check_sealed(data, size, check_blob<F>);
+}
+template <class F, bool time_mode, bool blocked>
+void program(const uint8_t *data, size_t size) {
+    run_program<F>(Input{data, size}, time_mode, blocked);
+}
+const FuzzMode kModes[] = {check_blob<Age>,          check_blob<Time>,           sealed_blob<Age>,
+                           sealed_blob<Time>,        program<Age, false, false>, program<Time, true, false>,
+                           program<Age, false, true>};
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    if (size == 0) return 0;
-    const uint8_t mode = data[0] % 7;
-    const uint8_t *rest = data + 1;
-    const size_t n = size - 1;
-    switch (mode) {
-        case 0:
-            check_blob<Age>(rest, n);
-            break;
-        case 1:
-            check_blob<Time>(rest, n);
-            break;
-        case 2:
-        case 3:
-            if (n >= kOverhead && n <= UINT_MAX) {
-                const std::vector<uint8_t> fixed = seal(std::vector<uint8_t>(rest, rest + n));
-                if (mode == 2)
-                    check_blob<Age>(fixed.data(), fixed.size());
-                else
-                    check_blob<Time>(fixed.data(), fixed.size());
-            }
-            break;
-        case 4:
-            run_program<Age>(Input{rest, n}, false);
-            break;
-        case 5:
-            run_program<Time>(Input{rest, n}, true);
-            break;
-        case 6:
-            run_program<Age>(Input{rest, n}, false, true);
-            break;
-    }
+    fuzz_by_first_byte(data, size, kModes);
     return 0;
 }

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include <murmurhash.h>
@@ -95,15 +96,56 @@ inline bool fuzz_pace_due(uint64_t last, uint64_t now, uint64_t interval) {
     return last == 0 || (now >= last && now - last >= interval);
 }
 
-// The sketch's blob through the public API (serialized_size + serialize).
-inline std::vector<uint8_t> fuzz_snapshot(const tf_recency_sketch *s) {
-    size_t size = 0;
-    FUZZ_CHECK(tf_recency_sketch_serialized_size(s, &size) == TF_OK);
+// A structure's blob through the public API (its serialized_size, then its
+// serialize into exactly that many bytes).
+template <class H>
+inline std::vector<uint8_t> fuzz_blob_of(const H *h, tf_status (*serialized_size)(const H *, size_t *),
+                                         tf_status (*serialize)(const H *, void *, size_t, size_t *)) {
+    size_t size = 0, written = 0;
+    FUZZ_CHECK(serialized_size(h, &size) == TF_OK);
+    FUZZ_CHECK(size >= kFuzzOverhead);
     std::vector<uint8_t> blob(size);
-    size_t written = 0;
-    FUZZ_CHECK(tf_recency_sketch_serialize(s, blob.data(), blob.size(), &written) == TF_OK);
+    FUZZ_CHECK(serialize(h, blob.data(), blob.size(), &written) == TF_OK);
     FUZZ_CHECK(written == size);
     return blob;
+}
+
+// The sketch's blob.
+inline std::vector<uint8_t> fuzz_snapshot(const tf_recency_sketch *s) {
+    return fuzz_blob_of(s, tf_recency_sketch_serialized_size, tf_recency_sketch_serialize);
+}
+
+// A little reader over a program's bytes: a byte past the end reads as 0;
+// numbers are little-endian, their bytes read in order.
+struct FuzzInput {
+    const uint8_t *p;
+    size_t n;
+    size_t pos = 0;
+    FuzzInput(const uint8_t *data, size_t size) : p(data), n(size) {}
+    bool more() const { return pos < n; }
+    uint8_t byte() { return pos < n ? p[pos++] : 0; }
+    uint16_t u16() {
+        const uint16_t lo = byte();
+        return uint16_t(lo | (byte() << 8));
+    }
+    uint64_t u64() {
+        uint64_t v = 0;
+        for (int i = 0; i < 8; ++i) v |= uint64_t(byte()) << (8 * i);
+        return v;
+    }
+    std::string bytes(size_t k) {
+        std::string s;
+        for (size_t i = 0; i < k; ++i) s.push_back(char(byte()));
+        return s;
+    }
+};
+
+// A target whose first input byte picks what the rest of the input is:
+// modes[data[0] % N](the rest).
+using FuzzMode = void (*)(const uint8_t *data, size_t size);
+template <size_t N>
+inline void fuzz_by_first_byte(const uint8_t *data, size_t size, const FuzzMode (&modes)[N]) {
+    if (size > 0) modes[data[0] % N](data + 1, size - 1);
 }
 
 // The number of cells a sketch of this shape holds (blocked tables are

@@ -148,14 +148,8 @@ struct LimiterDeleter {
 };
 using Limiter = std::unique_ptr<tf_rate_limiter, LimiterDeleter>;
 
-std::vector<uint8_t> snapshot(tf_rate_limiter *r) {
-    size_t size = 0, written = 0;
-    FUZZ_CHECK(tf_rate_limiter_serialized_size(r, &size) == TF_OK);
-    FUZZ_CHECK(size >= kOverhead);
-    std::vector<uint8_t> blob(size);
-    FUZZ_CHECK(tf_rate_limiter_serialize(r, blob.data(), blob.size(), &written) == TF_OK);
-    FUZZ_CHECK(written == size);
-    return blob;
+std::vector<uint8_t> snapshot(const tf_rate_limiter *r) {
+    return fuzz_blob_of(r, tf_rate_limiter_serialized_size, tf_rate_limiter_serialize);
 }
 
 uint64_t memory_of(const tf_rate_limiter *r) {
@@ -658,18 +652,7 @@ const std::string &pool_key(uint8_t i) {
     return keys[i % kKeys];
 }
 
-// A little reader over the program bytes.
-struct Input {
-    const uint8_t *p;
-    size_t n;
-    size_t pos = 0;
-    bool more() const { return pos < n; }
-    uint8_t byte() { return pos < n ? p[pos++] : 0; }
-    uint16_t u16() {
-        const uint16_t lo = byte();
-        return uint16_t(lo | (byte() << 8));
-    }
-};
+using Input = FuzzInput;
 
 // How a request was decided (which of the documented outcomes).
 enum class Outcome { tracked, too_many, horizon, normal, no_room };
@@ -1230,26 +1213,17 @@ class Program {
     std::vector<uint8_t> blob_;  // the serialized state after the last operation
 };
 
+// The first input byte picks what the rest is (see the top of this file).
+void sealed_blob(const uint8_t *data, size_t size) { fuzz_check_sealed(data, size, check_blob); }
+template <class Window, bool exact>
+void program(const uint8_t *data, size_t size) {
+    Program<Window>(Input{data, size}, exact).run();
+}
+const FuzzMode kModes[] = {check_blob, sealed_blob, program<Buckets, false>, program<Times, true>};
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    if (size == 0) return 0;
-    const uint8_t mode = data[0] % 4;
-    const uint8_t *rest = data + 1;
-    const size_t n = size - 1;
-    switch (mode) {
-        case 0:
-            check_blob(rest, n);
-            break;
-        case 1:
-            fuzz_check_sealed(rest, n, check_blob);
-            break;
-        case 2:
-            Program<Buckets>(Input{rest, n}, false).run();
-            break;
-        case 3:
-            Program<Times>(Input{rest, n}, true).run();
-            break;
-    }
+    fuzz_by_first_byte(data, size, kModes);
     return 0;
 }

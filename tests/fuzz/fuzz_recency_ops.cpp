@@ -90,26 +90,7 @@ enum Op {
     kOpCount
 };
 
-class Input {
-   public:
-    Input(const uint8_t *p, size_t n) : p_(p), n_(n), pos_(0) {}
-    bool empty() const { return pos_ >= n_; }
-    uint8_t u8() { return pos_ < n_ ? p_[pos_++] : 0; }
-    uint64_t u64() {
-        uint64_t v = 0;
-        for (int i = 0; i < 8; ++i) v |= uint64_t(u8()) << (8 * i);
-        return v;
-    }
-    std::string bytes(size_t k) {
-        std::string s;
-        for (size_t i = 0; i < k; ++i) s.push_back(char(u8()));
-        return s;
-    }
-
-   private:
-    const uint8_t *p_;
-    size_t n_, pos_;
-};
+using Input = FuzzInput;
 
 std::string pool_key(unsigned i) {
     if (i == 0) return std::string();
@@ -342,7 +323,7 @@ void invalid_call(Tracked &t, uint8_t sub, Input &in, const std::string &key) {
             // A short buffer: the needed size comes back, nothing is written.
             size_t need = 0;
             FUZZ_CHECK(tf_recency_sketch_serialized_size(s, &need) == TF_OK);
-            const size_t cap = in.u8() % need;
+            const size_t cap = in.byte() % need;
             std::vector<uint8_t> buf(cap + 1, 0xA5);
             size_t written = 0;
             expect_failure(t, TF_ERR_BUFFER_TOO_SMALL,
@@ -456,9 +437,9 @@ void invalid_call(Tracked &t, uint8_t sub, Input &in, const std::string &key) {
 void damaged_blob(Tracked &t, Input &in) {
     const std::vector<uint8_t> blob = fuzz_snapshot(t.s);
     std::vector<uint8_t> bad = blob;
-    const uint8_t how = in.u8();
-    const size_t hi = in.u8();
-    const size_t where = (hi << 8 | in.u8()) % blob.size();
+    const uint8_t how = in.byte();
+    const size_t hi = in.byte();
+    const size_t where = (hi << 8 | in.byte()) % blob.size();
     switch (how % 4) {
         case 0:
             bad.resize(where);
@@ -541,9 +522,9 @@ void info(const Tracked &t) {
 // per call, so blocked sizes use few keys (and the run limits the calls).
 void dimensions(Input &in) {
     static const double probs[] = {0.5, 0.25, 0.1, 0.05, 0.01, 0.001};
-    uint64_t n = 1 + in.u8();
-    const double p = probs[in.u8() % (sizeof probs / sizeof probs[0])];
-    const uint32_t flags = in.u8() & kKnownFlags;
+    uint64_t n = 1 + in.byte();
+    const double p = probs[in.byte() % (sizeof probs / sizeof probs[0])];
+    const uint32_t flags = in.byte() & kKnownFlags;
     if (flags & TF_RECENCY_SKETCH_BLOCKED) n = 1 + n % 8;
     uint64_t w = 0;
     uint32_t d = 0;
@@ -566,12 +547,12 @@ class Program {
     explicit Program(Input &in) : in_(in) {}
 
     std::string key() {
-        const uint8_t b = in_.u8();
+        const uint8_t b = in_.byte();
         if (b < 0xC0) return pool_key(b % 32);
         return in_.bytes((b & 0x3F) % 17);
     }
     uint64_t time() {
-        const uint8_t b = in_.u8();
+        const uint8_t b = in_.byte();
         const uint64_t x = b & 0x3F;
         switch (b >> 6) {
             case 0:
@@ -591,7 +572,7 @@ class Program {
         }
     }
     uint64_t span() {
-        const uint8_t b = in_.u8();
+        const uint8_t b = in_.byte();
         if (b == 0xFF) {
             const uint64_t v = in_.u64();
             return v ? v : 1;
@@ -607,7 +588,7 @@ class Program {
 
 void run(const uint8_t *data, size_t size) {
     Input in(data, size);
-    const uint8_t h0 = in.u8(), h1 = in.u8(), h2 = in.u8(), h3 = in.u8();
+    const uint8_t h0 = in.byte(), h1 = in.byte(), h2 = in.byte(), h3 = in.byte();
     const uint32_t flags = h0 & kKnownFlags;
     const bool blocked = (flags & TF_RECENCY_SKETCH_BLOCKED) != 0;
     const uint32_t depth = 1 + h2 % (blocked ? TF_RECENCY_SKETCH_MAX_BLOCKED_DEPTH : TF_RECENCY_SKETCH_MAX_DEPTH);
@@ -622,8 +603,8 @@ void run(const uint8_t *data, size_t size) {
 
     Program prog(in);
     unsigned dimension_calls = 0;
-    for (size_t ops = 0; ops < kMaxOps && !in.empty(); ++ops) {
-        switch (in.u8() % kOpCount) {
+    for (size_t ops = 0; ops < kMaxOps && in.more(); ++ops) {
+        switch (in.byte() % kOpCount) {
             case kUpdate: {
                 const std::string k = prog.key();
                 const uint64_t now = prog.time();
@@ -669,7 +650,7 @@ void run(const uint8_t *data, size_t size) {
             case kUpdateSecond: {
                 const std::string k = prog.key();
                 const uint64_t now = prog.time();
-                if (in.u8() & 1) {
+                if (in.byte() & 1) {
                     FUZZ_CHECK(tf_recency_sketch_update(b.s, k.data(), k.size(), now) == TF_OK);
                     b.wrote(k, now);
                 } else {
@@ -690,7 +671,7 @@ void run(const uint8_t *data, size_t size) {
                 break;
             }
             case kMergeIncompatible: {
-                tf_recency_sketch *o = incompatible_with(a, in.u8());
+                tf_recency_sketch *o = incompatible_with(a, in.byte());
                 FUZZ_CHECK(tf_recency_sketch_update(o, "x", 1, 1 + (uint64_t(1) << 62)) == TF_OK);
                 expect_failure(a, TF_ERR_INCOMPATIBLE, [&] { return tf_recency_sketch_merge(a.s, o); });
                 tf_recency_sketch_free(o);
@@ -710,7 +691,7 @@ void run(const uint8_t *data, size_t size) {
                 round_trip(a);
                 break;
             case kErrorEstimate: {
-                const uint8_t m = in.u8();
+                const uint8_t m = in.byte();
                 const uint64_t since = m == 0 ? 0 : prog.time();
                 const double p = estimate(a, since);
                 FUZZ_CHECK(estimate(a, fuzz_sat_add(since, m)) <= p);  // non-increasing in `since`
@@ -718,7 +699,7 @@ void run(const uint8_t *data, size_t size) {
                 break;
             }
             case kInvalid: {
-                const uint8_t sub = in.u8();
+                const uint8_t sub = in.byte();
                 const std::string k = prog.key();
                 invalid_call(a, sub, in, k);
                 break;
@@ -738,7 +719,7 @@ void run(const uint8_t *data, size_t size) {
                 if (dimension_calls++ < 2) dimensions(in);
                 break;
             case kLongKey: {
-                const std::string k = in.bytes(17 + size_t(in.u8()) * 4);
+                const std::string k = in.bytes(17 + size_t(in.byte()) * 4);
                 const uint64_t now = prog.time();
                 FUZZ_CHECK(tf_recency_sketch_update(a.s, k.data(), k.size(), now) == TF_OK);
                 a.wrote(k, now);
@@ -749,7 +730,7 @@ void run(const uint8_t *data, size_t size) {
                 const std::string k = prog.key();
                 const uint64_t now = prog.time();
                 const uint64_t interval = prog.span();
-                const unsigned times = 2 + in.u8() % 3;
+                const unsigned times = 2 + in.byte() % 3;
                 const size_t grants = a.grants.size();
                 for (unsigned i = 0; i < times; ++i) pace(a, k, now, interval);
                 FUZZ_CHECK(a.grants.size() - grants <= 1);  // one grant per key and instant

@@ -36,6 +36,7 @@
 #include <temporalfilters.h>
 
 #include "golden.h"
+#include "test_util.h"
 
 #define HEADER_SIZE 20
 #define TRAILER_SIZE 8
@@ -91,13 +92,14 @@ typedef struct {
     size_t len;
 } blob;
 
-static blob serialize(const tf_recency_sketch *s) {
+/* The blob of `obj` (`st` says what it is), with room for a byte more. */
+static blob blob_of(const tu_structure *st, const void *obj) {
     blob b;
     size_t written = 0;
-    if (tf_recency_sketch_serialized_size(s, &b.len) != TF_OK) die("serialized_size failed");
+    if (st->serialized_size(obj, &b.len) != TF_OK) die("serialized_size failed");
     b.data = malloc(b.len + 1); /* +1: room for a trailing byte */
     if (b.data == NULL) die("out of memory");
-    if (tf_recency_sketch_serialize(s, b.data, b.len, &written) != TF_OK || written != b.len) die("serialize failed");
+    if (st->serialize(obj, b.data, b.len, &written) != TF_OK || written != b.len) die("serialize failed");
     return b;
 }
 
@@ -137,34 +139,69 @@ static blob make_sketch(uint64_t width, uint32_t depth, uint32_t seed, uint32_t 
             update(s, "z", 1);
             break;
     }
-    b = serialize(s);
+    b = blob_of(&tu_recency_sketch, s);
     tf_recency_sketch_free(s);
     return b;
 }
 
-static void expect_status(const blob *b, tf_status want, const char *name) {
-    tf_recency_sketch *s = NULL;
-    tf_status got = tf_recency_sketch_deserialize(b->data, b->len, NULL, &s);
+/* How `data` deserializes as `st` must be `want` (counted as a failure
+ * otherwise: the corpus file is not what its name says). */
+static void expect_status(const tu_structure *st, const uint8_t *data, size_t len, tf_status want, const char *name) {
+    void *obj = NULL;
+    const tf_status got = st->deserialize(data, len, NULL, &obj);
     if (got != want) {
         fprintf(stderr, "make_corpus: %s: deserialize gives %s, expected %s\n", name, tf_status_string(got),
                 tf_status_string(want));
         ++failures;
     }
-    tf_recency_sketch_free(s);
+    if (obj) st->free(obj);
 }
 
+/* Writes a sketch blob after checking how it deserializes. */
 static void emit_blob(const char *dir, const char *name, const blob *b, tf_status want) {
-    expect_status(b, want, name);
+    expect_status(&tu_recency_sketch, b->data, b->len, want, name);
     write_file(dir, name, b->data, b->len);
 }
 
-static blob copy_blob(const blob *b) {
+/* A copy of `b` cut or grown to `len` bytes (a grown byte is 0). */
+static blob resized(const blob *b, size_t len) {
     blob c;
-    c.len = b->len;
-    c.data = malloc(b->len + 1);
+    c.len = len;
+    c.data = calloc(len + 1, 1);
     if (c.data == NULL) die("out of memory");
-    memcpy(c.data, b->data, b->len);
+    memcpy(c.data, b->data, len < b->len ? len : b->len);
     return c;
+}
+
+/* How a damaged blob is written (emit_blob, rl_emit_blob, rl_emit_sealed). */
+typedef void (*emit_fn)(const char *dir, const char *name, const blob *b, tf_status want);
+
+/* `base` cut or grown to `len` bytes. */
+static void emit_resized(const char *dir, const char *name, emit_fn emit, const blob *base, size_t len,
+                         tf_status want) {
+    blob b = resized(base, len);
+    emit(dir, name, &b, want);
+    free(b.data);
+}
+
+/* `base` with byte `off` XORed with `mask`, the checksum left as it was. */
+static void emit_flipped(const char *dir, const char *name, emit_fn emit, const blob *base, size_t off, uint8_t mask,
+                         tf_status want) {
+    blob b = resized(base, base->len);
+    b.data[off] ^= mask;
+    emit(dir, name, &b, want);
+    free(b.data);
+}
+
+/* `base` with the little-endian field at `off` set to `value`, the
+ * checksum recomputed. */
+static void emit_patched(const char *dir, const char *name, emit_fn emit, const blob *base, size_t off, uint64_t value,
+                         int bytes, tf_status want) {
+    blob b = resized(base, base->len);
+    put_le(b.data + off, value, bytes);
+    fix_checksum(b.data, b.len);
+    emit(dir, name, &b, want);
+    free(b.data);
 }
 
 static void deserialize_corpus(const char *dir) {
@@ -193,70 +230,27 @@ static void deserialize_corpus(const char *dir) {
     free(b.data);
 
     /* Truncated. */
-    b = copy_blob(&base);
-    b.len = HEADER_SIZE + TRAILER_SIZE - 1;
-    emit_blob(dir, "truncated_27", &b, TF_ERR_TRUNCATED);
-    b.len = base.len - 1;
-    emit_blob(dir, "truncated_last_byte", &b, TF_ERR_TRUNCATED);
-    free(b.data);
+    emit_resized(dir, "truncated_27", emit_blob, &base, HEADER_SIZE + TRAILER_SIZE - 1, TF_ERR_TRUNCATED);
+    emit_resized(dir, "truncated_last_byte", emit_blob, &base, base.len - 1, TF_ERR_TRUNCATED);
 
     /* Bit flips: a cell, the checksum. */
-    b = copy_blob(&base);
-    b.data[PAYLOAD_CELLS + 3] ^= 0x10;
-    emit_blob(dir, "bitflip_cell", &b, TF_ERR_CHECKSUM);
-    free(b.data);
-    b = copy_blob(&base);
-    b.data[b.len - 1] ^= 0x80;
-    emit_blob(dir, "bitflip_checksum", &b, TF_ERR_CHECKSUM);
-    free(b.data);
+    emit_flipped(dir, "bitflip_cell", emit_blob, &base, PAYLOAD_CELLS + 3, 0x10, TF_ERR_CHECKSUM);
+    emit_flipped(dir, "bitflip_checksum", emit_blob, &base, base.len - 1, 0x80, TF_ERR_CHECKSUM);
 
-    /* Envelope fields, checksum recomputed. */
-    b = copy_blob(&base);
-    b.data[0] = 'X';
-    emit_blob(dir, "bad_magic", &b, TF_ERR_BAD_MAGIC);
-    free(b.data);
-    b = copy_blob(&base);
-    put_le(b.data + 4, 2, 2);
-    fix_checksum(b.data, b.len);
-    emit_blob(dir, "version_2", &b, TF_ERR_UNSUPPORTED_VERSION);
-    free(b.data);
-    b = copy_blob(&base);
-    put_le(b.data + 6, 2, 2);
-    fix_checksum(b.data, b.len);
-    emit_blob(dir, "wrong_kind_2", &b, TF_ERR_WRONG_KIND);
-    free(b.data);
-    b = copy_blob(&base);
-    put_le(b.data + 8, 0x4, 4);
-    fix_checksum(b.data, b.len);
-    emit_blob(dir, "unknown_flag_bit", &b, TF_ERR_CORRUPT);
-    free(b.data);
-    b = copy_blob(&base);
-    b.data[b.len] = 0;
-    b.len += 1;
-    emit_blob(dir, "trailing_byte", &b, TF_ERR_CORRUPT);
-    free(b.data);
+    /* Envelope fields, checksum recomputed (the magic: not). */
+    emit_flipped(dir, "bad_magic", emit_blob, &base, 0, 'T' ^ 'X', TF_ERR_BAD_MAGIC);
+    emit_patched(dir, "version_2", emit_blob, &base, 4, 2, 2, TF_ERR_UNSUPPORTED_VERSION);
+    emit_patched(dir, "wrong_kind_2", emit_blob, &base, 6, 2, 2, TF_ERR_WRONG_KIND);
+    emit_patched(dir, "unknown_flag_bit", emit_blob, &base, 8, 0x4, 4, TF_ERR_CORRUPT);
+    emit_resized(dir, "trailing_byte", emit_blob, &base, base.len + 1, TF_ERR_CORRUPT);
 
     /* Payload invariants broken, checksum recomputed. */
-    b = copy_blob(&base);
-    put_le(b.data + PAYLOAD_DEPTH, 0, 4);
-    fix_checksum(b.data, b.len);
-    emit_blob(dir, "corrupt_depth_0", &b, TF_ERR_CORRUPT);
-    free(b.data);
-    b = copy_blob(&base);
-    put_le(b.data + PAYLOAD_WIDTH, get_le(b.data + PAYLOAD_WIDTH, 8) + 1, 8);
-    fix_checksum(b.data, b.len);
-    emit_blob(dir, "corrupt_width_plus_1", &b, TF_ERR_CORRUPT);
-    free(b.data);
-    b = copy_blob(&base);
-    put_le(b.data + PAYLOAD_NCELLS, UINT64_MAX / 8, 8);
-    fix_checksum(b.data, b.len);
-    emit_blob(dir, "corrupt_huge_cell_count", &b, TF_ERR_CORRUPT);
-    free(b.data);
-    b = copy_blob(&extra); /* depth 32 is too deep for the blocked layout */
-    put_le(b.data + 8, B, 4);
-    fix_checksum(b.data, b.len);
-    emit_blob(dir, "corrupt_blocked_depth_32", &b, TF_ERR_CORRUPT);
-    free(b.data);
+    emit_patched(dir, "corrupt_depth_0", emit_blob, &base, PAYLOAD_DEPTH, 0, 4, TF_ERR_CORRUPT);
+    emit_patched(dir, "corrupt_width_plus_1", emit_blob, &base, PAYLOAD_WIDTH, get_le(base.data + PAYLOAD_WIDTH, 8) + 1,
+                 8, TF_ERR_CORRUPT);
+    emit_patched(dir, "corrupt_huge_cell_count", emit_blob, &base, PAYLOAD_NCELLS, UINT64_MAX / 8, 8, TF_ERR_CORRUPT);
+    /* depth 32 is too deep for the blocked layout */
+    emit_patched(dir, "corrupt_blocked_depth_32", emit_blob, &extra, 8, TF_RECENCY_SKETCH_BLOCKED, 4, TF_ERR_CORRUPT);
 
     free(base.data);
     free(extra.data);
@@ -509,14 +503,9 @@ enum { RL_BLOB = 0, RL_SEALED = 1, RL_BUCKETED = 2, RL_EXACT = 3 };
 #define RLF_GLOBAL_LATEST (HEADER_SIZE + 72)
 #define RLF_FLAGS 8
 
+/* The limiter's blob; frees it. */
 static blob rl_serialize(tf_rate_limiter *r) {
-    blob b;
-    size_t written = 0;
-    if (tf_rate_limiter_serialized_size(r, &b.len) != TF_OK) die("rate limiter serialized_size failed");
-    b.data = malloc(b.len + 1);
-    if (b.data == NULL) die("out of memory");
-    if (tf_rate_limiter_serialize(r, b.data, b.len, &written) != TF_OK || written != b.len)
-        die("rate limiter serialize failed");
+    blob b = blob_of(&tu_rate_limiter, r);
     tf_rate_limiter_free(r);
     return b;
 }
@@ -530,8 +519,6 @@ static void rl_acquire(tf_rate_limiter *r, const char *key, uint64_t now, uint64
  * for RL_SEALED, as the target does) deserializes. */
 static void rl_emit(const char *dir, const char *name, int mode, const blob *b, tf_status want) {
     uint8_t *in = malloc(b->len + 1);
-    tf_rate_limiter *r = NULL;
-    tf_status got;
     if (in == NULL) die("out of memory");
     in[0] = (uint8_t)mode;
     memcpy(in + 1, b->data, b->len);
@@ -539,56 +526,51 @@ static void rl_emit(const char *dir, const char *name, int mode, const blob *b, 
         put_le(in + 1 + 12, b->len - HEADER_SIZE - TRAILER_SIZE, 8);
         fix_checksum(in + 1, b->len);
     }
-    got = tf_rate_limiter_deserialize(in + 1, b->len, NULL, &r);
-    if (got != want) {
-        fprintf(stderr, "make_corpus: %s: deserialize gives %s, expected %s\n", name, tf_status_string(got),
-                tf_status_string(want));
-        ++failures;
-    }
-    tf_rate_limiter_free(r);
+    expect_status(&tu_rate_limiter, in + 1, b->len, want, name);
     write_file(dir, name, in, b->len + 1);
     free(in);
 }
 
+/* rl_emit as an emit_fn: the blob as given, or resealed */
+static void rl_emit_blob(const char *dir, const char *name, const blob *b, tf_status want) {
+    rl_emit(dir, name, RL_BLOB, b, want);
+}
+static void rl_emit_sealed(const char *dir, const char *name, const blob *b, tf_status want) {
+    rl_emit(dir, name, RL_SEALED, b, want);
+}
+
 static void rl_blobs(const char *dir) {
-    blob golden = rl_serialize(golden_rate_limiter(0)), exact = rl_serialize(golden_rate_limiter(1)), b;
     tf_rate_limiter *r = NULL;
+    if (golden_rate_limiter(0, &r) != TF_OK) die("golden limiter failed");
+    blob golden = rl_serialize(r), b;
+    r = NULL;
+    if (golden_rate_limiter(TF_RATE_LIMITER_EXACT, &r) != TF_OK) die("golden limiter failed");
+    blob exact = rl_serialize(r);
+    r = NULL;
     uint64_t keys = 0;
     tf_rate_limiter_stats stats = TF_RATE_LIMITER_STATS_INIT;
 
-    rl_emit(dir, "blob_golden", RL_BLOB, &golden, TF_OK);
-    rl_emit(dir, "blob_golden_exact", RL_BLOB, &exact, TF_OK);
+    rl_emit_blob(dir, "blob_golden", &golden, TF_OK);
+    rl_emit_blob(dir, "blob_golden_exact", &exact, TF_OK);
 
     /* resealed: a reclaim horizon above the keys' clocks */
-    b = copy_blob(&golden);
-    put_le(b.data + RLF_HORIZON, 3500, 8);
-    rl_emit(dir, "sealed_golden_horizon", RL_SEALED, &b, TF_OK);
-    free(b.data);
+    emit_patched(dir, "sealed_golden_horizon", rl_emit_sealed, &golden, RLF_HORIZON, 3500, 8, TF_OK);
     /* resealed: fail-open, the table exactly full */
-    b = copy_blob(&exact);
+    b = resized(&exact, exact.len);
     if (tf_rate_limiter_deserialize(exact.data, exact.len, NULL, &r) != TF_OK) die("golden blob does not load");
     if (tf_rate_limiter_get_stats(r, &stats) != TF_OK) die("stats failed");
     keys = stats.keys;
     tf_rate_limiter_free(r);
     put_le(b.data + RLF_MAX_KEYS, keys, 8);
     put_le(b.data + RLF_FLAGS, TF_RATE_LIMITER_EXACT | TF_RATE_LIMITER_FULL_ALLOW, 4);
-    rl_emit(dir, "sealed_golden_exact_full_allow", RL_SEALED, &b, TF_OK);
+    rl_emit_sealed(dir, "sealed_golden_exact_full_allow", &b, TF_OK);
     free(b.data);
     /* resealed but broken: a global clock without a global limit */
-    b = copy_blob(&golden);
-    put_le(b.data + RLF_GLOBAL_LIMIT, 0, 8);
-    rl_emit(dir, "sealed_golden_no_global", RL_SEALED, &b, TF_ERR_CORRUPT);
-    free(b.data);
+    emit_patched(dir, "sealed_golden_no_global", rl_emit_sealed, &golden, RLF_GLOBAL_LIMIT, 0, 8, TF_ERR_CORRUPT);
 
     /* damaged as given */
-    b = copy_blob(&golden);
-    b.len -= 1;
-    rl_emit(dir, "blob_truncated", RL_BLOB, &b, TF_ERR_TRUNCATED);
-    free(b.data);
-    b = copy_blob(&exact);
-    b.data[RLF_GLOBAL_LATEST] ^= 0x01;
-    rl_emit(dir, "blob_bitflip", RL_BLOB, &b, TF_ERR_CHECKSUM);
-    free(b.data);
+    emit_resized(dir, "blob_truncated", rl_emit_blob, &golden, golden.len - 1, TF_ERR_TRUNCATED);
+    emit_flipped(dir, "blob_bitflip", rl_emit_blob, &exact, RLF_GLOBAL_LATEST, 0x01, TF_ERR_CHECKSUM);
 
     /* small: two keys of a full table (one idle, one reclaimed: a horizon),
      * a global window, an override; fail-closed */
@@ -601,7 +583,7 @@ static void rl_blobs(const char *dir) {
     rl_acquire(r, "c", 150, 1); /* a and b idle: one is reclaimed */
     rl_acquire(r, "vip", 160, 2);
     b = rl_serialize(r);
-    rl_emit(dir, "blob_small_full", RL_BLOB, &b, TF_OK);
+    rl_emit_blob(dir, "blob_small_full", &b, TF_OK);
     free(b.data);
     /* the same in exact mode, fail-open, keys up to 40 bytes */
     if (tf_rate_limiter_new(3, 50, 0, TF_RATE_LIMITER_EXACT | TF_RATE_LIMITER_FULL_ALLOW, &r) != TF_OK)
@@ -613,7 +595,7 @@ static void rl_blobs(const char *dir) {
     rl_acquire(r, "untracked", 8, 1); /* full: admitted untracked */
     rl_acquire(r, "x", 100, 1);       /* both idle: one is reclaimed */
     b = rl_serialize(r);
-    rl_emit(dir, "blob_small_exact_full_allow", RL_BLOB, &b, TF_OK);
+    rl_emit_blob(dir, "blob_small_exact_full_allow", &b, TF_OK);
     free(b.data);
 
     free(golden.data);

@@ -305,7 +305,7 @@ void run_property(const prop_cfg *c, ref *m, tf_rate_limiter **out) {
         dec want = ref_op(m, id, now, n, 0);
         if (kind < 150) { /* a peek first: the decision acquire is about to make */
             dec got = peek_b(r, key.b, sizeof key.b, now, n);
-            if (got.allowed != want.allowed || got.remaining != want.remaining || got.retry_at != want.retry_at)
+            if (!same_dec(got, want))
                 fail_msg("op %ld: peek key %zu now %llu n %llu: got (%d, %llu, %llu), want (%d, %llu, %llu)", op, id,
                          ULL(now), ULL(n), got.allowed, ULL(got.remaining), ULL(got.retry_at), want.allowed,
                          ULL(want.remaining), ULL(want.retry_at));

@@ -47,26 +47,23 @@ dec acq_id(tf_rate_limiter *r, uint64_t id, uint64_t now, uint64_t n) {
     return acq_b(r, k.b, sizeof k.b, now, n);
 }
 
+int same_dec(dec a, dec b) { return a.allowed == b.allowed && a.remaining == b.remaining && a.retry_at == b.retry_at; }
+
+const char *mode_name(uint32_t flags) { return (flags & EXACT) ? "exact" : "bucketed"; }
+
 void check_dec(dec d, int a, uint64_t rem, uint64_t retry, int line) {
     if (d.allowed != a || d.remaining != rem || d.retry_at != retry)
         fail_msg("line %d: got (allowed %d, remaining %llu, retry_at %llu), want (%d, %llu, %llu)", line, d.allowed,
                  ULL(d.remaining), ULL(d.retry_at), a, ULL(rem), ULL(retry));
 }
 
-unsigned char *snap(tf_rate_limiter *r, size_t *len) { return tu_snapshot(r, serialize_any, len); }
+unsigned char *snap(const tf_rate_limiter *r, size_t *len) { return tu_snapshot(r, tu_rate_limiter.serialize, len); }
 
-void assert_unchanged(tf_rate_limiter *r, const unsigned char *before, size_t len) {
-    tu_assert_blob(r, serialize_any, before, len);
+void assert_unchanged(const tf_rate_limiter *r, const unsigned char *before, size_t len) {
+    tu_assert_blob(r, tu_rate_limiter.serialize, before, len);
 }
 
-tf_rate_limiter *clone_of(tf_rate_limiter *r) {
-    size_t n;
-    unsigned char *b = snap(r, &n);
-    tf_rate_limiter *c = NULL;
-    OK(tf_rate_limiter_deserialize(b, n, NULL, &c));
-    free(b);
-    return c;
-}
+tf_rate_limiter *clone_of(const tf_rate_limiter *r) { return tu_copy(&tu_rate_limiter, r); }
 
 tf_rate_limiter_stats stats_of(const tf_rate_limiter *r) {
     tf_rate_limiter_stats s = TF_RATE_LIMITER_STATS_INIT;
@@ -93,24 +90,7 @@ tf_rate_limiter *populated(uint32_t flags) {
     return r;
 }
 
-/* serialize for tu_check_serialize_contract */
-tf_status serialize_any(const void *obj, void *buf, size_t capacity, size_t *written) {
-    return tf_rate_limiter_serialize((tf_rate_limiter *)obj, buf, capacity, written);
-}
-
-tf_status load_limiter(const unsigned char *blob, size_t len, const tf_deserialize_options *options, uint64_t *memory) {
-    tf_rate_limiter *r = NULL;
-    const tf_status st = tf_rate_limiter_deserialize(blob, len, options, &r);
-    if (st != TF_OK) {
-        assert_null(r);
-        return st;
-    }
-    *memory = stats_of(r).memory;
-    tf_rate_limiter_free(r);
-    return TF_OK;
-}
-
-tf_status try_blob(const unsigned char *b, size_t n) { return tu_try_load(load_limiter, b, n); }
+tf_status try_blob(const unsigned char *b, size_t n) { return tu_try_load(&tu_rate_limiter, b, n); }
 
 /* Decisions of two limiters agree over the same random in-order traffic. */
 void assert_same_decisions(tf_rate_limiter *a, tf_rate_limiter *b, uint64_t from, uint64_t seed) {
@@ -126,10 +106,10 @@ void assert_same_decisions(tf_rate_limiter *a, tf_rate_limiter *b, uint64_t from
             continue;
         }
         dec x = acq_b(a, k.b, sizeof k.b, now, n), y = acq_b(b, k.b, sizeof k.b, now, n);
-        if (x.allowed != y.allowed || x.remaining != y.remaining || x.retry_at != y.retry_at)
+        if (!same_dec(x, y))
             fail_msg("request %d: (%d, %llu, %llu) vs (%d, %llu, %llu)", i, x.allowed, ULL(x.remaining),
                      ULL(x.retry_at), y.allowed, ULL(y.remaining), ULL(y.retry_at));
     }
     dec x = acq(a, "vip", now, 1), y = acq(b, "vip", now, 1);
-    assert_true(x.allowed == y.allowed && x.remaining == y.remaining && x.retry_at == y.retry_at);
+    assert_true(same_dec(x, y));
 }

@@ -34,25 +34,25 @@ dec acq(tf_rate_limiter *r, const char *k, uint64_t now, uint64_t n);
 dec peek(tf_rate_limiter *r, const char *k, uint64_t now, uint64_t n);
 dec acq_id(tf_rate_limiter *r, uint64_t id, uint64_t now, uint64_t n);
 
+/* Whether two decisions are the same (allowed, remaining, retry_at). */
+int same_dec(dec a, dec b);
+/* "exact" or "bucketed", for messages. */
+const char *mode_name(uint32_t flags);
+
 /* Asserts a decision, naming the caller's line. */
 #define EXPECT(d, a, rem, retry) check_dec((d), (a), (rem), (retry), __LINE__)
 void check_dec(dec d, int a, uint64_t rem, uint64_t retry, int line);
 
 /* The limiter's blob (malloc'ed; its length in *len). */
-unsigned char *snap(tf_rate_limiter *r, size_t *len);
+unsigned char *snap(const tf_rate_limiter *r, size_t *len);
 /* Asserts that `r` serializes to exactly `before`. */
-void assert_unchanged(tf_rate_limiter *r, const unsigned char *before, size_t len);
+void assert_unchanged(const tf_rate_limiter *r, const unsigned char *before, size_t len);
 /* A copy through a blob. */
-tf_rate_limiter *clone_of(tf_rate_limiter *r);
+tf_rate_limiter *clone_of(const tf_rate_limiter *r);
 tf_rate_limiter_stats stats_of(const tf_rate_limiter *r);
 tf_rate_limiter_info info_of(const tf_rate_limiter *r);
 /* A populated limiter, with every kind of state. */
 tf_rate_limiter *populated(uint32_t flags);
-/* tf_rate_limiter_serialize as a tu_serialize_fn. */
-tf_status serialize_any(const void *obj, void *buf, size_t capacity, size_t *written);
-/* Deserializes a blob with `options` and gives the memory of what it made
- * (a tu_load_fn). */
-tf_status load_limiter(const unsigned char *blob, size_t len, const tf_deserialize_options *options, uint64_t *memory);
 /* Deserializes a blob (a tu_try_blob_fn): a failure makes nothing and says why. */
 tf_status try_blob(const unsigned char *b, size_t n);
 /* Decisions of two limiters agree over the same random in-order traffic. */

@@ -23,7 +23,7 @@ static void test_deserialize_truncated(void **state) {
     (void)state;
     for (size_t m = 0; m < NMODES; ++m) {
         tf_rate_limiter *r = populated(kModes[m]);
-        tu_check_blob_of(r, serialize_any, TU_TRUNCATIONS, try_blob);
+        tu_check_blob_of(r, tu_rate_limiter.serialize, tu_check_truncations, try_blob);
         tf_rate_limiter_free(r);
     }
 }
@@ -36,7 +36,7 @@ static void test_deserialize_bit_flips(void **state) {
         OK(tf_rate_limiter_set_key_limit(r, "o", 1, 2));
         (void)acq(r, "a", 10, 2);
         (void)acq(r, "o", 60, 1);
-        tu_check_blob_of(r, serialize_any, TU_BIT_FLIPS, try_blob);
+        tu_check_blob_of(r, tu_rate_limiter.serialize, tu_check_bit_flips, try_blob);
         tf_rate_limiter_free(r);
     }
 }
@@ -275,7 +275,7 @@ static void test_deserialize_hostile_fields(void **state) {
             unsigned char *b = build(&cases[i].s, &len);
             tf_status st = try_blob(b, len);
             if (st != cases[i].want)
-                fail_msg("%s: %s: got %s (%s), want %s", exact ? "exact" : "bucketed", cases[i].what,
+                fail_msg("%s: %s: got %s (%s), want %s", mode_name(exact ? EXACT : 0), cases[i].what,
                          tf_status_string(st), tf_last_error_message(), tf_status_string(cases[i].want));
             free(b);
         }
@@ -283,12 +283,7 @@ static void test_deserialize_hostile_fields(void **state) {
         blob_spec s = base_spec(exact);
         size_t len;
         unsigned char *b = build(&s, &len);
-        const struct {
-            size_t off;
-            uint64_t v;
-            int bytes;
-            tf_status want;
-        } env[] = {
+        const tu_field_case env[] = {
             {4, 2, 2, TF_ERR_UNSUPPORTED_VERSION},
             {4, 0, 2, TF_ERR_UNSUPPORTED_VERSION},
             {6, 1, 2, TF_ERR_WRONG_KIND},
@@ -297,50 +292,32 @@ static void test_deserialize_hostile_fields(void **state) {
             {0, 0x544C4655, 4, TF_ERR_BAD_MAGIC},
             {8, exact ? 0 : EXACT, 4, TF_ERR_CORRUPT}, /* the other mode's payload */
         };
-        for (size_t i = 0; i < sizeof env / sizeof env[0]; ++i) {
-            unsigned char *c = malloc(len);
-            memcpy(c, b, len);
-            tu_put_le(c + env[i].off, env[i].v, env[i].bytes);
-            tu_fix_checksum(c, len);
-            assert_int_equal(try_blob(c, len), env[i].want);
-            free(c);
-        }
+        tu_check_field_cases(b, len, env, sizeof env / sizeof env[0], try_blob);
         free(b);
     }
 }
 
 static void test_deserialize_wrong_kind_random_and_null(void **state) {
     (void)state;
-    /* another structure's blob */
+    /* another structure's blob, and with the kind edited to 4: its payload
+     * is not a rate limiter's */
     tf_recency_sketch *s = NULL;
     OK(tf_recency_sketch_new(64, 2, 1, 0, &s));
     OK(tf_recency_sketch_update(s, "k", 1, 5));
-    size_t n = 0, w = 0;
-    OK(tf_recency_sketch_serialized_size(s, &n));
-    unsigned char *blob = malloc(n);
-    OK(tf_recency_sketch_serialize(s, blob, n, &w));
-    assert_int_equal(try_blob(blob, n), TF_ERR_WRONG_KIND);
-    /* the kind edited to 4: its payload is not a rate limiter's */
-    tu_put_le(blob + 6, 4, 2);
-    tu_fix_checksum(blob, n);
-    tf_status st = try_blob(blob, n);
-    assert_true(st == TF_ERR_CORRUPT);
-    free(blob);
+    tu_check_foreign_blob(&tu_recency_sketch, s, 4, TF_ERR_CORRUPT, try_blob);
     tf_recency_sketch_free(s);
+    s = NULL;
     /* and the other way round */
     tf_rate_limiter *r = populated(0);
+    size_t n;
     unsigned char *rb = snap(r, &n);
     assert_int_equal(tf_recency_sketch_deserialize(rb, n, NULL, &s), TF_ERR_WRONG_KIND);
+    assert_null(s);
     free(rb);
     tf_rate_limiter_free(r);
     /* random bytes */
-    tu_check_random_blobs(4, TF_RATE_LIMITER_EXACT | TF_RATE_LIMITER_FULL_ALLOW, 2025, try_blob);
-    unsigned char buf[10] = {0};
-    tf_rate_limiter *c = NULL;
-    assert_int_equal(tf_rate_limiter_deserialize(NULL, 10, NULL, &c), TF_ERR_NULL);
-    assert_int_equal(tf_rate_limiter_deserialize(buf, 10, NULL, NULL), TF_ERR_NULL);
-    assert_int_equal(tf_rate_limiter_deserialize(NULL, 0, NULL, &c), TF_ERR_NULL);
-    assert_null(c);
+    tu_check_random_blobs(4, TF_RATE_LIMITER_EXACT | TF_RATE_LIMITER_FULL_ALLOW, 2025, 512, NULL, NULL, try_blob);
+    tu_check_deserialize_nulls(&tu_rate_limiter);
 }
 
 TU_MAIN(test_deserialize_truncated, test_deserialize_bit_flips, test_blob_builder_matches,

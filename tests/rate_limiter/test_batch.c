@@ -61,8 +61,8 @@ static void test_acquire_batch_equals_single_calls(void **state) {
                 dec d = acq_b(a, keys[i], klens[i], times[i], n);
                 if (d.allowed != allowed[i] || d.remaining != rem[i] || d.retry_at != retry[i])
                     fail_msg("%s: batch %llu entry %zu: batch (%d, %llu, %llu), single call (%d, %llu, %llu)",
-                             kModes[m] ? "exact" : "bucketed", ULL(batches), i, allowed[i], ULL(rem[i]), ULL(retry[i]),
-                             d.allowed, ULL(d.remaining), ULL(d.retry_at));
+                             mode_name(kModes[m]), ULL(batches), i, allowed[i], ULL(rem[i]), ULL(retry[i]), d.allowed,
+                             ULL(d.remaining), ULL(d.retry_at));
                 granted += (uint64_t)d.allowed;
                 denied += (uint64_t)!d.allowed;
             }

@@ -313,7 +313,7 @@ static void test_concurrent_set_global_limit(void **state) {
         int status = 0;
         assert_int_equal(waitpid(pid, &status, 0), pid);
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-            fail_msg("%s: the child %s %d while set_global_limit ran beside acquire", kModes[m] ? "exact" : "bucketed",
+            fail_msg("%s: the child %s %d while set_global_limit ran beside acquire", mode_name(kModes[m]),
                      WIFSIGNALED(status) ? "died of signal" : "exited with",
                      WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
     }

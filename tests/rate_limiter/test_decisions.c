@@ -165,7 +165,7 @@ static void test_bucketed_adversarial(void **state) {
             total += granted_key;
         }
         print_message("# %s: adversarial bursts get %llu permits in %llu units (limit %llu per %llu)\n",
-                      kModes[m] & EXACT ? "exact" : "bucketed", ULL(per_cycle_max), ULL(W - B + 2), ULL(L), ULL(W));
+                      mode_name(kModes[m]), ULL(per_cycle_max), ULL(W - B + 2), ULL(L), ULL(W));
         (void)total;
         tf_rate_limiter_free(r);
     }
@@ -212,7 +212,7 @@ static void test_retry_at_exact_time(void **state) {
                 fail_msg(
                     "trial %d (%s L %llu W %llu B %llu n %llu): retry_at %llu, granted one unit before: %d, at "
                     "it: %d",
-                    trial, flags ? "exact" : "bucketed", ULL(L), ULL(W), ULL(B), ULL(n), ULL(d.retry_at), early.allowed,
+                    trial, mode_name(flags), ULL(L), ULL(W), ULL(B), ULL(n), ULL(d.retry_at), early.allowed,
                     on_time.allowed);
             checked++;
         }
@@ -280,8 +280,7 @@ static void test_peek_changes_nothing(void **state) {
         size_t n2;
         unsigned char *after = snap(r, &n2);
         if (n2 != n || memcmp(after, before, n) != 0)
-            fail_msg("%s: a peek later than the key's clock changed the serialized state",
-                     kModes[m] ? "exact" : "bucketed");
+            fail_msg("%s: a peek later than the key's clock changed the serialized state", mode_name(kModes[m]));
         free(after);
         /* and so a later request at an earlier time is decided as if no
          * peek had happened: a's permits at 50 still count at 100 */

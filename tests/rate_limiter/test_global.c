@@ -92,7 +92,7 @@ static void test_remaining_bounded_by_global(void **state) {
         assert_int_equal(d.allowed, 0);
         assert_int_equal(d.retry_at, NEVER);
         if (d.remaining != 0)
-            fail_msg("%s: remaining %llu although the global window has no room", kModes[m] ? "exact" : "bucketed",
+            fail_msg("%s: remaining %llu although the global window has no room", mode_name(kModes[m]),
                      ULL(d.remaining));
         tf_rate_limiter_free(r);
         /* the key would grant n = 2 (then 0 left), the global window has 1:
@@ -123,8 +123,8 @@ static void test_retry_at_with_global_and_key(void **state) {
         const int on_time = acq(c, "A", d.retry_at, 2).allowed;
         tf_rate_limiter_free(c);
         if (d.retry_at != 110 || early || !on_time)
-            fail_msg("%s: retry_at %llu (want 110); granted one unit before: %d, at it: %d",
-                     kModes[m] ? "exact" : "bucketed", ULL(d.retry_at), early, on_time);
+            fail_msg("%s: retry_at %llu (want 110); granted one unit before: %d, at it: %d", mode_name(kModes[m]),
+                     ULL(d.retry_at), early, on_time);
         tf_rate_limiter_free(r);
     }
 }

@@ -36,9 +36,13 @@ uint64_t qry(const tf_recency_sketch *s, uint64_t id) {
     return t;
 }
 
-unsigned char *snap(const tf_recency_sketch *s, size_t *len) { return tu_snapshot(s, serialize_any, len); }
+unsigned char *snap(const tf_recency_sketch *s, size_t *len) {
+    return tu_snapshot(s, tu_recency_sketch.serialize, len);
+}
 
-int same(const tf_recency_sketch *a, const tf_recency_sketch *b) { return tu_same_blob(a, b, serialize_any); }
+int same(const tf_recency_sketch *a, const tf_recency_sketch *b) {
+    return tu_same_blob(a, b, tu_recency_sketch.serialize);
+}
 
 tf_recency_sketch_info info_of(const tf_recency_sketch *s) {
     tf_recency_sketch_info info = TF_RECENCY_SKETCH_INFO_INIT;
@@ -47,7 +51,7 @@ tf_recency_sketch_info info_of(const tf_recency_sketch *s) {
 }
 
 void assert_unchanged(const tf_recency_sketch *s, const unsigned char *before, size_t len) {
-    tu_assert_blob(s, serialize_any, before, len);
+    tu_assert_blob(s, tu_recency_sketch.serialize, before, len);
 }
 
 tf_recency_sketch *random_sketch(uint32_t flags, uint64_t seed, uint64_t n) {
@@ -57,35 +61,9 @@ tf_recency_sketch *random_sketch(uint32_t flags, uint64_t seed, uint64_t n) {
     return s;
 }
 
-tf_recency_sketch *copy_of(const tf_recency_sketch *s) {
-    size_t n;
-    unsigned char *b = snap(s, &n);
-    tf_recency_sketch *c = NULL;
-    OK(tf_recency_sketch_deserialize(b, n, NULL, &c));
-    free(b);
-    return c;
-}
+tf_recency_sketch *copy_of(const tf_recency_sketch *s) { return tu_copy(&tu_recency_sketch, s); }
 
-/* serialize for tu_check_serialize_contract */
-tf_status serialize_any(const void *obj, void *buf, size_t capacity, size_t *written) {
-    return tf_recency_sketch_serialize((const tf_recency_sketch *)obj, buf, capacity, written);
-}
-
-tf_status load_sketch(const unsigned char *blob, size_t len, const tf_deserialize_options *options, uint64_t *memory) {
-    tf_recency_sketch *s = NULL;
-    const tf_status st = tf_recency_sketch_deserialize(blob, len, options, &s);
-    if (st != TF_OK) {
-        assert_null(s);
-        return st;
-    }
-    size_t bytes = 0;
-    OK(tf_recency_sketch_memory(s, &bytes));
-    *memory = bytes;
-    tf_recency_sketch_free(s);
-    return TF_OK;
-}
-
-tf_status try_blob(const unsigned char *b, size_t n) { return tu_try_load(load_sketch, b, n); }
+tf_status try_blob(const unsigned char *b, size_t n) { return tu_try_load(&tu_recency_sketch, b, n); }
 
 static int cmp_u64(const void *a, const void *b) {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;

@@ -29,11 +29,6 @@ void assert_unchanged(const tf_recency_sketch *s, const unsigned char *before, s
 tf_recency_sketch *random_sketch(uint32_t flags, uint64_t seed, uint64_t n);
 /* A copy through a blob. */
 tf_recency_sketch *copy_of(const tf_recency_sketch *s);
-/* tf_recency_sketch_serialize as a tu_serialize_fn. */
-tf_status serialize_any(const void *obj, void *buf, size_t capacity, size_t *written);
-/* Deserializes a blob with `options` and gives the memory of what it made
- * (a tu_load_fn). */
-tf_status load_sketch(const unsigned char *blob, size_t len, const tf_deserialize_options *options, uint64_t *memory);
 /* Deserializes a blob (a tu_try_blob_fn): a failure makes nothing and says why. */
 tf_status try_blob(const unsigned char *b, size_t n);
 /* Largest number of grant times inside any half-open window of length L

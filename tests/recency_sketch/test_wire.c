@@ -24,7 +24,7 @@ static void test_serialize_round_trip(void **state) {
         size_t n;
         unsigned char *blob = snap(s, &n);
         assert_int_equal(n, 28 + 24 + 512 * 3 * 8);
-        assert_memory_equal(blob, "TFLT", 4);
+        tu_check_envelope(blob, n, 1, kModes[m]);
         tf_recency_sketch *c = NULL;
         OK(tf_recency_sketch_deserialize(blob, n, NULL, &c));
         assert_true(same(s, c));
@@ -45,16 +45,14 @@ static void test_serialize_round_trip(void **state) {
 static void test_serialize_buffer_too_small(void **state) {
     (void)state;
     tf_recency_sketch *s = random_sketch(0, 3, 100);
-    size_t need;
-    OK(tf_recency_sketch_serialized_size(s, &need));
-    tu_check_serialize_contract(s, need, serialize_any);
+    tu_check_serialize_contract(s, &tu_recency_sketch);
     tf_recency_sketch_free(s);
 }
 
 static void test_deserialize_truncated(void **state) {
     (void)state;
     tf_recency_sketch *s = random_sketch(TF_RECENCY_SKETCH_BLOCKED, 3, 100);
-    tu_check_blob_of(s, serialize_any, TU_TRUNCATIONS, try_blob);
+    tu_check_blob_of(s, tu_recency_sketch.serialize, tu_check_truncations, try_blob);
     tf_recency_sketch_free(s);
 }
 
@@ -63,7 +61,7 @@ static void test_deserialize_bit_flips(void **state) {
     (void)state;
     tf_recency_sketch *s = make(40, 2, 9, TF_RECENCY_SKETCH_CONCURRENT);
     for (uint64_t i = 0; i < 50; ++i) upd(s, i, 100 + i);
-    tu_check_blob_of(s, serialize_any, TU_BIT_FLIPS, try_blob);
+    tu_check_blob_of(s, tu_recency_sketch.serialize, tu_check_bit_flips, try_blob);
     tf_recency_sketch_free(s);
 }
 
@@ -75,13 +73,7 @@ static void test_deserialize_hostile_fields(void **state) {
     upd(s, 1, 5);
     size_t n;
     unsigned char *good = snap(s, &n);
-    unsigned char *b = malloc(n);
-    struct {
-        size_t off;
-        uint64_t value;
-        int bytes;
-        tf_status want;
-    } cases[] = {
+    const tu_field_case cases[] = {
         {4, 2, 2, TF_ERR_UNSUPPORTED_VERSION},                               /* a future format version */
         {4, 0, 2, TF_ERR_UNSUPPORTED_VERSION}, {6, 2, 2, TF_ERR_WRONG_KIND}, /* another structure's blob */
         {6, 6, 2, TF_ERR_WRONG_KIND},          {6, 999, 2, TF_ERR_WRONG_KIND},
@@ -94,22 +86,15 @@ static void test_deserialize_hostile_fields(void **state) {
         {36, 33, 8, TF_ERR_CORRUPT},                                       /* cell count disagrees */
         {36, UINT64_MAX, 8, TF_ERR_CORRUPT},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-        memcpy(b, good, n);
-        tu_put_le(b + cases[i].off, cases[i].value, cases[i].bytes);
-        tu_fix_checksum(b, n);
-        tf_status st = try_blob(b, n);
-        if (st != cases[i].want)
-            fail_msg("case %zu: got %s (%s), want %s", i, tf_status_string(st), tf_last_error_message(),
-                     tf_status_string(cases[i].want));
-    }
+    tu_check_field_cases(good, n, cases, sizeof cases / sizeof cases[0], try_blob);
     /* blocked flag with a width whose whole lines disagree with the cells */
+    unsigned char *b = malloc(n);
+    assert_non_null(b);
     memcpy(b, good, n);
     tu_put_le(b + 8, TF_RECENCY_SKETCH_BLOCKED, 4);
     tu_put_le(b + 20, 20, 8);
     tu_fix_checksum(b, n);
     assert_int_equal(try_blob(b, n), TF_ERR_CORRUPT);
-    tu_check_resealed(good, n, try_blob);
     free(b);
     free(good);
     tf_recency_sketch_free(s);
@@ -117,13 +102,8 @@ static void test_deserialize_hostile_fields(void **state) {
 
 static void test_deserialize_random_and_null(void **state) {
     (void)state;
-    tu_check_random_blobs(1, TF_RECENCY_SKETCH_CONCURRENT | TF_RECENCY_SKETCH_BLOCKED, 2024, try_blob);
-    unsigned char buf[10] = {0};
-    tf_recency_sketch *c = NULL;
-    assert_int_equal(tf_recency_sketch_deserialize(NULL, 10, NULL, &c), TF_ERR_NULL);
-    assert_int_equal(tf_recency_sketch_deserialize(buf, 10, NULL, NULL), TF_ERR_NULL);
-    assert_int_equal(tf_recency_sketch_deserialize(NULL, 0, NULL, &c), TF_ERR_NULL);
-    assert_null(c);
+    tu_check_random_blobs(1, TF_RECENCY_SKETCH_CONCURRENT | TF_RECENCY_SKETCH_BLOCKED, 2024, 512, NULL, NULL, try_blob);
+    tu_check_deserialize_nulls(&tu_recency_sketch);
 }
 
 /* options->max_memory bounds the sketch deserialize makes: its memory is
@@ -133,7 +113,7 @@ static void check_max_memory_of(tf_recency_sketch *s) {
     size_t n, bytes;
     unsigned char *blob = snap(s, &n);
     OK(tf_recency_sketch_memory(s, &bytes));
-    assert_int_equal(tu_check_max_memory(blob, n, load_sketch), bytes);
+    assert_int_equal(tu_check_max_memory(blob, n, &tu_recency_sketch), bytes);
     free(blob);
     tf_recency_sketch_free(s);
 }
@@ -161,21 +141,17 @@ static void check_answer(const unsigned char *key, size_t key_len, const unsigne
 }
 
 static void check_golden(const char *name, uint32_t flags) {
-    /* the same operations today give the same bytes */
-    tf_recency_sketch *built = golden_recency_sketch(flags);
-    assert_non_null(built);
-    size_t len;
-    unsigned char *golden = tu_golden_blob(name, built, serialize_any, &len);
-    /* and the blob reads back with the recorded answers */
-    tf_recency_sketch *s = NULL;
-    OK(tf_recency_sketch_deserialize(golden, len, NULL, &s));
+    /* the same operations today give the same bytes, and the blob reads
+     * back with the recorded answers */
+    tf_recency_sketch *built = NULL;
+    OK(golden_recency_sketch(flags, &built));
+    tf_recency_sketch *s = tu_golden_read(name, built, &tu_recency_sketch);
     golden_check g = {s, 0};
     assert_int_equal(tu_for_each_answer(name, 1, check_answer, &g), GOLDEN_RS_KEYS + 1);
     assert_true(g.never > 0 && g.never <= GOLDEN_RS_KEYS - GOLDEN_RS_INSERTED);
     uint64_t t;
     OK(tf_recency_sketch_query(s, golden_binary_key, sizeof golden_binary_key, &t));
     assert_int_equal(t, 123456789);
-    free(golden);
     tf_recency_sketch_free(s);
     tf_recency_sketch_free(built);
 }

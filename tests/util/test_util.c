@@ -63,6 +63,12 @@ void tu_put_le(unsigned char *p, uint64_t v, int bytes) {
     for (int i = 0; i < bytes; ++i) p[i] = (unsigned char)(v >> (8 * i));
 }
 
+uint64_t tu_get_le(const unsigned char *p, int bytes) {
+    uint64_t v = 0;
+    for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | p[i];
+    return v;
+}
+
 void tu_fix_checksum(unsigned char *blob, size_t len) {
     uint64_t h[2];
     lmmh_x64_128(blob, (unsigned)(len - 8), 0, h);
@@ -91,7 +97,7 @@ void tu_check_bit_flips(unsigned char *blob, size_t len, tu_try_blob_fn try_blob
     assert_int_equal(try_blob(blob, len), TF_OK);
 }
 
-void tu_check_truncations(const unsigned char *blob, size_t len, tu_try_blob_fn try_blob) {
+void tu_check_truncations(unsigned char *blob, size_t len, tu_try_blob_fn try_blob) {
     for (size_t cut = 0; cut < len; ++cut) {
         unsigned char *copy = malloc(cut ? cut : 1);
         assert_non_null(copy);
@@ -116,24 +122,30 @@ void tu_check_truncations(const unsigned char *blob, size_t len, tu_try_blob_fn 
     free(longer);
 }
 
-void tu_check_random_blobs(uint16_t kind, uint32_t known_flags, uint64_t seed, tu_try_blob_fn try_blob) {
+void tu_check_random_blobs(uint16_t kind, uint32_t known_flags, uint64_t seed, size_t max_len, tu_plant_fn plant,
+                           const void *ctx, tu_try_blob_fn try_blob) {
     tu_rng g = {seed};
-    unsigned char buf[512], header[8] = {'T', 'F', 'L', 'T', 1, 0, (unsigned char)kind, (unsigned char)(kind >> 8)};
+    unsigned char *buf = malloc(max_len),
+                  header[8] = {'T', 'F', 'L', 'T', 1, 0, (unsigned char)kind, (unsigned char)(kind >> 8)};
+    assert_non_null(buf);
     for (int i = 0; i < 20000; ++i) {
-        const size_t len = tu_below(&g, sizeof buf);
+        const size_t len = tu_below(&g, max_len);
         for (size_t j = 0; j < len; ++j) buf[j] = (unsigned char)tu_next(&g);
         if (i % 2) memcpy(buf, header, len < 8 ? len : 8);
-        if (i % 4 == 3 && len >= 28) { /* a consistent envelope: the payload is parsed */
+        const int consistent = plant ? i % 2 : i % 4 == 3;
+        if (consistent && len >= 28) { /* a consistent envelope: the payload is parsed */
             tu_put_le(buf + 8, tu_below(&g, (uint64_t)known_flags + 1) & known_flags, 4);
             tu_put_le(buf + 12, len - 28, 8);
+            if (plant) plant(buf, len, &g, ctx);
             tu_fix_checksum(buf, len);
         }
         const tf_status st = try_blob(buf, len);
         if (!(st < 0 && st >= TF_STATUS_MIN)) fail_msg("random blob %d (%zu bytes): got %d", i, len, (int)st);
     }
+    free(buf);
 }
 
-void tu_check_resealed(const unsigned char *blob, size_t len, tu_try_blob_fn try_blob) {
+void tu_check_resealed(unsigned char *blob, size_t len, tu_try_blob_fn try_blob) {
     unsigned char *copy = malloc(len);
     assert_non_null(copy);
     memcpy(copy, blob, len);
@@ -160,6 +172,57 @@ void tu_check_payload_flips(unsigned char *blob, size_t len, tu_try_blob_fn try_
     tu_fix_checksum(blob, len);
     assert_int_equal(try_blob(blob, len), TF_OK);
     assert_true(accepted > 0 && rejected > 0);
+}
+
+void tu_check_envelope(const unsigned char *blob, size_t len, uint16_t kind, uint32_t flags) {
+    assert_true(len >= 28);
+    assert_memory_equal(blob, "TFLT", 4);
+    assert_int_equal(tu_get_le(blob + 4, 2), 1);
+    assert_int_equal(tu_get_le(blob + 6, 2), kind);
+    assert_int_equal(tu_get_le(blob + 8, 4), flags);
+    assert_int_equal(tu_get_le(blob + 12, 8), len - 28);
+}
+
+tf_status tu_try_patched(const unsigned char *good, size_t n, size_t off, uint64_t value, int bytes,
+                         tu_try_blob_fn try_blob) {
+    unsigned char *b = malloc(n);
+    assert_non_null(b);
+    memcpy(b, good, n);
+    tu_put_le(b + off, value, bytes);
+    tu_fix_checksum(b, n);
+    const tf_status st = try_blob(b, n);
+    free(b);
+    return st;
+}
+
+void tu_check_field_cases(const unsigned char *good, size_t n, const tu_field_case *cases, size_t count,
+                          tu_try_blob_fn try_blob) {
+    for (size_t i = 0; i < count; ++i) {
+        const tf_status st = tu_try_patched(good, n, cases[i].off, cases[i].value, cases[i].bytes, try_blob);
+        if (st != cases[i].want)
+            fail_msg("case %zu (offset %zu = %llu): got %s (%s), want %s", i, cases[i].off,
+                     (unsigned long long)cases[i].value, tf_status_string(st), tf_last_error_message(),
+                     tf_status_string(cases[i].want));
+    }
+    /* the untouched blob with the checksum recomputed by libmurmurhash */
+    unsigned char *b = malloc(n);
+    assert_non_null(b);
+    memcpy(b, good, n);
+    tu_check_resealed(b, n, try_blob);
+    free(b);
+}
+
+void tu_check_foreign_blob(const tu_structure *other, const void *obj, uint16_t kind, tf_status edited,
+                           tu_try_blob_fn try_blob) {
+    size_t n;
+    unsigned char *blob = tu_snapshot(obj, other->serialize, &n);
+    assert_int_equal(try_blob(blob, n), TF_ERR_WRONG_KIND);
+    if (edited != TF_OK) {
+        tu_put_le(blob + 6, kind, 2);
+        tu_fix_checksum(blob, n);
+        assert_int_equal(try_blob(blob, n), edited);
+    }
+    free(blob);
 }
 
 unsigned char *tu_snapshot(const void *obj, tu_serialize_fn serialize, size_t *len) {
@@ -190,27 +253,27 @@ void tu_assert_blob(const void *obj, tu_serialize_fn serialize, const unsigned c
     free(now);
 }
 
-void tu_check_blob_of(const void *obj, tu_serialize_fn serialize, tu_blob_check check, tu_try_blob_fn try_blob) {
+void *tu_copy(const tu_structure *st, const void *obj) {
+    size_t n;
+    unsigned char *blob = tu_snapshot(obj, st->serialize, &n);
+    void *copy = NULL;
+    assert_int_equal(st->deserialize(blob, n, NULL, &copy), TF_OK);
+    assert_non_null(copy);
+    free(blob);
+    return copy;
+}
+
+void tu_check_blob_of(const void *obj, tu_serialize_fn serialize, tu_blob_check_fn check, tu_try_blob_fn try_blob) {
     size_t n;
     unsigned char *blob = tu_snapshot(obj, serialize, &n);
-    switch (check) {
-        case TU_TRUNCATIONS:
-            tu_check_truncations(blob, n, try_blob);
-            break;
-        case TU_BIT_FLIPS:
-            tu_check_bit_flips(blob, n, try_blob);
-            break;
-        case TU_PAYLOAD_FLIPS:
-            tu_check_payload_flips(blob, n, try_blob);
-            break;
-        case TU_RESEALED:
-            tu_check_resealed(blob, n, try_blob);
-            break;
-    }
+    check(blob, n, try_blob);
     free(blob);
 }
 
-void tu_check_serialize_contract(const void *obj, size_t need, tu_serialize_fn serialize) {
+size_t tu_check_serialize_contract(const void *obj, const tu_structure *st) {
+    size_t need = 0;
+    assert_int_equal(st->serialized_size(obj, &need), TF_OK);
+    const tu_serialize_fn serialize = st->serialize;
     unsigned char *buf = malloc(need);
     assert_non_null(buf);
     memset(buf, 0xAA, need);
@@ -224,24 +287,88 @@ void tu_check_serialize_contract(const void *obj, size_t need, tu_serialize_fn s
     assert_int_equal(serialize(obj, buf, need, &written), TF_OK);
     assert_int_equal(written, need);
     free(buf);
+    return need;
 }
 
-uint64_t tu_check_max_memory(const unsigned char *blob, size_t len, tu_load_fn load) {
+void tu_check_refused_calls(const tu_structure *st, const void *obj, size_t info_size) {
+    size_t n, sz = 7;
+    unsigned char *before = tu_snapshot(obj, st->serialize, &n);
+    unsigned char *buf = malloc(n);
+    assert_non_null(buf);
+#define BAD(call, status) TU_REFUSED_UNCHANGED(call, status, obj, st->serialize, before, n)
+    BAD(st->serialized_size(NULL, &sz), TF_ERR_NULL);
+    BAD(st->serialized_size(obj, NULL), TF_ERR_NULL);
+    BAD(st->serialize(NULL, buf, n, &sz), TF_ERR_NULL);
+    BAD(st->serialize(obj, buf, n, NULL), TF_ERR_NULL);
+    BAD(st->serialize(obj, NULL, n, &sz), TF_ERR_NULL);
+    assert_int_equal(sz, 7); /* out-parameters untouched on failure */
+    BAD(st->serialize(obj, buf, n - 1, &sz), TF_ERR_BUFFER_TOO_SMALL);
+    assert_int_equal(sz, n); /* the size it needs */
+    if (st->memory_call) {
+        sz = 7;
+        BAD(st->memory_call(NULL, &sz), TF_ERR_NULL);
+        BAD(st->memory_call(obj, NULL), TF_ERR_NULL);
+        assert_int_equal(sz, 7);
+    }
+    unsigned char *info = calloc(1, info_size), *zero = calloc(1, info_size);
+    assert_true(info && zero);
+    memcpy(info, &info_size, sizeof info_size);
+    BAD(st->get_info(NULL, info), TF_ERR_NULL);
+    assert_memory_equal(info + sizeof(size_t), zero + sizeof(size_t), info_size - sizeof(size_t));
+    BAD(st->get_info(obj, NULL), TF_ERR_NULL);
+    /* every size below the first version: never initialized, refused and
+     * left alone */
+    for (size_t below = 0; below < info_size; ++below) {
+        memcpy(info, &below, sizeof below);
+        BAD(st->get_info(obj, info), TF_ERR_INVALID_ARGUMENT);
+        assert_memory_equal(info + sizeof(size_t), zero + sizeof(size_t), info_size - sizeof(size_t));
+    }
+#undef BAD
+    free(info);
+    free(zero);
+    free(buf);
+    free(before);
+}
+
+void tu_check_deserialize_nulls(const tu_structure *st) {
+    unsigned char buf[10] = {0};
+    void *out = NULL;
+    TU_REFUSED(st->deserialize(NULL, 10, NULL, &out), TF_ERR_NULL);
+    TU_REFUSED(st->deserialize(buf, 10, NULL, NULL), TF_ERR_NULL);
+    TU_REFUSED(st->deserialize(NULL, 0, NULL, &out), TF_ERR_NULL);
+    assert_null(out);
+}
+
+tf_status tu_load(const tu_structure *st, const unsigned char *blob, size_t len, const tf_deserialize_options *options,
+                  uint64_t *memory) {
+    void *obj = NULL;
+    const tf_status status = st->deserialize(blob, len, options, &obj);
+    if (status != TF_OK) {
+        assert_null(obj);
+        return status;
+    }
+    assert_non_null(obj);
+    assert_int_equal(st->memory(obj, memory), TF_OK);
+    st->free(obj);
+    return TF_OK;
+}
+
+uint64_t tu_check_max_memory(const unsigned char *blob, size_t len, const tu_structure *st) {
     uint64_t need = 0, got = 0;
-    assert_int_equal(load(blob, len, NULL, &need), TF_OK);
+    assert_int_equal(tu_load(st, blob, len, NULL, &need), TF_OK);
     assert_true(need > 0);
     tf_deserialize_options opts = TF_DESERIALIZE_OPTIONS_INIT;
     assert_int_equal(opts.max_memory, 0); /* the default: no limit */
-    assert_int_equal(load(blob, len, &opts, &got), TF_OK);
+    assert_int_equal(tu_load(st, blob, len, &opts, &got), TF_OK);
     assert_int_equal(got, need);
     opts.max_memory = need; /* exactly enough */
-    assert_int_equal(load(blob, len, &opts, &got), TF_OK);
+    assert_int_equal(tu_load(st, blob, len, &opts, &got), TF_OK);
     assert_true(got <= opts.max_memory);
     const uint64_t below[] = {need - 1, need / 2, 1};
     for (size_t i = 0; i < sizeof below / sizeof below[0]; ++i) {
         opts.max_memory = below[i];
         tf_clear_last_error();
-        assert_int_equal(load(blob, len, &opts, &got), TF_ERR_TOO_LARGE);
+        assert_int_equal(tu_load(st, blob, len, &opts, &got), TF_ERR_TOO_LARGE);
         assert_non_null(strstr(tf_last_error_message(), "max_memory"));
     }
     /* not initialized: refused whatever the limit says */
@@ -249,10 +376,10 @@ uint64_t tu_check_max_memory(const unsigned char *blob, size_t len, tu_load_fn l
     bad.max_memory = 0;
     bad.size = 0;
     tf_clear_last_error();
-    assert_int_equal(load(blob, len, &bad, &got), TF_ERR_INVALID_ARGUMENT);
+    assert_int_equal(tu_load(st, blob, len, &bad, &got), TF_ERR_INVALID_ARGUMENT);
     assert_true(strlen(tf_last_error_message()) > 0);
     bad.size = sizeof bad - 1;
-    assert_int_equal(load(blob, len, &bad, &got), TF_ERR_INVALID_ARGUMENT);
+    assert_int_equal(tu_load(st, blob, len, &bad, &got), TF_ERR_INVALID_ARGUMENT);
     /* a later, longer version of the struct: its known fields are read */
     struct {
         tf_deserialize_options opts;
@@ -262,23 +389,30 @@ uint64_t tu_check_max_memory(const unsigned char *blob, size_t len, tu_load_fn l
     longer.opts.size = sizeof longer;
     longer.opts.max_memory = need - 1;
     longer.later_field = 12345;
-    assert_int_equal(load(blob, len, &longer.opts, &got), TF_ERR_TOO_LARGE);
+    assert_int_equal(tu_load(st, blob, len, &longer.opts, &got), TF_ERR_TOO_LARGE);
     longer.opts.max_memory = need;
-    assert_int_equal(load(blob, len, &longer.opts, &got), TF_OK);
+    assert_int_equal(tu_load(st, blob, len, &longer.opts, &got), TF_OK);
     return need;
 }
 
-unsigned char *tu_golden_blob(const char *name, const void *built, tu_serialize_fn serialize, size_t *len) {
+void *tu_golden_read(const char *name, const void *built, const tu_structure *st) {
+    assert_non_null(built);
     char file[256];
     snprintf(file, sizeof file, "%s.tfb", name);
-    unsigned char *golden = tu_read_file(tu_data_path(file), len);
+    size_t len, written;
+    unsigned char *golden = tu_read_file(tu_data_path(file), &len);
     if (!golden) fail_msg("cannot read %s", tu_data_path(file));
-    size_t written;
-    unsigned char *now = tu_snapshot(built, serialize, &written);
-    if (written != *len) fail_msg("%s: the golden operations give %zu bytes, the blob has %zu", file, written, *len);
-    assert_memory_equal(now, golden, *len);
+    /* the same operations today give the same bytes */
+    unsigned char *now = tu_snapshot(built, st->serialize, &written);
+    if (written != len) fail_msg("%s: the golden operations give %zu bytes, the blob has %zu", file, written, len);
+    assert_memory_equal(now, golden, len);
     free(now);
-    return golden;
+    /* and the blob reads */
+    void *read = NULL;
+    assert_int_equal(st->deserialize(golden, len, NULL, &read), TF_OK);
+    assert_non_null(read);
+    free(golden);
+    return read;
 }
 
 unsigned tu_for_each_answer(const char *name, int count, tu_answer_fn answer, void *ctx) {
@@ -323,18 +457,18 @@ unsigned tu_for_each_answer(const char *name, int count, tu_answer_fn answer, vo
     return lines;
 }
 
-tf_status tu_try_load(tu_load_fn load, const unsigned char *blob, size_t len) {
+tf_status tu_try_load(const tu_structure *st, const unsigned char *blob, size_t len) {
     uint64_t memory = 0;
     tf_clear_last_error();
-    const tf_status st = load(blob, len, NULL, &memory);
-    if (st == TF_OK)
+    const tf_status status = tu_load(st, blob, len, NULL, &memory);
+    if (status == TF_OK)
         assert_true(memory > 0);
     else
         assert_true(strlen(tf_last_error_message()) > 0);
-    return st;
+    return status;
 }
 
-void tu_check_versioned_out(const void *obj, size_t size, tu_get_fn get) {
+void tu_check_versioned_out(const void *obj, size_t size, tu_get_fn get, void *out) {
     const size_t later = 16; /* what a later version might have added */
     unsigned char *buf = malloc(size + later), *zero = calloc(1, size + later);
     assert_true(buf && zero);
@@ -361,6 +495,9 @@ void tu_check_versioned_out(const void *obj, size_t size, tu_get_fn get) {
     memcpy(&got, buf, sizeof got);
     assert_int_equal(got, longer); /* `size` is the caller's */
     for (size_t i = size; i < size + later; ++i) assert_int_equal(buf[i], 0xA5);
+    /* the same fields as with its own size */
+    assert_memory_equal(buf + sizeof(size_t), own + sizeof(size_t), size - sizeof(size_t));
+    if (out) memcpy(out, own, size);
     free(own);
     free(buf);
     free(zero);
