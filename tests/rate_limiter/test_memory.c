@@ -98,9 +98,9 @@ static void test_hostile_blob_is_bounded(void **state) {
     print_message("# a %zu-byte exact blob of 1,000 keys (limit 2^20, global 2^24, no grants): %llu bytes\n", len,
                   ULL(m));
     assert_true(m <= 16 * (uint64_t)len + 64 * 1024);
-    assert_int_equal(tu_check_max_memory(blob, len, load_limiter), m);
+    assert_int_equal(tu_check_max_memory(blob, len, &tu_rate_limiter), m);
     /* the copy is the same limiter */
-    assert_true(tu_same_blob(r, c, serialize_any));
+    assert_true(tu_same_blob(r, c, tu_rate_limiter.serialize));
     assert_same_decisions(r, c, 10, 5);
     tf_rate_limiter_free(c);
     free(blob);
@@ -172,9 +172,9 @@ static void test_grown_ring_operations(void **state) {
     size_t len = 0;
     unsigned char *blob = snap(r, &len);
     tf_rate_limiter *c = clone_of(r);
-    assert_true(tu_same_blob(r, c, serialize_any));
+    assert_true(tu_same_blob(r, c, tu_rate_limiter.serialize));
     assert_int_equal(mem(c), fixed + RING(399));
-    assert_int_equal(tu_check_max_memory(blob, len, load_limiter), mem(c));
+    assert_int_equal(tu_check_max_memory(blob, len, &tu_rate_limiter), mem(c));
     tu_rng g = {41};
     for (uint64_t t = 1142; t < 6000; t += tu_below(&g, 9)) {
         const uint64_t n = 1 + tu_below(&g, 40);
@@ -186,7 +186,7 @@ static void test_grown_ring_operations(void **state) {
         dec a = acq(r, "k", t, n), b = acq(c, "k", t, n);
         EXPECT(b, a.allowed, a.remaining, a.retry_at);
     }
-    assert_true(tu_same_blob(r, c, serialize_any));
+    assert_true(tu_same_blob(r, c, tu_rate_limiter.serialize));
     tf_rate_limiter_free(c);
     free(blob);
     /* reset frees the ring (the override stays) */
@@ -304,7 +304,7 @@ static void test_batch_outputs_on_failure(void **state) {
             for (size_t i = f; i < N; ++i) assert_true(allowed[i] == 7 && remaining[i] == 7 && retry[i] == 7);
             tf_rate_limiter *ref = make(10, 1000, 100, kModes[m]);
             for (size_t i = 0; i < f; ++i) EXPECT(acq_b(ref, kp[i], kl[i], times[i], 1), 1, 9, 0);
-            assert_true(tu_same_blob(r, ref, serialize_any));
+            assert_true(tu_same_blob(r, ref, tu_rate_limiter.serialize));
             const int done = st == TF_OK;
             if (!done) {
                 assert_int_equal(st, TF_ERR_OUT_OF_MEMORY);
@@ -320,7 +320,7 @@ static void test_batch_outputs_on_failure(void **state) {
                     dec d = acq_b(ref, kp[i], kl[i], times[i], 1);
                     EXPECT(d, allowed[i], remaining[i], retry[i]);
                 }
-                assert_true(tu_same_blob(r, ref, serialize_any));
+                assert_true(tu_same_blob(r, ref, tu_rate_limiter.serialize));
             } else {
                 assert_int_equal(f, N);
             }
