@@ -145,13 +145,13 @@ TF_API tf_status tf_rate_limiter_get_stats(const tf_rate_limiter *limiter, tf_ra
     });
 }
 
+// The stats' memory figure, through one out-parameter.
 TF_API tf_status tf_rate_limiter_memory(const tf_rate_limiter *limiter, size_t *bytes) {
-    TF_REQUIRE_NONNULL(limiter, "limiter");
     TF_REQUIRE_NONNULL(bytes, "bytes");
-    return guard([&] {
-        *bytes = limiter->impl->memory();
-        return TF_OK;
-    });
+    tf_rate_limiter_stats st = TF_RATE_LIMITER_STATS_INIT;
+    const tf_status status = tf_rate_limiter_get_stats(limiter, &st);
+    if (status == TF_OK) *bytes = size_t(st.memory);
+    return status;
 }
 
 TF_API tf_status tf_rate_limiter_get_info(const tf_rate_limiter *limiter, tf_rate_limiter_info *info) {
