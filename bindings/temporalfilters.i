@@ -298,15 +298,6 @@ static void *tf_binding_result_copy(tf_status st, const void *filled, size_t n) 
     type v = __VA_ARGS__;                      \
     return (type *)tf_binding_result_copy((call), &v, sizeof v)
 
-/* The rate limiter's memory() like the other handles': the C API has it in
- * the stats only (tf_rate_limiter_get_stats, which walks every shard). */
-static tf_status tf_binding_rate_limiter_memory(const tf_rate_limiter *r, size_t *out) {
-    tf_rate_limiter_stats stats = TF_RATE_LIMITER_STATS_INIT;
-    tf_status st = tf_rate_limiter_get_stats(r, &stats);
-    *out = (size_t)stats.memory;
-    return st;
-}
-
 /* serialize_into: tf_<noun>_serialize into the language's buffer of out_cap
  * bytes; returns the bytes written (0 after a failure, which is recorded).
  * A buffer larger than the blob is fine: the language keeps the first
@@ -371,11 +362,11 @@ static uint64_t tf_binding_serialize_into(tf_status st, size_t written) {
  * its destructor; the factory that reads a blob, deserialize(blob,
  * max_memory) (tf_<noun>_deserialize with a tf_deserialize_options whose
  * max_memory is that limit; 0: the library's own bound only); memory()
- * (memory_fn: tf_<noun>_memory);
+ * (tf_<noun>_memory);
  * serialization in two steps (the language allocates serialized_size()
  * bytes and passes them to serialize_into()); and %newobject on whatever
  * hands over a new object. */
-%define TF_BINDING_HANDLE(Native, noun, memory_fn)
+%define TF_BINDING_HANDLE(Native, noun)
 %nodefaultctor Native;
 %newobject Native::new_for;
 %newobject Native::deserialize;
@@ -389,7 +380,7 @@ typedef struct Native {} Native;
         options.max_memory = max_memory;
         TF_BINDING_RETURN(Native *, tf_##noun##_deserialize(blob, blob_len, &options, &v));
     }
-    uint64_t memory() { TF_BINDING_RETURN(size_t, memory_fn($self, &v)); }
+    uint64_t memory() { TF_BINDING_RETURN(size_t, tf_##noun##_memory($self, &v)); }
     uint64_t serialized_size() { TF_BINDING_RETURN(size_t, tf_##noun##_serialized_size($self, &v)); }
     uint64_t serialize_into(void *out_buf, size_t out_cap) {
         TF_BINDING_SERIALIZE_INTO(tf_##noun##_serialize, $self, out_buf, out_cap);
@@ -405,10 +396,10 @@ typedef struct Native {} Native;
     (uint64_t *out_retry_at, size_t retry_at_count)
 };
 
-TF_BINDING_HANDLE(RecencySketchNative, recency_sketch, tf_recency_sketch_memory)
-TF_BINDING_HANDLE(AgeBloomNative, age_bloom, tf_age_bloom_memory)
-TF_BINDING_HANDLE(TimeBloomNative, time_bloom, tf_time_bloom_memory)
-TF_BINDING_HANDLE(RateLimiterNative, rate_limiter, tf_binding_rate_limiter_memory)
+TF_BINDING_HANDLE(RecencySketchNative, recency_sketch)
+TF_BINDING_HANDLE(AgeBloomNative, age_bloom)
+TF_BINDING_HANDLE(TimeBloomNative, time_bloom)
+TF_BINDING_HANDLE(RateLimiterNative, rate_limiter)
 
 /* The sketch's C figure for the benchmarks (see tf_binding_c_loop_ns). */
 %rename(c_loop_ns) tf_binding_c_loop_ns;

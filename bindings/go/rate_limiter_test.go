@@ -877,8 +877,8 @@ func TestRateLimiterIdleReclamation(t *testing.T) {
 
 // The documented memory per key: bucketed with 10 buckets and keys of up to
 // 16 bytes, a 47-byte record in a table kept 76-85% full, 55-62 bytes per
-// key; exact, a 33-byte record in the same table plus a ring of 16 + 8 *
-// limit bytes.
+// key; exact, a 33-byte record in the same table plus a ring of grant times
+// as large as the key's grants: 16 + 8 * 4 bytes for its first one.
 func TestRateLimiterMemoryPerKey(t *testing.T) {
 	const n, limit = 100000, 10
 	inBothRateModes(t, func(t *testing.T, mode rateMode) {
@@ -893,7 +893,7 @@ func TestRateLimiterMemoryPerKey(t *testing.T) {
 		full, err := r.Memory()
 		must(t, err)
 		perKey := float64(full-empty) / n
-		ring := pick(exact, 16+8*limit, 0)
+		ring := pick(exact, 16+8*4, 0)
 		lo, hi := 55.0, 62.0
 		if exact {
 			lo, hi = 33/0.85+float64(ring), 33/0.76+float64(ring)
@@ -1182,7 +1182,12 @@ func TestRateLimiterSerializeRoundTrip(t *testing.T) {
 				c, err := DeserializeRateLimiter(blob)
 				must(t, err)
 				defer c.Close()
-				if got := res(c.Stats()).get(t); got != st {
+				// the copy's memory may be less: its tables and exact rings
+				// are as large as what the blob holds
+				got := res(c.Stats()).get(t)
+				counters, want := got, st
+				counters.Memory, want.Memory = 0, 0
+				if counters != want || got.Memory == 0 || got.Memory > st.Memory {
 					t.Fatalf("copy Stats %+v, original %+v", got, st)
 				}
 				// The copy holds the same state, and equal states give equal

@@ -16,7 +16,8 @@
 # and no Retry-After.
 #
 # The limiter runs in exact mode (the times of each client's last grants: a
-# 33-byte record and 8 * limit + 16 bytes per client), so "never more than
+# 33-byte record and a ring of grant times that grows with them, per
+# client), so "never more than
 # 10 in any second" holds exactly; the default bucketed mode would use
 # 55-62 bytes per client and may admit a little more (see the C header). Six simulated clients send
 # requests for three seconds of simulated time; "polite" waits for the

@@ -16,16 +16,7 @@
 TU_MEMORY_OF(recency_sketch)
 TU_MEMORY_OF(age_bloom)
 TU_MEMORY_OF(time_bloom)
-
-/* the rate limiter reports its memory in its stats (it has no memory
- * call) */
-static tf_status rate_limiter_memory(const void *obj, uint64_t *bytes) {
-    tf_rate_limiter_stats s = TF_RATE_LIMITER_STATS_INIT;
-    const tf_status st = tf_rate_limiter_get_stats(obj, &s);
-    *bytes = s.memory;
-    return st;
-}
-#define rate_limiter_memory_call NULL
+TU_MEMORY_OF(rate_limiter)
 
 /* tu_<noun>: tf_<noun>'s calls as a tu_structure */
 #define TU_STRUCTURE(noun)                                                                                         \

@@ -304,12 +304,10 @@ void tu_check_refused_calls(const tu_structure *st, const void *obj, size_t info
     assert_int_equal(sz, 7); /* out-parameters untouched on failure */
     BAD(st->serialize(obj, buf, n - 1, &sz), TF_ERR_BUFFER_TOO_SMALL);
     assert_int_equal(sz, n); /* the size it needs */
-    if (st->memory_call) {
-        sz = 7;
-        BAD(st->memory_call(NULL, &sz), TF_ERR_NULL);
-        BAD(st->memory_call(obj, NULL), TF_ERR_NULL);
-        assert_int_equal(sz, 7);
-    }
+    sz = 7;
+    BAD(st->memory_call(NULL, &sz), TF_ERR_NULL);
+    BAD(st->memory_call(obj, NULL), TF_ERR_NULL);
+    assert_int_equal(sz, 7);
     unsigned char *info = calloc(1, info_size), *zero = calloc(1, info_size);
     assert_true(info && zero);
     memcpy(info, &info_size, sizeof info_size);

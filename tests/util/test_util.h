@@ -51,10 +51,9 @@ typedef struct {
     tu_serialize_fn serialize;
     tf_status (*serialized_size)(const void *obj, size_t *size);
     tf_status (*deserialize)(const void *buf, size_t len, const tf_deserialize_options *options, void **out);
-    /* the memory it holds, as its own call reports it (the rate limiter's
-     * stats) */
+    /* the memory it holds (tf_<noun>_memory, in bytes as uint64_t) */
     tf_status (*memory)(const void *obj, uint64_t *bytes);
-    /* tf_<noun>_memory itself (NULL: the structure has none) */
+    /* tf_<noun>_memory itself */
     tf_status (*memory_call)(const void *obj, size_t *bytes);
     /* tf_<noun>_get_info as a tu_get_fn */
     tf_status (*get_info)(const void *obj, void *info);

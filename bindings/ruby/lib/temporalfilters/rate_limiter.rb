@@ -19,7 +19,8 @@ module TemporalFilters
   #   in a real window against bursts at bucket edges (bounded
   #   over-admission);
   # - EXACT: a key keeps the times of its last `limit` grants (a 33-byte
-  #   record and 8 * limit + 16 bytes); never more than `limit` grants in
+  #   record and a ring of grant times that grows with the key's grants,
+  #   at most 16 + 8 * limit bytes); never more than `limit` grants in
   #   any interval (t - window, t].
   #
   # A global limit (#set_global_limit) caps all keys together, and a key may

@@ -21,8 +21,10 @@ package org.temporalfilters;
  * <p><b>Memory.</b> Bucketed, a key's record takes 47 bytes for 10 buckets
  * and keys of up to 16 bytes ({@code 25 + 2 * (buckets + 1)} in general;
  * longer keys are stored apart), in hash tables kept 76-85% full: 55-62 bytes
- * per key. Exact: a 33-byte record plus a ring of {@code 8 * limit + 16}
- * bytes. {@link #memory()} reports the total.
+ * per key. Exact: a 33-byte record plus a ring of grant times of
+ * {@code 16 + 8 * c} bytes whose capacity {@code c} grows with the key's
+ * grants in the window (from 4, doubling, at most the limit), whatever the
+ * limit. {@link #memory()} reports the total.
  *
  * <p><b>Decisions</b> ({@link #acquire}, {@link #peek}) come back as a
  * {@link Decision}: allowed or not, the permits remaining in the window, and,
