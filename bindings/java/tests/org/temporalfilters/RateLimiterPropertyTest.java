@@ -15,7 +15,7 @@ import org.junit.Test;
 /*
  * RateLimiter over many requests, against a reference written here from the
  * definitions (rate_limiter.h; its decision rules are those of ref_op() in
- * tests/test_rate_limiter.c):
+ * tests/rate_limiter/limiter_model.c):
  *  - a window (a key's or the global one) holds the permits granted in it;
  *    a permit granted at t leaves at t + window (exact) or when its bucket
  *    leaves, t / width * width + window (bucketed, the Rate Limiter README's queue of
