@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"temporalfilters/internal/native"
 )
 
 // This file is the one mechanism behind the four structures (RecencySketch,
@@ -165,8 +167,9 @@ func (o object[P]) memory() (uint64, error) {
 }
 
 // serializeAttempts bounds the retries of serialize when other goroutines
-// keep growing a structure that allows concurrent calls.
-const serializeAttempts = 16
+// keep growing a structure that allows concurrent calls: the same number in
+// every language (bindings/temporalfilters.i says why 8).
+const serializeAttempts = native.TF_BINDING_SERIALIZE_ATTEMPTS
 
 // serialize is the Serialize method of every structure: the size, then the
 // bytes. The two are separate native calls, between which other goroutines

@@ -22,8 +22,9 @@ abstract class NativeHandle<N extends NativeProxy> implements AutoCloseable {
     /* One cleaner thread for every handle of the library. */
     private static final Cleaner CLEANER = Cleaner.create();
 
-    /* serialize(): how many times the two native calls are tried. */
-    private static final int SERIALIZE_ATTEMPTS = 8;
+    /* serialize(): how many times the two native calls are tried, the same in
+     * every language (bindings/temporalfilters.i says why 8). */
+    private static final int SERIALIZE_ATTEMPTS = TemporalFiltersNative.TF_BINDING_SERIALIZE_ATTEMPTS;
 
     private final N proxy;
     private final Cleaner.Cleanable cleanable;
