@@ -33,6 +33,9 @@
 //     in every language of the library: ErrInvalidArgument (TF_ERR_NULL,
 //     TF_ERR_INVALID_ARGUMENT, TF_ERR_TOO_LARGE), ErrBadBlob (a blob
 //     deserialize refuses), ErrIncompatible, ErrOutOfMemory and ErrClosed.
+//     ErrInvalidArgument is only a family: for TF_ERR_INVALID_ARGUMENT
+//     alone test errors.Is(err, StatusInvalidArgument) (every Status is the
+//     sentinel of its own status).
 //   - Keys are binary-safe byte strings (NUL bytes included): every method
 //     taking a key has a []byte form and a string form (Update and
 //     UpdateString, Add and AddString, Acquire and AcquireString, ...). Keys

@@ -1028,7 +1028,7 @@ func TestRateLimiterConstructorErrors(t *testing.T) {
 	for _, c := range bad {
 		r, err := NewRateLimiter(c.limit, c.window, c.width, WithFlags(c.flags))
 		wantRefused(t, fmt.Sprintf("NewRateLimiter(%d, %d, %d, %d)", c.limit, c.window, c.width, c.flags), r, err,
-			ErrInvalidArgument)
+			StatusInvalidArgument)
 	}
 	// the extremes that are accepted
 	good := []struct {
@@ -1066,31 +1066,31 @@ func TestRateLimiterArgumentErrors(t *testing.T) {
 			n    uint64
 		}{{"now 0", 0, 1}, {"n 0", 10, 0}, {"both 0", 0, 0}} {
 			d, err := r.Acquire(k, c.now, c.n)
-			wantStatus(t, err, ErrInvalidArgument)
+			wantStatus(t, err, StatusInvalidArgument)
 			if d != (Decision{}) {
 				t.Errorf("Acquire with %s returned %+v", c.what, d)
 			}
 			_, err = r.AcquireString("k", c.now, c.n)
-			wantStatus(t, err, ErrInvalidArgument)
+			wantStatus(t, err, StatusInvalidArgument)
 			_, err = r.Peek(k, c.now, c.n)
-			wantStatus(t, err, ErrInvalidArgument)
+			wantStatus(t, err, StatusInvalidArgument)
 			_, err = r.PeekString("new", c.now, c.n)
-			wantStatus(t, err, ErrInvalidArgument)
+			wantStatus(t, err, StatusInvalidArgument)
 		}
 		_, err := r.Allow(k, 0)
-		wantStatus(t, err, ErrInvalidArgument)
+		wantStatus(t, err, StatusInvalidArgument)
 		_, err = r.AllowString("k", 0)
-		wantStatus(t, err, ErrInvalidArgument)
-		wantStatus(t, r.Refund(k, 0, 1), ErrInvalidArgument)
-		wantStatus(t, r.RefundString("k", 0, 1), ErrInvalidArgument)
+		wantStatus(t, err, StatusInvalidArgument)
+		wantStatus(t, r.Refund(k, 0, 1), StatusInvalidArgument)
+		wantStatus(t, r.RefundString("k", 0, 1), StatusInvalidArgument)
 		// limits above the mode's maximum
 		max := RateLimiterMaxKeyLimit
 		if mode.flags&RateLimiterExact != 0 {
 			max = RateLimiterMaxExactLimit
-			wantStatus(t, r.SetGlobalLimit(RateLimiterMaxExactGlobal+1), ErrInvalidArgument)
+			wantStatus(t, r.SetGlobalLimit(RateLimiterMaxExactGlobal+1), StatusInvalidArgument)
 		}
-		wantStatus(t, r.SetKeyLimit(k, max+1), ErrInvalidArgument)
-		wantStatus(t, r.SetKeyLimitString("k", math.MaxUint64), ErrInvalidArgument)
+		wantStatus(t, r.SetKeyLimit(k, max+1), StatusInvalidArgument)
+		wantStatus(t, r.SetKeyLimitString("k", math.MaxUint64), StatusInvalidArgument)
 		// none of them changed anything
 		if !bytes.Equal(res(r.Serialize()).get(t), before) {
 			t.Fatal("a failed call changed the limiter")
