@@ -200,7 +200,7 @@ tf_status open_for_deserialize(const void *buf, size_t len, const tf_deserialize
                                uint32_t allowed_flags, DeserializeLimits *limits, uint32_t *flags, Reader *payload);
 
 // The whole of a tf_<noun>_deserialize, for a structure T with
-//   static constexpr uint32_t kWireFlags;  (the envelope flags it may set)
+//   static constexpr uint32_t kKnownFlags;  (the envelope flags its blobs may set)
 //   static tf_status read(Reader &, uint32_t flags, const DeserializeLimits &, std::unique_ptr<T> *);
 // (read validates the payload and checks the limits before allocating);
 // `adopt(std::unique_ptr<T>)` returns the caller's new handle.
@@ -212,7 +212,7 @@ tf_status deserialize(const void *buf, size_t len, const tf_deserialize_options 
         DeserializeLimits limits;
         uint32_t flags;
         Reader payload;
-        tf_status st = open_for_deserialize(buf, len, options, kind, T::kWireFlags, &limits, &flags, &payload);
+        tf_status st = open_for_deserialize(buf, len, options, kind, T::kKnownFlags, &limits, &flags, &payload);
         if (st != TF_OK) return st;
         std::unique_ptr<T> made;
         st = T::read(payload, flags, limits, &made);

@@ -309,7 +309,7 @@ size_t Table::count(size_t slots, F &&idle) const {
 // ---- the limiter -------------------------------------------------------------
 
 tf_status RateLimiter::check(uint64_t limit, uint64_t window, uint64_t width, uint32_t flags) {
-    if (flags & ~kKnownFlags) return fail(TF_ERR_INVALID_ARGUMENT, "unknown flag bits 0x%x", unsigned(flags));
+    if (flags & ~kCreationFlags) return fail(TF_ERR_INVALID_ARGUMENT, "unknown flag bits 0x%x", unsigned(flags));
     const bool exact = flags & TF_RATE_LIMITER_EXACT;
     if (limit == 0) return fail(TF_ERR_INVALID_ARGUMENT, "limit must be >= 1");
     const uint64_t max = exact ? TF_RATE_LIMITER_MAX_EXACT_LIMIT : TF_RATE_LIMITER_MAX_KEY_LIMIT;
@@ -1032,7 +1032,7 @@ tf_status read_header(wire::Reader &r, uint32_t flags, PayloadHeader *h) {
     if (!r.ok()) return fail(TF_ERR_CORRUPT, "%s: payload too short for its header", kWhat);
     if ((flags & RateLimiter::kSeedWireFlag) && h->seed == 0)
         return fail(TF_ERR_CORRUPT, "%s: a seed field of 0 (a seed of 0 is written without the field)", kWhat);
-    h->flags = flags & RateLimiter::kKnownFlags;
+    h->flags = flags & RateLimiter::kCreationFlags;
     if (RateLimiter::check(h->limit, h->window, h->width, h->flags) != TF_OK)
         return fail_as(TF_ERR_CORRUPT, "rate limiter blob has invalid parameters");
     h->exact = flags & TF_RATE_LIMITER_EXACT;

@@ -235,13 +235,13 @@ struct alignas(64) Shard {
 class RateLimiter {
    public:
     // The creation flags.
-    static constexpr uint32_t kKnownFlags = TF_RATE_LIMITER_EXACT | TF_RATE_LIMITER_FULL_ALLOW;
+    static constexpr uint32_t kCreationFlags = TF_RATE_LIMITER_EXACT | TF_RATE_LIMITER_FULL_ALLOW;
     // Envelope flag of kind 4 (not a creation flag): the payload carries a
     // u32 seed after its header. Set exactly when the seed is not 0, so that
     // a limiter of seed 0 writes the blobs it wrote before seeds existed.
     static constexpr uint32_t kSeedWireFlag = 0x4;
-    // The envelope flags a blob of kind 4 may set.
-    static constexpr uint32_t kWireFlags = kKnownFlags | kSeedWireFlag;
+    // The envelope flags a blob of kind 4 may set (wire::deserialize).
+    static constexpr uint32_t kKnownFlags = kCreationFlags | kSeedWireFlag;
     static tf_status check(uint64_t limit, uint64_t window, uint64_t width, uint32_t flags);
     RateLimiter(uint64_t limit, uint64_t window, uint64_t width, uint32_t seed, uint32_t flags);
     ~RateLimiter() = default;

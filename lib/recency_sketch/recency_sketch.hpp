@@ -23,7 +23,6 @@ class RecencySketch {
     static constexpr uint32_t kConcurrent = TF_RECENCY_SKETCH_CONCURRENT;
     static constexpr uint32_t kBlocked = TF_RECENCY_SKETCH_BLOCKED;
     static constexpr uint32_t kKnownFlags = kConcurrent | kBlocked;
-    static constexpr uint32_t kWireFlags = kKnownFlags;  // the envelope's flags are the creation flags
     static constexpr uint32_t kMaxDepth = TF_RECENCY_SKETCH_MAX_DEPTH;
     static constexpr uint32_t kMaxBlockedDepth = TF_RECENCY_SKETCH_MAX_BLOCKED_DEPTH;
     static constexpr unsigned kLineCells = kCacheLine / sizeof(uint64_t);  // 8
