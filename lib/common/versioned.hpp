@@ -19,18 +19,26 @@
 #include "common/status.hpp"
 #include "temporalfilters/common.h"
 
-// The size of a versioned struct's first version: the end of the last field
-// it had. Written once per struct, beside the fields of 0.1.0, and never
+// The size of a versioned struct's first version: sizeof the struct as it
+// was then, the end of the last field it had rounded up to the struct's
+// alignment (its tail padding included, as every caller's `size` of that
+// version). Written once per struct, beside the fields of 0.1.0, and never
 // changed when fields are added after it.
-#define TF_VERSIONED_END(T, last_field) (offsetof(T, last_field) + sizeof(((T *)nullptr)->last_field))
+#define TF_VERSIONED_END(T, last_field) \
+    (::tf::round_up(offsetof(T, last_field) + sizeof(((T *)nullptr)->last_field), alignof(T)))
 
 namespace tf {
 
-// Copies `full` (every field this library knows, `size` ignored) into the
-// caller's struct `out` of out->size bytes. `what` names the argument in
-// the error message.
-template <class T>
-tf_status put_versioned(T *out, const T &full, size_t first_version_size, const char *what) noexcept {
+constexpr size_t round_up(size_t n, size_t align) { return (n + align - 1) / align * align; }
+
+// Fills the caller's struct `out` of out->size bytes: `fill(T &full)` sets
+// every field this library knows in a local struct whose bytes are all
+// zero first (padding included), then the bytes both sides know are copied
+// (`size` stays the caller's). No byte of the library's stack ever reaches
+// the caller. `what` names the argument in the error message; nothing is
+// written on failure.
+template <class T, class Fill>
+tf_status put_versioned(T *out, size_t first_version_size, const char *what, Fill &&fill) {
     static_assert(std::is_standard_layout<T>::value && offsetof(T, size) == 0, "size must be the first field");
     TF_REQUIRE_NONNULL(out, what);
     if (out->size < first_version_size)
@@ -38,6 +46,9 @@ tf_status put_versioned(T *out, const T &full, size_t first_version_size, const 
                     "%s->size is %zu, below the %zu bytes of its first version: initialize it "
                     "with its _INIT macro",
                     what, out->size, first_version_size);
+    T full;
+    std::memset(static_cast<void *>(&full), 0, sizeof full);
+    fill(full);
     const size_t n = out->size < sizeof(T) ? out->size : sizeof(T);
     std::memcpy(reinterpret_cast<char *>(out) + sizeof(size_t), reinterpret_cast<const char *>(&full) + sizeof(size_t),
                 n - sizeof(size_t));
