@@ -6,10 +6,12 @@
 #include <stdint.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "temporalfilters.h"
+#include "test_util.h"
 
 static void test_status_values_are_pinned(void **state) {
     (void)state;
@@ -222,6 +224,82 @@ static void test_versioned_out_writes_every_byte(void **state) {
     }
 }
 
+/* A caller built against a newer header passes a longer options struct:
+ * options this library does not know are accepted at their defaults (zero
+ * bytes) and refused otherwise, never ignored; a size above 4096 is an
+ * uninitialized struct. Through every deserialize. */
+static void test_options_unknown_fields_refused(void **state) {
+    (void)state;
+    tf_recency_sketch *s = NULL;
+    tf_age_bloom *a = NULL;
+    tf_time_bloom *t = NULL;
+    tf_rate_limiter *r = NULL;
+    assert_int_equal(tf_recency_sketch_new(16, 2, 1, 0, &s), TF_OK);
+    assert_int_equal(tf_age_bloom_new(3, 4, 200, 1, 0, &a), TF_OK);
+    assert_int_equal(tf_time_bloom_new(3, 4, 200, 1000, 1, 0, &t), TF_OK);
+    assert_int_equal(tf_rate_limiter_new(5, 1000, 100, 1, 0, &r), TF_OK);
+    const struct {
+        const tu_structure *st;
+        const void *obj;
+    } all[] = {{&tu_recency_sketch, s}, {&tu_age_bloom, a}, {&tu_time_bloom, t}, {&tu_rate_limiter, r}};
+    /* a struct of 4096 bytes: the fields of this version, then zeros */
+    union {
+        tf_deserialize_options o;
+        unsigned char bytes[4097];
+    } newer;
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) {
+        size_t n;
+        unsigned char *blob = tu_snapshot(all[i].obj, all[i].st->serialize, &n);
+        void *out = NULL;
+        memset(&newer, 0, sizeof newer);
+        newer.o.size = sizeof newer.o + 24; /* three later options, at their defaults */
+        newer.o.max_memory = 1 << 30;
+        assert_int_equal(all[i].st->deserialize(blob, n, &newer.o, &out), TF_OK);
+        all[i].st->free(out);
+        newer.o.size = 4096;
+        assert_int_equal(all[i].st->deserialize(blob, n, &newer.o, &out), TF_OK);
+        all[i].st->free(out);
+        const size_t set[] = {sizeof newer.o, sizeof newer.o + 13, 4095};
+        for (size_t j = 0; j < sizeof set / sizeof set[0]; ++j) { /* an option set that this version lacks */
+            out = NULL;
+            newer.bytes[set[j]] = 1;
+            TU_REFUSED_NEW(all[i].st->deserialize(blob, n, &newer.o, &out), TF_ERR_INVALID_ARGUMENT, out);
+            assert_non_null(strstr(tf_last_error_message(), "unknown to this library version"));
+            newer.bytes[set[j]] = 0;
+        }
+        newer.o.size = 4097; /* more than any version */
+        TU_REFUSED_NEW(all[i].st->deserialize(blob, n, &newer.o, &out), TF_ERR_INVALID_ARGUMENT, out);
+        assert_non_null(strstr(tf_last_error_message(), "_INIT"));
+        newer.o.size = (size_t)-1;
+        TU_REFUSED_NEW(all[i].st->deserialize(blob, n, &newer.o, &out), TF_ERR_INVALID_ARGUMENT, out);
+        free(blob);
+    }
+    tf_recency_sketch_free(s);
+    tf_age_bloom_free(a);
+    tf_time_bloom_free(t);
+    tf_rate_limiter_free(r);
+}
+
+/* A versioned result struct of more than 4096 bytes was never initialized. */
+static void test_versioned_out_size_bound(void **state) {
+    (void)state;
+    tf_rate_limiter *r = NULL;
+    assert_int_equal(tf_rate_limiter_new(5, 1000, 100, 1, 0, &r), TF_OK);
+    union {
+        tf_rate_limiter_info info;
+        unsigned char bytes[4097];
+    } big;
+    memset(&big, 0, sizeof big);
+    big.info.size = 4096;
+    assert_int_equal(tf_rate_limiter_get_info(r, &big.info), TF_OK);
+    assert_int_equal(big.info.limit, 5);
+    memset(&big, 0, sizeof big);
+    big.info.size = 4097;
+    TU_REFUSED(tf_rate_limiter_get_info(r, &big.info), TF_ERR_INVALID_ARGUMENT);
+    assert_int_equal(big.info.limit, 0); /* nothing written */
+    tf_rate_limiter_free(r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_status_values_are_pinned),
@@ -233,6 +311,8 @@ int main(void) {
         cmocka_unit_test(test_clock),
         cmocka_unit_test(test_versioned_structs_have_no_interior_padding),
         cmocka_unit_test(test_versioned_out_writes_every_byte),
+        cmocka_unit_test(test_options_unknown_fields_refused),
+        cmocka_unit_test(test_versioned_out_size_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
