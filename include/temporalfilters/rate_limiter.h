@@ -447,7 +447,7 @@ TF_API tf_status tf_rate_limiter_reset(tf_rate_limiter *limiter, const void *key
  * @retval TF_OK                   success.
  * @retval TF_ERR_NULL             limiter or stats is NULL.
  * @retval TF_ERR_INVALID_ARGUMENT stats->size is below the struct's first
- *                                 version (not initialized).
+ *                                 version or above 4096 (not initialized).
  * @note Thread-safe (the limiter locks internally).
  * @since 0.1.0
  */
@@ -482,7 +482,7 @@ TF_API tf_status tf_rate_limiter_memory(const tf_rate_limiter *limiter, size_t *
  * @retval TF_OK                   success.
  * @retval TF_ERR_NULL             limiter or info is NULL.
  * @retval TF_ERR_INVALID_ARGUMENT info->size is below the struct's first
- *                                 version (not initialized).
+ *                                 version or above 4096 (not initialized).
  * @note Thread-safe (the limiter locks internally).
  * @since 0.1.0
  */
@@ -556,7 +556,11 @@ TF_API tf_status tf_rate_limiter_serialize(const tf_rate_limiter *limiter, void 
  * @retval TF_OK                      success.
  * @retval TF_ERR_NULL                buf or out is NULL.
  * @retval TF_ERR_INVALID_ARGUMENT    options->size is below the struct's
- *                                    first version (not initialized).
+ *                                    first version or above 4096 (not
+ *                                    initialized), or options sets a field
+ *                                    this library version does not know
+ *                                    (a newer caller's option not left at
+ *                                    its default).
  * @retval TF_ERR_TOO_LARGE           the limiter would hold more than
  *                                    options->max_memory bytes.
  * @retval TF_ERR_TRUNCATED           the blob is shorter than its envelope says.

@@ -139,9 +139,8 @@ TF_API tf_status tf_rate_limiter_reset(tf_rate_limiter *limiter, const void *key
 TF_API tf_status tf_rate_limiter_get_stats(const tf_rate_limiter *limiter, tf_rate_limiter_stats *stats) {
     TF_REQUIRE_NONNULL(limiter, "limiter");
     return guard([&] {
-        tf_rate_limiter_stats full = TF_RATE_LIMITER_STATS_INIT;
-        limiter->impl->stats(&full);
-        return tf::put_versioned(stats, full, TF_VERSIONED_END(tf_rate_limiter_stats, memory), "stats");
+        return tf::put_versioned(stats, TF_VERSIONED_END(tf_rate_limiter_stats, memory), "stats",
+                                 [&](tf_rate_limiter_stats &full) { limiter->impl->stats(&full); });
     });
 }
 
@@ -156,9 +155,8 @@ TF_API tf_status tf_rate_limiter_memory(const tf_rate_limiter *limiter, size_t *
 
 TF_API tf_status tf_rate_limiter_get_info(const tf_rate_limiter *limiter, tf_rate_limiter_info *info) {
     TF_REQUIRE_NONNULL(limiter, "limiter");
-    tf_rate_limiter_info full = TF_RATE_LIMITER_INFO_INIT;
-    limiter->impl->info(&full);
-    return tf::put_versioned(info, full, TF_VERSIONED_END(tf_rate_limiter_info, flags), "info");
+    return tf::put_versioned(info, TF_VERSIONED_END(tf_rate_limiter_info, flags), "info",
+                             [&](tf_rate_limiter_info &full) { limiter->impl->info(&full); });
 }
 
 TF_API tf_status tf_rate_limiter_serialized_size(const tf_rate_limiter *limiter, size_t *size) {
