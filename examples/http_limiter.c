@@ -31,6 +31,12 @@
  *     moment at which the same request would be granted if nothing else
  *     happened (checked on a copy of the limiter made by serializing it).
  *
+ * The API keys come from the clients, so the limiter hashes them with a
+ * random secret seed (secret_seed below): with a seed a client can guess, it
+ * could choose keys that all land in one shard of the limiter's table and
+ * slow down every request of that shard. The seed changes where keys are
+ * stored, never a decision.
+ *
  * Build: cc -std=c99 http_limiter.c $(pkg-config --cflags --libs temporalfilters)
  */
 #include <stdint.h>
@@ -144,6 +150,25 @@ struct run_result {
 
 static struct grant_log logs[8], global_log;
 
+/* A random secret seed for the limiter's key table, read from the system's
+ * random source (a fallback mixes the address of a local and the clock of
+ * the library when there is none). */
+static uint32_t secret_seed(void) {
+    uint32_t seed = 0;
+    FILE *f = fopen("/dev/urandom", "rb");
+    if (f) {
+        if (fread(&seed, sizeof seed, 1, f) != 1) seed = 0;
+        fclose(f);
+    }
+    if (seed == 0) {
+        uint64_t x = tf_clock_now_ms() ^ (uint64_t)(uintptr_t)&seed;
+        x ^= x >> 33;
+        x *= 0xff51afd7ed558ccdull;
+        seed = (uint32_t)(x ^ (x >> 32));
+    }
+    return seed;
+}
+
 /* One run of the gateway; returns 0 when a library call failed. */
 static int run(struct client *clients, size_t n, uint32_t flags, int print, struct run_result *res) {
     const int exact = (flags & TF_RATE_LIMITER_EXACT) != 0;
@@ -165,7 +190,8 @@ static int run(struct client *clients, size_t n, uint32_t flags, int print, stru
         c->permits = 0;
     }
 
-    if (!ok(tf_rate_limiter_new(KEY_LIMIT, WINDOW_MS, BUCKET_MS, flags, &limiter), "tf_rate_limiter_new") ||
+    if (!ok(tf_rate_limiter_new(KEY_LIMIT, WINDOW_MS, BUCKET_MS, secret_seed(), flags, &limiter),
+            "tf_rate_limiter_new") ||
         !ok(tf_rate_limiter_set_global_limit(limiter, GLOBAL_LIMIT), "tf_rate_limiter_set_global_limit"))
         goto done;
     for (i = 0; i < n; ++i)

@@ -73,7 +73,7 @@ uint64_t choose_width(uint64_t window) {
 
 bool make_limiter(const Config &c, uint32_t flags, const Stream &s, Limiter *out) {
     tf_rate_limiter *r = nullptr;
-    if (!check(tf_rate_limiter_new(c.limit, c.window, c.width, flags, &r), "tf_rate_limiter_new")) return false;
+    if (!check(tf_rate_limiter_new(c.limit, c.window, c.width, 0, flags, &r), "tf_rate_limiter_new")) return false;
     out->reset(r);
     if (c.global != 0 && !check(tf_rate_limiter_set_global_limit(r, c.global), "tf_rate_limiter_set_global_limit"))
         return false;

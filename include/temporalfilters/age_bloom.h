@@ -384,7 +384,7 @@ TF_API tf_status tf_age_bloom_clear(tf_age_bloom *filter);
  * @retval TF_OK                   success.
  * @retval TF_ERR_NULL             filter or stats is NULL.
  * @retval TF_ERR_INVALID_ARGUMENT stats->size is below the struct's first
- *                                 version (not initialized).
+ *                                 version or above 4096 (not initialized).
  * @note Read-only.
  * @since 0.1.0
  */
@@ -401,7 +401,7 @@ TF_API tf_status tf_age_bloom_get_stats(const tf_age_bloom *filter, tf_age_bloom
  * @retval TF_OK                   success.
  * @retval TF_ERR_NULL             filter or info is NULL.
  * @retval TF_ERR_INVALID_ARGUMENT info->size is below the struct's first
- *                                 version (not initialized).
+ *                                 version or above 4096 (not initialized).
  * @note Read-only.
  * @since 0.1.0
  */
@@ -474,7 +474,11 @@ TF_API tf_status tf_age_bloom_serialize(const tf_age_bloom *filter, void *buf, s
  * @retval TF_OK                      success.
  * @retval TF_ERR_NULL                buf or out is NULL.
  * @retval TF_ERR_INVALID_ARGUMENT    options->size is below the struct's
- *                                    first version (not initialized).
+ *                                    first version or above 4096 (not
+ *                                    initialized), or options sets a field
+ *                                    this library version does not know
+ *                                    (a newer caller's option not left at
+ *                                    its default).
  * @retval TF_ERR_TOO_LARGE           the filter would hold more than
  *                                    options->max_memory bytes (nothing is
  *                                    allocated).

@@ -113,7 +113,9 @@ typedef enum tf_status {
  *
  * A versioned struct: initialize it with ::TF_DESERIALIZE_OPTIONS_INIT, then
  * set the fields you need. Passing NULL instead of a pointer to it means
- * "all defaults".
+ * "all defaults". Options added by a later version are refused
+ * (::TF_ERR_INVALID_ARGUMENT) by a library that does not know them, unless
+ * they are left at their defaults: an option is never silently ignored.
  * @since 0.1.0
  */
 typedef struct tf_deserialize_options {

@@ -36,7 +36,17 @@
  * with its own limit (an override) is still held to the global limit.
  *
  * **Keys** live in a hash table keyed by their bytes (sharded: 64 shards,
- * each with its own lock). A key is idle once every permit it took has left
+ * each with its own lock), hashed with MurmurHash3 and the limiter's seed.
+ * The keys of a rate limiter usually come from its clients (addresses, user
+ * names, tokens): with a seed they can guess (0, the default of many
+ * callers, or any published value) a client can compute keys that all fall
+ * into one shard and one probe run, and make every request of that shard
+ * slow. When keys come from untrusted clients, create the limiter with a
+ * random secret seed (read from the system's random source at start-up).
+ * The seed changes where keys are stored, not the decisions, but for the
+ * two places where a shard's own state shows: which idle keys a full table
+ * finds to reclaim (below), and the reclaim horizon a key meets when its
+ * clock runs behind. A key is idle once every permit it took has left
  * the window (its last request is a window old); idle keys are reclaimed by
  * sweeps that visit a few slots at a time, never a full scan: 4 slots of the
  * key's shard when a new key is inserted, and 8 slots of another shard
@@ -139,14 +149,16 @@ typedef struct tf_rate_limiter_info {
     uint64_t window;
     /** The width of a bucket (bucketed mode); 0 in exact mode. @since 0.1.0 */
     uint64_t bucket_width;
-    /** The creation flags (`TF_RATE_LIMITER_*`). @since 0.1.0 */
-    uint32_t flags;
     /** The global limit over all keys together; 0 when none is set
      *  (tf_rate_limiter_set_global_limit()). @since 0.1.0 */
     uint64_t global_limit;
     /** The most keys tracked at once; 0 for no bound
      *  (tf_rate_limiter_set_max_keys()). @since 0.1.0 */
     uint64_t max_keys;
+    /** The hash seed. @since 0.1.0 */
+    uint32_t seed;
+    /** The creation flags (`TF_RATE_LIMITER_*`). @since 0.1.0 */
+    uint32_t flags;
 } tf_rate_limiter_info;
 
 /**
@@ -154,7 +166,7 @@ typedef struct tf_rate_limiter_info {
  * @since 0.1.0
  */
 #define TF_RATE_LIMITER_INFO_INIT \
-    { sizeof(tf_rate_limiter_info), 0, 0, 0, 0, 0, 0 }
+    { sizeof(tf_rate_limiter_info), 0, 0, 0, 0, 0, 0, 0 }
 
 /**
  * @brief A limiter's counters, from tf_rate_limiter_get_stats().
@@ -199,6 +211,10 @@ typedef struct tf_rate_limiter_stats {
  *                           window, with window / bucket_width <=
  *                           ::TF_RATE_LIMITER_MAX_BUCKETS. Ignored (may be 0)
  *                           in exact mode.
+ * @param[in]  seed          the hash seed of the key table: any value. It
+ *                           decides where keys are stored (see the file's
+ *                           description); when keys come from untrusted
+ *                           clients, pass a random secret value.
  * @param[in]  flags         0 or a bitwise OR of ::TF_RATE_LIMITER_EXACT and
  *                           ::TF_RATE_LIMITER_FULL_ALLOW.
  * @param[out] out           receives the limiter, owned by the caller (free
@@ -213,8 +229,8 @@ typedef struct tf_rate_limiter_stats {
  * @note Thread-safe.
  * @since 0.1.0
  */
-TF_API tf_status tf_rate_limiter_new(uint64_t limit, uint64_t window, uint64_t bucket_width, uint32_t flags,
-                                     tf_rate_limiter **out);
+TF_API tf_status tf_rate_limiter_new(uint64_t limit, uint64_t window, uint64_t bucket_width, uint32_t seed,
+                                     uint32_t flags, tf_rate_limiter **out);
 
 /**
  * @brief Destroys a limiter and frees its memory.
@@ -431,7 +447,7 @@ TF_API tf_status tf_rate_limiter_reset(tf_rate_limiter *limiter, const void *key
  * @retval TF_OK                   success.
  * @retval TF_ERR_NULL             limiter or stats is NULL.
  * @retval TF_ERR_INVALID_ARGUMENT stats->size is below the struct's first
- *                                 version (not initialized).
+ *                                 version or above 4096 (not initialized).
  * @note Thread-safe (the limiter locks internally).
  * @since 0.1.0
  */
@@ -455,8 +471,8 @@ TF_API tf_status tf_rate_limiter_get_stats(const tf_rate_limiter *limiter, tf_ra
 TF_API tf_status tf_rate_limiter_memory(const tf_rate_limiter *limiter, size_t *bytes);
 
 /**
- * @brief How the limiter is configured: limit, window, bucket width, flags,
- * global limit and key bound. O(1).
+ * @brief How the limiter is configured: limit, window, bucket width, global
+ * limit, key bound, seed and flags. O(1).
  *
  * Writes only the first info->size bytes; nothing on failure.
  *
@@ -466,7 +482,7 @@ TF_API tf_status tf_rate_limiter_memory(const tf_rate_limiter *limiter, size_t *
  * @retval TF_OK                   success.
  * @retval TF_ERR_NULL             limiter or info is NULL.
  * @retval TF_ERR_INVALID_ARGUMENT info->size is below the struct's first
- *                                 version (not initialized).
+ *                                 version or above 4096 (not initialized).
  * @note Thread-safe (the limiter locks internally).
  * @since 0.1.0
  */
@@ -491,8 +507,10 @@ TF_API tf_status tf_rate_limiter_serialized_size(const tf_rate_limiter *limiter,
 /**
  * @brief Serializes the limiter (wire format kind 4, docs/wire-format.md).
  *
- * The blob holds the parameters, the global window, the overrides and every
- * tracked key's state, so a restarted service forgets nobody who is limited.
+ * The blob holds the parameters and the seed, the global window, the
+ * overrides and every tracked key's state, so a restarted service forgets
+ * nobody who is limited. (The seed is in the blob: keep blobs as secret as
+ * the seed when it protects against chosen keys.)
  * Serialize takes every lock of the limiter, so the snapshot is one
  * consistent moment (other threads' calls wait meanwhile). Keys and overrides
  * are written in increasing order of their bytes: equal states give equal
@@ -538,7 +556,11 @@ TF_API tf_status tf_rate_limiter_serialize(const tf_rate_limiter *limiter, void 
  * @retval TF_OK                      success.
  * @retval TF_ERR_NULL                buf or out is NULL.
  * @retval TF_ERR_INVALID_ARGUMENT    options->size is below the struct's
- *                                    first version (not initialized).
+ *                                    first version or above 4096 (not
+ *                                    initialized), or options sets a field
+ *                                    this library version does not know
+ *                                    (a newer caller's option not left at
+ *                                    its default).
  * @retval TF_ERR_TOO_LARGE           the limiter would hold more than
  *                                    options->max_memory bytes.
  * @retval TF_ERR_TRUNCATED           the blob is shorter than its envelope says.

@@ -114,15 +114,15 @@ typedef struct tf_recency_sketch_info {
     size_t size;
     /** Cells per row, as given at creation. @since 0.1.0 */
     uint64_t width;
+    /** Timestamp cells actually allocated: width * depth, rounded up to a
+     *  multiple of 8 in the blocked layout. @since 0.1.0 */
+    uint64_t cells;
     /** Rows (cells per key), as given at creation. @since 0.1.0 */
     uint32_t depth;
     /** The hash seed. @since 0.1.0 */
     uint32_t seed;
     /** The creation flags (`TF_RECENCY_SKETCH_*`). @since 0.1.0 */
     uint32_t flags;
-    /** Timestamp cells actually allocated: width * depth, rounded up to a
-     *  multiple of 8 in the blocked layout. @since 0.1.0 */
-    uint64_t cells;
 } tf_recency_sketch_info;
 
 /**
@@ -449,8 +449,8 @@ TF_API tf_status tf_recency_sketch_error_estimate(const tf_recency_sketch *sketc
 TF_API tf_status tf_recency_sketch_memory(const tf_recency_sketch *sketch, size_t *bytes);
 
 /**
- * @brief What the sketch was created with: width, depth, seed, flags and the
- * cells allocated. O(1).
+ * @brief What the sketch was created with: width, the cells allocated,
+ * depth, seed and flags. O(1).
  *
  * Writes only the first info->size bytes (docs/conventions.md, "Versioned
  * structs"); nothing on failure.
@@ -461,7 +461,7 @@ TF_API tf_status tf_recency_sketch_memory(const tf_recency_sketch *sketch, size_
  * @retval TF_OK                   success.
  * @retval TF_ERR_NULL             sketch or info is NULL.
  * @retval TF_ERR_INVALID_ARGUMENT info->size is below the struct's first
- *                                 version (not initialized).
+ *                                 version or above 4096 (not initialized).
  * @note Read-only; concurrent-safe with ::TF_RECENCY_SKETCH_CONCURRENT.
  * @since 0.1.0
  */
@@ -522,7 +522,11 @@ TF_API tf_status tf_recency_sketch_serialize(const tf_recency_sketch *sketch, vo
  * @retval TF_OK                      success.
  * @retval TF_ERR_NULL                buf or out is NULL.
  * @retval TF_ERR_INVALID_ARGUMENT    options->size is below the struct's
- *                                    first version (not initialized).
+ *                                    first version or above 4096 (not
+ *                                    initialized), or options sets a field
+ *                                    this library version does not know
+ *                                    (a newer caller's option not left at
+ *                                    its default).
  * @retval TF_ERR_TOO_LARGE           the sketch would hold more than
  *                                    options->max_memory bytes.
  * @retval TF_ERR_TRUNCATED           the blob is shorter than its envelope says.

@@ -295,7 +295,7 @@ TF_API tf_status tf_time_bloom_clear(tf_time_bloom *filter);
  * @retval TF_OK                   success.
  * @retval TF_ERR_NULL             filter or stats is NULL.
  * @retval TF_ERR_INVALID_ARGUMENT now is 0, or stats->size is below the
- *                                 struct's first version (not
+ *                                 struct's first version or above 4096 (not
  *                                 initialized).
  * @note Read-only.
  * @since 0.1.0
@@ -328,7 +328,7 @@ TF_API tf_status tf_time_bloom_slice_bits(const tf_time_bloom *filter, uint64_t 
  * @retval TF_OK                   success.
  * @retval TF_ERR_NULL             filter or info is NULL.
  * @retval TF_ERR_INVALID_ARGUMENT info->size is below the struct's first
- *                                 version (not initialized).
+ *                                 version or above 4096 (not initialized).
  * @note Read-only.
  * @since 0.1.0
  */
@@ -400,7 +400,11 @@ TF_API tf_status tf_time_bloom_serialize(const tf_time_bloom *filter, void *buf,
  * @retval TF_OK                      success.
  * @retval TF_ERR_NULL                buf or out is NULL.
  * @retval TF_ERR_INVALID_ARGUMENT    options->size is below the struct's
- *                                    first version (not initialized).
+ *                                    first version or above 4096 (not
+ *                                    initialized), or options sets a field
+ *                                    this library version does not know
+ *                                    (a newer caller's option not left at
+ *                                    its default).
  * @retval TF_ERR_TOO_LARGE           the filter would hold more than
  *                                    options->max_memory bytes (nothing is
  *                                    allocated).

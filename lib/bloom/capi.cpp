@@ -243,31 +243,31 @@ TF_API tf_status tf_age_bloom_clear(tf_age_bloom *filter) {
 TF_API tf_status tf_age_bloom_get_stats(const tf_age_bloom *filter, tf_age_bloom_stats *stats) {
     TF_REQUIRE_NONNULL(filter, "filter");
     return guard([&] {
-        tf_age_bloom_stats full = TF_AGE_BLOOM_STATS_INIT;
-        with_filter(filter, [&](const auto &f) {
-            full.slices = f.slices();
-            full.bits = f.total_bits();
-            full.bits_per_element = double(full.bits) / double(f.capacity());
-            full.inserts = f.inserts();
-            full.fpr_now = f.expected_fpr();
+        return tf::put_versioned(stats, TF_AGE_BLOOM_STATS_V1, "stats", [&](tf_age_bloom_stats &full) {
+            with_filter(filter, [&](const auto &f) {
+                full.slices = f.slices();
+                full.bits = f.total_bits();
+                full.bits_per_element = double(full.bits) / double(f.capacity());
+                full.inserts = f.inserts();
+                full.fpr_now = f.expected_fpr();
+            });
         });
-        return tf::put_versioned(stats, full, TF_AGE_BLOOM_STATS_V1, "stats");
     });
 }
 
 TF_API tf_status tf_age_bloom_get_info(const tf_age_bloom *filter, tf_age_bloom_info *info) {
     TF_REQUIRE_NONNULL(filter, "filter");
-    tf_age_bloom_info full = TF_AGE_BLOOM_INFO_INIT;
-    with_filter(filter, [&](const auto &f) {
-        full.k = f.k();
-        full.l = f.l();
-        full.slice_bits = f.slice_bits();
-        full.generation = f.generation();
-        full.capacity = f.capacity();
-        full.seed = f.seed();
-        full.flags = f.flags();
+    return tf::put_versioned(info, TF_AGE_BLOOM_INFO_V1, "info", [&](tf_age_bloom_info &full) {
+        with_filter(filter, [&](const auto &f) {
+            full.k = f.k();
+            full.l = f.l();
+            full.slice_bits = f.slice_bits();
+            full.generation = f.generation();
+            full.capacity = f.capacity();
+            full.seed = f.seed();
+            full.flags = f.flags();
+        });
     });
-    return tf::put_versioned(info, full, TF_AGE_BLOOM_INFO_V1, "info");
 }
 
 TF_API tf_status tf_age_bloom_memory(const tf_age_bloom *filter, size_t *bytes) { return memory_of(filter, bytes); }
@@ -373,14 +373,14 @@ TF_API tf_status tf_time_bloom_get_stats(const tf_time_bloom *filter, uint64_t n
     TF_REQUIRE_NONNULL(filter, "filter");
     TF_REQUIRE_TIME(now);
     return guard([&] {
-        tf_time_bloom_stats full = TF_TIME_BLOOM_STATS_INIT;
-        full.slices = filter->slices();
-        full.bits = filter->total_bits();
-        const uint64_t n = filter->window_elements(now);
-        full.bits_per_element = n ? double(full.bits) / double(n) : 0.0;
-        full.inserts = filter->inserts();
-        full.fpr_now = filter->expected_fpr(now);
-        return tf::put_versioned(stats, full, TF_TIME_BLOOM_STATS_V1, "stats");
+        return tf::put_versioned(stats, TF_TIME_BLOOM_STATS_V1, "stats", [&](tf_time_bloom_stats &full) {
+            full.slices = filter->slices();
+            full.bits = filter->total_bits();
+            const uint64_t n = filter->window_elements(now);
+            full.bits_per_element = n ? double(full.bits) / double(n) : 0.0;
+            full.inserts = filter->inserts();
+            full.fpr_now = filter->expected_fpr(now);
+        });
     });
 }
 
@@ -396,13 +396,13 @@ TF_API tf_status tf_time_bloom_slice_bits(const tf_time_bloom *filter, uint64_t 
 
 TF_API tf_status tf_time_bloom_get_info(const tf_time_bloom *filter, tf_time_bloom_info *info) {
     TF_REQUIRE_NONNULL(filter, "filter");
-    tf_time_bloom_info full = TF_TIME_BLOOM_INFO_INIT;
-    full.k = filter->k();
-    full.l = filter->l();
-    full.span = filter->span();
-    full.seed = filter->seed();
-    full.flags = 0;
-    return tf::put_versioned(info, full, TF_TIME_BLOOM_INFO_V1, "info");
+    return tf::put_versioned(info, TF_TIME_BLOOM_INFO_V1, "info", [&](tf_time_bloom_info &full) {
+        full.k = filter->k();
+        full.l = filter->l();
+        full.span = filter->span();
+        full.seed = filter->seed();
+        full.flags = 0;
+    });
 }
 
 TF_API tf_status tf_time_bloom_memory(const tf_time_bloom *filter, size_t *bytes) { return memory_of(filter, bytes); }

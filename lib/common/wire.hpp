@@ -200,7 +200,7 @@ tf_status open_for_deserialize(const void *buf, size_t len, const tf_deserialize
                                uint32_t allowed_flags, DeserializeLimits *limits, uint32_t *flags, Reader *payload);
 
 // The whole of a tf_<noun>_deserialize, for a structure T with
-//   static constexpr uint32_t kKnownFlags;
+//   static constexpr uint32_t kKnownFlags;  (the envelope flags its blobs may set)
 //   static tf_status read(Reader &, uint32_t flags, const DeserializeLimits &, std::unique_ptr<T> *);
 // (read validates the payload and checks the limits before allocating);
 // `adopt(std::unique_ptr<T>)` returns the caller's new handle.

@@ -43,13 +43,13 @@ tf_status decide(const tf_rate_limiter *rl, const void *key, size_t key_len, uin
 
 extern "C" {
 
-TF_API tf_status tf_rate_limiter_new(uint64_t limit, uint64_t window, uint64_t bucket_width, uint32_t flags,
-                                     tf_rate_limiter **out) {
+TF_API tf_status tf_rate_limiter_new(uint64_t limit, uint64_t window, uint64_t bucket_width, uint32_t seed,
+                                     uint32_t flags, tf_rate_limiter **out) {
     return guard([&] {
         TF_REQUIRE_NONNULL(out, "out");
         tf_status st = RateLimiter::check(limit, window, bucket_width, flags);
         if (st != TF_OK) return st;
-        std::unique_ptr<RateLimiter> impl(new RateLimiter(limit, window, bucket_width, flags));
+        std::unique_ptr<RateLimiter> impl(new RateLimiter(limit, window, bucket_width, seed, flags));
         *out = new tf_rate_limiter{std::move(impl)};
         return TF_OK;
     });
@@ -139,9 +139,8 @@ TF_API tf_status tf_rate_limiter_reset(tf_rate_limiter *limiter, const void *key
 TF_API tf_status tf_rate_limiter_get_stats(const tf_rate_limiter *limiter, tf_rate_limiter_stats *stats) {
     TF_REQUIRE_NONNULL(limiter, "limiter");
     return guard([&] {
-        tf_rate_limiter_stats full = TF_RATE_LIMITER_STATS_INIT;
-        limiter->impl->stats(&full);
-        return tf::put_versioned(stats, full, TF_VERSIONED_END(tf_rate_limiter_stats, memory), "stats");
+        return tf::put_versioned(stats, TF_VERSIONED_END(tf_rate_limiter_stats, memory), "stats",
+                                 [&](tf_rate_limiter_stats &full) { limiter->impl->stats(&full); });
     });
 }
 
@@ -156,9 +155,8 @@ TF_API tf_status tf_rate_limiter_memory(const tf_rate_limiter *limiter, size_t *
 
 TF_API tf_status tf_rate_limiter_get_info(const tf_rate_limiter *limiter, tf_rate_limiter_info *info) {
     TF_REQUIRE_NONNULL(limiter, "limiter");
-    tf_rate_limiter_info full = TF_RATE_LIMITER_INFO_INIT;
-    limiter->impl->info(&full);
-    return tf::put_versioned(info, full, TF_VERSIONED_END(tf_rate_limiter_info, max_keys), "info");
+    return tf::put_versioned(info, TF_VERSIONED_END(tf_rate_limiter_info, flags), "info",
+                             [&](tf_rate_limiter_info &full) { limiter->impl->info(&full); });
 }
 
 TF_API tf_status tf_rate_limiter_serialized_size(const tf_rate_limiter *limiter, size_t *size) {
@@ -177,7 +175,7 @@ TF_API tf_status tf_rate_limiter_serialize(const tf_rate_limiter *limiter, void 
     return guard([&] {
         const RateLimiter &rl = *limiter->impl;
         RateLimiter::AllLocked all(rl);
-        return tf::wire::encode(tf::wire::Kind::RateLimiter, rl.flags(), rl.payload_size(), buf, capacity, written,
+        return tf::wire::encode(tf::wire::Kind::RateLimiter, rl.wire_flags(), rl.payload_size(), buf, capacity, written,
                                 [&](tf::wire::Writer &w) { rl.write_payload(w); });
     });
 }

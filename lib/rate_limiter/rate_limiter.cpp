@@ -221,7 +221,7 @@ void Table::grow() {
     for (size_t i = 0; i < cap_; ++i) {
         Rec r = at(i);
         if (r.empty()) continue;
-        const Hash128 h = key_hash(r.key(), r.key_len(), 0);
+        const Hash128 h = key_hash(r.key(), r.key_len(), seed_);
         size_t j = size_t(reduce(h.h2, ncap));
         while (nslots[j * stride_ + 8] != 0) j = j + 1 == ncap ? 0 : j + 1;
         std::memcpy(nslots + j * stride_, r.p, stride_);
@@ -268,7 +268,7 @@ void Table::erase(Rec r) {
     for (size_t j = next(i);; j = next(j)) {
         Rec q = at(j);
         if (q.empty()) break;
-        const size_t want = home(key_hash(q.key(), q.key_len(), 0));
+        const size_t want = home(key_hash(q.key(), q.key_len(), seed_));
         // q may move to i when its home is not cyclically in (i, j]
         const bool in_between = i <= j ? (want > i && want <= j) : (want > i || want <= j);
         if (!in_between) {
@@ -309,7 +309,7 @@ size_t Table::count(size_t slots, F &&idle) const {
 // ---- the limiter -------------------------------------------------------------
 
 tf_status RateLimiter::check(uint64_t limit, uint64_t window, uint64_t width, uint32_t flags) {
-    if (flags & ~kKnownFlags) return fail(TF_ERR_INVALID_ARGUMENT, "unknown flag bits 0x%x", unsigned(flags));
+    if (flags & ~kCreationFlags) return fail(TF_ERR_INVALID_ARGUMENT, "unknown flag bits 0x%x", unsigned(flags));
     const bool exact = flags & TF_RATE_LIMITER_EXACT;
     if (limit == 0) return fail(TF_ERR_INVALID_ARGUMENT, "limit must be >= 1");
     const uint64_t max = exact ? TF_RATE_LIMITER_MAX_EXACT_LIMIT : TF_RATE_LIMITER_MAX_KEY_LIMIT;
@@ -329,11 +329,11 @@ tf_status RateLimiter::check(uint64_t limit, uint64_t window, uint64_t width, ui
     return TF_OK;
 }
 
-RateLimiter::RateLimiter(uint64_t limit, uint64_t window, uint64_t width, uint32_t flags)
-    : limit_(limit), window_(window), flags_(flags) {
+RateLimiter::RateLimiter(uint64_t limit, uint64_t window, uint64_t width, uint32_t seed, uint32_t flags)
+    : limit_(limit), window_(window), seed_(seed), flags_(flags) {
     const bool ex = exact();
     spec_ = ex ? BucketSpec(window, 1) : BucketSpec(width, uint32_t(window / width));
-    for (Shard &s : shards_) s.table.init(record_stride(ex, spec_.nb), ex);
+    for (Shard &s : shards_) s.table.init(record_stride(ex, spec_.nb), ex, seed);
 }
 
 uint32_t RateLimiter::override_of(const void *key, size_t len) const {
@@ -511,7 +511,7 @@ tf_status RateLimiter::set_key_limit(const void *key, size_t len, uint64_t limit
     if (limit > max)
         return fail(TF_ERR_INVALID_ARGUMENT, "limit %llu exceeds the maximum of %llu", (unsigned long long)limit,
                     (unsigned long long)max);
-    const Hash128 h = key_hash(key, len, 0);
+    const Hash128 h = key_hash(key, len, seed_);
     Shard &sh = shard_of(h);
     std::lock_guard<ShardLock> lock(sh.mu);
     {  // may throw: nothing changed yet
@@ -547,14 +547,14 @@ size_t RateLimiter::acquire_batch(const void *const *keys, const size_t *lens, s
     Hash128 hs[kAhead];
     const size_t first = std::min(count, kAhead);
     for (size_t i = 0; i < first; ++i) {
-        hs[i] = key_hash(keys[i], lens[i], 0);
+        hs[i] = key_hash(keys[i], lens[i], seed_);
         shard_of(hs[i]).table.prefetch(hs[i]);
     }
     for (size_t i = 0; i < count; ++i) {
         const Hash128 h = hs[i % kAhead];
         if (i + kAhead < count) {
             Hash128 &a = hs[i % kAhead];
-            a = key_hash(keys[i + kAhead], lens[i + kAhead], 0);
+            a = key_hash(keys[i + kAhead], lens[i + kAhead], seed_);
             shard_of(a).table.prefetch(a);
         }
         try {
@@ -775,7 +775,7 @@ void RateLimiter::peek_hashed(const void *key, size_t len, const Hash128 &h, uin
 }
 
 void RateLimiter::refund(const void *key, size_t len, uint64_t now, uint64_t n) {
-    const Hash128 h = key_hash(key, len, 0);
+    const Hash128 h = key_hash(key, len, seed_);
     Shard &sh = shard_of(h);
     std::lock_guard<ShardLock> lock(sh.mu);
     Table::Rec r = sh.table.find(key, len, h);
@@ -809,7 +809,7 @@ void RateLimiter::refund(const void *key, size_t len, uint64_t now, uint64_t n) 
 }
 
 void RateLimiter::reset(const void *key, size_t len) {
-    const Hash128 h = key_hash(key, len, 0);
+    const Hash128 h = key_hash(key, len, seed_);
     Shard &sh = shard_of(h);
     std::lock_guard<ShardLock> lock(sh.mu);
     Table::Rec r = sh.table.find(key, len, h);
@@ -854,16 +854,18 @@ void RateLimiter::info(tf_rate_limiter_info *out) const {
     out->limit = limit_;
     out->window = window_;
     out->bucket_width = exact() ? 0 : spec_.width;
-    out->flags = flags_;
     out->global_limit = global_limit_.load(std::memory_order_acquire);
     out->max_keys = max_keys_.load();
+    out->seed = seed_;
+    out->flags = flags_;
 }
 
 // ---- wire format ---------------------------------------------------------
 //
 // Payload of kind 4 (docs/wire-format.md), little-endian, field by field;
-// the envelope's flags are the creation flags. nb = window / bucket width
-// (bucketed mode), G = global limit.
+// the envelope's flags are the creation flags, and kSeedWireFlag (bit 2)
+// when the seed is not 0. nb = window / bucket width (bucketed mode), G =
+// global limit.
 //
 //   size        field
 //   8           limit (u64): the default per-key limit
@@ -876,6 +878,8 @@ void RateLimiter::info(tf_rate_limiter_info *out) const {
 //   8           allowed_full (u64)
 //   8           horizon (u64): the latest of the shards' reclaim horizons
 //   8           global latest (u64): the global window's clock, 0 when G = 0
+//   4           seed (u32), only with flag bit 2; never 0 (a seed of 0 is
+//               written by leaving the field out)
 //   global window, only when G != 0:
 //     bucketed: 8 * nb    counts (u64), bucket j in slot j mod nb
 //     exact:    4         count c (u32), c <= G
@@ -909,7 +913,7 @@ void RateLimiter::unlock_all() const {
 }
 
 size_t RateLimiter::payload_size() const {
-    size_t n = 9 * 8 + 8;
+    size_t n = 9 * 8 + 8 + (seed_ != 0 ? 4 : 0);
     if (global_limit_) n += exact() ? 4 + 8 * size_t(global_ring_->count) : 8 * size_t(spec_.nb);
     n += 8;
     for (const auto &kv : overrides_) n += 8 + kv.first.size();
@@ -929,6 +933,7 @@ void RateLimiter::write_payload(wire::Writer &w) const {
                        denied_full_.load(), allowed_full_.load(), horizon})
         w.u64(v);
     w.u64(global_latest_);
+    if (seed_ != 0) w.u32(seed_);
     if (global_limit_) {
         if (exact()) {
             const GrantRing &g = *global_ring_;
@@ -979,7 +984,8 @@ const char *const kWhat = "rate limiter blob";
 struct PayloadHeader {
     uint64_t limit, window, width, max_keys, global_limit;
     uint64_t reclaimed, denied_full, allowed_full, horizon, global_latest;
-    uint32_t flags;
+    uint32_t seed;
+    uint32_t flags;  // the creation flags
     bool exact;
     uint32_t nb;       // buckets per window (1 in exact mode)
     uint64_t key_max;  // the mode's largest per-key limit
@@ -1022,10 +1028,13 @@ tf_status read_header(wire::Reader &r, uint32_t flags, PayloadHeader *h) {
     for (uint64_t *field : {&h->limit, &h->window, &h->width, &h->max_keys, &h->global_limit, &h->reclaimed,
                             &h->denied_full, &h->allowed_full, &h->horizon, &h->global_latest})
         *field = r.u64();
+    h->seed = (flags & RateLimiter::kSeedWireFlag) ? r.u32() : 0;
     if (!r.ok()) return fail(TF_ERR_CORRUPT, "%s: payload too short for its header", kWhat);
-    if (RateLimiter::check(h->limit, h->window, h->width, flags) != TF_OK)
+    if ((flags & RateLimiter::kSeedWireFlag) && h->seed == 0)
+        return fail(TF_ERR_CORRUPT, "%s: a seed field of 0 (a seed of 0 is written without the field)", kWhat);
+    h->flags = flags & RateLimiter::kCreationFlags;
+    if (RateLimiter::check(h->limit, h->window, h->width, h->flags) != TF_OK)
         return fail_as(TF_ERR_CORRUPT, "rate limiter blob has invalid parameters");
-    h->flags = flags;
     h->exact = flags & TF_RATE_LIMITER_EXACT;
     h->nb = h->exact ? 1 : uint32_t(h->window / h->width);
     h->key_max = h->exact ? TF_RATE_LIMITER_MAX_EXACT_LIMIT : TF_RATE_LIMITER_MAX_KEY_LIMIT;
@@ -1192,18 +1201,20 @@ tf_status parse_payload(wire::Reader r, uint32_t flags, Sink &sink) {
 // payload describes, computed without allocating anything.
 struct RateLimiter::Measure {
     bool exact = false;
+    uint32_t seed = 0;
     size_t stride = 0;
     uint64_t shard_keys[kShards] = {};
     uint64_t bytes = sizeof(RateLimiter);
 
     void begin(const PayloadHeader &h, const PayloadGlobal &g) {
         exact = h.exact;
+        seed = h.seed;
         stride = record_stride(h.exact, h.nb);
         bytes += global_bytes(h.exact, h.global_limit, h.nb, g.count);
     }
     void add_override(const uint8_t *, uint32_t len, uint32_t) { bytes += override_bytes(len); }
     void key(const PayloadKey &k) {
-        ++shard_keys[shard_index(key_hash(k.key, k.len, 0))];
+        ++shard_keys[shard_index(key_hash(k.key, k.len, seed))];
         if (k.len > kInlineKey) bytes += k.len;         // an out-of-line key
         if (exact) bytes += GrantRing::bytes(k.count);  // its ring, as large as its grants
     }
@@ -1228,7 +1239,7 @@ struct RateLimiter::Build {
     }
 
     void begin(const PayloadHeader &h, const PayloadGlobal &g) {
-        rl.reset(new RateLimiter(h.limit, h.window, h.width, h.flags));
+        rl.reset(new RateLimiter(h.limit, h.window, h.width, h.seed, h.flags));
         rl->max_keys_ = h.max_keys;
         rl->reclaimed_ = h.reclaimed;
         rl->denied_full_ = h.denied_full;
@@ -1250,7 +1261,7 @@ struct RateLimiter::Build {
         rl->overrides_.emplace(std::string(reinterpret_cast<const char *>(k), len), lim);
     }
     void key(const PayloadKey &k) {
-        const Hash128 h = key_hash(k.key, k.len, 0);
+        const Hash128 h = key_hash(k.key, k.len, rl->seed_);
         Table &table = rl->shard_of(h).table;
         Table::Rec rec;
         if (rl->exact()) {

@@ -119,9 +119,11 @@ class Table {
     Table(const Table &) = delete;
     Table &operator=(const Table &) = delete;
 
-    void init(size_t stride, bool exact) {
+    // Records of `stride` bytes; keys hashed with `seed` (key_hash).
+    void init(size_t stride, bool exact, uint32_t seed) {
         stride_ = stride;
         exact_ = exact;
+        seed_ = seed;
     }
     size_t size() const { return count_; }
     size_t bytes() const;
@@ -182,6 +184,7 @@ class Table {
     std::atomic<const uint8_t *> hint_slots_{nullptr};  // slots_ and cap_ for prefetch()
     std::atomic<size_t> hint_cap_{0};
     bool exact_ = false;
+    uint32_t seed_ = 0;
 };
 
 // A shard's lock: its critical sections are short (a lookup and a
@@ -231,9 +234,16 @@ struct alignas(64) Shard {
 
 class RateLimiter {
    public:
-    static constexpr uint32_t kKnownFlags = TF_RATE_LIMITER_EXACT | TF_RATE_LIMITER_FULL_ALLOW;
+    // The creation flags.
+    static constexpr uint32_t kCreationFlags = TF_RATE_LIMITER_EXACT | TF_RATE_LIMITER_FULL_ALLOW;
+    // Envelope flag of kind 4 (not a creation flag): the payload carries a
+    // u32 seed after its header. Set exactly when the seed is not 0, so that
+    // a limiter of seed 0 writes the blobs it wrote before seeds existed.
+    static constexpr uint32_t kSeedWireFlag = 0x4;
+    // The envelope flags a blob of kind 4 may set (wire::deserialize).
+    static constexpr uint32_t kKnownFlags = kCreationFlags | kSeedWireFlag;
     static tf_status check(uint64_t limit, uint64_t window, uint64_t width, uint32_t flags);
-    RateLimiter(uint64_t limit, uint64_t window, uint64_t width, uint32_t flags);
+    RateLimiter(uint64_t limit, uint64_t window, uint64_t width, uint32_t seed, uint32_t flags);
     ~RateLimiter() = default;
 
     tf_status set_global_limit(uint64_t limit);
@@ -242,11 +252,11 @@ class RateLimiter {
     // Takes n permits for the key when they are allowed. Throws
     // std::bad_alloc with nothing changed.
     void acquire(const void *key, size_t len, uint64_t now, uint64_t n, Decision *out) {
-        acquire_hashed(key, len, key_hash(key, len, 0), now, n, out);
+        acquire_hashed(key, len, key_hash(key, len, seed_), now, n, out);
     }
     // The decision acquire would make, changing nothing.
     void peek(const void *key, size_t len, uint64_t now, uint64_t n, Decision *out) const {
-        peek_hashed(key, len, key_hash(key, len, 0), now, n, out);
+        peek_hashed(key, len, key_hash(key, len, seed_), now, n, out);
     }
     // acquire of each key in turn (times[i], the same n), the records of
     // the next keys prefetched while one is decided. Returns how many were
@@ -286,6 +296,10 @@ class RateLimiter {
                           std::unique_ptr<RateLimiter> *out);
 
     uint32_t flags() const { return flags_; }
+    uint32_t seed() const { return seed_; }
+    // The envelope flags of its blob: the creation flags, and
+    // kSeedWireFlag when the seed is not 0.
+    uint32_t wire_flags() const { return flags_ | (seed_ != 0 ? kSeedWireFlag : 0); }
     bool exact() const { return (flags_ & TF_RATE_LIMITER_EXACT) != 0; }
 
    private:
@@ -379,7 +393,7 @@ class RateLimiter {
 
     uint64_t limit_, window_;
     BucketSpec spec_;
-    uint32_t flags_;
+    uint32_t seed_, flags_;
     Shard shards_[kShards];
 
     mutable std::mutex global_mu_;

@@ -165,13 +165,14 @@ TF_API tf_status tf_recency_sketch_memory(const tf_recency_sketch *sketch, size_
 TF_API tf_status tf_recency_sketch_get_info(const tf_recency_sketch *sketch, tf_recency_sketch_info *info) {
     TF_REQUIRE_NONNULL(sketch, "sketch");
     const RecencySketch &s = *sketch;
-    tf_recency_sketch_info full = TF_RECENCY_SKETCH_INFO_INIT;
-    full.width = s.width();
-    full.depth = s.depth();
-    full.seed = s.seed();
-    full.flags = s.flags();
-    full.cells = s.cells();
-    return tf::put_versioned(info, full, TF_VERSIONED_END(tf_recency_sketch_info, cells), "info");
+    return tf::put_versioned(info, TF_VERSIONED_END(tf_recency_sketch_info, flags), "info",
+                             [&](tf_recency_sketch_info &full) {
+                                 full.width = s.width();
+                                 full.cells = s.cells();
+                                 full.depth = s.depth();
+                                 full.seed = s.seed();
+                                 full.flags = s.flags();
+                             });
 }
 
 TF_API tf_status tf_recency_sketch_serialized_size(const tf_recency_sketch *sketch, size_t *size) {

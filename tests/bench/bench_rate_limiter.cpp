@@ -103,7 +103,7 @@ using Limiter = Owned<tf_rate_limiter, tf_rate_limiter_free>;
 
 Limiter make_limiter(uint64_t limit, uint64_t window, uint64_t width, uint32_t flags) {
     tf_rate_limiter *r = nullptr;
-    require_ok(tf_rate_limiter_new(limit, window, width, flags, &r), "tf_rate_limiter_new");
+    require_ok(tf_rate_limiter_new(limit, window, width, 0, flags, &r), "tf_rate_limiter_new");
     return Limiter(r);
 }
 

@@ -80,7 +80,8 @@
 // below the keys tracked (peek and acquire count alike).
 //
 // Input format of a program (missing bytes read as 0):
-//   header: f0 (bit 0: TF_RATE_LIMITER_FULL_ALLOW), limit = 1 + b % 8,
+//   header: f0 (bit 0: TF_RATE_LIMITER_FULL_ALLOW; bit 1: a seed, not 0,
+//           made from f0 >> 1, else seed 0), limit = 1 + b % 8,
 //           buckets nb = 1 + b % 12, width B = 1 + u16 % 400 (W = nb * B;
 //           exact mode passes the next byte as the ignored bucket width),
 //           global g: b % 4 == 0 ? none : 1 + b / 4 % 24, max_keys m:
@@ -237,7 +238,8 @@ struct ParsedKey {
 };
 
 struct Parsed {
-    uint32_t flags = 0;
+    uint32_t flags = 0;  // the envelope's: the creation flags, bit 2 with a seed
+    uint32_t seed = 0;
     uint64_t limit = 0, window = 0, width = 0, max_keys = 0, global_limit = 0;
     uint64_t reclaimed = 0, denied_full = 0, allowed_full = 0, horizon = 0, global_latest = 0;
     std::vector<uint64_t> global_slots, global_times;
@@ -285,6 +287,10 @@ Parsed parse(const std::vector<uint8_t> &blob) {
     s.limit = r.le(8), s.window = r.le(8), s.width = r.le(8), s.max_keys = r.le(8), s.global_limit = r.le(8);
     s.reclaimed = r.le(8), s.denied_full = r.le(8), s.allowed_full = r.le(8), s.horizon = r.le(8);
     s.global_latest = r.le(8);
+    if (s.flags & 0x4) {  // the seed field, never 0
+        s.seed = uint32_t(r.le(4));
+        FUZZ_CHECK(s.seed != 0);
+    }
     FUZZ_CHECK(s.window != 0 && s.width != 0 && s.window % s.width == 0);
     const uint64_t nb = exact ? 1 : s.window / s.width;
     if (s.global_limit != 0) {
@@ -680,6 +686,7 @@ class Program {
         spec_.exact = exact;
         const uint8_t f0 = in_.byte();
         flags_ = (exact ? TF_RATE_LIMITER_EXACT : 0u) | ((f0 & 1) ? TF_RATE_LIMITER_FULL_ALLOW : 0u);
+        seed_ = (f0 & 2) ? 0x9e3779b9u * uint32_t(f0 >> 1) : 0u;  // odd times odd: never 0
         limit_ = 1 + in_.byte() % 8;
         spec_.nb = 1 + in_.byte() % 12;
         spec_.width = 1 + in_.u16() % 400;
@@ -696,13 +703,13 @@ class Program {
         now_ = 1 + uint64_t(in_.u16());
 
         tf_rate_limiter *raw = nullptr;
-        FUZZ_CHECK(tf_rate_limiter_new(limit_, spec_.window, width_arg, flags_, &raw) == TF_OK);
+        FUZZ_CHECK(tf_rate_limiter_new(limit_, spec_.window, width_arg, seed_, flags_, &raw) == TF_OK);
         lim_.reset(raw);
         if (global_limit_) FUZZ_CHECK(tf_rate_limiter_set_global_limit(raw, global_limit_) == TF_OK);
         if (max_keys_) FUZZ_CHECK(tf_rate_limiter_set_max_keys(raw, max_keys_) == TF_OK);
-        TRACE("new(limit %llu, window %llu, width %llu, flags %u) global %llu max_keys %llu now %llu\n",
+        TRACE("new(limit %llu, window %llu, width %llu, seed %u, flags %u) global %llu max_keys %llu now %llu\n",
               (unsigned long long)limit_, (unsigned long long)spec_.window, (unsigned long long)width_arg,
-              unsigned(flags_), (unsigned long long)global_limit_, (unsigned long long)max_keys_,
+              unsigned(seed_), unsigned(flags_), (unsigned long long)global_limit_, (unsigned long long)max_keys_,
               (unsigned long long)now_);
         blob_ = snapshot(raw);
         check_state(parse(blob_));
@@ -799,7 +806,9 @@ class Program {
                          (unsigned long long)got, (unsigned long long)want);
             ok = false;
         };
-        expect(p.flags == flags_, "flags", p.flags, flags_);
+        const uint32_t wire_flags = flags_ | (seed_ != 0 ? 0x4u : 0u);
+        expect(p.flags == wire_flags, "flags", p.flags, wire_flags);
+        expect(p.seed == seed_, "seed", p.seed, seed_);
         expect(p.limit == limit_, "limit", p.limit, limit_);
         expect(p.window == spec_.window, "window", p.window, spec_.window);
         expect(p.width == spec_.width, "bucket width", p.width, spec_.width);
@@ -1196,7 +1205,7 @@ class Program {
 
     Input in_;
     Spec spec_;
-    uint32_t flags_ = 0;
+    uint32_t flags_ = 0, seed_ = 0;
     uint64_t limit_ = 1, global_limit_ = 0, max_keys_ = 0, now_ = 1;
     Limiter lim_;
     RefKey<Window> keys_[kKeys];

@@ -13,7 +13,8 @@
  * receives inputs of fuzz_rate_limiter (format at the top of
  * fuzz_rate_limiter.cpp): the two golden rate limiter blobs (tests/golden.h)
  * as given and with fields patched behind a resealed checksum, small blobs
- * with a full table, a reclaim horizon and a global window, damaged blobs,
+ * with a full table, a reclaim horizon and a global window (one of them
+ * with a seed), damaged blobs,
  * and operation programs for both modes.
  *
  * The outputs are committed; rerun this (it is built with the tests, never
@@ -573,20 +574,23 @@ static void rl_blobs(const char *dir) {
     emit_flipped(dir, "blob_bitflip", rl_emit_blob, &exact, RLF_GLOBAL_LATEST, 0x01, TF_ERR_CHECKSUM);
 
     /* small: two keys of a full table (one idle, one reclaimed: a horizon),
-     * a global window, an override; fail-closed */
-    if (tf_rate_limiter_new(2, 100, 10, 0, &r) != TF_OK) die("new failed");
-    if (tf_rate_limiter_set_global_limit(r, 3) != TF_OK || tf_rate_limiter_set_max_keys(r, 2) != TF_OK ||
-        tf_rate_limiter_set_key_limit(r, "vip", 3, 5) != TF_OK)
-        die("setting up the limiter failed");
-    rl_acquire(r, "a", 10, 1);
-    rl_acquire(r, "b", 20, 2);
-    rl_acquire(r, "c", 150, 1); /* a and b idle: one is reclaimed */
-    rl_acquire(r, "vip", 160, 2);
-    b = rl_serialize(r);
-    rl_emit_blob(dir, "blob_small_full", &b, TF_OK);
-    free(b.data);
+     * a global window, an override; fail-closed; seed 0, and a seed (its
+     * field after the header, flag bit 2) */
+    for (int seeded = 0; seeded < 2; ++seeded) {
+        if (tf_rate_limiter_new(2, 100, 10, seeded ? 0x5eed5eedu : 0, 0, &r) != TF_OK) die("new failed");
+        if (tf_rate_limiter_set_global_limit(r, 3) != TF_OK || tf_rate_limiter_set_max_keys(r, 2) != TF_OK ||
+            tf_rate_limiter_set_key_limit(r, "vip", 3, 5) != TF_OK)
+            die("setting up the limiter failed");
+        rl_acquire(r, "a", 10, 1);
+        rl_acquire(r, "b", 20, 2);
+        rl_acquire(r, "c", 150, 1); /* a and b idle: one is reclaimed */
+        rl_acquire(r, "vip", 160, 2);
+        b = rl_serialize(r);
+        rl_emit_blob(dir, seeded ? "blob_small_full_seeded" : "blob_small_full", &b, TF_OK);
+        free(b.data);
+    }
     /* the same in exact mode, fail-open, keys up to 40 bytes */
-    if (tf_rate_limiter_new(3, 50, 0, TF_RATE_LIMITER_EXACT | TF_RATE_LIMITER_FULL_ALLOW, &r) != TF_OK)
+    if (tf_rate_limiter_new(3, 50, 0, 0, TF_RATE_LIMITER_EXACT | TF_RATE_LIMITER_FULL_ALLOW, &r) != TF_OK)
         die("new failed");
     if (tf_rate_limiter_set_global_limit(r, 4) != TF_OK || tf_rate_limiter_set_max_keys(r, 2) != TF_OK)
         die("setting up the limiter failed");

@@ -19,11 +19,15 @@
 
 const uint32_t kModes[NMODES] = {0, TF_RATE_LIMITER_EXACT};
 
-tf_rate_limiter *make(uint64_t limit, uint64_t window, uint64_t width, uint32_t flags) {
+tf_rate_limiter *make_seeded(uint64_t limit, uint64_t window, uint64_t width, uint32_t seed, uint32_t flags) {
     tf_rate_limiter *r = NULL;
-    OK(tf_rate_limiter_new(limit, window, width, flags, &r));
+    OK(tf_rate_limiter_new(limit, window, width, seed, flags, &r));
     assert_non_null(r);
     return r;
+}
+
+tf_rate_limiter *make(uint64_t limit, uint64_t window, uint64_t width, uint32_t flags) {
+    return make_seeded(limit, window, width, 0, flags);
 }
 
 dec acq_b(tf_rate_limiter *r, const void *k, size_t len, uint64_t now, uint64_t n) {

@@ -17,8 +17,9 @@
 #define NMODES 2
 extern const uint32_t kModes[NMODES];
 
-/* A new limiter (asserting success). */
+/* A new limiter (asserting success), of seed 0 or of `seed`. */
 tf_rate_limiter *make(uint64_t limit, uint64_t window, uint64_t width, uint32_t flags);
+tf_rate_limiter *make_seeded(uint64_t limit, uint64_t window, uint64_t width, uint32_t seed, uint32_t flags);
 
 /* One decision. */
 typedef struct {

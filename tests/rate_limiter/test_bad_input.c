@@ -22,14 +22,14 @@
 static void test_new_bad_input(void **state) {
     (void)state;
     tf_rate_limiter *r = NULL;
-#define BADNEW(l, w, b, f, status)                                     \
-    do {                                                               \
-        tf_clear_last_error();                                         \
-        assert_int_equal(tf_rate_limiter_new(l, w, b, f, &r), status); \
-        assert_null(r);                                                \
-        assert_true(strlen(tf_last_error_message()) > 0);              \
+#define BADNEW(l, w, b, f, status)                                        \
+    do {                                                                  \
+        tf_clear_last_error();                                            \
+        assert_int_equal(tf_rate_limiter_new(l, w, b, 0, f, &r), status); \
+        assert_null(r);                                                   \
+        assert_true(strlen(tf_last_error_message()) > 0);                 \
     } while (0)
-    assert_int_equal(tf_rate_limiter_new(5, 100, 10, 0, NULL), TF_ERR_NULL);
+    assert_int_equal(tf_rate_limiter_new(5, 100, 10, 0, 0, NULL), TF_ERR_NULL);
     assert_true(strlen(tf_last_error_message()) > 0);
     BADNEW(0, 100, 10, 0, TF_ERR_INVALID_ARGUMENT); /* zero limit */
     BADNEW(0, 100, 0, EXACT, TF_ERR_INVALID_ARGUMENT);
@@ -65,7 +65,7 @@ static void test_new_bad_input(void **state) {
         {TF_RATE_LIMITER_MAX_KEY_LIMIT + 1, 100, 0, EXACT | TF_RATE_LIMITER_FULL_ALLOW},
     };
     for (size_t i = 0; i < sizeof good / sizeof good[0]; ++i) {
-        OK(tf_rate_limiter_new(good[i].l, good[i].w, good[i].b, good[i].f, &r));
+        OK(tf_rate_limiter_new(good[i].l, good[i].w, good[i].b, 0, good[i].f, &r));
         EXPECT(acq(r, "k", 1, 1), 1, good[i].l - 1, 0);
         tf_rate_limiter_free(r);
         r = NULL;

@@ -297,7 +297,7 @@ static void test_concurrent_set_global_limit(void **state) {
             a.r = NULL;
             a.stop = 0;
             pthread_mutex_init(&a.mu, NULL);
-            if (tf_rate_limiter_new(5, 100, 10, kModes[m], &a.r) != TF_OK) _exit(2);
+            if (tf_rate_limiter_new(5, 100, 10, 0, kModes[m], &a.r) != TF_OK) _exit(2);
             pthread_t th[3];
             for (int i = 0; i < 3; ++i)
                 if (pthread_create(&th[i], NULL, gl_worker, &a) != 0) _exit(3);

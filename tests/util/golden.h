@@ -142,7 +142,7 @@ static inline tf_status golden_time_bloom(uint32_t flags, tf_time_bloom **out) {
 
 /* The golden rate limiters, rate_limiter_v1.tfb (flags 0) and
  * rate_limiter_exact_v1.tfb (flags TF_RATE_LIMITER_EXACT):
- *   tf_rate_limiter_new(limit 5, window 1000, bucket width 100, flags)
+ *   tf_rate_limiter_new(limit 5, window 1000, bucket width 100, seed 0, flags)
  *   tf_rate_limiter_set_global_limit(120)
  *   tf_rate_limiter_set_key_limit("key-7", 9)
  *   for i = 0 .. 299, in order:
@@ -155,7 +155,7 @@ static inline tf_status golden_time_bloom(uint32_t flags, tf_time_bloom **out) {
  * then golden_binary_key: "<key hex> <allowed> <remaining> <retry_at>". */
 static inline tf_status golden_rate_limiter(uint32_t flags, tf_rate_limiter **out) {
     int allowed;
-    tf_status st = tf_rate_limiter_new(5, 1000, 100, flags, out);
+    tf_status st = tf_rate_limiter_new(5, 1000, 100, 0, flags, out);
     if (st == TF_OK) st = tf_rate_limiter_set_global_limit(*out, 120);
     if (st == TF_OK) st = tf_rate_limiter_set_key_limit(*out, "key-7", 5, 9);
     for (unsigned i = 0; i < 300 && st == TF_OK; ++i) {

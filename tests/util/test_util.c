@@ -378,7 +378,8 @@ uint64_t tu_check_max_memory(const unsigned char *blob, size_t len, const tu_str
     assert_true(strlen(tf_last_error_message()) > 0);
     bad.size = sizeof bad - 1;
     assert_int_equal(tu_load(st, blob, len, &bad, &got), TF_ERR_INVALID_ARGUMENT);
-    /* a later, longer version of the struct: its known fields are read */
+    /* a later, longer version of the struct: its known fields are read, and
+     * a later option left at its default (0) is accepted */
     struct {
         tf_deserialize_options opts;
         uint64_t later_field;
@@ -386,10 +387,14 @@ uint64_t tu_check_max_memory(const unsigned char *blob, size_t len, const tu_str
     memset(&longer, 0, sizeof longer);
     longer.opts.size = sizeof longer;
     longer.opts.max_memory = need - 1;
-    longer.later_field = 12345;
     assert_int_equal(tu_load(st, blob, len, &longer.opts, &got), TF_ERR_TOO_LARGE);
     longer.opts.max_memory = need;
     assert_int_equal(tu_load(st, blob, len, &longer.opts, &got), TF_OK);
+    /* a later option this library does not know, set: refused, not ignored */
+    longer.later_field = 12345;
+    tf_clear_last_error();
+    assert_int_equal(tu_load(st, blob, len, &longer.opts, &got), TF_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(tf_last_error_message(), "unknown to this library version"));
     return need;
 }
 
