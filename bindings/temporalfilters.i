@@ -334,7 +334,6 @@ static uint64_t tf_binding_serialize_into(tf_status st, size_t written) {
 /* Fields the C API gained before the language layers show them (the Go
  * suite checks that every getter of a value class has a field of its Go
  * struct): hidden until those layers add them, then this goes. */
-%ignore tf_rate_limiter_info::seed;
 %rename(RecencySketchInfoNative) tf_recency_sketch_info;
 %rename(AgeBloomInfoNative) tf_age_bloom_info;
 %rename(AgeBloomStatsNative) tf_age_bloom_stats;
@@ -598,8 +597,8 @@ double tf_binding_c_loop_ns(RecencySketchNative *s, const void *keys_data, size_
 /* ---- RateLimiter ---------------------------------------------------------- */
 
 %extend RateLimiterNative {
-    RateLimiterNative(uint64_t limit, uint64_t window, uint64_t bucket_width, uint32_t flags) {
-        TF_BINDING_RETURN(RateLimiterNative *, tf_rate_limiter_new(limit, window, bucket_width, 0, flags, &v));
+    RateLimiterNative(uint64_t limit, uint64_t window, uint64_t bucket_width, uint32_t seed, uint32_t flags) {
+        TF_BINDING_RETURN(RateLimiterNative *, tf_rate_limiter_new(limit, window, bucket_width, seed, flags, &v));
     }
 
     void set_global_limit(uint64_t limit) { tf_binding_check(tf_rate_limiter_set_global_limit($self, limit)); }

@@ -312,7 +312,7 @@ func TestOptions(t *testing.T) {
 		what string
 		mk   func() (structure, error)
 	}{
-		{"a seed for a RateLimiter", func() (structure, error) { return NewRateLimiter(5, 100, 10, WithSeed(1)) }},
+		{"a seed for DeserializeRateLimiter", func() (structure, error) { return DeserializeRateLimiter(nil, WithSeed(1)) }},
 		{"a RecencySketch's flags for a RateLimiter", func() (structure, error) {
 			return NewRateLimiter(5, 100, 10, WithFlags(RecencySketchConcurrent))
 		}},

@@ -1325,6 +1325,28 @@ func TestRateLimiterInfo(t *testing.T) {
 	if got, want := res(e.Info()).get(t), (RateLimiterInfo{Limit: 7, Window: 500, Flags: RateLimiterExact}); got != want {
 		t.Fatalf("exact: Info = %+v, want %+v (no bucket width)", got, want)
 	}
+	// a seed: kept, in Info and through a blob; the decisions are a seed's
+	// business only through the shard a key lands in, never its answer
+	seeded, err := NewRateLimiter(5, 1000, 100, WithSeed(0xC0FFEE), WithFlags(RateLimiterFullAllow))
+	must(t, err)
+	defer seeded.Close()
+	want = RateLimiterInfo{Limit: 5, Window: 1000, BucketWidth: 100, Flags: RateLimiterFullAllow, Seed: 0xC0FFEE}
+	if got := res(seeded.Info()).get(t); got != want {
+		t.Fatalf("seeded: Info = %+v, want %+v", got, want)
+	}
+	plain := mustRateLimiter(t, 5, 1000, 100, RateLimiterFullAllow)
+	for i := uint64(1); i <= 7; i++ {
+		a, b := rlAcquire(t, plain, "s", 10+i, 1), rlAcquire(t, seeded, "s", 10+i, 1)
+		if a != b {
+			t.Fatalf("request %d: seed 0 decides %+v, seed 0xC0FFEE %+v", i, a, b)
+		}
+	}
+	back, err := DeserializeRateLimiter(res(seeded.Serialize()).get(t))
+	must(t, err)
+	defer back.Close()
+	if got := res(back.Info()).get(t); got != want {
+		t.Fatalf("seeded, through a blob: Info = %+v, want %+v", got, want)
+	}
 	rlAcquire(t, r, "k", 1, 1)
 	if st, mem := res(r.Stats()).get(t), res(r.Memory()).get(t); st.Memory != mem || mem == 0 || st.Keys != 1 {
 		t.Fatalf("Stats = %+v, Memory = %d", st, mem)

@@ -225,7 +225,7 @@ public class GoldenTest {
 
     /* tests/util/golden.h, golden_rate_limiter(flags): the same calls, in order. */
     private static RateLimiter rebuildRateLimiter(boolean exact) {
-        RateLimiter r = new RateLimiter(5, 1000, 100, exact ? RateLimiter.EXACT : 0);
+        RateLimiter r = new RateLimiter(5, 1000, 100, 0, exact ? RateLimiter.EXACT : 0);
         r.setGlobalLimit(120);
         r.setKeyLimit("key-7", 9);
         for (int i = 0; i < 300; i++) {
@@ -253,7 +253,7 @@ public class GoldenTest {
         }
 
         try (RateLimiter r = RateLimiter.deserialize(golden.blob)) {
-            assertEquals(new RateLimiter.Info(5, 1000, exact ? 0 : 100, exact ? RateLimiter.EXACT : 0, 120, 0),
+            assertEquals(new RateLimiter.Info(5, 1000, exact ? 0 : 100, exact ? RateLimiter.EXACT : 0, 120, 0, 0),
                     r.info());
             golden.assertWrittenBy(r, "the blob read back");
             assertEquals(31, r.stats().keys()); // key-0 .. key-29 and the binary key
