@@ -216,7 +216,7 @@ func TestAgeBloomSizing(t *testing.T) {
 func TestAgeBloomSizingErrors(t *testing.T) {
 	for _, rate := range []float64{0, 1, -0.1, 1.5, math.NaN(), math.Inf(1), math.Inf(-1), math.Copysign(0, -1)} {
 		k, l, fill, err := AgeBloomChoose(rate)
-		wantStatus(t, err, ErrInvalidArgument)
+		wantStatus(t, err, StatusInvalidArgument)
 		if k != 0 || l != 0 || fill != 0 {
 			t.Errorf("AgeBloomChoose(%g) failed with %d, %d, %g", rate, k, l, fill)
 		}
@@ -225,9 +225,9 @@ func TestAgeBloomSizingErrors(t *testing.T) {
 	wantStatus(t, err, ErrTooLarge)
 	for _, kl := range [][2]uint32{{0, 5}, {65, 5}, {math.MaxUint32, 5}, {5, 0}, {5, 1025}, {5, math.MaxUint32}} {
 		r, err := AgeBloomFalsePositiveRate(kl[0], kl[1])
-		wantStatus(t, err, ErrInvalidArgument)
+		wantStatus(t, err, StatusInvalidArgument)
 		b, err2 := AgeBloomBitsPerElement(kl[0], kl[1])
-		wantStatus(t, err2, ErrInvalidArgument)
+		wantStatus(t, err2, StatusInvalidArgument)
 		if r != 0 || b != 0 {
 			t.Errorf("(%d, %d): failed with %g, %g", kl[0], kl[1], r, b)
 		}
@@ -264,23 +264,23 @@ func checkAgeBloomRefused(t *testing.T, flags AgeBloomFlags, shapes []ageBloomSh
 
 func TestAgeBloomConstructorErrors(t *testing.T) {
 	shapes := []ageBloomShape{
-		{0, 3, 1000, ErrInvalidArgument},
-		{65, 3, 1000, ErrInvalidArgument},
-		{math.MaxUint32, 3, 1000, ErrInvalidArgument},
-		{3, 0, 1000, ErrInvalidArgument},
-		{3, 1025, 1000, ErrInvalidArgument},
-		{3, 3, 0, ErrInvalidArgument},
-		{3, 3, 63, ErrInvalidArgument},
+		{0, 3, 1000, StatusInvalidArgument},
+		{65, 3, 1000, StatusInvalidArgument},
+		{math.MaxUint32, 3, 1000, StatusInvalidArgument},
+		{3, 0, 1000, StatusInvalidArgument},
+		{3, 1025, 1000, StatusInvalidArgument},
+		{3, 3, 0, StatusInvalidArgument},
+		{3, 3, 63, StatusInvalidArgument},
 		{3, 3, 1<<40 + 1, ErrTooLarge},
 		{3, 3, math.MaxUint64, ErrTooLarge},
 	}
 	targets := []ageBloomTarget{
-		{0.01, 0, ErrInvalidArgument},
-		{0, 1000, ErrInvalidArgument},
-		{1, 1000, ErrInvalidArgument},
-		{-0.5, 1000, ErrInvalidArgument},
-		{math.NaN(), 1000, ErrInvalidArgument},
-		{math.Inf(1), 1000, ErrInvalidArgument},
+		{0.01, 0, StatusInvalidArgument},
+		{0, 1000, StatusInvalidArgument},
+		{1, 1000, StatusInvalidArgument},
+		{-0.5, 1000, StatusInvalidArgument},
+		{math.NaN(), 1000, StatusInvalidArgument},
+		{math.Inf(1), 1000, StatusInvalidArgument},
 		{1e-300, 1000, ErrTooLarge},
 		{0.01, 1 << 50, ErrTooLarge},
 		{0.01, math.MaxUint64 / 2, ErrTooLarge},
@@ -638,28 +638,28 @@ func TestBlockedAgeBloomSizing(t *testing.T) {
 
 func TestBlockedAgeBloomErrors(t *testing.T) {
 	shapes := []ageBloomShape{
-		{30, 3, 256, ErrInvalidArgument}, // k + l > 32
-		{1, 32, 256, ErrInvalidArgument},
-		{16, 17, 256, ErrInvalidArgument},
-		{3, 0, 256, ErrInvalidArgument},
-		{0, 4, 256, ErrInvalidArgument},
-		{64, 4, 256, ErrInvalidArgument},
-		{math.MaxUint32, 1, 256, ErrInvalidArgument}, // k + l must not wrap around
-		{1, math.MaxUint32, 256, ErrInvalidArgument},
-		{3, 4, 31, ErrInvalidArgument},
-		{3, 4, 0, ErrInvalidArgument},
+		{30, 3, 256, StatusInvalidArgument}, // k + l > 32
+		{1, 32, 256, StatusInvalidArgument},
+		{16, 17, 256, StatusInvalidArgument},
+		{3, 0, 256, StatusInvalidArgument},
+		{0, 4, 256, StatusInvalidArgument},
+		{64, 4, 256, StatusInvalidArgument},
+		{math.MaxUint32, 1, 256, StatusInvalidArgument}, // k + l must not wrap around
+		{1, math.MaxUint32, 256, StatusInvalidArgument},
+		{3, 4, 31, StatusInvalidArgument},
+		{3, 4, 0, StatusInvalidArgument},
 		{3, 4, 1<<40 + 1, ErrTooLarge},
 		{3, 4, math.MaxUint64, ErrTooLarge},
 	}
 	targets := []ageBloomTarget{
-		{0.01, 0, ErrInvalidArgument},
-		{0, 1000, ErrInvalidArgument},
-		{1, 1000, ErrInvalidArgument},
-		{1.5, 1000, ErrInvalidArgument},
-		{0.5, 1000, ErrInvalidArgument}, // the blocked sizing stops at 0.2
-		{-0.5, 1000, ErrInvalidArgument},
-		{math.NaN(), 1000, ErrInvalidArgument},
-		{math.Inf(1), 1000, ErrInvalidArgument},
+		{0.01, 0, StatusInvalidArgument},
+		{0, 1000, StatusInvalidArgument},
+		{1, 1000, StatusInvalidArgument},
+		{1.5, 1000, StatusInvalidArgument},
+		{0.5, 1000, StatusInvalidArgument}, // the blocked sizing stops at 0.2
+		{-0.5, 1000, StatusInvalidArgument},
+		{math.NaN(), 1000, StatusInvalidArgument},
+		{math.Inf(1), 1000, StatusInvalidArgument},
 		{1e-300, 1000, ErrTooLarge},
 		{0.01, 1 << 50, ErrTooLarge},
 		{0.01, math.MaxUint64, ErrTooLarge},
@@ -667,7 +667,7 @@ func TestBlockedAgeBloomErrors(t *testing.T) {
 	checkAgeBloomRefused(t, AgeBloomBlocked, shapes, targets)
 	for _, rate := range []float64{0, 1, -0.1, 1.5, math.NaN(), math.Inf(1), math.Inf(-1)} {
 		k, l, fill, err := AgeBloomChoose(rate, WithFlags(AgeBloomBlocked))
-		wantStatus(t, err, ErrInvalidArgument)
+		wantStatus(t, err, StatusInvalidArgument)
 		if k != 0 || l != 0 || fill != 0 {
 			t.Errorf("AgeBloomChoose(%g, blocked) failed with %d, %d, %g", rate, k, l, fill)
 		}

@@ -21,6 +21,11 @@ import (
 //	go_test -test.run '^TestBenchmarkReport$' -test.v -tf.bench=full
 var benchMode = flag.String("tf.bench", "", "run TestBenchmarkReport: quick or full")
 
+// benchConcurrent measures a sketch created with RecencySketchConcurrent,
+// whose calls may overlap (and which Close waits for: the cost of that
+// guard is the difference from a run without it).
+var benchConcurrent = flag.Bool("tf.bench.concurrent", false, "TestBenchmarkReport: a RecencySketchConcurrent sketch")
+
 const (
 	benchKeyLen = 16
 	benchBatch  = 64
@@ -54,7 +59,11 @@ func TestBenchmarkReport(t *testing.T) {
 	}
 
 	// 1 Mi cells (8 MiB): 2^18 x 4, the standard layout.
-	s := mustNew(t, 1<<18, 4, 1, 0)
+	var flags RecencySketchFlags
+	if *benchConcurrent {
+		flags = RecencySketchConcurrent
+	}
+	s := mustNew(t, 1<<18, 4, 1, flags)
 	rng := rand.New(rand.NewSource(42))
 	data := make([]byte, cfg.keys*benchKeyLen) // the keys end to end, for the C loop
 	rng.Read(data)
@@ -150,8 +159,12 @@ func TestBenchmarkReport(t *testing.T) {
 		t.Fatal("queries returned nothing")
 	}
 
-	fmt.Printf("\nGo binding vs C: RecencySketch 2^18 x 4 (1 Mi cells, 8 MiB), %d keys of %d bytes, "+
-		"median of %d repetitions (%s)\n", cfg.keys, benchKeyLen, cfg.reps, *benchMode)
+	concurrent := ""
+	if *benchConcurrent {
+		concurrent = ", RecencySketchConcurrent"
+	}
+	fmt.Printf("\nGo binding vs C: RecencySketch 2^18 x 4 (1 Mi cells, 8 MiB%s), %d keys of %d bytes, "+
+		"median of %d repetitions (%s)\n", concurrent, cfg.keys, benchKeyLen, cfg.reps, *benchMode)
 	fmt.Printf("%-18s %12s %12s %8s\n", "operation", "Go ns/op", "C ns/op", "Go/C")
 	for _, r := range rows {
 		g, c := median(r.values), median(r.cVals)

@@ -253,7 +253,7 @@ func TestDeserializeMaxMemory(t *testing.T) {
 		}
 		for _, opt := range []Option{WithSeed(1), WithFlags(RecencySketchBlocked), WithFlags(RateLimiterExact)} {
 			_, err := deserialize(blob, opt)
-			wantStatus(t, err, ErrInvalidArgument)
+			wantStatus(t, err, StatusInvalidArgument)
 		}
 	}
 	if after := atomic.LoadInt64(&liveObjects); after > before { // (finalizers may free others meanwhile)

@@ -1,8 +1,10 @@
 package temporalfilters
 
 import (
+	"errors"
 	"fmt"
 	"math/rand"
+	"runtime"
 	"sort"
 	"sync/atomic"
 	"testing"
@@ -149,5 +151,66 @@ func TestConcurrentPaceNeverDoubleGrants(t *testing.T) {
 				t.Fatalf("only %d grants (want at least %d): pacing denied far too much", total, min)
 			}
 		})
+	}
+}
+
+// Close while other goroutines call a structure whose calls may overlap (a
+// RecencySketchConcurrent sketch, a RateLimiter): the calls in flight finish
+// on a live object (Close waits for them), every later call returns
+// ErrClosed, and nothing else happens. Each round closes mid-stream, after
+// the workers have made some calls; serializations are the longer calls.
+func TestCloseWaitsForTheCallsInFlight(t *testing.T) {
+	for round := 0; round < 20; round++ {
+		limiter := round%2 == 0
+		var s structure
+		var op func(i uint64) error
+		if limiter {
+			r, err := NewRateLimiter(1000, 100, 10)
+			must(t, err)
+			s, op = r, func(i uint64) error {
+				_, err := r.AcquireString(fmt.Sprint("key-", i%300), i, 1)
+				return err
+			}
+		} else {
+			sk, err := NewRecencySketch(4096, 4, WithFlags(RecencySketchConcurrent))
+			must(t, err)
+			s, op = sk, func(i uint64) error {
+				if err := sk.UpdateString(fmt.Sprint("key-", i%300), i); err != nil {
+					return err
+				}
+				_, err := sk.QueryString(fmt.Sprint("key-", i%300))
+				return err
+			}
+		}
+		const workers = 3
+		var ok int64
+		errs := make(chan error, workers)
+		for w := 0; w < workers; w++ {
+			go func() {
+				for i := uint64(1); ; i++ {
+					var err error
+					if i%97 == 0 {
+						_, err = s.Serialize()
+					} else {
+						err = op(i)
+					}
+					if err != nil {
+						errs <- err
+						return
+					}
+					atomic.AddInt64(&ok, 1)
+				}
+			}()
+		}
+		for atomic.LoadInt64(&ok) < 2000 {
+			runtime.Gosched()
+		}
+		must(t, s.Close())
+		for w := 0; w < workers; w++ {
+			err := <-errs
+			if !errors.Is(err, ErrClosed) {
+				t.Fatalf("round %d: a worker ended with %v, want ErrClosed", round, err)
+			}
+		}
 	}
 }

@@ -33,6 +33,9 @@
 //     in every language of the library: ErrInvalidArgument (TF_ERR_NULL,
 //     TF_ERR_INVALID_ARGUMENT, TF_ERR_TOO_LARGE), ErrBadBlob (a blob
 //     deserialize refuses), ErrIncompatible, ErrOutOfMemory and ErrClosed.
+//     ErrInvalidArgument is only a family: for TF_ERR_INVALID_ARGUMENT
+//     alone test errors.Is(err, StatusInvalidArgument) (every Status is the
+//     sentinel of its own status).
 //   - Keys are binary-safe byte strings (NUL bytes included): every method
 //     taking a key has a []byte form and a string form (Update and
 //     UpdateString, Add and AddString, Acquire and AcquireString, ...). Keys
@@ -55,15 +58,17 @@
 // Thread safety follows the C library: a sketch created with
 // RecencySketchConcurrent may be used from any number of goroutines at once
 // (Update, Query, Pace, TTLInsert, TTLMaybeLive, ErrorEstimate, Memory, the
-// getters, MarshalBinary, and being the source of a Merge). Clear, Merge
-// into it, UnmarshalBinary into it and Close need exclusive use. Without
-// RecencySketchConcurrent, no call may overlap with a call that modifies the
-// sketch. The Bloom filters are never internally synchronised: their readers
-// (Contains, Stats, Info, Memory, Serialize) may run at once, but Add,
-// AddIfAbsent, Clear, UnmarshalBinary and Close need exclusive use. A
-// RateLimiter is internally synchronised (sharded locks): every method may
-// run from any number of goroutines at once, except UnmarshalBinary and
-// Close.
+// getters, MarshalBinary, and being the source of a Merge), and Close may
+// run while they do: it waits for the calls in flight, and later calls
+// return ErrClosed. Clear and UnmarshalBinary into it need exclusive use.
+// Without RecencySketchConcurrent, no call may overlap with a call that
+// modifies the sketch, Close included. The Bloom filters are never
+// internally synchronised: their readers (Contains, Stats, Info, Memory,
+// Serialize) may run at once, but Add, AddIfAbsent, Clear, UnmarshalBinary
+// and Close need exclusive use: a Close racing with another call frees the
+// memory under it. A RateLimiter is internally synchronised (sharded locks):
+// every method may run from any number of goroutines at once, Close
+// included (it waits, as for a concurrent sketch), except UnmarshalBinary.
 //
 // Building: the package links against libtemporalfilters with cgo. Inside the
 // project's Meson build everything is set up (meson test --suite go); to use

@@ -11,8 +11,10 @@ import (
 // Status is a status code of the C library (tf_status in
 // temporalfilters/common.h). The values are part of the library's ABI.
 //
-// A Status other than StatusOK is also an error: the sentinels ErrNull ...
-// ErrInternal are Status values, for use with errors.Is.
+// A Status other than StatusOK is also an error, and the sentinel of that
+// status alone: errors.Is(err, StatusChecksum) is true for TF_ERR_CHECKSUM
+// and for nothing else. The sentinels ErrNull ... ErrInternal are these
+// Status values, except ErrInvalidArgument, which is a family (below).
 type Status int
 
 // The status codes of the C library, in its order: 0, then -1 down to -13
@@ -42,14 +44,15 @@ const (
 // Errors also come in families, the same in every language of the library
 // (docs/conventions.md), for the callers who handle a kind of failure rather
 // than one status: ErrInvalidArgument, ErrBadBlob, ErrIncompatible,
-// ErrOutOfMemory and ErrClosed. ErrInvalidArgument, ErrIncompatible and
-// ErrOutOfMemory are also status sentinels; as a family, ErrInvalidArgument
-// matches TF_ERR_NULL, TF_ERR_INVALID_ARGUMENT and TF_ERR_TOO_LARGE (test
-// e.Status == StatusInvalidArgument for that status alone). TF_ERR_INTERNAL
-// and TF_ERR_BUFFER_TOO_SMALL belong to no family.
+// ErrOutOfMemory and ErrClosed. ErrInvalidArgument is the family of
+// TF_ERR_NULL, TF_ERR_INVALID_ARGUMENT and TF_ERR_TOO_LARGE, and only a
+// family: the sentinel of the status TF_ERR_INVALID_ARGUMENT alone is
+// StatusInvalidArgument (errors.Is(err, StatusInvalidArgument) is false for a
+// nil argument, which is ErrNull). ErrIncompatible and ErrOutOfMemory are
+// families of one status each, so they are that status's sentinel too.
+// TF_ERR_INTERNAL and TF_ERR_BUFFER_TOO_SMALL belong to no family.
 var (
 	ErrNull               error = StatusNull               // a required argument was nil (a closed structure's calls: also ErrClosed)
-	ErrInvalidArgument    error = StatusInvalidArgument    // out of its documented range; the family: also ErrNull and ErrTooLarge
 	ErrOutOfMemory        error = StatusOutOfMemory        // an allocation failed (status and family)
 	ErrTooLarge           error = StatusTooLarge           // sizes overflow or exceed the library's limits
 	ErrBufferTooSmall     error = StatusBufferTooSmall     // an output buffer is too short
@@ -65,6 +68,12 @@ var (
 
 // The families that are not a status of their own.
 var (
+	// ErrInvalidArgument is the family of the arguments a call refuses:
+	// ErrNull (a nil argument; not a closed structure's calls),
+	// StatusInvalidArgument (a value out of its documented range, an
+	// unknown flag) and ErrTooLarge (sizes that overflow or pass a limit).
+	// For TF_ERR_INVALID_ARGUMENT alone, use StatusInvalidArgument.
+	ErrInvalidArgument error = family("invalid argument")
 	// ErrBadBlob is the family of the blobs deserialize refuses:
 	// ErrTruncated, ErrBadMagic, ErrUnsupportedVersion, ErrWrongKind,
 	// ErrChecksum and ErrCorrupt.
@@ -111,16 +120,17 @@ func (e *Error) Error() string {
 	return "temporalfilters: " + e.Name + ": " + e.Message
 }
 
-// Is reports whether target is the sentinel of e's status (ErrNull, ...),
-// the sentinel of its family (ErrInvalidArgument, ErrBadBlob,
-// ErrIncompatible, ErrOutOfMemory, ErrClosed) or an *Error with the same
-// status.
+// Is reports whether target is the sentinel of e's status (a Status:
+// ErrNull, StatusInvalidArgument, ...), the sentinel of its family
+// (ErrInvalidArgument, ErrBadBlob, ErrIncompatible, ErrOutOfMemory,
+// ErrClosed) or an *Error with the same status.
 func (e *Error) Is(target error) bool {
 	switch t := target.(type) {
 	case Status:
-		return t == e.Status || t == StatusInvalidArgument && e.isInvalidArgument()
+		return t == e.Status
 	case family:
-		return t == ErrClosed && e.closed || t == ErrBadBlob && e.isBadBlob()
+		return t == ErrClosed && e.closed || t == ErrBadBlob && e.isBadBlob() ||
+			t == ErrInvalidArgument && e.isInvalidArgument()
 	case *Error:
 		return t != nil && t.Status == e.Status
 	}

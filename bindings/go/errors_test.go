@@ -59,7 +59,7 @@ func TestStatusValues(t *testing.T) {
 
 func TestErrorType(t *testing.T) {
 	_, err := NewRecencySketch(0, 4)
-	wantStatus(t, err, ErrInvalidArgument)
+	wantStatus(t, err, StatusInvalidArgument)
 	var e *Error
 	errors.As(err, &e)
 	if !strings.HasPrefix(err.Error(), "temporalfilters: TF_ERR_INVALID_ARGUMENT: ") ||
@@ -105,9 +105,42 @@ func TestErrorFamilies(t *testing.T) {
 	for _, c := range []struct {
 		family error
 		text   string
-	}{{ErrBadBlob, "temporalfilters: bad blob"}, {ErrClosed, "temporalfilters: closed"}} {
+	}{{ErrBadBlob, "temporalfilters: bad blob"}, {ErrClosed, "temporalfilters: closed"},
+		{ErrInvalidArgument, "temporalfilters: invalid argument"}} {
 		if c.family.Error() != c.text {
 			t.Errorf("%q, want %q", c.family.Error(), c.text)
+		}
+	}
+}
+
+// ErrInvalidArgument is the family of three statuses; StatusInvalidArgument
+// tells TF_ERR_INVALID_ARGUMENT apart from the other two.
+func TestInvalidArgumentStatusAlone(t *testing.T) {
+	s, err := NewRecencySketch(1024, 4)
+	must(t, err)
+	defer s.Close()
+	_, tooLarge := NewAgeBloom(3, 3, math.MaxUint64)
+	for _, c := range []struct {
+		what   string
+		err    error
+		status Status
+	}{
+		{"a zero time", s.Update([]byte("k"), 0), StatusInvalidArgument},
+		{"a nil sketch", (*RecencySketch)(nil).UnmarshalBinary([]byte("x")), StatusNull},
+		{"a filter too large", tooLarge, StatusTooLarge},
+		{"an empty blob", new(RecencySketch).UnmarshalBinary(nil), StatusTruncated},
+	} {
+		var e *Error
+		if !errors.As(c.err, &e) || e.Status != c.status {
+			t.Fatalf("%s: %v, want status %v", c.what, c.err, c.status)
+		}
+		alone := c.status == StatusInvalidArgument
+		if errors.Is(c.err, StatusInvalidArgument) != alone {
+			t.Errorf("%s: errors.Is(err, StatusInvalidArgument) = %v", c.what, !alone)
+		}
+		family := c.status != StatusTruncated
+		if errors.Is(c.err, ErrInvalidArgument) != family {
+			t.Errorf("%s: errors.Is(err, ErrInvalidArgument) = %v", c.what, !family)
 		}
 	}
 }
@@ -119,12 +152,12 @@ func TestConstructorErrors(t *testing.T) {
 		flags       RecencySketchFlags
 		want        error
 	}{
-		{0, 4, 0, 0, ErrInvalidArgument},
-		{100, 0, 0, 0, ErrInvalidArgument},
-		{100, 33, 0, 0, ErrInvalidArgument},
-		{100, 9, 0, RecencySketchBlocked, ErrInvalidArgument},
-		{100, 4, 0, 4, ErrInvalidArgument},
-		{100, 4, 0, 0x80000000, ErrInvalidArgument},
+		{0, 4, 0, 0, StatusInvalidArgument},
+		{100, 0, 0, 0, StatusInvalidArgument},
+		{100, 33, 0, 0, StatusInvalidArgument},
+		{100, 9, 0, RecencySketchBlocked, StatusInvalidArgument},
+		{100, 4, 0, 4, StatusInvalidArgument},
+		{100, 4, 0, 0x80000000, StatusInvalidArgument},
 		{math.MaxUint64, 2, 0, 0, ErrTooLarge},
 		{1 << 62, 4, 0, 0, ErrTooLarge},
 	}
@@ -148,13 +181,13 @@ func TestConstructorErrors(t *testing.T) {
 		flags RecencySketchFlags
 		want  error
 	}{
-		{0, 0.01, 0, ErrInvalidArgument},
-		{10, 0, 0, ErrInvalidArgument},
-		{10, 1, 0, ErrInvalidArgument},
-		{10, -0.5, 0, ErrInvalidArgument},
-		{10, math.NaN(), 0, ErrInvalidArgument},
-		{10, math.Inf(1), 0, ErrInvalidArgument},
-		{10, 0.01, 0x80, ErrInvalidArgument},
+		{0, 0.01, 0, StatusInvalidArgument},
+		{10, 0, 0, StatusInvalidArgument},
+		{10, 1, 0, StatusInvalidArgument},
+		{10, -0.5, 0, StatusInvalidArgument},
+		{10, math.NaN(), 0, StatusInvalidArgument},
+		{10, math.Inf(1), 0, StatusInvalidArgument},
+		{10, 0.01, 0x80, StatusInvalidArgument},
 		{math.MaxUint64, 1e-300, 0, ErrTooLarge},
 		{math.MaxUint64, 1e-12, RecencySketchBlocked, ErrTooLarge},
 	}
@@ -170,16 +203,16 @@ func TestConstructorErrors(t *testing.T) {
 func TestArgumentErrors(t *testing.T) {
 	s := exactSketch(t, 0)
 	k := []byte("k")
-	wantStatus(t, s.Update(k, 0), ErrInvalidArgument)
-	wantStatus(t, s.UpdateString("k", 0), ErrInvalidArgument)
+	wantStatus(t, s.Update(k, 0), StatusInvalidArgument)
+	wantStatus(t, s.UpdateString("k", 0), StatusInvalidArgument)
 	_, err := s.Pace(k, 0, 10)
-	wantStatus(t, err, ErrInvalidArgument)
+	wantStatus(t, err, StatusInvalidArgument)
 	_, err = s.Pace(k, 10, 0)
-	wantStatus(t, err, ErrInvalidArgument)
-	wantStatus(t, s.TTLInsert(k, 0, 10), ErrInvalidArgument)
-	wantStatus(t, s.TTLInsert(k, 10, 0), ErrInvalidArgument)
+	wantStatus(t, err, StatusInvalidArgument)
+	wantStatus(t, s.TTLInsert(k, 0, 10), StatusInvalidArgument)
+	wantStatus(t, s.TTLInsert(k, 10, 0), StatusInvalidArgument)
 	_, err = s.TTLMaybeLive(k, 0)
-	wantStatus(t, err, ErrInvalidArgument)
+	wantStatus(t, err, StatusInvalidArgument)
 	// none of them changed anything
 	if got := mustQuery(t, s, k); got != Never {
 		t.Fatalf("failed calls recorded %d", got)
@@ -279,7 +312,7 @@ func TestOptions(t *testing.T) {
 		what string
 		mk   func() (structure, error)
 	}{
-		{"a seed for a RateLimiter", func() (structure, error) { return NewRateLimiter(5, 100, 10, WithSeed(1)) }},
+		{"a seed for DeserializeRateLimiter", func() (structure, error) { return DeserializeRateLimiter(nil, WithSeed(1)) }},
 		{"a RecencySketch's flags for a RateLimiter", func() (structure, error) {
 			return NewRateLimiter(5, 100, 10, WithFlags(RecencySketchConcurrent))
 		}},
@@ -298,7 +331,7 @@ func TestOptions(t *testing.T) {
 	before := atomic.LoadInt64(&liveObjects)
 	for _, c := range refused {
 		got, err := c.mk()
-		wantStatus(t, err, ErrInvalidArgument)
+		wantStatus(t, err, StatusInvalidArgument)
 		if !reflect.ValueOf(got).IsNil() {
 			got.Close()
 			t.Errorf("%s: a structure came back with the error", c.what)
@@ -307,12 +340,12 @@ func TestOptions(t *testing.T) {
 	if _, _, err := RecencySketchDimensions(100, 0.01, WithSeed(1)); err == nil {
 		t.Error("RecencySketchDimensions took a seed")
 	} else {
-		wantStatus(t, err, ErrInvalidArgument)
+		wantStatus(t, err, StatusInvalidArgument)
 	}
 	if _, _, _, err := AgeBloomChoose(0.01, WithFlags(RecencySketchBlocked)); err == nil {
 		t.Error("AgeBloomChoose took a RecencySketch's flags")
 	} else {
-		wantStatus(t, err, ErrInvalidArgument)
+		wantStatus(t, err, StatusInvalidArgument)
 	}
 	if after := atomic.LoadInt64(&liveObjects); after > before { // (finalizers may free others meanwhile)
 		t.Errorf("refused options left %d native objects", after-before)

@@ -9,8 +9,8 @@ import (
 // The golden Bloom filter blobs of tests/data (age_bloom_v1.tfb,
 // age_bloom_blocked_v1.tfb, time_bloom_v1.tfb) and their .expected answers,
 // written by the C library (tests/make_golden.c) from the operations of
-// tests/util/golden.h (golden_age_bloom, golden_age_bloom_blocked,
-// golden_time_bloom). As for the recency sketches, this
+// tests/util/golden.h (golden_age_bloom(0), golden_age_bloom(TF_AGE_BLOOM_BLOCKED),
+// golden_time_bloom(0)). As for the recency sketches, this
 // suite (a) reads both blobs and gets every listed answer, and (b) replays
 // the same operations through this package and gets the blobs byte for
 // byte. Nothing here is hard-coded from the files: they may be regenerated
@@ -66,9 +66,9 @@ func goldenKeyBytes(i int) []byte {
 	return []byte(fmt.Sprintf("key-%d", i))
 }
 
-// buildGoldenAgeBloom replays golden_age_bloom() of tests/util/golden.h, or
-// golden_age_bloom_blocked() when blocked: the same operations on the
-// blocked layout.
+// buildGoldenAgeBloom replays golden_age_bloom(flags) of tests/util/golden.h:
+// flags 0, or TF_AGE_BLOOM_BLOCKED when blocked (the same operations on the
+// blocked layout).
 func buildGoldenAgeBloom(t *testing.T, blocked bool) *AgeBloom {
 	t.Helper()
 	var f *AgeBloom
@@ -89,7 +89,7 @@ func buildGoldenAgeBloom(t *testing.T, blocked bool) *AgeBloom {
 	return f
 }
 
-// buildGoldenTimeBloom replays golden_time_bloom() of tests/util/golden.h.
+// buildGoldenTimeBloom replays golden_time_bloom(0) of tests/util/golden.h.
 func buildGoldenTimeBloom(t *testing.T) *TimeBloom {
 	t.Helper()
 	f := mustTimeBloom(t, 3, 4, 128, 1000, 42)

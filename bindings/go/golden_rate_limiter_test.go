@@ -8,7 +8,7 @@ import (
 // The golden rate limiter blobs of tests/data (rate_limiter_v1.tfb,
 // bucketed, and rate_limiter_exact_v1.tfb) and their .expected answers,
 // written by the C library (tests/make_golden.c) from the operations of
-// golden_rate_limiter() in tests/util/golden.h. This suite (a) reads both blobs
+// golden_rate_limiter(flags) in tests/util/golden.h. This suite (a) reads both blobs
 // and gets every listed answer, and (b) replays the same operations through
 // this package and gets the blobs byte for byte. Nothing here is hard-coded
 // from the files: when they are regenerated, these tests follow them.
@@ -58,7 +58,7 @@ func readRateExpected(t *testing.T, name string) []goldenAnswer[Decision] {
 	return out
 }
 
-// buildGoldenRateLimiter replays golden_rate_limiter() of tests/util/golden.h.
+// buildGoldenRateLimiter replays golden_rate_limiter(flags) of tests/util/golden.h.
 func buildGoldenRateLimiter(t *testing.T, flags RateLimiterFlags) *RateLimiter {
 	t.Helper()
 	r := mustRateLimiter(t, 5, 1000, 100, flags)

@@ -11,6 +11,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
+
+	"temporalfilters/internal/native"
 )
 
 // This file is the one mechanism behind the four structures (RecencySketch,
@@ -24,9 +27,23 @@ import (
 // finalizer. It is a separate allocation so that the finalizer can be set
 // on it even when the structure value lives inside another value (as
 // os.File does), and copies of a structure value share it.
+//
+// Closing while calls run: a structure whose calls may overlap (a
+// RateLimiter, a RecencySketch created with RecencySketchConcurrent: a
+// concurrent handle) counts the calls in flight, and Close waits for them
+// before it frees the native object: a call that started before Close
+// finishes on a live object, and every call that starts after it returns
+// ErrClosed. A call registers (calls.Add(1)) before it loads p, and Close
+// zeroes p before it reads calls: with Go's sequentially consistent atomics
+// either the call sees p == 0 or Close sees the call. The count costs one
+// atomic add and subtract per call, on concurrent handles only (the binding
+// benchmark's -tf.bench.concurrent run measures a concurrent sketch); the other structures need Close to have them
+// to itself, like every call that modifies them.
 type handle struct {
-	p    uintptr // 0 once freed
-	kind *kind
+	p          atomic.Uintptr // the native object; 0 once freed
+	kind       *kind
+	concurrent bool         // calls may overlap: free waits for those in flight
+	calls      atomic.Int64 // the calls in flight (concurrent handles only)
 }
 
 // kind describes the native class of one structure.
@@ -34,6 +51,7 @@ type kind struct {
 	name        string                                      // "AgeBloom": for the messages
 	del         func(p uintptr)                             // frees the native object (the SWIG destructor)
 	deserialize func(blob []byte, maxMemory uint64) uintptr // the native deserialize (0 after a failure, which panics first)
+	concurrent  func(p uintptr) bool                        // whether the calls on the object at p may overlap (nil: never)
 }
 
 // structure is what every structure of the package implements.
@@ -50,11 +68,17 @@ var _ = []structure{(*RecencySketch)(nil), (*AgeBloom)(nil), (*TimeBloom)(nil), 
 
 // newKind describes the structure called name whose SWIG class is P, with
 // the class's destructor and deserialize factory (with a memory limit; I is
-// the class's Go interface, which P implements).
+// the class's Go interface, which P implements), and whether an object's
+// calls may overlap (concurrent; nil for a structure whose calls never do).
 func newKind[P nativeObject, I interface{ Swigcptr() uintptr }](name string, del func(I),
-	deserialize func([]byte, uint64) I) *kind {
+	deserialize func([]byte, uint64) I, concurrent func(P) bool) *kind {
+	var overlap func(uintptr) bool
+	if concurrent != nil {
+		overlap = func(p uintptr) bool { return concurrent(P(p)) }
+	}
 	return &kind{
 		name:        name,
+		concurrent:  overlap,
 		del:         func(p uintptr) { del(any(P(p)).(I)) },
 		deserialize: func(blob []byte, maxMemory uint64) uintptr { return deserialize(blob, maxMemory).Swigcptr() },
 	}
@@ -71,11 +95,30 @@ type holder struct {
 // (for the tests).
 var liveObjects int64
 
+// free frees the native object (once: p is taken atomically), after the
+// calls in flight on a concurrent handle have returned.
 func (h *handle) free() {
-	if h.p != 0 {
-		h.kind.del(h.p)
-		h.p = 0
+	if p := h.p.Swap(0); p != 0 {
+		h.drain()
+		h.kind.del(p)
 		atomic.AddInt64(&liveObjects, -1)
+	}
+}
+
+// drain waits until no call is in flight on a concurrent handle (its p was
+// replaced first, so no new call reaches the old object). Calls are short
+// (one native call, or a serialize's few); a long one is waited for without
+// spinning.
+func (h *handle) drain() {
+	if !h.concurrent {
+		return
+	}
+	for spins := 0; h.calls.Load() != 0; spins++ {
+		if spins < 100 {
+			runtime.Gosched()
+		} else {
+			time.Sleep(50 * time.Microsecond)
+		}
 	}
 }
 
@@ -107,7 +150,7 @@ func (o object[P]) ptr() P {
 	if o.x == nil || o.x.h == nil {
 		return 0
 	}
-	return P(o.x.h.p)
+	return P(o.x.h.p.Load())
 }
 
 // closed is the error of every call on a closed (or zero, or nil)
@@ -119,24 +162,27 @@ func (o object[P]) closed() error {
 	return e
 }
 
-// keepAlive keeps the handle (and so its native object) alive until here.
-func (o object[P]) keepAlive() {
-	if o.x != nil {
-		runtime.KeepAlive(o.x.h)
-	}
-}
-
 // call runs op on the native object of o: the closed error when there is
 // none, the *Error of a failed native call (recovered from its panic),
-// else op's result. It is the body of nearly every method.
+// else op's result. It is the body of nearly every method. On a concurrent
+// handle the call is counted in flight (registered before p is loaded), so
+// that Close waits for it.
 func call[P nativeObject, T any](o object[P], op func(p P) T) (v T, err error) {
 	defer catch(&err)
-	p := o.ptr()
+	if o.x == nil || o.x.h == nil {
+		return v, o.closed()
+	}
+	h := o.x.h
+	if h.concurrent {
+		h.calls.Add(1)
+		defer h.calls.Add(-1)
+	}
+	p := P(h.p.Load())
 	if p == 0 {
 		return v, o.closed()
 	}
 	v = op(p)
-	o.keepAlive()
+	runtime.KeepAlive(h)
 	return v, nil
 }
 
@@ -165,8 +211,9 @@ func (o object[P]) memory() (uint64, error) {
 }
 
 // serializeAttempts bounds the retries of serialize when other goroutines
-// keep growing a structure that allows concurrent calls.
-const serializeAttempts = 16
+// keep growing a structure that allows concurrent calls: the same number in
+// every language (bindings/temporalfilters.i says why 8).
+const serializeAttempts = native.TF_BINDING_SERIALIZE_ATTEMPTS
 
 // serialize is the Serialize method of every structure: the size, then the
 // bytes. The two are separate native calls, between which other goroutines
@@ -203,9 +250,28 @@ func adopt(k *kind, p uintptr) (*handle, error) {
 	if p == 0 {
 		return nil, noObject(k)
 	}
-	h := &handle{p: p, kind: k}
+	h := &handle{kind: k, concurrent: overlaps(k, p)}
+	h.p.Store(p)
 	h.arm()
 	return h, nil
+}
+
+// overlaps says whether the calls on p, a new native object of kind k, may
+// overlap (k.concurrent). Should asking fail (its panic goes on), p is
+// freed first, since nothing owns it yet.
+func overlaps(k *kind, p uintptr) bool {
+	if k.concurrent == nil {
+		return false
+	}
+	asked := false
+	defer func() {
+		if !asked {
+			k.del(p)
+		}
+	}()
+	c := k.concurrent(p)
+	asked = true
+	return c
 }
 
 // noObject is the error of a native layer that returned nothing without
@@ -240,13 +306,15 @@ func (o object[P]) unmarshal(data []byte) (err error) {
 		return noObject(o.k)
 	}
 	h := o.x.h
-	old := h.p
-	h.p = p
+	concurrent := overlaps(o.k, p)
+	old := h.p.Swap(p)
 	if old == 0 {
 		h.arm() // it was closed, so its finalizer was cleared
 	} else {
+		h.drain() // (UnmarshalBinary needs exclusive use; this is cheap)
 		o.k.del(old)
 	}
+	h.concurrent = concurrent
 	return nil
 }
 

@@ -11,9 +11,9 @@ package temporalfilters
 // 0, flags 0, no cap); the options name what they set, so a seed and flags
 // (both integers) cannot be swapped, and a later choice (a speed-or-memory
 // preference, ...) is one more option rather than another constructor. An
-// option the call does not take (a seed for a RateLimiter, which hashes
-// with no seed; flags of another structure) is refused with
-// ErrInvalidArgument.
+// option the call does not take (flags of another structure, a seed or
+// flags for a deserializer, which reads them from the blob) is refused
+// with ErrInvalidArgument.
 
 // Option is a choice given to a constructor, a sizing helper or a
 // deserializer: WithSeed, WithFlags or WithMaxMemory. A nil Option is
@@ -51,9 +51,9 @@ func WithFlags[F Flags](flags F) Option {
 }
 
 // WithMaxMemory caps the memory a deserialized structure may take, in bytes
-// (default 0: the library's own bound, the blob's size plus a constant): a
-// blob of a larger structure is refused with ErrTooLarge before anything is
-// allocated. For Deserialize<Name>; UnmarshalBinary has the default.
+// (default 0: the library's own bound, which follows the blob's size; for
+// a RateLimiter at most 16 times the blob plus 64 KiB): a blob of a larger
+// structure is refused with ErrTooLarge before anything is allocated. For Deserialize<Name>; UnmarshalBinary has the default.
 func WithMaxMemory(bytes uint64) Option {
 	return func(o *options) { o.given |= optMaxMemory; o.maxMemory = bytes }
 }

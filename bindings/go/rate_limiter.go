@@ -88,6 +88,7 @@ type RateLimiterInfo struct {
 	Flags       RateLimiterFlags // the creation flags
 	GlobalLimit uint64           // the global limit over all keys (SetGlobalLimit); 0 when none
 	MaxKeys     uint64           // the most keys tracked at once (SetMaxKeys); 0 for no bound
+	Seed        uint32           // the hash seed (WithSeed)
 }
 
 // RateLimiterStats holds the counters of a RateLimiter and its memory.
@@ -146,8 +147,9 @@ type RateLimiterStats struct {
 //
 // Thread safety: every method may be called from any number of goroutines at
 // once (the C limiter has 64 sharded locks; decisions on one key are
-// linearizable), except Close and UnmarshalBinary, which need exclusive use
-// (see Serialize for snapshots taken under load).
+// linearizable), Close included: it waits for the calls in flight, and the
+// calls after it return ErrClosed. UnmarshalBinary needs exclusive use (see
+// Serialize for snapshots taken under load).
 //
 // Create one with NewRateLimiter or DeserializeRateLimiter, or decode into a
 // zero RateLimiter with UnmarshalBinary. Call Close when done. Copies of a
@@ -162,14 +164,15 @@ type RateLimiter struct {
 // limit is >= 1 (at most RateLimiterMaxKeyLimit, RateLimiterMaxExactLimit
 // with RateLimiterExact); window >= 1; bucketWidth (bucketed mode) divides
 // window, with window/bucketWidth <= RateLimiterMaxBuckets; with
-// RateLimiterExact it is ignored and may be 0. Option: WithFlags
-// (RateLimiterExact, RateLimiterFullAllow; default 0). A limiter hashes
-// with no seed: WithSeed is refused.
+// RateLimiterExact it is ignored and may be 0. Options: WithSeed (the hash
+// seed, default 0: when keys come from clients, use a random secret seed,
+// so that nobody can choose keys that crowd one shard) and WithFlags
+// (RateLimiterExact, RateLimiterFullAllow; default 0).
 // Errors: ErrInvalidArgument, ErrOutOfMemory.
 func NewRateLimiter(limit, window, bucketWidth uint64, opts ...Option) (*RateLimiter, error) {
-	return build[RateLimiter](rateLimiterKind, "NewRateLimiter", optFlags, opts,
-		func(_ uint32, flags RateLimiterFlags) uintptr {
-			return native.NewRateLimiterNative(limit, window, bucketWidth, uint(flags)).Swigcptr()
+	return build[RateLimiter](rateLimiterKind, "NewRateLimiter", optSeed|optFlags, opts,
+		func(seed uint32, flags RateLimiterFlags) uintptr {
+			return native.NewRateLimiterNative(limit, window, bucketWidth, uint(seed), uint(flags)).Swigcptr()
 		})
 }
 

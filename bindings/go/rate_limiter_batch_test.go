@@ -174,7 +174,7 @@ func TestRateLimiterBatchBadArguments(t *testing.T) {
 			{"n 0, no keys", nil, nil, 0, "n must be"},
 		} {
 			ds, err := r.AcquireBatchStrings(c.keys, c.times, c.n)
-			wantStatus(t, err, ErrInvalidArgument)
+			wantStatus(t, err, StatusInvalidArgument)
 			if ds != nil {
 				t.Errorf("%s: decisions %v with the error", c.what, ds)
 			}
@@ -186,7 +186,7 @@ func TestRateLimiterBatchBadArguments(t *testing.T) {
 				bkeys[i] = []byte(k)
 			}
 			_, err = r.AcquireBatch(bkeys, c.times, c.n)
-			wantStatus(t, err, ErrInvalidArgument)
+			wantStatus(t, err, StatusInvalidArgument)
 		}
 		if !bytes.Equal(res(r.Serialize()).get(t), before) {
 			t.Fatal("a refused batch changed the limiter")
@@ -278,7 +278,7 @@ func TestRateLimiterBatchNativeChecks(t *testing.T) {
 		{"lengths short of the bytes", []int32{1, 1, 0}, make([]int32, 3), [2]int{3, 3}, "key lengths"},
 	} {
 		_, err := call(c.lens, times, 1, c.allowed, make([]uint64, c.outs[0]), make([]uint64, c.outs[1]))
-		wantStatus(t, err, ErrInvalidArgument)
+		wantStatus(t, err, StatusInvalidArgument)
 		if !strings.Contains(err.Error(), c.fragment) {
 			t.Errorf("%s: message %q lacks %q", c.what, err, c.fragment)
 		}

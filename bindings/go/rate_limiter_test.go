@@ -1028,7 +1028,7 @@ func TestRateLimiterConstructorErrors(t *testing.T) {
 	for _, c := range bad {
 		r, err := NewRateLimiter(c.limit, c.window, c.width, WithFlags(c.flags))
 		wantRefused(t, fmt.Sprintf("NewRateLimiter(%d, %d, %d, %d)", c.limit, c.window, c.width, c.flags), r, err,
-			ErrInvalidArgument)
+			StatusInvalidArgument)
 	}
 	// the extremes that are accepted
 	good := []struct {
@@ -1066,31 +1066,31 @@ func TestRateLimiterArgumentErrors(t *testing.T) {
 			n    uint64
 		}{{"now 0", 0, 1}, {"n 0", 10, 0}, {"both 0", 0, 0}} {
 			d, err := r.Acquire(k, c.now, c.n)
-			wantStatus(t, err, ErrInvalidArgument)
+			wantStatus(t, err, StatusInvalidArgument)
 			if d != (Decision{}) {
 				t.Errorf("Acquire with %s returned %+v", c.what, d)
 			}
 			_, err = r.AcquireString("k", c.now, c.n)
-			wantStatus(t, err, ErrInvalidArgument)
+			wantStatus(t, err, StatusInvalidArgument)
 			_, err = r.Peek(k, c.now, c.n)
-			wantStatus(t, err, ErrInvalidArgument)
+			wantStatus(t, err, StatusInvalidArgument)
 			_, err = r.PeekString("new", c.now, c.n)
-			wantStatus(t, err, ErrInvalidArgument)
+			wantStatus(t, err, StatusInvalidArgument)
 		}
 		_, err := r.Allow(k, 0)
-		wantStatus(t, err, ErrInvalidArgument)
+		wantStatus(t, err, StatusInvalidArgument)
 		_, err = r.AllowString("k", 0)
-		wantStatus(t, err, ErrInvalidArgument)
-		wantStatus(t, r.Refund(k, 0, 1), ErrInvalidArgument)
-		wantStatus(t, r.RefundString("k", 0, 1), ErrInvalidArgument)
+		wantStatus(t, err, StatusInvalidArgument)
+		wantStatus(t, r.Refund(k, 0, 1), StatusInvalidArgument)
+		wantStatus(t, r.RefundString("k", 0, 1), StatusInvalidArgument)
 		// limits above the mode's maximum
 		max := RateLimiterMaxKeyLimit
 		if mode.flags&RateLimiterExact != 0 {
 			max = RateLimiterMaxExactLimit
-			wantStatus(t, r.SetGlobalLimit(RateLimiterMaxExactGlobal+1), ErrInvalidArgument)
+			wantStatus(t, r.SetGlobalLimit(RateLimiterMaxExactGlobal+1), StatusInvalidArgument)
 		}
-		wantStatus(t, r.SetKeyLimit(k, max+1), ErrInvalidArgument)
-		wantStatus(t, r.SetKeyLimitString("k", math.MaxUint64), ErrInvalidArgument)
+		wantStatus(t, r.SetKeyLimit(k, max+1), StatusInvalidArgument)
+		wantStatus(t, r.SetKeyLimitString("k", math.MaxUint64), StatusInvalidArgument)
 		// none of them changed anything
 		if !bytes.Equal(res(r.Serialize()).get(t), before) {
 			t.Fatal("a failed call changed the limiter")
@@ -1324,6 +1324,28 @@ func TestRateLimiterInfo(t *testing.T) {
 	e := mustRateLimiter(t, 7, 500, 77, RateLimiterExact)
 	if got, want := res(e.Info()).get(t), (RateLimiterInfo{Limit: 7, Window: 500, Flags: RateLimiterExact}); got != want {
 		t.Fatalf("exact: Info = %+v, want %+v (no bucket width)", got, want)
+	}
+	// a seed: kept, in Info and through a blob; the decisions are a seed's
+	// business only through the shard a key lands in, never its answer
+	seeded, err := NewRateLimiter(5, 1000, 100, WithSeed(0xC0FFEE), WithFlags(RateLimiterFullAllow))
+	must(t, err)
+	defer seeded.Close()
+	want = RateLimiterInfo{Limit: 5, Window: 1000, BucketWidth: 100, Flags: RateLimiterFullAllow, Seed: 0xC0FFEE}
+	if got := res(seeded.Info()).get(t); got != want {
+		t.Fatalf("seeded: Info = %+v, want %+v", got, want)
+	}
+	plain := mustRateLimiter(t, 5, 1000, 100, RateLimiterFullAllow)
+	for i := uint64(1); i <= 7; i++ {
+		a, b := rlAcquire(t, plain, "s", 10+i, 1), rlAcquire(t, seeded, "s", 10+i, 1)
+		if a != b {
+			t.Fatalf("request %d: seed 0 decides %+v, seed 0xC0FFEE %+v", i, a, b)
+		}
+	}
+	back, err := DeserializeRateLimiter(res(seeded.Serialize()).get(t))
+	must(t, err)
+	defer back.Close()
+	if got := res(back.Info()).get(t); got != want {
+		t.Fatalf("seeded, through a blob: Info = %+v, want %+v", got, want)
 	}
 	rlAcquire(t, r, "k", 1, 1)
 	if st, mem := res(r.Stats()).get(t), res(r.Memory()).get(t); st.Memory != mem || mem == 0 || st.Keys != 1 {

@@ -238,12 +238,12 @@ func queryBatch[K key](s *RecencySketch, out []uint64, keys []K) ([]uint64, erro
 // had seen both streams. other is unchanged. Errors: ErrIncompatible (width,
 // depth, layout or seed differ; s is unchanged), ErrClosed (either closed).
 func (s *RecencySketch) Merge(other *RecencySketch) error {
-	src := other.obj()
-	if src.ptr() == 0 {
-		return src.closed()
+	var err error // other's call: closed, or the merge's own error
+	if dst := run(s.obj(), func(p rsNative) {
+		err = run(other.obj(), func(src rsNative) { p.Merge(src) })
+	}); dst != nil {
+		return dst
 	}
-	err := run(s.obj(), func(p rsNative) { p.Merge(src.ptr()) })
-	src.keepAlive()
 	return err
 }
 

@@ -472,14 +472,14 @@ func TestBatchErrors(t *testing.T) {
 	keys := [][]byte{[]byte("a"), []byte("b"), []byte("c")}
 
 	err := s.UpdateBatch(keys, []uint64{5, 6})
-	wantStatus(t, err, ErrInvalidArgument)
+	wantStatus(t, err, StatusInvalidArgument)
 	err = s.UpdateBatch(keys, []uint64{5, 6, 7, 8})
-	wantStatus(t, err, ErrInvalidArgument)
+	wantStatus(t, err, StatusInvalidArgument)
 	err = s.UpdateBatchStrings([]string{"a"}, nil)
-	wantStatus(t, err, ErrInvalidArgument)
+	wantStatus(t, err, StatusInvalidArgument)
 	// a zero time anywhere fails the whole batch, and nothing changes
 	err = s.UpdateBatch(keys, []uint64{5, 0, 7})
-	wantStatus(t, err, ErrInvalidArgument)
+	wantStatus(t, err, StatusInvalidArgument)
 	if !strings.Contains(err.Error(), "[1]") {
 		t.Errorf("the message should name the index: %v", err)
 	}
@@ -487,9 +487,9 @@ func TestBatchErrors(t *testing.T) {
 		t.Fatal("a failed batch changed the sketch")
 	}
 	err = s.QueryBatchInto(make([]uint64, 2), keys)
-	wantStatus(t, err, ErrInvalidArgument)
+	wantStatus(t, err, StatusInvalidArgument)
 	err = s.QueryBatchStringsInto(make([]uint64, 4), []string{"a", "b", "c"})
-	wantStatus(t, err, ErrInvalidArgument)
+	wantStatus(t, err, StatusInvalidArgument)
 	// empty batches are fine
 	must(t, s.UpdateBatch(nil, nil))
 	if got, err := s.QueryBatch(nil); err != nil || len(got) != 0 {

@@ -15,13 +15,28 @@ type (
 	rlNative = native.SwigcptrRateLimiterNative
 )
 
-// The kinds of the structures: name, destructor and deserialize factory.
+// The kinds of the structures: name, destructor, deserialize factory, and
+// whether an object's calls may overlap (then Close waits for those in
+// flight, see handle): always for the limiter, for a sketch created with
+// RecencySketchConcurrent, never for the Bloom filters.
 var (
-	recencySketchKind = newKind[rsNative]("RecencySketch", native.DeleteRecencySketchNative, native.RecencySketchNativeDeserialize)
-	ageBloomKind      = newKind[abNative]("AgeBloom", native.DeleteAgeBloomNative, native.AgeBloomNativeDeserialize)
-	timeBloomKind     = newKind[tbNative]("TimeBloom", native.DeleteTimeBloomNative, native.TimeBloomNativeDeserialize)
-	rateLimiterKind   = newKind[rlNative]("RateLimiter", native.DeleteRateLimiterNative, native.RateLimiterNativeDeserialize)
+	recencySketchKind = newKind[rsNative]("RecencySketch", native.DeleteRecencySketchNative,
+		native.RecencySketchNativeDeserialize, sketchIsConcurrent)
+	ageBloomKind = newKind[abNative]("AgeBloom", native.DeleteAgeBloomNative,
+		native.AgeBloomNativeDeserialize, nil)
+	timeBloomKind = newKind[tbNative]("TimeBloom", native.DeleteTimeBloomNative,
+		native.TimeBloomNativeDeserialize, nil)
+	rateLimiterKind = newKind[rlNative]("RateLimiter", native.DeleteRateLimiterNative,
+		native.RateLimiterNativeDeserialize, func(rlNative) bool { return true })
 )
+
+// sketchIsConcurrent: the sketch was created with RecencySketchConcurrent
+// (read back, since a blob says so too).
+func sketchIsConcurrent(p rsNative) bool {
+	info := p.Info()
+	defer native.DeleteRecencySketchInfoNative(info)
+	return RecencySketchFlags(info.GetFlags())&RecencySketchConcurrent != 0
+}
 
 // The Info and Stats methods: the native struct each reads (fromNative).
 var (
@@ -83,23 +98,29 @@ func DeserializeRateLimiter(blob []byte, opts ...Option) (*RateLimiter, error) {
 }
 
 // Close frees the sketch's C memory. It is idempotent and always returns
-// nil; afterwards every method returns an error matching ErrClosed. Close must
-// not run concurrently with other calls on the same sketch.
+// nil; afterwards every method returns an error matching ErrClosed. On a
+// sketch created with RecencySketchConcurrent, Close may run while other
+// goroutines call it: it waits for the calls in flight before freeing the
+// memory. Without RecencySketchConcurrent, Close must not run concurrently
+// with other calls on the same sketch (it would free the memory under them).
 func (s *RecencySketch) Close() error { return s.obj().close() }
 
 // Close frees the filter's C memory. It is idempotent and always returns
 // nil; afterwards every method returns an error matching ErrClosed. Close must
-// not run concurrently with other calls on the same filter.
+// not run concurrently with other calls on the same filter (it would free
+// the memory under them).
 func (f *AgeBloom) Close() error { return f.obj().close() }
 
 // Close frees the filter's C memory. It is idempotent and always returns
 // nil; afterwards every method returns an error matching ErrClosed. Close must
-// not run concurrently with other calls on the same filter.
+// not run concurrently with other calls on the same filter (it would free
+// the memory under them).
 func (f *TimeBloom) Close() error { return f.obj().close() }
 
 // Close frees the limiter's C memory. It is idempotent and always returns
-// nil; afterwards every method returns an error matching ErrClosed. Close must
-// not run concurrently with other calls on the same limiter.
+// nil; afterwards every method returns an error matching ErrClosed. It may
+// run while other goroutines call the limiter: it waits for the calls in
+// flight before freeing the memory.
 func (r *RateLimiter) Close() error { return r.obj().close() }
 
 // Memory returns the bytes of C memory held by the sketch. Errors: ErrClosed.

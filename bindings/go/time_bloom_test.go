@@ -113,9 +113,9 @@ func TestTimeBloomShape(t *testing.T) {
 		}
 	}
 	_, err := f.SliceBits(7)
-	wantStatus(t, err, ErrInvalidArgument)
+	wantStatus(t, err, StatusInvalidArgument)
 	_, err = f.SliceBits(math.MaxUint64)
-	wantStatus(t, err, ErrInvalidArgument)
+	wantStatus(t, err, StatusInvalidArgument)
 	mem, err := f.Memory()
 	if err != nil || mem < 7*128/8 || mem > 7*128/8+8192 {
 		t.Fatalf("Memory = %d, %v", mem, err)
@@ -145,7 +145,7 @@ func TestTimeBloomShape(t *testing.T) {
 		t.Fatalf("the slices add up to %d bits, Stats says %d", sum, st.Bits)
 	}
 	_, err = f.SliceBits(st.Slices)
-	wantStatus(t, err, ErrInvalidArgument)
+	wantStatus(t, err, StatusInvalidArgument)
 	// long after the last insert nothing is within the span
 	if late := res(f.Stats(now + 5000)).get(t); late.BitsPerElement != 0 || late.FPRNow != 0 {
 		t.Fatalf("Stats one span after the last insert = %+v", late)
@@ -267,14 +267,14 @@ func TestTimeBloomConstructorErrors(t *testing.T) {
 		sliceBits, span uint64
 		want            error
 	}{
-		{0, 4, 128, 1000, ErrInvalidArgument},
-		{65, 4, 128, 1000, ErrInvalidArgument},
-		{3, 0, 128, 1000, ErrInvalidArgument},
-		{3, 1025, 128, 2000, ErrInvalidArgument},
-		{3, 4, 0, 1000, ErrInvalidArgument},
-		{3, 4, 63, 1000, ErrInvalidArgument},
-		{3, 4, 128, 3, ErrInvalidArgument}, // span < l
-		{3, 4, 128, 0, ErrInvalidArgument},
+		{0, 4, 128, 1000, StatusInvalidArgument},
+		{65, 4, 128, 1000, StatusInvalidArgument},
+		{3, 0, 128, 1000, StatusInvalidArgument},
+		{3, 1025, 128, 2000, StatusInvalidArgument},
+		{3, 4, 0, 1000, StatusInvalidArgument},
+		{3, 4, 63, 1000, StatusInvalidArgument},
+		{3, 4, 128, 3, StatusInvalidArgument}, // span < l
+		{3, 4, 128, 0, StatusInvalidArgument},
 		{3, 4, 1<<40 + 1, 1000, ErrTooLarge},
 		{3, 4, math.MaxUint64, 1000, ErrTooLarge},
 	}
@@ -287,14 +287,14 @@ func TestTimeBloomConstructorErrors(t *testing.T) {
 		span, capacity uint64
 		want           error
 	}{
-		{0.01, 1000, 0, ErrInvalidArgument},
-		{0.01, 86, 1000, ErrInvalidArgument}, // span < l = 87
-		{0.01, 0, 1000, ErrInvalidArgument},
-		{0, 1000, 1000, ErrInvalidArgument},
-		{1, 1000, 1000, ErrInvalidArgument},
-		{-1, 1000, 1000, ErrInvalidArgument},
-		{math.NaN(), 1000, 1000, ErrInvalidArgument},
-		{math.Inf(-1), 1000, 1000, ErrInvalidArgument},
+		{0.01, 1000, 0, StatusInvalidArgument},
+		{0.01, 86, 1000, StatusInvalidArgument}, // span < l = 87
+		{0.01, 0, 1000, StatusInvalidArgument},
+		{0, 1000, 1000, StatusInvalidArgument},
+		{1, 1000, 1000, StatusInvalidArgument},
+		{-1, 1000, 1000, StatusInvalidArgument},
+		{math.NaN(), 1000, 1000, StatusInvalidArgument},
+		{math.Inf(-1), 1000, 1000, StatusInvalidArgument},
 		{1e-300, 1000, 1000, ErrTooLarge},
 		{0.01, 1000, 1 << 50, ErrTooLarge},
 		{0.01, 1000, math.MaxUint64, ErrTooLarge},
@@ -318,18 +318,18 @@ func TestTimeBloomZeroTime(t *testing.T) {
 	must(t, f.Add([]byte("a"), 10))
 	before := res(f.Serialize()).get(t)
 	k := []byte("k")
-	wantStatus(t, f.Add(k, 0), ErrInvalidArgument)
-	wantStatus(t, f.AddString("k", 0), ErrInvalidArgument)
+	wantStatus(t, f.Add(k, 0), StatusInvalidArgument)
+	wantStatus(t, f.AddString("k", 0), StatusInvalidArgument)
 	_, err := f.Contains(k, 0)
-	wantStatus(t, err, ErrInvalidArgument)
+	wantStatus(t, err, StatusInvalidArgument)
 	_, err = f.ContainsString("a", 0)
-	wantStatus(t, err, ErrInvalidArgument)
+	wantStatus(t, err, StatusInvalidArgument)
 	_, err = f.AddIfAbsent(k, 0)
-	wantStatus(t, err, ErrInvalidArgument)
+	wantStatus(t, err, StatusInvalidArgument)
 	_, err = f.AddIfAbsentString("k", 0)
-	wantStatus(t, err, ErrInvalidArgument)
+	wantStatus(t, err, StatusInvalidArgument)
 	st, err := f.Stats(0)
-	wantStatus(t, err, ErrInvalidArgument)
+	wantStatus(t, err, StatusInvalidArgument)
 	if st != (TimeBloomStats{}) {
 		t.Errorf("a failed Stats returned %+v", st)
 	}

@@ -27,6 +27,7 @@
  *   java -Djava.library.path=build/bindings/java \
  *        -cp build/bindings/java/temporalfilters.jar:build/bindings/java/temporalfilters-examples.jar RateLimit
  */
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -81,7 +82,10 @@ public final class RateLimit {
     }
 
     private static RateLimiter newLimiter() {
-        RateLimiter rl = new RateLimiter(PER_CLIENT, WINDOW_MS, 0, RateLimiter.EXACT);
+        // Keys come from clients: a random secret seed, so that nobody can
+        // choose keys that crowd one shard (the decisions do not depend on it).
+        long seed = new SecureRandom().nextInt() & 0xFFFF_FFFFL;
+        RateLimiter rl = new RateLimiter(PER_CLIENT, WINDOW_MS, 0, seed, RateLimiter.EXACT);
         rl.setGlobalLimit(PER_API);
         rl.setKeyLimit("partner", PARTNER);
         return rl;

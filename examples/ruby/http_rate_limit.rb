@@ -62,7 +62,9 @@ clients.each_with_index do |c, i|
 end
 
 def new_limiter
-  TemporalFilters::RateLimiter.exact(PER_CLIENT, WINDOW)
+  # Keys come from clients: a random secret seed, so that nobody can choose
+  # keys that crowd one shard (the decisions do not depend on it).
+  TemporalFilters::RateLimiter.exact(PER_CLIENT, WINDOW, seed: Random.new_seed & 0xFFFF_FFFF)
                               .set_global_limit(GLOBAL)
                               .set_key_limit("premium", PREMIUM)
 end

@@ -20,7 +20,7 @@
 // acquire that follows a peek with the same arguments decides the same.
 //
 // The references follow include/temporalfilters/rate_limiter.h and the
-// model of tests/test_rate_limiter.c (ref_op):
+// model of tests/rate_limiter/limiter_model.c (ref_op):
 //   - a key's decision on n permits against its limit L at its time
 //     t = max(now, the key's latest time): granted when used + n <= L, then
 //     remaining = L - used - n; otherwise remaining = L - used (0 if above),

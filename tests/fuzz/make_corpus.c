@@ -11,7 +11,7 @@
  * fuzz_recency_ops (the input format is described at the top of
  * fuzz_recency_ops.cpp). RATE_LIMITER_DIR (tests/fuzz/corpus/rate_limiter)
  * receives inputs of fuzz_rate_limiter (format at the top of
- * fuzz_rate_limiter.cpp): the two golden rate limiter blobs (tests/golden.h)
+ * fuzz_rate_limiter.cpp): the two golden rate limiter blobs (tests/util/golden.h)
  * as given and with fields patched behind a resealed checksum, small blobs
  * with a full table, a reclaim horizon and a global window (one of them
  * with a seed), damaged blobs,

@@ -4,7 +4,7 @@
  * ".expected" answer files that every binding's suite checks too.
  *
  * Changing anything here changes the golden files: that is a format or hash
- * change, which needs a new format version (see README "Wire format"). */
+ * change, which needs a new format version (see docs/wire-format.md, "Compatibility"). */
 #ifndef TF_TESTS_GOLDEN_H
 #define TF_TESTS_GOLDEN_H
 

@@ -7,8 +7,9 @@
 # the ratio binding / C, medians over several repetitions.
 #
 #   ruby -I<src>/bindings/ruby/lib -I<build>/bindings/ruby bench_recency_sketch.rb
-#        [--quick] [--keys N] [--reps N] [--batch N] [--buildtype T]
+#        [--quick] [--concurrent] [--keys N] [--reps N] [--batch N] [--buildtype T]
 #
+# --concurrent measures a sketch created with RecencySketch::CONCURRENT.
 # --quick is the smoke run of the test suite: small sizes, and it checks that
 # the batch calls answer like the single ones. The numbers mean something
 # only in an optimized build of the library (meson -Dbuildtype=release).
@@ -18,9 +19,10 @@ require "temporalfilters"
 
 RS = TemporalFilters::RecencySketch
 
-opts = { quick: false, keys: 200_000, reps: 5, batch: 64, width: 1 << 18, depth: 4, buildtype: nil }
+opts = { quick: false, concurrent: false, keys: 200_000, reps: 5, batch: 64, width: 1 << 18, depth: 4, buildtype: nil }
 OptionParser.new do |o|
   o.on("--quick") { opts[:quick] = true }
+  o.on("--concurrent") { opts[:concurrent] = true }
   o.on("--keys N", Integer) { |v| opts[:keys] = v }
   o.on("--reps N", Integer) { |v| opts[:reps] = v }
   o.on("--batch N", Integer) { |v| opts[:batch] = v }
@@ -39,7 +41,7 @@ time_batches = []
 t_base = 1
 key_batches.each { |ks| time_batches << Array.new(ks.size) { |j| t_base + j } }
 
-sketch = RS.new(opts[:width], opts[:depth], seed: 7)
+sketch = RS.new(opts[:width], opts[:depth], seed: 7, flags: opts[:concurrent] ? RS::CONCURRENT : 0)
 native = sketch.instance_variable_get(:@native)
 
 def now_ns
@@ -90,8 +92,8 @@ med = results.first.keys.to_h { |k| [k, median(results.map { |r| r[k] })] }
 
 mib = sketch.cells * 8 / 1048576.0
 puts format("RecencySketch through the Ruby binding (ruby %s, library %s)", RUBY_VERSION, TemporalFilters::VERSION)
-puts format("%d x %d cells (%.1f MiB), %d keys of %d bytes, batches of %d, median of %d runs",
-            sketch.width, sketch.depth, mib, n, KEY_LEN, batch, opts[:reps])
+puts format("%d x %d cells (%.1f MiB)%s, %d keys of %d bytes, batches of %d, median of %d runs",
+            sketch.width, sketch.depth, mib, opts[:concurrent] ? ", CONCURRENT" : "", n, KEY_LEN, batch, opts[:reps])
 if opts[:buildtype] && !%w[release debugoptimized plain].include?(opts[:buildtype])
   puts "warning: the library is built with buildtype=#{opts[:buildtype]}; use -Dbuildtype=release for real numbers"
 end

@@ -4,7 +4,7 @@
 # (Names), the assertions of what every structure promises (Assertions:
 # error families, closing, serialization, broken blobs, bad times, memory
 # given back, threads), the golden data (and the operations of
-# tests/golden.h behind it) and a MurmurHash3 used to forge blobs with valid
+# tests/util/golden.h behind it) and a MurmurHash3 used to forge blobs with valid
 # checksums.
 #
 # Run one suite by hand from the repository root:
@@ -219,7 +219,7 @@ module TestHelper
     end
 
     # Asserts that obj, built through this binding by the operations of
-    # tests/golden.h, serializes to exactly the bytes of <name>.tfb.
+    # tests/util/golden.h, serializes to exactly the bytes of <name>.tfb.
     def assert_writes_golden(name, obj)
       blob = TestHelper.read_golden("#{name}.tfb")
       mine = obj.serialize
@@ -266,7 +266,7 @@ module TestHelper
     File.read("/proc/self/status")[/^VmRSS:\s+(\d+)/, 1].to_i / 1024
   end
 
-  # The operations of tests/golden.h, through this binding.
+  # The operations of tests/util/golden.h, through this binding.
   GOLDEN_BINARY_KEY = [0x00, 0x62, 0x69, 0x6e, 0x00, 0xff, 0x7f].pack("C*")
 
   def self.golden_sketch(flags)
@@ -278,9 +278,9 @@ module TestHelper
     s
   end
 
-  # golden_age_bloom() of tests/golden.h: age_bloom_v1.tfb; with blocked,
-  # golden_age_bloom_blocked(): the same operations on the blocked layout,
-  # age_bloom_blocked_v1.tfb.
+  # golden_age_bloom(0) of tests/util/golden.h: age_bloom_v1.tfb; with
+  # blocked, golden_age_bloom(TF_AGE_BLOOM_BLOCKED): the same operations on
+  # the blocked layout, age_bloom_blocked_v1.tfb.
   def self.golden_age_bloom(blocked: false)
     f = AB.new(3, 4, 200, seed: 42, flags: blocked ? AB::BLOCKED : 0)
     300.times { |i| f.add("key-#{i}") }
@@ -289,7 +289,7 @@ module TestHelper
     f
   end
 
-  # golden_time_bloom() of tests/golden.h: time_bloom_v1.tfb.
+  # golden_time_bloom(0) of tests/util/golden.h: time_bloom_v1.tfb.
   def self.golden_time_bloom
     f = TemporalFilters::TimeBloom.new(3, 4, 128, 1000, seed: 42)
     245.times do |i|
@@ -304,8 +304,9 @@ module TestHelper
     f
   end
 
-  # golden_rate_limiter() of tests/golden.h: rate_limiter_v1.tfb (exact =
-  # false) and rate_limiter_exact_v1.tfb (exact = true).
+  # golden_rate_limiter(flags) of tests/util/golden.h: rate_limiter_v1.tfb
+  # (exact = false, flags 0) and rate_limiter_exact_v1.tfb (exact = true,
+  # TF_RATE_LIMITER_EXACT).
   def self.golden_rate_limiter(exact)
     rl = TemporalFilters::RateLimiter.new(5, 1000, 100, flags: exact ? TemporalFilters::RateLimiter::EXACT : 0)
     rl.set_global_limit(120)

@@ -2,7 +2,7 @@
 
 # A plain-Ruby model of the rate limiter's decisions
 # (include/temporalfilters/rate_limiter.h; ref_op() of
-# tests/test_rate_limiter.c states the same rules), for traffic whose clock
+# tests/rate_limiter/limiter_model.c states the same rules), for traffic whose clock
 # never goes backwards: the tests run the same requests through
 # TemporalFilters::RateLimiter and this model and compare every answer.
 #

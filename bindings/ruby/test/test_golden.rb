@@ -4,7 +4,7 @@
 # library: recency sketches, age_bloom_v1, age_bloom_blocked_v1,
 # time_bloom_v1, rate_limiter_v1 and rate_limiter_exact_v1) read back with
 # every expected answer, and the same structures rebuilt through this
-# binding from the operations of tests/golden.h serialize to exactly those
+# binding from the operations of tests/util/golden.h serialize to exactly those
 # bytes. Every binding runs the same check, so a
 # blob written by one language is read by all the others.
 
@@ -46,7 +46,7 @@ class TestGolden < Minitest::Test
   # hash: the shape, and no false negatives for the keys certainly in the
   # window.
 
-  # The two count-window filters: the operations of tests/golden.h on each
+  # The two count-window filters: the operations of tests/util/golden.h on each
   # layout. The shape: [k, l, slice_bits, generation, capacity, seed]
   # (blocked: 200-bit slices round up to 224, generation floor(224 ln 2 / 3)).
   AGE_BLOOMS = {

@@ -33,17 +33,22 @@ class TestRateLimiter < Minitest::Test
   def test_info_is_a_frozen_struct
     rl = RL.new(5, 1000, 100)
     assert_frozen_struct(RL::Info, { limit: 5, window: 1000, bucket_width: 100, flags: 0, global_limit: 0,
-                                     max_keys: 0 }, rl.info, rl)
+                                     max_keys: 0, seed: 0 }, rl.info, rl)
     refute rl.exact?
     rl.set_global_limit(50).set_max_keys(7).set_key_limit("vip", 9)
     assert_equal [50, 7, 5], [rl.global_limit, rl.max_keys, rl.limit], "a key's own limit is not the default"
-    ex = RL.exact(3, 60, flags: RL::FULL_ALLOW)
+    ex = RL.exact(3, 60, seed: 0xFFFF_FFFF, flags: RL::FULL_ALLOW)
     assert_frozen_struct(RL::Info, { limit: 3, window: 60, bucket_width: 0, flags: RL::EXACT | RL::FULL_ALLOW,
-                                     global_limit: 0, max_keys: 0 }, ex.info, ex)
+                                     global_limit: 0, max_keys: 0, seed: 0xFFFF_FFFF }, ex.info, ex)
     assert ex.exact?
     assert ex.full_allow?
     refute rl.full_allow?
-    assert_equal ex.info, RL.deserialize(ex.serialize).info, "the blob keeps the settings"
+    assert_equal ex.info, RL.deserialize(ex.serialize).info, "the blob keeps the settings and the seed"
+    seeded = RL.new(5, 1000, 100, seed: 77)
+    assert_equal 77, seeded.seed
+    plain = RL.new(5, 1000, 100)
+    7.times { |i| assert_equal plain.acquire("k", 10 + i), seeded.acquire("k", 10 + i), "a seed decides nothing" }
+    assert_raises(TemporalFilters::InvalidArgumentError) { RL.new(5, 1000, 100, seed: 2**32) }
     s = rl.stats
     assert_frozen_struct(RL::Stats, { keys: 0, reclaimed: 0, denied_full: 0, allowed_full: 0, memory: s.memory }, s, rl)
     assert_operator s.memory, :>, 0

@@ -163,7 +163,7 @@ class TestRateLimiterBatch < Minitest::Test
   # The native layer checks what #acquire_batch always gets right: outputs
   # of one entry per key. Its answer: the number granted, then the Arrays.
   def test_the_native_layer_checks_its_batch_arguments
-    native = TF::Native::RateLimiterNative.new(2, 100, 10, 0)
+    native = TF::Native::RateLimiterNative.new(2, 100, 10, 0, 0)
     xyz = %w[x y z]
     [[2, 3, 3], [3, 4, 3], [3, 3, 0]].each do |counts|
       assert_tf_error(:INVALID_ARGUMENT, /every output/) { native.acquire_batch(xyz, [6, 7, 8], 1, *counts) }

@@ -36,6 +36,8 @@ package main
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/binary"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -199,7 +201,15 @@ func main() {
 }
 
 func newLimiter() (*temporalfilters.RateLimiter, error) {
-	rl, err := temporalfilters.NewRateLimiter(keyLimit, window, 0, temporalfilters.WithFlags(temporalfilters.RateLimiterExact))
+	// Keys come from clients: a random secret seed, so that nobody can choose
+	// keys that crowd one shard (the decisions do not depend on it).
+	var seed [4]byte
+	if _, err := rand.Read(seed[:]); err != nil {
+		return nil, err
+	}
+	rl, err := temporalfilters.NewRateLimiter(keyLimit, window, 0,
+		temporalfilters.WithSeed(binary.LittleEndian.Uint32(seed[:])),
+		temporalfilters.WithFlags(temporalfilters.RateLimiterExact))
 	if err != nil {
 		return nil, err
 	}

@@ -99,8 +99,9 @@ module TemporalFilters
       end
     end
 
-    # How many times #serialize tries when the size keeps changing.
-    SERIALIZE_ATTEMPTS = 8
+    # How many times #serialize tries when the size keeps changing: the same
+    # number in every language (bindings/temporalfilters.i says why 8).
+    SERIALIZE_ATTEMPTS = Native::TF_BINDING_SERIALIZE_ATTEMPTS
 
     # Frees the memory now (the GC does it otherwise). Idempotent; any later
     # call raises ClosedError.

@@ -117,9 +117,10 @@ module TemporalFilters
     # The settings, from #info (frozen): limit (a key's default limit),
     # window, bucket_width (0 with EXACT), the creation flags
     # (EXACT, FULL_ALLOW), global_limit (0: none) and max_keys (0: no
-    # bound), as #set_global_limit and #set_max_keys last set them. Each
+    # bound), as #set_global_limit and #set_max_keys last set them, and the
+    # hash seed. Each
     # member has a reader of its own (#limit, ...).
-    Info = Struct.new(:limit, :window, :bucket_width, :flags, :global_limit, :max_keys)
+    Info = Struct.new(:limit, :window, :bucket_width, :flags, :global_limit, :max_keys, :seed)
     snapshot_readers :info, Info
     flag_predicates exact: EXACT, full_allow: FULL_ALLOW
 
@@ -136,15 +137,18 @@ module TemporalFilters
     # Each key at most limit (>= 1; at most MAX_KEY_LIMIT, or
     # MAX_EXACT_LIMIT with EXACT) requests per window (>= 1) time units.
     # bucket_width: the width of a bucket, dividing window, with at most
-    # MAX_BUCKETS buckets per window; ignored (may be 0) with EXACT. flags: 0
-    # or EXACT | FULL_ALLOW. Raises InvalidArgumentError, OutOfMemoryError.
-    def initialize(limit, window, bucket_width, flags: 0)
-      @native = NATIVE.new(limit, window, bucket_width, flags)
+    # MAX_BUCKETS buckets per window; ignored (may be 0) with EXACT. seed:
+    # the hash seed (any 32-bit value; when keys come from clients, a random
+    # secret one, so that nobody can choose keys that crowd one shard).
+    # flags: 0 or EXACT | FULL_ALLOW. Raises InvalidArgumentError,
+    # OutOfMemoryError.
+    def initialize(limit, window, bucket_width, seed: 0, flags: 0)
+      @native = NATIVE.new(limit, window, bucket_width, seed, flags)
     end
 
-    # An exact-mode limiter: new(limit, window, 0, flags: EXACT | flags).
-    def self.exact(limit, window, flags: 0)
-      adopt(NATIVE.new(limit, window, 0, NativeHandle.check_integer(flags, "flags") | EXACT))
+    # An exact-mode limiter: new(limit, window, 0, seed:, flags: EXACT | flags).
+    def self.exact(limit, window, seed: 0, flags: 0)
+      adopt(NATIVE.new(limit, window, 0, seed, NativeHandle.check_integer(flags, "flags") | EXACT))
     end
 
     # Asks for n (>= 1) permits for key at now and takes them when allowed.

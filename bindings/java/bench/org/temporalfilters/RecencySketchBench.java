@@ -15,6 +15,9 @@ import java.util.Arrays;
  * --quick: a few small passes, to check that the benchmark runs (suite
  * bench-smoke). --width W --depth D: another table (default 262144 x 4, 1 Mi
  * cells); a small one (e.g. --width 1024) shows the per-call overhead alone.
+ * --concurrent: a sketch created with {@link RecencySketch#CONCURRENT}, whose
+ * calls may overlap (and which {@code close()} waits for: the cost of that
+ * guard is the difference from a run without it).
  * --buildtype=T: the native build's type (meson passes it), to warn when the
  * numbers cannot mean much. The numbers mean something only with an optimized native
  * library (-Dbuildtype=release or debugoptimized).
@@ -42,6 +45,7 @@ public final class RecencySketchBench {
 
     public static void main(String[] args) {
         boolean quick = Arrays.asList(args).contains("--quick");
+        final int flags = Arrays.asList(args).contains("--concurrent") ? RecencySketch.CONCURRENT : 0;
         for (String a : args) {
             // meson passes the native build's type: warn when it is not optimized
             if (a.startsWith("--buildtype=") && !a.endsWith("=release") && !a.endsWith("=debugoptimized")) {
@@ -83,7 +87,7 @@ public final class RecencySketchBench {
             packed[b] = KeyBatch.of(Arrays.copyOfRange(keys, b * BATCH, (b + 1) * BATCH));
         }
 
-        try (RecencySketch s = new RecencySketch(width, depth, 1, 0)) {
+        try (RecencySketch s = new RecencySketch(width, depth, 1, flags)) {
             long[] times = new long[BATCH];
             long[] out = new long[BATCH];
             String[] names = {
@@ -172,8 +176,9 @@ public final class RecencySketchBench {
                 }
             }
 
-            System.out.printf("Java binding benchmark: RecencySketch %d x %d (%d cells, %d MiB), %d-byte keys,%n",
-                    s.info().width(), s.info().depth(), s.info().cells(), s.memory() >> 20, KEY_LEN);
+            System.out.printf("Java binding benchmark: RecencySketch %d x %d (%d cells, %d MiB)%s, %d-byte keys,%n",
+                    s.info().width(), s.info().depth(), s.info().cells(), s.memory() >> 20,
+                    flags != 0 ? ", CONCURRENT" : "", KEY_LEN);
             System.out.printf("%d keys per pass, median of %d passes; C = tf_binding_c_loop_ns (one C call per key)%s%n",
                     nKeys, reps, quick ? " [--quick: not a measurement]" : "");
             System.out.printf("%-30s %10s %10s %8s%n", "operation", "Java ns/op", "C ns/op", "Java/C");

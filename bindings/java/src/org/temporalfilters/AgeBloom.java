@@ -113,7 +113,7 @@ public final class AgeBloom extends NativeHandle<AgeBloomNative> {
     }
 
     private AgeBloom(AgeBloomNative handle) {
-        super(handle);
+        super(handle, false);
     }
 
     /**

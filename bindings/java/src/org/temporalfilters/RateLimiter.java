@@ -69,8 +69,10 @@ package org.temporalfilters;
  *
  * <p><b>Threads</b>: the limiter is internally synchronised (sharded locks):
  * every method may be called from any number of threads at once, and the
- * decisions on one key are linearizable, except {@link #close}, which needs
- * exclusive access. {@link #serialize()} is a snapshot of one consistent
+ * decisions on one key are linearizable. {@link #close} too may be called
+ * while other threads' calls run: it waits for the calls in flight before it
+ * frees the limiter, and every later call throws {@link ClosedException}.
+ * {@link #serialize()} is a snapshot of one consistent
  * moment (the native library holds every lock while it writes).
  */
 public final class RateLimiter extends NativeHandle<RateLimiterNative> {
@@ -143,8 +145,10 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
      * @param flags       the creation flags ({@link #EXACT}, {@link #FULL_ALLOW})
      * @param globalLimit the {@linkplain #setGlobalLimit global limit}; 0 when none is set
      * @param maxKeys     the {@linkplain #setMaxKeys key bound}; 0 for none
+     * @param seed        the hash seed
      */
-    public record Info(long limit, long window, long bucketWidth, int flags, long globalLimit, long maxKeys) {
+    public record Info(long limit, long window, long bucketWidth, int flags, long globalLimit, long maxKeys,
+            long seed) {
     }
 
     /**
@@ -156,8 +160,9 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
      * @param deniedFull  requests of new keys denied because the key bound was reached
      * @param allowedFull requests of new keys admitted untracked because the key
      *                    bound was reached ({@link #FULL_ALLOW})
+     * @param memory      bytes of native memory held, as {@link #memory()}
      */
-    public record Stats(long keys, long reclaimed, long deniedFull, long allowedFull) {
+    public record Stats(long keys, long reclaimed, long deniedFull, long allowedFull, long memory) {
     }
 
 
@@ -172,23 +177,30 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
      *                    {@code window}, with at most {@link #MAX_BUCKETS}
      *                    buckets per window;
      *                    ignored (may be 0) with {@link #EXACT}
+     * @param seed        the hash seed, 0 .. 2<sup>32</sup>-1: it places keys in
+     *                    shards, never changes a decision; when keys come from
+     *                    clients, use a random secret seed, so that nobody can
+     *                    choose keys that crowd one shard
      * @param flags       0 or an OR of {@link #EXACT} and {@link #FULL_ALLOW}
      * @throws InvalidArgumentException a zero limit or window, a bucket width of
      *         0 or not dividing the window, too many buckets, a limit above the
      *         mode's maximum, an unknown flag, a negative number
      * @throws NativeOutOfMemoryException the limiter does not fit in memory
      */
-    public RateLimiter(long limit, long window, long bucketWidth, int flags) {
-        this(new RateLimiterNative(limit, window, bucketWidth, flags));
+    public RateLimiter(long limit, long window, long bucketWidth, long seed, int flags) {
+        this(new RateLimiterNative(limit, window, bucketWidth, seed, flags));
     }
 
-    /** A limiter in the default mode (bucketed, fail closed): {@code RateLimiter(limit, window, bucketWidth, 0)}. */
+    /**
+     * A limiter in the default mode (bucketed, fail closed) with seed 0:
+     * {@code RateLimiter(limit, window, bucketWidth, 0, 0)}.
+     */
     public RateLimiter(long limit, long window, long bucketWidth) {
-        this(limit, window, bucketWidth, 0);
+        this(limit, window, bucketWidth, 0, 0);
     }
 
     private RateLimiter(RateLimiterNative handle) {
-        super(handle);
+        super(handle, true);
     }
 
     /**
@@ -221,7 +233,7 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
      */
     public Info info() {
         return value(h -> h.info(), i -> new Info(i.getLimit(), i.getWindow(), i.getBucket_width(), (int) i.getFlags(),
-                i.getGlobal_limit(), i.getMax_keys()));
+                i.getGlobal_limit(), i.getMax_keys(), i.getSeed()));
     }
 
     /**
@@ -439,12 +451,14 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
     }
 
     /**
-     * The counters: keys tracked, idle keys reclaimed, new keys denied or
-     * admitted untracked because of the key bound.
+     * The counters (keys tracked, idle keys reclaimed, new keys denied or
+     * admitted untracked because of the key bound) and the memory, read in
+     * one native call ({@code tf_rate_limiter_get_stats}, which walks every
+     * shard).
      */
     public Stats stats() {
         return value(h -> h.stats(), st -> new Stats(st.getKeys(), st.getReclaimed(), st.getDenied_full(),
-                st.getAllowed_full()));
+                st.getAllowed_full(), st.getMemory()));
     }
 
     /**

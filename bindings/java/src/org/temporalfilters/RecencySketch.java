@@ -23,9 +23,13 @@ import java.util.OptionalLong;
  * must not overlap any other call on it (concurrent reads are fine). Created
  * with {@link #CONCURRENT}, update, query, pace, the TTL calls, the batch
  * calls, errorEstimate, memory, info, serialize and use as the source
- * of a merge may be called from any number of threads at once. {@link #clear},
- * {@link #merge} into this sketch (unless it is concurrent) and {@link #close}
- * always need exclusive access.
+ * of a merge may be called from any number of threads at once, and
+ * {@link #close} waits for the calls in flight (it may run while they do;
+ * later calls throw {@link ClosedException}). {@link #clear} always needs
+ * exclusive access, and so does {@link #merge} into a sketch that is not
+ * concurrent, and {@link #close} of a sketch created without
+ * {@link #CONCURRENT}: closing it while another thread uses it frees the
+ * memory under that call.
  */
 public final class RecencySketch extends NativeHandle<RecencySketchNative> {
     /** Flag: lock-free mode, safe to use from many threads at once ({@code TF_RECENCY_SKETCH_CONCURRENT}). */
@@ -84,7 +88,27 @@ public final class RecencySketch extends NativeHandle<RecencySketchNative> {
     }
 
     private RecencySketch(RecencySketchNative handle) {
-        super(handle);
+        super(handle, concurrent(handle));
+    }
+
+    /* Whether the new handle's sketch was created with CONCURRENT, so that its
+     * calls may overlap and close() waits for them (NativeHandle). The blob
+     * of deserialize says, so the flags are read back. */
+    private static boolean concurrent(RecencySketchNative handle) {
+        if (handle == null) {
+            return false;
+        }
+        try {
+            RecencySketchInfoNative info = handle.info();
+            try {
+                return (info.getFlags() & CONCURRENT) != 0;
+            } finally {
+                info.delete();
+            }
+        } catch (RuntimeException e) {
+            handle.delete(); // not owned by anything yet
+            throw e;
+        }
     }
 
     /**

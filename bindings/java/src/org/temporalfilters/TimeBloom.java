@@ -82,7 +82,7 @@ public final class TimeBloom extends NativeHandle<TimeBloomNative> {
     }
 
     private TimeBloom(TimeBloomNative handle) {
-        super(handle);
+        super(handle, false);
     }
 
     /**

@@ -139,4 +139,48 @@ public class ConcurrencyTest {
         }
         assertTrue(denied.get() > 0);
     }
+
+    /* close() while other threads call a structure whose calls may overlap
+     * (a CONCURRENT sketch, a rate limiter): the calls in flight finish on a
+     * live object (close waits for them), every later one throws
+     * ClosedException, and nothing else happens (no crash, no other error).
+     * Each round closes after the workers have made some calls, mid-stream. */
+    @Test
+    public void closeWaitsForTheCallsInFlight() throws Exception {
+        for (int round = 0; round < 20; round++) {
+            boolean limiter = round % 2 == 0;
+            NativeHandle<?> h = limiter ? new RateLimiter(1000, 100, 10)
+                    : new RecencySketch(4096, 4, 5, RecencySketch.CONCURRENT);
+            AtomicLong ok = new AtomicLong();
+            AtomicLong closedSeen = new AtomicLong();
+            TestSupport.onThreads(4, t -> {
+                if (t == 0) { // the closer
+                    while (ok.get() < 2000) {
+                        Thread.onSpinWait();
+                    }
+                    h.close();
+                    assertTrue(h.isClosed());
+                    return;
+                }
+                try {
+                    for (long i = 1;; i++) {
+                        String key = "key-" + (i % 300);
+                        if (i % 97 == 0) {
+                            assertTrue(h.serialize().length > 0); // a longer call
+                        } else if (limiter) {
+                            ((RateLimiter) h).acquire(key, i);
+                        } else {
+                            ((RecencySketch) h).update(key, i);
+                            ((RecencySketch) h).query(key);
+                        }
+                        ok.incrementAndGet();
+                    }
+                } catch (ClosedException e) {
+                    closedSeen.incrementAndGet();
+                }
+            });
+            assertEquals("every worker ends with ClosedException", 3, closedSeen.get());
+            assertTrue(ok.get() >= 2000);
+        }
+    }
 }

@@ -269,7 +269,7 @@ public class ErrorTest {
     public void everyDeserializeRefusesTheOtherKinds() {
         byte[][] blobs = new byte[4][];
         try (RecencySketch s = new RecencySketch(64, 3, 9, 0); AgeBloom a = new AgeBloom(3, 4, 200, 9, 0);
-                TimeBloom t = new TimeBloom(3, 4, 200, 100, 9, 0); RateLimiter r = new RateLimiter(4, 1000, 100, 0)) {
+                TimeBloom t = new TimeBloom(3, 4, 200, 100, 9, 0); RateLimiter r = new RateLimiter(4, 1000, 100, 0, 0)) {
             s.update("k", 5);
             a.add("k");
             t.add("k", 5);

@@ -19,7 +19,7 @@ import org.junit.Test;
  * TimeBloom, RateLimiter in both modes), shared by the C suite and every
  * binding:
  * each blob reads back with the answers recorded in its .expected file, and
- * the operations of tests/golden.h, replayed through this binding, serialize
+ * the operations of tests/util/golden.h, replayed through this binding, serialize
  * to exactly the golden bytes. Since every language writes those same bytes
  * and reads them, a blob written by one is read by the others.
  */
@@ -32,7 +32,7 @@ public class GoldenTest {
         return Paths.get(dir);
     }
 
-    /* tests/golden.h, golden_recency_sketch(flags). */
+    /* tests/util/golden.h, golden_recency_sketch(flags). */
     private static RecencySketch rebuild(int flags) {
         long width = (flags & RecencySketch.BLOCKED) != 0 ? 96 : 256;
         RecencySketch s = new RecencySketch(width, 3, 42, flags);
@@ -111,7 +111,7 @@ public class GoldenTest {
         return field.equals("1");
     }
 
-    /* tests/golden.h, golden_age_bloom() (classic) and golden_age_bloom_blocked(). */
+    /* tests/util/golden.h, golden_age_bloom(0) (classic) and golden_age_bloom(TF_AGE_BLOOM_BLOCKED). */
     private static AgeBloom rebuildAgeBloom(boolean blocked) {
         AgeBloom f = blocked ? new AgeBloom(3, 4, 200, 42, AgeBloom.BLOCKED) : new AgeBloom(3, 4, 200, 42, 0);
         for (int i = 0; i < 300; i++) {
@@ -124,7 +124,7 @@ public class GoldenTest {
         return f;
     }
 
-    /* tests/golden.h, golden_time_bloom(). */
+    /* tests/util/golden.h, golden_time_bloom(0). */
     private static TimeBloom rebuildTimeBloom() {
         TimeBloom f = new TimeBloom(3, 4, 128, 1000, 42, 0);
         for (int i = 0; i < 245; i++) {
@@ -223,9 +223,9 @@ public class GoldenTest {
         }
     }
 
-    /* tests/golden.h, golden_rate_limiter(exact): the same calls, in order. */
+    /* tests/util/golden.h, golden_rate_limiter(flags): the same calls, in order. */
     private static RateLimiter rebuildRateLimiter(boolean exact) {
-        RateLimiter r = new RateLimiter(5, 1000, 100, exact ? RateLimiter.EXACT : 0);
+        RateLimiter r = new RateLimiter(5, 1000, 100, 0, exact ? RateLimiter.EXACT : 0);
         r.setGlobalLimit(120);
         r.setKeyLimit("key-7", 9);
         for (int i = 0; i < 300; i++) {
@@ -253,7 +253,7 @@ public class GoldenTest {
         }
 
         try (RateLimiter r = RateLimiter.deserialize(golden.blob)) {
-            assertEquals(new RateLimiter.Info(5, 1000, exact ? 0 : 100, exact ? RateLimiter.EXACT : 0, 120, 0),
+            assertEquals(new RateLimiter.Info(5, 1000, exact ? 0 : 100, exact ? RateLimiter.EXACT : 0, 120, 0, 0),
                     r.info());
             golden.assertWrittenBy(r, "the blob read back");
             assertEquals(31, r.stats().keys()); // key-0 .. key-29 and the binary key

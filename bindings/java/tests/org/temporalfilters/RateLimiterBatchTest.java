@@ -75,8 +75,8 @@ public class RateLimiterBatchTest {
         };
         for (int[] config : configs) {
             String what = "flags " + config[0] + ", max keys " + config[1];
-            try (RateLimiter single = new RateLimiter(4, 1000, 100, config[0]);
-                    RateLimiter batch = new RateLimiter(4, 1000, 100, config[0])) {
+            try (RateLimiter single = new RateLimiter(4, 1000, 100, 0, config[0]);
+                    RateLimiter batch = new RateLimiter(4, 1000, 100, 0, config[0])) {
                 for (RateLimiter r : new RateLimiter[] {single, batch}) {
                     r.setGlobalLimit(300);
                     r.setKeyLimit("k7", 9);
@@ -184,7 +184,7 @@ public class RateLimiterBatchTest {
     /* An empty batch decides nothing and changes nothing. */
     @Test
     public void anEmptyBatch() {
-        try (RateLimiter rl = new RateLimiter(2, 100, 10, 0)) {
+        try (RateLimiter rl = new RateLimiter(2, 100, 10, 0, 0)) {
             rl.acquire("x", 5);
             byte[] before = rl.serialize();
             assertEquals(0, rl.acquireBatch(KeyBatch.of(new byte[0][]), new long[0], 1).length);
@@ -197,7 +197,7 @@ public class RateLimiterBatchTest {
 
     @Test
     public void aClosedLimiterRefusesBatches() {
-        RateLimiter rl = new RateLimiter(2, 100, 10, 0);
+        RateLimiter rl = new RateLimiter(2, 100, 10, 0, 0);
         KeyBatch k = KeyBatch.of("k");
         rl.close();
         ThrowingRunnable[] calls = {
@@ -216,7 +216,7 @@ public class RateLimiterBatchTest {
      * outputs are written only on success. */
     @Test
     public void theNativeLayerChecksItsBatchArguments() {
-        RateLimiterNative h = new RateLimiterNative(2, 100, 10, 0);
+        RateLimiterNative h = new RateLimiterNative(2, 100, 10, 0, 0);
         try {
             byte[] data = utf8("xyz");
             int[] lens = {1, 1, 1};

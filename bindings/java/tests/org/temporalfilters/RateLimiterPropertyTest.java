@@ -15,7 +15,7 @@ import org.junit.Test;
 /*
  * RateLimiter over many requests, against a reference written here from the
  * definitions (rate_limiter.h; its decision rules are those of ref_op() in
- * tests/test_rate_limiter.c):
+ * tests/rate_limiter/limiter_model.c):
  *  - a window (a key's or the global one) holds the permits granted in it;
  *    a permit granted at t leaves at t + window (exact) or when its bucket
  *    leaves, t / width * width + window (bucketed, the Rate Limiter README's queue of
@@ -352,7 +352,7 @@ public class RateLimiterPropertyTest {
         long backwards = 0;
         long refunds = 0;
         long peeks = 0;
-        try (RateLimiter rl = new RateLimiter(limit, window, exact ? 0 : width, exact ? RateLimiter.EXACT : 0)) {
+        try (RateLimiter rl = new RateLimiter(limit, window, exact ? 0 : width, 0, exact ? RateLimiter.EXACT : 0)) {
             if (globalLimit != 0) {
                 rl.setGlobalLimit(globalLimit);
             }
@@ -463,7 +463,7 @@ public class RateLimiterPropertyTest {
      * (the reclaim horizon: RateLimiterTest tells the two apart). */
     @Test
     public void aKeyIsNotForgottenByTheClockOfOtherKeys() {
-        try (RateLimiter rl = new RateLimiter(1, 1000, 0, RateLimiter.EXACT)) {
+        try (RateLimiter rl = new RateLimiter(1, 1000, 0, 0, RateLimiter.EXACT)) {
             assertTrue(rl.acquire("a", 1000).allowed());
             for (int i = 0; i < 5000; i++) {
                 rl.acquire("other-" + i, 2000);
@@ -542,7 +542,7 @@ public class RateLimiterPropertyTest {
             AtomicLongArray asked = new AtomicLongArray(rounds * hot);
             AtomicLongArray granted = new AtomicLongArray(rounds * hot);
             AtomicLong peeks = new AtomicLong();
-            try (RateLimiter rl = new RateLimiter(5, 1000, exact ? 0 : 100, exact ? RateLimiter.EXACT : 0)) {
+            try (RateLimiter rl = new RateLimiter(5, 1000, exact ? 0 : 100, 0, exact ? RateLimiter.EXACT : 0)) {
                 rl.setGlobalLimit(40);
                 rl.setKeyLimit("hot-3", 9);
                 CyclicBarrier barrier = new CyclicBarrier(threads);

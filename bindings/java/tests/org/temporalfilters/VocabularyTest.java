@@ -70,7 +70,7 @@ public class VocabularyTest {
             g.add("k", 5);
             assertArrayEquals(g.serialize(), f.serialize());
         }
-        try (RateLimiter r = new RateLimiter(5, 1000, 100); RateLimiter q = new RateLimiter(5, 1000, 100, 0)) {
+        try (RateLimiter r = new RateLimiter(5, 1000, 100); RateLimiter q = new RateLimiter(5, 1000, 100, 0, 0)) {
             assertEquals(0, r.info().flags());
             r.acquire("k", 5);
             q.acquire("k", 5);
