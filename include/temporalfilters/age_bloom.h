@@ -105,23 +105,23 @@ typedef struct tf_age_bloom tf_age_bloom;
  */
 typedef struct tf_age_bloom_info {
     /** sizeof(tf_age_bloom_info) as the caller was compiled; set by
-     *  ::TF_AGE_BLOOM_INFO_INIT. */
+     *  ::TF_AGE_BLOOM_INFO_INIT. @since 0.1.0 */
     size_t size;
     /** Hash functions: bits set per insert, consecutive slices a key must
-     *  match (classic 1..64; blocked k + l <= 32). */
+     *  match (classic 1..64; blocked k + l <= 32). @since 0.1.0 */
     uint32_t k;
-    /** Slices beyond the first k: the window spans l generations. */
+    /** Slices beyond the first k: the window spans l generations. @since 0.1.0 */
     uint32_t l;
-    /** Bits per slice (blocked: a multiple of 32). */
+    /** Bits per slice (blocked: a multiple of 32). @since 0.1.0 */
     uint64_t slice_bits;
-    /** Inserts per generation g: the slices shift every g inserts. */
+    /** Inserts per generation g: the slices shift every g inserts. @since 0.1.0 */
     uint64_t generation;
     /** The window in inserts, l * generation: every key among the last
-     *  `capacity` inserts is reported present. */
+     *  `capacity` inserts is reported present. @since 0.1.0 */
     uint64_t capacity;
-    /** The hash seed. */
+    /** The hash seed. @since 0.1.0 */
     uint32_t seed;
-    /** The flags the filter was created with (::TF_AGE_BLOOM_BLOCKED or 0). */
+    /** The flags the filter was created with (::TF_AGE_BLOOM_BLOCKED or 0). @since 0.1.0 */
     uint32_t flags;
 } tf_age_bloom_info;
 
@@ -141,21 +141,21 @@ typedef struct tf_age_bloom_info {
  */
 typedef struct tf_age_bloom_stats {
     /** sizeof(tf_age_bloom_stats) as the caller was compiled; set by
-     *  ::TF_AGE_BLOOM_STATS_INIT. */
+     *  ::TF_AGE_BLOOM_STATS_INIT. @since 0.1.0 */
     size_t size;
-    /** Number of slices, k + l. */
+    /** Number of slices, k + l. @since 0.1.0 */
     uint64_t slices;
     /** Total bits of all slices (blocked: of all lines, unused lanes
-     *  included). */
+     *  included). @since 0.1.0 */
     uint64_t bits;
-    /** bits / capacity (l * generation). */
+    /** bits / capacity (l * generation). @since 0.1.0 */
     double bits_per_element;
-    /** Inserts since creation or the last tf_age_bloom_clear(). */
+    /** Inserts since creation or the last tf_age_bloom_clear(). @since 0.1.0 */
     uint64_t inserts;
     /** The false-positive rate for the measured fill (set bits / m) of every
      *  slice, by the dynamic program of tf_age_bloom_false_positive_rate():
      *  exact under the model of independent bits (classic layout), the
-     *  conservative model of the blocked layout (blocked). */
+     *  conservative model of the blocked layout (blocked). @since 0.1.0 */
     double fpr_now;
 } tf_age_bloom_stats;
 

@@ -72,20 +72,34 @@ extern "C" {
  * @since 0.1.0
  */
 typedef enum tf_status {
-    TF_OK = 0,                       /**< success */
-    TF_ERR_NULL = -1,                /**< a required pointer argument was NULL */
-    TF_ERR_INVALID_ARGUMENT = -2,    /**< an argument is out of its documented range */
-    TF_ERR_OUT_OF_MEMORY = -3,       /**< an allocation failed */
-    TF_ERR_TOO_LARGE = -4,           /**< requested sizes overflow or exceed the library's (or the caller's) limits */
-    TF_ERR_BUFFER_TOO_SMALL = -5,    /**< the output buffer is shorter than needed */
-    TF_ERR_TRUNCATED = -6,           /**< a blob is shorter than its header says */
-    TF_ERR_BAD_MAGIC = -7,           /**< a blob does not start with "TFLT" */
-    TF_ERR_UNSUPPORTED_VERSION = -8, /**< a blob's format version is unknown */
-    TF_ERR_WRONG_KIND = -9,          /**< a blob holds another kind of structure */
-    TF_ERR_CHECKSUM = -10,           /**< a blob's checksum does not match its bytes */
-    TF_ERR_CORRUPT = -11,            /**< a blob's fields break the structure's invariants */
-    TF_ERR_INCOMPATIBLE = -12,       /**< two structures differ in shape or seed */
-    TF_ERR_INTERNAL = -13            /**< a bug in the library; please report it */
+    /** Success. @since 0.1.0 */
+    TF_OK = 0,
+    /** A required pointer argument was NULL. @since 0.1.0 */
+    TF_ERR_NULL = -1,
+    /** An argument is out of its documented range. @since 0.1.0 */
+    TF_ERR_INVALID_ARGUMENT = -2,
+    /** An allocation failed. @since 0.1.0 */
+    TF_ERR_OUT_OF_MEMORY = -3,
+    /** Requested sizes overflow or exceed the library's (or the caller's) limits. @since 0.1.0 */
+    TF_ERR_TOO_LARGE = -4,
+    /** The output buffer is shorter than needed. @since 0.1.0 */
+    TF_ERR_BUFFER_TOO_SMALL = -5,
+    /** A blob is shorter than its header says. @since 0.1.0 */
+    TF_ERR_TRUNCATED = -6,
+    /** A blob does not start with "TFLT". @since 0.1.0 */
+    TF_ERR_BAD_MAGIC = -7,
+    /** A blob's format version is unknown. @since 0.1.0 */
+    TF_ERR_UNSUPPORTED_VERSION = -8,
+    /** A blob holds another kind of structure. @since 0.1.0 */
+    TF_ERR_WRONG_KIND = -9,
+    /** A blob's checksum does not match its bytes. @since 0.1.0 */
+    TF_ERR_CHECKSUM = -10,
+    /** A blob's fields break the structure's invariants. @since 0.1.0 */
+    TF_ERR_CORRUPT = -11,
+    /** Two structures differ in shape or seed. @since 0.1.0 */
+    TF_ERR_INCOMPATIBLE = -12,
+    /** A bug in the library; please report it. @since 0.1.0 */
+    TF_ERR_INTERNAL = -13
 } tf_status;
 
 /**
@@ -120,12 +134,12 @@ typedef enum tf_status {
  */
 typedef struct tf_deserialize_options {
     /** sizeof(tf_deserialize_options) as the caller was compiled; set by
-     *  ::TF_DESERIALIZE_OPTIONS_INIT. */
+     *  ::TF_DESERIALIZE_OPTIONS_INIT. @since 0.1.0 */
     size_t size;
     /** The most memory, in bytes, the new structure may hold (as its
      *  `tf_<noun>_memory()` reports it). A blob describing a larger structure
      *  is refused with ::TF_ERR_TOO_LARGE before anything is allocated.
-     *  0 (the default) sets no limit beyond the library's own. */
+     *  0 (the default) sets no limit beyond the library's own. @since 0.1.0 */
     uint64_t max_memory;
 } tf_deserialize_options;
 

@@ -82,18 +82,18 @@ typedef struct tf_time_bloom tf_time_bloom;
  */
 typedef struct tf_time_bloom_info {
     /** sizeof(tf_time_bloom_info) as the caller was compiled; set by
-     *  ::TF_TIME_BLOOM_INFO_INIT. */
+     *  ::TF_TIME_BLOOM_INFO_INIT. @since 0.1.0 */
     size_t size;
     /** Hash functions: bits set per insert, consecutive slices a key must
-     *  match (1..64). */
+     *  match (1..64). @since 0.1.0 */
     uint32_t k;
-    /** The least number of slices beyond the first k (1..1024). */
+    /** The least number of slices beyond the first k (1..1024). @since 0.1.0 */
     uint32_t l;
-    /** The window, in the caller's time unit. */
+    /** The window, in the caller's time unit. @since 0.1.0 */
     uint64_t span;
-    /** The hash seed. */
+    /** The hash seed. @since 0.1.0 */
     uint32_t seed;
-    /** The flags the filter was created with (none are defined yet: 0). */
+    /** The flags the filter was created with (none are defined yet: 0). @since 0.1.0 */
     uint32_t flags;
 } tf_time_bloom_info;
 
@@ -114,20 +114,20 @@ typedef struct tf_time_bloom_info {
  */
 typedef struct tf_time_bloom_stats {
     /** sizeof(tf_time_bloom_stats) as the caller was compiled; set by
-     *  ::TF_TIME_BLOOM_STATS_INIT. */
+     *  ::TF_TIME_BLOOM_STATS_INIT. @since 0.1.0 */
     size_t size;
     /** The current number of slices (>= k + l, or k once stale slices
-     *  retired). */
+     *  retired). @since 0.1.0 */
     uint64_t slices;
-    /** Total bits of all slices. */
+    /** Total bits of all slices. @since 0.1.0 */
     uint64_t bits;
-    /** bits / inserts within the span before `now` (0 when there are none). */
+    /** bits / inserts within the span before `now` (0 when there are none). @since 0.1.0 */
     double bits_per_element;
-    /** Inserts since creation or the last tf_time_bloom_clear(). */
+    /** Inserts since creation or the last tf_time_bloom_clear(). @since 0.1.0 */
     uint64_t inserts;
     /** The false-positive rate at `now` for the measured fill (set bits / m)
      *  of every slice, slices older than the span counting as empty (the
-     *  dynamic program of tf_age_bloom_false_positive_rate()). */
+     *  dynamic program of tf_age_bloom_false_positive_rate()). @since 0.1.0 */
     double fpr_now;
 } tf_time_bloom_stats;
 
