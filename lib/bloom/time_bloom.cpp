@@ -1,6 +1,7 @@
 #include "bloom/time_bloom.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <new>
@@ -67,20 +68,25 @@ double TimeBloom::new_slice_capacity(double tg, uint64_t now) const {
     // capacity unevenly over its generations, and summing floored shares
     // would shrink every new slice by up to k inserts, a bias that keeps
     // small slices small for ever.
-    std::vector<double> u(shape_.k, std::numeric_limits<double>::infinity());
+    // Fixed arrays (k <= kMaxK): nothing here allocates, so add() cannot
+    // fail after it has begun to change the filter.
+    constexpr double kInf = std::numeric_limits<double>::infinity();
+    std::array<double, kMaxK> u;
+    u.fill(kInf);
     for (uint32_t p = 1; p < shape_.k; ++p) {
         const SliceGen &s = ring_[p - 1];  // before the rotation, s_{p-1}
         const double n = ring_.expired(s, now) ? 0.0 : double(s.received);
         u[p] = std::max(0.0, (double(s.m) * kLn2 - n) / double(shape_.k - p));
     }
     // prefix_min[q] = min(u_1..u_q)
-    double c0 = 0.0, prefix = std::numeric_limits<double>::infinity();
-    std::vector<double> prefix_min(shape_.k, std::numeric_limits<double>::infinity());
+    double c0 = 0.0, prefix = kInf;
+    std::array<double, kMaxK> prefix_min;
+    prefix_min.fill(kInf);
     for (uint32_t q = 1; q < shape_.k; ++q) prefix_min[q] = prefix = std::min(prefix, u[q]);
     for (uint32_t t = 0; t < shape_.k; ++t) {
         // at position t, the old slices still in the first k are p <= k-1-t
         const uint32_t q = shape_.k - 1 - t;
-        c0 += std::min(tg, q >= 1 ? prefix_min[q] : std::numeric_limits<double>::infinity());
+        c0 += std::min(tg, q >= 1 ? prefix_min[q] : kInf);
     }
     return c0;
 }
