@@ -13,6 +13,7 @@
 #include "temporalfilters/age_bloom.h"
 #include "temporalfilters/time_bloom.h"
 
+using tf::check_flags;
 using tf::fail;
 using tf::guard;
 using tf::bloom::BlockedAgeBloom;
@@ -33,11 +34,6 @@ struct tf_time_bloom : tf::bloom::TimeBloom {
 #define TF_TIME_BLOOM_STATS_V1 TF_VERSIONED_END(tf_time_bloom_stats, fpr_now)
 
 namespace {
-
-tf_status check_flags(uint32_t flags, uint32_t known) {
-    if ((flags & ~known) != 0) return fail(TF_ERR_INVALID_ARGUMENT, "flags has unknown bits 0x%x", flags & ~known);
-    return TF_OK;
-}
 
 // Calls fn(filter) with the filter of a handle: the count-window filter of
 // the handle's layout, or the time-limited filter.

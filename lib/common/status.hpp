@@ -3,6 +3,7 @@
 #ifndef TF_LIB_COMMON_STATUS_HPP
 #define TF_LIB_COMMON_STATUS_HPP
 
+#include <cstdint>
 #include <new>
 #include <exception>
 
@@ -18,6 +19,14 @@ tf_status fail(tf_status status, const char *fmt, ...) noexcept __attribute__((f
 // message behind `prefix` ("<prefix>: <message>"): a blob whose fields a
 // check refused is TF_ERR_CORRUPT, with the check's reason.
 tf_status fail_as(tf_status status, const char *prefix) noexcept;
+
+// The one check of a creation call's flags against the bits a structure
+// knows: any other bit is TF_ERR_INVALID_ARGUMENT (docs/conventions.md),
+// never ignored, so that a later version can give it a meaning.
+inline tf_status check_flags(uint32_t flags, uint32_t known) noexcept {
+    if ((flags & ~known) != 0) return fail(TF_ERR_INVALID_ARGUMENT, "flags has unknown bits 0x%x", flags & ~known);
+    return TF_OK;
+}
 
 // Runs `body` (returning tf_status) and turns any escaping exception into a
 // status: std::bad_alloc -> TF_ERR_OUT_OF_MEMORY, anything else ->

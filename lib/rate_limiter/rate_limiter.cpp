@@ -309,7 +309,7 @@ size_t Table::count(size_t slots, F &&idle) const {
 // ---- the limiter -------------------------------------------------------------
 
 tf_status RateLimiter::check(uint64_t limit, uint64_t window, uint64_t width, uint32_t flags) {
-    if (flags & ~kCreationFlags) return fail(TF_ERR_INVALID_ARGUMENT, "unknown flag bits 0x%x", unsigned(flags));
+    if (tf_status st = check_flags(flags, kCreationFlags); st != TF_OK) return st;
     const bool exact = flags & TF_RATE_LIMITER_EXACT;
     if (limit == 0) return fail(TF_ERR_INVALID_ARGUMENT, "limit must be >= 1");
     const uint64_t max = exact ? TF_RATE_LIMITER_MAX_EXACT_LIMIT : TF_RATE_LIMITER_MAX_KEY_LIMIT;

@@ -97,8 +97,7 @@ double blocked_probability(double lambda, uint32_t depth) {
 }  // namespace
 
 tf_status RecencySketch::check_shape(uint64_t width, uint32_t depth, uint32_t flags, size_t *cells) {
-    if ((flags & ~kKnownFlags) != 0)
-        return fail(TF_ERR_INVALID_ARGUMENT, "unknown flag bits 0x%x", unsigned(flags & ~kKnownFlags));
+    if (tf_status st = check_flags(flags, kKnownFlags); st != TF_OK) return st;
     if (width == 0) return fail(TF_ERR_INVALID_ARGUMENT, "width must be >= 1");
     if (depth == 0) return fail(TF_ERR_INVALID_ARGUMENT, "depth must be >= 1");
     const bool blocked = (flags & kBlocked) != 0;
@@ -130,8 +129,7 @@ double RecencySketch::model_probability(uint64_t n, uint64_t width, uint32_t dep
 }
 
 tf_status RecencySketch::dimensions(uint64_t n, double p, uint32_t flags, uint64_t *width_out, uint32_t *depth_out) {
-    if ((flags & ~kKnownFlags) != 0)
-        return fail(TF_ERR_INVALID_ARGUMENT, "unknown flag bits 0x%x", unsigned(flags & ~kKnownFlags));
+    if (tf_status st = check_flags(flags, kKnownFlags); st != TF_OK) return st;
     if (n == 0) return fail(TF_ERR_INVALID_ARGUMENT, "expected_keys must be >= 1");
     if (!(p > 0.0 && p < 1.0)) return fail(TF_ERR_INVALID_ARGUMENT, "too_new_probability must be in (0, 1), got %g", p);
     const double limit = double((SIZE_MAX / 2) / sizeof(uint64_t));
