@@ -3,7 +3,7 @@ package temporalfilters
 import (
 	"fmt"
 
-	"temporalfilters/internal/native"
+	"temporalfilters.org/go/temporalfilters/internal/native"
 )
 
 // AgeBloom is the count-window age-partitioned Bloom filter: "was this key

@@ -13,7 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"temporalfilters/internal/native"
+	"temporalfilters.org/go/temporalfilters/internal/native"
 )
 
 // This file is the one mechanism behind the four structures (RecencySketch,

@@ -1,6 +1,6 @@
 package temporalfilters
 
-import "temporalfilters/internal/native"
+import "temporalfilters.org/go/temporalfilters/internal/native"
 
 // The four structures and what they all have: their native kinds, Close,
 // Memory, serialization (Serialize, MarshalBinary, UnmarshalBinary,
