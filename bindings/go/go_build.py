@@ -150,10 +150,47 @@ def run(cmd, env, cwd, exit_on_failure=True):
     return r.returncode == 0
 
 
+def stage_consumer(args, env, module):
+    """Copies the consumer module (tests/install/go: go.mod, main.go) into
+    <stage>/consumer with its replace pointed at module; returns its
+    directory."""
+    d = os.path.join(args.stage, 'consumer')
+    os.makedirs(d)
+    for f in ('go.mod', 'main.go'):
+        shutil.copy(os.path.join(args.consumer, f), d)
+    run([args.go, 'mod', 'edit', '-replace', 'temporalfilters.org/go/temporalfilters=' + module], env, d)
+    return d
+
+
+def export_check(args, env, flags):
+    """The test go_export: the module as a user gets it. Exports it
+    (scripts/export_go_module.sh, the committed native.swig), builds the
+    consumer module of tests/install/go against the export and runs it,
+    then the same from a `go mod vendor` copy (here against this build's
+    library; tests/install/go/run.sh does it against the installed one)."""
+    export = os.path.join(args.stage, 'export')
+    run(['bash', args.export_script, export], env, args.stage)
+    d = stage_consumer(args, env, export)
+    print('go build of the consumer (replace => the exported module)', flush=True)
+    run([args.go, 'build'] + flags + ['-o', 'installcheck', '.'], env, d)
+    run([os.path.join(d, 'installcheck'), args.version], env, d)
+    print('go mod vendor, go build -mod=vendor', flush=True)
+    run([args.go, 'mod', 'vendor'], env, d)
+    swig = os.path.join(d, 'vendor', 'temporalfilters.org', 'go', 'temporalfilters', 'internal', 'native',
+                        'native.swig')
+    if not os.path.isfile(swig):
+        sys.exit('go_build.py: go mod vendor did not copy internal/native/native.swig')
+    run([args.go, 'build', '-mod=vendor'] + flags + ['-o', 'installcheck-vendored', '.'], env, d)
+    run([os.path.join(d, 'installcheck-vendored'), args.version], env, d)
+    print('the exported and the vendored module build and run')
+
+
 def lint(args, env):
     """gofmt -l and go vet over the package, its tests and the examples;
     exits 1 after reporting every finding."""
     sources = [f for f in args.package if f.endswith('.go')] + [path for _, path in mains(args)]
+    if args.consumer:
+        sources.append(os.path.join(args.consumer, 'main.go'))
     ok = True
     r = subprocess.run([args.gofmt or 'gofmt', '-l'] + sources, env=env, stdout=subprocess.PIPE,
                        universal_newlines=True)
@@ -169,6 +206,10 @@ def lint(args, env):
     if names:
         print('go vet ' + ' '.join(names) + ' (the examples)')
         ok = run([args.go, 'vet'] + names, env, examples_dir(args), exit_on_failure=False) and ok
+    if args.consumer:
+        print('go vet (the installed-copy consumer, tests/install/go)')
+        d = stage_consumer(args, env, module_dir(args))
+        ok = run([args.go, 'vet', '.'], env, d, exit_on_failure=False) and ok
     if not ok:
         sys.exit(1)
     print('gofmt and go vet: clean')
@@ -190,7 +231,10 @@ def main():
     ap.add_argument('--main', nargs=2, metavar=('NAME', 'FILE'), help='a main package to build')
     ap.add_argument('--examples', nargs='*', default=[], help='main.go of every example (for --lint)')
     ap.add_argument('--examples-mod', help="the examples' go.mod (examples/go/go.mod)")
+    ap.add_argument('--consumer', help='the consumer module of the installed-copy proof (tests/install/go)')
     ap.add_argument('--lint', action='store_true', help='check with gofmt and go vet instead of building')
+    ap.add_argument('--export-check', metavar='EXPORT_SCRIPT', dest='export_script',
+                    help='build the consumer against the module exported by EXPORT_SCRIPT, and vendored')
     ap.add_argument('--sanitize', default='none', help="Meson's b_sanitize")
     ap.add_argument('--cc', default='gcc', choices=['gcc', 'clang'], help="the C compiler (Meson's compiler id)")
     ap.add_argument('--werror', action='store_true', help='C warnings are errors')
@@ -204,9 +248,14 @@ def main():
     if args.lint:
         lint(args, env)
         return
+    flags = ['-asan'] if 'address' in args.sanitize else []
+    if args.export_script:
+        if not args.consumer:
+            ap.error('--export-check needs --consumer')
+        export_check(args, env, flags)
+        return
     if not args.output:
         ap.error('--output is required')
-    flags = ['-asan'] if 'address' in args.sanitize else []
     if args.race:
         flags.append('-race')
     output = os.path.abspath(args.output)
