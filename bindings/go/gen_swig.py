@@ -13,7 +13,9 @@ replaced by the text of bindings/temporalfilters.i, in which each
     %include "temporalfilters/<name>.h"
 
 (the public headers, whose constants and versioned structs SWIG wraps) is
-replaced by the text of include/temporalfilters/<name>.h. SWIG then needs
+replaced by the declarations of include/temporalfilters/<name>.h (its
+text without comments, so that a change of a header's documentation does
+not make native.swig stale; SWIG reads no comments there). SWIG then needs
 no include path: the go tool gives it only the -I flags of pkg-config,
 and pkg-config leaves out -I/usr/include, where the packages install the
 headers. (The C compiler still compiles the wrapper against the installed
@@ -43,6 +45,21 @@ INCLUDE = '%include "temporalfilters.i"'
 HEADER = re.compile(r'^%include "(temporalfilters/[a-z_]+\.h)"$')
 
 
+COMMENT = re.compile(r'("(?:\\.|[^"\\\n])*")|/\*.*?\*/|//[^\n]*', re.S)
+
+
+def strip_comments(c_text):
+    """C source without its comments (string literals kept), trailing
+    blanks and runs of empty lines."""
+    text = COMMENT.sub(lambda m: m.group(1) or '', c_text)
+    lines = [line.rstrip() for line in text.split('\n')]
+    out = []
+    for line in lines:
+        if line or (out and out[-1]):
+            out.append(line)
+    return '\n'.join(out).strip('\n')
+
+
 def inline_headers(shared_text):
     """The shared interface with each %include of a public header replaced
     by the header's text."""
@@ -53,7 +70,7 @@ def inline_headers(shared_text):
             out.append(line)
             continue
         with open(os.path.join(HEADERS, m.group(1)), encoding='utf-8') as f:
-            header = f.read().rstrip('\n')
+            header = strip_comments(f.read())
         out += ['/* ---- include/%s (inlined here by gen_swig.py) ---- */' % m.group(1), header,
                 '/* ---- end of include/%s ---- */' % m.group(1)]
     return '\n'.join(out)
@@ -92,8 +109,8 @@ def main():
             current = None
         if current != text:
             print('gen_swig.py: %s is stale (or missing): it does not match temporalfilters_go.i with\n'
-                  'the shared ../temporalfilters.i inlined; run python3 bindings/go/gen_swig.py and commit it'
-                  % os.path.relpath(TARGET), file=sys.stderr)
+                  'the shared ../temporalfilters.i and the public headers inlined; run\n'
+                  'python3 bindings/go/gen_swig.py and commit it' % os.path.relpath(TARGET), file=sys.stderr)
             sys.exit(1)
         print('gen_swig.py: %s is up to date' % os.path.relpath(TARGET))
         return
