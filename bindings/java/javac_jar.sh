@@ -31,11 +31,17 @@ mkdir -p "$classes"
 # shellcheck disable=SC2086
 "$javac" --release 17 -encoding UTF-8 -Xlint:all -Werror -implicit:none $flags \
     -classpath "$classpath" -sourcepath "" -d "$classes" "$@"
+# SOURCE_DATE_EPOCH (set by dpkg-buildpackage): every entry gets that date,
+# so the jar is the same bytes in every build of the same sources.
+date=
+if [ -n "${SOURCE_DATE_EPOCH:-}" ]; then
+    date=--date=$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ)
+fi
 rm -f "$out"
 if [ -n "$manifest" ]; then
-    "$jar" --create --file "$out" --manifest "$manifest" -C "$classes" .
+    "$jar" --create --file "$out" ${date:+"$date"} --manifest "$manifest" -C "$classes" .
 else
-    "$jar" --create --file "$out" -C "$classes" .
+    "$jar" --create --file "$out" ${date:+"$date"} -C "$classes" .
 fi
 if [ -n "$link" ]; then
     [ "$(dirname "$link")" = "$(dirname "$out")" ] || { echo "javac_jar.sh: $link is not beside $out" >&2; exit 1; }

@@ -33,5 +33,10 @@ if [ "$status" -ne 0 ] || [ -s "$log.findings" ]; then
     exit 1
 fi
 [ -f "$html/index.html" ] || { echo "javadoc_jar.sh: no index.html in $html" >&2; exit 1; }
+# SOURCE_DATE_EPOCH (set by dpkg-buildpackage): reproducible entry dates
+date=
+if [ -n "${SOURCE_DATE_EPOCH:-}" ]; then
+    date=--date=$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ)
+fi
 rm -f "$out"
-"$jar" --create --file "$out" -C "$html" .
+"$jar" --create --file "$out" ${date:+"$date"} -C "$html" .

@@ -38,7 +38,7 @@ root=$stage$prefix
 share=$stage$datadir
 
 jar=$share/java/temporalfilters-$version.jar
-[ -f "$jar" ] && [ ! -L "$jar" ] || fail "missing $jar"
+if [ ! -f "$jar" ] || [ -L "$jar" ]; then fail "missing $jar (a file, not a link)"; fi
 [ "$(readlink "$share/java/temporalfilters.jar")" = "temporalfilters-$version.jar" ] ||
     fail "$share/java/temporalfilters.jar is not a link to temporalfilters-$version.jar"
 work=$stage/work
@@ -53,6 +53,7 @@ javap -v "$work/org/temporalfilters/RateLimiter.class" | grep -q MethodParameter
 jni=$root/lib/$triplet/jni/libtemporalfilters_jni.so
 [ -f "$jni" ] || fail "missing $jni"
 rpath=$(readelf -d "$jni" | sed -n 's/.*(RUNPATH).*\[\(.*\)\]/\1/p')
+# shellcheck disable=SC2016 # $ORIGIN is the loader's, literally
 case $rpath in '' | '$ORIGIN/..') ;; *) fail "$jni has the run path '$rpath'" ;; esac
 readelf -d "$jni" | grep -q 'NEEDED.*\[libtemporalfilters\.so\.0\]' || fail "$jni does not need libtemporalfilters.so.0"
 
