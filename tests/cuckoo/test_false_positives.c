@@ -75,9 +75,9 @@ static uint64_t probe_full_filter(uint32_t spb, unsigned ways, uint64_t slots, u
         assert_int_equal(tf_rotating_cuckoo_contains_batch(f, ptrs, lens, n, 1, got), TF_OK);
         for (size_t i = 0; i < n; ++i) assert_int_equal(got[i], 1);
     }
-    print_message("# %u slot(s) per bucket, %u ways: %llu tables, load %.3f, %llu absent probes, %llu false positives\n",
-                  spb, ways, (unsigned long long)s.tables, s.load, (unsigned long long)probes,
-                  (unsigned long long)fp);
+    print_message(
+        "# %u slot(s) per bucket, %u ways: %llu tables, load %.3f, %llu absent probes, %llu false positives\n", spb,
+        ways, (unsigned long long)s.tables, s.load, (unsigned long long)probes, (unsigned long long)fp);
     tf_rotating_cuckoo_free(f);
     return fp;
 }

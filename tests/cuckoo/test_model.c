@@ -109,8 +109,7 @@ static void test_random_stream_against_set(void **state) {
  * counted in forgotten_memory (and no other), and a key is lost only once
  * more recent keys filled the cap. Returns the fraction of the last
  * `window` keys forgotten. */
-static double stream_under_cap(uint32_t spb, unsigned ways, uint64_t slots, uint64_t cap, uint64_t n,
-                               uint64_t window) {
+static double stream_under_cap(uint32_t spb, unsigned ways, uint64_t slots, uint64_t cap, uint64_t n, uint64_t window) {
     tf_rotating_cuckoo_options o = ck_options(slots, spb, ways, cap);
     tf_rotating_cuckoo *f = ck_new(&o);
     for (uint64_t i = 0; i < n; ++i) {
