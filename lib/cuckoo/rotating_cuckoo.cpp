@@ -65,14 +65,14 @@ tf_status RotatingCuckoo::check(const tf_rotating_cuckoo_options &o, Config *out
     c.max_occupancy = o.max_occupancy != 0.0 ? o.max_occupancy : default_occupancy(o.slots_per_bucket, c.ways());
     const uint64_t need = uint64_t(fixed_memory(c)) + table_memory(c.table_slots);
     if (need > c.max_memory)
-        return fail(TF_ERR_TOO_LARGE, "max_memory is %llu bytes; the first table needs %llu with the filter's fixed part",
+        return fail(TF_ERR_TOO_LARGE,
+                    "max_memory is %llu bytes; the first table needs %llu with the filter's fixed part",
                     (unsigned long long)c.max_memory, (unsigned long long)need);
     *out = c;
     return TF_OK;
 }
 
-RotatingCuckoo::RotatingCuckoo(const Config &c)
-    : cfg_(c), ring_(Rotation::Fill, 0, c.ttl, 1), path_(c.max_kicks) {
+RotatingCuckoo::RotatingCuckoo(const Config &c) : cfg_(c), ring_(Rotation::Fill, 0, c.ttl, 1), path_(c.max_kicks) {
     ring_.reserve(c.max_tables);
     ring_.open(TableSlot{Table(c.table_slots, c.slots_per_bucket, c.ways())});
 }
@@ -419,7 +419,7 @@ tf_status RotatingCuckoo::read(wire::Reader &r, uint32_t flags, const Deserializ
     loss.fill_rotations = r.u64();
     const uint32_t tables = r.u32();
     const uint32_t reserved = r.u32();
-    if (!r.ok()) return fail(TF_ERR_TRUNCATED, "rotating cuckoo payload is shorter than its header");
+    if (!r.ok()) return fail(TF_ERR_CORRUPT, "the payload is shorter than its header");
     if (!(o.max_occupancy > 0.0 && o.max_occupancy <= 1.0))
         return fail(TF_ERR_CORRUPT, "max_occupancy is %g, not in (0, 1]", o.max_occupancy);
     Config cfg;
@@ -448,7 +448,7 @@ tf_status RotatingCuckoo::read(wire::Reader &r, uint32_t flags, const Deserializ
         t.last = r.u64();
         t.owned = r.u64();
         t.ended = r.u64();
-        if (!r.ok()) return fail(TF_ERR_TRUNCATED, "table %u's header is cut short", i);
+        if (!r.ok()) return fail(TF_ERR_CORRUPT, "table %u's header runs past the payload", i);
         const bool newest = i + 1 == tables;
         if (t.serial != c.next_serial - tables + i)
             return fail(TF_ERR_CORRUPT, "table %u has serial %llu, not %llu", i, (unsigned long long)t.serial,
@@ -457,7 +457,7 @@ tf_status RotatingCuckoo::read(wire::Reader &r, uint32_t flags, const Deserializ
             return fail(TF_ERR_CORRUPT, "table %u has %llu slots, not a power of two of 2 x %u .. 2^36", i,
                         (unsigned long long)t.slots, cfg.slots_per_bucket);
         if (t.slots > r.remaining() / 8)
-            return fail(TF_ERR_TRUNCATED, "table %u's %llu slots are cut short", i, (unsigned long long)t.slots);
+            return fail(TF_ERR_CORRUPT, "table %u's %llu slots run past the payload", i, (unsigned long long)t.slots);
         if (t.last > c.clock || t.ended > c.clock)
             return fail(TF_ERR_CORRUPT, "table %u has a time after the clock", i);
         if (newest ? t.ended != 0 : t.ended < prev_ended)

@@ -82,16 +82,15 @@ static void test_bad_calls_leave_filter_unchanged(void **state) {
     TU_REFUSED(tf_rotating_cuckoo_contains(NULL, k.b, 9, 10, &out), TF_ERR_NULL);
     TU_REFUSED_UNCHANGED(tf_rotating_cuckoo_contains(f, NULL, 9, 10, &out), TF_ERR_NULL, f, ser, before, len);
     TU_REFUSED_UNCHANGED(tf_rotating_cuckoo_contains(f, k.b, 9, 10, NULL), TF_ERR_NULL, f, ser, before, len);
-    TU_REFUSED_UNCHANGED(tf_rotating_cuckoo_contains(f, k.b, 9, 0, &out), TF_ERR_INVALID_ARGUMENT, f, ser, before,
-                         len);
+    TU_REFUSED_UNCHANGED(tf_rotating_cuckoo_contains(f, k.b, 9, 0, &out), TF_ERR_INVALID_ARGUMENT, f, ser, before, len);
     TU_REFUSED(tf_rotating_cuckoo_remove(NULL, k.b, 9, 10, &out), TF_ERR_NULL);
     TU_REFUSED_UNCHANGED(tf_rotating_cuckoo_remove(f, NULL, 9, 10, &out), TF_ERR_NULL, f, ser, before, len);
     TU_REFUSED_UNCHANGED(tf_rotating_cuckoo_remove(f, k.b, 9, 0, &out), TF_ERR_INVALID_ARGUMENT, f, ser, before, len);
     TU_REFUSED(tf_rotating_cuckoo_add_if_absent(NULL, k.b, 9, 10, &out), TF_ERR_NULL);
     TU_REFUSED_UNCHANGED(tf_rotating_cuckoo_add_if_absent(f, NULL, 9, 10, &out), TF_ERR_NULL, f, ser, before, len);
     TU_REFUSED_UNCHANGED(tf_rotating_cuckoo_add_if_absent(f, k.b, 9, 10, NULL), TF_ERR_NULL, f, ser, before, len);
-    TU_REFUSED_UNCHANGED(tf_rotating_cuckoo_add_if_absent(f, k.b, 9, 0, &out), TF_ERR_INVALID_ARGUMENT, f, ser,
-                         before, len);
+    TU_REFUSED_UNCHANGED(tf_rotating_cuckoo_add_if_absent(f, k.b, 9, 0, &out), TF_ERR_INVALID_ARGUMENT, f, ser, before,
+                         len);
     assert_int_equal(out, -1); /* no out-parameter written */
     /* batches: every argument checked before anything changes */
     tu_key keys[3] = {ck_key(900), ck_key(901), ck_key(902)};
@@ -103,14 +102,14 @@ static void test_bad_calls_leave_filter_unchanged(void **state) {
     assert_non_null(strstr(tf_last_error_message(), "keys[1]"));
     tu_assert_blob(f, ser, before, len);
     ptrs[1] = keys[1].b;
-    TU_REFUSED_UNCHANGED(tf_rotating_cuckoo_add_if_absent_batch(f, NULL, lens, 3, 10, res), TF_ERR_NULL, f, ser,
-                         before, len);
-    TU_REFUSED_UNCHANGED(tf_rotating_cuckoo_add_if_absent_batch(f, ptrs, NULL, 3, 10, res), TF_ERR_NULL, f, ser,
-                         before, len);
+    TU_REFUSED_UNCHANGED(tf_rotating_cuckoo_add_if_absent_batch(f, NULL, lens, 3, 10, res), TF_ERR_NULL, f, ser, before,
+                         len);
+    TU_REFUSED_UNCHANGED(tf_rotating_cuckoo_add_if_absent_batch(f, ptrs, NULL, 3, 10, res), TF_ERR_NULL, f, ser, before,
+                         len);
     TU_REFUSED_UNCHANGED(tf_rotating_cuckoo_add_if_absent_batch(f, ptrs, lens, 3, 10, NULL), TF_ERR_NULL, f, ser,
                          before, len);
-    TU_REFUSED_UNCHANGED(tf_rotating_cuckoo_add_if_absent_batch(f, ptrs, lens, 3, 0, res), TF_ERR_INVALID_ARGUMENT,
-                         f, ser, before, len);
+    TU_REFUSED_UNCHANGED(tf_rotating_cuckoo_add_if_absent_batch(f, ptrs, lens, 3, 0, res), TF_ERR_INVALID_ARGUMENT, f,
+                         ser, before, len);
     TU_REFUSED(tf_rotating_cuckoo_contains_batch(NULL, ptrs, lens, 3, 10, res), TF_ERR_NULL);
     TU_REFUSED(tf_rotating_cuckoo_contains_batch(f, ptrs, lens, 3, 10, NULL), TF_ERR_NULL);
     TU_REFUSED(tf_rotating_cuckoo_contains_batch(f, ptrs, lens, 3, 0, res), TF_ERR_INVALID_ARGUMENT);

@@ -119,5 +119,4 @@ static void test_add_refresh_extends_life(void **state) {
     tf_rotating_cuckoo_free(f);
 }
 
-TU_MAIN(test_one_table_expires, test_guarantee_against_exact_times, test_clock_backwards,
-        test_add_refresh_extends_life)
+TU_MAIN(test_one_table_expires, test_guarantee_against_exact_times, test_clock_backwards, test_add_refresh_extends_life)
