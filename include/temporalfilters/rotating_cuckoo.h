@@ -626,8 +626,8 @@ TF_API tf_status tf_rotating_cuckoo_serialize(const tf_rotating_cuckoo *filter, 
  * Validates the envelope, the checksum and every field before allocating
  * (each table's fingerprint count, serials, times, sizes and the memory cap
  * the blob declares). The filter it makes holds at most the blob's size
- * plus 128 KiB (the fixed part of 1024 tables' bookkeeping and each table's
- * alignment): a hostile blob gets a status, never a crash or a larger
+ * plus 256 KiB (the fixed part: the bookkeeping of up to 1024 tables and
+ * the kick path; each table's alignment): a hostile blob gets a status, never a crash or a larger
  * allocation.
  *
  * @param[in]  buf     the blob.
