@@ -111,40 +111,40 @@ static void test_hostile_fields(void **state) {
     assert_true(tables >= 3);
     const uint64_t next_serial = tu_get_le(good + P(80), 8), current = tu_get_le(good + P(64), 8);
     const tu_field_case cases[] = {
-        {P(0), 0, 8, TF_ERR_CORRUPT},                             /* first table of 0 slots */
-        {P(0), 24, 8, TF_ERR_CORRUPT},                            /* not a power of two */
-        {P(0), 4, 8, TF_ERR_CORRUPT},                             /* one bucket */
-        {P(0), (uint64_t)1 << 40, 8, TF_ERR_CORRUPT},             /* above 2^36 */
-        {P(8), 1000, 8, TF_ERR_CORRUPT},                          /* a cap below the first table */
-        {P(8), mem - 1, 8, TF_ERR_CORRUPT},                       /* a cap below the tables held */
-        {P(24), 0, 8, TF_ERR_CORRUPT},                            /* occupancy 0 */
-        {P(24), 0x7ff8000000000000ULL, 8, TF_ERR_CORRUPT},        /* NaN */
-        {P(24), 0x3ff0000000000001ULL, 8, TF_ERR_CORRUPT},        /* just above 1 */
-        {P(32), 3, 4, TF_ERR_CORRUPT},                            /* slots per bucket */
-        {P(36), 0, 4, TF_ERR_CORRUPT},                            /* max_kicks */
-        {P(36), 4097, 4, TF_ERR_CORRUPT},                         /* */
-        {P(40), 0, 4, TF_ERR_CORRUPT},                            /* max_tables */
-        {P(40), 2, 4, TF_ERR_CORRUPT},                            /* fewer than the tables */
-        {P(48), 1, 8, TF_ERR_CORRUPT},                            /* clock before the tables' times */
-        {P(56), UINT64_MAX, 8, TF_ERR_CORRUPT},                   /* opened after the clock */
-        {P(64), current + 1, 8, TF_ERR_CORRUPT},                  /* current != the newest's inserts */
-        {P(72), 0, 8, TF_ERR_CORRUPT},                            /* inserts below current */
-        {P(80), next_serial + 1, 8, TF_ERR_CORRUPT},              /* serials out of line */
-        {P(80), 0, 8, TF_ERR_CORRUPT},                            /* below the table count */
-        {P(128), 0, 4, TF_ERR_CORRUPT},                           /* no table */
-        {P(128), tables + 1, 4, TF_ERR_CORRUPT},                  /* a table more than there is */
-        {P(128), 5000, 4, TF_ERR_CORRUPT},                        /* above 1024 */
-        {P(132), 1, 4, TF_ERR_CORRUPT},                           /* reserved */
-        {T0(0), next_serial, 8, TF_ERR_CORRUPT},                  /* the oldest's serial */
-        {T0(8), 12, 8, TF_ERR_CORRUPT},                           /* its slots not a power of two */
-        {T0(8), 4, 8, TF_ERR_CORRUPT},                            /* one bucket */
-        {T0(8), (uint64_t)1 << 36, 8, TF_ERR_CORRUPT}, /* more slots than bytes */
-        {T0(8), (uint64_t)1 << 50, 8, TF_ERR_CORRUPT},            /* above 2^36 */
-        {T0(16), 0, 8, TF_ERR_CORRUPT},                           /* items != its slots in use */
-        {T0(24), UINT64_MAX, 8, TF_ERR_CORRUPT},                  /* last after the clock */
-        {T0(32), UINT64_MAX, 8, TF_ERR_CORRUPT},                  /* owned above the inserts */
-        {T0(40), UINT64_MAX, 8, TF_ERR_CORRUPT},                  /* ended after the clock */
-        {T0(48), 0, 8, TF_ERR_CORRUPT},                           /* a fingerprint erased: items off */
+        {P(0), 0, 8, TF_ERR_CORRUPT},                      /* first table of 0 slots */
+        {P(0), 24, 8, TF_ERR_CORRUPT},                     /* not a power of two */
+        {P(0), 4, 8, TF_ERR_CORRUPT},                      /* one bucket */
+        {P(0), (uint64_t)1 << 40, 8, TF_ERR_CORRUPT},      /* above 2^36 */
+        {P(8), 1000, 8, TF_ERR_CORRUPT},                   /* a cap below the first table */
+        {P(8), mem - 1, 8, TF_ERR_CORRUPT},                /* a cap below the tables held */
+        {P(24), 0, 8, TF_ERR_CORRUPT},                     /* occupancy 0 */
+        {P(24), 0x7ff8000000000000ULL, 8, TF_ERR_CORRUPT}, /* NaN */
+        {P(24), 0x3ff0000000000001ULL, 8, TF_ERR_CORRUPT}, /* just above 1 */
+        {P(32), 3, 4, TF_ERR_CORRUPT},                     /* slots per bucket */
+        {P(36), 0, 4, TF_ERR_CORRUPT},                     /* max_kicks */
+        {P(36), 4097, 4, TF_ERR_CORRUPT},                  /* */
+        {P(40), 0, 4, TF_ERR_CORRUPT},                     /* max_tables */
+        {P(40), 2, 4, TF_ERR_CORRUPT},                     /* fewer than the tables */
+        {P(48), 1, 8, TF_ERR_CORRUPT},                     /* clock before the tables' times */
+        {P(56), UINT64_MAX, 8, TF_ERR_CORRUPT},            /* opened after the clock */
+        {P(64), current + 1, 8, TF_ERR_CORRUPT},           /* current != the newest's inserts */
+        {P(72), 0, 8, TF_ERR_CORRUPT},                     /* inserts below current */
+        {P(80), next_serial + 1, 8, TF_ERR_CORRUPT},       /* serials out of line */
+        {P(80), 0, 8, TF_ERR_CORRUPT},                     /* below the table count */
+        {P(128), 0, 4, TF_ERR_CORRUPT},                    /* no table */
+        {P(128), tables + 1, 4, TF_ERR_CORRUPT},           /* a table more than there is */
+        {P(128), 5000, 4, TF_ERR_CORRUPT},                 /* above 1024 */
+        {P(132), 1, 4, TF_ERR_CORRUPT},                    /* reserved */
+        {T0(0), next_serial, 8, TF_ERR_CORRUPT},           /* the oldest's serial */
+        {T0(8), 12, 8, TF_ERR_CORRUPT},                    /* its slots not a power of two */
+        {T0(8), 4, 8, TF_ERR_CORRUPT},                     /* one bucket */
+        {T0(8), (uint64_t)1 << 36, 8, TF_ERR_CORRUPT},     /* more slots than bytes */
+        {T0(8), (uint64_t)1 << 50, 8, TF_ERR_CORRUPT},     /* above 2^36 */
+        {T0(16), 0, 8, TF_ERR_CORRUPT},                    /* items != its slots in use */
+        {T0(24), UINT64_MAX, 8, TF_ERR_CORRUPT},           /* last after the clock */
+        {T0(32), UINT64_MAX, 8, TF_ERR_CORRUPT},           /* owned above the inserts */
+        {T0(40), UINT64_MAX, 8, TF_ERR_CORRUPT},           /* ended after the clock */
+        {T0(48), 0, 8, TF_ERR_CORRUPT},                    /* a fingerprint erased: items off */
     };
     tu_check_field_cases(good, n, cases, sizeof cases / sizeof cases[0], ck_try_blob);
     /* an unknown flag bit */
@@ -207,5 +207,4 @@ static void test_golden_blobs(void **state) {
     }
 }
 
-TU_MAIN(test_round_trip, test_contracts, test_damaged_blobs, test_foreign_blobs, test_hostile_fields,
-        test_golden_blobs)
+TU_MAIN(test_round_trip, test_contracts, test_damaged_blobs, test_foreign_blobs, test_hostile_fields, test_golden_blobs)
