@@ -39,7 +39,7 @@ export PKG_CONFIG_PATH=$stage$libdir/pkgconfig
 export PKG_CONFIG_SYSROOT_DIR=$stage
 cflags=$(pkg-config --cflags temporalfilters)
 libs=$(pkg-config --libs temporalfilters)
-cc -std=c99 -Wall -Werror $cflags "$here/consumer.c" -o "$stage/consumer" $libs
+cc -std=c99 -Wall -Werror $cflags "$here/c/consumer.c" -o "$stage/consumer" $libs
 LD_LIBRARY_PATH=$stage$libdir "$stage/consumer"
 
 static_libs=$(pkg-config --static --libs temporalfilters)
@@ -47,7 +47,7 @@ echo "pkg-config --static --libs temporalfilters: $static_libs"
 # --whole-archive: every object of the archive is linked, not only those the
 # consumer calls, so every reference of the library must resolve against
 # what pkg-config lists.
-cc -std=c99 -Wall -Werror $cflags "$here/consumer.c" -o "$stage/consumer_static" -static \
+cc -std=c99 -Wall -Werror $cflags "$here/c/consumer.c" -o "$stage/consumer_static" -static \
     -Wl,--whole-archive "$a" -Wl,--no-whole-archive $static_libs
 if readelf -d "$stage/consumer_static" | grep -q NEEDED; then
     echo "consumer_static is not statically linked:"
