@@ -103,6 +103,26 @@ if [ "$owner" != libtemporalfilters-dev ]; then
     exit 1
 fi
 
-echo "==> C: tests/install/c/run.sh"
-bash tests/install/c/run.sh
+# The installed-copy programs (tests/install/<lang>/run.sh): C and Java take
+# no argument; Go takes an exported copy of the module
+# (scripts/export_go_module.sh), Ruby the built gem (scripts/build_gem.sh).
+for lang in c java go ruby; do
+    run=tests/install/$lang/run.sh
+    if [ ! -f "$run" ]; then
+        echo "==> $lang: SKIPPED: there is no $run yet"
+        continue
+    fi
+    echo "==> $lang: $run"
+    case $lang in
+    go)
+        bash scripts/export_go_module.sh "$tmp/go-module"
+        bash "$run" "$tmp/go-module"
+        ;;
+    ruby)
+        gem=$(bash scripts/build_gem.sh "$tmp/gem" | tail -n 1)
+        bash "$run" "$gem"
+        ;;
+    *) bash "$run" ;;
+    esac
+done
 echo "check_packages.sh: the packages build, pass lintian, install, and the installed-copy programs run"
