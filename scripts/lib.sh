@@ -36,7 +36,7 @@ TF_LINT_PACKAGES=(clang-format-14 doxygen)
 TF_TEST_PACKAGES=(clang libclang-rt-14-dev binutils git xz-utils "${TF_BINDING_PACKAGES[@]}" "${TF_LINT_PACKAGES[@]}")
 # The Debian packaging check (scripts/check_packages.sh): dpkg-buildpackage,
 # the build-dependencies of tests/packaging/debian/control, lintian.
-TF_PACKAGING_PACKAGES=(dpkg-dev debhelper lintian)
+TF_PACKAGING_PACKAGES=(dpkg-dev debhelper lintian javahelper maven-repo-helper default-jdk-headless)
 TF_TEST_PACKAGES+=("${TF_PACKAGING_PACKAGES[@]}")
 # The binding options scripts/test.sh and scripts/demo.sh configure with:
 # enabled, so that a missing tool fails loudly instead of skipping a suite.
