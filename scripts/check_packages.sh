@@ -103,15 +103,12 @@ if [ "$owner" != libtemporalfilters-dev ]; then
     exit 1
 fi
 
-# The installed-copy programs (tests/install/<lang>/run.sh): C and Java take
-# no argument; Go takes an exported copy of the module
+# The installed-copy programs (tests/install/<lang>/run.sh), every language's
+# required: C and Java take no argument; Go takes an exported copy of the module
 # (scripts/export_go_module.sh), Ruby the built gem (scripts/build_gem.sh).
 for lang in c java go ruby; do
     run=tests/install/$lang/run.sh
-    if [ ! -f "$run" ]; then
-        echo "==> $lang: SKIPPED: there is no $run yet"
-        continue
-    fi
+    [ -f "$run" ] || { echo "check_packages.sh: there is no $run" >&2; exit 1; }
     echo "==> $lang: $run"
     case $lang in
     go)
