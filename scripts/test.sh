@@ -2,7 +2,8 @@
 # Installs what is missing, checks the formatting, builds, and runs every
 # test suite: a plain build (warnings as errors), the same under
 # AddressSanitizer + UndefinedBehaviorSanitizer (halting on the first
-# error), the API reference (Doxygen, every warning an error), an install
+# error), the API reference (Doxygen, every warning an error), the ABI
+# check against the committed baseline, an install
 # check, the release tarball's check, and a short libFuzzer run. Exits
 # non-zero on any failure.
 #
@@ -27,6 +28,9 @@ meson test -C build/plain --print-errorlogs --num-processes 2
 
 step "API reference (Doxygen; an undocumented function fails)"
 ninja -C build/plain docs
+
+step "ABI: the library against the baseline tests/abi/libtemporalfilters.abi (abidiff)"
+bash scripts/check_abi.sh build/plain
 
 step "AddressSanitizer + UndefinedBehaviorSanitizer"
 # gcc's -fsanitize=undefined leaves out float-cast-overflow; clang's has it.
