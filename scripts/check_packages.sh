@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The Debian packaging check and the installed-copy proof (issue 12):
 #
-#   scripts/check_packages.sh [BUILDDIR]
+#   scripts/check_packages.sh [--out DIR] [BUILDDIR]
+#
+# --out DIR keeps the built .deb files in DIR (created if needed), to
+# install them with `apt-get install ./DIR/<package>_*.deb`.
 #
 # 1. `meson dist` makes the source tarball of the committed tree (HEAD) from
 #    BUILDDIR (a configured build directory; without one, a C-only
@@ -26,6 +29,11 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$tf_root"
 
+out=
+if [ "${1:-}" = --out ]; then
+    out=${2:?usage: check_packages.sh [--out DIR] [BUILDDIR]}
+    shift 2
+fi
 build=${1:-}
 if [ -z "$build" ]; then
     build=build/packages
@@ -85,6 +93,11 @@ done
 echo "==> lintian (failing on errors and warnings)"
 lintian --fail-on error,warning --display-info --pedantic "$changes"
 echo "lintian: no errors, no warnings"
+if [ -n "$out" ]; then
+    mkdir -p "$out"
+    cp "${debs[@]}" "$out/"
+    echo "the packages are in $out"
+fi
 
 # Every package but the debug symbols.
 names=() install=()
