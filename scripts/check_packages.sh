@@ -27,14 +27,15 @@
 # contents (dpkg -c) and lintian's findings.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-cd "$tf_root"
 
+# DIR and BUILDDIR are relative to the caller's directory.
 out=
 if [ "${1:-}" = --out ]; then
-    out=${2:?usage: check_packages.sh [--out DIR] [BUILDDIR]}
+    out=$(realpath -m "${2:?usage: check_packages.sh [--out DIR] [BUILDDIR]}")
     shift 2
 fi
-build=${1:-}
+build=${1:+$(realpath -m "$1")}
+cd "$tf_root"
 if [ -z "$build" ]; then
     build=build/packages
     tf_setup "$build" -Djava=disabled -Dgo=disabled -Druby=disabled -Dtests=false -Dexamples=false \
