@@ -1,8 +1,8 @@
 # frozen_string_literal: true
 
 # The Ruby lint: every Ruby file of the binding and the examples (the
-# gemspec and extconf.rb included) parses without a warning under `ruby -wc`, and warning_free.rb, which runs every
-# Ruby suite, example and benchmark smoke run under `ruby -w`, fails on a
+# gemspec and extconf.rb included) parses without a warning under
+# `ruby -wc`, and warning_free.rb, which runs every Ruby suite, example and benchmark smoke run under `ruby -w`, fails on a
 # warning from the project's own files, and only then.
 
 require_relative "helper"
