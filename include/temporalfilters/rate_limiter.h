@@ -341,8 +341,8 @@ TF_API tf_status tf_rate_limiter_acquire(tf_rate_limiter *limiter, const void *k
  * event-loop tick, several times the throughput of single calls on tables
  * larger than the CPU's caches (docs/performance.md). Arguments are checked
  * before any decision, so a refused call changes nothing; count == 0 does
- * nothing. The batch is not atomic: other threads' calls may interleave
- * between its keys.
+ * nothing (n is still checked). The batch is not atomic: other threads'
+ * calls may interleave between its keys.
  *
  * @param[in,out] limiter    the limiter.
  * @param[in]     keys       `count` key pointers; keys[i] may be NULL only

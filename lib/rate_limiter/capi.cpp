@@ -85,12 +85,13 @@ TF_API tf_status tf_rate_limiter_acquire_batch(tf_rate_limiter *limiter, const v
                                                int *allowed, uint64_t *remaining, uint64_t *retry_at) {
     TF_REQUIRE_NONNULL(limiter, "limiter");
     tf_status st = tf::check_key_batch(keys, key_lens, count);
-    if (st != TF_OK || count == 0) return st;
+    if (st != TF_OK) return st;
+    if (n == 0) return fail(TF_ERR_INVALID_ARGUMENT, "n must be >= 1");  // whatever the count, as for one request
+    if (count == 0) return TF_OK;
     TF_REQUIRE_NONNULL(times, "times");
     TF_REQUIRE_NONNULL(allowed, "allowed");
     for (size_t i = 0; i < count; ++i)
         if (times[i] == 0) return fail(TF_ERR_INVALID_ARGUMENT, "times[%zu] is 0; timestamps must be >= 1", i);
-    if (n == 0) return fail(TF_ERR_INVALID_ARGUMENT, "n must be >= 1");
     return guard([&] {
         // decided in chunks, so that the decisions need no allocation; every
         // decision made is written out, also before a request that ran out

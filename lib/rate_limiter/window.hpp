@@ -275,12 +275,12 @@ inline void exact_take(ExactView v, uint64_t t, uint64_t n) {
 // Gives back up to n grants, newest first, reporting each grant's time.
 template <class F>
 inline uint64_t exact_refund(ExactView v, uint64_t n, F &&back) {
-    uint64_t done = 0;
-    for (; done<n && * v.count> 0; ++done) {
+    const uint64_t take = std::min<uint64_t>(n, *v.count);
+    for (uint64_t done = 0; done < take; ++done) {
         back(v.at(*v.count - 1));
         --*v.count;
     }
-    return done;
+    return take;
 }
 
 // Removes one grant at time g, the newest such, if there is one (the global

@@ -113,6 +113,8 @@ static void test_acquire_batch_bad_input(void **state) {
     assert_int_equal(tf_rate_limiter_acquire_batch(r, keys, lens, 3, times, 0, allowed, rem, retry),
                      TF_ERR_INVALID_ARGUMENT);
     OK(tf_rate_limiter_acquire_batch(r, NULL, NULL, 0, NULL, 1, NULL, NULL, NULL)); /* nothing to do */
+    /* n is checked whatever the count, as for one request */
+    TU_REFUSED(tf_rate_limiter_acquire_batch(r, NULL, NULL, 0, NULL, 0, NULL, NULL, NULL), TF_ERR_INVALID_ARGUMENT);
     assert_unchanged(r, before, n);
     assert_int_equal(stats_of(r).keys, 1);
     /* a huge n is an answer, not an error */
