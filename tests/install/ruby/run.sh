@@ -12,7 +12,9 @@
 # /var/lib/gems/<version>), otherwise to the user's (--user-install). The
 # gem builds its documentation too (--document rdoc,ri), which is checked.
 # A temporalfilters gem of the same version installed beforehand is refused
-# rather than replaced, so that this script only ever removes its own.
+# rather than replaced, so that this script only ever removes its own; runs
+# of this script wait for each other (a lock file), since they share the
+# gem directory.
 set -euo pipefail
 gem_file=${1:?usage: run.sh path/to/temporalfilters-VERSION.gem}
 [ -f "$gem_file" ] || { echo "run.sh: no such gem: $gem_file" >&2; exit 1; }
@@ -23,7 +25,13 @@ tree=$(cd "$here/../../.." && pwd)
 unset RUBYLIB RUBYOPT GEM_HOME GEM_PATH
 version=$(ruby -rrubygems/package -e 'print Gem::Package.new(ARGV[0]).spec.version' "$gem_file")
 scope=()
-[ "$(id -u)" -eq 0 ] || scope=(--user-install)
+gem_dir=$(ruby -e 'print Gem.dir')
+if [ "$(id -u)" -ne 0 ]; then
+    scope=(--user-install)
+    gem_dir=$(ruby -e 'print Gem.user_dir')
+fi
+exec 9>"${TMPDIR:-/tmp}/temporalfilters-ruby-install-check.lock"
+flock -w 900 9 || { echo "run.sh: another run.sh holds the lock" >&2; exit 1; }
 if gem list -i temporalfilters -v "$version" >/dev/null; then
     echo "run.sh: temporalfilters $version is already installed; uninstall it first" >&2
     exit 1
@@ -33,8 +41,12 @@ work=$(mktemp -d)
 installed=0
 cleanup() {
     if [ "$installed" = 1 ]; then
-        gem uninstall temporalfilters -v "$version" -x -I ${scope[@]+"${scope[@]}"} >/dev/null ||
-            echo "run.sh: could not uninstall temporalfilters $version" >&2
+        if gem list -i temporalfilters -v "$version" >/dev/null; then
+            gem uninstall temporalfilters -v "$version" -x -I ${scope[@]+"${scope[@]}"} >/dev/null ||
+                echo "run.sh: could not uninstall temporalfilters $version" >&2
+        fi
+        # What a failed build leaves "for inspection" (registered nowhere).
+        rm -rf "$gem_dir/gems/temporalfilters-$version" "$gem_dir"/extensions/*/*/"temporalfilters-$version"
     fi
     rm -rf "$work"
 }
