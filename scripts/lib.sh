@@ -30,10 +30,13 @@ TF_BINDING_PACKAGES=(python3 swig openjdk-17-jdk-headless junit4 golang-go ruby 
 # The format check (clang-format 14, the version .clang-format is written
 # for) and the API reference (doxygen, without graphviz: HAVE_DOT=NO).
 TF_LINT_PACKAGES=(clang-format-14 doxygen)
+# The ABI check against tests/abi/libtemporalfilters.abi (abidw, abidiff).
+TF_ABI_PACKAGES=(abigail-tools)
 # Extra packages for the full test run: clang + libFuzzer, sanitizer
 # runtimes, the bindings, the format check and the docs. (scripts/tidy.sh
 # also wants clang-tidy-14; it is not part of the run.)
-TF_TEST_PACKAGES=(clang libclang-rt-14-dev binutils git xz-utils "${TF_BINDING_PACKAGES[@]}" "${TF_LINT_PACKAGES[@]}")
+TF_TEST_PACKAGES=(clang libclang-rt-14-dev binutils git xz-utils "${TF_BINDING_PACKAGES[@]}" "${TF_LINT_PACKAGES[@]}"
+    "${TF_ABI_PACKAGES[@]}")
 # The binding options scripts/test.sh and scripts/demo.sh configure with:
 # enabled, so that a missing tool fails loudly instead of skipping a suite.
 TF_BINDING_OPTIONS=(-Djava=enabled -Dgo=enabled -Druby=enabled)

@@ -2,7 +2,8 @@
 # Installs what is missing, checks the formatting, builds, and runs every
 # test suite: a plain build (warnings as errors), the same under
 # AddressSanitizer + UndefinedBehaviorSanitizer (halting on the first
-# error), the API reference (Doxygen, every warning an error), an install
+# error), the API reference (Doxygen, every warning an error), the ABI
+# check against the committed baseline, an install
 # check, the release tarball's check, and a short libFuzzer run. Exits
 # non-zero on any failure.
 #
@@ -28,6 +29,9 @@ meson test -C build/plain --print-errorlogs --num-processes 2
 step "API reference (Doxygen; an undocumented function fails)"
 ninja -C build/plain docs
 
+step "ABI: the library against the baseline tests/abi/libtemporalfilters.abi (abidiff)"
+bash scripts/check_abi.sh build/plain
+
 step "AddressSanitizer + UndefinedBehaviorSanitizer"
 # gcc's -fsanitize=undefined leaves out float-cast-overflow; clang's has it.
 tf_setup build/sanitize -Dwerror=true -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=false \
@@ -40,6 +44,9 @@ UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1 \
 
 step "install into a staging directory and build consumers with pkg-config (shared and static)"
 bash tests/install/check_install.sh build/plain
+
+step "Java: the installed layout (jar + link, JNI directory, pom, javadoc jar) and the consumer on the staged copy"
+bash tests/install/java/check_layout.sh build/plain
 
 step "release: meson dist, then the unpacked tarball builds and passes the C suite"
 bash scripts/check_dist.sh build/plain
