@@ -45,6 +45,9 @@ UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1 \
 step "install into a staging directory and build consumers with pkg-config (shared and static)"
 bash tests/install/check_install.sh build/plain
 
+step "Java: the installed layout (jar + link, JNI directory, pom, javadoc jar) and the consumer on the staged copy"
+bash tests/install/java/check_layout.sh build/plain
+
 step "release: meson dist, then the unpacked tarball builds and passes the C suite"
 bash scripts/check_dist.sh build/plain
 

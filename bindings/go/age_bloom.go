@@ -3,7 +3,7 @@ package temporalfilters
 import (
 	"fmt"
 
-	"temporalfilters/internal/native"
+	"temporalfilters.org/go/temporalfilters/internal/native"
 )
 
 // AgeBloom is the count-window age-partitioned Bloom filter: "was this key
@@ -193,9 +193,11 @@ func (f *AgeBloom) Stats() (AgeBloomStats, error) { return ageBloomStats(f.obj()
 // Info returns the filter's parameters. Errors: ErrClosed.
 func (f *AgeBloom) Info() (AgeBloomInfo, error) { return ageBloomInfo(f.obj()) }
 
-// Capacity returns the guaranteed window in inserts, L*Generation.
-// Errors: ErrClosed.
-func (f *AgeBloom) Capacity() (uint64, error) { v, err := f.Info(); return v.Capacity, err }
+// Capacity returns the guaranteed window in inserts, L*Generation. It is
+// Info's field, read once when the filter was created, deserialized or
+// unmarshaled: it never calls C and cannot fail (a closed filter keeps it; a
+// zero or nil one returns 0).
+func (f *AgeBloom) Capacity() uint64 { return cached[AgeBloomInfo](f.obj()).Capacity }
 
 // String describes the filter, e.g. "AgeBloom(k=3, l=4, 200-bit slices,
 // capacity 184, seed 42)", or "AgeBloom(blocked, k=3, ...)" for the blocked

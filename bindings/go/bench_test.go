@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"temporalfilters/internal/native"
+	"temporalfilters.org/go/temporalfilters/internal/native"
 )
 
 // The binding benchmark (meson test --benchmark: go_recency_sketch; a quick

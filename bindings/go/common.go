@@ -3,7 +3,7 @@ package temporalfilters
 import (
 	"math"
 
-	"temporalfilters/internal/native"
+	"temporalfilters.org/go/temporalfilters/internal/native"
 )
 
 // What the structures share with the C library's common.h: the times that

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"temporalfilters/internal/native"
+	"temporalfilters.org/go/temporalfilters/internal/native"
 )
 
 // Status is a status code of the C library (tf_status in

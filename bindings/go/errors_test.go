@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"temporalfilters/internal/native"
+	"temporalfilters.org/go/temporalfilters/internal/native"
 )
 
 func TestStatusValues(t *testing.T) {

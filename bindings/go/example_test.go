@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"log"
 
-	"temporalfilters"
+	"temporalfilters.org/go/temporalfilters"
 )
 
 func Example() {

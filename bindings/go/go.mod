@@ -1,3 +1,3 @@
-module temporalfilters
+module temporalfilters.org/go/temporalfilters
 
 go 1.19

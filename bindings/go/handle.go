@@ -13,7 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"temporalfilters/internal/native"
+	"temporalfilters.org/go/temporalfilters/internal/native"
 )
 
 // This file is the one mechanism behind the four structures (RecencySketch,
@@ -39,19 +39,26 @@ import (
 // atomic add and subtract per call, on concurrent handles only (the binding
 // benchmark's -tf.bench.concurrent run measures a concurrent sketch); the other structures need Close to have them
 // to itself, like every call that modifies them.
+//
+// params holds what the structure's plain getters return (a sketch's Width,
+// a filter's Capacity, ...): its Info struct, read once when the native
+// object is adopted (created, deserialized or unmarshaled) and fixed from
+// then on, so those getters never call C and cannot fail. It stays after
+// Close: the parameters describe what was created.
 type handle struct {
 	p          atomic.Uintptr // the native object; 0 once freed
 	kind       *kind
 	concurrent bool         // calls may overlap: free waits for those in flight
 	calls      atomic.Int64 // the calls in flight (concurrent handles only)
+	params     any          // the creation-time Info (kind.probe); nil for a kind without one
 }
 
 // kind describes the native class of one structure.
 type kind struct {
-	name        string                                      // "AgeBloom": for the messages
-	del         func(p uintptr)                             // frees the native object (the SWIG destructor)
-	deserialize func(blob []byte, maxMemory uint64) uintptr // the native deserialize (0 after a failure, which panics first)
-	concurrent  func(p uintptr) bool                        // whether the calls on the object at p may overlap (nil: never)
+	name        string                                        // "AgeBloom": for the messages
+	del         func(p uintptr)                               // frees the native object (the SWIG destructor)
+	deserialize func(blob []byte, maxMemory uint64) uintptr   // the native deserialize (0 after a failure, which panics first)
+	probe       func(p uintptr) (params any, concurrent bool) // a new object's creation-time Info (the handle's params) and whether its calls may overlap
 }
 
 // structure is what every structure of the package implements.
@@ -68,17 +75,14 @@ var _ = []structure{(*RecencySketch)(nil), (*AgeBloom)(nil), (*TimeBloom)(nil), 
 
 // newKind describes the structure called name whose SWIG class is P, with
 // the class's destructor and deserialize factory (with a memory limit; I is
-// the class's Go interface, which P implements), and whether an object's
-// calls may overlap (concurrent; nil for a structure whose calls never do).
+// the class's Go interface, which P implements), and probe, which reads
+// from a new object its creation-time Info (the plain getters' values, nil
+// for none) and whether its calls may overlap.
 func newKind[P nativeObject, I interface{ Swigcptr() uintptr }](name string, del func(I),
-	deserialize func([]byte, uint64) I, concurrent func(P) bool) *kind {
-	var overlap func(uintptr) bool
-	if concurrent != nil {
-		overlap = func(p uintptr) bool { return concurrent(P(p)) }
-	}
+	deserialize func([]byte, uint64) I, probe func(P) (any, bool)) *kind {
 	return &kind{
 		name:        name,
-		concurrent:  overlap,
+		probe:       func(p uintptr) (any, bool) { return probe(P(p)) },
 		del:         func(p uintptr) { del(any(P(p)).(I)) },
 		deserialize: func(blob []byte, maxMemory uint64) uintptr { return deserialize(blob, maxMemory).Swigcptr() },
 	}
@@ -250,28 +254,39 @@ func adopt(k *kind, p uintptr) (*handle, error) {
 	if p == 0 {
 		return nil, noObject(k)
 	}
-	h := &handle{kind: k, concurrent: overlaps(k, p)}
+	params, concurrent := probe(k, p)
+	h := &handle{kind: k, concurrent: concurrent, params: params}
 	h.p.Store(p)
 	h.arm()
 	return h, nil
 }
 
-// overlaps says whether the calls on p, a new native object of kind k, may
-// overlap (k.concurrent). Should asking fail (its panic goes on), p is
-// freed first, since nothing owns it yet.
-func overlaps(k *kind, p uintptr) bool {
-	if k.concurrent == nil {
-		return false
-	}
+// probe reads the creation-time Info of p, a new native object of kind k,
+// and whether its calls may overlap (k.probe). Should asking fail (its
+// panic goes on), p is freed first, since nothing owns it yet.
+func probe(k *kind, p uintptr) (params any, concurrent bool) {
 	asked := false
 	defer func() {
 		if !asked {
 			k.del(p)
 		}
 	}()
-	c := k.concurrent(p)
+	params, concurrent = k.probe(p)
 	asked = true
-	return c
+	return params, concurrent
+}
+
+// cached is the body of every plain getter: the structure's creation-time
+// Info T (handle.params), the zero T for a nil or zero structure. It never
+// calls C, and a closed structure keeps what it was created with.
+func cached[T any, P nativeObject](o object[P]) T {
+	if o.x != nil && o.x.h != nil {
+		if v, ok := o.x.h.params.(T); ok {
+			return v
+		}
+	}
+	var zero T
+	return zero
 }
 
 // noObject is the error of a native layer that returned nothing without
@@ -306,7 +321,7 @@ func (o object[P]) unmarshal(data []byte) (err error) {
 		return noObject(o.k)
 	}
 	h := o.x.h
-	concurrent := overlaps(o.k, p)
+	params, concurrent := probe(o.k, p)
 	old := h.p.Swap(p)
 	if old == 0 {
 		h.arm() // it was closed, so its finalizer was cleared
@@ -315,6 +330,7 @@ func (o object[P]) unmarshal(data []byte) (err error) {
 		o.k.del(old)
 	}
 	h.concurrent = concurrent
+	h.params = params
 	return nil
 }
 
@@ -361,6 +377,13 @@ func nativeStruct[T any, P nativeObject, N any](o object[P], get func(P) N, del 
 // methods without arguments.
 func nativeStructOf[T any, P nativeObject, N any](get func(P) N, del func(N)) func(object[P]) (T, error) {
 	return func(o object[P]) (T, error) { return nativeStruct[T](o, get, del) }
+}
+
+// readNative is fromNative of get's result, as a function of a native
+// object (for the probes, which hold the object's pointer, not a
+// structure).
+func readNative[T any, P nativeObject, N any](get func(P) N, del func(N)) func(P) T {
+	return func(p P) T { return fromNative[T](get(p), del) }
 }
 
 // fromNative converts n, an info or stats struct the native layer returned

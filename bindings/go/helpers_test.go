@@ -101,9 +101,13 @@ func wantError(t *testing.T, err error, want Status, family error) {
 // checkEveryMethodClosed calls every method of s, a closed (or zero, or
 // nil) structure called name, that returns an error, with arguments that
 // would be valid on an open one, and wants from each the closed error and
-// zero values for its other results. The methods listed in want (separated
-// by spaces) must be among them. Then String must say "<name>(closed)" and
-// Close must be a no-op.
+// zero values for its other results. It calls every plain getter too (no
+// argument, one result that is not an error: Width, Capacity, ...), which
+// must not fail: they return the creation-time values, zeros for a zero or
+// nil structure (its String says so: "<name>(closed)" from a structure
+// that was never open). The methods listed in want (separated by spaces)
+// must be among them. Then String must say "<name>(closed)" and Close must
+// be a no-op.
 func checkEveryMethodClosed(t *testing.T, name string, s structure, want string) {
 	t.Helper()
 	v := reflect.ValueOf(s)
@@ -112,6 +116,17 @@ func checkEveryMethodClosed(t *testing.T, name string, s structure, want string)
 		method := v.Type().Method(i).Name
 		fn := v.Method(i)
 		ft := fn.Type()
+		if ft.NumIn() == 0 && ft.NumOut() == 1 && method != "String" &&
+			ft.Out(0) != reflect.TypeOf((*error)(nil)).Elem() {
+			// a plain getter: never fails; zero unless the structure was
+			// ever open
+			out := fn.Call(nil)[0]
+			if never := v.IsNil() || v.Elem().Field(0).IsNil(); never && !out.IsZero() {
+				t.Errorf("%s of a zero or nil %s = %v, want zero", method, name, out)
+			}
+			called[method] = true
+			continue
+		}
 		if ft.NumOut() == 0 || ft.Out(ft.NumOut()-1) != reflect.TypeOf((*error)(nil)).Elem() ||
 			method == "Close" || method == "UnmarshalBinary" { // (UnmarshalBinary opens it again)
 			continue

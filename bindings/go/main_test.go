@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"temporalfilters/internal/native"
+	"temporalfilters.org/go/temporalfilters/internal/native"
 )
 
 // TestMain runs the suite, then checks that every native sketch and filter

@@ -3,7 +3,7 @@ package temporalfilters
 import (
 	"fmt"
 
-	"temporalfilters/internal/native"
+	"temporalfilters.org/go/temporalfilters/internal/native"
 )
 
 // The creation flags of a RateLimiter (WithFlags), the C library's

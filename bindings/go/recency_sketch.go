@@ -3,7 +3,7 @@ package temporalfilters
 import (
 	"fmt"
 
-	"temporalfilters/internal/native"
+	"temporalfilters.org/go/temporalfilters/internal/native"
 )
 
 // The creation flags of a RecencySketch (WithFlags), the C library's
@@ -264,20 +264,27 @@ func (s *RecencySketch) ErrorEstimate(since uint64) (prob float64, err error) {
 // Info returns the sketch's parameters. Errors: ErrClosed.
 func (s *RecencySketch) Info() (RecencySketchInfo, error) { return recencySketchInfo(s.obj()) }
 
-// Width returns the number of cells per row. Errors: ErrClosed.
-func (s *RecencySketch) Width() (uint64, error) { v, err := s.Info(); return v.Width, err }
+// The plain getters (Width, Depth, Seed, Flags, Cells) return the fields of
+// Info, read once when the sketch was created, deserialized or unmarshaled:
+// they never call C and cannot fail. A closed sketch keeps its values; a
+// zero or nil one returns zeros.
 
-// Depth returns the number of rows. Errors: ErrClosed.
-func (s *RecencySketch) Depth() (uint32, error) { v, err := s.Info(); return v.Depth, err }
+// Width returns the number of cells per row.
+func (s *RecencySketch) Width() uint64 { return s.params().Width }
 
-// Seed returns the hash seed. Errors: ErrClosed.
-func (s *RecencySketch) Seed() (uint32, error) { v, err := s.Info(); return v.Seed, err }
+// Depth returns the number of rows.
+func (s *RecencySketch) Depth() uint32 { return s.params().Depth }
 
-// Flags returns the creation flags. Errors: ErrClosed.
-func (s *RecencySketch) Flags() (RecencySketchFlags, error) { v, err := s.Info(); return v.Flags, err }
+// Seed returns the hash seed.
+func (s *RecencySketch) Seed() uint32 { return s.params().Seed }
 
-// Cells returns the number of timestamp cells allocated. Errors: ErrClosed.
-func (s *RecencySketch) Cells() (uint64, error) { v, err := s.Info(); return v.Cells, err }
+// Flags returns the creation flags.
+func (s *RecencySketch) Flags() RecencySketchFlags { return s.params().Flags }
+
+// Cells returns the number of timestamp cells allocated.
+func (s *RecencySketch) Cells() uint64 { return s.params().Cells }
+
+func (s *RecencySketch) params() RecencySketchInfo { return cached[RecencySketchInfo](s.obj()) }
 
 // String describes the sketch, e.g. "RecencySketch(256x3, seed 42, flags 0)".
 func (s *RecencySketch) String() string {

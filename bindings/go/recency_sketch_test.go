@@ -2,6 +2,7 @@ package temporalfilters
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand"
@@ -286,15 +287,8 @@ func TestInfo(t *testing.T) {
 	if info != want {
 		t.Fatalf("Info = %+v, want %+v", info, want)
 	}
-	w, err1 := s.Width()
-	d, err2 := s.Depth()
-	seed, err3 := s.Seed()
-	flags, err4 := s.Flags()
-	cells, err5 := s.Cells()
-	for _, err := range []error{err1, err2, err3, err4, err5} {
-		must(t, err)
-	}
-	if w != 1000 || d != 4 || seed != 7 || flags != RecencySketchConcurrent || cells != 4000 {
+	if w, d, seed, flags, cells := s.Width(), s.Depth(), s.Seed(), s.Flags(), s.Cells(); w != 1000 || d != 4 ||
+		seed != 7 || flags != RecencySketchConcurrent || cells != 4000 {
 		t.Fatalf("getters = %d %d %d %d %d", w, d, seed, flags, cells)
 	}
 	mem, err := s.Memory()
@@ -306,8 +300,39 @@ func TestInfo(t *testing.T) {
 	}
 	// Blocked: width*depth rounded up to whole cache lines of 8 cells.
 	b := mustNew(t, 10, 3, 0, RecencySketchBlocked)
-	if cells, err := b.Cells(); err != nil || cells != 32 {
-		t.Fatalf("blocked Cells = %d, %v; want 32", cells, err)
+	if cells := b.Cells(); cells != 32 {
+		t.Fatalf("blocked Cells = %d; want 32", cells)
+	}
+}
+
+// The plain getters return the parameters read when the sketch was created,
+// deserialized or unmarshaled: they follow UnmarshalBinary, and a closed
+// sketch keeps them (a zero or nil one has zeros: checkClosed).
+func TestPlainGettersFollowTheObject(t *testing.T) {
+	s := mustNew(t, 1000, 4, 7, RecencySketchConcurrent)
+	blob := res(mustNew(t, 64, 2, 9, RecencySketchBlocked).Serialize()).get(t)
+	must(t, s.UnmarshalBinary(blob))
+	want := res(s.Info()).get(t)
+	if want != (RecencySketchInfo{Width: 64, Depth: 2, Seed: 9, Flags: RecencySketchBlocked, Cells: 128}) {
+		t.Fatalf("Info after UnmarshalBinary = %+v", want)
+	}
+	got := RecencySketchInfo{Width: s.Width(), Depth: s.Depth(), Seed: s.Seed(), Flags: s.Flags(), Cells: s.Cells()}
+	if got != want {
+		t.Fatalf("getters after UnmarshalBinary = %+v, want %+v", got, want)
+	}
+	d := res(DeserializeRecencySketch(blob)).get(t)
+	defer d.Close()
+	if d.Width() != 64 || d.Depth() != 2 || d.Seed() != 9 || d.Flags() != RecencySketchBlocked || d.Cells() != 128 {
+		t.Fatalf("getters of the deserialized sketch = %d %d %d %d %d", d.Width(), d.Depth(), d.Seed(), d.Flags(),
+			d.Cells())
+	}
+	must(t, s.Close())
+	got = RecencySketchInfo{Width: s.Width(), Depth: s.Depth(), Seed: s.Seed(), Flags: s.Flags(), Cells: s.Cells()}
+	if got != want {
+		t.Fatalf("getters after Close = %+v, want %+v", got, want)
+	}
+	if _, err := s.Info(); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Info after Close: %v, want ErrClosed", err)
 	}
 }
 

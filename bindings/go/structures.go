@@ -1,6 +1,6 @@
 package temporalfilters
 
-import "temporalfilters/internal/native"
+import "temporalfilters.org/go/temporalfilters/internal/native"
 
 // The four structures and what they all have: their native kinds, Close,
 // Memory, serialization (Serialize, MarshalBinary, UnmarshalBinary,
@@ -16,30 +16,37 @@ type (
 )
 
 // The kinds of the structures: name, destructor, deserialize factory, and
-// whether an object's calls may overlap (then Close waits for those in
-// flight, see handle): always for the limiter, for a sketch created with
-// RecencySketchConcurrent, never for the Bloom filters.
+// the probe of a new object: its creation-time Info, which the plain
+// getters return (the sketch's Width, ..., the filters' Capacity and Span;
+// none for the limiter, whose Info has limits that SetGlobalLimit and
+// SetMaxKeys change), and whether its calls may overlap (then Close waits
+// for those in flight, see handle): always for the limiter, for a sketch
+// created with RecencySketchConcurrent, never for the Bloom filters.
 var (
 	recencySketchKind = newKind[rsNative]("RecencySketch", native.DeleteRecencySketchNative,
-		native.RecencySketchNativeDeserialize, sketchIsConcurrent)
+		native.RecencySketchNativeDeserialize, probeSketch)
 	ageBloomKind = newKind[abNative]("AgeBloom", native.DeleteAgeBloomNative,
-		native.AgeBloomNativeDeserialize, nil)
+		native.AgeBloomNativeDeserialize, func(p abNative) (any, bool) { return readAgeBloomInfo(p), false })
 	timeBloomKind = newKind[tbNative]("TimeBloom", native.DeleteTimeBloomNative,
-		native.TimeBloomNativeDeserialize, nil)
+		native.TimeBloomNativeDeserialize, func(p tbNative) (any, bool) { return readTimeBloomInfo(p), false })
 	rateLimiterKind = newKind[rlNative]("RateLimiter", native.DeleteRateLimiterNative,
-		native.RateLimiterNativeDeserialize, func(rlNative) bool { return true })
+		native.RateLimiterNativeDeserialize, func(rlNative) (any, bool) { return nil, true })
 )
 
-// sketchIsConcurrent: the sketch was created with RecencySketchConcurrent
-// (read back, since a blob says so too).
-func sketchIsConcurrent(p rsNative) bool {
-	info := p.Info()
-	defer native.DeleteRecencySketchInfoNative(info)
-	return RecencySketchFlags(info.GetFlags())&RecencySketchConcurrent != 0
+// probeSketch reads a new sketch's Info; it is concurrent when created
+// with RecencySketchConcurrent (read back, since a blob says so too).
+func probeSketch(p rsNative) (any, bool) {
+	info := readRecencySketchInfo(p)
+	return info, info.Flags&RecencySketchConcurrent != 0
 }
 
-// The Info and Stats methods: the native struct each reads (fromNative).
+// The Info and Stats methods: the native struct each reads (fromNative);
+// and the reads of the Info structs the probes cache.
 var (
+	readRecencySketchInfo = readNative[RecencySketchInfo](rsNative.Info, native.DeleteRecencySketchInfoNative)
+	readAgeBloomInfo      = readNative[AgeBloomInfo](abNative.Info, native.DeleteAgeBloomInfoNative)
+	readTimeBloomInfo     = readNative[TimeBloomInfo](tbNative.Info, native.DeleteTimeBloomInfoNative)
+
 	recencySketchInfo = nativeStructOf[RecencySketchInfo](rsNative.Info, native.DeleteRecencySketchInfoNative)
 	ageBloomStats     = nativeStructOf[AgeBloomStats](abNative.Stats, native.DeleteAgeBloomStatsNative)
 	ageBloomInfo      = nativeStructOf[AgeBloomInfo](abNative.Info, native.DeleteAgeBloomInfoNative)

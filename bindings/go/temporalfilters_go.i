@@ -1,9 +1,14 @@
 /*
  * bindings/go/temporalfilters_go.i - the Go side of the shared SWIG interface.
  *
- * Generated with `swig -go -cgo -intgosize 64 -package native` into the
- * internal package temporalfilters/internal/native; the idiomatic package
- * temporalfilters (bindings/go/*.go) is the only user of it.
+ * Not read by SWIG itself: bindings/go/gen_swig.py inlines the shared
+ * interface (the %include below) into the module's own SWIG input,
+ * internal/native/native.swig, which the go tool runs through SWIG
+ * (swig -go -cgo -module native) when it builds the internal package
+ * temporalfilters.org/go/temporalfilters/internal/native; the idiomatic
+ * package (bindings/go/*.go) is the only user of it. The compiler and
+ * linker flags, and the -I of the C headers that SWIG reads, come from
+ * pkg-config (#cgo pkg-config: temporalfilters, internal/native/cgo.go).
  *
  * Typemaps: every (pointer, length) pair of the shared interface becomes one
  * Go slice, passed to C without copying (cgo allows it: the memory of a
@@ -17,17 +22,11 @@
  * panics with "tf:<status>:<message>" through SWIG's _swig_gopanic; the
  * idiomatic layer recovers exactly those panics into error values.
  */
-%module temporalfilters
+%module native
 
 /* LP64 (what -intgosize 64 targets): uint64_t is unsigned long, as in C. */
 #define SWIGWORDSIZE64
 %include <stdint.i>
-
-/* The package links against the library; where to find it (-L, -rpath) comes
- * from CGO_LDFLAGS (the Meson build sets it) or the system's defaults. */
-%insert(cgo_comment_typedefs) %{
-#cgo LDFLAGS: -ltemporalfilters
-%}
 
 /* (pointer, length) pairs as Go slices. */
 %typemap(gotype) (const void *key, size_t key_len), (const void *blob, size_t blob_len),

@@ -3,7 +3,7 @@ package temporalfilters
 import (
 	"fmt"
 
-	"temporalfilters/internal/native"
+	"temporalfilters.org/go/temporalfilters/internal/native"
 )
 
 // TimeBloom is the time-limited Bloom filter: "was this key inserted within
@@ -138,8 +138,11 @@ func (f *TimeBloom) SliceBits(i uint64) (bits uint64, err error) {
 // Info returns the filter's parameters. Errors: ErrClosed.
 func (f *TimeBloom) Info() (TimeBloomInfo, error) { return timeBloomInfo(f.obj()) }
 
-// Span returns the window in the caller's time unit. Errors: ErrClosed.
-func (f *TimeBloom) Span() (uint64, error) { v, err := f.Info(); return v.Span, err }
+// Span returns the window in the caller's time unit. It is Info's field,
+// read once when the filter was created, deserialized or unmarshaled: it
+// never calls C and cannot fail (a closed filter keeps it; a zero or nil one
+// returns 0).
+func (f *TimeBloom) Span() uint64 { return cached[TimeBloomInfo](f.obj()).Span }
 
 // String describes the filter, e.g. "TimeBloom(k=3, l=4, span 1000, seed 42)".
 func (f *TimeBloom) String() string {

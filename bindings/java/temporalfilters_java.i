@@ -58,17 +58,13 @@
     struct tf_time_bloom_info, struct tf_time_bloom_stats, struct tf_rate_limiter_info,
     struct tf_rate_limiter_stats "NativeValue"
 
-/* The JNI library is loaded with the class that declares the native methods.
- * -Dorg.temporalfilters.jni=/path/libtemporalfilters_jni.so overrides the
- * search of java.library.path. */
+/* The JNI library is loaded with the class that declares the native methods,
+ * by NativeLibrary (src/): -Dorg.temporalfilters.jni=FILE-OR-DIRECTORY, else
+ * java.library.path, the jni directories of the jar's install prefix and
+ * /usr/lib/<triplet>/jni, /usr/lib/jni. */
 %pragma(java) jniclasscode = %{
   static {
-    String path = System.getProperty("org.temporalfilters.jni");
-    if (path != null && !path.isEmpty()) {
-      System.load(path);
-    } else {
-      System.loadLibrary("temporalfilters_jni");
-    }
+    NativeLibrary.load();
   }
 %}
 

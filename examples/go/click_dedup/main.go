@@ -33,7 +33,7 @@ import (
 	"math/rand"
 	"os"
 
-	"temporalfilters"
+	"temporalfilters.org/go/temporalfilters"
 )
 
 const (

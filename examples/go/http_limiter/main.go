@@ -45,7 +45,7 @@ import (
 	"sort"
 	"strconv"
 
-	"temporalfilters"
+	"temporalfilters.org/go/temporalfilters"
 )
 
 const (

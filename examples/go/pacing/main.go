@@ -26,7 +26,7 @@ import (
 	"fmt"
 	"os"
 
-	"temporalfilters"
+	"temporalfilters.org/go/temporalfilters"
 )
 
 const (

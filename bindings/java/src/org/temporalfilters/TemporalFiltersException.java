@@ -25,8 +25,11 @@ package org.temporalfilters;
 public class TemporalFiltersException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /** The C status code, such as -10 (its serialized form). */
     private final int code;
+    /** The C status name, such as "TF_ERR_CHECKSUM" (its serialized form). */
     private final String statusName;
+    /** The library's explanation (its serialized form). */
     private final String detail;
 
     /* The subclasses' constructor: the C code and name and the explanation. */

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The installed-copy proof for Go: builds and runs the consumer module
+# (go.mod, main.go here) from a fresh temporary directory outside the source
+# and build trees, as a user's project: its go.mod requires
+# temporalfilters.org/go/temporalfilters and replaces it with MODULE_DIR, an
+# exported copy of the module (scripts/export_go_module.sh MODULE_DIR); the
+# go tool runs SWIG on the module's native.swig and finds the C library
+# installed in the system with pkg-config (#cgo pkg-config: temporalfilters).
+# Then the same from a `go mod vendor` copy. No CGO_* variable is passed on
+# (they are removed from the environment), and the go tool works offline
+# (GOPROXY=off) with its cache in the temporary directory.
+#
+#   tests/install/go/run.sh MODULE_DIR
+set -euo pipefail
+module=$(cd "${1:?usage: run.sh MODULE_DIR (from scripts/export_go_module.sh)}" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../../.." && pwd)
+[ -f "$module/go.mod" ] && grep -q '^module temporalfilters.org/go/temporalfilters$' "$module/go.mod" ||
+    { echo "run.sh: $module is not the module temporalfilters.org/go/temporalfilters"; exit 1; }
+
+# Nothing of the caller's cgo configuration: only pkg-config's.
+for var in $(compgen -e); do
+    case $var in CGO_*) unset "$var" ;; esac
+done
+work=$(mktemp -d)
+trap 'chmod -R u+w "$work"; rm -rf "$work"' EXIT
+export GO111MODULE=on GOENV=off GOFLAGS=-mod=mod GOPROXY=off GOSUMDB=off \
+    GOCACHE=$work/cache GOPATH=$work/gopath CGO_ENABLED=1
+
+pcdir=$(pkg-config --variable=pcfiledir temporalfilters) ||
+    { echo "run.sh: pkg-config does not find temporalfilters (install libtemporalfilters-dev)"; exit 1; }
+case $(cd "$pcdir" && pwd)/ in
+    "$src"/*) echo "run.sh: pkg-config finds temporalfilters.pc in the source tree ($pcdir)"; exit 1 ;;
+esac
+version=$(pkg-config --modversion temporalfilters)
+echo "pkg-config: temporalfilters $version from $pcdir"
+
+mkdir "$work/consumer"
+cp "$here/go.mod" "$here/main.go" "$work/consumer/"
+cd "$work/consumer"
+go mod edit -replace "temporalfilters.org/go/temporalfilters=$module"
+echo "== go build (replace => $module)"
+go build -o installcheck .
+lib=$(ldd ./installcheck | awk '/libtemporalfilters/ { print $3 }')
+echo "installcheck loads $lib"
+case $lib in
+    "") echo "run.sh: installcheck does not link libtemporalfilters"; exit 1 ;;
+    "$src"/*) echo "run.sh: installcheck loads the library from the source tree"; exit 1 ;;
+esac
+./installcheck "$version"
+
+echo "== go mod vendor, go build -mod=vendor"
+go mod vendor
+[ -f vendor/temporalfilters.org/go/temporalfilters/internal/native/native.swig ] ||
+    { echo "run.sh: go mod vendor did not copy native.swig"; exit 1; }
+go build -mod=vendor -o installcheck-vendored .
+./installcheck-vendored "$version"
+echo "run.sh: the Go consumer built and ran against the installed library (module and vendored copy)"
