@@ -38,7 +38,10 @@ case $lib in
     ;;
 esac
 # The versioned symbols: the program records tf_*@TEMPORALFILTERS_0.
-if ! readelf --dyn-syms -W consumer | grep -q 'tf_version_string@TEMPORALFILTERS_0'; then
+# (readelf's whole output first: `grep -q` stopping early would make
+# readelf fail on SIGPIPE under pipefail.)
+syms=$(readelf --dyn-syms -W consumer)
+if ! grep -q 'tf_version_string@TEMPORALFILTERS_0' <<<"$syms"; then
     echo "run.sh: the consumer's tf_* references are not versioned TEMPORALFILTERS_0" >&2
     exit 1
 fi
