@@ -37,6 +37,10 @@ TF_ABI_PACKAGES=(abigail-tools)
 # also wants clang-tidy-14; it is not part of the run.)
 TF_TEST_PACKAGES=(clang libclang-rt-14-dev binutils git xz-utils "${TF_BINDING_PACKAGES[@]}" "${TF_LINT_PACKAGES[@]}"
     "${TF_ABI_PACKAGES[@]}")
+# The Debian packaging check (scripts/check_packages.sh): dpkg-buildpackage,
+# the build-dependencies of tests/packaging/debian/control, lintian.
+TF_PACKAGING_PACKAGES=(dpkg-dev debhelper lintian javahelper maven-repo-helper default-jdk-headless)
+TF_TEST_PACKAGES+=("${TF_PACKAGING_PACKAGES[@]}")
 # The binding options scripts/test.sh and scripts/demo.sh configure with:
 # enabled, so that a missing tool fails loudly instead of skipping a suite.
 TF_BINDING_OPTIONS=(-Djava=enabled -Dgo=enabled -Druby=enabled)

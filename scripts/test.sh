@@ -51,6 +51,9 @@ bash tests/install/java/check_layout.sh build/plain
 step "release: meson dist, then the unpacked tarball builds and passes the C suite"
 bash scripts/check_dist.sh build/plain
 
+step "Debian packages: build, lintian, install, the installed-copy programs, remove"
+bash scripts/check_packages.sh build/plain
+
 if [ "${FUZZ_SECONDS:-20}" != 0 ]; then
     step "libFuzzer (clang, ${FUZZ_SECONDS:-20} s per target)"
     FUZZ_SECONDS=${FUZZ_SECONDS:-20} bash scripts/fuzz.sh

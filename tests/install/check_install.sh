@@ -30,7 +30,11 @@ soname=$(readelf -d "$so" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
 [ "$soname" = libtemporalfilters.so.0 ] || { echo "soname is '$soname'"; exit 1; }
 a=$stage$libdir/libtemporalfilters.a
 [ -f "$a" ] || { echo "missing $a"; exit 1; }
-if nm -u "$a" | grep -q lmmh_; then
+# (Each tool's whole output first: under pipefail, `tool | grep -q` fails when
+# grep stops at the first match and the tool dies of SIGPIPE, which would
+# hide exactly the finding these checks look for.)
+undefined=$(nm -u "$a")
+if grep -q lmmh_ <<<"$undefined"; then
     echo "$a refers to libmurmurhash"
     exit 1
 fi
@@ -39,7 +43,7 @@ export PKG_CONFIG_PATH=$stage$libdir/pkgconfig
 export PKG_CONFIG_SYSROOT_DIR=$stage
 cflags=$(pkg-config --cflags temporalfilters)
 libs=$(pkg-config --libs temporalfilters)
-cc -std=c99 -Wall -Werror $cflags "$here/consumer.c" -o "$stage/consumer" $libs
+cc -std=c99 -Wall -Werror $cflags "$here/c/consumer.c" -o "$stage/consumer" $libs
 LD_LIBRARY_PATH=$stage$libdir "$stage/consumer"
 
 static_libs=$(pkg-config --static --libs temporalfilters)
@@ -47,11 +51,12 @@ echo "pkg-config --static --libs temporalfilters: $static_libs"
 # --whole-archive: every object of the archive is linked, not only those the
 # consumer calls, so every reference of the library must resolve against
 # what pkg-config lists.
-cc -std=c99 -Wall -Werror $cflags "$here/consumer.c" -o "$stage/consumer_static" -static \
+cc -std=c99 -Wall -Werror $cflags "$here/c/consumer.c" -o "$stage/consumer_static" -static \
     -Wl,--whole-archive "$a" -Wl,--no-whole-archive $static_libs
-if readelf -d "$stage/consumer_static" | grep -q NEEDED; then
+dynamic=$(readelf -d "$stage/consumer_static")
+if grep -q NEEDED <<<"$dynamic"; then
     echo "consumer_static is not statically linked:"
-    readelf -d "$stage/consumer_static" | grep NEEDED
+    grep NEEDED <<<"$dynamic"
     exit 1
 fi
 env -u LD_LIBRARY_PATH "$stage/consumer_static"

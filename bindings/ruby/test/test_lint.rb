@@ -1,8 +1,8 @@
 # frozen_string_literal: true
 
-# The Ruby lint: every Ruby file of the binding and the examples parses
-# without a warning under `ruby -wc`, and warning_free.rb, which runs every
-# Ruby suite, example and benchmark smoke run under `ruby -w`, fails on a
+# The Ruby lint: every Ruby file of the binding and the examples (the
+# gemspec and extconf.rb included) parses without a warning under
+# `ruby -wc`, and warning_free.rb, which runs every Ruby suite, example and benchmark smoke run under `ruby -w`, fails on a
 # warning from the project's own files, and only then.
 
 require_relative "helper"
@@ -33,9 +33,11 @@ class TestLint < Minitest::Test
   UNUSED = "def f\n  x = 1\nend\nputs \"ran\"\n"
 
   def test_every_ruby_file_parses_without_a_warning
-    files = OWN.flat_map { |dir| Dir.glob(File.join(dir, "**", "*.rb")) }.sort
+    files = OWN.flat_map { |dir| Dir.glob(File.join(dir, "**", "*.{rb,gemspec}")) }.sort
     assert_operator files.size, :>=, 20, "the lib, the tests, the bench and the examples"
     assert_includes files, RUNNER
+    assert_includes files, File.join(SOURCE_ROOT, "bindings/ruby/temporalfilters.gemspec")
+    assert_includes files, File.join(SOURCE_ROOT, "bindings/ruby/ext/temporalfilters_native/extconf.rb")
     files.each do |file|
       out, err, status = Open3.capture3(RbConfig.ruby, "-wc", file)
       assert_equal [0, "Syntax OK\n", ""], [status.exitstatus, out, err], file

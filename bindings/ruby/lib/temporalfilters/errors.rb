@@ -47,6 +47,7 @@ module TemporalFilters
   # checks raise it too: an Integer that does not fit the C type is refused,
   # never wrapped.
   class InvalidArgumentError < Error
+    # The status this error carries when raised without one: -2 (TF_ERR_INVALID_ARGUMENT).
     DEFAULT_STATUS = -2
   end
 
@@ -55,22 +56,26 @@ module TemporalFilters
   # TF_ERR_UNSUPPORTED_VERSION, TF_ERR_WRONG_KIND (the blob of another
   # structure), TF_ERR_CHECKSUM, TF_ERR_CORRUPT.
   class BadBlobError < Error
+    # The status this error carries when raised without one: -11 (TF_ERR_CORRUPT).
     DEFAULT_STATUS = -11
   end
 
   # Two structures that cannot be combined (merging sketches of different
   # shapes or seeds): TF_ERR_INCOMPATIBLE.
   class IncompatibleError < Error
+    # The status this error carries when raised without one: -12 (TF_ERR_INCOMPATIBLE).
     DEFAULT_STATUS = -12
   end
 
   # The library could not allocate memory: TF_ERR_OUT_OF_MEMORY.
   class OutOfMemoryError < Error
+    # The status this error carries when raised without one: -3 (TF_ERR_OUT_OF_MEMORY).
     DEFAULT_STATUS = -3
   end
 
   # A call on an object after #close (its handle is gone: TF_ERR_NULL).
   class ClosedError < Error
+    # The status this error carries when raised without one: -1 (TF_ERR_NULL).
     DEFAULT_STATUS = -1
   end
 

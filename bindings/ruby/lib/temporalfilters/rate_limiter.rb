@@ -76,11 +76,14 @@ module TemporalFilters
     # instead of denying them.
     FULL_ALLOW = Native::TF_RATE_LIMITER_FULL_ALLOW
 
-    # The library's bounds (rate_limiter.h): per-key limits in bucketed and
-    # exact mode, buckets per window, an exact global limit.
+    # The library's bounds (rate_limiter.h). The largest per-key limit in
+    # bucketed mode (65535).
     MAX_KEY_LIMIT = Native::TF_RATE_LIMITER_MAX_KEY_LIMIT
+    # The largest per-key limit in EXACT mode (2**20).
     MAX_EXACT_LIMIT = Native::TF_RATE_LIMITER_MAX_EXACT_LIMIT
+    # The most buckets a window holds (window / bucket_width, 4096).
     MAX_BUCKETS = Native::TF_RATE_LIMITER_MAX_BUCKETS
+    # The largest exact global limit (2**24).
     MAX_EXACT_GLOBAL_LIMIT = 1 << 24
 
     # The answer of #acquire and #peek: allowed (true/false); remaining, the

@@ -144,6 +144,8 @@ module TemporalFilters
 
     protected
 
+    # The native handle (TemporalFilters::Native::RecencySketchNative), which
+    # #merge reads from the other sketch.
     attr_reader :native
   end
 end
