@@ -42,8 +42,14 @@
  * **Time.** `now` and `ttl` are in the caller's unit. A clock that goes
  * backwards is clamped to the highest time seen: it never causes a false
  * negative or corrupts the filter. A table whose newest entry is older than
- * the ttl is dropped by the next call that modifies the filter, and ignored
- * by queries until then.
+ * the ttl is dropped by the next call that modifies the filter and
+ * succeeds, and ignored by queries until then.
+ *
+ * **Failures.** A call that fails leaves the filter exactly as it was: a
+ * rotation allocates its new table before it drops any table (older than
+ * the ttl, or pushed out by the memory cap or the table limit), so a
+ * ::TF_ERR_OUT_OF_MEMORY drops nothing, counts nothing and does not move
+ * the clock.
  *
  * **Thread safety.** Not internally synchronised: contains,
  * contains_batch, get_stats, get_table, get_info, memory, serialized_size
@@ -340,9 +346,10 @@ TF_API void tf_rotating_cuckoo_free(tf_rotating_cuckoo *filter);
  * A key already in the newest table only refreshes that table's time; a
  * key absent from it is stored there (a copy in an older table stays until
  * its table goes), so `add` keeps a key alive until now + ttl. Drops the
- * tables older than the ttl first. A rotation may allocate a new table; if
- * that fails the call returns ::TF_ERR_OUT_OF_MEMORY and the filter is as
- * it was.
+ * tables older than the ttl. A rotation allocates a new table before it
+ * drops anything; if that fails the call returns ::TF_ERR_OUT_OF_MEMORY
+ * and the filter is exactly as it was (no table dropped, for age or for
+ * memory; the clock unchanged).
  *
  * @param[in] filter  the filter.
  * @param[in] key     the key's bytes; NULL only when key_len is 0.
@@ -432,7 +439,9 @@ TF_API tf_status tf_rotating_cuckoo_remove(tf_rotating_cuckoo *filter, const voi
  *                                 NULL with key_len > 0.
  * @retval TF_ERR_INVALID_ARGUMENT now is 0.
  * @retval TF_ERR_OUT_OF_MEMORY    a new table could not be allocated
- *                                 (nothing changed).
+ *                                 (nothing changed: no table dropped, the
+ *                                 clock unchanged, *was_present not
+ *                                 written).
  * @note Exclusive.
  * @since 0.1.0
  */
@@ -490,7 +499,9 @@ TF_API tf_status tf_rotating_cuckoo_contains_batch(const tf_rotating_cuckoo *fil
  * @retval TF_ERR_OUT_OF_MEMORY    a new table could not be allocated for
  *                                 key i: keys 0 .. i-1 were processed and
  *                                 their answers written, key i and those
- *                                 after it were not (the message names i).
+ *                                 after it were not, as if the batch had
+ *                                 been keys 0 .. i-1 (the message names
+ *                                 i).
  * @note Exclusive.
  * @since 0.1.0
  */

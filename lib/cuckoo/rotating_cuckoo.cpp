@@ -7,6 +7,10 @@
 namespace tf {
 namespace cuckoo {
 
+namespace testing {
+std::atomic<long> allocations_left{-1};
+}  // namespace testing
+
 namespace {
 using Table = CuckooTable<64>;
 using Gen = CuckooRing::Gen;
@@ -74,7 +78,9 @@ tf_status RotatingCuckoo::check(const tf_rotating_cuckoo_options &o, Config *out
 
 RotatingCuckoo::RotatingCuckoo(const Config &c) : cfg_(c), ring_(Rotation::Fill, 0, c.ttl, 1), path_(c.max_kicks) {
     ring_.reserve(c.max_tables);
-    ring_.open(TableSlot{Table(c.table_slots, c.slots_per_bucket, c.ways())});
+    TableSlot slot;
+    if (new_table(c.table_slots, c, &slot) != TF_OK) throw std::bad_alloc();
+    ring_.open(std::move(slot));
 }
 
 size_t RotatingCuckoo::tables_memory() const {
@@ -123,14 +129,21 @@ uint64_t RotatingCuckoo::next_table_slots(uint64_t now) const {
     return s;
 }
 
-tf_status RotatingCuckoo::rotate(uint64_t now, Cause cause) {
-    const uint64_t slots = next_table_slots(now);
-    TableSlot slot;
-    try {  // allocate before changing anything
-        slot.table = Table(slots, cfg_.slots_per_bucket, cfg_.ways());
+tf_status RotatingCuckoo::new_table(uint64_t slots, const Config &c, TableSlot *out) {
+    try {
+        if (testing::allocations_left.load(std::memory_order_relaxed) >= 0 &&
+            testing::allocations_left.fetch_sub(1, std::memory_order_relaxed) <= 0) {
+            testing::allocations_left.store(0, std::memory_order_relaxed);
+            throw std::bad_alloc();
+        }
+        out->table = Table(slots, c.slots_per_bucket, c.ways());
     } catch (const std::bad_alloc &) {
         return fail(TF_ERR_OUT_OF_MEMORY, "out of memory for a new table of %llu slots", (unsigned long long)slots);
     }
+    return TF_OK;
+}
+
+void RotatingCuckoo::rotate(TableSlot &&slot, uint64_t now, Cause cause) {
     // Room for the new table: the oldest go while the cap or the table
     // limit would be exceeded (the newest too, if it must).
     const size_t fixed = fixed_memory(cfg_), add = slot.table.bytes();
@@ -144,62 +157,75 @@ tf_status RotatingCuckoo::rotate(uint64_t now, Cause cause) {
     ring_.rotate(std::move(slot), now);  // capacity reserved: never throws
     ring_.set_budget(CuckooRing::kUnlimited);
     (cause == Cause::Fill ? loss_.fill_rotations : loss_.kick_rotations)++;
-    return TF_OK;
 }
 
-uint64_t RotatingCuckoo::prepare(uint64_t now) {
-    now = ring_.clamp(now);
-    ring_.observe(now);
+RotatingCuckoo::Plan RotatingCuckoo::plan(uint64_t now) const {
+    Plan p{ring_.clamp(now), 0, false};
     // Tables older than the ttl: the oldest first (last times grow with
     // the serial), never the newest while it is the only one.
-    while (ring_.size() > 1 && ring_.expired(ring_.oldest(), now)) {
+    while (ring_.size() - p.expired > 1 && ring_.expired(ring_[ring_.size() - 1 - p.expired], p.now)) p.expired++;
+    const Gen &g = ring_.newest();
+    // Every key of the only table left is older than the ttl: it is
+    // emptied and starts again as a new generation.
+    p.recycle = ring_.size() - p.expired == 1 && g.table.items() > 0 && ring_.expired(g, p.now);
+    return p;
+}
+
+void RotatingCuckoo::commit(const Plan &p) {
+    ring_.observe(p.now);
+    for (size_t i = 0; i < p.expired; ++i) {
         loss_.forgotten_age += ring_.oldest().table.items();
         ring_.retire_oldest();
     }
-    Gen &g = ring_.newest();
-    if (ring_.size() == 1 && g.table.items() > 0 && ring_.expired(g, now)) {
-        // Every key of the only table is older than the ttl: it is emptied
-        // and starts again as a new generation.
+    if (p.recycle) {
+        Gen &g = ring_.newest();
         loss_.forgotten_age += g.table.items();
         g.table.clear();
-        ring_.recycle(now, CuckooRing::kUnlimited);
+        ring_.recycle(p.now, CuckooRing::kUnlimited);
     }
-    return now;
 }
 
-tf_status RotatingCuckoo::insert(Key k, uint64_t now) {
-    Gen *g = &ring_.newest();
-    if (g->table.items() >= occupancy_limit(g->table)) {
-        tf_status st = rotate(now, Cause::Fill);
+tf_status RotatingCuckoo::insert(Key k, const Plan &p) {
+    Cause cause = Cause::Fill;
+    if (p.recycle) {
+        commit(p);  // the newest table is emptied: the key goes there
+    } else {
+        Table &t = ring_.newest().table;
+        if (t.items() < occupancy_limit(t)) {
+            // A failed chain is undone: the table is as it was.
+            if (t.insert(t.bucket_of(k.bucket_hash), k.fp, cfg_.max_kicks, path_.data())) {
+                commit(p);  // drops older tables only: the newest stays
+                ring_.newest().last = p.now;
+                ring_.record_insert();
+                return TF_OK;
+            }
+            cause = Cause::Kick;  // the key goes to a new table (the README's stash)
+        }
+        // A new table, allocated before anything changes.
+        TableSlot slot;
+        tf_status st = new_table(next_table_slots(p.now), cfg_, &slot);
         if (st != TF_OK) return st;
-        g = &ring_.newest();
+        commit(p);
+        rotate(std::move(slot), p.now, cause);
     }
-    if (!g->table.insert(g->table.bucket_of(k.bucket_hash), k.fp, cfg_.max_kicks, path_.data())) {
-        // The chain was undone: the key goes to a new table (the README's
-        // stash), nothing is lost.
-        tf_status st = rotate(now, Cause::Kick);
-        if (st != TF_OK) return st;
-        g = &ring_.newest();
-        if (!g->table.insert(g->table.bucket_of(k.bucket_hash), k.fp, cfg_.max_kicks, path_.data()))
-            return fail(TF_ERR_INTERNAL, "an empty table refused a fingerprint");
-    }
-    g->last = now;
+    Gen &g = ring_.newest();  // empty: the fingerprint finds a free slot
+    if (!g.table.insert(g.table.bucket_of(k.bucket_hash), k.fp, cfg_.max_kicks, path_.data()))
+        return fail(TF_ERR_INTERNAL, "an empty table refused a fingerprint");
+    g.last = p.now;
     ring_.record_insert();
     return TF_OK;
 }
 
 tf_status RotatingCuckoo::add(Hash128 h, uint64_t now) {
-    const RingCounters before = ring_.counters();
-    now = prepare(now);
+    const Plan p = plan(now);
     const Key k = split(h);
-    Gen &g = ring_.newest();
-    if (g.table.contains(g.table.bucket_of(k.bucket_hash), k.fp)) {
-        g.last = now;  // refreshed: its table lives until now + ttl
+    const Table &t = ring_.newest().table;
+    if (!p.recycle && t.contains(t.bucket_of(k.bucket_hash), k.fp)) {
+        commit(p);
+        ring_.newest().last = p.now;  // refreshed: its table lives until now + ttl
         return TF_OK;
     }
-    tf_status st = insert(k, now);
-    if (st != TF_OK) ring_.undo(before);
-    return st;
+    return insert(k, p);
 }
 
 bool RotatingCuckoo::contains(Hash128 h, uint64_t now) const {
@@ -214,11 +240,12 @@ bool RotatingCuckoo::contains(Hash128 h, uint64_t now) const {
 }
 
 bool RotatingCuckoo::remove(Hash128 h, uint64_t now) {
-    now = prepare(now);
+    const Plan p = plan(now);
+    commit(p);  // removing allocates nothing: it cannot fail
     const Key k = split(h);
     for (size_t age = 0; age < ring_.size(); ++age) {
         Gen &g = ring_[age];
-        if (ring_.expired(g, now)) continue;
+        if (ring_.expired(g, p.now)) continue;
         if (g.table.remove(g.table.bucket_of(k.bucket_hash), k.fp)) {
             loss_.removes++;
             return true;
@@ -228,22 +255,20 @@ bool RotatingCuckoo::remove(Hash128 h, uint64_t now) {
 }
 
 tf_status RotatingCuckoo::add_if_absent(Hash128 h, uint64_t now, bool *was_present) {
-    const RingCounters before = ring_.counters();
-    now = prepare(now);
+    const Plan p = plan(now);
     const Key k = split(h);
+    // The tables a query at p.now ignores are the ones p drops or empties.
     for (size_t age = 0; age < ring_.size(); ++age) {
         const Gen &g = ring_[age];
-        if (ring_.expired(g, now)) continue;
+        if (ring_.expired(g, p.now)) continue;
         if (g.table.contains(g.table.bucket_of(k.bucket_hash), k.fp)) {
+            commit(p);
             *was_present = true;
             return TF_OK;
         }
     }
-    tf_status st = insert(k, now);
-    if (st != TF_OK) {
-        ring_.undo(before);
-        return st;
-    }
+    tf_status st = insert(k, p);
+    if (st != TF_OK) return st;
     *was_present = false;
     return TF_OK;
 }
@@ -295,11 +320,8 @@ tf_status RotatingCuckoo::clear() {
     Gen &newest = ring_.newest();
     if (newest.table.slots() != cfg_.table_slots) {
         TableSlot slot;
-        try {
-            slot.table = Table(cfg_.table_slots, cfg_.slots_per_bucket, cfg_.ways());
-        } catch (const std::bad_alloc &) {
-            return fail(TF_ERR_OUT_OF_MEMORY, "out of memory for the first table");
-        }
+        tf_status st = new_table(cfg_.table_slots, cfg_, &slot);
+        if (st != TF_OK) return st;
         while (ring_.size() > 0) ring_.retire_oldest();
         ring_.open(std::move(slot));
     } else {

@@ -10,6 +10,7 @@
 #ifndef TF_LIB_CUCKOO_ROTATING_CUCKOO_HPP
 #define TF_LIB_CUCKOO_ROTATING_CUCKOO_HPP
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -25,6 +26,13 @@
 
 namespace tf {
 namespace cuckoo {
+
+namespace testing {
+// Test hook (tests/cuckoo/test_memory.c): while >= 0, how many more table
+// allocations succeed before every later one fails as if memory ran out;
+// -1 (the default) turns it off. A hidden symbol: not exported.
+extern std::atomic<long> allocations_left;
+}  // namespace testing
 
 // The fingerprint table of one generation.
 struct TableSlot {
@@ -81,7 +89,8 @@ class RotatingCuckoo {
     Hash128 hash(const void *key, size_t len) const { return key_hash(key, len, cfg_.seed); }
     // now >= 1, clamped here. The mutating calls may fail with
     // TF_ERR_OUT_OF_MEMORY when a rotation cannot allocate its table; the
-    // answers are then as before.
+    // filter is then exactly as before (the new table is allocated before
+    // any table is dropped, for age or for memory).
     tf_status add(Hash128 h, uint64_t now);
     bool contains(Hash128 h, uint64_t now) const;
     bool remove(Hash128 h, uint64_t now);
@@ -112,13 +121,29 @@ class RotatingCuckoo {
         uint64_t bucket_hash, fp;
     };
     static Key split(Hash128 h) { return Key{h.h1, CuckooTable<64>::fingerprint(h.h2)}; }
-    // Clamps now, starts the clock, drops the tables older than the ttl.
-    uint64_t prepare(uint64_t now);
-    // Stores a key absent from the newest table (rotating when needed).
-    tf_status insert(Key k, uint64_t now);
+    // What a modifying call at `now` drops, decided before anything
+    // changes: `expired` oldest tables older than the ttl (never the
+    // newest while it is the only one), and whether the newest, the only
+    // table left, is older than the ttl and is emptied (`recycle`).
+    struct Plan {
+        uint64_t now;  // clamped
+        size_t expired;
+        bool recycle;
+    };
+    Plan plan(uint64_t now) const;
+    // Starts the clock at p.now and makes the drops of p. Never allocates,
+    // never fails: a modifying call commits only once nothing can fail
+    // any more, so that a failed call leaves the filter as it was.
+    void commit(const Plan &p);
+    // Stores a key absent from the newest table (rotating when needed) and
+    // commits p; on failure nothing changed.
+    tf_status insert(Key k, const Plan &p);
     enum class Cause { Fill, Kick };
-    // Starts a new newest table; strong guarantee.
-    tf_status rotate(uint64_t now, Cause cause);
+    // A new empty table of `slots` slots (the allocation-failure hook).
+    static tf_status new_table(uint64_t slots, const Config &c, TableSlot *out);
+    // Makes `slot` the newest table, dropping the oldest while the cap or
+    // the table limit would be exceeded. Never fails.
+    void rotate(TableSlot &&slot, uint64_t now, Cause cause);
     uint64_t next_table_slots(uint64_t now) const;
     uint64_t table_cap_slots() const;
     uint64_t occupancy_limit(const CuckooTable<64> &t) const;
