@@ -223,10 +223,9 @@ void check_model(uint64_t buckets, unsigned per_bucket, unsigned ways, uint64_t 
             assert_int_equal(t.remove(b, f), present);
             if (present) {
                 if (--ref[e] == 0) ref.erase(e);
-                keys.erase(std::find_if(keys.begin(), keys.end(),
-                                        [&](const std::pair<uint64_t, uint64_t> &k) {
-                                            return entry_of(t, k.first, k.second) == e;
-                                        }));
+                keys.erase(std::find_if(keys.begin(), keys.end(), [&](const std::pair<uint64_t, uint64_t> &k) {
+                    return entry_of(t, k.first, k.second) == e;
+                }));
             }
         }
         if (op % 1024 == 0) check_against(t, ref);
@@ -256,9 +255,12 @@ void test_model_64(void **) { check_models<64>(); }
 
 int main() {
     const CMUnitTest tests[] = {
-        cmocka_unit_test(test_packed_slots),         cmocka_unit_test(test_two_way_involution),
-        cmocka_unit_test(test_three_way_order_three), cmocka_unit_test(test_model_13),
-        cmocka_unit_test(test_model_37),              cmocka_unit_test(test_model_64),
+        cmocka_unit_test(test_packed_slots),
+        cmocka_unit_test(test_two_way_involution),
+        cmocka_unit_test(test_three_way_order_three),
+        cmocka_unit_test(test_model_13),
+        cmocka_unit_test(test_model_37),
+        cmocka_unit_test(test_model_64),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
