@@ -33,8 +33,8 @@
 
 #include <temporalfilters.h>
 
-#define TTL_MS 600000u        /* IDs remembered for 10 minutes */
-#define REDELIVER_MS 300000u  /* a redelivery comes within 5 minutes */
+#define TTL_MS 600000u       /* IDs remembered for 10 minutes */
+#define REDELIVER_MS 300000u /* a redelivery comes within 5 minutes */
 #define EVENTS_PER_SEC 200u
 #define MINUTES 30u
 #define T0 1700000000000ull
@@ -127,14 +127,13 @@ int main(void) {
     tf_rotating_cuckoo_stats st = TF_ROTATING_CUCKOO_STATS_INIT;
     const uint64_t end = T0 + total * 1000u / EVENTS_PER_SEC;
     check(tf_rotating_cuckoo_get_stats(seen, end, &st), "get_stats");
-    printf("%llu deliveries: %llu processed, %llu redeliveries skipped\n",
-           (unsigned long long)(processed + skipped), (unsigned long long)processed, (unsigned long long)skipped);
+    printf("%llu deliveries: %llu processed, %llu redeliveries skipped\n", (unsigned long long)(processed + skipped),
+           (unsigned long long)processed, (unsigned long long)skipped);
     printf("processed twice: %llu (forgotten early for memory: %llu keys); new events skipped: %llu\n",
-           (unsigned long long)repeated, (unsigned long long)st.forgotten_memory,
-           (unsigned long long)wrongly_skipped);
-    printf("filter: %llu tables, %llu IDs, %.1f bits per ID, %llu bytes (cap %llu)\n",
-           (unsigned long long)st.tables, (unsigned long long)st.items, st.bits_per_item,
-           (unsigned long long)st.memory, (unsigned long long)o.max_memory);
+           (unsigned long long)repeated, (unsigned long long)st.forgotten_memory, (unsigned long long)wrongly_skipped);
+    printf("filter: %llu tables, %llu IDs, %.1f bits per ID, %llu bytes (cap %llu)\n", (unsigned long long)st.tables,
+           (unsigned long long)st.items, st.bits_per_item, (unsigned long long)st.memory,
+           (unsigned long long)o.max_memory);
     tf_rotating_cuckoo_free(seen);
     free(pending);
     free(processed_at);

@@ -196,17 +196,16 @@ int main(int argc, char **argv) {
             bench.add({"aia_new", L + ": add_if_absent, new", 1, fresh_per_run / 2, [&](unsigned, uint64_t run) {
                            int w = 0;
                            for (size_t i = 0; i < fresh_per_run / 2; ++i)
-                               check(tf_rotating_cuckoo_add_if_absent(f.get(), fresh[run * fresh_per_run + i],
-                                                                      kKeyLen, 1, &w));
+                               check(tf_rotating_cuckoo_add_if_absent(f.get(), fresh[run * fresh_per_run + i], kKeyLen,
+                                                                      1, &w));
                        }});
             bench.add({"aia_batch_new", L + ": add_if_absent_batch, new", 1, fresh_per_run - fresh_per_run / 2,
                        [&](unsigned, uint64_t run) {
                            KeyArray part(fresh_per_run - fresh_per_run / 2, kKeyLen);
                            std::memcpy(part[0], fresh[run * fresh_per_run + fresh_per_run / 2], part.bytes());
-                           batched(part, part.count(),
-                                   [&](const void *const *k, const size_t *l, size_t m, int *out) {
-                                       check(tf_rotating_cuckoo_add_if_absent_batch(f.get(), k, l, m, 1, out));
-                                   });
+                           batched(part, part.count(), [&](const void *const *k, const size_t *l, size_t m, int *out) {
+                               check(tf_rotating_cuckoo_add_if_absent_batch(f.get(), k, l, m, 1, out));
+                           });
                        }});
             run_cases(bench, fmt_size(n) + " " + L, reps, ops, "ops", failures);
             // set_insert grew the set: back to the present keys for the next layout
@@ -253,7 +252,7 @@ int main(int argc, char **argv) {
         }
         table.print(stdout);
     }
-    print_csv({"#keys,layout,case,ns_per_op_median,x_floor,x_faster_than_set,bits_per_key_at_occupancy,occupancy"},
-              csv, t_start);
+    print_csv({"#keys,layout,case,ns_per_op_median,x_floor,x_faster_than_set,bits_per_key_at_occupancy,occupancy"}, csv,
+              t_start);
     return 0;
 }
