@@ -9,6 +9,7 @@
  *  - temporalfilters/age_bloom.h       age-partitioned Bloom filter: among the last N inserts?
  *  - temporalfilters/time_bloom.h      time-limited Bloom filter: inserted within the last T?
  *  - temporalfilters/rate_limiter.h    sliding-window rate limiter: may this key act now?
+ *  - temporalfilters/rotating_cuckoo.h rotating cuckoo filter: seen recently (no false positives)?
  *
  * Build against the installed library with
  * `cc app.c $(pkg-config --cflags --libs temporalfilters)`.
@@ -22,5 +23,6 @@
 #include "temporalfilters/age_bloom.h"
 #include "temporalfilters/time_bloom.h"
 #include "temporalfilters/rate_limiter.h"
+#include "temporalfilters/rotating_cuckoo.h"
 
 #endif /* TEMPORALFILTERS_H */

@@ -29,8 +29,9 @@ declare -A max_len=(
   [recency_ops]=2048
   [bloom]=8192
   [rate_limiter]=4096
+  [rotating_cuckoo]=8192
 )
-all_targets=(recency_deserialize recency_ops bloom rate_limiter)
+all_targets=(recency_deserialize recency_ops bloom rate_limiter rotating_cuckoo)
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then targets=("${all_targets[@]}"); fi
 for t in "${targets[@]}"; do

@@ -88,6 +88,7 @@ BUILD(recency_sketch)
 BUILD(age_bloom)
 BUILD(time_bloom)
 BUILD(rate_limiter)
+BUILD(rotating_cuckoo)
 
 static int answer_sketch(FILE *f, const void *s, int pass, const void *key, size_t key_len) {
     (void)pass;
@@ -123,6 +124,15 @@ static int answer_limiter(FILE *f, const void *r, int pass, const void *key, siz
     return st != TF_OK;
 }
 
+/* pass 0 at GOLDEN_RC_QUERY_1, pass 1 at GOLDEN_RC_QUERY_2 */
+static int answer_rotating_cuckoo(FILE *f, const void *c, int pass, const void *key, size_t key_len) {
+    const uint64_t now = pass ? GOLDEN_RC_QUERY_2 : GOLDEN_RC_QUERY_1;
+    int present = 0;
+    const tf_status st = tf_rotating_cuckoo_contains(c, key, key_len, now, &present);
+    fprintf(f, " %llu %d\n", (unsigned long long)now, present);
+    return st != TF_OK;
+}
+
 #define STR_(x) #x
 #define STR(x) STR_(x)
 static const char sketch_columns[] = "<key as hex> <last_seen>; 0 means never seen";
@@ -145,6 +155,10 @@ static const golden_file golden_files[] = {
      answer_limiter},
     {"rate_limiter_exact_v1", &tu_rate_limiter, build_rate_limiter, TF_RATE_LIMITER_EXACT, limiter_answers,
      limiter_columns, 1, GOLDEN_RL_KEYS, answer_limiter},
+    {"rotating_cuckoo_v1", &tu_rotating_cuckoo, build_rotating_cuckoo, 0, "tf_rotating_cuckoo_contains",
+     "<key as hex> <now> <present: 1 or 0>", 2, GOLDEN_RC_KEYS, answer_rotating_cuckoo},
+    {"rotating_cuckoo_three_way_v1", &tu_rotating_cuckoo, build_rotating_cuckoo, TF_ROTATING_CUCKOO_THREE_WAY,
+     "tf_rotating_cuckoo_contains", "<key as hex> <now> <present: 1 or 0>", 2, GOLDEN_RC_KEYS, answer_rotating_cuckoo},
 };
 
 int main(int argc, char **argv) {

@@ -24,9 +24,13 @@
 //   Rate   when the generation's budget of inserts, which the structure
 //          sets from the measured insertion rate (inserts_per_period(),
 //          equation 6 of the paper), is spent, or once it has lasted a
-//          period with at least one insert (section 6).
+//          period with at least one insert (section 6);
+//   Fill   when the structure says so (the rotating cuckoo filter: its
+//          newest table reached its occupancy, or a kick chain failed);
+//          the span, if any, is the time after which a generation whose
+//          last insert is older expires (expired()).
 // A fixed ring (Count, Time) recycles its oldest generation as the newest;
-// a growing ring (Rate) opens a new generation with its own slot and
+// a growing ring (Rate, Fill) opens a new generation with its own slot and
 // retires the old ones the structure says have expired.
 //
 // Retirement accounting: generations have consecutive serial numbers, so
@@ -67,7 +71,7 @@ struct Generation : Slot {
 };
 
 // How a ring rotates (see above).
-enum class Rotation : uint8_t { Count, Time, Rate };
+enum class Rotation : uint8_t { Count, Time, Rate, Fill };
 
 // The counters of a ring, as a blob carries them (a structure validates
 // them, then restores them with GenerationRing::restore).
@@ -194,6 +198,8 @@ class GenerationRing {
                 return c_.opened_at != 0 && now - c_.opened_at >= period();
             case Rotation::Rate:
                 return full() || period_over(now);
+            case Rotation::Fill:
+                return false;  // the structure decides
         }
         return false;
     }
@@ -334,7 +340,16 @@ class GenerationRing {
 
    private:
     uint64_t initial_budget() const {
-        return rotation_ == Rotation::Count ? period_ : rotation_ == Rotation::Time ? kUnlimited : 0;
+        switch (rotation_) {
+            case Rotation::Count:
+                return period_;
+            case Rotation::Time:
+            case Rotation::Fill:
+                return kUnlimited;
+            case Rotation::Rate:
+                break;
+        }
+        return 0;
     }
     // The current generation ends at `now`.
     void close_current(uint64_t now) {

@@ -1,7 +1,7 @@
 /*
  * make_corpus - writes the seed corpus of the fuzz targets.
  *
- *   make_corpus DESERIALIZE_DIR OPS_DIR [RATE_LIMITER_DIR]
+ *   make_corpus DESERIALIZE_DIR OPS_DIR [RATE_LIMITER_DIR [ROTATING_CUCKOO_DIR]]
  *
  * DESERIALIZE_DIR (tests/fuzz/corpus/recency_deserialize) receives valid
  * RecencySketch blobs of several shapes and flags, made through the public
@@ -15,13 +15,19 @@
  * as given and with fields patched behind a resealed checksum, small blobs
  * with a full table, a reclaim horizon and a global window (one of them
  * with a seed), damaged blobs,
- * and operation programs for both modes.
+ * and operation programs for both modes. ROTATING_CUCKOO_DIR
+ * (tests/fuzz/corpus/rotating_cuckoo) receives inputs of
+ * fuzz_rotating_cuckoo (format at the top of fuzz_rotating_cuckoo.cpp):
+ * the two golden filters and a filter with an expired table, as given,
+ * damaged, and with fields patched behind a resealed checksum, and
+ * operation programs over every layout.
  *
  * The outputs are committed; rerun this (it is built with the tests, never
  * run by them) only when the format or the op encoding changes, then check
  * that every file is still small:
  *   build/tests/fuzz/make_corpus tests/fuzz/corpus/recency_deserialize \
- *       tests/fuzz/corpus/recency_ops tests/fuzz/corpus/rate_limiter
+ *       tests/fuzz/corpus/recency_ops tests/fuzz/corpus/rate_limiter \
+ *       tests/fuzz/corpus/rotating_cuckoo
  *
  * The damaged blobs that keep a valid checksum patch fields of the recency
  * sketch payload (width u64, depth u32, seed u32, cell count u64, cells) as
@@ -1128,16 +1134,243 @@ static void rl_programs(const char *dir) {
 #undef EMIT
 }
 
+/* ---- rotating cuckoo filter (fuzz_rotating_cuckoo) ---------------------- */
+
+enum { RC_BLOB = 0, RC_SEALED = 1, RC_PROGRAM = 2 };
+/* payload offsets (docs/wire-format.md, kind 5) */
+#define RCF_SPB (HEADER_SIZE + 32)
+#define RCF_TABLES (HEADER_SIZE + 128)
+#define RCF_FIRST_SERIAL (HEADER_SIZE + 136)
+#define RCF_FIRST_ITEMS (HEADER_SIZE + 152)
+
+/* Writes <mode byte><blob> after checking how the blob (resealed first for
+ * RC_SEALED, as the target does) deserializes. */
+static void rc_emit(const char *dir, const char *name, int mode, const blob *b, tf_status want) {
+    uint8_t *in = malloc(b->len + 1);
+    if (in == NULL) die("out of memory");
+    in[0] = (uint8_t)mode;
+    memcpy(in + 1, b->data, b->len);
+    if (mode == RC_SEALED) {
+        put_le(in + 1 + 12, b->len - HEADER_SIZE - TRAILER_SIZE, 8);
+        fix_checksum(in + 1, b->len);
+    }
+    expect_status(&tu_rotating_cuckoo, in + 1, b->len, want, name);
+    write_file(dir, name, in, b->len + 1);
+    free(in);
+}
+static void rc_emit_blob(const char *dir, const char *name, const blob *b, tf_status want) {
+    rc_emit(dir, name, RC_BLOB, b, want);
+}
+
+/* A small filter with a ttl whose oldest table has expired by its clock. */
+static blob rc_expired(void) {
+    tf_rotating_cuckoo_options o = TF_ROTATING_CUCKOO_OPTIONS_INIT;
+    tf_rotating_cuckoo *f = NULL;
+    int was;
+    uint64_t i;
+    blob b;
+    o.table_slots = 8;
+    o.slots_per_bucket = 2;
+    o.ttl = 100;
+    o.max_kicks = 8;
+    if (tf_rotating_cuckoo_new(&o, &f) != TF_OK) die("cuckoo new failed");
+    for (i = 0; i < 40; ++i)
+        if (tf_rotating_cuckoo_add_if_absent(f, &i, sizeof i, 1 + 10 * i, &was) != TF_OK) die("cuckoo add failed");
+    b = blob_of(&tu_rotating_cuckoo, f);
+    tf_rotating_cuckoo_free(f);
+    return b;
+}
+
+static void rc_blobs(const char *dir) {
+    tf_rotating_cuckoo *f = NULL;
+    blob two, three, expired;
+    if (golden_rotating_cuckoo(0, &f) != TF_OK) die("golden cuckoo failed");
+    two = blob_of(&tu_rotating_cuckoo, f);
+    tf_rotating_cuckoo_free(f);
+    if (golden_rotating_cuckoo(TF_ROTATING_CUCKOO_THREE_WAY, &f) != TF_OK) die("golden cuckoo failed");
+    three = blob_of(&tu_rotating_cuckoo, f);
+    tf_rotating_cuckoo_free(f);
+    expired = rc_expired();
+    rc_emit(dir, "blob_golden", RC_BLOB, &two, TF_OK);
+    rc_emit(dir, "blob_golden_three_way", RC_BLOB, &three, TF_OK);
+    rc_emit(dir, "blob_expired", RC_BLOB, &expired, TF_OK);
+    emit_resized(dir, "blob_truncated", rc_emit_blob, &two, two.len / 2, TF_ERR_TRUNCATED);
+    emit_flipped(dir, "blob_bitflip", rc_emit_blob, &two, RCF_FIRST_ITEMS + 100, 0x10, TF_ERR_CHECKSUM);
+    /* sealed: the target repairs the checksum, the field breaks an invariant */
+    {
+        blob b = resized(&expired, expired.len);
+        rc_emit(dir, "sealed_expired", RC_SEALED, &b, TF_OK);
+        put_le(b.data + RCF_SPB, 3, 4);
+        rc_emit(dir, "sealed_bad_slots_per_bucket", RC_SEALED, &b, TF_ERR_CORRUPT);
+        free(b.data);
+        b = resized(&two, two.len);
+        put_le(b.data + RCF_TABLES, 0, 4);
+        rc_emit(dir, "sealed_no_table", RC_SEALED, &b, TF_ERR_CORRUPT);
+        put_le(b.data + RCF_TABLES, get_le(two.data + RCF_TABLES, 4), 4);
+        put_le(b.data + RCF_FIRST_ITEMS, get_le(two.data + RCF_FIRST_ITEMS, 8) + 1, 8);
+        rc_emit(dir, "sealed_wrong_items", RC_SEALED, &b, TF_ERR_CORRUPT);
+        put_le(b.data + RCF_FIRST_ITEMS, get_le(two.data + RCF_FIRST_ITEMS, 8), 8);
+        put_le(b.data + RCF_FIRST_SERIAL, get_le(two.data + RCF_FIRST_SERIAL, 8) + 1, 8);
+        rc_emit(dir, "sealed_wrong_serial", RC_SEALED, &b, TF_ERR_CORRUPT);
+        free(b.data);
+    }
+    free(two.data);
+    free(three.data);
+    free(expired.data);
+}
+
+/* Programs: mode, 9 option bytes (slots per bucket, table size, ways, ttl,
+ * kicks, tables, seed, occupancy, memory), then ops of an opcode and a
+ * 16-bit key (op 5 takes a clock byte, op 8 a count and its keys). */
+#define RC_K(k) (uint8_t)(k), (uint8_t)((k) >> 8)
+#define RC_AIA(k) 0, RC_K(k)
+#define RC_ADD(k) 2, RC_K(k)
+#define RC_HAS(k) 3, RC_K(k)
+#define RC_DEL(k) 4, RC_K(k)
+#define RC_CLOCK(b) 5, RC_K(0), (b)
+#define RC_COPY 6, RC_K(0)
+#define RC_STATS 7, RC_K(0)
+#define RC_SWEEP 9, RC_K(0)
+#define RC_INVALID(k) 10, RC_K(k)
+#define RC_CLEAR 11, RC_K(0)
+#define RC_FILL8(b) \
+    RC_AIA(b), RC_AIA(b + 1), RC_AIA(b + 2), RC_AIA(b + 3), RC_AIA(b + 4), RC_AIA(b + 5), RC_AIA(b + 6), RC_AIA(b + 7)
+static const uint8_t rc_basic[] = {RC_PROGRAM,
+                                   2,
+                                   3,
+                                   0,
+                                   0,
+                                   31,
+                                   7,
+                                   1,
+                                   0,
+                                   7,
+                                   RC_FILL8(0),
+                                   RC_FILL8(8),
+                                   RC_HAS(3),
+                                   RC_AIA(3),
+                                   RC_DEL(3),
+                                   RC_HAS(3),
+                                   RC_DEL(3),
+                                   RC_ADD(3),
+                                   RC_FILL8(16),
+                                   RC_FILL8(24),
+                                   RC_SWEEP,
+                                   RC_STATS,
+                                   RC_COPY,
+                                   RC_FILL8(32),
+                                   RC_SWEEP,
+                                   RC_INVALID(5),
+                                   RC_HAS(500)};
+static const uint8_t rc_ttl[] = {RC_PROGRAM,
+                                 1,
+                                 2,
+                                 0,
+                                 100,
+                                 10,
+                                 15,
+                                 9,
+                                 200,
+                                 7,
+                                 RC_FILL8(0),
+                                 RC_CLOCK(60),
+                                 RC_FILL8(8),
+                                 RC_CLOCK(100),
+                                 RC_FILL8(16),
+                                 RC_CLOCK(120),
+                                 RC_SWEEP,
+                                 RC_ADD(2),
+                                 RC_CLOCK(150),
+                                 RC_FILL8(24),
+                                 RC_CLOCK(180),
+                                 RC_HAS(2),
+                                 RC_SWEEP,
+                                 RC_COPY,
+                                 RC_CLOCK(127),
+                                 RC_FILL8(40),
+                                 RC_SWEEP,
+                                 RC_STATS};
+static const uint8_t rc_three_way[] = {RC_PROGRAM,
+                                       3,
+                                       4,
+                                       1,
+                                       0,
+                                       63,
+                                       3,
+                                       5,
+                                       255,
+                                       2,
+                                       RC_FILL8(0),
+                                       RC_FILL8(8),
+                                       RC_FILL8(16),
+                                       RC_FILL8(24),
+                                       RC_FILL8(32),
+                                       RC_FILL8(40),
+                                       RC_SWEEP,
+                                       RC_COPY,
+                                       RC_FILL8(48),
+                                       RC_SWEEP,
+                                       RC_STATS,
+                                       RC_CLEAR,
+                                       RC_FILL8(0)};
+static const uint8_t rc_cap[] = {RC_PROGRAM,
+                                 0,
+                                 2,
+                                 0,
+                                 0,
+                                 0,
+                                 2,
+                                 3,
+                                 255,
+                                 0,
+                                 RC_FILL8(0),
+                                 RC_FILL8(8),
+                                 RC_FILL8(16),
+                                 RC_FILL8(24),
+                                 RC_SWEEP,
+                                 RC_STATS,
+                                 RC_FILL8(32),
+                                 RC_SWEEP,
+                                 8,
+                                 RC_K(1),
+                                 5,
+                                 RC_K(100),
+                                 RC_K(101),
+                                 RC_K(2),
+                                 RC_K(102),
+                                 RC_SWEEP};
+static const uint8_t rc_batch[] = {RC_PROGRAM, 2,        1,       1,        80,
+                                   20,         8,        0,       0,        3,
+                                   8,          RC_K(1),  12,      RC_K(2),  RC_K(3),
+                                   RC_K(4),    RC_K(5),  RC_K(6), RC_K(7),  RC_K(1),
+                                   RC_K(2),    RC_K(8),  RC_K(9), RC_K(10), RC_CLOCK(255),
+                                   8,          RC_K(11), 3,       RC_K(12), RC_K(11),
+                                   RC_SWEEP,   RC_COPY,  RC_STATS};
+
+static void rc_programs(const char *dir) {
+#define EMIT(name) write_file(dir, #name, name, sizeof name)
+    EMIT(rc_basic);
+    EMIT(rc_ttl);
+    EMIT(rc_three_way);
+    EMIT(rc_cap);
+    EMIT(rc_batch);
+#undef EMIT
+}
+
 int main(int argc, char **argv) {
-    if (argc != 3 && argc != 4) {
-        fprintf(stderr, "usage: %s DESERIALIZE_DIR OPS_DIR [RATE_LIMITER_DIR]\n", argv[0]);
+    if (argc < 3 || argc > 5) {
+        fprintf(stderr, "usage: %s DESERIALIZE_DIR OPS_DIR [RATE_LIMITER_DIR [ROTATING_CUCKOO_DIR]]\n", argv[0]);
         return 2;
     }
     deserialize_corpus(argv[1]);
     ops_corpus(argv[2]);
-    if (argc == 4) {
+    if (argc >= 4) {
         rl_blobs(argv[3]);
         rl_programs(argv[3]);
+    }
+    if (argc == 5) {
+        rc_blobs(argv[4]);
+        rc_programs(argv[4]);
     }
     if (failures) {
         fprintf(stderr, "make_corpus: %d damaged blob(s) are not refused as intended\n", failures);

@@ -169,4 +169,55 @@ static inline tf_status golden_rate_limiter(uint32_t flags, tf_rate_limiter **ou
     return st;
 }
 
+/* ------------------------------------------------------------------ */
+/* Rotating cuckoo filter (rotating_cuckoo_v1.tfb,                      */
+/* rotating_cuckoo_three_way_v1.tfb)                                    */
+
+#define GOLDEN_RC_KEYS 90 /* "key-0" .. "key-89" are queried */
+/* the .expected file answers tf_rotating_cuckoo_contains at these times */
+#define GOLDEN_RC_QUERY_1 1800
+#define GOLDEN_RC_QUERY_2 3600
+
+/* The golden rotating cuckoo filters, rotating_cuckoo_v1.tfb (flags 0) and
+ * rotating_cuckoo_three_way_v1.tfb (flags TF_ROTATING_CUCKOO_THREE_WAY):
+ *   tf_rotating_cuckoo_new(TF_ROTATING_CUCKOO_OPTIONS_INIT with table_slots
+ *     16, ttl 2000, max_tables 4, seed 42, flags): 4 slots per bucket, the
+ *     default occupancy (0.92 two ways, 0.97 three ways)
+ *   tf_rotating_cuckoo_add_if_absent("key-i", now = 1000 + 10 i) for
+ *     i = 0 .. 79, in order (the tables rotate by fill; the fifth drops the
+ *     oldest for the table limit)
+ *   tf_rotating_cuckoo_remove("key-i", now = 1800) for i = 0, 7, .. 77
+ *   tf_rotating_cuckoo_add("key-i", now = 1500) for i = 75 .. 84 (a clock
+ *     that went backwards: clamped to 1800)
+ *   tf_rotating_cuckoo_add(golden_binary_key, now = 1800)
+ * The .expected file lists, for now = GOLDEN_RC_QUERY_1 and then
+ * GOLDEN_RC_QUERY_2, tf_rotating_cuckoo_contains for "key-0" .. "key-89"
+ * and golden_binary_key. */
+static inline tf_status golden_rc_first(void *f, const char *key, size_t len, unsigned i) {
+    int was_present;
+    return tf_rotating_cuckoo_add_if_absent(f, key, len, 1000 + 10 * (uint64_t)i, &was_present);
+}
+static inline tf_status golden_rc_remove(void *f, const char *key, size_t len, unsigned i) {
+    (void)i;
+    return tf_rotating_cuckoo_remove(f, key, len, 1800, NULL);
+}
+static inline tf_status golden_rc_again(void *f, const char *key, size_t len, unsigned i) {
+    (void)i;
+    return tf_rotating_cuckoo_add(f, key, len, 1500);
+}
+static inline tf_status golden_rotating_cuckoo(uint32_t flags, tf_rotating_cuckoo **out) {
+    tf_rotating_cuckoo_options o = TF_ROTATING_CUCKOO_OPTIONS_INIT;
+    o.table_slots = 16;
+    o.ttl = 2000;
+    o.max_tables = 4;
+    o.seed = 42;
+    o.flags = flags;
+    tf_status st = tf_rotating_cuckoo_new(&o, out);
+    if (st == TF_OK) st = golden_each_key(*out, 0, 80, 1, golden_rc_first);
+    if (st == TF_OK) st = golden_each_key(*out, 0, 80, 7, golden_rc_remove);
+    if (st == TF_OK) st = golden_each_key(*out, 75, 85, 1, golden_rc_again);
+    if (st == TF_OK) st = tf_rotating_cuckoo_add(*out, golden_binary_key, sizeof golden_binary_key, 1800);
+    return st;
+}
+
 #endif

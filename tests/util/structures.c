@@ -1,4 +1,4 @@
-/* The four structures' calls behind one set of signatures (tu_structure,
+/* The structures' calls behind one set of signatures (tu_structure,
  * test_util.h), for the checks every suite shares and for make_golden.
  * No cmocka here: make_golden links this file alone. */
 #include "test_util.h"
@@ -17,6 +17,7 @@ TU_MEMORY_OF(recency_sketch)
 TU_MEMORY_OF(age_bloom)
 TU_MEMORY_OF(time_bloom)
 TU_MEMORY_OF(rate_limiter)
+TU_MEMORY_OF(rotating_cuckoo)
 
 /* tu_<noun>: tf_<noun>'s calls as a tu_structure */
 #define TU_STRUCTURE(noun)                                                                                         \
@@ -41,3 +42,4 @@ TU_STRUCTURE(recency_sketch);
 TU_STRUCTURE(age_bloom);
 TU_STRUCTURE(time_bloom);
 TU_STRUCTURE(rate_limiter);
+TU_STRUCTURE(rotating_cuckoo);

@@ -1,0 +1,269 @@
+// A cuckoo table of fingerprints packed `Bits` bits to a slot ("Cuckoo
+// Filter: Practically Better Than Bloom", Fan, Andersen, Kaminsky,
+// Mitzenmacher, CoNEXT 2014), generic over the slot's width so that a
+// structure storing wider or narrower entries (a fingerprint with a class
+// ID beside it) uses the same table. Slots are packed, not padded to words:
+// slot i holds bits [i * Bits, (i + 1) * Bits) of a little-endian array of
+// 64-bit words (a slot may straddle two words).
+//
+// The table has a power-of-two number of buckets of `per_bucket` slots (1,
+// 2, 4 or 8; bucket b owns slots [b * per_bucket, (b + 1) * per_bucket)).
+// A stored value of 0 marks an empty slot, so a fingerprint of 0 is stored
+// as 1. A key may live in `ways` candidate buckets, each computable from
+// any other and the fingerprint alone, which is what lets a kick move a
+// fingerprint without its key:
+//
+//   two ways    alt(b, f) = b XOR d(f), d(f) = mix(f) mod buckets (1 when
+//               that is 0): an involution, alt(alt(b, f), f) = b, on every
+//               power-of-two size (the README's (b XOR f) mod size is not
+//               one when the size is not a power of two, and loses moved
+//               fingerprints);
+//   three ways  a permutation of order 3: the bucket's low 2k bits (4^k <=
+//               buckets) read as a vector over GF(4), two bits per
+//               element, and next(b, f) = w (b XOR c) XOR c with c =
+//               mix'(f) and w the multiplication by a generator of GF(4)*
+//               (order 3), element-wise: (h, l) -> (h XOR l, h). Its cube is
+//               the identity, so the three buckets b, next(b),
+//               next(next(b)) map onto each other from (bucket, f) alone;
+//               the bits above the 2k (one, when log2 buckets is odd) stay.
+//
+// insert() places a fingerprint in an empty slot of its buckets or kicks:
+// a victim moves to another of its buckets, up to max_kicks times. A chain
+// that fails is undone along its recorded path, so the table is exactly as
+// before and nothing is lost (the caller stores the fingerprint elsewhere).
+#ifndef TF_LIB_CUCKOO_PACKED_TABLE_HPP
+#define TF_LIB_CUCKOO_PACKED_TABLE_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <utility>
+
+#include "common/hash.hpp"
+#include "common/memory.hpp"
+
+namespace tf {
+namespace cuckoo {
+
+// n slots of Bits bits, packed into 64-bit words, zeroed at creation.
+template <unsigned Bits>
+class PackedSlots {
+    static_assert(Bits >= 1 && Bits <= 64, "a slot holds 1 to 64 bits");
+
+   public:
+    static constexpr uint64_t kMask = Bits == 64 ? ~uint64_t(0) : (uint64_t(1) << Bits) - 1;
+    // Words for n slots (n <= 2^48: no overflow).
+    static size_t words_for(uint64_t n) { return size_t((n * Bits + 63) / 64); }
+    // The memory an array of n slots holds, before allocating it.
+    static size_t bytes_for(uint64_t n) { return ZeroedBlock::footprint_for(words_for(n) * 8); }
+
+    PackedSlots() = default;
+    // Throws std::bad_alloc.
+    explicit PackedSlots(uint64_t n) : block_(words_for(n) * 8), n_(n) {}
+
+    uint64_t size() const { return n_; }
+    size_t word_count() const { return words_for(n_); }
+    size_t bytes() const { return block_.footprint(); }
+    uint64_t *words() { return static_cast<uint64_t *>(block_.data()); }
+    const uint64_t *words() const { return static_cast<const uint64_t *>(block_.data()); }
+
+    uint64_t get(uint64_t i) const {
+        if constexpr (Bits == 64) {
+            return words()[i];
+        } else {
+            const uint64_t bit = i * Bits;
+            const size_t k = size_t(bit >> 6);
+            const unsigned off = unsigned(bit & 63);
+            uint64_t v = words()[k] >> off;
+            if (off + Bits > 64) v |= words()[k + 1] << (64 - off);
+            return v & kMask;
+        }
+    }
+    void set(uint64_t i, uint64_t v) {
+        if constexpr (Bits == 64) {
+            words()[i] = v;
+        } else {
+            const uint64_t bit = i * Bits;
+            const size_t k = size_t(bit >> 6);
+            const unsigned off = unsigned(bit & 63);
+            uint64_t *w = words();
+            w[k] = (w[k] & ~(kMask << off)) | ((v & kMask) << off);
+            if (off + Bits > 64) {
+                const unsigned spill = off + Bits - 64;
+                const uint64_t hi = (uint64_t(1) << spill) - 1;
+                w[k + 1] = (w[k + 1] & ~hi) | ((v & kMask) >> (64 - off));
+            }
+        }
+    }
+    // The word holding the first bit of slot i (for prefetching).
+    const void *address(uint64_t i) const { return words() + size_t((i * Bits) >> 6); }
+    void clear() {
+        if (n_ != 0) std::memset(words(), 0, word_count() * 8);
+    }
+
+   private:
+    ZeroedBlock block_;
+    uint64_t n_ = 0;
+};
+
+template <unsigned Bits>
+class CuckooTable {
+   public:
+    using Slots = PackedSlots<Bits>;
+    static constexpr uint64_t kMask = Slots::kMask;
+
+    // A stored value from a hash half: its low Bits bits, 0 remapped to 1.
+    static uint64_t fingerprint(uint64_t h) {
+        const uint64_t f = h & kMask;
+        return f != 0 ? f : 1;
+    }
+    // Whether (slots, per_bucket) is a table this class accepts: per_bucket
+    // 1, 2, 4 or 8, slots a power of two of at least 2 buckets.
+    static bool valid_shape(uint64_t slots, unsigned per_bucket) {
+        if (per_bucket != 1 && per_bucket != 2 && per_bucket != 4 && per_bucket != 8) return false;
+        return slots >= 2 * uint64_t(per_bucket) && (slots & (slots - 1)) == 0;
+    }
+    static size_t bytes_for(uint64_t slots) { return Slots::bytes_for(slots); }
+
+    CuckooTable() = default;
+    // A valid shape (valid_shape); ways 2 or 3. Throws std::bad_alloc.
+    CuckooTable(uint64_t slots, unsigned per_bucket, unsigned ways)
+        : slots_(slots), per_bucket_(per_bucket), ways_(ways) {
+        shift_ = 0;
+        while ((1u << shift_) < per_bucket) ++shift_;
+        mask_ = (slots >> shift_) - 1;
+        unsigned log2 = 0;
+        while ((uint64_t(1) << log2) <= mask_) ++log2;
+        const unsigned pairs = log2 / 2;
+        pair_mask_ = pairs == 0 ? 0 : (pairs >= 32 ? ~uint64_t(0) : (uint64_t(1) << (2 * pairs)) - 1);
+    }
+
+    uint64_t slots() const { return slots_.size(); }
+    uint64_t buckets() const { return mask_ + 1; }
+    unsigned per_bucket() const { return per_bucket_; }
+    unsigned ways() const { return ways_; }
+    uint64_t items() const { return items_; }
+    size_t bytes() const { return slots_.bytes(); }
+    const Slots &raw() const { return slots_; }
+    Slots &raw() { return slots_; }
+    // After the raw slots were filled from a blob: their count of stored
+    // values.
+    void set_items(uint64_t n) { items_ = n; }
+
+    uint64_t bucket_of(uint64_t h) const { return h & mask_; }
+
+    // Two ways: the other bucket (an involution).
+    uint64_t alt(uint64_t b, uint64_t f) const {
+        uint64_t d = detail::fmix64(f * 0x9e3779b97f4a7c15ULL) & mask_;
+        if (d == 0) d = 1;  // mask_ >= 1: the two buckets always differ
+        return b ^ d;
+    }
+    // Three ways: the next bucket (a permutation of order 3).
+    uint64_t next3(uint64_t b, uint64_t f) const {
+        const uint64_t c = detail::fmix64(f ^ 0xc2b2ae3d27d4eb4fULL);
+        const uint64_t v = (b ^ c) & pair_mask_;
+        const uint64_t hi = (v >> 1) & 0x5555555555555555ULL, lo = v & 0x5555555555555555ULL;
+        const uint64_t w = ((hi ^ lo) << 1) | hi;
+        return (b & ~pair_mask_) | ((w ^ c) & pair_mask_);
+    }
+    // The candidate buckets of f whose primary is b; returns their number.
+    unsigned candidates(uint64_t b, uint64_t f, uint64_t *out) const {
+        out[0] = b;
+        if (ways_ == 2) {
+            out[1] = alt(b, f);
+            return 2;
+        }
+        out[1] = next3(b, f);
+        out[2] = next3(out[1], f);
+        return 3;
+    }
+
+    // The slot holding f among its buckets, or UINT64_MAX.
+    uint64_t find(uint64_t b, uint64_t f) const {
+        uint64_t c[3];
+        const unsigned n = candidates(b, f, c);
+        for (unsigned i = 0; i < n; ++i) {
+            const uint64_t base = c[i] << shift_;
+            for (unsigned j = 0; j < per_bucket_; ++j)
+                if (slots_.get(base + j) == f) return base + j;
+        }
+        return UINT64_MAX;
+    }
+    bool contains(uint64_t b, uint64_t f) const { return find(b, f) != UINT64_MAX; }
+    // Removes one copy of f; false when there is none.
+    bool remove(uint64_t b, uint64_t f) {
+        const uint64_t s = find(b, f);
+        if (s == UINT64_MAX) return false;
+        slots_.set(s, 0);
+        items_--;
+        return true;
+    }
+    void prefetch(uint64_t b, uint64_t f) const {
+        uint64_t c[3];
+        const unsigned n = candidates(b, f, c);
+        for (unsigned i = 0; i < n; ++i) __builtin_prefetch(slots_.address(c[i] << shift_));
+    }
+
+    // Stores f (primary bucket b), kicking at most max_kicks fingerprints
+    // along; `path` has room for max_kicks slot indices. False when the
+    // chain failed: it was undone, the table is as it was.
+    bool insert(uint64_t b, uint64_t f, unsigned max_kicks, uint64_t *path) {
+        uint64_t c[3];
+        const unsigned n = candidates(b, f, c);
+        for (unsigned i = 0; i < n; ++i)
+            if (place(c[i], f)) return true;
+        uint64_t cur = f, bucket = c[detail::fmix64(f) % n];
+        for (unsigned k = 0; k < max_kicks; ++k) {
+            const uint64_t mix = detail::fmix64(cur + k);
+            const uint64_t s = (bucket << shift_) + (mix & (per_bucket_ - 1));
+            const uint64_t victim = slots_.get(s);
+            slots_.set(s, cur);
+            path[k] = s;
+            cur = victim;
+            if (ways_ == 2) {
+                bucket = alt(bucket, cur);
+            } else {
+                bucket = next3(bucket, cur);
+                if ((mix >> 32) & 1) bucket = next3(bucket, cur);
+            }
+            if (place(bucket, cur)) return true;
+        }
+        // Undo: walking the path back puts every moved fingerprint home.
+        for (unsigned k = max_kicks; k-- > 0;) {
+            const uint64_t s = path[k], v = slots_.get(s);
+            slots_.set(s, cur);
+            cur = v;
+        }
+        return false;
+    }
+
+    void clear() {
+        slots_.clear();
+        items_ = 0;
+    }
+
+   private:
+    bool place(uint64_t bucket, uint64_t f) {
+        const uint64_t base = bucket << shift_;
+        for (unsigned j = 0; j < per_bucket_; ++j)
+            if (slots_.get(base + j) == 0) {
+                slots_.set(base + j, f);
+                items_++;
+                return true;
+            }
+        return false;
+    }
+
+    Slots slots_;
+    uint64_t items_ = 0;
+    uint64_t mask_ = 0;       // buckets - 1
+    uint64_t pair_mask_ = 0;  // three ways: the low 2k bits of a bucket index
+    unsigned shift_ = 0;      // log2(per_bucket)
+    unsigned per_bucket_ = 1;
+    unsigned ways_ = 2;
+};
+
+}  // namespace cuckoo
+}  // namespace tf
+
+#endif
