@@ -5,7 +5,7 @@
  * below and the %exception block, then %includes this file.
  *
  * Classes: RecencySketchNative, AgeBloomNative, TimeBloomNative,
- * RateLimiterNative (the C handles), and one read-only value class per
+ * RateLimiterNative, RotatingCuckooNative (the C handles), and one read-only value class per
  * versioned struct (RecencySketchInfoNative, AgeBloomStatsNative, ...).
  * Constants: tf_status, TF_NEVER, TF_RETRY_NEVER, every flag and limit, all
  * read from the C headers (nothing here retypes a value).
@@ -101,6 +101,7 @@
 #define AgeBloomNative tf_age_bloom
 #define TimeBloomNative tf_time_bloom
 #define RateLimiterNative tf_rate_limiter
+#define RotatingCuckooNative tf_rotating_cuckoo
 
 /* ---- errors ---------------------------------------------------------- */
 
@@ -209,6 +210,21 @@ static void tf_binding_free_split(const void **ptrs, size_t *lens, const void **
 /* The rate limiter's batch writes its C int answers straight into the
  * languages' int32 arrays: int must be int32_t (it is wherever the bindings
  * build; this refuses to compile otherwise). */
+/* The defaults of tf_rotating_cuckoo_options, read by the C compiler from
+ * TF_ROTATING_CUCKOO_OPTIONS_INIT (the constants TF_BINDING_ROTATING_CUCKOO_*
+ * below), so that no language retypes them. */
+static tf_rotating_cuckoo_options tf_binding_rotating_cuckoo_defaults(void) {
+    tf_rotating_cuckoo_options o = TF_ROTATING_CUCKOO_OPTIONS_INIT;
+    return o;
+}
+#define TF_BINDING_RC_TABLE_SLOTS_ (tf_binding_rotating_cuckoo_defaults().table_slots)
+#define TF_BINDING_RC_MAX_MEMORY_ (tf_binding_rotating_cuckoo_defaults().max_memory)
+#define TF_BINDING_RC_TTL_ (tf_binding_rotating_cuckoo_defaults().ttl)
+#define TF_BINDING_RC_MAX_OCCUPANCY_ (tf_binding_rotating_cuckoo_defaults().max_occupancy)
+#define TF_BINDING_RC_SLOTS_PER_BUCKET_ (tf_binding_rotating_cuckoo_defaults().slots_per_bucket)
+#define TF_BINDING_RC_MAX_KICKS_ (tf_binding_rotating_cuckoo_defaults().max_kicks)
+#define TF_BINDING_RC_MAX_TABLES_ (tf_binding_rotating_cuckoo_defaults().max_tables)
+
 typedef char tf_binding_int_is_int32_[sizeof(int) == sizeof(int32_t) ? 1 : -1] __attribute__((unused));
 
 /* ---- the C figure for the binding benchmarks -------------------------- */
@@ -325,12 +341,15 @@ static uint64_t tf_binding_serialize_into(tf_status st, size_t written) {
  * as read-only value classes (one getter per field; `size` is C's business).
  * The structures' functions are wrapped by the classes below instead, and
  * the error-message calls by the error slot above. */
-%rename("$ignore", %$isfunction, regextarget=1) "^tf_(recency_sketch|age_bloom|time_bloom|rate_limiter)_";
+%rename("$ignore", %$isfunction, regextarget=1) "^tf_(recency_sketch|age_bloom|time_bloom|rate_limiter|rotating_cuckoo)_";
 %rename("$ignore", %$isvariable, regextarget=1, fullname=1) "^tf_[a-z_]+::size$";
 %ignore tf_last_error_message;
 %ignore tf_clear_last_error;
 %ignore tf_version_number;
 %ignore tf_deserialize_options;
+%ignore tf_rotating_cuckoo_options;
+/* Padding named for the C struct's layout (always 0): no language shows it. */
+%ignore tf_rotating_cuckoo_table::reserved;
 /* Fields the C API gained before the language layers show them (the Go
  * suite checks that every getter of a value class has a field of its Go
  * struct): hidden until those layers add them, then this goes. */
@@ -341,6 +360,9 @@ static uint64_t tf_binding_serialize_into(tf_status st, size_t written) {
 %rename(TimeBloomStatsNative) tf_time_bloom_stats;
 %rename(RateLimiterInfoNative) tf_rate_limiter_info;
 %rename(RateLimiterStatsNative) tf_rate_limiter_stats;
+%rename(RotatingCuckooInfoNative) tf_rotating_cuckoo_info;
+%rename(RotatingCuckooStatsNative) tf_rotating_cuckoo_stats;
+%rename(RotatingCuckooTableNative) tf_rotating_cuckoo_table;
 %nodefaultctor;
 %immutable;
 %include "temporalfilters/common.h"
@@ -348,6 +370,7 @@ static uint64_t tf_binding_serialize_into(tf_status st, size_t written) {
 %include "temporalfilters/age_bloom.h"
 %include "temporalfilters/time_bloom.h"
 %include "temporalfilters/rate_limiter.h"
+%include "temporalfilters/rotating_cuckoo.h"
 %mutable;
 %clearnodefaultctor;
 
@@ -374,6 +397,21 @@ static uint64_t tf_binding_serialize_into(tf_status st, size_t written) {
  * Ruby 8; under the concurrent tests' load every serialize succeeded by its
  * second attempt.) */
 %constant int TF_BINDING_SERIALIZE_ATTEMPTS = 8;
+
+/* The options struct of the rotating cuckoo filter (tf_rotating_cuckoo_options)
+ * crosses as scalars: RotatingCuckooNative's constructor takes every field
+ * (as deserialize fills tf_deserialize_options from max_memory), and the
+ * language layers start from these defaults, which the C compiler reads
+ * from TF_ROTATING_CUCKOO_OPTIONS_INIT (seed and flags default to 0, as
+ * everywhere). docs/conventions.md, "The bindings", says how each language
+ * takes them. (The macros are hidden from SWIG, which only names them.) */
+%constant uint64_t TF_BINDING_ROTATING_CUCKOO_TABLE_SLOTS = TF_BINDING_RC_TABLE_SLOTS_;
+%constant uint64_t TF_BINDING_ROTATING_CUCKOO_MAX_MEMORY = TF_BINDING_RC_MAX_MEMORY_;
+%constant uint64_t TF_BINDING_ROTATING_CUCKOO_TTL = TF_BINDING_RC_TTL_;
+%constant double TF_BINDING_ROTATING_CUCKOO_MAX_OCCUPANCY = TF_BINDING_RC_MAX_OCCUPANCY_;
+%constant uint32_t TF_BINDING_ROTATING_CUCKOO_SLOTS_PER_BUCKET = TF_BINDING_RC_SLOTS_PER_BUCKET_;
+%constant uint32_t TF_BINDING_ROTATING_CUCKOO_MAX_KICKS = TF_BINDING_RC_MAX_KICKS_;
+%constant uint32_t TF_BINDING_ROTATING_CUCKOO_MAX_TABLES = TF_BINDING_RC_MAX_TABLES_;
 
 /* ---- the handles ---------------------------------------------------------- */
 
@@ -414,11 +452,17 @@ typedef struct Native {} Native;
     (uint64_t *out_remaining, size_t remaining_count),
     (uint64_t *out_retry_at, size_t retry_at_count)
 };
+/* The cuckoo filter's batch answers (1/0 per key) use the pattern of
+ * acquire_batch's out_allowed. */
+%apply (int32_t *out_allowed, size_t allowed_count) {
+    (int32_t *out_present, size_t present_count)
+};
 
 TF_BINDING_HANDLE(RecencySketchNative, recency_sketch)
 TF_BINDING_HANDLE(AgeBloomNative, age_bloom)
 TF_BINDING_HANDLE(TimeBloomNative, time_bloom)
 TF_BINDING_HANDLE(RateLimiterNative, rate_limiter)
+TF_BINDING_HANDLE(RotatingCuckooNative, rotating_cuckoo)
 
 /* The sketch's C figure for the benchmarks (see tf_binding_c_loop_ns). */
 %rename(c_loop_ns) tf_binding_c_loop_ns;
@@ -677,5 +721,105 @@ double tf_binding_c_loop_ns(RecencySketchNative *s, const void *keys_data, size_
     }
     tf_rate_limiter_info *info() {
         TF_BINDING_GET_STRUCT(tf_rate_limiter_info, tf_rate_limiter_get_info($self, &v), TF_RATE_LIMITER_INFO_INIT);
+    }
+}
+
+/* ---- RotatingCuckoo ------------------------------------------------------- */
+
+%newobject RotatingCuckooNative::table;
+%extend RotatingCuckooNative {
+    /* tf_rotating_cuckoo_new with every option (the fields of
+     * tf_rotating_cuckoo_options in order; the defaults are the constants
+     * TF_BINDING_ROTATING_CUCKOO_*). */
+    RotatingCuckooNative(uint64_t table_slots, uint64_t max_memory, uint64_t ttl, double max_occupancy,
+                         uint32_t slots_per_bucket, uint32_t max_kicks, uint32_t max_tables, uint32_t seed,
+                         uint32_t flags) {
+        tf_rotating_cuckoo_options o = TF_ROTATING_CUCKOO_OPTIONS_INIT;
+        o.table_slots = table_slots;
+        o.max_memory = max_memory;
+        o.ttl = ttl;
+        o.max_occupancy = max_occupancy;
+        o.slots_per_bucket = slots_per_bucket;
+        o.max_kicks = max_kicks;
+        o.max_tables = max_tables;
+        o.seed = seed;
+        o.flags = flags;
+        TF_BINDING_RETURN(RotatingCuckooNative *, tf_rotating_cuckoo_new(&o, &v));
+    }
+
+    void add(const void *key, size_t key_len, uint64_t now) {
+        tf_binding_check(tf_rotating_cuckoo_add($self, key, key_len, now));
+    }
+    int contains(const void *key, size_t key_len, uint64_t now) {
+        TF_BINDING_RETURN(int, tf_rotating_cuckoo_contains($self, key, key_len, now, &v));
+    }
+    /* 1 when a copy was removed, 0 when the key was not present. */
+    int remove(const void *key, size_t key_len, uint64_t now) {
+        TF_BINDING_RETURN(int, tf_rotating_cuckoo_remove($self, key, key_len, now, &v));
+    }
+    /* 1 when the key was present (nothing added), 0 when it was added. */
+    int add_if_absent(const void *key, size_t key_len, uint64_t now) {
+        TF_BINDING_RETURN(int, tf_rotating_cuckoo_add_if_absent($self, key, key_len, now, &v));
+    }
+
+    /* The batches: keys laid end to end in keys_data (key_lens[i] bytes
+     * each), one `now` for all, one 1/0 answer per key in out_present;
+     * return the number of 1s (a scalar result keeps Ruby's outputs flat,
+     * as acquire_batch's). The output's length must equal key_count. */
+    uint64_t contains_batch(const void *keys_data, size_t keys_data_len, const int32_t *key_lens, size_t key_count,
+                            uint64_t now, int32_t *out_present, size_t present_count) {
+        if (present_count != key_count) {
+            tf_binding_fail(TF_ERR_INVALID_ARGUMENT, "contains_batch: the output must hold one answer per key");
+            return 0;
+        }
+        const void *small[TF_BINDING_SMALL_BATCH], **ptrs = NULL;
+        size_t small_lens[TF_BINDING_SMALL_BATCH], *lens = NULL;
+        if (tf_binding_split_keys(keys_data, keys_data_len, key_lens, key_count, small, small_lens,
+                                  TF_BINDING_SMALL_BATCH, &ptrs, &lens) != 0)
+            return 0;
+        uint64_t hits = 0;
+        if (tf_binding_check(tf_rotating_cuckoo_contains_batch($self, ptrs, lens, key_count, now,
+                                                               (int *)out_present)) == TF_OK) {
+            for (size_t i = 0; i < key_count; ++i) hits += out_present[i] != 0;
+        }
+        tf_binding_free_split(ptrs, lens, small);
+        return hits;
+    }
+    /* On TF_ERR_OUT_OF_MEMORY the keys before the failing one were
+     * processed (the C call's contract). */
+    uint64_t add_if_absent_batch(const void *keys_data, size_t keys_data_len, const int32_t *key_lens,
+                                 size_t key_count, uint64_t now, int32_t *out_present, size_t present_count) {
+        if (present_count != key_count) {
+            tf_binding_fail(TF_ERR_INVALID_ARGUMENT, "add_if_absent_batch: the output must hold one answer per key");
+            return 0;
+        }
+        const void *small[TF_BINDING_SMALL_BATCH], **ptrs = NULL;
+        size_t small_lens[TF_BINDING_SMALL_BATCH], *lens = NULL;
+        if (tf_binding_split_keys(keys_data, keys_data_len, key_lens, key_count, small, small_lens,
+                                  TF_BINDING_SMALL_BATCH, &ptrs, &lens) != 0)
+            return 0;
+        uint64_t hits = 0;
+        if (tf_binding_check(tf_rotating_cuckoo_add_if_absent_batch($self, ptrs, lens, key_count, now,
+                                                                    (int *)out_present)) == TF_OK) {
+            for (size_t i = 0; i < key_count; ++i) hits += out_present[i] != 0;
+        }
+        tf_binding_free_split(ptrs, lens, small);
+        return hits;
+    }
+
+    void clear() { tf_binding_check(tf_rotating_cuckoo_clear($self)); }
+    /* tf_rotating_cuckoo_get_info; tf_rotating_cuckoo_get_stats at now;
+     * tf_rotating_cuckoo_get_table of table i (0 the newest) at now. */
+    tf_rotating_cuckoo_info *info() {
+        TF_BINDING_GET_STRUCT(tf_rotating_cuckoo_info, tf_rotating_cuckoo_get_info($self, &v),
+                              TF_ROTATING_CUCKOO_INFO_INIT);
+    }
+    tf_rotating_cuckoo_stats *stats(uint64_t now) {
+        TF_BINDING_GET_STRUCT(tf_rotating_cuckoo_stats, tf_rotating_cuckoo_get_stats($self, now, &v),
+                              TF_ROTATING_CUCKOO_STATS_INIT);
+    }
+    tf_rotating_cuckoo_table *table(uint64_t i, uint64_t now) {
+        TF_BINDING_GET_STRUCT(tf_rotating_cuckoo_table, tf_rotating_cuckoo_get_table($self, i, now, &v),
+                              TF_ROTATING_CUCKOO_TABLE_INIT);
     }
 }

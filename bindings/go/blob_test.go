@@ -59,6 +59,8 @@ var goldenKinds = []struct {
 	{"time_bloom_v1", 3},
 	{"rate_limiter_v1", 4},
 	{"rate_limiter_exact_v1", 4},
+	{"rotating_cuckoo_v1", 5},
+	{"rotating_cuckoo_three_way_v1", 5},
 }
 
 // envelopeCases are the broken blobs every structure refuses, made from
@@ -130,6 +132,7 @@ func TestBlobKinds(t *testing.T) {
 		2: func(b []byte) (structure, error) { return DeserializeAgeBloom(b) },
 		3: func(b []byte) (structure, error) { return DeserializeTimeBloom(b) },
 		4: func(b []byte) (structure, error) { return DeserializeRateLimiter(b) },
+		5: func(b []byte) (structure, error) { return DeserializeRotatingCuckoo(b) },
 	}
 	for _, g := range goldenKinds {
 		blob := readGoldenBlob(t, g.name)
@@ -226,6 +229,7 @@ func TestDeserializeMaxMemory(t *testing.T) {
 		2: func(b []byte, o ...Option) (structure, error) { return DeserializeAgeBloom(b, o...) },
 		3: func(b []byte, o ...Option) (structure, error) { return DeserializeTimeBloom(b, o...) },
 		4: func(b []byte, o ...Option) (structure, error) { return DeserializeRateLimiter(b, o...) },
+		5: func(b []byte, o ...Option) (structure, error) { return DeserializeRotatingCuckoo(b, o...) },
 	}
 	before := atomic.LoadInt64(&liveObjects)
 	for _, g := range goldenKinds {

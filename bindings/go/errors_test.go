@@ -327,6 +327,18 @@ func TestOptions(t *testing.T) {
 		}},
 		{"an unknown AgeBloom flag", func() (structure, error) { return NewAgeBloom(3, 4, 200, WithFlags(AgeBloomFlags(2))) }},
 		{"a TimeBloom flag", func() (structure, error) { return NewTimeBloom(3, 4, 200, 100, WithFlags(TimeBloomFlags(1))) }},
+		{"a RotatingCuckoo's options for a TimeBloom", func() (structure, error) {
+			return NewTimeBloom(3, 4, 200, 100, WithTTL(5))
+		}},
+		{"a RotatingCuckoo's options for a deserializer", func() (structure, error) {
+			return DeserializeRotatingCuckoo(nil, WithTableSlots(64))
+		}},
+		{"an AgeBloom's flags for a RotatingCuckoo", func() (structure, error) {
+			return NewRotatingCuckoo(WithFlags(AgeBloomBlocked))
+		}},
+		{"an unknown RotatingCuckoo flag", func() (structure, error) {
+			return NewRotatingCuckoo(WithFlags(RotatingCuckooFlags(2)))
+		}},
 	}
 	before := atomic.LoadInt64(&liveObjects)
 	for _, c := range refused {
@@ -367,6 +379,9 @@ func TestInfoStatsFields(t *testing.T) {
 		{reflect.TypeOf(AgeBloomStats{}), reflect.TypeOf(native.SwigcptrAgeBloomStatsNative(0))},
 		{reflect.TypeOf(TimeBloomInfo{}), reflect.TypeOf(native.SwigcptrTimeBloomInfoNative(0))},
 		{reflect.TypeOf(TimeBloomStats{}), reflect.TypeOf(native.SwigcptrTimeBloomStatsNative(0))},
+		{reflect.TypeOf(RotatingCuckooInfo{}), reflect.TypeOf(native.SwigcptrRotatingCuckooInfoNative(0))},
+		{reflect.TypeOf(RotatingCuckooStats{}), reflect.TypeOf(native.SwigcptrRotatingCuckooStatsNative(0))},
+		{reflect.TypeOf(RotatingCuckooTable{}), reflect.TypeOf(native.SwigcptrRotatingCuckooTableNative(0))},
 	} {
 		used := map[int]bool{}
 		for _, m := range nativeFields(c.goType, c.nativeType) { // (panics on a field without a getter)
@@ -389,8 +404,10 @@ func TestVocabularyValues(t *testing.T) {
 		t.Errorf("RetryNever = %d, TF_RETRY_NEVER = %d", RetryNever, native.TF_RETRY_NEVER)
 	}
 	if AgeBloomBlocked != 1 || RateLimiterMaxKeyLimit != 65535 || RateLimiterMaxExactLimit != 1<<20 ||
-		RateLimiterMaxBuckets != 4096 {
-		t.Errorf("AgeBloomBlocked = %d, RateLimiterMax* = %d, %d, %d", AgeBloomBlocked, RateLimiterMaxKeyLimit,
-			RateLimiterMaxExactLimit, RateLimiterMaxBuckets)
+		RateLimiterMaxBuckets != 4096 || RotatingCuckooThreeWay != 1 || RotatingCuckooMaxTables != 1024 ||
+		RotatingCuckooMaxKicks != 4096 {
+		t.Errorf("AgeBloomBlocked = %d, RateLimiterMax* = %d, %d, %d, RotatingCuckoo* = %d, %d, %d", AgeBloomBlocked,
+			RateLimiterMaxKeyLimit, RateLimiterMaxExactLimit, RateLimiterMaxBuckets, RotatingCuckooThreeWay,
+			RotatingCuckooMaxTables, RotatingCuckooMaxKicks)
 	}
 }

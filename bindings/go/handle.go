@@ -71,7 +71,8 @@ type structure interface {
 	Serialize() ([]byte, error)
 }
 
-var _ = []structure{(*RecencySketch)(nil), (*AgeBloom)(nil), (*TimeBloom)(nil), (*RateLimiter)(nil)}
+var _ = []structure{(*RecencySketch)(nil), (*AgeBloom)(nil), (*TimeBloom)(nil), (*RateLimiter)(nil),
+	(*RotatingCuckoo)(nil)}
 
 // newKind describes the structure called name whose SWIG class is P, with
 // the class's destructor and deserialize factory (with a memory limit; I is

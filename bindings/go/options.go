@@ -16,7 +16,9 @@ package temporalfilters
 // with ErrInvalidArgument.
 
 // Option is a choice given to a constructor, a sizing helper or a
-// deserializer: WithSeed, WithFlags or WithMaxMemory. A nil Option is
+// deserializer: WithSeed, WithFlags or WithMaxMemory, and the options of
+// a RotatingCuckoo (WithTableSlots, WithTTL, WithMaxOccupancy,
+// WithSlotsPerBucket, WithMaxKicks, WithMaxTables). A nil Option is
 // ignored.
 type Option func(*options)
 
@@ -26,15 +28,28 @@ type options struct {
 	seed      uint32
 	flags     interface{} // the typed flags given (RecencySketchFlags, ...)
 	maxMemory uint64
+	// the fields of tf_rotating_cuckoo_options
+	tableSlots     uint64
+	ttl            uint64
+	maxOccupancy   float64
+	slotsPerBucket uint32
+	maxKicks       uint32
+	maxTables      uint32
 }
 
 // optionSet says which options a call was given or takes.
-type optionSet uint8
+type optionSet uint16
 
 const (
 	optSeed optionSet = 1 << iota
 	optFlags
 	optMaxMemory
+	optTableSlots
+	optTTL
+	optMaxOccupancy
+	optSlotsPerBucket
+	optMaxKicks
+	optMaxTables
 )
 
 // WithSeed sets the hash seed (default 0). Structures merge and compare
@@ -58,9 +73,45 @@ func WithMaxMemory(bytes uint64) Option {
 	return func(o *options) { o.given |= optMaxMemory; o.maxMemory = bytes }
 }
 
+// WithTableSlots sets a RotatingCuckoo's first table size in slots: a power
+// of two, at least 2 x its slots per bucket (default 16384).
+func WithTableSlots(slots uint64) Option {
+	return func(o *options) { o.given |= optTableSlots; o.tableSlots = slots }
+}
+
+// WithTTL sets a RotatingCuckoo's time to live, in the caller's time unit
+// (default 0: none, tables go only for memory).
+func WithTTL(ttl uint64) Option {
+	return func(o *options) { o.given |= optTTL; o.ttl = ttl }
+}
+
+// WithMaxOccupancy sets the fill, in (0, 1], at which a RotatingCuckoo's
+// newest table stops taking inserts (default 0: the layout's measured one).
+func WithMaxOccupancy(occupancy float64) Option {
+	return func(o *options) { o.given |= optMaxOccupancy; o.maxOccupancy = occupancy }
+}
+
+// WithSlotsPerBucket sets a RotatingCuckoo's slots per bucket: 1, 2, 4 (the
+// default) or 8.
+func WithSlotsPerBucket(slots uint32) Option {
+	return func(o *options) { o.given |= optSlotsPerBucket; o.slotsPerBucket = slots }
+}
+
+// WithMaxKicks sets a RotatingCuckoo's longest kick chain,
+// 1..RotatingCuckooMaxKicks (default 500).
+func WithMaxKicks(kicks uint32) Option {
+	return func(o *options) { o.given |= optMaxKicks; o.maxKicks = kicks }
+}
+
+// WithMaxTables sets the most tables a RotatingCuckoo keeps,
+// 1..RotatingCuckooMaxTables (default 64).
+func WithMaxTables(tables uint32) Option {
+	return func(o *options) { o.given |= optMaxTables; o.maxTables = tables }
+}
+
 // Flags are the creation flags of the structures, one type per structure.
 type Flags interface {
-	RecencySketchFlags | AgeBloomFlags | TimeBloomFlags | RateLimiterFlags
+	RecencySketchFlags | AgeBloomFlags | TimeBloomFlags | RateLimiterFlags | RotatingCuckooFlags
 }
 
 // RecencySketchFlags are the creation flags of a RecencySketch
@@ -79,6 +130,10 @@ type TimeBloomFlags uint32
 // (TF_RATE_LIMITER_*); any other bit is refused.
 type RateLimiterFlags uint32
 
+// RotatingCuckooFlags are the creation flags of a RotatingCuckoo
+// (TF_ROTATING_CUCKOO_*); any other bit is refused.
+type RotatingCuckooFlags uint32
+
 // configure reads the options of the call what (for the messages), which
 // takes the options in allowed and the flags of type F.
 func configure[F Flags](what string, allowed optionSet, opts []Option) (o options, flags F, err error) {
@@ -90,7 +145,9 @@ func configure[F Flags](what string, allowed optionSet, opts []Option) (o option
 	for _, c := range []struct {
 		opt  optionSet
 		name string
-	}{{optSeed, "WithSeed"}, {optFlags, "WithFlags"}, {optMaxMemory, "WithMaxMemory"}} {
+	}{{optSeed, "WithSeed"}, {optFlags, "WithFlags"}, {optMaxMemory, "WithMaxMemory"},
+		{optTableSlots, "WithTableSlots"}, {optTTL, "WithTTL"}, {optMaxOccupancy, "WithMaxOccupancy"},
+		{optSlotsPerBucket, "WithSlotsPerBucket"}, {optMaxKicks, "WithMaxKicks"}, {optMaxTables, "WithMaxTables"}} {
 		if o.given&c.opt != 0 && allowed&c.opt == 0 {
 			return o, 0, invalidArgument("%s takes no %s option", what, c.name)
 		}

@@ -2,7 +2,7 @@ package temporalfilters
 
 import "temporalfilters.org/go/temporalfilters/internal/native"
 
-// The four structures and what they all have: their native kinds, Close,
+// The five structures and what they all have: their native kinds, Close,
 // Memory, serialization (Serialize, MarshalBinary, UnmarshalBinary,
 // Deserialize<Name>), each a line over the shared code of handle.go. A new
 // structure adds its kind and these methods here.
@@ -13,15 +13,18 @@ type (
 	abNative = native.SwigcptrAgeBloomNative
 	tbNative = native.SwigcptrTimeBloomNative
 	rlNative = native.SwigcptrRateLimiterNative
+	rcNative = native.SwigcptrRotatingCuckooNative
 )
 
 // The kinds of the structures: name, destructor, deserialize factory, and
 // the probe of a new object: its creation-time Info, which the plain
-// getters return (the sketch's Width, ..., the filters' Capacity and Span;
+// getters return (the sketch's Width, ..., the filters' Capacity and Span,
+// the cuckoo filter's options;
 // none for the limiter, whose Info has limits that SetGlobalLimit and
 // SetMaxKeys change), and whether its calls may overlap (then Close waits
 // for those in flight, see handle): always for the limiter, for a sketch
-// created with RecencySketchConcurrent, never for the Bloom filters.
+// created with RecencySketchConcurrent, never for the Bloom filters and the
+// cuckoo filter.
 var (
 	recencySketchKind = newKind[rsNative]("RecencySketch", native.DeleteRecencySketchNative,
 		native.RecencySketchNativeDeserialize, probeSketch)
@@ -31,6 +34,8 @@ var (
 		native.TimeBloomNativeDeserialize, func(p tbNative) (any, bool) { return readTimeBloomInfo(p), false })
 	rateLimiterKind = newKind[rlNative]("RateLimiter", native.DeleteRateLimiterNative,
 		native.RateLimiterNativeDeserialize, func(rlNative) (any, bool) { return nil, true })
+	rotatingCuckooKind = newKind[rcNative]("RotatingCuckoo", native.DeleteRotatingCuckooNative,
+		native.RotatingCuckooNativeDeserialize, func(p rcNative) (any, bool) { return readRotatingCuckooInfo(p), false })
 )
 
 // probeSketch reads a new sketch's Info; it is concurrent when created
@@ -43,16 +48,18 @@ func probeSketch(p rsNative) (any, bool) {
 // The Info and Stats methods: the native struct each reads (fromNative);
 // and the reads of the Info structs the probes cache.
 var (
-	readRecencySketchInfo = readNative[RecencySketchInfo](rsNative.Info, native.DeleteRecencySketchInfoNative)
-	readAgeBloomInfo      = readNative[AgeBloomInfo](abNative.Info, native.DeleteAgeBloomInfoNative)
-	readTimeBloomInfo     = readNative[TimeBloomInfo](tbNative.Info, native.DeleteTimeBloomInfoNative)
+	readRecencySketchInfo  = readNative[RecencySketchInfo](rsNative.Info, native.DeleteRecencySketchInfoNative)
+	readAgeBloomInfo       = readNative[AgeBloomInfo](abNative.Info, native.DeleteAgeBloomInfoNative)
+	readTimeBloomInfo      = readNative[TimeBloomInfo](tbNative.Info, native.DeleteTimeBloomInfoNative)
+	readRotatingCuckooInfo = readNative[RotatingCuckooInfo](rcNative.Info, native.DeleteRotatingCuckooInfoNative)
 
-	recencySketchInfo = nativeStructOf[RecencySketchInfo](rsNative.Info, native.DeleteRecencySketchInfoNative)
-	ageBloomStats     = nativeStructOf[AgeBloomStats](abNative.Stats, native.DeleteAgeBloomStatsNative)
-	ageBloomInfo      = nativeStructOf[AgeBloomInfo](abNative.Info, native.DeleteAgeBloomInfoNative)
-	timeBloomInfo     = nativeStructOf[TimeBloomInfo](tbNative.Info, native.DeleteTimeBloomInfoNative)
-	rateLimiterStats  = nativeStructOf[RateLimiterStats](rlNative.Stats, native.DeleteRateLimiterStatsNative)
-	rateLimiterInfo   = nativeStructOf[RateLimiterInfo](rlNative.Info, native.DeleteRateLimiterInfoNative)
+	recencySketchInfo  = nativeStructOf[RecencySketchInfo](rsNative.Info, native.DeleteRecencySketchInfoNative)
+	ageBloomStats      = nativeStructOf[AgeBloomStats](abNative.Stats, native.DeleteAgeBloomStatsNative)
+	ageBloomInfo       = nativeStructOf[AgeBloomInfo](abNative.Info, native.DeleteAgeBloomInfoNative)
+	timeBloomInfo      = nativeStructOf[TimeBloomInfo](tbNative.Info, native.DeleteTimeBloomInfoNative)
+	rateLimiterStats   = nativeStructOf[RateLimiterStats](rlNative.Stats, native.DeleteRateLimiterStatsNative)
+	rateLimiterInfo    = nativeStructOf[RateLimiterInfo](rlNative.Info, native.DeleteRateLimiterInfoNative)
+	rotatingCuckooInfo = nativeStructOf[RotatingCuckooInfo](rcNative.Info, native.DeleteRotatingCuckooInfoNative)
 )
 
 // obj is the structure's native object, through which every method works.
@@ -62,6 +69,9 @@ func (s *RecencySketch) obj() object[rsNative] {
 func (f *AgeBloom) obj() object[abNative]    { return object[abNative]{(*holder)(f), ageBloomKind} }
 func (f *TimeBloom) obj() object[tbNative]   { return object[tbNative]{(*holder)(f), timeBloomKind} }
 func (r *RateLimiter) obj() object[rlNative] { return object[rlNative]{(*holder)(r), rateLimiterKind} }
+func (f *RotatingCuckoo) obj() object[rcNative] {
+	return object[rcNative]{(*holder)(f), rotatingCuckooKind}
+}
 
 // DeserializeRecencySketch creates a sketch from a blob written by
 // Serialize (in any language). The blob is checked completely first.
@@ -104,6 +114,17 @@ func DeserializeRateLimiter(blob []byte, opts ...Option) (*RateLimiter, error) {
 	return deserializeAs[RateLimiter, RateLimiterFlags](rateLimiterKind, blob, opts)
 }
 
+// DeserializeRotatingCuckoo creates a filter from a blob written by
+// Serialize (in any language): its options, counters, clock, tables and
+// fingerprints (a table older than the ttl stays expired). The blob is
+// checked completely first. Option: WithMaxMemory (a cap on the memory it
+// may take). Errors: ErrTruncated, ErrBadMagic, ErrUnsupportedVersion,
+// ErrWrongKind, ErrChecksum, ErrCorrupt (ErrBadBlob), ErrTooLarge (over
+// WithMaxMemory), ErrOutOfMemory.
+func DeserializeRotatingCuckoo(blob []byte, opts ...Option) (*RotatingCuckoo, error) {
+	return deserializeAs[RotatingCuckoo, RotatingCuckooFlags](rotatingCuckooKind, blob, opts)
+}
+
 // Close frees the sketch's C memory. It is idempotent and always returns
 // nil; afterwards every method returns an error matching ErrClosed. On a
 // sketch created with RecencySketchConcurrent, Close may run while other
@@ -130,6 +151,12 @@ func (f *TimeBloom) Close() error { return f.obj().close() }
 // flight before freeing the memory.
 func (r *RateLimiter) Close() error { return r.obj().close() }
 
+// Close frees the filter's C memory. It is idempotent and always returns
+// nil; afterwards every method returns an error matching ErrClosed. Close must
+// not run concurrently with other calls on the same filter (it would free
+// the memory under them).
+func (f *RotatingCuckoo) Close() error { return f.obj().close() }
+
 // Memory returns the bytes of C memory held by the sketch. Errors: ErrClosed.
 func (s *RecencySketch) Memory() (bytes uint64, err error) { return s.obj().memory() }
 
@@ -143,6 +170,16 @@ func (f *TimeBloom) Memory() (bytes uint64, err error) { return f.obj().memory()
 // the exact mode's rings, the global window and the overrides (it takes
 // each shard's lock in turn). Errors: ErrClosed.
 func (r *RateLimiter) Memory() (bytes uint64, err error) { return r.obj().memory() }
+
+// Memory returns the bytes of C memory held by the filter (its tables and
+// their bookkeeping; at most its memory cap between calls). Errors: ErrClosed.
+func (f *RotatingCuckoo) Memory() (bytes uint64, err error) { return f.obj().memory() }
+
+// Serialize writes the filter in the library's portable wire format (kind
+// 5: every option, counter, table and fingerprint, and the clock), readable
+// by DeserializeRotatingCuckoo and by the other languages' bindings.
+// Errors: ErrClosed.
+func (f *RotatingCuckoo) Serialize() ([]byte, error) { return f.obj().serialize() }
 
 // Serialize writes the sketch in the library's portable wire format
 // (little-endian, checksummed), readable by DeserializeRecencySketch and by
@@ -172,6 +209,9 @@ func (f *TimeBloom) MarshalBinary() ([]byte, error) { return f.Serialize() }
 // MarshalBinary implements encoding.BinaryMarshaler; it is Serialize.
 func (r *RateLimiter) MarshalBinary() ([]byte, error) { return r.Serialize() }
 
+// MarshalBinary implements encoding.BinaryMarshaler; it is Serialize.
+func (f *RotatingCuckoo) MarshalBinary() ([]byte, error) { return f.Serialize() }
+
 // UnmarshalBinary implements encoding.BinaryUnmarshaler: it replaces the
 // state of s (zero, open or closed) with the sketch in data, which it does
 // not retain. On error s is unchanged. Needs exclusive use of s.
@@ -191,3 +231,8 @@ func (f *TimeBloom) UnmarshalBinary(data []byte) error { return f.obj().unmarsha
 // state of r (zero, open or closed) with the limiter in data, which it does
 // not retain. On error r is unchanged. Needs exclusive use of r.
 func (r *RateLimiter) UnmarshalBinary(data []byte) error { return r.obj().unmarshal(data) }
+
+// UnmarshalBinary implements encoding.BinaryUnmarshaler: it replaces the
+// state of f (zero, open or closed) with the filter in data, which it does
+// not retain. On error f is unchanged. Needs exclusive use of f.
+func (f *RotatingCuckoo) UnmarshalBinary(data []byte) error { return f.obj().unmarshal(data) }

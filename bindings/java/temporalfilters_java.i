@@ -38,7 +38,8 @@
 %typemap(javaclassmodifiers) struct RecencySketchNative, struct AgeBloomNative, struct TimeBloomNative,
     struct RateLimiterNative, struct tf_recency_sketch_info, struct tf_age_bloom_info, struct tf_age_bloom_stats,
     struct tf_time_bloom_info, struct tf_time_bloom_stats, struct tf_rate_limiter_info,
-    struct tf_rate_limiter_stats, enum tf_status "final class"
+    struct tf_rate_limiter_stats, struct RotatingCuckooNative, struct tf_rotating_cuckoo_info,
+    struct tf_rotating_cuckoo_stats, struct tf_rotating_cuckoo_table, enum tf_status "final class"
 /* (The types must be named as SWIG declared them, `struct ...` and `enum
  * tf_status`; a typemap on another spelling matches nothing, silently.
  * VocabularyTest checks that every generated class is non-public and final.) */
@@ -50,13 +51,14 @@
  * call itself (ClosedException); a 0 that still reached C would fail
  * cleanly there (TF_ERR_NULL). */
 %typemap(javainterfaces) struct RecencySketchNative, struct AgeBloomNative, struct TimeBloomNative,
-    struct RateLimiterNative "NativeProxy"
+    struct RateLimiterNative, struct RotatingCuckooNative "NativeProxy"
 
 /* The versioned structs' proxies (info, stats: copies Java owns) implement
  * NativeValue, through which NativeHandle.value() frees each once read. */
 %typemap(javainterfaces) struct tf_recency_sketch_info, struct tf_age_bloom_info, struct tf_age_bloom_stats,
     struct tf_time_bloom_info, struct tf_time_bloom_stats, struct tf_rate_limiter_info,
-    struct tf_rate_limiter_stats "NativeValue"
+    struct tf_rate_limiter_stats, struct tf_rotating_cuckoo_info, struct tf_rotating_cuckoo_stats,
+    struct tf_rotating_cuckoo_table "NativeValue"
 
 /* The JNI library is loaded with the class that declares the native methods,
  * by NativeLibrary (src/): -Dorg.temporalfilters.jni=FILE-OR-DIRECTORY, else

@@ -163,7 +163,7 @@ static VALUE tf_rb_key_at(VALUE ary, long i) {
  * the freed memory. A handle passed as an argument (merge's other) must be
  * open too. */
 %typemap(in) struct RecencySketchNative *self, struct AgeBloomNative *self, struct TimeBloomNative *self,
-             struct RateLimiterNative *self {
+             struct RateLimiterNative *self, struct RotatingCuckooNative *self {
     $1 = ($1_ltype)tf_rb_data_ptr($input, ((swig_class *)$1_descriptor->clientdata)->klass);
     if (strcmp("$symname", "close") == 0)
         DATA_PTR($input) = NULL;
@@ -329,3 +329,4 @@ TF_RUBY_CLOSE(RecencySketchNative, recency_sketch)
 TF_RUBY_CLOSE(AgeBloomNative, age_bloom)
 TF_RUBY_CLOSE(TimeBloomNative, time_bloom)
 TF_RUBY_CLOSE(RateLimiterNative, rate_limiter)
+TF_RUBY_CLOSE(RotatingCuckooNative, rotating_cuckoo)

@@ -21,6 +21,7 @@ module TestHelper
     AB = TF::AgeBloom
     TB = TF::TimeBloom
     RL = TF::RateLimiter
+    RC = TF::RotatingCuckoo
     H = TestHelper
     RETRY_NEVER = TF::RETRY_NEVER
     MAX_U32 = 2**32 - 1
@@ -301,6 +302,18 @@ module TestHelper
     end
     [*195..199, *245..249].each { |i| f.add_if_absent("key-#{i}", 3000) }
     f.add(GOLDEN_BINARY_KEY, 3000)
+    f
+  end
+
+  # golden_rotating_cuckoo(flags) of tests/util/golden.h:
+  # rotating_cuckoo_v1.tfb (flags 0) and rotating_cuckoo_three_way_v1.tfb
+  # (THREE_WAY).
+  def self.golden_rotating_cuckoo(flags)
+    f = TemporalFilters::RotatingCuckoo.new(table_slots: 16, ttl: 2000, max_tables: 4, seed: 42, flags: flags)
+    80.times { |i| f.add_if_absent("key-#{i}", 1000 + 10 * i) }
+    (0...80).step(7) { |i| f.remove("key-#{i}", 1800) }
+    (75...85).each { |i| f.add("key-#{i}", 1500) } # a clock that went backwards
+    f.add(GOLDEN_BINARY_KEY, 1800)
     f
   end
 

@@ -135,6 +135,51 @@ class TestGolden < Minitest::Test
     end
   end
 
+  # ---- the rotating cuckoo filter (rotating_cuckoo_v1, _three_way_v1) ----
+  #
+  # The .expected files list contains?(key, now) for "key-0" .. "key-89" and
+  # the binary key at now = 1800 and then 3600.
+
+  ROTATING_CUCKOOS = { "rotating_cuckoo_v1" => 0, "rotating_cuckoo_three_way_v1" => RC::THREE_WAY }.freeze
+
+  ROTATING_CUCKOOS.each do |name, flags|
+    define_method("test_read_#{name}") do
+      blob, expected = H.golden(name)
+      keys = Array.new(90) { |i| "key-#{i}" } + [H::GOLDEN_BINARY_KEY]
+      assert_equal keys + keys, expected.map(&:first)
+      assert_equal [1800] * 91 + [3600] * 91, expected.map { |row| row[1] }
+      assert(expected.all? { |row| row.size == 3 && [0, 1].include?(row[2]) })
+      f = RC.deserialize(blob)
+      assert_equal [16, 2000, 4, 42, flags, flags.zero? ? 2 : 3], [f.table_slots, f.ttl, f.max_tables, f.seed,
+                                                                   f.flags, f.ways]
+      assert_equal !flags.zero?, f.three_way?
+      expected.each do |key, now, answer|
+        assert_equal answer == 1, f.contains?(key, now), "#{key.inspect} at #{now}"
+      end
+      # whatever the hashing: removed keys absent, the last adds present,
+      # keys never added absent (no false positive in the file)
+      assert_equal 0, expected[0][2], "key-0 was removed"
+      assert_equal 1, expected[84][2], "key-84 was added last"
+      assert_equal 1, expected[90][2], "the binary key was added last"
+      (85...90).each { |i| assert_equal 0, expected[i][2], "key-#{i} was never added" }
+      assert_equal blob, f.serialize, "read and written back unchanged (contains? changes nothing)"
+    end
+
+    define_method("test_write_#{name}") do
+      assert_writes_golden(name, H.golden_rotating_cuckoo(flags))
+    end
+  end
+
+  def test_rotating_cuckoo_blobs_are_of_their_kind_only
+    ROTATING_CUCKOOS.each_key do |name|
+      blob = H.read_golden("#{name}.tfb")
+      assert_checksum_helper_agrees(blob, name)
+      [RS, AB, TB, RL].each { |klass| assert_tf_error(:WRONG_KIND) { klass.deserialize(blob) } }
+    end
+    assert_tf_error(:WRONG_KIND) { RC.deserialize(H.read_golden("time_bloom_v1.tfb")) }
+    assert_tf_error(:WRONG_KIND) { RC.deserialize(H.read_golden("rate_limiter_v1.tfb")) }
+  end
+
   # ---- the rate limiter (rate_limiter_v1, rate_limiter_exact_v1) ----------
   #
   # The .expected files list peek(key, now = 3000, n = 1) for "key-0" ..

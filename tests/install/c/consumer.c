@@ -1,5 +1,5 @@
 /* A program built against the installed library with pkg-config only: every
- * structure (RecencySketch, AgeBloom, TimeBloom, RateLimiter) answers a few
+ * structure (RecencySketch, AgeBloom, TimeBloom, RateLimiter, RotatingCuckoo) answers a few
  * calls, and each one's blob goes through a round trip (serialize,
  * deserialize, the copy answers the same and writes the same bytes).
  * tests/install/c/run.sh builds it against /usr (the Debian packages);
@@ -115,9 +115,33 @@ static int rate_limiter(void) {
     return 0;
 }
 
+static int rotating_cuckoo(void) {
+    tf_rotating_cuckoo_options o = TF_ROTATING_CUCKOO_OPTIONS_INIT;
+    tf_rotating_cuckoo *f = NULL, *copy = NULL;
+    int present = 0;
+    o.table_slots = 64;
+    o.ttl = 1000;
+    o.seed = 7;
+    CHECK(tf_rotating_cuckoo_new(&o, &f));
+    CHECK(tf_rotating_cuckoo_add_if_absent(f, "alpha", 5, 10, &present));
+    EXPECT(!present);
+    CHECK(tf_rotating_cuckoo_add_if_absent(f, "alpha", 5, 20, &present));
+    EXPECT(present);
+    ROUND_TRIP(rotating_cuckoo, f, &copy);
+    CHECK(tf_rotating_cuckoo_contains(copy, "alpha", 5, 20, &present));
+    EXPECT(present);
+    CHECK(tf_rotating_cuckoo_contains(copy, "beta", 4, 20, &present));
+    EXPECT(!present);
+    CHECK(tf_rotating_cuckoo_contains(copy, "alpha", 5, 5000, &present));
+    EXPECT(!present);
+    tf_rotating_cuckoo_free(copy);
+    tf_rotating_cuckoo_free(f);
+    return 0;
+}
+
 int main(void) {
     EXPECT(strcmp(tf_version_string(), TF_VERSION_STRING) == 0);
-    if (recency_sketch() || age_bloom() || time_bloom() || rate_limiter()) return 1;
+    if (recency_sketch() || age_bloom() || time_bloom() || rate_limiter() || rotating_cuckoo()) return 1;
     printf("consumer ok: libtemporalfilters %s\n", tf_version_string());
     return 0;
 }

@@ -124,5 +124,24 @@ func main() {
 	if d, err := r2.AcquireString("k", 4, 1); err != nil || d.Allowed {
 		fail("the limiter's copy forgot the key: Acquire = %+v, %v", d, err)
 	}
+	// RotatingCuckoo: de-duplication with a ttl, one by one and in a batch.
+	c, err := temporalfilters.NewRotatingCuckoo(temporalfilters.WithTableSlots(64), temporalfilters.WithTTL(60000))
+	check(err, "NewRotatingCuckoo")
+	defer c.Close()
+	if seen, err := c.AddIfAbsentString("event-1", 1000); err != nil || seen {
+		fail("RotatingCuckoo.AddIfAbsent = %v, %v", seen, err)
+	}
+	if seen, err := c.AddIfAbsentBatchStrings([]string{"event-1", "event-2", "event-2"}, 2000); err != nil ||
+		!seen[0] || seen[1] || !seen[2] {
+		fail("RotatingCuckoo.AddIfAbsentBatch = %v, %v", seen, err)
+	}
+	if c.TTL() != 60000 {
+		fail("RotatingCuckoo.TTL = %d", c.TTL())
+	}
+	c2 := roundTrip("RotatingCuckoo", c, temporalfilters.DeserializeRotatingCuckoo)
+	defer c2.Close()
+	if ok, err := c2.ContainsString("event-2", 2000); err != nil || !ok {
+		fail("the RotatingCuckoo's copy: Contains = %v, %v", ok, err)
+	}
 	fmt.Println("installcheck: ok")
 }

@@ -8,6 +8,7 @@ import org.temporalfilters.BadBlobException;
 import org.temporalfilters.RateLimiter;
 import org.temporalfilters.RecencySketch;
 import org.temporalfilters.TemporalFilters;
+import org.temporalfilters.RotatingCuckoo;
 import org.temporalfilters.TimeBloom;
 
 public final class Consumer {
@@ -64,6 +65,16 @@ public final class Consumer {
             byte[] b = l.serialize();
             try (RateLimiter r = RateLimiter.deserialize(b)) {
                 check(Arrays.equals(r.serialize(), b) && !r.peek("client", 4).allowed(), "limiter blob round trip");
+            }
+        }
+        try (RotatingCuckoo f = RotatingCuckoo.builder().tableSlots(64).ttl(60_000).build()) {
+            check(!f.addIfAbsent("event:1", 1_000) && f.addIfAbsent("event:1", 2_000), "cuckoo de-duplicates");
+            boolean[] batch = f.addIfAbsentBatch(new String[] {"event:1", "event:2", "event:2"}, 3_000);
+            check(batch[0] && !batch[1] && batch[2], "cuckoo batch");
+            byte[] b = f.serialize();
+            try (RotatingCuckoo r = RotatingCuckoo.deserialize(b)) {
+                check(Arrays.equals(r.serialize(), b) && r.contains("event:2", 3_000) && !r.contains("x", 3_000),
+                        "cuckoo blob round trip");
             }
         }
         // a damaged blob is an error, not a crash

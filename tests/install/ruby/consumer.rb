@@ -49,6 +49,12 @@ decisions = limiter.acquire_batch(%w[client client client], [now, now + 1, now +
 check.call("limiter batch", decisions.map(&:allowed?) == [true, true, false])
 check.call("limiter retry_at", decisions.last.retry_at > now + 2)
 
+dedup = TemporalFilters::RotatingCuckoo.new(table_slots: 64, ttl: 60_000)
+check.call("cuckoo add_if_absent", dedup.add_if_absent("event-1", now) == false)
+check.call("cuckoo batch", dedup.add_if_absent_batch(%w[event-1 event-2 event-2], now + 1) == [true, false, true])
+dedup_copy = TemporalFilters::RotatingCuckoo.deserialize(dedup.serialize)
+check.call("cuckoo round trip", dedup_copy.serialize == dedup.serialize && dedup_copy.contains?("event-2", now + 1))
+
 # The blob round trip: the same state, the same bytes.
 blob = sketch.serialize
 copy = TemporalFilters::RecencySketch.deserialize(blob)

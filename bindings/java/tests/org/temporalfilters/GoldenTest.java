@@ -223,6 +223,77 @@ public class GoldenTest {
         }
     }
 
+    /* tests/util/golden.h, golden_rotating_cuckoo(flags): the same calls, in order. */
+    private static RotatingCuckoo rebuildRotatingCuckoo(int flags) {
+        RotatingCuckoo f = RotatingCuckoo.builder().tableSlots(16).ttl(2000).maxTables(4).seed(42).flags(flags).build();
+        for (int i = 0; i < 80; i++) {
+            f.addIfAbsent("key-" + i, 1000 + 10L * i);
+        }
+        for (int i = 0; i < 80; i += 7) {
+            f.remove("key-" + i, 1800);
+        }
+        for (int i = 75; i < 85; i++) {
+            f.add("key-" + i, 1500);
+        }
+        f.add(BINARY_KEY, 1800);
+        return f;
+    }
+
+    /* Checks one golden rotating cuckoo filter: the rebuilt filter writes the
+     * golden bytes, and the blob reads back with every answer of its .expected
+     * file (at now = 1800 and 3600). */
+    private static void checkRotatingCuckoo(String name, int flags) throws IOException {
+        Golden golden = Golden.read(name, 3);
+        List<String[]> rows = golden.rows;
+        try (RotatingCuckoo built = rebuildRotatingCuckoo(flags)) {
+            golden.assertWrittenBy(built, "rebuilt filter");
+        }
+        try (RotatingCuckoo f = RotatingCuckoo.deserialize(golden.blob)) {
+            RotatingCuckoo.Info info = f.info();
+            assertEquals(16, info.tableSlots());
+            assertEquals(2000, info.ttl());
+            assertEquals(4, info.maxTables());
+            assertEquals(42, info.seed());
+            assertEquals(flags, info.flags());
+            assertEquals(flags == 0 ? 2 : 3, info.ways());
+            int at1800 = 0;
+            int at3600 = 0;
+            int present1800 = 0;
+            for (String[] row : rows) {
+                long now = Long.parseLong(row[1]);
+                boolean want = bit(row[2]);
+                assertEquals(name + " " + row[0] + " at " + now, want, f.contains(TestSupport.hex(row[0]), now));
+                at1800 += now == 1800 ? 1 : 0;
+                at3600 += now == 3600 ? 1 : 0;
+                present1800 += now == 1800 && want ? 1 : 0;
+            }
+            // key-0 .. key-89 and the binary key, at both times
+            assertEquals(91, at1800);
+            assertEquals(91, at3600);
+            assertEquals(182, rows.size());
+            assertArrayEquals(BINARY_KEY, TestSupport.hex(rows.get(90)[0]));
+            // the removed keys are absent, the last adds present; never a key not added
+            assertEquals("0", rows.get(0)[2]);
+            assertEquals("1", rows.get(84)[2]);
+            assertEquals("1", rows.get(90)[2]);
+            for (int i = 85; i < 90; i++) {
+                assertEquals(name + ": key-" + i + " was never added", "0", rows.get(i)[2]);
+            }
+            assertTrue("present at 1800: " + present1800, present1800 > 0 && present1800 < 91);
+            golden.assertWrittenBy(f, "the blob read back");
+        }
+    }
+
+    @Test
+    public void rotatingCuckoo() throws IOException {
+        checkRotatingCuckoo("rotating_cuckoo_v1", 0);
+    }
+
+    @Test
+    public void rotatingCuckooThreeWay() throws IOException {
+        checkRotatingCuckoo("rotating_cuckoo_three_way_v1", RotatingCuckoo.THREE_WAY);
+    }
+
     /* tests/util/golden.h, golden_rate_limiter(flags): the same calls, in order. */
     private static RateLimiter rebuildRateLimiter(boolean exact) {
         RateLimiter r = new RateLimiter(5, 1000, 100, 0, exact ? RateLimiter.EXACT : 0);

@@ -42,6 +42,10 @@ public class VocabularyTest {
         assertEquals(TemporalFiltersNative.TF_RATE_LIMITER_EXACT, RateLimiter.EXACT);
         assertEquals(2, RateLimiter.FULL_ALLOW);
         assertEquals(TemporalFiltersNative.TF_RATE_LIMITER_FULL_ALLOW, RateLimiter.FULL_ALLOW);
+        assertEquals(1, RotatingCuckoo.THREE_WAY);
+        assertEquals(TemporalFiltersNative.TF_ROTATING_CUCKOO_THREE_WAY, RotatingCuckoo.THREE_WAY);
+        assertEquals(TemporalFiltersNative.TF_ROTATING_CUCKOO_MAX_TABLES, RotatingCuckoo.MAX_TABLES);
+        assertEquals(TemporalFiltersNative.TF_ROTATING_CUCKOO_MAX_KICKS, RotatingCuckoo.MAX_KICKS);
     }
 
     @Test
@@ -70,6 +74,13 @@ public class VocabularyTest {
             g.add("k", 5);
             assertArrayEquals(g.serialize(), f.serialize());
         }
+        // the options left out are TF_ROTATING_CUCKOO_OPTIONS_INIT's
+        try (RotatingCuckoo c = new RotatingCuckoo(); RotatingCuckoo d = RotatingCuckoo.builder().build()) {
+            assertEquals(new RotatingCuckoo.Info(16384, 64L << 20, 0, 0.92, 4, 500, 64, 0, 0, 2), c.info());
+            c.add("k", 5);
+            d.add("k", 5);
+            assertArrayEquals(d.serialize(), c.serialize());
+        }
         try (RateLimiter r = new RateLimiter(5, 1000, 100); RateLimiter q = new RateLimiter(5, 1000, 100, 0, 0)) {
             assertEquals(0, r.info().flags());
             r.acquire("k", 5);
@@ -87,7 +98,8 @@ public class VocabularyTest {
         String[] generated = {"TemporalFiltersNative", "TemporalFiltersJNI", "TemporalFiltersNativeConstants",
             "NativeStatus", "RecencySketchNative", "AgeBloomNative", "TimeBloomNative", "RateLimiterNative",
             "RecencySketchInfoNative", "AgeBloomInfoNative", "AgeBloomStatsNative", "TimeBloomInfoNative",
-            "TimeBloomStatsNative", "RateLimiterInfoNative", "RateLimiterStatsNative"};
+            "TimeBloomStatsNative", "RateLimiterInfoNative", "RateLimiterStatsNative", "RotatingCuckooNative",
+            "RotatingCuckooInfoNative", "RotatingCuckooStatsNative", "RotatingCuckooTableNative"};
         for (String name : generated) {
             Class<?> c = Class.forName("org.temporalfilters." + name);
             assertFalse(name + " is public", Modifier.isPublic(c.getModifiers()));
