@@ -11,14 +11,18 @@ std::unique_ptr<Section> make_recency_sketch_section();
 std::unique_ptr<Section> make_age_bloom_section();
 std::unique_ptr<Section> make_time_bloom_section();
 std::unique_ptr<Section> make_rate_limiter_section();
+std::unique_ptr<Section> make_rotating_cuckoo_section();
 
 const std::vector<SectionFactory> &all_sections() {
+    // clang-format off
     static const std::vector<SectionFactory> list = {
         make_recency_sketch_section,
         make_age_bloom_section,
         make_time_bloom_section,
         make_rate_limiter_section,
+        make_rotating_cuckoo_section,
     };
+    // clang-format on
     return list;
 }
 
