@@ -134,8 +134,9 @@ typedef struct tf_rotating_cuckoo_options {
      *  default) chooses the layout's measured default: 0.45 with 1 slot
      *  per bucket, 0.80 with 2, 0.92 with 4, 0.95 with 8 (two ways); 0.85,
      *  0.94, 0.97, 0.98 with ::TF_ROTATING_CUCKOO_THREE_WAY: a little below
-     *  the fill where the first chain of 500 kicks fails (measured 0.485,
-     *  0.844, 0.936, 0.969; 0.871, 0.957, 0.983, 0.993). @since 0.1.0 */
+     *  the fill where the first chain of 500 kicks fails in a table of
+     *  2^20 slots (lowest of 5 seeds: 0.497, 0.865, 0.957, 0.986; 0.877,
+     *  0.960, 0.987, 0.992; `bench_rotating_cuckoo --load`). @since 0.1.0 */
     double max_occupancy;
     /** Slots per bucket: 1, 2, 4 (the default; 32 bytes) or 8 (one 64-byte
      *  line). @since 0.1.0 */

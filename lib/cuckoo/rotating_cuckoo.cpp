@@ -19,8 +19,10 @@ bool power_of_two(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 }  // namespace
 
 double RotatingCuckoo::default_occupancy(uint32_t slots_per_bucket, unsigned ways) {
-    // Below the fill where kick chains of 500 start failing (measured by
-    // tests/cuckoo/test_load.c over every layout; docs/rotating-cuckoo.md).
+    // A little below the fill where kick chains of 500 start failing, as
+    // measured over every layout by `bench_rotating_cuckoo --load`
+    // (tests/bench/bench_rotating_cuckoo.cpp; the table is in
+    // docs/rotating-cuckoo.md).
     switch (slots_per_bucket) {
         case 1:
             return ways == 3 ? 0.85 : 0.45;

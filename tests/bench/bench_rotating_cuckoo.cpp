@@ -25,8 +25,30 @@
 // is insert() of fresh fingerprints. Each layout's cases run interleaved
 // with the floor and the set cases (Bench: a warm-up, then `reps` rounds,
 // median ns/op, thread CPU time).
+//
+// Two other modes measure fill and forgetting rather than speed:
+//
+// --load: where kick chains start failing. Per layout (1, 2, 4 or 8
+// slots per bucket, two and three ways) and seed, one filter whose first
+// table has --sizes slots (default 2^20), max_occupancy 1 and chains of 500
+// kicks, a memory cap far above it, receives distinct random keys (random
+// fingerprints) until the first insert whose kick chain fails (the filter
+// starts a second table: kick_rotations becomes 1); the table's fill just
+// before it is recorded. --reps seeds (default 5); mean and min per layout.
+// RotatingCuckoo::default_occupancy is set a little below the minimum.
+//
+// --fn: false negatives against the memory cap. Per cap of n = 2, 4, 8
+// and 16 tables' worth of the first table (--sizes slots, default 2^16; the
+// default layout, no ttl), a stream of 8 H distinct keys, H = n x slots x
+// occupancy being what the cap holds; at 256 checkpoints, one at a random
+// place in each 256th of the stream's last 3 H, keys inserted a ago are
+// probed for a = k x H (k from 0.25 to 4; 256 consecutive keys per k and
+// checkpoint), and ages drawn uniformly from [0, H) (1024 per checkpoint).
+// Reports the fraction forgotten per k, the uniform average, and the
+// stats' counts by cause.
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -73,14 +95,247 @@ void batched(const KeyArray &stream, size_t count, Fn &&fn) {
 
 }  // namespace
 
+namespace {
+
+// Key i of a stream: 16 bytes whose first 8 are a bijective mix of i, so
+// distinct keys for distinct i, rebuilt from i when probed.
+void stream_key(uint64_t i, uint64_t salt, uint8_t *out) {
+    const uint64_t a = mix64(i ^ salt), b = mix64(a + 0x9e3779b97f4a7c15ULL);
+    std::memcpy(out, &a, 8);
+    std::memcpy(out + 8, &b, 8);
+}
+
+tf_rotating_cuckoo_stats stats_of(const tf_rotating_cuckoo *f) {
+    tf_rotating_cuckoo_stats st = TF_ROTATING_CUCKOO_STATS_INIT;
+    require_ok(tf_rotating_cuckoo_get_stats(f, 1, &st), "get_stats");
+    return st;
+}
+
+// The memory of a new filter with options `o`, and its one table's share
+// of it (from the stats' bits per item with one key in it).
+void memory_of(const tf_rotating_cuckoo_options &o, size_t *total, size_t *table) {
+    tf_rotating_cuckoo *raw = nullptr;
+    require_ok(tf_rotating_cuckoo_new(&o, &raw), "tf_rotating_cuckoo_new");
+    Filter f(raw);
+    require_ok(tf_rotating_cuckoo_memory(f.get(), total), "memory");
+    const uint8_t key[kKeyLen] = {1};
+    require_ok(tf_rotating_cuckoo_add(f.get(), key, kKeyLen, 1), "add");
+    const tf_rotating_cuckoo_stats st = stats_of(f.get());
+    *table = size_t(std::llround(st.bits_per_item * double(st.items) / 8.0));
+}
+
+// --load: the fill at the first failed kick chain, per layout, over seeds.
+int run_load(const Options &opt) {
+    const std::vector<uint64_t> sizes =
+        sizes_or(opt, {uint64_t(1) << 14}, {uint64_t(1) << 20}, 16, uint64_t(1) << 26, "table slots", "16..2^26");
+    const unsigned seeds = unsigned(given_or(opt.reps, opt, 2, 5));
+    std::printf(
+        "Rotating cuckoo filter, --load: fill of one table at the first failed chain of 500 kicks, "
+        "%u seeds\n",
+        seeds);
+    std::vector<std::string> csv;
+    const uint64_t t_start = now_ns();
+    for (const uint64_t slots : sizes) {
+        std::printf("\n== table of %s slots ==\n", fmt_size(slots).c_str());
+        Table table({"ways", "slots/bucket", "mean fill", "min fill", "max fill", "default occupancy"}, 1);
+        for (const uint32_t flags : {0u, uint32_t(TF_ROTATING_CUCKOO_THREE_WAY)}) {
+            for (const uint32_t spb : {1u, 2u, 4u, 8u}) {
+                double sum = 0, lo = 2, hi = 0, def = 0;
+                for (unsigned s = 0; s < seeds; ++s) {
+                    tf_rotating_cuckoo_options o = TF_ROTATING_CUCKOO_OPTIONS_INIT;
+                    o.table_slots = slots;
+                    o.slots_per_bucket = spb;
+                    o.flags = flags;
+                    o.seed = uint32_t(opt.seed + s);
+                    o.max_kicks = 500;
+                    o.max_tables = 4;
+                    o.max_memory = uint64_t(1) << 40;
+                    {
+                        tf_rotating_cuckoo_options d = o;
+                        tf_rotating_cuckoo *raw = nullptr;
+                        require_ok(tf_rotating_cuckoo_new(&d, &raw), "tf_rotating_cuckoo_new");
+                        Filter df(raw);
+                        tf_rotating_cuckoo_info info = TF_ROTATING_CUCKOO_INFO_INIT;
+                        require_ok(tf_rotating_cuckoo_get_info(df.get(), &info), "get_info");
+                        def = info.max_occupancy;
+                    }
+                    o.max_occupancy = 1.0;
+                    tf_rotating_cuckoo *raw = nullptr;
+                    require_ok(tf_rotating_cuckoo_new(&o, &raw), "tf_rotating_cuckoo_new");
+                    Filter f(raw);
+                    const uint64_t salt = mix64(opt.seed * 1000003 + s);
+                    uint8_t key[kKeyLen];
+                    uint64_t before = 0;  // items in the first table before the failing insert
+                    for (uint64_t i = 0;; ++i) {
+                        stream_key(i, salt, key);
+                        require_ok(tf_rotating_cuckoo_add(f.get(), key, kKeyLen, 1), "add");
+                        const tf_rotating_cuckoo_stats st = stats_of(f.get());
+                        if (st.tables > 1) {
+                            if (st.kick_rotations != 1 || st.fill_rotations != 0) {
+                                std::fprintf(stderr, "--load: the first rotation was not a failed kick chain\n");
+                                return 1;
+                            }
+                            before = st.items - 1;
+                            break;
+                        }
+                    }
+                    const double fill = double(before) / double(slots);
+                    sum += fill;
+                    lo = std::min(lo, fill);
+                    hi = std::max(hi, fill);
+                }
+                const char *ways = flags ? "three" : "two";
+                table.row(
+                    {ways, fmt_u(spb), fmt("%.4f", sum / seeds), fmt("%.4f", lo), fmt("%.4f", hi), fmt("%.2f", def)});
+                csv.push_back(fmt_u(slots) + "," + ways + "," + fmt_u(spb) + "," + fmt("%.5f", sum / seeds) + "," +
+                              fmt("%.5f", lo) + "," + fmt("%.5f", hi) + "," + fmt("%.2f", def));
+            }
+        }
+        table.print(stdout);
+    }
+    print_csv({"#table_slots,ways,slots_per_bucket,mean_fill,min_fill,max_fill,default_occupancy"}, csv, t_start);
+    return 0;
+}
+
+// --fn: the fraction of keys forgotten against their age, per memory cap.
+int run_fn(const Options &opt) {
+    const std::vector<uint64_t> sizes =
+        sizes_or(opt, {uint64_t(1) << 10}, {uint64_t(1) << 16}, 64, uint64_t(1) << 22, "table slots", "64..2^22");
+    const std::vector<double> ks = {0.25, 0.5, 0.6, 0.7, 0.75, 0.8, 0.9, 1.0, 1.5, 2.0, 4.0};
+    const unsigned checkpoints = 256, per_k = 256, uniform = 1024;
+    std::printf(
+        "Rotating cuckoo filter, --fn: keys forgotten against their age, per memory cap (4 slots per "
+        "bucket, two ways, no ttl)\n");
+    std::vector<std::string> csv;
+    const uint64_t t_start = now_ns();
+    for (const uint64_t slots : sizes) {
+        tf_rotating_cuckoo_options o = TF_ROTATING_CUCKOO_OPTIONS_INIT;
+        o.table_slots = slots;
+        o.seed = uint32_t(opt.seed);
+        o.max_tables = TF_ROTATING_CUCKOO_MAX_TABLES;
+        o.max_memory = uint64_t(1) << 40;
+        size_t m1 = 0, table_bytes = 0;
+        memory_of(o, &m1, &table_bytes);
+        const size_t fixed = m1 - table_bytes;
+        std::printf("\n== first table %s slots (%zu bytes), fixed part %zu bytes; H = n x slots x occupancy ==\n",
+                    fmt_size(slots).c_str(), table_bytes, fixed);
+        std::vector<std::string> head = {"cap n", "H keys", "tables x slots at end"};
+        for (double k : ks) head.push_back(fmt("a=%gH", k));
+        head.push_back("uniform [0,H)");
+        head.push_back("forgotten_memory");
+        head.push_back("forgotten_age");
+        head.push_back("kick_rotations");
+        head.push_back("fill_rotations");
+        Table table(head, 1);
+        for (const uint64_t n : {2u, 4u, 8u, 16u}) {
+            o.max_memory = fixed + n * table_bytes;
+            tf_rotating_cuckoo *raw = nullptr;
+            require_ok(tf_rotating_cuckoo_new(&o, &raw), "tf_rotating_cuckoo_new");
+            Filter f(raw);
+            tf_rotating_cuckoo_info info = TF_ROTATING_CUCKOO_INFO_INIT;
+            require_ok(tf_rotating_cuckoo_get_info(f.get(), &info), "get_info");
+            const uint64_t H = uint64_t(double(n * slots) * info.max_occupancy);
+            const uint64_t total = 8 * H, first_cp = 5 * H;
+            const uint64_t salt = mix64(opt.seed ^ (n << 32));
+            std::vector<uint64_t> gone(ks.size(), 0);
+            uint64_t gone_uniform = 0, probes_uniform = 0;
+            Rng rng(opt.seed + n);
+            uint8_t key[kKeyLen];
+            const uint64_t step = (total - first_cp) / checkpoints;
+            uint64_t next_cp = first_cp + rng.below(step);
+            unsigned cp = 0;
+            for (uint64_t i = 0; i < total; ++i) {
+                stream_key(i, salt, key);
+                int was = 0;
+                require_ok(tf_rotating_cuckoo_add_if_absent(f.get(), key, kKeyLen, 1, &was), "add_if_absent");
+                if (was != 0) {
+                    std::fprintf(stderr, "--fn: a new key was reported present (a false positive)\n");
+                    return 1;
+                }
+                if (i + 1 != next_cp || cp == checkpoints) continue;
+                // i + 1 keys inserted: the key of age a (a >= 1) is key i + 1 - a
+                for (size_t j = 0; j < ks.size(); ++j) {
+                    const uint64_t a = std::max<uint64_t>(1, uint64_t(ks[j] * double(H)));
+                    for (unsigned q = 0; q < per_k; ++q) {
+                        stream_key(i + 1 - (a + q), salt, key);
+                        int p = 0;
+                        require_ok(tf_rotating_cuckoo_contains(f.get(), key, kKeyLen, 1, &p), "contains");
+                        gone[j] += p == 0;
+                    }
+                }
+                for (unsigned q = 0; q < uniform; ++q) {
+                    stream_key(i - rng.below(H), salt, key);
+                    int p = 0;
+                    require_ok(tf_rotating_cuckoo_contains(f.get(), key, kKeyLen, 1, &p), "contains");
+                    gone_uniform += p == 0;
+                    probes_uniform++;
+                }
+                ++cp;
+                next_cp = first_cp + cp * step + rng.below(step);  // a random phase against the rotations
+            }
+            const tf_rotating_cuckoo_stats st = stats_of(f.get());
+            tf_rotating_cuckoo_table tb = TF_ROTATING_CUCKOO_TABLE_INIT;
+            require_ok(tf_rotating_cuckoo_get_table(f.get(), 0, 1, &tb), "get_table");
+            std::vector<std::string> row = {fmt_u(n), fmt_u(H), fmt_u(st.tables) + " x " + fmt_size(tb.slots)};
+            std::string line =
+                fmt_u(slots) + "," + fmt_u(n) + "," + fmt_u(H) + "," + fmt_u(st.tables) + "," + fmt_u(tb.slots);
+            for (size_t j = 0; j < ks.size(); ++j) {
+                const double frac = double(gone[j]) / double(uint64_t(checkpoints) * per_k);
+                row.push_back(fmt("%.3f", frac));
+                line += "," + fmt("%.4f", frac);
+            }
+            const double fu = double(gone_uniform) / double(probes_uniform);
+            row.push_back(fmt("%.3f", fu));
+            row.push_back(fmt_u(st.forgotten_memory));
+            row.push_back(fmt_u(st.forgotten_age));
+            row.push_back(fmt_u(st.kick_rotations));
+            row.push_back(fmt_u(st.fill_rotations));
+            line += "," + fmt("%.4f", fu) + "," + fmt_u(st.forgotten_memory) + "," + fmt_u(st.forgotten_age) + "," +
+                    fmt_u(st.kick_rotations) + "," + fmt_u(st.fill_rotations);
+            table.row(row);
+            csv.push_back(line);
+        }
+        table.print(stdout);
+    }
+    print_csv({"#first_table_slots,cap_tables,H,tables_at_end,newest_table_slots,forgotten_at_0.25H,0.5H,0.6H,0.7H,"
+               "0.75H,0.8H,0.9H,1H,1.5H,2H,4H,forgotten_uniform_0_H,forgotten_memory,forgotten_age,kick_rotations,"
+               "fill_rotations"},
+              csv, t_start);
+    return 0;
+}
+
+}  // namespace
+
 int main(int argc, char **argv) {
     Options opt;
     int exit_code = 0;
-    if (!start_benchmark(argc, argv,
+    // --load and --fn select a mode; the other arguments are the shared ones.
+    bool load = false, fn = false;
+    std::vector<char *> args;
+    for (int i = 0; i < argc; ++i) {
+        if (i > 0 && std::strcmp(argv[i], "--load") == 0)
+            load = true;
+        else if (i > 0 && std::strcmp(argv[i], "--fn") == 0)
+            fn = true;
+        else
+            args.push_back(argv[i]);
+    }
+    if (!start_benchmark(int(args.size()), args.data(),
                          "rotating cuckoo filter: add_if_absent and contains ns/op, 4 layouts, beside "
                          "std::unordered_set and the floor; bits per key",
-                         "  --sizes sets the key counts (default 1M,10M; --quick 10k).\n", &opt, &exit_code))
+                         "  --sizes sets the key counts (default 1M,10M; --quick 10k).\n"
+                         "  --load: the fill at the first failed chain of 500 kicks per layout; --sizes sets the\n"
+                         "          table's slots (default 2^20), --reps the number of seeds (default 5).\n"
+                         "  --fn:   the fraction of keys forgotten against their age for memory caps of 2, 4, 8\n"
+                         "          and 16 tables' worth; --sizes sets the first table's slots (default 2^16).\n",
+                         &opt, &exit_code))
         return exit_code;
+    if (load && fn) {
+        std::fprintf(stderr, "%s: --load and --fn are separate runs\n", program_name().c_str());
+        return 1;
+    }
+    if (load) return run_load(opt);
+    if (fn) return run_fn(opt);
     const uint64_t t_start = now_ns();
     const std::vector<uint64_t> sizes =
         sizes_or(opt, {10000}, {1000000, 10000000}, 1000, uint64_t(1) << 27, "key counts", "1000..2^27");
