@@ -203,16 +203,9 @@ void run_program(Input in, bool time_mode, bool blocked = false) {
                 FUZZ_CHECK(got || !must);
                 break;
             }
-            case 3: {  // the clock moves: forwards a lot, a little, not at all, or back
-                const uint8_t how = in.byte();
-                if (how < 64)
-                    now += how;
-                else if (how < 128)
-                    now += uint64_t(how) * 50;
-                else if (how < 192)
-                    now = now > 100 ? now - (how - 128) : 1;
+            case 3:  // the clock moves: forwards a lot, a little, not at all, or back
+                now = fuzz_move_clock(now, in.byte(), 50);
                 break;
-            }
             case 4: {  // full sweep of the recent keys
                 for (size_t i = 0; i < recent.size(); ++i)
                     if (must_hold(recent[i].first, recent[i].second, recent.size() - 1 - i))

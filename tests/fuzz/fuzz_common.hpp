@@ -88,6 +88,16 @@ inline bool fuzz_is_deserialize_error(tf_status st) {
     }
 }
 
+// The clock of an operation program after one move chosen by `how`: forwards
+// a little (how < 64), a lot (how * step, how < 128), back by up to 63 but
+// never below 1 (how < 192), or not at all. Shared by the time-aware targets.
+inline uint64_t fuzz_move_clock(uint64_t now, uint8_t how, uint64_t step) {
+    if (how < 64) return now + how;
+    if (how < 128) return now + uint64_t(how) * step;
+    if (how < 192) return now > 100 ? now - (how - 128) : 1;
+    return now;
+}
+
 inline uint64_t fuzz_sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
 
 // The pacing rule of the header: a key last granted at `last` (0: never)

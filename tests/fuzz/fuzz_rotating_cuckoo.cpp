@@ -225,16 +225,9 @@ void run_program(const uint8_t *data, size_t size) {
                 known.erase(key);  // an older copy may remain: nothing promised either way
                 break;
             }
-            case 5: {  // the clock moves: forwards a little, a lot, not at all, or back
-                const uint8_t how = in.byte();
-                if (how < 64)
-                    now += how;
-                else if (how < 128)
-                    now += uint64_t(how) * 20;
-                else if (how < 192)
-                    now = now > 100 ? now - (how - 128) : 1;
+            case 5:  // the clock moves: forwards a little, a lot, not at all, or back
+                now = fuzz_move_clock(now, in.byte(), 20);
                 break;
-            }
             case 6: {  // serialize, deserialize, continue on the copy
                 const std::vector<uint8_t> blob = snapshot(f);
                 tf_rotating_cuckoo *copy = nullptr;
