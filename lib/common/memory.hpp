@@ -4,6 +4,7 @@
 #ifndef TF_LIB_COMMON_MEMORY_HPP
 #define TF_LIB_COMMON_MEMORY_HPP
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -17,6 +18,25 @@
 namespace tf {
 
 constexpr size_t kCacheLine = 64;
+
+namespace testing {
+// The allocation-failure test hook of every structure (the memory suites of
+// tests/rate_limiter and tests/cuckoo set it through their alloc_hook.cpp):
+// while >= 0, how many more checked allocations succeed before every later
+// one fails as if memory ran out; -1 (the default) turns it off. A hidden
+// symbol, not exported: the suites link the library's internal archive.
+inline std::atomic<long> allocations_left{-1};
+}  // namespace testing
+
+// Asked before each allocation a structure's failure tests cover: true when
+// the test hook says this one fails (then the caller fails as on a real
+// std::bad_alloc). One relaxed load when the hook is off.
+inline bool allocation_refused() noexcept {
+    if (testing::allocations_left.load(std::memory_order_relaxed) < 0) return false;
+    if (testing::allocations_left.fetch_sub(1, std::memory_order_relaxed) > 0) return false;
+    testing::allocations_left.store(0, std::memory_order_relaxed);
+    return true;
+}
 
 // Checked a*b; false on overflow.
 inline bool mul_overflows(size_t a, size_t b, size_t *out) { return __builtin_mul_overflow(a, b, out); }

@@ -7,10 +7,6 @@
 namespace tf {
 namespace cuckoo {
 
-namespace testing {
-std::atomic<long> allocations_left{-1};
-}  // namespace testing
-
 namespace {
 using Table = CuckooTable<64>;
 using Gen = CuckooRing::Gen;
@@ -133,11 +129,7 @@ uint64_t RotatingCuckoo::next_table_slots(uint64_t now) const {
 
 tf_status RotatingCuckoo::new_table(uint64_t slots, const Config &c, TableSlot *out) {
     try {
-        if (testing::allocations_left.load(std::memory_order_relaxed) >= 0 &&
-            testing::allocations_left.fetch_sub(1, std::memory_order_relaxed) <= 0) {
-            testing::allocations_left.store(0, std::memory_order_relaxed);
-            throw std::bad_alloc();
-        }
+        if (allocation_refused()) throw std::bad_alloc();  // the test hook (lib/common/memory.hpp)
         out->table = Table(slots, c.slots_per_bucket, c.ways());
     } catch (const std::bad_alloc &) {
         return fail(TF_ERR_OUT_OF_MEMORY, "out of memory for a new table of %llu slots", (unsigned long long)slots);

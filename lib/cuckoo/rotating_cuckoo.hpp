@@ -18,6 +18,7 @@
 
 #include "common/generation_ring.hpp"
 #include "common/hash.hpp"
+#include "common/memory.hpp"
 #include "common/status.hpp"
 #include "common/versioned.hpp"
 #include "common/wire.hpp"
@@ -26,13 +27,6 @@
 
 namespace tf {
 namespace cuckoo {
-
-namespace testing {
-// Test hook (tests/cuckoo/test_memory.c): while >= 0, how many more table
-// allocations succeed before every later one fails as if memory ran out;
-// -1 (the default) turns it off. A hidden symbol: not exported.
-extern std::atomic<long> allocations_left;
-}  // namespace testing
 
 // The fingerprint table of one generation.
 struct TableSlot {

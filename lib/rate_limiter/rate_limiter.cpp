@@ -11,16 +11,8 @@
 namespace tf {
 namespace rate {
 
-namespace testing {
-std::atomic<long> allocations_left{-1};
-}  // namespace testing
-
 void *allocate(size_t bytes, bool zeroed) noexcept {
-    if (testing::allocations_left.load(std::memory_order_relaxed) >= 0 &&
-        testing::allocations_left.fetch_sub(1, std::memory_order_relaxed) <= 0) {
-        testing::allocations_left.store(0, std::memory_order_relaxed);
-        return nullptr;
-    }
+    if (allocation_refused()) return nullptr;
     return zeroed ? std::calloc(1, bytes) : std::malloc(bytes);
 }
 

@@ -35,13 +35,6 @@ constexpr size_t kInlineKey = 16;
 // rings) comes from here: nullptr when memory runs out.
 void *allocate(size_t bytes, bool zeroed) noexcept;
 
-namespace testing {
-// Test hook (tests/rate_limiter/test_memory.c): while >= 0, how many more
-// allocate() calls succeed before every later one fails as if memory ran
-// out; -1 (the default) turns it off. A hidden symbol: not exported.
-extern std::atomic<long> allocations_left;
-}  // namespace testing
-
 // Exact mode: the times of the grants in a window, oldest first
 // (times()[(start + i) % cap]), in one heap block, this header followed by
 // `cap` slots. It grows on demand (doubling, capped at its limit) when a

@@ -1,8 +1,7 @@
 // The allocation-failure hook of test_memory.c, reached from C: the
-// filter's internal counter of table allocations
-// (tf::cuckoo::testing::allocations_left in lib/cuckoo/rotating_cuckoo.hpp;
-// a hidden symbol, so this suite links the library's internal static
-// archive).
-#include "cuckoo/rotating_cuckoo.hpp"
+// library's one test counter of allocations (tf::testing::allocations_left
+// in lib/common/memory.hpp, asked before each table allocation; a hidden
+// symbol, so this suite links the library's internal static archive).
+#include "common/memory.hpp"
 
-extern "C" void cuckoo_fail_allocations_after(long n) { tf::cuckoo::testing::allocations_left.store(n); }
+extern "C" void cuckoo_fail_allocations_after(long n) { tf::testing::allocations_left.store(n); }
