@@ -24,7 +24,7 @@ tf_ensure_packages() {
 }
 
 # The packages every build needs.
-TF_BUILD_PACKAGES=(meson ninja-build g++ gcc pkg-config libcmocka-dev libmurmurhash-dev)
+TF_BUILD_PACKAGES=(meson ninja-build g++ gcc pkg-config libcmocka-dev libmurmurhash-dev libhiredis-dev)
 # The bindings: SWIG; JDK + JUnit 4; Go; Ruby + minitest.
 TF_BINDING_PACKAGES=(python3 swig openjdk-17-jdk-headless junit4 golang-go ruby ruby-dev ruby-minitest)
 # The format check (clang-format 14, the version .clang-format is written
@@ -37,6 +37,10 @@ TF_ABI_PACKAGES=(abigail-tools)
 # also wants clang-tidy-14; it is not part of the run.)
 TF_TEST_PACKAGES=(clang libclang-rt-14-dev binutils git xz-utils "${TF_BINDING_PACKAGES[@]}" "${TF_LINT_PACKAGES[@]}"
     "${TF_ABI_PACKAGES[@]}")
+# The Redis-backed rate limiter's tests start their own servers (redis-server)
+# and clusters (redis-cli --cluster create, from redis-tools).
+TF_REDIS_PACKAGES=(redis-server redis-tools)
+TF_TEST_PACKAGES+=("${TF_REDIS_PACKAGES[@]}")
 # The Debian packaging check (scripts/check_packages.sh): dpkg-buildpackage,
 # the build-dependencies of tests/packaging/debian/control, lintian.
 TF_PACKAGING_PACKAGES=(dpkg-dev debhelper lintian javahelper maven-repo-helper default-jdk-headless)
