@@ -280,8 +280,8 @@ TF_API tf_status tf_redis_limiter_acquire(tf_redis_limiter *limiter, const void 
  * @since 0.1.0
  */
 TF_API tf_status tf_redis_limiter_acquire_batch(tf_redis_limiter *limiter, const void *const *keys,
-                                                const size_t *key_lens, size_t count, const uint64_t *times,
-                                                uint64_t n, int *allowed, uint64_t *remaining, uint64_t *retry_at);
+                                                const size_t *key_lens, size_t count, const uint64_t *times, uint64_t n,
+                                                int *allowed, uint64_t *remaining, uint64_t *retry_at);
 
 /**
  * @brief The decision tf_redis_limiter_acquire() would make now, changing

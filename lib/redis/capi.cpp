@@ -243,7 +243,8 @@ tf_status read_options(const tf_redis_options *in, tf_redis_options *o) {
     if (st != TF_OK) return st;
     if (o->host == nullptr) o->host = "127.0.0.1";
     if (o->host[0] == '\0') return fail(TF_ERR_INVALID_ARGUMENT, "options->host is empty");
-    if (o->port == 0 || o->port > 65535) return fail(TF_ERR_INVALID_ARGUMENT, "options->port %u is not in 1..65535", o->port);
+    if (o->port == 0 || o->port > 65535)
+        return fail(TF_ERR_INVALID_ARGUMENT, "options->port %u is not in 1..65535", o->port);
     if (o->connect_timeout_ms == 0 || o->command_timeout_ms == 0)
         return fail(TF_ERR_INVALID_ARGUMENT, "options->connect_timeout_ms and command_timeout_ms must be >= 1");
     if (o->time_source > TF_REDIS_TIME_SERVER)
@@ -281,7 +282,8 @@ TF_API tf_status tf_redis_limiter_new(uint64_t limit, uint64_t window, uint64_t 
         if ((st = tf_rate_limiter_new(limit, window, bucket_width, 0, flags, &local)) != TF_OK) return st;
         std::unique_ptr<tf_redis_limiter> rl(new tf_redis_limiter());
         rl->local.reset(local);
-        if (window >= kMaxTime) return fail(TF_ERR_INVALID_ARGUMENT, "window %llu is not below 2^51", (unsigned long long)window);
+        if (window >= kMaxTime)
+            return fail(TF_ERR_INVALID_ARGUMENT, "window %llu is not below 2^51", (unsigned long long)window);
         const bool exact = (flags & TF_RATE_LIMITER_EXACT) != 0;
         rl->limit = limit;
         rl->window = window;
@@ -328,8 +330,8 @@ TF_API tf_status tf_redis_limiter_peek(tf_redis_limiter *limiter, const void *ke
 }
 
 TF_API tf_status tf_redis_limiter_acquire_batch(tf_redis_limiter *limiter, const void *const *keys,
-                                                const size_t *key_lens, size_t count, const uint64_t *times,
-                                                uint64_t n, int *allowed, uint64_t *remaining, uint64_t *retry_at) {
+                                                const size_t *key_lens, size_t count, const uint64_t *times, uint64_t n,
+                                                int *allowed, uint64_t *remaining, uint64_t *retry_at) {
     TF_REQUIRE_NONNULL(limiter, "limiter");
     if (n == 0) return fail(TF_ERR_INVALID_ARGUMENT, "n must be >= 1");
     if (count == 0) return TF_OK;

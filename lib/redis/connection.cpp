@@ -48,9 +48,8 @@ tf_status Connection::failed(const char *doing, int err_no) {
     backoff_ms_ = std::min<uint64_t>(backoff_ms_ * 2, cfg_.reconnect_max_ms);
     if (is_timeout(err, err_no))
         return fail(TF_ERR_TIMEOUT, "redis %s:%d did not answer within %u ms (%s: %s); reconnecting in %llu ms",
-                    cfg_.host.c_str(), cfg_.port,
-                    doing[0] == 'c' ? cfg_.connect_timeout_ms : cfg_.command_timeout_ms, doing, why,
-                    (unsigned long long)waited);
+                    cfg_.host.c_str(), cfg_.port, doing[0] == 'c' ? cfg_.connect_timeout_ms : cfg_.command_timeout_ms,
+                    doing, why, (unsigned long long)waited);
     return fail(TF_ERR_UNAVAILABLE, "redis %s:%d unavailable (%s: %s); reconnecting in %llu ms", cfg_.host.c_str(),
                 cfg_.port, doing, why, (unsigned long long)waited);
 }

@@ -1,0 +1,35 @@
+/* The Redis servers of the redis suites: each started by the test itself
+ * (Debian's redis-server) on a free loopback port (never 6379), in a fresh
+ * temporary directory, with stdin, stdout and stderr redirected (an
+ * inherited pipe would keep meson test waiting), and stopped by its PID. */
+#ifndef TF_TESTS_REDIS_SERVER_H
+#define TF_TESTS_REDIS_SERVER_H
+
+#include <sys/types.h>
+
+typedef struct {
+    pid_t pid;    /* 0 when not running */
+    int port;     /* its TCP port on 127.0.0.1 */
+    char dir[64]; /* its directory (redis.log) */
+} rs_server;
+
+/* Starts a server on a free port in a new directory; waits until it
+ * accepts connections. Returns 0, or -1 (with a message on stderr). */
+int rs_start(rs_server *s);
+/* Starts it again on the same port and directory (after rs_kill). */
+int rs_restart(rs_server *s);
+/* Kills the server (SIGKILL) and waits for it. */
+void rs_kill(rs_server *s);
+/* Pauses (SIGSTOP) and resumes (SIGCONT) it. */
+void rs_pause(rs_server *s);
+void rs_resume(rs_server *s);
+/* Kills it and removes its directory. */
+void rs_stop(rs_server *s);
+/* A port nothing listens on (bound and released). */
+int rs_free_port(void);
+/* Milliseconds of a monotonic clock. */
+long long rs_now_ms(void);
+/* Sleeps for `ms` milliseconds. */
+void rs_sleep_ms(long ms);
+
+#endif
