@@ -326,6 +326,21 @@ static void test_bad_input(void **state) {
     tf_redis_limiter_free(x);
 }
 
+/* A server of its own for a fault test, and a limiter on it (limit 2 per
+ * 1000, buckets of 100) with the given timeouts, backoff and fallback. */
+static tf_redis_limiter *fault_setup(rs_server *s, char *prefix, size_t cap, uint32_t timeout_ms, uint32_t backoff_min,
+                                     uint32_t backoff_max, uint32_t fallback) {
+    assert_int_equal(rs_start(s), 0);
+    tf_redis_options o = options_for(s, prefix, cap);
+    o.command_timeout_ms = o.connect_timeout_ms = timeout_ms;
+    o.reconnect_min_ms = backoff_min;
+    o.reconnect_max_ms = backoff_max;
+    o.fallback = fallback;
+    tf_redis_limiter *r = NULL;
+    OK(tf_redis_limiter_new(2, 1000, 100, 0, &o, &r));
+    return r;
+}
+
 /* A server killed mid-run: each fallback decides, is counted, and the
  * status says the server is unavailable. */
 static void test_server_killed(void **state) {
@@ -333,14 +348,8 @@ static void test_server_killed(void **state) {
     const uint32_t fallbacks[] = {TF_REDIS_FALLBACK_DENY, TF_REDIS_FALLBACK_ALLOW, TF_REDIS_FALLBACK_LOCAL};
     for (size_t f = 0; f < 3; ++f) {
         rs_server s;
-        assert_int_equal(rs_start(&s), 0);
         char prefix[64];
-        tf_redis_options o = options_for(&s, prefix, sizeof prefix);
-        o.fallback = fallbacks[f];
-        o.command_timeout_ms = 500;
-        o.connect_timeout_ms = 500;
-        tf_redis_limiter *r = NULL;
-        OK(tf_redis_limiter_new(2, 1000, 100, 0, &o, &r));
+        tf_redis_limiter *r = fault_setup(&s, prefix, sizeof prefix, 500, 100, 5000, fallbacks[f]);
         dec d = redis_acq(r, "a", 1, 10, 1, 1);
         assert_int_equal(d.allowed, 1);
         rs_kill(&s);
@@ -398,15 +407,8 @@ static void test_server_killed(void **state) {
 static void test_server_paused(void **state) {
     (void)state;
     rs_server s;
-    assert_int_equal(rs_start(&s), 0);
     char prefix[64];
-    tf_redis_options o = options_for(&s, prefix, sizeof prefix);
-    o.command_timeout_ms = 200;
-    o.connect_timeout_ms = 200;
-    o.reconnect_min_ms = 1;
-    o.reconnect_max_ms = 1;
-    tf_redis_limiter *r = NULL;
-    OK(tf_redis_limiter_new(2, 1000, 100, 0, &o, &r));
+    tf_redis_limiter *r = fault_setup(&s, prefix, sizeof prefix, 200, 1, 1, TF_REDIS_FALLBACK_DENY);
     rs_pause(&s);
     for (int i = 0; i < 3; ++i) {
         rs_sleep_ms(5); /* the reconnection is due */
@@ -447,13 +449,8 @@ static void test_server_paused(void **state) {
 static void test_server_restarted(void **state) {
     (void)state;
     rs_server s;
-    assert_int_equal(rs_start(&s), 0);
     char prefix[64];
-    tf_redis_options o = options_for(&s, prefix, sizeof prefix);
-    o.reconnect_min_ms = 20;
-    o.reconnect_max_ms = 200;
-    tf_redis_limiter *r = NULL;
-    OK(tf_redis_limiter_new(2, 1000, 100, 0, &o, &r));
+    tf_redis_limiter *r = fault_setup(&s, prefix, sizeof prefix, 1000, 20, 200, TF_REDIS_FALLBACK_DENY);
     assert_int_equal(redis_acq(r, "a", 1, 10, 1, 1).allowed, 1);
     rs_kill(&s);
     int allowed;
