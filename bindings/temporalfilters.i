@@ -345,6 +345,7 @@ static uint64_t tf_binding_serialize_into(tf_status st, size_t written) {
 %rename("$ignore", %$isvariable, regextarget=1, fullname=1) "^tf_[a-z_]+::size$";
 %ignore tf_last_error_message;
 %ignore tf_clear_last_error;
+%ignore tf_set_last_error_message;
 %ignore tf_version_number;
 %ignore tf_deserialize_options;
 %ignore tf_rotating_cuckoo_options;

@@ -32,6 +32,8 @@ func TestStatusValues(t *testing.T) {
 		{StatusCorrupt, native.TF_ERR_CORRUPT, "TF_ERR_CORRUPT"},
 		{StatusIncompatible, native.TF_ERR_INCOMPATIBLE, "TF_ERR_INCOMPATIBLE"},
 		{StatusInternal, native.TF_ERR_INTERNAL, "TF_ERR_INTERNAL"},
+		{StatusTimeout, native.TF_ERR_TIMEOUT, "TF_ERR_TIMEOUT"},
+		{StatusUnavailable, native.TF_ERR_UNAVAILABLE, "TF_ERR_UNAVAILABLE"},
 	}
 	for i, p := range pairs {
 		if int(p.goStatus) != int(p.native) || int(p.goStatus) != -i {
@@ -106,7 +108,7 @@ func TestErrorFamilies(t *testing.T) {
 		family error
 		text   string
 	}{{ErrBadBlob, "temporalfilters: bad blob"}, {ErrClosed, "temporalfilters: closed"},
-		{ErrInvalidArgument, "temporalfilters: invalid argument"}} {
+		{ErrInvalidArgument, "temporalfilters: invalid argument"}, {ErrUnavailable, "temporalfilters: unavailable"}} {
 		if c.family.Error() != c.text {
 			t.Errorf("%q, want %q", c.family.Error(), c.text)
 		}

@@ -40,7 +40,7 @@
 #   the library's status code (#status), its name (#status_name) and the
 #   library's message (#message); its class is the family a caller rescues:
 #   InvalidArgumentError, BadBlobError, IncompatibleError, OutOfMemoryError,
-#   ClosedError (lib/temporalfilters/errors.rb).
+#   UnavailableError, ClosedError (lib/temporalfilters/errors.rb).
 # - TemporalFilters::NEVER (0) is "never" (a key never seen);
 #   TemporalFilters::RETRY_NEVER (2**64 - 1) a retry time that never comes,
 #   and where results that would overflow saturate.

@@ -45,7 +45,9 @@ module TestHelper
     CHECKSUM: TF::BadBlobError,
     CORRUPT: TF::BadBlobError,
     INCOMPATIBLE: TF::IncompatibleError,
-    INTERNAL: TF::Error
+    INTERNAL: TF::Error,
+    TIMEOUT: TF::UnavailableError,
+    UNAVAILABLE: TF::UnavailableError
   }.freeze
 
   # Assertions every suite uses (included into Minitest::Test below).

@@ -23,7 +23,8 @@ public class ErrorTest {
             NativeStatus.TF_ERR_OUT_OF_MEMORY, NativeStatus.TF_ERR_TOO_LARGE, NativeStatus.TF_ERR_BUFFER_TOO_SMALL,
             NativeStatus.TF_ERR_TRUNCATED, NativeStatus.TF_ERR_BAD_MAGIC, NativeStatus.TF_ERR_UNSUPPORTED_VERSION,
             NativeStatus.TF_ERR_WRONG_KIND, NativeStatus.TF_ERR_CHECKSUM, NativeStatus.TF_ERR_CORRUPT,
-            NativeStatus.TF_ERR_INCOMPATIBLE, NativeStatus.TF_ERR_INTERNAL,
+            NativeStatus.TF_ERR_INCOMPATIBLE, NativeStatus.TF_ERR_INTERNAL, NativeStatus.TF_ERR_TIMEOUT,
+            NativeStatus.TF_ERR_UNAVAILABLE,
         };
         Status[] java = Status.values();
         assertEquals(c.length, java.length);
@@ -34,7 +35,7 @@ public class ErrorTest {
         }
         for (int code = -20; code <= 3; code++) {
             String cName = TemporalFiltersNative.tf_status_string(code);
-            if (code <= 0 && code >= -13) {
+            if (code <= 0 && code >= -15) {
                 assertEquals("code " + code, cName, Status.fromCode(code).cName());
             } else {
                 assertEquals("code " + code, "TF_ERR_UNKNOWN", cName);
@@ -66,11 +67,13 @@ public class ErrorTest {
         assertEquals(TemporalFiltersException.class, TemporalFiltersException.of(Status.INTERNAL, "x").getClass());
         assertEquals(TemporalFiltersException.class,
                 TemporalFiltersException.of(Status.BUFFER_TOO_SMALL, "x").getClass());
+        assertTrue(TemporalFiltersException.of(Status.TIMEOUT, "x") instanceof UnavailableException);
+        assertTrue(TemporalFiltersException.of(Status.UNAVAILABLE, "x") instanceof UnavailableException);
         // a code from a newer library: the base class, status INTERNAL, its own code and name
-        TemporalFiltersException later = TemporalFiltersException.of(-14, "TF_ERR_UNKNOWN", "newer");
+        TemporalFiltersException later = TemporalFiltersException.of(-16, "TF_ERR_UNKNOWN", "newer");
         assertEquals(TemporalFiltersException.class, later.getClass());
         assertEquals(Status.INTERNAL, later.status());
-        assertEquals(-14, later.code());
+        assertEquals(-16, later.code());
         assertEquals("TF_ERR_UNKNOWN: newer", later.getMessage());
         // a caller catches a family without looking at statuses
         try {
