@@ -52,11 +52,42 @@
  * backoff (doubling from reconnect_min_ms to reconnect_max_ms); calls
  * before that fail fast with ::TF_ERR_UNAVAILABLE and the fallback.
  *
- * **Thread safety.** A handle holds one connection and is not shared by
- * threads: use one handle per thread (or a pool of handles, one borrowed
- * per call). Different handles may be used concurrently; they share the
- * state in Redis, and their decisions on one key are linearizable (each is
- * one script).
+ * **Cluster** (::TF_REDIS_MODE_CLUSTER). The library routes itself
+ * (hiredis 0.14 has no cluster API): the slot of a Redis key is the
+ * CRC16-XMODEM of its hash tag (the part between the first '{' and the next
+ * '}' when not empty, else the whole key) modulo 16384; the slot table comes
+ * from CLUSTER SLOTS, asked of the seeds; one connection per master. A MOVED
+ * reply updates the table (refreshed before the next call) and the command
+ * is sent again to the new owner; an ASK reply sends ASKING then the
+ * command to the node named; at most 5 redirections per command (counted
+ * in ::tf_redis_limiter_stats.redirects). The script is loaded on every
+ * master and again on a node that answers NOSCRIPT.
+ *
+ * A key's window and override share one slot, but the global window `P{g}`
+ * sits on its own, so no script can see both: a decision on a cluster is
+ * two calls, the key first (it takes its permits when it allows), then the
+ * global window (it takes them only when the key allowed and it allows
+ * too); when the global window denies, the key's permits are given back at
+ * once (an undo, counted in ::tf_redis_limiter_stats.global_undos). The
+ * decisions equal the embedded limiter's (and the single server's) on one
+ * client's sequence. What a cluster does not promise is atomicity across
+ * the two windows: between the key's step and its undo (one round trip)
+ * the key's permits are taken, so a concurrent request on the same key from
+ * another client may be denied that the single server would have granted
+ * (never the other way round: no request is granted beyond either limit);
+ * if the undo itself fails (the key's node died in between), those permits
+ * stay taken until they leave the window. A refund is likewise two calls
+ * (the key, then the global window). Every decision of a cluster costs two
+ * round trips; a batch is pipelined per node and per phase (keys, global
+ * window, undos), in segments of distinct keys. The global window is one
+ * slot: every decision passes through its master.
+ *
+ * **Thread safety.** A handle holds its connections (one, or one per
+ * cluster master) and is not shared by threads: use one handle per thread
+ * (or a pool of handles, one borrowed per call). Different handles may be
+ * used concurrently; they share the state in Redis, and on a single server
+ * their decisions on one key are linearizable (each is one script; on a
+ * cluster, see above).
  *
  * @since 0.1.0
  */
@@ -82,6 +113,11 @@ typedef struct tf_redis_limiter tf_redis_limiter;
 #define TF_REDIS_TIME_CALLER 0u
 /** @brief Time source: the server's TIME in milliseconds; `now` must be 0. @since 0.1.0 */
 #define TF_REDIS_TIME_SERVER 1u
+
+/** @brief Mode: one Redis server (the default). @since 0.1.0 */
+#define TF_REDIS_MODE_SERVER 0u
+/** @brief Mode: a Redis Cluster, reached through its seed nodes; see "Cluster" above. @since 0.1.0 */
+#define TF_REDIS_MODE_CLUSTER 1u
 
 /** @brief Fallback when Redis cannot answer: deny (the default; fail closed). @since 0.1.0 */
 #define TF_REDIS_FALLBACK_DENY 0u
@@ -131,14 +167,25 @@ typedef struct tf_redis_options {
      *  At most 256 bytes, without '{' or '}' (the hash tags are the
      *  limiter's). Limiters with the same prefix share their state. @since 0.1.0 */
     const char *prefix;
+    /** ::TF_REDIS_MODE_SERVER (host and port are the server) or
+     *  ::TF_REDIS_MODE_CLUSTER (host and port are a seed node of a Redis
+     *  Cluster). @since 0.1.0 */
+    uint32_t mode;
+    /** Cluster mode only: more seed nodes, "host:port[,host:port...]",
+     *  asked for the slot table (CLUSTER SLOTS) after host:port when it
+     *  does not answer; NULL for none. @since 0.1.0 */
+    const char *cluster_seeds;
 } tf_redis_options;
 
 /**
  * @brief Initializer of ::tf_redis_options: every option at its default.
  * @since 0.1.0
  */
-#define TF_REDIS_OPTIONS_INIT \
-    { sizeof(tf_redis_options), NULL, 6379, 1000, 1000, TF_REDIS_TIME_CALLER, TF_REDIS_FALLBACK_DENY, 0, 0, 0, NULL }
+#define TF_REDIS_OPTIONS_INIT                                                                                          \
+    {                                                                                                                  \
+        sizeof(tf_redis_options), NULL, 6379, 1000, 1000, TF_REDIS_TIME_CALLER, TF_REDIS_FALLBACK_DENY, 0, 0, 0, NULL, \
+            TF_REDIS_MODE_SERVER, NULL                                                                                 \
+    }
 
 /**
  * @brief A Redis limiter's counters, from tf_redis_limiter_get_stats().
@@ -164,9 +211,15 @@ typedef struct tf_redis_limiter_stats {
     uint64_t fallback_local;
     /** Connections re-established after a failure. @since 0.1.0 */
     uint64_t reconnects;
-    /** Times the script was loaded (SCRIPT LOAD): at creation and after a
-     *  NOSCRIPT reply (a restarted or flushed server). @since 0.1.0 */
+    /** Times the script was loaded (SCRIPT LOAD): at creation (on every
+     *  master of a cluster) and after a NOSCRIPT reply (a restarted or
+     *  flushed server). @since 0.1.0 */
     uint64_t script_loads;
+    /** Cluster: MOVED and ASK redirections followed. @since 0.1.0 */
+    uint64_t redirects;
+    /** Cluster: requests whose key allowed and whose global window denied
+     *  (or could not answer), whose key's permits were given back. @since 0.1.0 */
+    uint64_t global_undos;
 } tf_redis_limiter_stats;
 
 /**
@@ -174,7 +227,7 @@ typedef struct tf_redis_limiter_stats {
  * @since 0.1.0
  */
 #define TF_REDIS_LIMITER_STATS_INIT \
-    { sizeof(tf_redis_limiter_stats), 0, 0, 0, 0, 0, 0, 0, 0 }
+    { sizeof(tf_redis_limiter_stats), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
 
 /**
  * @brief Creates a limiter on a Redis server: each key at most `limit`

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -14,14 +15,15 @@
 #include "rate_limiter/window.hpp"
 #include "redis/connection.hpp"
 #include "redis/limiter_lua.hpp"
+#include "redis/servers.hpp"
 #include "temporalfilters/redis.h"
 
 using tf::fail;
 using tf::guard;
 using tf::rate::Decision;
 using tf::redis::Command;
-using tf::redis::Connection;
 using tf::redis::Reply;
+using tf::redis::Servers;
 
 namespace {
 
@@ -43,13 +45,15 @@ struct tf_redis_limiter {
     uint32_t flags;
     uint32_t time_source, fallback;
     uint64_t expiry_ms;
-    std::string prefix, global_key, sha;
-    std::unique_ptr<Connection> conn;
+    std::string prefix, global_key;
+    std::unique_ptr<Servers> servers;
     // The embedded limiter of the same limits: it checks the limits at
     // creation and for the setters, and decides when Redis cannot
     // (TF_REDIS_FALLBACK_LOCAL).
     std::unique_ptr<tf_rate_limiter, FreeLocal> local;
     tf_redis_limiter_stats stats;
+
+    bool cluster() const { return servers->cluster(); }
 
     std::string key_name(const void *key, size_t len, char kind) const {
         std::string k = prefix;
@@ -60,13 +64,23 @@ struct tf_redis_limiter {
         return k;
     }
 
-    // The script's arguments for one operation on one key.
+    // The script's arguments for one operation on one key: with the global
+    // window on a single server (one atomic call), without it on a cluster
+    // (the global window is another slot's: global_call()).
     Command script_call(const char *op, const void *key, size_t len, uint64_t now, uint64_t n) const {
+        Command c{"EVALSHA", servers->sha(), cluster() ? "2" : "3", key_name(key, len, 's'), key_name(key, len, 'o')};
+        if (!cluster()) c.push_back(global_key);
+        for (std::string a : {std::string(op), std::to_string(now), std::to_string(n), std::to_string(limit),
+                              std::to_string(window), std::to_string(width), std::to_string(expiry_ms)})
+            c.push_back(std::move(a));
+        return c;
+    }
+
+    // An operation of the global window alone (KEYS[1] = the global key).
+    Command global_call(const char *op, uint64_t now, uint64_t n) const {
         return Command{"EVALSHA",
-                       sha,
-                       "3",
-                       key_name(key, len, 's'),
-                       key_name(key, len, 'o'),
+                       servers->sha(),
+                       "1",
                        global_key,
                        op,
                        std::to_string(now),
@@ -77,32 +91,10 @@ struct tf_redis_limiter {
                        std::to_string(expiry_ms)};
     }
 
-    tf_status load_script() {
-        Reply r;
-        tf_status st = conn->command(Command{"SCRIPT", "LOAD", tf::redis::kLimiterScript}, &r);
-        if (st != TF_OK) return st;
-        stats.script_loads++;
-        if (r->type != REDIS_REPLY_STRING)
-            return fail(TF_ERR_UNAVAILABLE, "redis refused the limiter's script: %s",
-                        r->type == REDIS_REPLY_ERROR ? r->str : "unexpected reply");
-        sha.assign(r->str, r->len);
-        return TF_OK;
-    }
-
-    static bool is_noscript(const Reply &r) {
-        return r && r->type == REDIS_REPLY_ERROR && std::strncmp(r->str, "NOSCRIPT", 8) == 0;
-    }
-
-    // One call of the script; a NOSCRIPT reply (restarted or flushed
-    // server) loads it again and retries once. An error reply is
+    // One call routed by its first key; an error reply is
     // TF_ERR_UNAVAILABLE (the server answered but cannot serve).
-    tf_status run(Command cmd, Reply *out) {
-        tf_status st = conn->command(cmd, out);
-        if (st == TF_OK && is_noscript(*out)) {
-            if ((st = load_script()) != TF_OK) return st;
-            cmd[1] = sha;
-            st = conn->command(cmd, out);
-        }
+    tf_status run(const Command &cmd, Reply *out) {
+        tf_status st = servers->call(cmd[3], cmd, out);
         if (st != TF_OK) return st;
         return check_reply(*out);
     }
@@ -113,26 +105,93 @@ struct tf_redis_limiter {
         return TF_OK;
     }
 
-    // A decision reply of the script: both windows' answers, combined.
-    static tf_status decision_of(const Reply &r, uint64_t n, Decision *d) {
-        if (r->type != REDIS_REPLY_ARRAY || r->elements != 8)
-            return fail(TF_ERR_UNAVAILABLE, "redis answered the limiter's script with an unexpected reply");
-        long long v[8];
-        for (size_t i = 0; i < 8; ++i) {
-            if (r->element[i]->type != REDIS_REPLY_INTEGER)
-                return fail(TF_ERR_UNAVAILABLE, "redis answered the limiter's script with an unexpected reply");
+    static tf_status unexpected() {
+        return fail(TF_ERR_UNAVAILABLE, "redis answered the limiter's script with an unexpected reply");
+    }
+
+    static tf_status integers(const Reply &r, size_t count, long long *v) {
+        if (r->type != REDIS_REPLY_ARRAY || r->elements != count) return unexpected();
+        for (size_t i = 0; i < count; ++i) {
+            if (r->element[i]->type != REDIS_REPLY_INTEGER) return unexpected();
             v[i] = r->element[i]->integer;
         }
-        auto one = [](long long a, long long rem, long long retry) {
-            Decision x;
-            x.allowed = a == 1;
-            x.remaining = uint64_t(rem);
-            x.retry_at = retry < 0 ? TF_RETRY_NEVER : uint64_t(retry);
-            return x;
-        };
-        *d = one(v[0], v[1], v[2]);
-        if (v[3] == 1) *d = tf::rate::combine(*d, one(v[4], v[5], v[6]), n);
         return TF_OK;
+    }
+
+    static Decision one(long long a, long long rem, long long retry) {
+        Decision x;
+        x.allowed = a == 1;
+        x.remaining = uint64_t(rem);
+        x.retry_at = retry < 0 ? TF_RETRY_NEVER : uint64_t(retry);
+        return x;
+    }
+
+    // The key's reply of an acquire or peek: its own decision (*key), the
+    // combined one when the global window was in the call (*d), the key's
+    // time and whether the key was fresh.
+    struct KeyReply {
+        Decision key, both;
+        uint64_t t = 0;
+        bool fresh = false;
+    };
+    static tf_status key_reply(const Reply &r, uint64_t n, KeyReply *k) {
+        long long v[9];
+        tf_status st = integers(r, 9, v);
+        if (st != TF_OK) return st;
+        k->key = k->both = one(v[0], v[1], v[2]);
+        if (v[3] == 1) k->both = tf::rate::combine(k->key, one(v[4], v[5], v[6]), n);
+        k->t = uint64_t(v[7]);
+        k->fresh = v[8] == 1;
+        return TF_OK;
+    }
+
+    // The global window's reply (cluster) combined into the key's.
+    static tf_status global_reply(const Reply &r, uint64_t n, KeyReply *k) {
+        long long v[4];
+        tf_status st = integers(r, 4, v);
+        if (st != TF_OK) return st;
+        if (v[0] == 1) k->both = tf::rate::combine(k->key, one(v[1], v[2], v[3]), n);
+        return TF_OK;
+    }
+
+    // Cluster: the global window's step of a request whose key step gave *k.
+    Command global_step(bool take, uint64_t n, const KeyReply &k) const {
+        Command c = global_call(take ? "gacquire" : "gpeek", k.t, n);
+        c.push_back(take && k.key.allowed ? "1" : "0");
+        return c;
+    }
+
+    // Cluster: the key gives back the n permits it took when the global
+    // window denied them (or could not answer).
+    Command undo_call(const void *key, size_t len, uint64_t n, const KeyReply &k) const {
+        Command c = script_call("undo", key, len, k.t, n);
+        c.push_back(k.fresh ? "1" : "0");
+        return c;
+    }
+
+    // Cluster: a request the key allowed and the global window did not:
+    // the key's permits go back (best effort: counted when it fails).
+    void undo(const void *key, size_t len, uint64_t n, const KeyReply &k) {
+        Reply r;
+        tf_status st = run(undo_call(key, len, n, k), &r);
+        if (st == TF_OK)
+            stats.global_undos++;
+        else
+            count_failure(st);
+    }
+
+    // Commands routed by their first key, pipelined (one pipeline per
+    // node); an error reply is TF_ERR_UNAVAILABLE. Every failure counted.
+    void pipeline(const std::vector<Command> &cmds, std::vector<Reply> *replies, std::vector<tf_status> *status) {
+        std::vector<std::string> routes;
+        for (const Command &c : cmds) routes.push_back(c[3]);
+        std::vector<tf_status> failures;
+        servers->pipeline(routes, cmds, replies, status, &failures);
+        for (tf_status f : failures) count_failure(f);
+        for (size_t i = 0; i < cmds.size(); ++i) {
+            if ((*status)[i] == TF_OK && ((*status)[i] = check_reply((*replies)[i])) != TF_OK)
+                count_failure((*status)[i]);
+        }
     }
 
     void count_failure(tf_status st) {
@@ -215,12 +274,25 @@ tf_status decide(tf_redis_limiter *rl, const void *key, size_t len, uint64_t now
     if (n == 0) return fail(TF_ERR_INVALID_ARGUMENT, "n must be >= 1");
     return guard([&] {
         Reply r;
-        Decision d;
+        tf_redis_limiter::KeyReply k;
         tf_status s = rl->run(rl->script_call(take ? "acquire" : "peek", key, len, now, clamp_n(n)), &r);
-        if (s == TF_OK) s = tf_redis_limiter::decision_of(r, n, &d);
+        if (s == TF_OK) s = tf_redis_limiter::key_reply(r, n, &k);
+        if (s == TF_OK && rl->cluster()) {
+            // the global window, on its own slot: after the key
+            s = rl->run(rl->global_step(take, clamp_n(n), k), &r);
+            if (s == TF_OK) s = tf_redis_limiter::global_reply(r, n, &k);
+            if (take && k.key.allowed && (s != TF_OK || !k.both.allowed)) {
+                if (s != TF_OK) rl->count_failure(s);
+                rl->undo(key, len, clamp_n(n), k);
+                if (s != TF_OK) {
+                    put(rl->fall_back(key, len, now, n, take), allowed, remaining, retry_at);
+                    return s;
+                }
+            }
+        }
         if (s == TF_OK) {
             rl->stats.decisions++;
-            return put(d, allowed, remaining, retry_at);
+            return put(k.both, allowed, remaining, retry_at);
         }
         rl->count_failure(s);
         put(rl->fall_back(key, len, now, n, take), allowed, remaining, retry_at);
@@ -263,7 +335,33 @@ tf_status read_options(const tf_redis_options *in, tf_redis_options *o) {
     if (plen > kMaxPrefix) return fail(TF_ERR_INVALID_ARGUMENT, "options->prefix is longer than %zu bytes", kMaxPrefix);
     if (std::strpbrk(o->prefix, "{}"))
         return fail(TF_ERR_INVALID_ARGUMENT, "options->prefix must not contain '{' or '}' (the limiter's hash tags)");
+    if (o->mode > TF_REDIS_MODE_CLUSTER) return fail(TF_ERR_INVALID_ARGUMENT, "options->mode %u is unknown", o->mode);
+    if (o->cluster_seeds && o->mode != TF_REDIS_MODE_CLUSTER)
+        return fail(TF_ERR_INVALID_ARGUMENT, "options->cluster_seeds needs options->mode TF_REDIS_MODE_CLUSTER");
     return TF_OK;
+}
+
+// The seeds of options->cluster_seeds: "host:port[,host:port...]".
+tf_status read_seeds(const char *list, std::vector<std::pair<std::string, int>> *out) {
+    if (list == nullptr) return TF_OK;
+    if (std::strlen(list) > 4096)
+        return fail(TF_ERR_INVALID_ARGUMENT, "options->cluster_seeds is longer than 4096 bytes");
+    std::string all(list);
+    size_t at = 0;
+    for (;;) {
+        const size_t comma = all.find(',', at);
+        const std::string one = all.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+        const size_t colon = one.rfind(':');
+        char *end = nullptr;
+        const unsigned long port = colon == std::string::npos ? 0 : std::strtoul(one.c_str() + colon + 1, &end, 10);
+        if (colon == std::string::npos || colon == 0 || end == one.c_str() + colon + 1 || *end != '\0' || port == 0 ||
+            port > 65535)
+            return fail(TF_ERR_INVALID_ARGUMENT,
+                        "options->cluster_seeds: \"%s\" is not host:port with a port in 1..65535", one.c_str());
+        out->emplace_back(one.substr(0, colon), int(port));
+        if (comma == std::string::npos) return TF_OK;
+        at = comma + 1;
+    }
 }
 
 }  // namespace
@@ -295,18 +393,21 @@ TF_API tf_status tf_redis_limiter_new(uint64_t limit, uint64_t window, uint64_t 
         rl->prefix = o.prefix;
         rl->global_key = rl->prefix + "{g}";
         rl->stats = TF_REDIS_LIMITER_STATS_INIT;
-        Connection::Config cfg;
-        cfg.host = o.host;
-        cfg.port = int(o.port);
-        cfg.connect_timeout_ms = o.connect_timeout_ms;
-        cfg.command_timeout_ms = o.command_timeout_ms;
-        cfg.reconnect_min_ms = o.reconnect_min_ms;
-        cfg.reconnect_max_ms = o.reconnect_max_ms;
-        rl->conn.reset(new Connection(cfg));
-        if ((st = rl->load_script()) != TF_OK) return st;
+        tf::redis::Servers::Config cfg;
+        cfg.conn.host = o.host;
+        cfg.conn.port = int(o.port);
+        cfg.conn.connect_timeout_ms = o.connect_timeout_ms;
+        cfg.conn.command_timeout_ms = o.command_timeout_ms;
+        cfg.conn.reconnect_min_ms = o.reconnect_min_ms;
+        cfg.conn.reconnect_max_ms = o.reconnect_max_ms;
+        cfg.cluster = o.mode == TF_REDIS_MODE_CLUSTER;
+        if ((st = read_seeds(o.cluster_seeds, &cfg.more_seeds)) != TF_OK) return st;
+        rl->servers.reset(new Servers(cfg, tf::redis::kLimiterScript));
+        if ((st = rl->servers->start()) != TF_OK) return st;
         // the embedded fallback starts with the global limit stored in Redis
         Reply r;
-        if ((st = rl->conn->command(Command{"HGET", rl->global_key, "m"}, &r)) != TF_OK) return st;
+        if ((st = rl->servers->call(rl->global_key, Command{"HGET", rl->global_key, "m"}, &r)) != TF_OK) return st;
+        if ((st = tf_redis_limiter::check_reply(r)) != TF_OK) return st;
         if (r->type == REDIS_REPLY_STRING) {
             const unsigned long long g = std::strtoull(r->str, nullptr, 10);
             if (tf_rate_limiter_set_global_limit(local, g) != TF_OK)
@@ -350,37 +451,84 @@ TF_API tf_status tf_redis_limiter_acquire_batch(tf_redis_limiter *limiter, const
     }
     return guard([&] {
         tf_redis_limiter *rl = limiter;
-        std::vector<Command> cmds;
-        cmds.reserve(count);
-        for (size_t i = 0; i < count; ++i)
-            cmds.push_back(rl->script_call("acquire", keys[i], key_lens[i], server ? 0 : times[i], clamp_n(n)));
-        std::vector<Reply> replies;
-        size_t read = 0;
-        tf_status result = rl->conn->pipeline(cmds, &replies, &read);
-        if (result != TF_OK) rl->count_failure(result);
-        for (size_t i = 0; i < count; ++i) {
-            const uint64_t t = server ? 0 : times[i];
-            Decision d;
-            tf_status s = result;
-            if (i < read) {
-                if (tf_redis_limiter::is_noscript(replies[i])) {
-                    // the script was flushed under the pipeline: this one did not run
-                    s = rl->run(cmds[i], &replies[i]);
-                    if (s != TF_OK) rl->count_failure(s);
+        std::vector<Decision> d(count);
+        tf_status result = TF_OK;
+        auto fall_back = [&](size_t i, tf_status s) {
+            if (result == TF_OK) result = s;
+            d[i] = rl->fall_back(keys[i], key_lens[i], server ? 0 : times[i], n, true);
+        };
+        // On a cluster, a segment of distinct keys at a time: each phase
+        // (the keys' steps, the global window's steps in order, the undos)
+        // is one pipeline per node, and no key's later request is decided
+        // before its earlier one's undo. A single server takes the whole
+        // batch in one pipeline.
+        for (size_t begin = 0, end = 0; begin < count; begin = end) {
+            std::set<std::string> seen;
+            end = begin;
+            while (end < count &&
+                   (!rl->cluster() ||
+                    seen.insert(std::string(static_cast<const char *>(keys[end]), key_lens[end])).second))
+                ++end;
+            std::vector<size_t> ids;
+            std::vector<Command> cmds;
+            for (size_t i = begin; i < end; ++i) {
+                ids.push_back(i);
+                cmds.push_back(rl->script_call("acquire", keys[i], key_lens[i], server ? 0 : times[i], clamp_n(n)));
+            }
+            std::vector<Reply> replies;
+            std::vector<tf_status> status;
+            rl->pipeline(cmds, &replies, &status);
+            std::vector<tf_redis_limiter::KeyReply> k(count);
+            std::vector<size_t> next;
+            for (size_t j = 0; j < ids.size(); ++j) {
+                tf_status s = status[j];
+                if (s == TF_OK) s = tf_redis_limiter::key_reply(replies[j], n, &k[ids[j]]);
+                if (s != TF_OK) {
+                    if (status[j] == TF_OK) rl->count_failure(s);
+                    fall_back(ids[j], s);
+                } else if (!rl->cluster()) {
+                    rl->stats.decisions++;
+                    d[ids[j]] = k[ids[j]].both;
                 } else {
-                    s = tf_redis_limiter::check_reply(replies[i]);
-                    if (s != TF_OK) rl->count_failure(s);
+                    next.push_back(ids[j]);
                 }
-                if (s == TF_OK) s = tf_redis_limiter::decision_of(replies[i], n, &d);
-                if (s == TF_OK) rl->stats.decisions++;
             }
-            if (s != TF_OK) {
-                if (result == TF_OK) result = s;
-                d = rl->fall_back(keys[i], key_lens[i], t, n, true);
+            if (next.empty()) continue;
+            // cluster: the global window's steps, in order
+            cmds.clear();
+            for (size_t i : next) cmds.push_back(rl->global_step(true, clamp_n(n), k[i]));
+            rl->pipeline(cmds, &replies, &status);
+            std::vector<size_t> undo;
+            std::vector<tf_status> global_status(next.size());
+            for (size_t j = 0; j < next.size(); ++j) {
+                const size_t i = next[j];
+                tf_status s = status[j];
+                if (s == TF_OK) s = tf_redis_limiter::global_reply(replies[j], n, &k[i]);
+                if (s != TF_OK && status[j] == TF_OK) rl->count_failure(s);
+                global_status[j] = s;
+                if (k[i].key.allowed && (s != TF_OK || !k[i].both.allowed)) undo.push_back(i);
             }
-            allowed[i] = d.allowed ? 1 : 0;
-            if (remaining) remaining[i] = d.remaining;
-            if (retry_at) retry_at[i] = d.retry_at;
+            if (!undo.empty()) {
+                cmds.clear();
+                for (size_t i : undo) cmds.push_back(rl->undo_call(keys[i], key_lens[i], clamp_n(n), k[i]));
+                rl->pipeline(cmds, &replies, &status);
+                for (size_t j = 0; j < undo.size(); ++j) {
+                    if (status[j] == TF_OK) rl->stats.global_undos++;
+                }
+            }
+            for (size_t j = 0; j < next.size(); ++j) {
+                if (global_status[j] != TF_OK) {
+                    fall_back(next[j], global_status[j]);
+                } else {
+                    rl->stats.decisions++;
+                    d[next[j]] = k[next[j]].both;
+                }
+            }
+        }
+        for (size_t i = 0; i < count; ++i) {
+            allowed[i] = d[i].allowed ? 1 : 0;
+            if (remaining) remaining[i] = d[i].remaining;
+            if (retry_at) retry_at[i] = d[i].retry_at;
         }
         return result;
     });
@@ -398,7 +546,28 @@ TF_API tf_status tf_redis_limiter_refund(tf_redis_limiter *limiter, const void *
             tf_status s = tf_rate_limiter_refund(limiter->local.get(), key, key_len, t, n);
             if (s != TF_OK) return s;
         }
-        return change(limiter, limiter->script_call("refund", key, key_len, now, clamp_n(n)));
+        tf_redis_limiter *rl = limiter;
+        Reply r;
+        tf_status s = rl->run(rl->script_call("refund", key, key_len, now, clamp_n(n)), &r);
+        if (s == TF_OK && rl->cluster()) {
+            // what left the key leaves the global window (its own slot) too
+            if (r->type != REDIS_REPLY_ARRAY || r->elements == 0 || r->element[0]->type != REDIS_REPLY_INTEGER) {
+                s = tf_redis_limiter::unexpected();
+            } else if (r->elements > 1) {
+                Command g = rl->global_call("grefund", uint64_t(r->element[0]->integer), 0);
+                for (size_t i = 1; i < r->elements; ++i) {
+                    if (r->element[i]->type != REDIS_REPLY_INTEGER) {
+                        s = tf_redis_limiter::unexpected();
+                        break;
+                    }
+                    g.push_back(std::to_string(r->element[i]->integer));
+                }
+                Reply gr;
+                if (s == TF_OK) s = rl->run(g, &gr);
+            }
+        }
+        if (s != TF_OK) rl->count_failure(s);
+        return s;
     });
 }
 
@@ -431,7 +600,7 @@ TF_API tf_status tf_redis_limiter_set_global_limit(tf_redis_limiter *limiter, ui
     return guard([&] {
         tf_status s = tf_rate_limiter_set_global_limit(limiter->local.get(), limit);
         if (s != TF_OK) return s;
-        return change(limiter, limiter->script_call("setglobal", "", 0, 1, limit));
+        return change(limiter, limiter->global_call("setglobal", 1, limit));
     });
 }
 
@@ -441,7 +610,9 @@ TF_API tf_status tf_redis_limiter_get_stats(const tf_redis_limiter *limiter, tf_
         return tf::put_versioned(stats, TF_VERSIONED_END(tf_redis_limiter_stats, script_loads), "stats",
                                  [&](tf_redis_limiter_stats &full) {
                                      full = limiter->stats;
-                                     full.reconnects = limiter->conn->reconnects();
+                                     full.reconnects = limiter->servers->reconnects();
+                                     full.script_loads = limiter->servers->script_loads();
+                                     full.redirects = limiter->servers->redirects();
                                  });
     });
 }

@@ -14,15 +14,34 @@
 //   KEYS[2] P{k:K}o   the key's override (a string: its limit), no expiry.
 //   KEYS[3] P{g}      the global window: a hash, m = the global limit, l, s
 //                     as a key's; no expiry. Optional (a cluster keeps it on
-//                     another slot; the script then decides the key alone).
+//                     another slot; the script then decides the key alone,
+//                     and the global window's own operations below take it
+//                     as KEYS[1]).
 // ARGV: op, now (0: the server's TIME in ms), n, default limit, window,
 // width (0: exact mode), idle expiry in ms.
 // op: "acquire", "peek", "refund", "reset", "setkey" (n = the override,
-// 0 removes it), "setglobal" (n = the global limit, 0 removes it).
+// 0 removes it), and with the global window as KEYS[1] alone: "setglobal"
+// (n = the global limit, 0 removes it).
 // Reply of acquire and peek: {key allowed, key remaining, key retry_at,
-// global set (0/1), global allowed, global remaining, global retry_at, t};
-// retry -1 means never. The client combines the two windows' answers with
-// window.hpp's combine(), as the embedded limiter does.
+// global set (0/1), global allowed, global remaining, global retry_at, t,
+// key was fresh (0/1)}; retry -1 means never. The client combines the two
+// windows' answers with window.hpp's combine(), as the embedded limiter does.
+//
+// On a cluster the global window sits on another slot than the key's, so a
+// decision is two calls, key first (KEYS[3] absent: the key decides alone
+// and takes its permits when it allows), then the global window alone
+// (KEYS[1] = P{g}):
+//   "gacquire", "gpeek": now = the key's t of the first reply, ARGV[8] = 1
+//       when the key allowed; the global window decides at max(t, its own
+//       clock), advances (gacquire) and takes n only when both allow.
+//       Reply {global set, allowed, remaining, retry_at}.
+//   "undo" (on the key, KEYS[1..2]): gives back the n permits the key just
+//       took when the global window denied them; ARGV[8] = 1 when the key
+//       was fresh before (then an emptied window is deleted, as the
+//       embedded limiter never records a fresh key's denied request).
+//   "refund" without KEYS[3] replies {t, j1, b1, j2, b2, ...}: what left
+//       the key, for "grefund" (the global window alone, ARGV[8..] those
+//       pairs) to take out of the global window as the single call would.
 #ifndef TF_LIB_REDIS_LIMITER_LUA_HPP
 #define TF_LIB_REDIS_LIMITER_LUA_HPP
 
@@ -165,6 +184,11 @@ local function remove(st, j, b)
   end
 end
 
+-- the global window: KEYS[3] with a key's operation, KEYS[1] with the
+-- global window's own ones
+local GK = KEYS[3]
+if op == 'setglobal' or op == 'gacquire' or op == 'gpeek' or op == 'grefund' then GK = KEYS[1] end
+
 local function key_limit()
   return tonumber(redis.call('GET', KEYS[2])) or deflimit
 end
@@ -174,11 +198,12 @@ if op == 'acquire' or op == 'peek' then
   local fresh = st.latest == 0
   local t = math.max(now, st.latest)
   local kd = decide(st, t, key_limit())
-  local out = {kd[1], kd[2], kd[3], 0, 0, 0, 0, t}
+  local out = {kd[1], kd[2], kd[3], 0, 0, 0, 0, t, 0}
+  if fresh then out[9] = 1 end
   local granted = kd[1] == 1
   local g = nil
-  if KEYS[3] then
-    g = load(KEYS[3])
+  if GK then
+    g = load(GK)
     if g.limit > 0 then
       local gt = math.max(t, g.latest)
       local gd = decide(g, gt, g.limit)
@@ -187,7 +212,7 @@ if op == 'acquire' or op == 'peek' then
       if op == 'acquire' then
         advance(g, gt)
         if granted then take(g, n) end
-        save(KEYS[3], g)
+        save(GK, g)
       end
     end
   end
@@ -204,14 +229,49 @@ elseif op == 'refund' then
   local t = math.max(now, st.latest)
   advance(st, t)
   local g = nil
-  if KEYS[3] then
-    g = load(KEYS[3])
+  if GK then
+    g = load(GK)
     if g.limit > 0 then advance(g, math.max(t, g.latest)) else g = nil end
   end
-  refund(st, n, function(j, b) if g then remove(g, j, b) end end)
+  local gone = {t}
+  refund(st, n, function(j, b)
+    if g then remove(g, j, b) end
+    gone[#gone + 1] = j
+    gone[#gone + 1] = b
+  end)
   save(KEYS[1], st)
   redis.call('PEXPIRE', KEYS[1], num(expiry))
-  if g then save(KEYS[3], g) end
+  if g then save(GK, g) end
+  if GK then return 1 end
+  return gone
+elseif op == 'gacquire' or op == 'gpeek' then
+  local g = load(GK)
+  if g.limit == 0 then return {0, 0, 0, 0} end
+  local gt = math.max(now, g.latest)
+  local gd = decide(g, gt, g.limit)
+  if op == 'gacquire' then
+    advance(g, gt)
+    if gd[1] == 1 and ARGV[8] == '1' then take(g, n) end
+    save(GK, g)
+  end
+  return {1, gd[1], gd[2], gd[3]}
+elseif op == 'grefund' then
+  local g = load(GK)
+  if g.limit == 0 then return 1 end
+  advance(g, math.max(now, g.latest))
+  for i = 8, #ARGV - 1, 2 do remove(g, tonumber(ARGV[i]), tonumber(ARGV[i + 1])) end
+  save(GK, g)
+  return 1
+elseif op == 'undo' then
+  local st = load(KEYS[1])
+  if st.latest == 0 then return 1 end
+  refund(st, n, function(j, b) end)
+  if #st.items == 0 and ARGV[8] == '1' then
+    redis.call('DEL', KEYS[1])
+  else
+    save(KEYS[1], st)
+    redis.call('PEXPIRE', KEYS[1], num(expiry))
+  end
   return 1
 elseif op == 'reset' then
   redis.call('DEL', KEYS[1])
@@ -231,8 +291,8 @@ elseif op == 'setkey' then
   end
   return 1
 elseif op == 'setglobal' then
-  redis.call('DEL', KEYS[3])
-  if n > 0 then redis.call('HSET', KEYS[3], 'm', num(n)) end
+  redis.call('DEL', GK)
+  if n > 0 then redis.call('HSET', GK, 'm', num(n)) end
   return 1
 end
 return redis.error_reply('unknown operation ' .. tostring(op))
