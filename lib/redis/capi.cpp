@@ -551,7 +551,9 @@ TF_API tf_status tf_redis_limiter_refund(tf_redis_limiter *limiter, const void *
         tf_status s = rl->run(rl->script_call("refund", key, key_len, now, clamp_n(n)), &r);
         if (s == TF_OK && rl->cluster()) {
             // what left the key leaves the global window (its own slot) too
-            if (r->type != REDIS_REPLY_ARRAY || r->elements == 0 || r->element[0]->type != REDIS_REPLY_INTEGER) {
+            if (r->type == REDIS_REPLY_INTEGER) {
+                // a key with no window: nothing left it
+            } else if (r->type != REDIS_REPLY_ARRAY || r->elements == 0 || r->element[0]->type != REDIS_REPLY_INTEGER) {
                 s = tf_redis_limiter::unexpected();
             } else if (r->elements > 1) {
                 Command g = rl->global_call("grefund", uint64_t(r->element[0]->integer), 0);

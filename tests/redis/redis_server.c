@@ -79,8 +79,16 @@ static int spawn(rs_server *s) {
             dup2(null, 1);
             dup2(null, 2);
         }
-        execlp("redis-server", "redis-server", "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly",
-               "no", "--daemonize", "no", "--dir", s->dir, "--logfile", log, (char *)NULL);
+        if (s->cluster) {
+            char conf[128];
+            snprintf(conf, sizeof conf, "%s/nodes.conf", s->dir);
+            execlp("redis-server", "redis-server", "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly",
+                   "no", "--daemonize", "no", "--dir", s->dir, "--logfile", log, "--cluster-enabled", "yes",
+                   "--cluster-config-file", conf, "--cluster-node-timeout", "2000", (char *)NULL);
+        } else {
+            execlp("redis-server", "redis-server", "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly",
+                   "no", "--daemonize", "no", "--dir", s->dir, "--logfile", log, (char *)NULL);
+        }
         _exit(127);
     }
     s->pid = pid;
@@ -98,14 +106,17 @@ static int spawn(rs_server *s) {
     return -1;
 }
 
-int rs_start(rs_server *s) {
+static int start_as(rs_server *s, int cluster) {
     memset(s, 0, sizeof *s);
+    s->cluster = cluster;
     snprintf(s->dir, sizeof s->dir, "/tmp/tf-redis-XXXXXX");
     if (!mkdtemp(s->dir)) return -1;
     s->port = rs_free_port();
     if (s->port < 0) return -1;
     return spawn(s);
 }
+
+int rs_start(rs_server *s) { return start_as(s, 0); }
 
 int rs_restart(rs_server *s) { return spawn(s); }
 
@@ -137,4 +148,117 @@ void rs_stop(rs_server *s) {
         rmdir(s->dir);
         s->dir[0] = '\0';
     }
+}
+
+/* Runs redis-cli with `args` (NULL-terminated), its stdin, stdout and
+ * stderr on /dev/null, or on `out` (a file of `cap` bytes read back) when
+ * given; returns its exit status (or -1). */
+static int redis_cli(const char *const *args, char *out, size_t cap) {
+    char path[] = "/tmp/tf-redis-cli-XXXXXX";
+    int fd = out ? mkstemp(path) : -1;
+    if (out && fd < 0) return -1;
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDWR);
+        if (null >= 0) {
+            dup2(null, 0);
+            dup2(out ? fd : null, 1);
+            dup2(null, 2);
+        }
+        const char *argv[32];
+        size_t n = 0;
+        argv[n++] = "redis-cli";
+        for (size_t i = 0; args[i] && n < 31; ++i) argv[n++] = args[i];
+        argv[n] = NULL;
+        execvp("redis-cli", (char *const *)argv);
+        _exit(127);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    if (out) {
+        ssize_t got = pread(fd, out, cap - 1, 0);
+        out[got > 0 ? got : 0] = '\0';
+        close(fd);
+        unlink(path);
+    }
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int node_says(const rs_server *s, const char *command, char *out, size_t cap) {
+    char port[16];
+    snprintf(port, sizeof port, "%d", s->port);
+    const char *args[] = {"-h", "127.0.0.1", "-p", port, "cluster", command, NULL};
+    return redis_cli(args, out, cap);
+}
+
+void rs_cluster_stop(rs_cluster *c) {
+    for (int i = 0; i < 3; ++i) rs_stop(&c->node[i]);
+}
+
+int rs_cluster_start(rs_cluster *c) {
+    memset(c, 0, sizeof *c);
+    for (int i = 0; i < 3; ++i) {
+        if (start_as(&c->node[i], 1) != 0) {
+            rs_cluster_stop(c);
+            return -1;
+        }
+    }
+    char addr[3][32];
+    for (int i = 0; i < 3; ++i) snprintf(addr[i], sizeof addr[i], "127.0.0.1:%d", c->node[i].port);
+    const char *create[] = {"--cluster",          "create", addr[0],         addr[1], addr[2],
+                            "--cluster-replicas", "0",      "--cluster-yes", NULL};
+    if (redis_cli(create, NULL, 0) != 0) {
+        fprintf(stderr, "redis-cli --cluster create failed\n");
+        rs_cluster_stop(c);
+        return -1;
+    }
+    char buf[4096];
+    for (int i = 0; i < 3; ++i) {
+        int ok = 0;
+        for (long long end = rs_now_ms() + 20000; !ok && rs_now_ms() < end;) {
+            ok = node_says(&c->node[i], "info", buf, sizeof buf) == 0 && strstr(buf, "cluster_state:ok") != NULL;
+            if (!ok) rs_sleep_ms(50);
+        }
+        if (!ok || node_says(&c->node[i], "myid", buf, sizeof buf) != 0 || strlen(buf) < 40) {
+            fprintf(stderr, "cluster node %d (port %d) did not become ready\n", i, c->node[i].port);
+            rs_cluster_stop(c);
+            return -1;
+        }
+        snprintf(c->id[i], sizeof c->id[i], "%.40s", buf);
+    }
+    return 0;
+}
+
+int rs_cluster_reshard(rs_cluster *c, int from, int to, int slots) {
+    char addr[32], count[16];
+    snprintf(addr, sizeof addr, "127.0.0.1:%d", c->node[from].port);
+    snprintf(count, sizeof count, "%d", slots);
+    const char *args[] = {"--cluster", "reshard",         addr,  "--cluster-from", c->id[from], "--cluster-to",
+                          c->id[to],   "--cluster-slots", count, "--cluster-yes",  NULL};
+    return redis_cli(args, NULL, 0);
+}
+
+int rs_cluster_owner(const rs_cluster *c, int n, unsigned slot) {
+    /* CLUSTER SLOTS through redis-cli: lines start, end, host, port, id, ... */
+    char port[16], buf[8192];
+    snprintf(port, sizeof port, "%d", c->node[n].port);
+    const char *args[] = {"-h", "127.0.0.1", "-p", port, "cluster", "slots", NULL};
+    if (redis_cli(args, buf, sizeof buf) != 0) return -1;
+    unsigned long vals[4];
+    int have = 0;
+    char *save = NULL;
+    for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char *end;
+        unsigned long v = strtoul(line, &end, 10);
+        if (end == line || *end != '\0') continue; /* a host or an id */
+        vals[have++] = v;
+        if (have == 3) { /* start, end, master's port */
+            if (slot >= vals[0] && slot <= vals[1])
+                for (int i = 0; i < 3; ++i)
+                    if ((unsigned long)c->node[i].port == vals[2]) return i;
+            have = 0;
+        }
+    }
+    return -1;
 }

@@ -1,8 +1,9 @@
 /* The rate limiter on Redis (temporalfilters/redis.h) against a
- * redis-server the suite starts itself: the same decisions as the embedded
- * limiter on the same request sequence (both modes, overrides, the global
- * limit, refunds, resets, batches), the server's clock, bad input, and the
- * failure policy (a killed, a paused and a restarted server). */
+ * redis-server and a three-master Redis Cluster the suite starts itself:
+ * the same decisions as the embedded limiter on the same request sequence
+ * (both modes, overrides, the global limit, refunds, resets, batches) on
+ * both, a cluster slot moved while running, the server's clock, bad input,
+ * and the failure policy (a killed, a paused and a restarted server). */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,17 +23,24 @@
 #define OK(call) assert_int_equal((call), TF_OK)
 #define ULL(x) ((unsigned long long)(x))
 
-static rs_server server; /* the suite's server (group setup) */
+static rs_server server;   /* the suite's server (group setup) */
+static rs_cluster cluster; /* the suite's cluster (group setup) */
 static int prefix_seq;
 
 static int group_setup(void **state) {
     (void)state;
-    return rs_start(&server);
+    if (rs_start(&server) != 0) return -1;
+    if (rs_cluster_start(&cluster) != 0) {
+        rs_stop(&server);
+        return -1;
+    }
+    return 0;
 }
 
 static int group_teardown(void **state) {
     (void)state;
     rs_stop(&server);
+    rs_cluster_stop(&cluster);
     return 0;
 }
 
@@ -44,6 +52,31 @@ static tf_redis_options options_for(const rs_server *s, char *prefix, size_t cap
     o.prefix = prefix;
     o.idle_expiry_ms = 600000; /* the tests' clocks are not real time */
     return o;
+}
+
+/* Options for the suite's cluster, its first node as the seed. */
+static tf_redis_options cluster_options(char *prefix, size_t cap) {
+    tf_redis_options o = options_for(&cluster.node[0], prefix, cap);
+    o.mode = TF_REDIS_MODE_CLUSTER;
+    return o;
+}
+
+/* The cluster slot of a limiter key K (its hash tag "k:K"; the global
+ * window's is "g"), computed here independently of the library:
+ * CRC16-XMODEM modulo 16384. */
+static unsigned tag_slot(const char *tag, size_t len) {
+    unsigned crc = 0;
+    for (size_t i = 0; i < len; ++i) {
+        crc ^= (unsigned)(unsigned char)tag[i] << 8;
+        for (int b = 0; b < 8; ++b) crc = (crc & 0x8000) ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+    }
+    return crc % 16384;
+}
+
+static unsigned key_slot(const char *key, size_t len) {
+    char tag[80] = "k:";
+    memcpy(tag + 2, key, len);
+    return tag_slot(tag, len + 2);
 }
 
 typedef struct {
@@ -81,7 +114,20 @@ static const size_t kKeyLens[] = {5, 3, 5, 3, 3, 0, 6, 7};
 /* One behavioural sequence run against both limiters: random keys, permits
  * and steps of time (never backwards), acquires, peeks, batches, refunds,
  * resets, overrides set and removed, the global limit set and changed. */
-static void run_sequence(tf_rate_limiter *e, tf_redis_limiter *r, uint64_t seed, int global, const char *what) {
+/* The keys of a sequence, and a hook called before one of its steps. */
+typedef struct {
+    const char *const *keys;
+    const size_t *lens;
+    size_t count;
+    size_t hook_step;
+    void (*hook)(void);
+} seq_keys;
+
+static void run_sequence_on(tf_rate_limiter *e, tf_redis_limiter *r, uint64_t seed, int global, const char *what,
+                            const seq_keys *ks) {
+    const char *const *sk = ks->keys;
+    const size_t *sl = ks->lens;
+    const uint64_t sn = ks->count;
     tu_rng rng = {seed};
     uint64_t now = 1000;
     OK(tf_rate_limiter_set_key_limit(e, "vip", 3, 9));
@@ -94,21 +140,21 @@ static void run_sequence(tf_rate_limiter *e, tf_redis_limiter *r, uint64_t seed,
     }
     size_t granted = 0, denied = 0;
     for (size_t step = 0; step < 1500; ++step) {
+        if (ks->hook && step == ks->hook_step) ks->hook();
         now += tu_below(&rng, 4) == 0 ? tu_below(&rng, 400) : tu_below(&rng, 30);
-        const size_t k = (size_t)tu_below(&rng, NKEYS);
+        const size_t k = (size_t)tu_below(&rng, sn);
         const uint64_t n = tu_below(&rng, 20) == 0 ? 1 + tu_below(&rng, 12) : 1 + tu_below(&rng, 2);
         const uint64_t op = tu_below(&rng, 100);
         if (op < 70) {
-            dec a = embedded_acq(e, kKeys[k], kKeyLens[k], now, n, 1);
-            dec b = redis_acq(r, kKeys[k], kKeyLens[k], now, n, 1);
+            dec a = embedded_acq(e, sk[k], sl[k], now, n, 1);
+            dec b = redis_acq(r, sk[k], sl[k], now, n, 1);
             assert_same(a, b, what, step);
             if (a.allowed)
                 ++granted;
             else
                 ++denied;
         } else if (op < 80) {
-            assert_same(embedded_acq(e, kKeys[k], kKeyLens[k], now, n, 0),
-                        redis_acq(r, kKeys[k], kKeyLens[k], now, n, 0), what, step);
+            assert_same(embedded_acq(e, sk[k], sl[k], now, n, 0), redis_acq(r, sk[k], sl[k], now, n, 0), what, step);
         } else if (op < 88) {
             const void *keys[4];
             size_t lens[4];
@@ -116,9 +162,9 @@ static void run_sequence(tf_rate_limiter *e, tf_redis_limiter *r, uint64_t seed,
             int ea[4], ra[4];
             uint64_t erem[4], rrem[4], eret[4], rret[4];
             for (size_t i = 0; i < 4; ++i) {
-                const size_t j = (size_t)tu_below(&rng, NKEYS);
-                keys[i] = kKeys[j];
-                lens[i] = kKeyLens[j];
+                const size_t j = (size_t)tu_below(&rng, sn);
+                keys[i] = sk[j];
+                lens[i] = sl[j];
                 times[i] = now + i;
             }
             now += 3;
@@ -129,15 +175,15 @@ static void run_sequence(tf_rate_limiter *e, tf_redis_limiter *r, uint64_t seed,
                 assert_same(a, b, what, step);
             }
         } else if (op < 94) {
-            OK(tf_rate_limiter_refund(e, kKeys[k], kKeyLens[k], now, n));
-            OK(tf_redis_limiter_refund(r, kKeys[k], kKeyLens[k], now, n));
+            OK(tf_rate_limiter_refund(e, sk[k], sl[k], now, n));
+            OK(tf_redis_limiter_refund(r, sk[k], sl[k], now, n));
         } else if (op < 96) {
-            OK(tf_rate_limiter_reset(e, kKeys[k], kKeyLens[k]));
-            OK(tf_redis_limiter_reset(r, kKeys[k], kKeyLens[k]));
+            OK(tf_rate_limiter_reset(e, sk[k], sl[k]));
+            OK(tf_redis_limiter_reset(r, sk[k], sl[k]));
         } else if (op < 98) {
             const uint64_t lim = tu_below(&rng, 6); /* 0 removes the override */
-            OK(tf_rate_limiter_set_key_limit(e, kKeys[k], kKeyLens[k], lim));
-            OK(tf_redis_limiter_set_key_limit(r, kKeys[k], kKeyLens[k], lim));
+            OK(tf_rate_limiter_set_key_limit(e, sk[k], sl[k], lim));
+            OK(tf_redis_limiter_set_key_limit(r, sk[k], sl[k], lim));
         } else if (global && op < 99) {
             const uint64_t lim = 8 + tu_below(&rng, 10);
             OK(tf_rate_limiter_set_global_limit(e, lim));
@@ -147,6 +193,11 @@ static void run_sequence(tf_rate_limiter *e, tf_redis_limiter *r, uint64_t seed,
     /* the sequence exercised both answers */
     assert_true(granted > 100);
     assert_true(denied > 100);
+}
+
+static void run_sequence(tf_rate_limiter *e, tf_redis_limiter *r, uint64_t seed, int global, const char *what) {
+    const seq_keys ks = {kKeys, kKeyLens, NKEYS, 0, NULL};
+    run_sequence_on(e, r, seed, global, what, &ks);
 }
 
 static void test_same_decisions_as_embedded(void **state) {
@@ -170,6 +221,130 @@ static void test_same_decisions_as_embedded(void **state) {
             tf_redis_limiter_free(r);
             tf_rate_limiter_free(e);
         }
+}
+
+/* The same sequences on the cluster: every key's window on its own slot,
+ * the global window on another, the decision in two steps with an undo
+ * (temporalfilters/redis.h, "Cluster"); the decisions are the embedded
+ * limiter's. */
+static void test_cluster_same_decisions_as_embedded(void **state) {
+    (void)state;
+    /* the keys and the global window are spread over the masters */
+    int used[3] = {0, 0, 0};
+    for (size_t k = 0; k < NKEYS; ++k) {
+        const int owner = rs_cluster_owner(&cluster, 0, key_slot(kKeys[k], kKeyLens[k]));
+        assert_true(owner >= 0);
+        used[owner] = 1;
+    }
+    assert_true(used[0] + used[1] + used[2] >= 2);
+    const int global_owner = rs_cluster_owner(&cluster, 0, tag_slot("g", 1));
+    assert_true(global_owner >= 0);
+    const uint32_t modes[] = {0, TF_RATE_LIMITER_EXACT};
+    for (size_t m = 0; m < 2; ++m)
+        for (int global = 0; global <= 1; ++global) {
+            char what[64], prefix[64];
+            snprintf(what, sizeof what, "cluster, %s%s", modes[m] ? "exact" : "bucketed", global ? " + global" : "");
+            tf_rate_limiter *e = NULL;
+            tf_redis_limiter *r = NULL;
+            OK(tf_rate_limiter_new(5, 1000, 100, 0, modes[m], &e));
+            tf_redis_options o = cluster_options(prefix, sizeof prefix);
+            tf_status st = tf_redis_limiter_new(5, 1000, 100, modes[m], &o, &r);
+            if (st != TF_OK) fail_msg("tf_redis_limiter_new: %s", tf_last_error_message());
+            run_sequence(e, r, 42 + m * 2 + (uint64_t)global, global, what);
+            tf_redis_limiter_stats s = TF_REDIS_LIMITER_STATS_INIT;
+            OK(tf_redis_limiter_get_stats(r, &s));
+            assert_true(s.decisions > 1000);
+            assert_int_equal(s.timeouts + s.unavailable + s.fallback_denied + s.fallback_allowed + s.fallback_local, 0);
+            assert_int_equal(s.script_loads, 3); /* once on each master */
+            if (global)
+                assert_true(s.global_undos > 0); /* keys allowed that the global window denied */
+            else
+                assert_int_equal(s.global_undos, 0);
+            tf_redis_limiter_free(r);
+            tf_rate_limiter_free(e);
+        }
+}
+
+/* The global limit on a cluster, step by step: the key's permits taken and
+ * given back when the global window denies; another client sees the key
+ * untouched afterwards. */
+static void test_cluster_global_undo(void **state) {
+    (void)state;
+    char prefix[64];
+    tf_redis_options o = cluster_options(prefix, sizeof prefix);
+    tf_redis_limiter *a = NULL, *b = NULL;
+    OK(tf_redis_limiter_new(3, 1000, 100, 0, &o, &a));
+    OK(tf_redis_limiter_new(3, 1000, 100, 0, &o, &b));
+    OK(tf_redis_limiter_set_global_limit(a, 2));
+    dec d = redis_acq(a, "x", 1, 10, 2, 1); /* global 2 of 2 */
+    assert_int_equal(d.allowed, 1);
+    assert_int_equal(d.remaining, 0);
+    d = redis_acq(a, "y", 1, 20, 1, 1); /* y allows, the global window denies: undone */
+    assert_int_equal(d.allowed, 0);
+    assert_int_equal(d.retry_at, 1000);
+    tf_redis_limiter_stats s = TF_REDIS_LIMITER_STATS_INIT;
+    OK(tf_redis_limiter_get_stats(a, &s));
+    assert_int_equal(s.global_undos, 1);
+    OK(tf_redis_limiter_set_global_limit(b, 0)); /* without the global limit, y has its 3 */
+    d = redis_acq(b, "y", 1, 30, 3, 1);
+    assert_int_equal(d.allowed, 1);
+    assert_int_equal(d.remaining, 0);
+    /* a refund reaches the global window on its own slot too */
+    OK(tf_redis_limiter_set_global_limit(b, 3));
+    assert_int_equal(redis_acq(b, "z", 1, 40, 3, 1).allowed, 1);
+    assert_int_equal(redis_acq(a, "w", 1, 50, 1, 1).allowed, 0);
+    OK(tf_redis_limiter_refund(a, "z", 1, 60, 1));
+    d = redis_acq(b, "w", 1, 70, 1, 1);
+    assert_int_equal(d.allowed, 1);
+    assert_int_equal(d.remaining, 0);
+    tf_redis_limiter_free(a);
+    tf_redis_limiter_free(b);
+}
+
+/* Keys whose slots (0..9) the reshard below moves from node 0 to node 1. */
+static char moved_keys[3][16];
+static size_t moved_lens[3];
+
+static void reshard_now(void) {
+    for (size_t i = 0; i < 3; ++i)
+        assert_int_equal(rs_cluster_owner(&cluster, 0, key_slot(moved_keys[i], moved_lens[i])), 0);
+    assert_int_equal(rs_cluster_reshard(&cluster, 0, 1, 10), 0);
+    for (size_t i = 0; i < 3; ++i)
+        for (int n = 0; n < 3; ++n) /* every node knows the new owner */
+            assert_int_equal(rs_cluster_owner(&cluster, n, key_slot(moved_keys[i], moved_lens[i])), 1);
+}
+
+/* A slot moved while running (redis-cli --cluster reshard): the limiter's
+ * table is stale, the old owner answers MOVED, the limiter follows it and
+ * no decision is lost or changed (the embedded limiter's, step for step). */
+static void test_cluster_slot_moved(void **state) {
+    (void)state;
+    size_t found = 0;
+    for (unsigned i = 0; found < 3 && i < 200000; ++i) {
+        char k[16];
+        const int len = snprintf(k, sizeof k, "m%u", i);
+        if (key_slot(k, (size_t)len) < 10) {
+            memcpy(moved_keys[found], k, (size_t)len + 1);
+            moved_lens[found++] = (size_t)len;
+        }
+    }
+    assert_int_equal(found, 3);
+    const char *keys[] = {moved_keys[0], moved_keys[1], moved_keys[2], "alice", "bob"};
+    const size_t lens[] = {moved_lens[0], moved_lens[1], moved_lens[2], 5, 3};
+    const seq_keys ks = {keys, lens, 5, 750, reshard_now};
+    char prefix[64];
+    tf_redis_options o = cluster_options(prefix, sizeof prefix);
+    tf_rate_limiter *e = NULL;
+    tf_redis_limiter *r = NULL;
+    OK(tf_rate_limiter_new(5, 1000, 100, 0, 0, &e));
+    OK(tf_redis_limiter_new(5, 1000, 100, 0, &o, &r));
+    run_sequence_on(e, r, 77, 1, "cluster, a slot moved", &ks);
+    tf_redis_limiter_stats s = TF_REDIS_LIMITER_STATS_INIT;
+    OK(tf_redis_limiter_get_stats(r, &s));
+    assert_true(s.redirects >= 1);
+    assert_int_equal(s.timeouts + s.unavailable + s.fallback_denied + s.fallback_allowed + s.fallback_local, 0);
+    tf_redis_limiter_free(r);
+    tf_rate_limiter_free(e);
 }
 
 /* Two handles of one prefix share the state, the overrides and the global
@@ -268,6 +443,22 @@ static void test_bad_input(void **state) {
     bad = o;
     bad.size = 0;
     expect_status(tf_redis_limiter_new(5, 1000, 100, 0, &bad, &r), TF_ERR_INVALID_ARGUMENT, "size");
+    bad = o;
+    bad.mode = 7;
+    expect_status(tf_redis_limiter_new(5, 1000, 100, 0, &bad, &r), TF_ERR_INVALID_ARGUMENT, "mode");
+    bad = o;
+    bad.cluster_seeds = "127.0.0.1:7000";
+    expect_status(tf_redis_limiter_new(5, 1000, 100, 0, &bad, &r), TF_ERR_INVALID_ARGUMENT, "cluster_seeds");
+    const char *bad_seeds[] = {"nocolon", "127.0.0.1:0", "127.0.0.1:70000", ":7000", "127.0.0.1:7000,", "h:7x"};
+    for (size_t i = 0; i < sizeof bad_seeds / sizeof *bad_seeds; ++i) {
+        bad = o;
+        bad.mode = TF_REDIS_MODE_CLUSTER;
+        bad.cluster_seeds = bad_seeds[i];
+        expect_status(tf_redis_limiter_new(5, 1000, 100, 0, &bad, &r), TF_ERR_INVALID_ARGUMENT, "cluster_seeds");
+    }
+    bad = o;
+    bad.mode = TF_REDIS_MODE_CLUSTER; /* a server that is no cluster node */
+    expect_status(tf_redis_limiter_new(5, 1000, 100, 0, &bad, &r), TF_ERR_UNAVAILABLE, "CLUSTER SLOTS");
     bad = o;
     bad.port = (uint32_t)rs_free_port(); /* nothing listens there */
     expect_status(tf_redis_limiter_new(5, 1000, 100, 0, &bad, &r), TF_ERR_UNAVAILABLE, "unavailable");
@@ -472,6 +663,9 @@ static void test_server_restarted(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same_decisions_as_embedded),
+        cmocka_unit_test(test_cluster_same_decisions_as_embedded),
+        cmocka_unit_test(test_cluster_global_undo),
+        cmocka_unit_test(test_cluster_slot_moved),
         cmocka_unit_test(test_handles_share_state),
         cmocka_unit_test(test_server_time),
         cmocka_unit_test(test_bad_input),
