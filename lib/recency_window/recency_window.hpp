@@ -69,7 +69,7 @@ struct Config {
 
 // One sliding dictionary and its place in the structure.
 struct Level {
-    SlidingTable table;     // allocated by the constructor, of `shape`
+    SlidingTable table;  // allocated by the constructor, of `shape`
     TableShape shape;
     unsigned shift = 0;     // blocks of 2^shift inserts (OptimalSM: width)
     uint64_t width = 1;     // inserts per block
@@ -107,9 +107,7 @@ class RecencyWindow {
 
     const Config &config() const { return cfg_; }
     // The signature of a key (its hash, cut to the signature width).
-    uint64_t signature(const void *key, size_t len) const {
-        return key_hash(key, len, cfg_.seed).h1 & sig_mask_;
-    }
+    uint64_t signature(const void *key, size_t len) const { return key_hash(key, len, cfg_.seed).h1 & sig_mask_; }
 
     // Appends the key to the stream. Never fails (an entry that finds no
     // room is counted in stats().lost).
@@ -150,7 +148,7 @@ class RecencyWindow {
     Config cfg_;
     std::vector<Level> levels_;
     uint64_t sig_mask_ = ~uint64_t(0);
-    uint64_t t_ = 0;  // inserts made
+    uint64_t t_ = 0;             // inserts made
     uint64_t expiry_width_ = 1;  // inserts per expiry block
     Stats stats_;
     std::vector<Entry> scratch_;  // a scan's stale entries

@@ -46,8 +46,8 @@ constexpr unsigned kPerBucket = 4;
 
 // The shape of a table: what it holds and how many slots.
 struct TableShape {
-    uint64_t slots = 0;      // a power of two, at least 2 buckets
-    unsigned sig_bits = 64;  // 1 to 64
+    uint64_t slots = 0;       // a power of two, at least 2 buckets
+    unsigned sig_bits = 64;   // 1 to 64
     unsigned class_bits = 1;  // the class field; class IDs in [0, 2^class_bits - 1)
 
     unsigned bucket_bits() const {

@@ -229,8 +229,7 @@ struct Checker {
         }
         if (uint64_t(r) >= W && e == RecencyWindow::kNotInWindow) return;  // the slack
         if (e < 0) {
-            std::fprintf(stderr, "recency %lld (W %llu) answered not in window\n", (long long)r,
-                         (unsigned long long)W);
+            std::fprintf(stderr, "recency %lld (W %llu) answered not in window\n", (long long)r, (unsigned long long)W);
             fail();
         }
         assert_true(e <= r);
@@ -298,11 +297,13 @@ void test_exact_cuckoo(void **) {
         RecencyWindow w(c);
         Checker k{W, 0, 0.0, 0};
         Skewed sk(W);
-        k = run(w, k, W == 50000 ? kLong / 2 : 100000, [&] { return sk.next(); }, 5000);
+        k = run(
+            w, k, W == 50000 ? kLong / 2 : 100000, [&] { return sk.next(); }, 5000);
         assert_true(k.worst == 0.0);
         Adversarial adv(W, 1, 0);
         RecencyWindow w2(c);
-        run(w2, k, 100000, [&] { return adv.next(); }, 5000);
+        run(
+            w2, k, 100000, [&] { return adv.next(); }, 5000);
     }
 }
 
@@ -315,10 +316,12 @@ void test_optimal_sm(void **) {
         RecencyWindow w(c);
         Checker k{1000, D - 1, 0.0, D - 1};
         Skewed sk(D);
-        run(w, k, 200000, [&] { return sk.next(); }, 5000);
+        run(
+            w, k, 200000, [&] { return sk.next(); }, 5000);
         Adversarial adv(1000, 1, 0);
         RecencyWindow w2(c);
-        run(w2, k, 100000, [&] { return adv.next(); }, 5000);
+        run(
+            w2, k, 100000, [&] { return adv.next(); }, 5000);
     }
 }
 
@@ -328,10 +331,12 @@ void test_historical_small(void **) {
         for (uint64_t W : {1u, 2u, 3u, 5u, 17u, 64u, 100u, 1000u, 4099u}) {
             RecencyWindow w(historical(W, K));
             Skewed sk(W * 31 + K);
-            run(w, historical_checker(w, K), 30000, [&] { return sk.next(); }, 3000);
+            run(
+                w, historical_checker(w, K), 30000, [&] { return sk.next(); }, 3000);
             RecencyWindow w2(historical(W, K));
             Adversarial adv(W, K, top_level(w2));
-            run(w2, historical_checker(w2, K), 30000, [&] { return adv.next(); }, 3000);
+            run(
+                w2, historical_checker(w2, K), 30000, [&] { return adv.next(); }, 3000);
         }
 }
 
@@ -340,16 +345,19 @@ void long_run(uint64_t W, uint64_t K, bool adversarial) {
     Checker c = historical_checker(w, K);
     if (adversarial) {
         Adversarial adv(W, K, top_level(w));
-        c = run(w, c, kLong, [&] { return adv.next(); }, 50000);
+        c = run(
+            w, c, kLong, [&] { return adv.next(); }, 50000);
     } else {
         Skewed sk(W + K);
-        c = run(w, c, kLong, [&] { return sk.next(); }, 50000);
+        c = run(
+            w, c, kLong, [&] { return sk.next(); }, 50000);
     }
-    std::printf("# historical W=%llu eps=1/%llu L=%u %s: %llu answers, worst relative error %.5f, "
-                "promotions %llu, items %llu\n",
-                (unsigned long long)W, (unsigned long long)K, top_level(w), adversarial ? "adversarial" : "skewed",
-                (unsigned long long)c.checked, c.worst, (unsigned long long)w.stats().promotions,
-                (unsigned long long)w.items());
+    std::printf(
+        "# historical W=%llu eps=1/%llu L=%u %s: %llu answers, worst relative error %.5f, "
+        "promotions %llu, items %llu\n",
+        (unsigned long long)W, (unsigned long long)K, top_level(w), adversarial ? "adversarial" : "skewed",
+        (unsigned long long)c.checked, c.worst, (unsigned long long)w.stats().promotions,
+        (unsigned long long)w.items());
 }
 
 void test_historical_skewed(void **) {
@@ -373,8 +381,8 @@ void test_lemma11(void **) {
             const double bits = 8.0 * double(RecencyWindow::memory_for(c));
             // B = log2 binomial(2^64, W)
             const double N = std::ldexp(1.0, 64);
-            const double B = (std::lgamma(N + 1) - std::lgamma(double(W) + 1) - std::lgamma(N - double(W) + 1)) /
-                             std::log(2.0);
+            const double B =
+                (std::lgamma(N + 1) - std::lgamma(double(W) + 1) - std::lgamma(N - double(W) + 1)) / std::log(2.0);
             const double eps = 1.0 / double(K);
             const double bound = (1 + eps) * (B + double(W) * std::log2(double(K)));
             const double ratio = bits / bound;
@@ -401,10 +409,10 @@ void test_approximate(void **) {
             if (w.query(w.signature(&key, sizeof key)) != RecencyWindow::kNotInWindow) ++hits;
         }
         const double rate = double(hits) / double(probes);
-        std::printf("# approximate: delta %g, %u-bit signatures, false-match rate %.6f (%.2f x delta), "
-                    "%.2f bits per window item\n",
-                    delta, RecencyWindow::signature_bits(c), rate, rate / delta,
-                    8.0 * double(w.memory()) / double(c.window));
+        std::printf(
+            "# approximate: delta %g, %u-bit signatures, false-match rate %.6f (%.2f x delta), "
+            "%.2f bits per window item\n",
+            delta, RecencyWindow::signature_bits(c), rate, rate / delta, 8.0 * double(w.memory()) / double(c.window));
         assert_true(rate <= delta);
         // and the keys in the window are still answered within eps, but
         // for a rate <= delta of them (a colliding newer key)
@@ -486,11 +494,11 @@ void test_allocation_failure(void **) {
 
 int main() {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sliding_table),        cmocka_unit_test(test_exact_cuckoo),
-        cmocka_unit_test(test_optimal_sm),           cmocka_unit_test(test_historical_small),
-        cmocka_unit_test(test_historical_skewed),    cmocka_unit_test(test_historical_adversarial),
-        cmocka_unit_test(test_lemma11),              cmocka_unit_test(test_approximate),
-        cmocka_unit_test(test_clear_and_memory),     cmocka_unit_test(test_allocation_failure),
+        cmocka_unit_test(test_sliding_table),     cmocka_unit_test(test_exact_cuckoo),
+        cmocka_unit_test(test_optimal_sm),        cmocka_unit_test(test_historical_small),
+        cmocka_unit_test(test_historical_skewed), cmocka_unit_test(test_historical_adversarial),
+        cmocka_unit_test(test_lemma11),           cmocka_unit_test(test_approximate),
+        cmocka_unit_test(test_clear_and_memory),  cmocka_unit_test(test_allocation_failure),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
