@@ -5,6 +5,7 @@
 #include <new>
 
 #include "common/memory.hpp"
+#include "common/status.hpp"
 
 namespace tf {
 namespace recency {
@@ -54,6 +55,21 @@ const char *RecencyWindow::invalid(const Config &c) {
     }
     if (!(c.delta == 0.0 || (c.delta > 0.0 && c.delta < 1.0))) return "delta must be 0 (exact) or in (0, 1)";
     return nullptr;
+}
+
+tf_status RecencyWindow::check(const Config &c) {
+    if (c.window > kMaxWindow)
+        return fail(TF_ERR_TOO_LARGE, "window is %llu, above the largest window (2^40)", (unsigned long long)c.window);
+    if (c.inv_eps < 1 || c.inv_eps > kMaxInvEps)
+        return fail(TF_ERR_INVALID_ARGUMENT, "inv_eps (1/eps) is %llu, not in [1, 2^20]",
+                    (unsigned long long)c.inv_eps);
+    if (c.mode != Mode::OptimalSM && c.block != 0)
+        return fail(TF_ERR_INVALID_ARGUMENT, "block is %llu: only OptimalSM has a block (leave it 0)",
+                    (unsigned long long)c.block);
+    tf_status st = check_flags(c.flags, kKnownFlags);
+    if (st != TF_OK) return st;
+    if (const char *why = invalid(c)) return fail(TF_ERR_INVALID_ARGUMENT, "%s", why);
+    return TF_OK;
 }
 
 std::vector<Level> RecencyWindow::plan(const Config &c) {
@@ -256,6 +272,225 @@ int64_t RecencyWindow::query(uint64_t sig) const {
         return est < 0 ? 0 : est;
     }
     return kNotInWindow;
+}
+
+// The payload of wire kind 6 (little-endian, field by field):
+//
+//   offset size field
+//   0      8    window W (1 .. 2^40)
+//   8      8    inv_eps (1 .. 2^20)
+//   16     8    block D (OptimalSM: 1 .. W; otherwise 0)
+//   24     8    max_memory (0: none; else at least the structure's memory)
+//   32     8    delta (f64: 0, or in (0, 1))
+//   40     4    mode (0 Historical, 1 ExactCuckoo, 2 OptimalSM)
+//   44     4    seed
+//   48     4    signature bits (as the config gives them)
+//   52     4    levels n (as the config gives them)
+//   56     8    t: inserts made (< 2^62)
+//   64     8    promotions
+//   72     8    expired
+//   80     8    merged
+//   88     8    lost
+//   96          n levels, each:
+//     +0   8    slots (as the config gives them)
+//     +8   4    entry bits (as the config gives them)
+//     +12  4    stash entries s (0 .. 16)
+//     +16  8    occupied slots (the slots whose class field is not 0)
+//     +24  8    scan cursor (0 .. slots; slots: the stash is next)
+//     +32       the packed slots: ceil(slots x min(entry bits, 64) / 64)
+//               words of 8 bytes, then, for entries wider than 64 bits,
+//               ceil(slots x (entry bits - 64) / 64) words of their high
+//               bits (sliding_table.hpp); an empty slot is all 0 bits, the
+//               bits past the last slot are 0
+//     then s stash entries of (signature u64, class ID u64)
+//
+// Every slot's signature, rebuilt from its bucket, way bit and remainder,
+// fits the signature width; no signature is held twice in a level (table
+// and stash); a stash class ID is below the level's field.
+namespace {
+constexpr size_t kHeaderBytes = 96;
+constexpr size_t kLevelHeaderBytes = 32;
+
+size_t plane_words(const TableShape &s, unsigned plane) {
+    const unsigned w = s.entry_bits();
+    if (plane == 0) return cuckoo::RuntimeSlots::words_for(s.slots, w > 64 ? 64 : w);
+    return w > 64 ? cuckoo::RuntimeSlots::words_for(s.slots, w - 64) : 0;
+}
+// The bits of the last word of a plane past its last slot.
+uint64_t tail_mask(uint64_t slots, unsigned bits) {
+    const unsigned used = unsigned((slots * bits) % 64);
+    return used == 0 ? 0 : ~uint64_t(0) << used;
+}
+}  // namespace
+
+size_t RecencyWindow::payload_size() const {
+    size_t n = kHeaderBytes;
+    for (const Level &l : levels_)
+        n += kLevelHeaderBytes + 8 * (plane_words(l.shape, 0) + plane_words(l.shape, 1)) +
+             16 * size_t(l.table.stashed());
+    return n;
+}
+
+void RecencyWindow::write_payload(wire::Writer &w) const {
+    w.u64(cfg_.window);
+    w.u64(cfg_.inv_eps);
+    w.u64(cfg_.block);
+    w.u64(cfg_.max_memory);
+    w.f64(cfg_.delta);
+    w.u32(uint32_t(cfg_.mode));
+    w.u32(cfg_.seed);
+    w.u32(signature_bits(cfg_));
+    w.u32(uint32_t(levels_.size()));
+    w.u64(t_);
+    w.u64(stats_.promotions);
+    w.u64(stats_.expired);
+    w.u64(stats_.merged);
+    w.u64(stats_.lost);
+    for (const Level &l : levels_) {
+        const SlidingTable &t = l.table;
+        w.u64(t.slots());
+        w.u32(l.shape.entry_bits());
+        w.u32(t.stashed());
+        w.u64(t.items() - t.stashed());
+        w.u64(t.cursor());
+        for (unsigned p = 0; p < 2; ++p)
+            if (plane_words(l.shape, p) != 0) w.u64_array(t.plane(p).words(), plane_words(l.shape, p));
+        for (unsigned i = 0; i < t.stashed(); ++i) {
+            w.u64(t.stash()[i].sig);
+            w.u64(t.stash()[i].cls);
+        }
+    }
+}
+
+tf_status RecencyWindow::read(wire::Reader &r, uint32_t flags, const DeserializeLimits &limits,
+                              std::unique_ptr<RecencyWindow> *out) {
+    Config c;
+    c.window = r.u64();
+    c.inv_eps = r.u64();
+    c.block = r.u64();
+    c.max_memory = r.u64();
+    c.delta = r.f64();
+    const uint32_t mode = r.u32();
+    c.seed = r.u32();
+    const uint32_t sig_bits = r.u32();
+    const uint32_t nlevels = r.u32();
+    const uint64_t t = r.u64();
+    Stats st;
+    st.promotions = r.u64();
+    st.expired = r.u64();
+    st.merged = r.u64();
+    st.lost = r.u64();
+    if (!r.ok()) return fail(TF_ERR_CORRUPT, "the payload is shorter than its header");
+    if (mode > uint32_t(Mode::OptimalSM)) return fail(TF_ERR_CORRUPT, "mode is %u, not 0, 1 or 2", mode);
+    c.mode = Mode(mode);
+    c.flags = flags;
+    if (check(c) != TF_OK) return fail_as(TF_ERR_CORRUPT, "recency window blob");
+    if (sig_bits != signature_bits(c))
+        return fail(TF_ERR_CORRUPT, "signature bits are %u; the options give %u", sig_bits, signature_bits(c));
+    if (t >= kMaxInserts) return fail(TF_ERR_CORRUPT, "%llu inserts, not below 2^62", (unsigned long long)t);
+    std::vector<Level> plan_levels = plan(c);
+    if (nlevels != plan_levels.size())
+        return fail(TF_ERR_CORRUPT, "the blob holds %u levels; the options give %zu", nlevels, plan_levels.size());
+    const size_t memory = memory_for(c);
+    if (c.max_memory != 0 && memory > c.max_memory)
+        return fail(TF_ERR_CORRUPT, "max_memory (%llu bytes) is below the structure's %zu bytes",
+                    (unsigned long long)c.max_memory, memory);
+
+    // First pass: every level's header and the bytes it needs, without
+    // allocating.
+    struct LevelHead {
+        uint64_t items, cursor;
+        unsigned stash;
+        const uint8_t *words[2];
+        const uint8_t *stash_bytes;
+    };
+    std::vector<LevelHead> heads(nlevels);  // at most 42 small entries
+    for (uint32_t i = 0; i < nlevels; ++i) {
+        const TableShape &s = plan_levels[i].shape;
+        LevelHead &h = heads[i];
+        const uint64_t slots = r.u64();
+        const uint32_t bits = r.u32();
+        h.stash = r.u32();
+        h.items = r.u64();
+        h.cursor = r.u64();
+        if (!r.ok()) return fail(TF_ERR_CORRUPT, "level %u's header runs past the payload", i);
+        if (slots != s.slots || bits != s.entry_bits())
+            return fail(TF_ERR_CORRUPT, "level %u has %llu slots of %u bits; the options give %llu of %u", i,
+                        (unsigned long long)slots, bits, (unsigned long long)s.slots, s.entry_bits());
+        if (h.stash > SlidingTable::kStash)
+            return fail(TF_ERR_CORRUPT, "level %u's stash holds %u entries, above %u", i, h.stash,
+                        SlidingTable::kStash);
+        if (h.items > slots)
+            return fail(TF_ERR_CORRUPT, "level %u holds %llu entries in %llu slots", i, (unsigned long long)h.items,
+                        (unsigned long long)slots);
+        if (h.cursor > slots)
+            return fail(TF_ERR_CORRUPT, "level %u's scan cursor %llu is past its %llu slots", i,
+                        (unsigned long long)h.cursor, (unsigned long long)slots);
+        for (unsigned p = 0; p < 2; ++p) {
+            const size_t words = plane_words(s, p);
+            if (words > r.remaining() / 8) return fail(TF_ERR_CORRUPT, "level %u's slots run past the payload", i);
+            h.words[p] = r.view(words * 8);
+        }
+        if (h.stash > r.remaining() / 16) return fail(TF_ERR_CORRUPT, "level %u's stash runs past the payload", i);
+        h.stash_bytes = r.view(size_t(h.stash) * 16);
+    }
+    if (!r.done()) return fail(TF_ERR_CORRUPT, "%zu bytes after the last level", r.remaining());
+    tf_status ms = limits.check_memory(memory);
+    if (ms != TF_OK) return ms;
+
+    std::unique_ptr<RecencyWindow> w(new RecencyWindow(c));
+    w->t_ = t;
+    st.inserts = t;
+    w->stats_ = st;
+    for (uint32_t i = 0; i < nlevels; ++i) {
+        Level &l = w->levels_[i];
+        SlidingTable &tab = l.table;
+        const LevelHead &h = heads[i];
+        for (unsigned p = 0; p < 2; ++p) {
+            const size_t words = plane_words(l.shape, p);
+            if (words == 0) continue;
+            wire::Reader pr(h.words[p], words * 8);
+            pr.u64_array(tab.plane(p).words(), words);
+            if (tab.plane(p).words()[words - 1] & tail_mask(l.shape.slots, tab.plane(p).width()))
+                return fail(TF_ERR_CORRUPT, "level %u has bits set past its last slot", i);
+        }
+        Entry stash[SlidingTable::kStash];
+        wire::Reader sr(h.stash_bytes, size_t(h.stash) * 16);
+        for (unsigned j = 0; j < h.stash; ++j) {
+            stash[j].sig = sr.u64();
+            stash[j].cls = sr.u64();
+            if (stash[j].cls >= l.field)
+                return fail(TF_ERR_CORRUPT, "level %u's stash entry %u has class ID %llu, outside its field of %llu", i,
+                            j, (unsigned long long)stash[j].cls, (unsigned long long)l.field);
+        }
+        uint64_t occupied = 0;
+        for (uint64_t s = 0; s < l.shape.slots; ++s) {
+            if (!tab.empty_at(s))
+                ++occupied;
+            else if (!tab.zero_at(s))
+                return fail(TF_ERR_CORRUPT, "level %u's empty slot %llu has bits set", i, (unsigned long long)s);
+        }
+        if (occupied != h.items)
+            return fail(TF_ERR_CORRUPT, "level %u says %llu entries; its slots hold %llu", i,
+                        (unsigned long long)h.items, (unsigned long long)occupied);
+        tab.restore(occupied, stash, h.stash, h.cursor);
+        // every signature within its width (so in a bucket it may occupy)
+        // and held once in the level: find() reaches each entry itself
+        const uint64_t mask = tab.sig_mask();
+        for (uint64_t s = 0; s < l.shape.slots + h.stash; ++s) {
+            if (s < l.shape.slots && tab.empty_at(s)) continue;
+            const uint64_t sig = s < l.shape.slots ? tab.sig_at(s) : stash[s - l.shape.slots].sig;
+            if (sig & ~mask)
+                return fail(TF_ERR_CORRUPT,
+                            "level %u's entry %llu has a signature wider than %u bits (a bucket it may not occupy)", i,
+                            (unsigned long long)s, l.shape.sig_bits);
+            if (tab.find(sig) != s)
+                return fail(TF_ERR_CORRUPT, "level %u holds the signature of entry %llu twice", i,
+                            (unsigned long long)s);
+        }
+    }
+    *out = std::move(w);
+    return TF_OK;
 }
 
 }  // namespace recency

@@ -47,9 +47,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "common/hash.hpp"
+#include "common/versioned.hpp"
+#include "common/wire.hpp"
 #include "recency_window/sliding_table.hpp"
 
 namespace tf {
@@ -65,6 +68,8 @@ struct Config {
     uint64_t block = 0;    // OptimalSM: D in [1, W]
     double delta = 0.0;    // 0: exact 64-bit signatures; (0, 1): approximate
     uint32_t seed = 0;
+    uint64_t max_memory = 0;  // the caller's cap (0: none), kept for info and the blob
+    uint32_t flags = 0;       // none defined: 0
 };
 
 // One sliding dictionary and its place in the structure.
@@ -91,9 +96,17 @@ struct Stats {
 class RecencyWindow {
    public:
     static constexpr int64_t kNotInWindow = -1;
+    // The envelope flags of its blobs (none defined).
+    static constexpr uint32_t kKnownFlags = 0;
+    // The largest stream position a blob may carry.
+    static constexpr uint64_t kMaxInserts = uint64_t(1) << 62;
 
     // A null message when c is valid, else what is wrong.
     static const char *invalid(const Config &c);
+    // The whole check of a config from the C API or a blob: invalid(),
+    // inv_eps in range in every mode, block 0 outside OptimalSM, flags 0,
+    // a window above 2^40 TF_ERR_TOO_LARGE; a status with its message.
+    static tf_status check(const Config &c);
     // The levels a valid config builds (tables not allocated).
     static std::vector<Level> plan(const Config &c);
     // The signature width of a valid config (64 when exact).
@@ -133,6 +146,18 @@ class RecencyWindow {
     size_t memory() const;
     // Entries held (lapsed ones not yet met included).
     uint64_t items() const;
+    // The slack S: keys W + S - 1 or more inserts old are always out of
+    // the window (the top level's block width).
+    uint64_t slack() const { return expiry_width_; }
+
+    // Wire format kind 6 (docs/wire-format.md; the layout is in
+    // recency_window.cpp beside write_payload).
+    size_t payload_size() const;
+    void write_payload(wire::Writer &w) const;
+    // Validates a payload (every field before allocating, every entry
+    // after) and makes the structure.
+    static tf_status read(wire::Reader &r, uint32_t flags, const DeserializeLimits &limits,
+                          std::unique_ptr<RecencyWindow> *out);
 
    private:
     int64_t top(size_t l) const;

@@ -245,6 +245,35 @@ class SlidingTable {
         for (unsigned i = 0; i < stash_n_; ++i) f(stash_[i].sig, stash_[i].cls);
     }
 
+    // Serialization (recency_window.cpp): the packed planes (`hi` only
+    // when wide(): entries wider than 64 bits), the stash, and the
+    // restoring of the counts after the planes were filled from a blob.
+    bool wide() const { return wide_; }
+    const cuckoo::RuntimeSlots &plane(unsigned i) const { return i == 0 ? lo_ : hi_; }
+    cuckoo::RuntimeSlots &plane(unsigned i) { return i == 0 ? lo_ : hi_; }
+    const Entry *stash() const { return stash_; }
+    // Whether slot s is empty.
+    bool empty_at(uint64_t s) const { return (lo_.get(s) & cmask()) == 0; }
+    // The signature held in the occupied slot s, rebuilt from its bucket,
+    // way bit and remainder.
+    uint64_t sig_at(uint64_t s) const {
+        uint64_t r, c;
+        unsigned w;
+        decode(s, &r, &w, &c);
+        const uint64_t b = s / kPerBucket;
+        return (r << kbits_) | (w == 0 ? b : cuckoo::packed::alt_bucket(b, r, mask_));
+    }
+    // Whether every bit of slot s is 0.
+    bool zero_at(uint64_t s) const { return read(s) == 0; }
+    // Sets the counts after the planes were filled: `items` occupied
+    // slots (the caller counted them), the stash, the cursor (<= slots).
+    void restore(uint64_t items, const Entry *stash, unsigned n, uint64_t cursor) {
+        items_ = items;
+        stash_n_ = n;
+        for (unsigned i = 0; i < n; ++i) stash_[i] = stash[i];
+        cursor_ = cursor;
+    }
+
     void clear() {
         lo_.clear();
         if (wide_) hi_.clear();
