@@ -85,10 +85,10 @@ typedef struct {
     char why[160];
 } cr_arg;
 
-#define CR_FAIL(a, ...)                                        \
-    do {                                                       \
-        snprintf((a)->why, sizeof (a)->why, __VA_ARGS__);      \
-        return NULL;                                           \
+#define CR_FAIL(a, ...)                                  \
+    do {                                                 \
+        snprintf((a)->why, sizeof(a)->why, __VA_ARGS__); \
+        return NULL;                                     \
     } while (0)
 
 static void *cr_worker(void *p) {
@@ -107,8 +107,8 @@ static void *cr_worker(void *p) {
             const tu_key k = cr_key(i);
             int present = -1;
             if (c->contains(c->obj, &k, c->now, &present) != TF_OK) CR_FAIL(a, "contains failed");
-            if (present != a->expected[i]) CR_FAIL(a, "key %llu: %d, alone %d", (unsigned long long)i, present,
-                                                    a->expected[i]);
+            if (present != a->expected[i])
+                CR_FAIL(a, "key %llu: %d, alone %d", (unsigned long long)i, present, a->expected[i]);
             a->checked++;
             if (j % 97 == 0) {
                 size_t size = 0, mem = 0, written = 0;
@@ -203,8 +203,7 @@ static void test_age_bloom_readers(void **state) {
             const tu_key k = cr_key(i);
             assert_int_equal(tf_age_bloom_add(f, k.b, sizeof k.b), TF_OK);
         }
-        const cr_case c = {l ? "age_bloom blocked" : "age_bloom", &tu_age_bloom, f, 0, age_contains, NULL,
-                           age_stats};
+        const cr_case c = {l ? "age_bloom blocked" : "age_bloom", &tu_age_bloom, f, 0, age_contains, NULL, age_stats};
         run_readers(&c);
         tf_age_bloom_free(f);
     }
@@ -242,8 +241,13 @@ static void test_rotating_cuckoo_readers(void **state) {
         tf_rotating_cuckoo_stats s = TF_ROTATING_CUCKOO_STATS_INIT;
         assert_int_equal(tf_rotating_cuckoo_get_stats(f, 100 + CR_KEYS, &s), TF_OK);
         assert_true(s.tables > 1);
-        const cr_case c = {v ? "rotating_cuckoo three-way" : "rotating_cuckoo", &tu_rotating_cuckoo, f,
-                           100 + CR_KEYS, cuckoo_contains, cuckoo_batch, cuckoo_stats};
+        const cr_case c = {v ? "rotating_cuckoo three-way" : "rotating_cuckoo",
+                           &tu_rotating_cuckoo,
+                           f,
+                           100 + CR_KEYS,
+                           cuckoo_contains,
+                           cuckoo_batch,
+                           cuckoo_stats};
         run_readers(&c);
         tf_rotating_cuckoo_free(f);
     }

@@ -60,8 +60,8 @@ static void test_info_and_stats(void **state) {
             assert_true(v.items <= v.slots + 16);
             assert_true(v.capacity > 0 && v.capacity <= v.slots);
             assert_int_equal(v.block_width, mode == TF_RECENCY_WINDOW_HISTORICAL ? (uint64_t)1 << l
-                                            : mode == TF_RECENCY_WINDOW_EXACT ? 1
-                                                                              : 1250);
+                                            : mode == TF_RECENCY_WINDOW_EXACT    ? 1
+                                                                                 : 1250);
             assert_true(v.class_bits >= 2 && v.entry_bits > v.class_bits);
             assert_int_equal(v.reserved, 0);
         }

@@ -196,32 +196,32 @@ static void test_hostile_fields(void **state) {
     assert_int_equal(levels, rw_info(w).levels);
     const uint64_t slots = tu_get_le(good + L0(0), 8), items = tu_get_le(good + L0(16), 8);
     const tu_field_case cases[] = {
-        {P(0), 0, 8, TF_ERR_CORRUPT},                          /* window 0 */
-        {P(0), ((uint64_t)1 << 40) + 1, 8, TF_ERR_CORRUPT},    /* above 2^40 */
-        {P(0), 400, 8, TF_ERR_CORRUPT},                        /* another shape than the tables' */
-        {P(8), 0, 8, TF_ERR_CORRUPT},                          /* inv_eps 0 */
-        {P(8), ((uint64_t)1 << 20) + 1, 8, TF_ERR_CORRUPT},    /* above 2^20 */
-        {P(16), 3, 8, TF_ERR_CORRUPT},                         /* a block outside OptimalSM */
-        {P(24), 100, 8, TF_ERR_CORRUPT},                       /* a cap below the structure */
-        {P(32), 0x7ff8000000000000ULL, 8, TF_ERR_CORRUPT},     /* delta NaN */
-        {P(32), 0x3ff0000000000000ULL, 8, TF_ERR_CORRUPT},     /* delta 1 */
-        {P(32), 0x3f847ae147ae147bULL, 8, TF_ERR_CORRUPT},     /* delta 0.01: other signature bits */
-        {P(40), 1, 4, TF_ERR_CORRUPT},                         /* ExactCuckoo: other levels */
-        {P(40), 3, 4, TF_ERR_CORRUPT},                         /* no such mode */
-        {P(48), 63, 4, TF_ERR_CORRUPT},                        /* signature bits */
-        {P(52), levels + 1, 4, TF_ERR_CORRUPT},                /* levels */
-        {P(52), 0, 4, TF_ERR_CORRUPT},                         /* */
-        {P(56), (uint64_t)1 << 62, 8, TF_ERR_CORRUPT},         /* inserts */
-        {L0(0), slots * 2, 8, TF_ERR_CORRUPT},                 /* slots */
-        {L0(8), 3, 4, TF_ERR_CORRUPT},                         /* entry bits */
-        {L0(12), 17, 4, TF_ERR_CORRUPT},                       /* stash above 16 */
-        {L0(12), 1, 4, TF_ERR_CORRUPT},                        /* a stash entry not there */
-        {L0(16), items + 1, 8, TF_ERR_CORRUPT},                /* items off */
-        {L0(16), items - 1, 8, TF_ERR_CORRUPT},                /* */
-        {L0(16), slots + 1, 8, TF_ERR_CORRUPT},                /* more than the slots */
-        {L0(24), slots + 1, 8, TF_ERR_CORRUPT},                /* cursor past the table */
-        {L0(24), slots, 8, TF_OK},                             /* cursor on the stash: valid */
-        {P(64), 12345, 8, TF_OK},                              /* a counter: any value */
+        {P(0), 0, 8, TF_ERR_CORRUPT},                       /* window 0 */
+        {P(0), ((uint64_t)1 << 40) + 1, 8, TF_ERR_CORRUPT}, /* above 2^40 */
+        {P(0), 400, 8, TF_ERR_CORRUPT},                     /* another shape than the tables' */
+        {P(8), 0, 8, TF_ERR_CORRUPT},                       /* inv_eps 0 */
+        {P(8), ((uint64_t)1 << 20) + 1, 8, TF_ERR_CORRUPT}, /* above 2^20 */
+        {P(16), 3, 8, TF_ERR_CORRUPT},                      /* a block outside OptimalSM */
+        {P(24), 100, 8, TF_ERR_CORRUPT},                    /* a cap below the structure */
+        {P(32), 0x7ff8000000000000ULL, 8, TF_ERR_CORRUPT},  /* delta NaN */
+        {P(32), 0x3ff0000000000000ULL, 8, TF_ERR_CORRUPT},  /* delta 1 */
+        {P(32), 0x3f847ae147ae147bULL, 8, TF_ERR_CORRUPT},  /* delta 0.01: other signature bits */
+        {P(40), 1, 4, TF_ERR_CORRUPT},                      /* ExactCuckoo: other levels */
+        {P(40), 3, 4, TF_ERR_CORRUPT},                      /* no such mode */
+        {P(48), 63, 4, TF_ERR_CORRUPT},                     /* signature bits */
+        {P(52), levels + 1, 4, TF_ERR_CORRUPT},             /* levels */
+        {P(52), 0, 4, TF_ERR_CORRUPT},                      /* */
+        {P(56), (uint64_t)1 << 62, 8, TF_ERR_CORRUPT},      /* inserts */
+        {L0(0), slots * 2, 8, TF_ERR_CORRUPT},              /* slots */
+        {L0(8), 3, 4, TF_ERR_CORRUPT},                      /* entry bits */
+        {L0(12), 17, 4, TF_ERR_CORRUPT},                    /* stash above 16 */
+        {L0(12), 1, 4, TF_ERR_CORRUPT},                     /* a stash entry not there */
+        {L0(16), items + 1, 8, TF_ERR_CORRUPT},             /* items off */
+        {L0(16), items - 1, 8, TF_ERR_CORRUPT},             /* */
+        {L0(16), slots + 1, 8, TF_ERR_CORRUPT},             /* more than the slots */
+        {L0(24), slots + 1, 8, TF_ERR_CORRUPT},             /* cursor past the table */
+        {L0(24), slots, 8, TF_OK},                          /* cursor on the stash: valid */
+        {P(64), 12345, 8, TF_OK},                           /* a counter: any value */
     };
     tu_check_field_cases(good, n, cases, sizeof cases / sizeof cases[0], rw_try_blob);
 
