@@ -81,35 +81,19 @@ bool keeps_promise(const tf_recency_window_info &info, uint64_t r, uint64_t e) {
     return r <= e + info.block - 1;
 }
 
-// max_memory: exactly the structure's memory loads, one byte less does not.
-void check_max_memory(const uint8_t *data, size_t size, size_t need) {
-    tf_deserialize_options o = TF_DESERIALIZE_OPTIONS_INIT;
-    o.max_memory = need;
-    tf_recency_window *w = nullptr;
-    FUZZ_CHECK(tf_recency_window_deserialize(data, size, &o, &w) == TF_OK);
-    tf_recency_window_free(w);
-    w = nullptr;
-    o.max_memory = need - 1;
-    FUZZ_CHECK(tf_recency_window_deserialize(data, size, &o, &w) == TF_ERR_TOO_LARGE);
-    FUZZ_CHECK(w == nullptr);
-}
-
 void check_blob(const uint8_t *data, size_t size) {
     tf_recency_window *w = nullptr;
     tf_clear_last_error();
     const tf_status st = tf_recency_window_deserialize(data, size, nullptr, &w);
     if (st != TF_OK) {
-        fuzz_check_failure(st);
-        FUZZ_CHECK(fuzz_is_deserialize_error(st));
-        FUZZ_CHECK(st != TF_ERR_OUT_OF_MEMORY);  // never more than the blob's own size
-        FUZZ_CHECK(w == nullptr);
+        fuzz_check_refused_blob(st, w);
         return;
     }
     FUZZ_CHECK(w != nullptr);
     FUZZ_CHECK(snapshot(w) == std::vector<uint8_t>(data, data + size));
     const size_t need = memory_of(w);
     FUZZ_CHECK(need <= size + (size_t(1) << 20));
-    check_max_memory(data, size, need);
+    fuzz_check_max_memory(tf_recency_window_deserialize, tf_recency_window_free, data, size, need);
     check_stats(w);
     // it keeps working: a key inserted now is answered within the promise
     const tf_recency_window_info info = info_of(w);
