@@ -126,10 +126,10 @@ void key_of(uint64_t j, uint64_t salt, uint8_t *out) {
     std::memcpy(out + 8, &b, 8);
 }
 
-double leading_exact(uint64_t w, uint64_t k) { return (1.0 + 1.0 / double(k)) * (64.0 - std::log2(double(w)) + std::log2(double(k))); }
-double leading_approx(uint64_t k, double delta) {
-    return (1.0 + 1.0 / double(k)) * std::log2(double(k) / delta);
+double leading_exact(uint64_t w, uint64_t k) {
+    return (1.0 + 1.0 / double(k)) * (64.0 - std::log2(double(w)) + std::log2(double(k)));
 }
+double leading_approx(uint64_t k, double delta) { return (1.0 + 1.0 / double(k)) * std::log2(double(k) / delta); }
 
 tf_recency_window_options options_for(uint32_t mode, uint64_t w, uint64_t k, double delta) {
     tf_recency_window_options o = TF_RECENCY_WINDOW_OPTIONS_INIT;
@@ -297,7 +297,8 @@ Result measure(const tf_recency_window_options &o, const Options &opt, unsigned 
                      },
                      [&](uint64_t run) { feed_structure(part(run, 0)); },
                      {}});
-    cases.push_back({"insert", [&](uint64_t run) { feed_structure(part(run, 1)); },
+    cases.push_back({"insert",
+                     [&](uint64_t run) { feed_structure(part(run, 1)); },
                      [&](uint64_t run) { feed_exact(part(run, 1)); },
                      {}});
     cases.push_back({"insert_report",
@@ -333,14 +334,17 @@ Result measure(const tf_recency_window_options &o, const Options &opt, unsigned 
                      {}});
     cases.push_back({"insert_batch",
                      [&](uint64_t run) {
-                         batched(next, part(run, 3), ops, [&](const void *const *p, const size_t *l, size_t n, uint64_t *) {
-                             if (tf_recency_window_insert_batch(rw.get(), p, l, n) != TF_OK) failures++;
-                         });
+                         batched(next, part(run, 3), ops,
+                                 [&](const void *const *p, const size_t *l, size_t n, uint64_t *) {
+                                     if (tf_recency_window_insert_batch(rw.get(), p, l, n) != TF_OK) failures++;
+                                 });
                      },
                      [&](uint64_t run) { feed_exact(part(run, 3)); },
                      {}});
-    std::fprintf(stderr, "[%s W=%" PRIu64 " 1/eps=%" PRIu64 " inserts] %zu cases x (1 warm-up + %u rounds) of %" PRIu64
-                 " inserts\n", mode_name(o.mode), w, k, cases.size(), reps, ops);
+    std::fprintf(stderr,
+                 "[%s W=%" PRIu64 " 1/eps=%" PRIu64 " inserts] %zu cases x (1 warm-up + %u rounds) of %" PRIu64
+                 " inserts\n",
+                 mode_name(o.mode), w, k, cases.size(), reps, ops);
     for (unsigned round = 0; round <= reps; ++round) {
         for (InsertCase &c : cases) {
             const uint64_t t0 = thread_cpu_ns();
@@ -410,10 +414,10 @@ int main(int argc, char **argv) {
             row("insert_batch", r.insert_batch_ns, r.floor_i_ns, NAN, r.map_insert_ns, "");
             speed.row({W, K, "floor (queries / inserts)", fmt("%.1f", r.floor_q_ns) + " / " + fmt("%.1f", r.floor_i_ns),
                        "", "", "", ""});
-            speed.row({W, K, "exact map find / insert", fmt("%.1f", r.map_find_ns) + " / " + fmt("%.1f", r.map_insert_ns),
-                       "", "", "", ""});
-            speed.row({W, K, "levels; max rel error", fmt_u(r.levels) + "; " + fmt("%.4f", r.max_rel), "",
-                       "", "", fmt("<= %.4f", 1.0 / double(k))});
+            speed.row({W, K, "exact map find / insert",
+                       fmt("%.1f", r.map_find_ns) + " / " + fmt("%.1f", r.map_insert_ns), "", "", "", ""});
+            speed.row({W, K, "levels; max rel error", fmt_u(r.levels) + "; " + fmt("%.4f", r.max_rel), "", "", "",
+                       fmt("<= %.4f", 1.0 / double(k))});
             speed.separator();
             const double lead = leading_exact(w, k);
             memory.row({W, K, "exact (64 bits)", fmt("%.1f", r.bits_per_item), fmt("%.1f", lead),
