@@ -157,7 +157,8 @@ struct Result {
     double insert_ns = NAN, insert_report_ns = NAN, insert_batch_ns = NAN, map_insert_ns = NAN;
     double q_recent_ns = NAN, q_mid_ns = NAN, q_absent_ns = NAN, q_mid_batch_ns = NAN, q_absent_batch_ns = NAN;
     double map_find_ns = NAN, floor_q_ns = NAN, floor_i_ns = NAN;
-    double levels_mid = NAN;  // mean levels probed by the mid queries
+    double levels_mid = NAN;             // mean levels probed by the mid queries
+    double promotions_per_insert = NAN;  // entries moved up a level, per insert
     uint32_t levels = 0;
     double bits_per_item = NAN;
     double max_rel = 0, max_abs = 0;
@@ -360,6 +361,9 @@ Result measure(const tf_recency_window_options &o, const Options &opt, unsigned 
     r.insert_ns = median(cases[2].ns);
     r.insert_report_ns = median(cases[3].ns);
     r.insert_batch_ns = median(cases[4].ns);
+    tf_recency_window_stats st = TF_RECENCY_WINDOW_STATS_INIT;
+    require_ok(tf_recency_window_get_stats(rw.get(), &st), "get_stats");
+    r.promotions_per_insert = double(st.promotions) / double(st.inserts);
     return r;
 }
 
@@ -416,8 +420,10 @@ int main(int argc, char **argv) {
                        "", "", "", ""});
             speed.row({W, K, "exact map find / insert",
                        fmt("%.1f", r.map_find_ns) + " / " + fmt("%.1f", r.map_insert_ns), "", "", "", ""});
-            speed.row({W, K, "levels; max rel error", fmt_u(r.levels) + "; " + fmt("%.4f", r.max_rel), "", "", "",
-                       fmt("<= %.4f", 1.0 / double(k))});
+            speed.row({W, K, "levels; promotions per insert",
+                       fmt_u(r.levels) + "; " + fmt("%.2f", r.promotions_per_insert), "", "", "", ""});
+            speed.row(
+                {W, K, "max relative error", fmt("%.4f", r.max_rel), "", "", "", fmt("<= %.4f", 1.0 / double(k))});
             speed.separator();
             const double lead = leading_exact(w, k);
             memory.row({W, K, "exact (64 bits)", fmt("%.1f", r.bits_per_item), fmt("%.1f", lead),
