@@ -158,6 +158,14 @@ RecencyWindow::RecencyWindow(const Config &c) : cfg_(c) {
     const unsigned bits = signature_bits(c);
     sig_mask_ = bits == 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1;
     expiry_width_ = levels_.back().width;
+    expiry_shift_.resize(levels_.size());
+    for (size_t l = 0; l < levels_.size(); ++l) {
+        unsigned sh = 0;  // every width divides the expiry width by a power of two
+        while ((levels_[l].width << sh) < expiry_width_) ++sh;
+        expiry_shift_[l] = sh;
+    }
+    clock_.resize(levels_.size());
+    sync_all();
 }
 
 size_t RecencyWindow::memory() const {
@@ -176,28 +184,66 @@ void RecencyWindow::clear() {
     for (Level &l : levels_) l.table.clear();
     t_ = 0;
     stats_ = Stats();
+    sync_all();
 }
 
-int64_t RecencyWindow::top(size_t l) const {
-    const Level &v = levels_[l];
-    return floor_div(int64_t(t_) - v.lag, v.width) - 1;
+// The block arithmetic. Level l's newest accepted block is
+//
+//   top_l(t) = floor((t - lag_l) / width_l) - 1,
+//
+// a block b of level l is out of the window when the front of the expiry
+// block (the top level's) holding it is at least W old,
+//
+//   (floor(b width_l / E) + 1) E + W <= t   <=>   b <= (q + 1) 2^s_l - 1,
+//   q = floor((t - W) / E) - 1, E / width_l = 2^s_l,
+//
+// and lapsed (due at level l + 1) when floor(b / 2) <= top_{l+1}(t), that
+// is b <= 2 top_{l+1} + 1. Both tests are monotone in b, so an entry d
+// classes behind top (b = top - d) is stale iff d >= stale_from =
+// min(top - expired_max, top - lapsed_max).
+void RecencyWindow::sync_all() {
+    for (size_t l = 0; l < levels_.size(); ++l) {
+        const Level &v = levels_[l];
+        clock_[l].top = floor_div(int64_t(t_) - v.lag, v.width) - 1;
+        clock_[l].top_cls = floor_mod(clock_[l].top, v.field);
+    }
+    sync_thresholds();
 }
 
-int64_t RecencyWindow::resolve(size_t l, uint64_t cls) const {
-    const int64_t tp = top(l);
-    return tp - int64_t(floor_mod(tp - int64_t(cls), levels_[l].field));
+void RecencyWindow::sync_next() {
+    for (size_t l = 0; l < levels_.size(); ++l) {
+        const Level &v = levels_[l];
+        Clock &c = clock_[l];
+        // t grew by one: top grows by one when t - lag reaches a multiple
+        // of the width
+        const int64_t x = int64_t(t_) - v.lag;
+        const bool step = (v.width & (v.width - 1)) == 0 ? (x & int64_t(v.width - 1)) == 0 : floor_mod(x, v.width) == 0;
+        if (step) {
+            c.top++;
+            if (++c.top_cls == v.field) c.top_cls = 0;
+        }
+    }
+    sync_thresholds();
 }
 
-uint64_t RecencyWindow::class_of(size_t l, int64_t b) const { return floor_mod(b, levels_[l].field); }
-
-bool RecencyWindow::expired(size_t l, int64_t b) const {
-    // the front of the expiry block (the top level's) holding block b
-    const int64_t eb = floor_div(b * int64_t(levels_[l].width), expiry_width_);
-    return (eb + 1) * int64_t(expiry_width_) + int64_t(cfg_.window) <= int64_t(t_);
+void RecencyWindow::sync_thresholds() {
+    const int64_t E = int64_t(expiry_width_);
+    const int64_t q = floor_div(int64_t(t_) - int64_t(cfg_.window), uint64_t(E)) - 1;
+    const size_t n = levels_.size();
+    for (size_t l = 0; l < n; ++l) {
+        Clock &c = clock_[l];
+        c.expired_max = (q + 1) * (int64_t(1) << expiry_shift_[l]) - 1;
+        c.lapsed_max = l + 1 < n ? 2 * clock_[l + 1].top + 1 : INT64_MIN;
+        c.stale_from = c.top - std::max(c.expired_max, c.lapsed_max);
+    }
 }
 
-bool RecencyWindow::lapsed(size_t l, int64_t b) const {
-    return l + 1 < levels_.size() && floor_div(b, 2) <= top(l + 1);
+uint64_t RecencyWindow::class_of(size_t l, int64_t b) const {
+    const int64_t d = clock_[l].top - b;
+    const int64_t field = int64_t(levels_[l].field);
+    if (d < 0 || d >= field) return floor_mod(b, levels_[l].field);
+    const int64_t c = int64_t(clock_[l].top_cls) - d;
+    return uint64_t(c < 0 ? c + field : c);
 }
 
 void RecencyWindow::leave(size_t l, uint64_t sig, int64_t b) {
@@ -231,10 +277,7 @@ void RecencyWindow::put(size_t l, uint64_t sig, int64_t b) {
         leave(l, sig, b);
         return;
     }
-    auto stale = [this, l](uint64_t cls) {
-        const int64_t e = resolve(l, cls);
-        return expired(l, e) || lapsed(l, e);
-    };
+    auto stale = [this, l](uint64_t cls) { return this->stale(l, cls); };
     Entry ev;
     bool has = false;
     if (!t.insert(sig, class_of(l, b), stale, &ev, &has)) {
@@ -247,12 +290,10 @@ void RecencyWindow::put(size_t l, uint64_t sig, int64_t b) {
 void RecencyWindow::insert(uint64_t sig) {
     t_++;
     stats_.inserts++;
+    sync_next();
     put(0, sig, floor_div(int64_t(t_ - 1), levels_[0].width));
     for (size_t l = 0; l < levels_.size(); ++l) {
-        auto stale = [this, l](uint64_t cls) {
-            const int64_t e = resolve(l, cls);
-            return expired(l, e) || lapsed(l, e);
-        };
+        auto stale = [this, l](uint64_t cls) { return this->stale(l, cls); };
         const unsigned n = levels_[l].table.scan(levels_[l].scan, stale, scratch_.data());
         for (unsigned i = 0; i < n; ++i) {
             const Entry e = scratch_[i];
@@ -440,6 +481,7 @@ tf_status RecencyWindow::read(wire::Reader &r, uint32_t flags, const Deserialize
 
     std::unique_ptr<RecencyWindow> w(new RecencyWindow(c));
     w->t_ = t;
+    w->sync_all();
     st.inserts = t;
     w->stats_ = st;
     for (uint32_t i = 0; i < nlevels; ++i) {

@@ -160,10 +160,33 @@ class RecencyWindow {
                           std::unique_ptr<RecencyWindow> *out);
 
    private:
-    int64_t top(size_t l) const;
-    int64_t resolve(size_t l, uint64_t cls) const;
-    bool expired(size_t l, int64_t b) const;
-    bool lapsed(size_t l, int64_t b) const;
+    // Per level, what the block arithmetic needs at the current stream
+    // position, set by sync() after every change of t_: the hot paths
+    // (the scans' stale tests, finds, promotions) then take no division.
+    struct Clock {
+        int64_t top = 0;          // the newest block level l accepts (top_l(t))
+        uint64_t top_cls = 0;     // its class ID: top mod field
+        int64_t expired_max = 0;  // blocks b <= this are out of the window
+        int64_t lapsed_max = 0;   // blocks b <= this belong to level l + 1
+        int64_t stale_from = 0;   // an entry d classes behind top is stale iff d >= this
+    };
+    // Recomputes every level's Clock from t_ (divisions; creation, clear,
+    // deserialization).
+    void sync_all();
+    // After t_++: updates the Clocks (one division per insert at most).
+    void sync_next();
+    void sync_thresholds();
+    int64_t top(size_t l) const { return clock_[l].top; }
+    // How many classes the class ID `cls` is behind level l's top.
+    int64_t behind(size_t l, uint64_t cls) const {
+        int64_t d = int64_t(clock_[l].top_cls) - int64_t(cls);
+        if (d < 0) d += int64_t(levels_[l].field);
+        return d;
+    }
+    int64_t resolve(size_t l, uint64_t cls) const { return clock_[l].top - behind(l, cls); }
+    bool stale(size_t l, uint64_t cls) const { return behind(l, cls) >= clock_[l].stale_from; }
+    bool expired(size_t l, int64_t b) const { return b <= clock_[l].expired_max; }
+    bool lapsed(size_t l, int64_t b) const { return b <= clock_[l].lapsed_max; }
     uint64_t class_of(size_t l, int64_t b) const;
     // Stores (sig, block b of level l) or moves it on.
     void put(size_t l, uint64_t sig, int64_t b);
@@ -173,8 +196,10 @@ class RecencyWindow {
     Config cfg_;
     std::vector<Level> levels_;
     uint64_t sig_mask_ = ~uint64_t(0);
-    uint64_t t_ = 0;             // inserts made
-    uint64_t expiry_width_ = 1;  // inserts per expiry block
+    uint64_t t_ = 0;                      // inserts made
+    uint64_t expiry_width_ = 1;           // inserts per expiry block
+    std::vector<Clock> clock_;            // one per level
+    std::vector<unsigned> expiry_shift_;  // per level: log2(expiry width / its width)
     Stats stats_;
     std::vector<Entry> scratch_;  // a scan's stale entries
 };
