@@ -39,10 +39,12 @@
  *  - OptimalSM: e <= r <= e + D - 1.
  *
  * **Signatures.** With `delta` 0 (the default) a key is its 64-bit hash
- * (one 128-bit MurmurHash3 per key): two keys of a window share one with
- * a probability of about W^2 / 2^65, negligible for every window this
- * library accepts, and a key out of the window matches a stored one with
- * a probability of about W / 2^64. With `delta` in (0, 1), signatures are
+ * (one 128-bit MurmurHash3 per key): one query meets another key's equal
+ * signature with a probability of at most about W / 2^64 (6e-14 at W =
+ * 1e6, 6e-8 at the largest window, 2^40); over a whole window some pair of
+ * keys shares a signature with a probability of about W^2 / 2^65 (3e-8 at
+ * W = 1e6, near certainty at 2^40), and such a pair is one key to the
+ * structure (the answer is the newer's). With `delta` in (0, 1), signatures are
  * cut to f = ceil(log2(held / delta)) bits (held: the most entries the
  * structure holds, about W (1 + 1.5 eps)), so that a key out of the window
  * (or a key whose own entry is older) matches another key's entry with a
