@@ -133,6 +133,7 @@ func TestBlobKinds(t *testing.T) {
 		3: func(b []byte) (structure, error) { return DeserializeTimeBloom(b) },
 		4: func(b []byte) (structure, error) { return DeserializeRateLimiter(b) },
 		5: func(b []byte) (structure, error) { return DeserializeRotatingCuckoo(b) },
+		6: func(b []byte) (structure, error) { return DeserializeRecencyWindow(b) },
 	}
 	for _, g := range goldenKinds {
 		blob := readGoldenBlob(t, g.name)
@@ -230,6 +231,7 @@ func TestDeserializeMaxMemory(t *testing.T) {
 		3: func(b []byte, o ...Option) (structure, error) { return DeserializeTimeBloom(b, o...) },
 		4: func(b []byte, o ...Option) (structure, error) { return DeserializeRateLimiter(b, o...) },
 		5: func(b []byte, o ...Option) (structure, error) { return DeserializeRotatingCuckoo(b, o...) },
+		6: func(b []byte, o ...Option) (structure, error) { return DeserializeRecencyWindow(b, o...) },
 	}
 	before := atomic.LoadInt64(&liveObjects)
 	for _, g := range goldenKinds {
