@@ -22,6 +22,7 @@ module TestHelper
     TB = TF::TimeBloom
     RL = TF::RateLimiter
     RC = TF::RotatingCuckoo
+    RW = TF::RecencyWindow
     H = TestHelper
     RETRY_NEVER = TF::RETRY_NEVER
     MAX_U32 = 2**32 - 1
