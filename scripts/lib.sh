@@ -57,3 +57,40 @@ tf_setup() {
         meson setup "$dir" "$@" >/dev/null
     fi
 }
+
+# tf_build_suite BUILDDIR SUITE: builds only the executables the tests of
+# one suite run (from meson's introspection), for a build that runs one
+# suite and need not compile everything.
+tf_build_suite() {
+    local dir=$1 suite=$2 targets
+    targets=$(meson introspect "$dir" --tests | python3 -c '
+import json, os, sys
+dir, suite = os.path.abspath(sys.argv[1]), sys.argv[2]
+seen = set()
+for t in json.load(sys.stdin):
+    if any(s == suite or s.endswith(":" + suite) for s in t["suite"]) and t["cmd"] and t["cmd"][0].startswith(dir + "/"):
+        p = os.path.relpath(t["cmd"][0], dir)
+        if p not in seen:
+            seen.add(p)
+            print(p)
+' "$dir" "$suite")
+    if [ -z "$targets" ]; then
+        echo "no tests in suite '$suite' of $dir" >&2
+        return 1
+    fi
+    # shellcheck disable=SC2086
+    ninja -C "$dir" $targets
+}
+
+# tf_tsan_run CMD...: runs a command built with ThreadSanitizer. Its
+# runtime needs at most 28 bits of mmap randomisation; on kernels that use
+# more, the command runs with address randomisation off (setarch -R).
+tf_tsan_run() {
+    local bits
+    bits=$(cat /proc/sys/vm/mmap_rnd_bits 2>/dev/null || echo 0)
+    if [ "$bits" -gt 28 ]; then
+        setarch "$(uname -m)" -R "$@"
+    else
+        "$@"
+    fi
+}

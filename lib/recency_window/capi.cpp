@@ -36,8 +36,8 @@ tf_status read_options(const tf_recency_window_options *in, Config *out) {
     tf_status st = tf::get_versioned(in, &o, TF_VERSIONED_END(tf_recency_window_options, flags), "options");
     if (st != TF_OK) return st;
     if (o.mode > TF_RECENCY_WINDOW_OPTIMAL_SM)
-        return fail(TF_ERR_INVALID_ARGUMENT, "mode is %u, not TF_RECENCY_WINDOW_HISTORICAL (0), _EXACT (1) or "
-                    "_OPTIMAL_SM (2)", o.mode);
+        return fail(TF_ERR_INVALID_ARGUMENT,
+                    "mode is %u, not TF_RECENCY_WINDOW_HISTORICAL (0), _EXACT (1) or _OPTIMAL_SM (2)", o.mode);
     if (o.window == 0) return fail(TF_ERR_INVALID_ARGUMENT, "window must be >= 1");
     Config c;
     c.mode = Mode(o.mode);
@@ -190,22 +190,21 @@ TF_API tf_status tf_recency_window_get_info(const tf_recency_window *window, tf_
 TF_API tf_status tf_recency_window_get_stats(const tf_recency_window *window, tf_recency_window_stats *stats) {
     TF_REQUIRE_NONNULL(window, "window");
     const RecencyWindow &w = *window;
-    return tf::put_versioned(stats, TF_VERSIONED_END(tf_recency_window_stats, stashed), "stats",
-                             [&](tf_recency_window_stats &s) {
-                                 const tf::recency::Stats &k = w.stats();
-                                 s.inserts = w.now();
-                                 s.window_items = std::min(w.now(), w.config().window);
-                                 s.levels = w.levels();
-                                 s.items = w.items();
-                                 s.memory = w.memory();
-                                 s.bits_per_window_item =
-                                     s.window_items ? 8.0 * double(s.memory) / double(s.window_items) : 0.0;
-                                 s.promotions = k.promotions;
-                                 s.expired = k.expired;
-                                 s.merged = k.merged;
-                                 s.lost = k.lost;
-                                 for (size_t l = 0; l < w.levels(); ++l) s.stashed += w.level(l).table.stashed();
-                             });
+    return tf::put_versioned(
+        stats, TF_VERSIONED_END(tf_recency_window_stats, stashed), "stats", [&](tf_recency_window_stats &s) {
+            const tf::recency::Stats &k = w.stats();
+            s.inserts = w.now();
+            s.window_items = std::min(w.now(), w.config().window);
+            s.levels = w.levels();
+            s.items = w.items();
+            s.memory = w.memory();
+            s.bits_per_window_item = s.window_items ? 8.0 * double(s.memory) / double(s.window_items) : 0.0;
+            s.promotions = k.promotions;
+            s.expired = k.expired;
+            s.merged = k.merged;
+            s.lost = k.lost;
+            for (size_t l = 0; l < w.levels(); ++l) s.stashed += w.level(l).table.stashed();
+        });
 }
 
 TF_API tf_status tf_recency_window_get_level(const tf_recency_window *window, uint64_t i,
