@@ -61,6 +61,10 @@ var goldenKinds = []struct {
 	{"rate_limiter_exact_v1", 4},
 	{"rotating_cuckoo_v1", 5},
 	{"rotating_cuckoo_three_way_v1", 5},
+	{"recency_window_v1", 6},
+	{"recency_window_approx_v1", 6},
+	{"recency_window_exact_v1", 6},
+	{"recency_window_optimal_sm_v1", 6},
 }
 
 // envelopeCases are the broken blobs every structure refuses, made from
