@@ -364,11 +364,7 @@ public final class RecencyWindow extends NativeHandle<RecencyWindowNative> {
      * @throws InvalidArgumentException a null argument
      */
     public long[] queryBatch(KeyBatch keys) {
-        open();
-        Native.notNull(keys, "keys");
-        long[] out = new long[keys.size()];
-        run(h -> h.query_batch(keys.data, keys.lens, out));
-        return out;
+        return answers(keys, RecencyWindowNative::query_batch);
     }
 
     /** {@link #queryBatch(KeyBatch)} of binary keys. */
@@ -392,10 +388,20 @@ public final class RecencyWindow extends NativeHandle<RecencyWindowNative> {
      * @throws InvalidArgumentException a null argument (nothing inserted)
      */
     public long[] insertReportBatch(KeyBatch keys) {
+        return answers(keys, RecencyWindowNative::insert_report_batch);
+    }
+
+    /* A native batch call with one answer per key. */
+    private interface AnswerBatch {
+        void call(RecencyWindowNative h, byte[] data, int[] lens, long[] out);
+    }
+
+    /* The body of queryBatch and insertReportBatch: one answer per key. */
+    private long[] answers(KeyBatch keys, AnswerBatch op) {
         open();
         Native.notNull(keys, "keys");
         long[] out = new long[keys.size()];
-        run(h -> h.insert_report_batch(keys.data, keys.lens, out));
+        run(h -> op.call(h, keys.data, keys.lens, out));
         return out;
     }
 
