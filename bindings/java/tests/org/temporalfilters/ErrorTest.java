@@ -270,23 +270,27 @@ public class ErrorTest {
      * of every other kind (and of the other layout's or mode's, never). */
     @Test
     public void everyDeserializeRefusesTheOtherKinds() {
-        byte[][] blobs = new byte[5][];
+        byte[][] blobs = new byte[6][];
         try (RecencySketch s = new RecencySketch(64, 3, 9, 0); AgeBloom a = new AgeBloom(3, 4, 200, 9, 0);
                 TimeBloom t = new TimeBloom(3, 4, 200, 100, 9, 0); RateLimiter r = new RateLimiter(4, 1000, 100, 0, 0);
-                RotatingCuckoo c = RotatingCuckoo.builder().tableSlots(64).seed(9).build()) {
+                RotatingCuckoo c = RotatingCuckoo.builder().tableSlots(64).seed(9).build();
+                RecencyWindow w = RecencyWindow.builder().window(64).seed(9).build()) {
             s.update("k", 5);
             a.add("k");
             t.add("k", 5);
             r.acquire("k", 5);
             c.add("k", 5);
+            w.insert("k");
             blobs[0] = s.serialize();
             blobs[1] = a.serialize();
             blobs[2] = t.serialize();
             blobs[3] = r.serialize();
             blobs[4] = c.serialize();
+            blobs[5] = w.serialize();
         }
         List<TestSupport.Reader<?>> readers = List.of(RecencySketch::deserialize, AgeBloom::deserialize,
-                TimeBloom::deserialize, RateLimiter::deserialize, RotatingCuckoo::deserialize);
+                TimeBloom::deserialize, RateLimiter::deserialize, RotatingCuckoo::deserialize,
+                RecencyWindow::deserialize);
         for (int kind = 0; kind < blobs.length; kind++) {
             assertEquals("kind", kind + 1, blobs[kind][6]);
             for (int reader = 0; reader < readers.size(); reader++) {
