@@ -68,7 +68,8 @@
  * two calls, the key first (it takes its permits when it allows), then the
  * global window (it takes them only when the key allowed and it allows
  * too); when the global window denies, the key's permits are given back at
- * once (an undo, counted in ::tf_redis_limiter_stats.global_undos). The
+ * once (an undo, counted in ::tf_redis_limiter_stats.global_undos): exactly
+ * the ones its step took, at its time, never another client's. The
  * decisions equal the embedded limiter's (and the single server's) on one
  * client's sequence. What a cluster does not promise is atomicity across
  * the two windows: between the key's step and its undo (one round trip)

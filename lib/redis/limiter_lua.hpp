@@ -35,8 +35,9 @@
 //       when the key allowed; the global window decides at max(t, its own
 //       clock), advances (gacquire) and takes n only when both allow.
 //       Reply {global set, allowed, remaining, retry_at}.
-//   "undo" (on the key, KEYS[1..2]): gives back the n permits the key just
-//       took when the global window denied them; ARGV[8] = 1 when the key
+//   "undo" (on the key, KEYS[1..2], now = the key's t): gives back the n
+//       permits the key's step took at t when the global window denied
+//       them (those, not the newest); ARGV[8] = 1 when the key
 //       was fresh before (then an emptied window is deleted, as the
 //       embedded limiter never records a fresh key's denied request).
 //   "refund" without KEYS[3] replies {t, j1, b1, j2, b2, ...}: what left
@@ -265,7 +266,13 @@ elseif op == 'grefund' then
 elseif op == 'undo' then
   local st = load(KEYS[1])
   if st.latest == 0 then return 1 end
-  refund(st, n, function(j, b) end)
+  -- exactly the permits the key's step took: n at its time t (= now
+  -- here), not the newest ones, which may be another client's since
+  if exact then
+    for i = 1, n do remove(st, now, 1) end
+  else
+    remove(st, bucket(now), n)
+  end
   if #st.items == 0 and ARGV[8] == '1' then
     redis.call('DEL', KEYS[1])
   else

@@ -66,6 +66,17 @@ static int accepts(int port) {
     return ok;
 }
 
+/* In a child: stdin and stderr on /dev/null, stdout on `out` (or
+ * /dev/null when it is -1), so that no pipe of the test runner is held. */
+static void detach_stdio(int out) {
+    int null = open("/dev/null", O_RDWR);
+    if (null >= 0) {
+        dup2(null, 0);
+        dup2(out >= 0 ? out : null, 1);
+        dup2(null, 2);
+    }
+}
+
 static int spawn(rs_server *s) {
     char port[16], log[128];
     snprintf(port, sizeof port, "%d", s->port);
@@ -73,22 +84,33 @@ static int spawn(rs_server *s) {
     pid_t pid = fork();
     if (pid < 0) return -1;
     if (pid == 0) {
-        int null = open("/dev/null", O_RDWR);
-        if (null >= 0) {
-            dup2(null, 0);
-            dup2(null, 1);
-            dup2(null, 2);
-        }
-        if (s->cluster) {
-            char conf[128];
-            snprintf(conf, sizeof conf, "%s/nodes.conf", s->dir);
-            execlp("redis-server", "redis-server", "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly",
-                   "no", "--daemonize", "no", "--dir", s->dir, "--logfile", log, "--cluster-enabled", "yes",
-                   "--cluster-config-file", conf, "--cluster-node-timeout", "2000", (char *)NULL);
-        } else {
-            execlp("redis-server", "redis-server", "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly",
-                   "no", "--daemonize", "no", "--dir", s->dir, "--logfile", log, (char *)NULL);
-        }
+        detach_stdio(-1);
+        char conf[128];
+        snprintf(conf, sizeof conf, "%s/nodes.conf", s->dir);
+        const char *argv[] = {"redis-server",
+                              "--port",
+                              port,
+                              "--bind",
+                              "127.0.0.1",
+                              "--save",
+                              "",
+                              "--appendonly",
+                              "no",
+                              "--daemonize",
+                              "no",
+                              "--dir",
+                              s->dir,
+                              "--logfile",
+                              log,
+                              "--cluster-enabled",
+                              "yes",
+                              "--cluster-config-file",
+                              conf,
+                              "--cluster-node-timeout",
+                              "2000",
+                              NULL};
+        if (!s->cluster) argv[15] = NULL; /* up to --logfile */
+        execvp("redis-server", (char *const *)argv);
         _exit(127);
     }
     s->pid = pid;
@@ -160,12 +182,7 @@ static int redis_cli(const char *const *args, char *out, size_t cap) {
     pid_t pid = fork();
     if (pid < 0) return -1;
     if (pid == 0) {
-        int null = open("/dev/null", O_RDWR);
-        if (null >= 0) {
-            dup2(null, 0);
-            dup2(out ? fd : null, 1);
-            dup2(null, 2);
-        }
+        detach_stdio(out ? fd : -1);
         const char *argv[32];
         size_t n = 0;
         argv[n++] = "redis-cli";

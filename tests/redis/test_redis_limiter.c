@@ -200,17 +200,21 @@ static void run_sequence(tf_rate_limiter *e, tf_redis_limiter *r, uint64_t seed,
     run_sequence_on(e, r, seed, global, what, &ks);
 }
 
-static void test_same_decisions_as_embedded(void **state) {
-    (void)state;
+/* The four sequences (both modes, with and without the global limit), each
+ * under a prefix of its own, on the suite's server or on its cluster: the
+ * decisions are the embedded limiter's, and Redis decided every one. */
+static void check_same_decisions(int on_cluster) {
     const uint32_t modes[] = {0, TF_RATE_LIMITER_EXACT};
     for (size_t m = 0; m < 2; ++m)
         for (int global = 0; global <= 1; ++global) {
             char what[64], prefix[64];
-            snprintf(what, sizeof what, "%s%s", modes[m] ? "exact" : "bucketed", global ? " + global" : "");
+            snprintf(what, sizeof what, "%s%s%s", on_cluster ? "cluster, " : "", modes[m] ? "exact" : "bucketed",
+                     global ? " + global" : "");
             tf_rate_limiter *e = NULL;
             tf_redis_limiter *r = NULL;
             OK(tf_rate_limiter_new(5, 1000, 100, 0, modes[m], &e));
-            tf_redis_options o = options_for(&server, prefix, sizeof prefix);
+            tf_redis_options o =
+                on_cluster ? cluster_options(prefix, sizeof prefix) : options_for(&server, prefix, sizeof prefix);
             tf_status st = tf_redis_limiter_new(5, 1000, 100, modes[m], &o, &r);
             if (st != TF_OK) fail_msg("tf_redis_limiter_new: %s", tf_last_error_message());
             run_sequence(e, r, 42 + m * 2 + (uint64_t)global, global, what);
@@ -218,9 +222,19 @@ static void test_same_decisions_as_embedded(void **state) {
             OK(tf_redis_limiter_get_stats(r, &s));
             assert_true(s.decisions > 1000);
             assert_int_equal(s.timeouts + s.unavailable + s.fallback_denied + s.fallback_allowed + s.fallback_local, 0);
+            assert_int_equal(s.script_loads, on_cluster ? 3 : 1); /* once on each master */
+            if (on_cluster && global)
+                assert_true(s.global_undos > 0); /* keys allowed that the global window denied */
+            else
+                assert_int_equal(s.global_undos, 0);
             tf_redis_limiter_free(r);
             tf_rate_limiter_free(e);
         }
+}
+
+static void test_same_decisions_as_embedded(void **state) {
+    (void)state;
+    check_same_decisions(0);
 }
 
 /* The same sequences on the cluster: every key's window on its own slot,
@@ -237,32 +251,8 @@ static void test_cluster_same_decisions_as_embedded(void **state) {
         used[owner] = 1;
     }
     assert_true(used[0] + used[1] + used[2] >= 2);
-    const int global_owner = rs_cluster_owner(&cluster, 0, tag_slot("g", 1));
-    assert_true(global_owner >= 0);
-    const uint32_t modes[] = {0, TF_RATE_LIMITER_EXACT};
-    for (size_t m = 0; m < 2; ++m)
-        for (int global = 0; global <= 1; ++global) {
-            char what[64], prefix[64];
-            snprintf(what, sizeof what, "cluster, %s%s", modes[m] ? "exact" : "bucketed", global ? " + global" : "");
-            tf_rate_limiter *e = NULL;
-            tf_redis_limiter *r = NULL;
-            OK(tf_rate_limiter_new(5, 1000, 100, 0, modes[m], &e));
-            tf_redis_options o = cluster_options(prefix, sizeof prefix);
-            tf_status st = tf_redis_limiter_new(5, 1000, 100, modes[m], &o, &r);
-            if (st != TF_OK) fail_msg("tf_redis_limiter_new: %s", tf_last_error_message());
-            run_sequence(e, r, 42 + m * 2 + (uint64_t)global, global, what);
-            tf_redis_limiter_stats s = TF_REDIS_LIMITER_STATS_INIT;
-            OK(tf_redis_limiter_get_stats(r, &s));
-            assert_true(s.decisions > 1000);
-            assert_int_equal(s.timeouts + s.unavailable + s.fallback_denied + s.fallback_allowed + s.fallback_local, 0);
-            assert_int_equal(s.script_loads, 3); /* once on each master */
-            if (global)
-                assert_true(s.global_undos > 0); /* keys allowed that the global window denied */
-            else
-                assert_int_equal(s.global_undos, 0);
-            tf_redis_limiter_free(r);
-            tf_rate_limiter_free(e);
-        }
+    assert_true(rs_cluster_owner(&cluster, 0, tag_slot("g", 1)) >= 0);
+    check_same_decisions(1);
 }
 
 /* The global limit on a cluster, step by step: the key's permits taken and
