@@ -516,13 +516,14 @@ tf_status RecencyWindow::read(wire::Reader &r, uint32_t flags, const Deserialize
             return fail(TF_ERR_CORRUPT, "level %u says %llu entries; its slots hold %llu", i,
                         (unsigned long long)h.items, (unsigned long long)occupied);
         tab.restore(occupied, stash, h.stash, h.cursor);
-        // every signature within its width (so in a bucket it may occupy)
-        // and held once in the level: find() reaches each entry itself
+        // every signature within its width (its remainder at most the
+        // largest, so in a bucket it may occupy) and held once in the level: find() reaches each entry itself
         const uint64_t mask = tab.sig_mask();
         for (uint64_t s = 0; s < l.shape.slots + h.stash; ++s) {
             if (s < l.shape.slots && tab.empty_at(s)) continue;
-            const uint64_t sig = s < l.shape.slots ? tab.sig_at(s) : stash[s - l.shape.slots].sig;
-            if (sig & ~mask)
+            uint64_t sig = s < l.shape.slots ? 0 : stash[s - l.shape.slots].sig;
+            const bool fits = s < l.shape.slots ? tab.sig_at(s, &sig) : (sig & ~mask) == 0;
+            if (!fits)
                 return fail(TF_ERR_CORRUPT,
                             "level %u's entry %llu has a signature wider than %u bits (a bucket it may not occupy)", i,
                             (unsigned long long)s, l.shape.sig_bits);
