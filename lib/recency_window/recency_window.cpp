@@ -30,10 +30,15 @@ uint64_t floor_mod(int64_t a, uint64_t n) {
     return uint64_t(m < 0 ? m + int64_t(n) : m);
 }
 
-// The bits of the class field for `live` blocks: 2^c - 1 >= 2 live + 1.
+// The bits of the class field for `live` blocks: the fewest c with a
+// field of n = 2^c - 1 values (one more value marks an empty slot) at
+// least live + 1 + ceil(live / 4). The n - live - 1 blocks past the live
+// ones are the scan's leeway (plan()): the scan visits every cell within
+// them, at most about 4 / load + 1 cells per insert; a wider field, 2 live
+// + 1, would halve the scan but cost a bit per entry at some levels.
 unsigned class_bits_for(uint64_t live) {
     unsigned c = 1;
-    while ((uint64_t(1) << c) - 1 < 2 * live + 1) ++c;
+    while ((uint64_t(1) << c) - 1 < live + 1 + (live + 3) / 4) ++c;
     return c;
 }
 
@@ -94,7 +99,10 @@ std::vector<Level> RecencyWindow::plan(const Config &c) {
         // [K (2^L - 1), W)
         const uint64_t lag = K * ((uint64_t(1) << L) - 1);
         const uint64_t w = uint64_t(1) << L;
-        const uint64_t live = (W - lag + w - 1) / w + 1;
+        // at most ceil((W - lag) / w) blocks are live at once: with top =
+        // floor((t - lag) / w) - 1 and the newest expired block floor((t -
+        // W) / w) - 1, their difference is at most ceil((W - lag) / w)
+        const uint64_t live = (W - lag + w - 1) / w;
         add(L, w, int64_t(lag), live, std::min(live * w, W + w));
     } else if (c.mode == Mode::ExactCuckoo) {
         add(0, 1, 0, W + 1, W);
