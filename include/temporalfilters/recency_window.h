@@ -281,7 +281,7 @@ typedef struct tf_recency_window_level {
     /** sizeof(tf_recency_window_level) as the caller was compiled; set by
      *  ::TF_RECENCY_WINDOW_LEVEL_INIT. @since 0.1.0 */
     size_t size;
-    /** Slots of its table (a power of two). @since 0.1.0 */
+    /** Slots of its table (4 per bucket, an even number of buckets). @since 0.1.0 */
     uint64_t slots;
     /** Entries it holds (stash included). @since 0.1.0 */
     uint64_t items;

@@ -70,8 +70,8 @@ inline void packed_set(uint64_t *w, uint64_t i, unsigned bits, uint64_t mask, ui
 }
 // The two-way alternate bucket of fingerprint f from bucket b among
 // mask + 1 (a power of two, at least 2) buckets: b XOR d(f), an involution
-// (CuckooTable::alt, and the recency window's tables, whose fingerprint is
-// the stored remainder of a quotiented signature).
+// (CuckooTable::alt; the recency window's tables, of any even bucket count,
+// use their own, recency_window/sliding_table.hpp).
 inline uint64_t alt_bucket(uint64_t b, uint64_t f, uint64_t mask) {
     uint64_t d = tf::detail::fmix64(f * 0x9e3779b97f4a7c15ULL) & mask;
     if (d == 0) d = 1;  // mask >= 1: the two buckets always differ

@@ -4,11 +4,20 @@
 // slots are packed to the entry's width (cuckoo/packed_table.hpp), with the
 // signature stored quotiented.
 //
-// Quotienting: with 2^k buckets, a signature s (sig_bits bits) has primary
-// bucket s mod 2^k and remainder s >> k; the alternate bucket is
-// alt_bucket(primary, remainder), an involution, so an entry stores only
+// Any even number B of buckets (the table is sized close to its target
+// load, not rounded up to a power of two). Quotienting in mixed radix: a
+// signature s (sig_bits bits) has primary bucket s mod B and remainder
+// s div B (one multiplication by a reciprocal, common/fastdiv.hpp), so
+// s = remainder x B + primary. The alternate bucket of a bucket b is
 //
-//   bits:  | remainder (sig_bits - k) | way (1) | class ID + 1 (class_bits) |
+//   alt(b, rem) = (c - b) mod B,  c = 2 reduce(mix(rem), B / 2) + 1 (odd),
+//
+// an involution on [0, B) (alt(alt(b)) = c - (c - b) = b) without a fixed
+// point (b + alt(b) = c is odd, B even: the two buckets always differ), so
+// an entry stores only
+//
+//   bits:  | remainder (bit length of (2^sig_bits - 1) div B) | way (1) |
+//          | class ID + 1 (class_bits) |
 //
 // and the full signature is rebuilt from the slot's bucket, the way bit
 // (0: in its primary bucket) and the remainder: the representation is
@@ -27,8 +36,10 @@
 #define TF_LIB_RECENCY_WINDOW_SLIDING_TABLE_HPP
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 
+#include "common/fastdiv.hpp"
 #include "common/hash.hpp"
 #include "cuckoo/packed_table.hpp"
 
@@ -46,17 +57,44 @@ constexpr unsigned kPerBucket = 4;
 
 // The shape of a table: what it holds and how many slots.
 struct TableShape {
-    uint64_t slots = 0;       // a power of two, at least 2 buckets
+    uint64_t slots = 0;       // kPerBucket x an even number of buckets, at least 2 (valid())
     unsigned sig_bits = 64;   // 1 to 64
     unsigned class_bits = 1;  // the class field; class IDs in [0, 2^class_bits - 1)
 
-    unsigned bucket_bits() const {
-        unsigned k = 0;
-        while ((uint64_t(kPerBucket) << k) < slots) ++k;
-        return k;
+    // Whether slots is a count this table takes.
+    static bool valid_slots(uint64_t slots) { return slots >= 2 * kPerBucket && slots % (2 * kPerBucket) == 0; }
+    uint64_t buckets() const { return slots / kPerBucket; }
+    uint64_t sig_max() const { return sig_bits == 64 ? ~uint64_t(0) : (uint64_t(1) << sig_bits) - 1; }
+    // The largest remainder a signature of sig_bits bits has.
+    uint64_t max_remainder() const { return sig_max() / buckets(); }
+    unsigned remainder_bits() const {
+        unsigned n = 0;
+        for (uint64_t r = max_remainder(); r != 0; r >>= 1) ++n;
+        return n;
     }
-    unsigned remainder_bits() const { return sig_bits > bucket_bits() ? sig_bits - bucket_bits() : 0; }
     unsigned entry_bits() const { return remainder_bits() + 1 + class_bits; }
+};
+
+// The mixed-radix quotienting of signatures over B buckets (B even, at
+// least 2): the primary bucket and remainder of a signature, the signature
+// of a (remainder, primary bucket), and the alternate bucket of b for a
+// remainder (an involution without a fixed point).
+class Quotient {
+   public:
+    Quotient() = default;
+    explicit Quotient(uint64_t buckets) : div_(buckets), buckets_(buckets) {}
+    uint64_t buckets() const { return buckets_; }
+    uint64_t remainder(uint64_t sig) const { return div_.div(sig); }
+    uint64_t primary(uint64_t sig, uint64_t rem) const { return sig - rem * buckets_; }
+    uint64_t join(uint64_t rem, uint64_t bucket) const { return rem * buckets_ + bucket; }
+    uint64_t alt(uint64_t b, uint64_t rem) const {
+        const uint64_t c = 2 * reduce(detail::fmix64(rem * 0x9e3779b97f4a7c15ULL), buckets_ / 2) + 1;
+        return c >= b ? c - b : c + buckets_ - b;
+    }
+
+   private:
+    Divider div_;
+    uint64_t buckets_ = 2;
 };
 
 class SlidingTable {
@@ -65,16 +103,16 @@ class SlidingTable {
     static constexpr unsigned kStash = 16;
     static constexpr uint64_t kNone = UINT64_MAX;
 
-    // The shape for at most `capacity` live entries at most `load` full
-    // (slots rounded up to a power of two, at least 8).
+    // The shape for at most `capacity` live entries at most `load` full:
+    // the fewest even number of buckets (at least 2) holding them.
     static TableShape shape_for(uint64_t capacity, double load, unsigned sig_bits, unsigned class_bits) {
         TableShape s;
         s.sig_bits = sig_bits;
         s.class_bits = class_bits;
-        const double want = double(capacity) / load;
-        uint64_t slots = 2 * kPerBucket;
-        while (double(slots) < want) slots <<= 1;
-        s.slots = slots;
+        const double want = double(capacity) / load / double(2 * kPerBucket);
+        uint64_t pairs = uint64_t(want);
+        if (double(pairs) < want) ++pairs;
+        s.slots = std::max<uint64_t>(pairs, 1) * 2 * kPerBucket;
         return s;
     }
     // The memory of a table of this shape, before allocating it.
@@ -91,8 +129,7 @@ class SlidingTable {
         : shape_(s),
           lo_(s.slots, s.entry_bits() > 64 ? 64 : s.entry_bits()),
           hi_(s.entry_bits() > 64 ? s.slots : 0, s.entry_bits() > 64 ? s.entry_bits() - 64 : 1),
-          mask_((s.slots / kPerBucket) - 1),
-          kbits_(s.bucket_bits()),
+          q_(s.buckets()),
           cbits_(s.class_bits),
           wide_(s.entry_bits() > 64) {}
 
@@ -103,13 +140,13 @@ class SlidingTable {
     size_t bytes() const { return lo_.bytes() + (wide_ ? hi_.bytes() : 0); }
     uint64_t cursor() const { return cursor_; }
     void set_cursor(uint64_t c) { cursor_ = c % (shape_.slots + 1); }
-    uint64_t sig_mask() const { return shape_.sig_bits == 64 ? ~uint64_t(0) : (uint64_t(1) << shape_.sig_bits) - 1; }
+    uint64_t sig_mask() const { return shape_.sig_max(); }
+    const Quotient &quotient() const { return q_; }
 
     // The slot holding sig, or kNone; stash entry i is reported as
     // slots() + i.
     uint64_t find(uint64_t sig) const {
-        const uint64_t b0 = sig & mask_, rem = sig >> kbits_;
-        const uint64_t b1 = cuckoo::packed::alt_bucket(b0, rem, mask_);
+        const uint64_t rem = q_.remainder(sig), b0 = q_.primary(sig, rem), b1 = q_.alt(b0, rem);
         const uint64_t s0 = lookup(b0, key_part(rem, 0));
         if (s0 != kNone) return s0;
         const uint64_t s1 = lookup(b1, key_part(rem, 1));
@@ -119,9 +156,9 @@ class SlidingTable {
         return kNone;
     }
     void prefetch(uint64_t sig) const {
-        const uint64_t b0 = sig & mask_;
+        const uint64_t rem = q_.remainder(sig), b0 = q_.primary(sig, rem);
         __builtin_prefetch(lo_.address(b0 * kPerBucket));
-        __builtin_prefetch(lo_.address(cuckoo::packed::alt_bucket(b0, sig >> kbits_, mask_) * kPerBucket));
+        __builtin_prefetch(lo_.address(q_.alt(b0, rem) * kPerBucket));
     }
     // The class ID in a slot find() returned.
     uint64_t class_at(uint64_t slot) const {
@@ -152,8 +189,7 @@ class SlidingTable {
     template <class Stale>
     bool insert(uint64_t sig, uint64_t cls, Stale &&stale, Entry *evicted, bool *has_evicted) {
         *has_evicted = false;
-        const uint64_t b0 = sig & mask_, rem = sig >> kbits_;
-        const uint64_t b1 = cuckoo::packed::alt_bucket(b0, rem, mask_);
+        const uint64_t rem = q_.remainder(sig), b0 = q_.primary(sig, rem), b1 = q_.alt(b0, rem);
         if (place(b0, rem, 0, cls) || place(b1, rem, 1, cls)) return true;
         if (take_stale(b0, rem, 0, cls, stale, evicted) || take_stale(b1, rem, 1, cls, stale, evicted)) {
             *has_evicted = true;
@@ -176,15 +212,14 @@ class SlidingTable {
             decode(s, &v_rem, &v_way, &v_cls);
             put(s, cur_rem, cur_way, cur_cls);
             if (stale(v_cls)) {  // the victim leaves: one entry in, one out
-                const uint64_t home = v_way == 0 ? bucket : cuckoo::packed::alt_bucket(bucket, v_rem, mask_);
-                *evicted = Entry{(v_rem << kbits_) | home, v_cls};
+                *evicted = Entry{q_.join(v_rem, v_way == 0 ? bucket : q_.alt(bucket, v_rem)), v_cls};
                 *has_evicted = true;
                 return true;
             }
             cur_rem = v_rem;
             cur_cls = v_cls;
             cur_way = v_way ^ 1;
-            bucket = cuckoo::packed::alt_bucket(bucket, cur_rem, mask_);
+            bucket = q_.alt(bucket, cur_rem);
             if (place(bucket, cur_rem, cur_way, cur_cls)) return true;
         }
         // Undo: every slot of the path gets back what it held.
@@ -222,8 +257,7 @@ class SlidingTable {
             decode(s, &r, &w, &c);
             if (!stale(c)) continue;
             const uint64_t b = s / kPerBucket;
-            const uint64_t home = w == 0 ? b : cuckoo::packed::alt_bucket(b, r, mask_);
-            out[n++] = Entry{(r << kbits_) | home, c};
+            out[n++] = Entry{q_.join(r, w == 0 ? b : q_.alt(b, r)), c};
             write(s, 0);
             items_--;
         }
@@ -240,7 +274,7 @@ class SlidingTable {
             uint64_t c;
             decode(s, &r, &w, &c);
             const uint64_t b = s / kPerBucket;
-            f(((r << kbits_) | (w == 0 ? b : cuckoo::packed::alt_bucket(b, r, mask_))), c);
+            f(q_.join(r, w == 0 ? b : q_.alt(b, r)), c);
         }
         for (unsigned i = 0; i < stash_n_; ++i) f(stash_[i].sig, stash_[i].cls);
     }
@@ -255,13 +289,17 @@ class SlidingTable {
     // Whether slot s is empty.
     bool empty_at(uint64_t s) const { return (lo_.get(s) & cmask()) == 0; }
     // The signature held in the occupied slot s, rebuilt from its bucket,
-    // way bit and remainder.
-    uint64_t sig_at(uint64_t s) const {
+    // way bit and remainder into *sig; false when it is not a signature of
+    // sig_bits bits (a remainder field holds values past the largest
+    // remainder: only a corrupt blob stores one).
+    bool sig_at(uint64_t s, uint64_t *sig) const {
         uint64_t r, c;
         unsigned w;
         decode(s, &r, &w, &c);
-        const uint64_t b = s / kPerBucket;
-        return (r << kbits_) | (w == 0 ? b : cuckoo::packed::alt_bucket(b, r, mask_));
+        const uint64_t b = s / kPerBucket, home = w == 0 ? b : q_.alt(b, r);
+        if (uint128_t(r) * q_.buckets() + home > shape_.sig_max()) return false;
+        *sig = q_.join(r, home);
+        return true;
     }
     // Whether every bit of slot s is 0.
     bool zero_at(uint64_t s) const { return read(s) == 0; }
@@ -332,8 +370,7 @@ class SlidingTable {
             if ((lo_.get(base + j) & cmask()) == 0) continue;
             decode(base + j, &r, &w, &c);
             if (!stale(c)) continue;
-            const uint64_t home = w == 0 ? bucket : cuckoo::packed::alt_bucket(bucket, r, mask_);
-            *evicted = Entry{(r << kbits_) | home, c};
+            *evicted = Entry{q_.join(r, w == 0 ? bucket : q_.alt(bucket, r)), c};
             put(base + j, rem, way, cls);
             return true;
         }
@@ -342,8 +379,8 @@ class SlidingTable {
 
     TableShape shape_;
     cuckoo::RuntimeSlots lo_, hi_;
-    uint64_t mask_ = 0;  // buckets - 1
-    unsigned kbits_ = 0, cbits_ = 1;
+    Quotient q_;
+    unsigned cbits_ = 1;
     bool wide_ = false;
     uint64_t items_ = 0;
     uint64_t cursor_ = 0;  // the next slot a scan visits (slots(): the stash)

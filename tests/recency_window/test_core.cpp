@@ -3,7 +3,14 @@
 //
 // - the sliding table: find, class updates, erase, stale reuse and the scan
 //   against an exact map, at packed (<= 64-bit) and split (> 64-bit) entry
-//   widths;
+//   widths, and bucket counts of every kind (powers of two and even counts
+//   with odd factors);
+// - the mixed-radix quotienting for every bucket count a table may have
+//   (even, from 2 to above 2^40) and every signature width: invertible,
+//   and the alternate bucket an involution without a fixed point; shape_for
+//   the smallest shape at the load asked for;
+// - the blob keeps the planned slot counts: a wrong count is rejected, and
+//   so is a remainder past the largest;
 // - ExactCuckoo answers every recency exactly, and "not in window" from W;
 // - OptimalSM is at most D - 1 too small, and "not in window" from W + D - 1;
 // - HistoricalMembership with exact signatures: at every insert-then-report
@@ -26,6 +33,7 @@
 #include <csetjmp>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <unordered_map>
 #include <vector>
@@ -137,11 +145,82 @@ void check_table(unsigned sig_bits, uint64_t capacity) {
 }
 
 void test_sliding_table(void **) {
+    // capacities giving bucket counts of every kind: powers of two, even
+    // numbers with odd factors (3, 5, 7, 11, 13, 625, ...), the smallest
     for (unsigned bits : {64u, 40u, 20u, 12u})
-        for (uint64_t cap : {6u, 100u, 5000u}) check_table(bits, cap);
+        for (uint64_t cap : {6u, 14u, 100u, 1000u, 5000u, 7001u, 29491u}) check_table(bits, cap);
     // exact signatures in a table of 8 buckets: 64 - 3 + 1 + 5 = 67 bits,
     // split over two planes
     assert_true(SlidingTable::shape_for(6, 0.9, 64, 5).entry_bits() > 64);
+}
+
+// Every bucket count a table may have (an even number, at least 2): the
+// quotienting is invertible (signature = remainder x B + primary bucket,
+// the remainder within remainder_bits()), and the alternate bucket is an
+// involution on [0, B) without a fixed point, for small and large B and
+// every signature width, at random and at the edges (0, the largest
+// signature, the multiples of B around them).
+void check_quotient(uint64_t B, unsigned sig_bits, uint64_t &seed) {
+    using tf::recency::Quotient;
+    TableShape shape;
+    shape.slots = B * tf::recency::kPerBucket;
+    shape.sig_bits = sig_bits;
+    assert_true(TableShape::valid_slots(shape.slots));
+    const Quotient q(B);
+    const uint64_t max = shape.sig_max();
+    const unsigned rbits = shape.remainder_bits();
+    assert_true(rbits == 64 || (shape.max_remainder() >> rbits) == 0);
+    assert_true(rbits == 0 || (shape.max_remainder() >> (rbits - 1)) == 1);
+    std::vector<uint64_t> sigs = {0, 1, max, max - 1, B - 1, B, B + 1, max / B * B, max / B * B - 1};
+    if (max >= B) sigs.push_back(max - B);
+    for (int i = 0; i < 2000; ++i) sigs.push_back(splitmix(seed) & max);
+    for (uint64_t sig : sigs) {
+        if (sig > max) continue;
+        const uint64_t rem = q.remainder(sig), b = q.primary(sig, rem);
+        assert_true(b < B);
+        assert_true(rem <= shape.max_remainder());
+        assert_true(rem == sig / B && b == sig % B);
+        assert_int_equal(q.join(rem, b), sig);
+        const uint64_t a = q.alt(b, rem);
+        assert_true(a < B);
+        assert_true(a != b);
+        assert_int_equal(q.alt(a, rem), b);
+    }
+    // the involution for every bucket of a small table
+    if (B <= 4096)
+        for (uint64_t b = 0; b < B; ++b) {
+            const uint64_t rem = splitmix(seed) & shape.max_remainder();
+            const uint64_t a = q.alt(b, rem);
+            assert_true(a < B && a != b);
+            assert_int_equal(q.alt(a, rem), b);
+        }
+}
+
+void test_quotient_shapes(void **) {
+    uint64_t seed = 11;
+    std::vector<uint64_t> counts;
+    for (uint64_t B = 2; B <= 300; B += 2) counts.push_back(B);
+    for (unsigned k = 9; k <= 40; ++k) {
+        const uint64_t p = uint64_t(1) << k;
+        for (uint64_t B :
+             {p, p - 2, p + 2, 3 * (p / 2), 5 * (p / 4), 7 * (p / 4), 13 * (p / 8), 2 * (p / 2 - 1) / 3 * 3})
+            if (B >= 2 && B % 2 == 0) counts.push_back(B);
+    }
+    counts.push_back(218454);                    // W = 1e6, eps = 1/8: the top level
+    counts.push_back((uint64_t(1) << 62) - 2);   // larger than any table
+    counts.push_back(~uint64_t(0) / 4 / 2 * 2);  // the largest a 64-bit slot count allows
+    for (uint64_t B : counts)
+        for (unsigned bits : {64u, 63u, 40u, 20u, 12u, 1u}) check_quotient(B, bits, seed);
+    // shape_for: an even bucket count, at the load asked for or below,
+    // and no smaller shape is
+    for (uint64_t cap = 1; cap < 100000; cap = cap * 5 / 4 + 1)
+        for (double load : {0.5, 0.9, 0.95}) {
+            const TableShape s = SlidingTable::shape_for(cap, load, 64, 5);
+            assert_true(TableShape::valid_slots(s.slots));
+            assert_true(double(cap) <= load * double(s.slots) + 1e-9);
+            if (s.slots > 2 * tf::recency::kPerBucket)
+                assert_true(double(cap) > load * double(s.slots - 2 * tf::recency::kPerBucket));
+        }
 }
 
 // ---------------------------------------------------------------- streams
@@ -372,6 +451,53 @@ void test_historical_adversarial(void **) {
     long_run(30000, 4, true);
 }
 
+// The payload (wire kind 6) keeps each level's slot count as the plan
+// gives it: a blob whose count differs (another even bucket count, the
+// power of two the tables used to round up to) is rejected, and a slot
+// whose remainder is past the largest is too.
+void test_blob_shapes(void **) {
+    RecencyWindow w(historical(50000, 8));
+    for (uint64_t k = 0; k < 60000; ++k) w.insert(w.signature(&k, sizeof k));
+    std::vector<uint8_t> buf(w.payload_size());
+    tf::wire::Writer wr(buf.data(), buf.size());
+    w.write_payload(wr);
+    auto read = [&](const std::vector<uint8_t> &b) {
+        tf::wire::Reader r(b.data(), b.size());
+        std::unique_ptr<RecencyWindow> out;
+        return RecencyWindow::read(r, 0, tf::DeserializeLimits(), &out);
+    };
+    assert_int_equal(read(buf), TF_OK);
+    const size_t at = 96;  // level 0's slot count
+    uint64_t slots = 0;
+    std::memcpy(&slots, &buf[at], 8);
+    assert_int_equal(slots, w.level(0).shape.slots);
+    uint64_t pow2 = 1;
+    while (pow2 < slots) pow2 <<= 1;
+    for (uint64_t wrong : {slots + 8, slots - 8, pow2 == slots ? 2 * slots : pow2, uint64_t(0), slots + 4}) {
+        std::vector<uint8_t> bad = buf;
+        std::memcpy(&bad[at], &wrong, 8);
+        assert_int_equal(read(bad), TF_ERR_CORRUPT);
+    }
+    // the top level's shape is not a power of two
+    const TableShape top = w.level(w.levels() - 1).shape;
+    assert_true((top.slots & (top.slots - 1)) != 0);
+
+    // a remainder field past the largest remainder: sig_at says so
+    TableShape s = SlidingTable::shape_for(1000, 0.9, 40, 5);
+    assert_true((s.buckets() & (s.buckets() - 1)) != 0);
+    SlidingTable t(s);
+    Entry ev;
+    bool has = false;
+    assert_true(t.insert(
+        12345, 3, [](uint64_t) { return false; }, &ev, &has));
+    const uint64_t slot = t.find(12345);
+    uint64_t sig = 0;
+    assert_true(slot < s.slots && t.sig_at(slot, &sig) && sig == 12345);
+    const uint64_t v = t.plane(0).get(slot);
+    t.plane(0).set(slot, v | (((uint64_t(1) << s.remainder_bits()) - 1) << (1 + s.class_bits)));
+    assert_false(t.sig_at(slot, &sig));
+}
+
 // Lemma 11: memory within a constant of (1 + eps)(B + W log2(1/eps)).
 void test_lemma11(void **) {
     double worst = 0.0;
@@ -494,7 +620,8 @@ void test_allocation_failure(void **) {
 
 int main() {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sliding_table),     cmocka_unit_test(test_exact_cuckoo),
+        cmocka_unit_test(test_sliding_table),     cmocka_unit_test(test_quotient_shapes),
+        cmocka_unit_test(test_blob_shapes),       cmocka_unit_test(test_exact_cuckoo),
         cmocka_unit_test(test_optimal_sm),        cmocka_unit_test(test_historical_small),
         cmocka_unit_test(test_historical_skewed), cmocka_unit_test(test_historical_adversarial),
         cmocka_unit_test(test_lemma11),           cmocka_unit_test(test_approximate),
