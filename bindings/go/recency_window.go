@@ -121,7 +121,7 @@ type RecencyWindowStats struct {
 
 // RecencyWindowLevel is one level (a sliding dictionary) of a RecencyWindow.
 type RecencyWindowLevel struct {
-	Slots      uint64  // slots of its table (a power of two)
+	Slots      uint64  // slots of its table (4 per bucket, an even number of buckets)
 	Items      uint64  // entries it holds (stash included)
 	Capacity   uint64  // the most live entries it was sized for
 	BlockWidth uint64  // inserts per class: 2^l for level l of HistoricalMembership, 1 for ExactCuckoo, D for OptimalSM

@@ -134,7 +134,7 @@ public final class RecencyWindow extends NativeHandle<RecencyWindowNative> {
     /**
      * One level, a sliding dictionary ({@code tf_recency_window_level}).
      *
-     * @param slots      slots of its table (a power of two)
+     * @param slots      slots of its table (4 per bucket, an even number of buckets)
      * @param items      entries it holds (stash included)
      * @param capacity   the most live entries it was sized for
      * @param blockWidth inserts per class: 2^l for level l of HistoricalMembership, 1 for ExactCuckoo, D for OptimalSM
