@@ -270,8 +270,11 @@ struct Adversarial {
                 if (b > 0) gaps.push_back(uint64_t(b));
             }
         for (int d = -1; d <= 1; ++d) {
-            gaps.push_back(uint64_t(int64_t(W) + d));
-            gaps.push_back(uint64_t(int64_t(W + (uint64_t(1) << L) - 1) + d));
+            // a gap is at least 1 (0 would repeat the key being inserted:
+            // W = 1 gives W - 1 = 0)
+            const int64_t a = int64_t(W) + d, b = int64_t(W + (uint64_t(1) << L) - 1) + d;
+            if (a > 0) gaps.push_back(uint64_t(a));
+            if (b > 0) gaps.push_back(uint64_t(b));
         }
     }
     uint64_t next() {
