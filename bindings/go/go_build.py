@@ -101,6 +101,10 @@ def stage(args):
         shutil.copy(f, module)
     for f in args.native:
         shutil.copy(f, native)
+    # internal/bridge: the root package's errors for the sub-packages
+    # (always: the root package sets them).
+    src = os.path.dirname(os.path.abspath([f for f in args.package if f.endswith('go.mod')][0]))
+    shutil.copytree(os.path.join(src, 'internal', 'bridge'), os.path.join(module, 'internal', 'bridge'))
     found = mains(args)
     if found:
         examples = examples_dir(args)
