@@ -5,7 +5,7 @@
  * below and the %exception block, then %includes this file.
  *
  * Classes: RecencySketchNative, AgeBloomNative, TimeBloomNative,
- * RateLimiterNative, RotatingCuckooNative (the C handles), and one read-only value class per
+ * RateLimiterNative, RotatingCuckooNative, RecencyWindowNative (the C handles), and one read-only value class per
  * versioned struct (RecencySketchInfoNative, AgeBloomStatsNative, ...).
  * Constants: tf_status, TF_NEVER, TF_RETRY_NEVER, every flag and limit, all
  * read from the C headers (nothing here retypes a value).
@@ -102,6 +102,7 @@
 #define TimeBloomNative tf_time_bloom
 #define RateLimiterNative tf_rate_limiter
 #define RotatingCuckooNative tf_rotating_cuckoo
+#define RecencyWindowNative tf_recency_window
 
 /* ---- errors ---------------------------------------------------------- */
 
@@ -225,6 +226,35 @@ static tf_rotating_cuckoo_options tf_binding_rotating_cuckoo_defaults(void) {
 #define TF_BINDING_RC_MAX_KICKS_ (tf_binding_rotating_cuckoo_defaults().max_kicks)
 #define TF_BINDING_RC_MAX_TABLES_ (tf_binding_rotating_cuckoo_defaults().max_tables)
 
+/* The defaults of tf_recency_window_options, read from
+ * TF_RECENCY_WINDOW_OPTIONS_INIT (the constants TF_BINDING_RECENCY_WINDOW_*
+ * below), and the struct filled from the scalars of RecencyWindowNative's
+ * constructor and of memory_for (the fields in order). */
+static tf_recency_window_options tf_binding_recency_window_defaults(void) {
+    tf_recency_window_options o = TF_RECENCY_WINDOW_OPTIONS_INIT;
+    return o;
+}
+#define TF_BINDING_RW_WINDOW_ (tf_binding_recency_window_defaults().window)
+#define TF_BINDING_RW_INV_EPS_ (tf_binding_recency_window_defaults().inv_eps)
+#define TF_BINDING_RW_BLOCK_ (tf_binding_recency_window_defaults().block)
+#define TF_BINDING_RW_MAX_MEMORY_ (tf_binding_recency_window_defaults().max_memory)
+#define TF_BINDING_RW_DELTA_ (tf_binding_recency_window_defaults().delta)
+#define TF_BINDING_RW_MODE_ (tf_binding_recency_window_defaults().mode)
+static tf_recency_window_options tf_binding_recency_window_options(uint64_t window, uint64_t inv_eps, uint64_t block,
+                                                                   uint64_t max_memory, double delta, uint32_t mode,
+                                                                   uint32_t seed, uint32_t flags) {
+    tf_recency_window_options o = TF_RECENCY_WINDOW_OPTIONS_INIT;
+    o.window = window;
+    o.inv_eps = inv_eps;
+    o.block = block;
+    o.max_memory = max_memory;
+    o.delta = delta;
+    o.mode = mode;
+    o.seed = seed;
+    o.flags = flags;
+    return o;
+}
+
 typedef char tf_binding_int_is_int32_[sizeof(int) == sizeof(int32_t) ? 1 : -1] __attribute__((unused));
 
 /* ---- the C figure for the binding benchmarks -------------------------- */
@@ -341,15 +371,18 @@ static uint64_t tf_binding_serialize_into(tf_status st, size_t written) {
  * as read-only value classes (one getter per field; `size` is C's business).
  * The structures' functions are wrapped by the classes below instead, and
  * the error-message calls by the error slot above. */
-%rename("$ignore", %$isfunction, regextarget=1) "^tf_(recency_sketch|age_bloom|time_bloom|rate_limiter|rotating_cuckoo)_";
+%rename("$ignore", %$isfunction, regextarget=1) "^tf_(recency_sketch|age_bloom|time_bloom|rate_limiter|rotating_cuckoo|recency_window)_";
 %rename("$ignore", %$isvariable, regextarget=1, fullname=1) "^tf_[a-z_]+::size$";
 %ignore tf_last_error_message;
 %ignore tf_clear_last_error;
+%ignore tf_set_last_error_message;
 %ignore tf_version_number;
 %ignore tf_deserialize_options;
 %ignore tf_rotating_cuckoo_options;
+%ignore tf_recency_window_options;
 /* Padding named for the C struct's layout (always 0): no language shows it. */
 %ignore tf_rotating_cuckoo_table::reserved;
+%ignore tf_recency_window_level::reserved;
 /* Fields the C API gained before the language layers show them (the Go
  * suite checks that every getter of a value class has a field of its Go
  * struct): hidden until those layers add them, then this goes. */
@@ -363,6 +396,9 @@ static uint64_t tf_binding_serialize_into(tf_status st, size_t written) {
 %rename(RotatingCuckooInfoNative) tf_rotating_cuckoo_info;
 %rename(RotatingCuckooStatsNative) tf_rotating_cuckoo_stats;
 %rename(RotatingCuckooTableNative) tf_rotating_cuckoo_table;
+%rename(RecencyWindowInfoNative) tf_recency_window_info;
+%rename(RecencyWindowStatsNative) tf_recency_window_stats;
+%rename(RecencyWindowLevelNative) tf_recency_window_level;
 %nodefaultctor;
 %immutable;
 %include "temporalfilters/common.h"
@@ -371,6 +407,7 @@ static uint64_t tf_binding_serialize_into(tf_status st, size_t written) {
 %include "temporalfilters/time_bloom.h"
 %include "temporalfilters/rate_limiter.h"
 %include "temporalfilters/rotating_cuckoo.h"
+%include "temporalfilters/recency_window.h"
 %mutable;
 %clearnodefaultctor;
 
@@ -382,6 +419,14 @@ static uint64_t tf_binding_serialize_into(tf_status st, size_t written) {
 #undef TF_RETRY_NEVER
 %constant uint64_t TF_NEVER = TF_NEVER;
 %constant uint64_t TF_RETRY_NEVER = TF_RETRY_NEVER;
+/* The recency window's answer "not in the window" (UINT64_MAX) and its
+ * limits (shifts), likewise. */
+#undef TF_RECENCY_WINDOW_NOT_IN_WINDOW
+#undef TF_RECENCY_WINDOW_MAX_WINDOW
+#undef TF_RECENCY_WINDOW_MAX_INV_EPS
+%constant uint64_t TF_RECENCY_WINDOW_NOT_IN_WINDOW = TF_RECENCY_WINDOW_NOT_IN_WINDOW;
+%constant uint64_t TF_RECENCY_WINDOW_MAX_WINDOW = TF_RECENCY_WINDOW_MAX_WINDOW;
+%constant uint64_t TF_RECENCY_WINDOW_MAX_INV_EPS = TF_RECENCY_WINDOW_MAX_INV_EPS;
 
 /* How many times every language's serialize measures and writes before it
  * gives up with TF_ERR_BUFFER_TOO_SMALL (see serialize_into): one value for
@@ -412,6 +457,17 @@ static uint64_t tf_binding_serialize_into(tf_status st, size_t written) {
 %constant uint32_t TF_BINDING_ROTATING_CUCKOO_SLOTS_PER_BUCKET = TF_BINDING_RC_SLOTS_PER_BUCKET_;
 %constant uint32_t TF_BINDING_ROTATING_CUCKOO_MAX_KICKS = TF_BINDING_RC_MAX_KICKS_;
 %constant uint32_t TF_BINDING_ROTATING_CUCKOO_MAX_TABLES = TF_BINDING_RC_MAX_TABLES_;
+
+/* The recency window's options (tf_recency_window_options) cross the same
+ * way: RecencyWindowNative's constructor and memory_for take every field,
+ * and the defaults come from TF_RECENCY_WINDOW_OPTIONS_INIT. The modes are
+ * the header's TF_RECENCY_WINDOW_HISTORICAL, _EXACT and _OPTIMAL_SM. */
+%constant uint64_t TF_BINDING_RECENCY_WINDOW_WINDOW = TF_BINDING_RW_WINDOW_;
+%constant uint64_t TF_BINDING_RECENCY_WINDOW_INV_EPS = TF_BINDING_RW_INV_EPS_;
+%constant uint64_t TF_BINDING_RECENCY_WINDOW_BLOCK = TF_BINDING_RW_BLOCK_;
+%constant uint64_t TF_BINDING_RECENCY_WINDOW_MAX_MEMORY = TF_BINDING_RW_MAX_MEMORY_;
+%constant double TF_BINDING_RECENCY_WINDOW_DELTA = TF_BINDING_RW_DELTA_;
+%constant uint32_t TF_BINDING_RECENCY_WINDOW_MODE = TF_BINDING_RW_MODE_;
 
 /* ---- the handles ---------------------------------------------------------- */
 
@@ -457,12 +513,19 @@ typedef struct Native {} Native;
 %apply (int32_t *out_allowed, size_t allowed_count) {
     (int32_t *out_present, size_t present_count)
 };
+/* The recency window's batch answers (one recency per key, or
+ * TF_RECENCY_WINDOW_NOT_IN_WINDOW) use the pattern of query_batch's
+ * results. */
+%apply (uint64_t *out_times, size_t out_count) {
+    (uint64_t *out_recency, size_t recency_count)
+};
 
 TF_BINDING_HANDLE(RecencySketchNative, recency_sketch)
 TF_BINDING_HANDLE(AgeBloomNative, age_bloom)
 TF_BINDING_HANDLE(TimeBloomNative, time_bloom)
 TF_BINDING_HANDLE(RateLimiterNative, rate_limiter)
 TF_BINDING_HANDLE(RotatingCuckooNative, rotating_cuckoo)
+TF_BINDING_HANDLE(RecencyWindowNative, recency_window)
 
 /* The sketch's C figure for the benchmarks (see tf_binding_c_loop_ns). */
 %rename(c_loop_ns) tf_binding_c_loop_ns;
@@ -821,5 +884,95 @@ double tf_binding_c_loop_ns(RecencySketchNative *s, const void *keys_data, size_
     tf_rotating_cuckoo_table *table(uint64_t i, uint64_t now) {
         TF_BINDING_GET_STRUCT(tf_rotating_cuckoo_table, tf_rotating_cuckoo_get_table($self, i, now, &v),
                               TF_ROTATING_CUCKOO_TABLE_INIT);
+    }
+}
+
+/* ---- RecencyWindow -------------------------------------------------------- */
+
+%newobject RecencyWindowNative::level;
+%extend RecencyWindowNative {
+    /* tf_recency_window_new with every option (the fields of
+     * tf_recency_window_options in order; the defaults are the constants
+     * TF_BINDING_RECENCY_WINDOW_*, seed and flags 0). */
+    RecencyWindowNative(uint64_t window, uint64_t inv_eps, uint64_t block, uint64_t max_memory, double delta,
+                        uint32_t mode, uint32_t seed, uint32_t flags) {
+        tf_recency_window_options o =
+            tf_binding_recency_window_options(window, inv_eps, block, max_memory, delta, mode, seed, flags);
+        TF_BINDING_RETURN(RecencyWindowNative *, tf_recency_window_new(&o, &v));
+    }
+    /* tf_recency_window_memory_for: the bytes a structure of these options
+     * would hold (max_memory is not applied). */
+    static uint64_t memory_for(uint64_t window, uint64_t inv_eps, uint64_t block, uint64_t max_memory, double delta,
+                               uint32_t mode, uint32_t seed, uint32_t flags) {
+        tf_recency_window_options o =
+            tf_binding_recency_window_options(window, inv_eps, block, max_memory, delta, mode, seed, flags);
+        TF_BINDING_RETURN(size_t, tf_recency_window_memory_for(&o, &v));
+    }
+
+    void insert(const void *key, size_t key_len) { tf_binding_check(tf_recency_window_insert($self, key, key_len)); }
+    /* The recency, or TF_RECENCY_WINDOW_NOT_IN_WINDOW (each language maps
+     * it to its own "absent"). */
+    uint64_t query(const void *key, size_t key_len) {
+        TF_BINDING_RETURN(uint64_t, tf_recency_window_query($self, key, key_len, &v));
+    }
+    uint64_t insert_report(const void *key, size_t key_len) {
+        TF_BINDING_RETURN(uint64_t, tf_recency_window_insert_report($self, key, key_len, &v));
+    }
+
+    /* The batches: keys laid end to end in keys_data (key_lens[i] bytes
+     * each); the answers, one per key, in out_recency, whose length must
+     * equal key_count. Every argument is checked before anything changes. */
+    void insert_batch(const void *keys_data, size_t keys_data_len, const int32_t *key_lens, size_t key_count) {
+        const void *small[TF_BINDING_SMALL_BATCH], **ptrs = NULL;
+        size_t small_lens[TF_BINDING_SMALL_BATCH], *lens = NULL;
+        if (tf_binding_split_keys(keys_data, keys_data_len, key_lens, key_count, small, small_lens,
+                                  TF_BINDING_SMALL_BATCH, &ptrs, &lens) != 0)
+            return;
+        tf_binding_check(tf_recency_window_insert_batch($self, ptrs, lens, key_count));
+        tf_binding_free_split(ptrs, lens, small);
+    }
+    void query_batch(const void *keys_data, size_t keys_data_len, const int32_t *key_lens, size_t key_count,
+                     uint64_t *out_recency, size_t recency_count) {
+        if (recency_count != key_count) {
+            tf_binding_fail(TF_ERR_INVALID_ARGUMENT, "query_batch: the output must hold one answer per key");
+            return;
+        }
+        const void *small[TF_BINDING_SMALL_BATCH], **ptrs = NULL;
+        size_t small_lens[TF_BINDING_SMALL_BATCH], *lens = NULL;
+        if (tf_binding_split_keys(keys_data, keys_data_len, key_lens, key_count, small, small_lens,
+                                  TF_BINDING_SMALL_BATCH, &ptrs, &lens) != 0)
+            return;
+        tf_binding_check(tf_recency_window_query_batch($self, ptrs, lens, key_count, out_recency));
+        tf_binding_free_split(ptrs, lens, small);
+    }
+    void insert_report_batch(const void *keys_data, size_t keys_data_len, const int32_t *key_lens, size_t key_count,
+                             uint64_t *out_recency, size_t recency_count) {
+        if (recency_count != key_count) {
+            tf_binding_fail(TF_ERR_INVALID_ARGUMENT, "insert_report_batch: the output must hold one answer per key");
+            return;
+        }
+        const void *small[TF_BINDING_SMALL_BATCH], **ptrs = NULL;
+        size_t small_lens[TF_BINDING_SMALL_BATCH], *lens = NULL;
+        if (tf_binding_split_keys(keys_data, keys_data_len, key_lens, key_count, small, small_lens,
+                                  TF_BINDING_SMALL_BATCH, &ptrs, &lens) != 0)
+            return;
+        tf_binding_check(tf_recency_window_insert_report_batch($self, ptrs, lens, key_count, out_recency));
+        tf_binding_free_split(ptrs, lens, small);
+    }
+
+    void clear() { tf_binding_check(tf_recency_window_clear($self)); }
+    /* tf_recency_window_get_info, _get_stats, and _get_level of level i (0
+     * the newest inserts). */
+    tf_recency_window_info *info() {
+        TF_BINDING_GET_STRUCT(tf_recency_window_info, tf_recency_window_get_info($self, &v),
+                              TF_RECENCY_WINDOW_INFO_INIT);
+    }
+    tf_recency_window_stats *stats() {
+        TF_BINDING_GET_STRUCT(tf_recency_window_stats, tf_recency_window_get_stats($self, &v),
+                              TF_RECENCY_WINDOW_STATS_INIT);
+    }
+    tf_recency_window_level *level(uint64_t i) {
+        TF_BINDING_GET_STRUCT(tf_recency_window_level, tf_recency_window_get_level($self, i, &v),
+                              TF_RECENCY_WINDOW_LEVEL_INIT);
     }
 }

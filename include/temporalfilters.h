@@ -10,6 +10,7 @@
  *  - temporalfilters/time_bloom.h      time-limited Bloom filter: inserted within the last T?
  *  - temporalfilters/rate_limiter.h    sliding-window rate limiter: may this key act now?
  *  - temporalfilters/rotating_cuckoo.h rotating cuckoo filter: seen recently (no false positives)?
+ *  - temporalfilters/recency_window.h  recency window: how many inserts ago, within (1 + eps)?
  *
  * Build against the installed library with
  * `cc app.c $(pkg-config --cflags --libs temporalfilters)`.
@@ -24,5 +25,6 @@
 #include "temporalfilters/time_bloom.h"
 #include "temporalfilters/rate_limiter.h"
 #include "temporalfilters/rotating_cuckoo.h"
+#include "temporalfilters/recency_window.h"
 
 #endif /* TEMPORALFILTERS_H */

@@ -30,8 +30,9 @@ declare -A max_len=(
   [bloom]=8192
   [rate_limiter]=4096
   [rotating_cuckoo]=8192
+  [recency_window]=8192
 )
-all_targets=(recency_deserialize recency_ops bloom rate_limiter rotating_cuckoo)
+all_targets=(recency_deserialize recency_ops bloom rate_limiter rotating_cuckoo recency_window)
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then targets=("${all_targets[@]}"); fi
 for t in "${targets[@]}"; do

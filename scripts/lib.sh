@@ -24,7 +24,7 @@ tf_ensure_packages() {
 }
 
 # The packages every build needs.
-TF_BUILD_PACKAGES=(meson ninja-build g++ gcc pkg-config libcmocka-dev libmurmurhash-dev)
+TF_BUILD_PACKAGES=(meson ninja-build g++ gcc pkg-config libcmocka-dev libmurmurhash-dev libhiredis-dev)
 # The bindings: SWIG; JDK + JUnit 4; Go; Ruby + minitest.
 TF_BINDING_PACKAGES=(python3 swig openjdk-17-jdk-headless junit4 golang-go ruby ruby-dev ruby-minitest)
 # The format check (clang-format 14, the version .clang-format is written
@@ -37,6 +37,10 @@ TF_ABI_PACKAGES=(abigail-tools)
 # also wants clang-tidy-14; it is not part of the run.)
 TF_TEST_PACKAGES=(clang libclang-rt-14-dev binutils git xz-utils "${TF_BINDING_PACKAGES[@]}" "${TF_LINT_PACKAGES[@]}"
     "${TF_ABI_PACKAGES[@]}")
+# The Redis-backed rate limiter's tests start their own servers (redis-server)
+# and clusters (redis-cli --cluster create, from redis-tools).
+TF_REDIS_PACKAGES=(redis-server redis-tools)
+TF_TEST_PACKAGES+=("${TF_REDIS_PACKAGES[@]}")
 # The Debian packaging check (scripts/check_packages.sh): dpkg-buildpackage,
 # the build-dependencies of tests/packaging/debian/control, lintian.
 TF_PACKAGING_PACKAGES=(dpkg-dev debhelper lintian javahelper maven-repo-helper default-jdk-headless)
@@ -55,5 +59,42 @@ tf_setup() {
     else
         rm -rf "$dir"
         meson setup "$dir" "$@" >/dev/null
+    fi
+}
+
+# tf_build_suite BUILDDIR SUITE: builds only the executables the tests of
+# one suite run (from meson's introspection), for a build that runs one
+# suite and need not compile everything.
+tf_build_suite() {
+    local dir=$1 suite=$2 targets
+    targets=$(meson introspect "$dir" --tests | python3 -c '
+import json, os, sys
+dir, suite = os.path.abspath(sys.argv[1]), sys.argv[2]
+seen = set()
+for t in json.load(sys.stdin):
+    if any(s == suite or s.endswith(":" + suite) for s in t["suite"]) and t["cmd"] and t["cmd"][0].startswith(dir + "/"):
+        p = os.path.relpath(t["cmd"][0], dir)
+        if p not in seen:
+            seen.add(p)
+            print(p)
+' "$dir" "$suite")
+    if [ -z "$targets" ]; then
+        echo "no tests in suite '$suite' of $dir" >&2
+        return 1
+    fi
+    # shellcheck disable=SC2086
+    ninja -C "$dir" $targets
+}
+
+# tf_tsan_run CMD...: runs a command built with ThreadSanitizer. Its
+# runtime needs at most 28 bits of mmap randomisation; on kernels that use
+# more, the command runs with address randomisation off (setarch -R).
+tf_tsan_run() {
+    local bits
+    bits=$(cat /proc/sys/vm/mmap_rnd_bits 2>/dev/null || echo 0)
+    if [ "$bits" -gt 28 ]; then
+        setarch "$(uname -m)" -R "$@"
+    else
+        "$@"
     fi
 }

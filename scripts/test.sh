@@ -2,10 +2,10 @@
 # Installs what is missing, checks the formatting, builds, and runs every
 # test suite: a plain build (warnings as errors), the same under
 # AddressSanitizer + UndefinedBehaviorSanitizer (halting on the first
-# error), the API reference (Doxygen, every warning an error), the ABI
-# check against the committed baseline, an install
-# check, the release tarball's check, and a short libFuzzer run. Exits
-# non-zero on any failure.
+# error), the thread suites under ThreadSanitizer, the API reference
+# (Doxygen, every warning an error), the ABI check against the committed
+# baseline, an install check, the release tarball's check, and a short
+# libFuzzer run. Exits non-zero on any failure.
 #
 #   scripts/test.sh            everything
 #   FUZZ_SECONDS=0 scripts/test.sh   skip the libFuzzer run
@@ -41,6 +41,13 @@ meson compile -C build/sanitize
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:halt_on_error=1 \
 UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1 \
     meson test -C build/sanitize --print-errorlogs --num-processes 2 --timeout-multiplier 4
+
+step "ThreadSanitizer (clang): the suites of many threads on one structure (suite 'threads')"
+CC=clang CXX=clang++ tf_setup build/tsan -Dwerror=true -Dbuildtype=debugoptimized -Db_sanitize=thread \
+    -Db_lundef=false -Dbenchmarks=false -Dexamples=false -Ddocs=disabled -Djava=disabled -Dgo=disabled -Druby=disabled
+tf_build_suite build/tsan threads
+TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+    tf_tsan_run meson test -C build/tsan --no-rebuild --suite threads --print-errorlogs --num-processes 2
 
 step "install into a staging directory and build consumers with pkg-config (shared and static)"
 bash tests/install/check_install.sh build/plain

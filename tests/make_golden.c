@@ -89,6 +89,7 @@ BUILD(age_bloom)
 BUILD(time_bloom)
 BUILD(rate_limiter)
 BUILD(rotating_cuckoo)
+BUILD(recency_window)
 
 static int answer_sketch(FILE *f, const void *s, int pass, const void *key, size_t key_len) {
     (void)pass;
@@ -133,12 +134,22 @@ static int answer_rotating_cuckoo(FILE *f, const void *c, int pass, const void *
     return st != TF_OK;
 }
 
+static int answer_recency_window(FILE *f, const void *w, int pass, const void *key, size_t key_len) {
+    (void)pass;
+    uint64_t r = 0;
+    const tf_status st = tf_recency_window_query(w, key, key_len, &r);
+    fprintf(f, " %llu\n", (unsigned long long)r);
+    return st != TF_OK;
+}
+
 #define STR_(x) #x
 #define STR(x) STR_(x)
 static const char sketch_columns[] = "<key as hex> <last_seen>; 0 means never seen";
 static const char age_columns[] = "<key as hex> <present: 1 or 0>";
 static const char limiter_answers[] = "tf_rate_limiter_peek(key, now = " STR(GOLDEN_RL_PEEK_AT) ", n = 1)";
 static const char limiter_columns[] = "<key as hex> <allowed> <remaining> <retry_at>";
+static const char rw_columns[] =
+    "<key as hex> <recency in inserts>; 18446744073709551615 (TF_RECENCY_WINDOW_NOT_IN_WINDOW): not in the window";
 static const golden_file golden_files[] = {
     {"recency_sketch_v1", &tu_recency_sketch, build_recency_sketch, 0, "tf_recency_sketch_query", sketch_columns, 1,
      GOLDEN_RS_KEYS, answer_sketch},
@@ -159,6 +170,15 @@ static const golden_file golden_files[] = {
      "<key as hex> <now> <present: 1 or 0>", 2, GOLDEN_RC_KEYS, answer_rotating_cuckoo},
     {"rotating_cuckoo_three_way_v1", &tu_rotating_cuckoo, build_rotating_cuckoo, TF_ROTATING_CUCKOO_THREE_WAY,
      "tf_rotating_cuckoo_contains", "<key as hex> <now> <present: 1 or 0>", 2, GOLDEN_RC_KEYS, answer_rotating_cuckoo},
+    {"recency_window_v1", &tu_recency_window, build_recency_window, TF_RECENCY_WINDOW_HISTORICAL,
+     "tf_recency_window_query", rw_columns, 1, GOLDEN_RW_KEYS, answer_recency_window},
+    {"recency_window_approx_v1", &tu_recency_window, build_recency_window,
+     TF_RECENCY_WINDOW_HISTORICAL | GOLDEN_RW_APPROX, "tf_recency_window_query", rw_columns, 1, GOLDEN_RW_KEYS,
+     answer_recency_window},
+    {"recency_window_exact_v1", &tu_recency_window, build_recency_window, TF_RECENCY_WINDOW_EXACT,
+     "tf_recency_window_query", rw_columns, 1, GOLDEN_RW_KEYS, answer_recency_window},
+    {"recency_window_optimal_sm_v1", &tu_recency_window, build_recency_window, TF_RECENCY_WINDOW_OPTIMAL_SM,
+     "tf_recency_window_query", rw_columns, 1, GOLDEN_RW_KEYS, answer_recency_window},
 };
 
 int main(int argc, char **argv) {

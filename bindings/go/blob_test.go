@@ -61,6 +61,10 @@ var goldenKinds = []struct {
 	{"rate_limiter_exact_v1", 4},
 	{"rotating_cuckoo_v1", 5},
 	{"rotating_cuckoo_three_way_v1", 5},
+	{"recency_window_v1", 6},
+	{"recency_window_approx_v1", 6},
+	{"recency_window_exact_v1", 6},
+	{"recency_window_optimal_sm_v1", 6},
 }
 
 // envelopeCases are the broken blobs every structure refuses, made from
@@ -133,6 +137,7 @@ func TestBlobKinds(t *testing.T) {
 		3: func(b []byte) (structure, error) { return DeserializeTimeBloom(b) },
 		4: func(b []byte) (structure, error) { return DeserializeRateLimiter(b) },
 		5: func(b []byte) (structure, error) { return DeserializeRotatingCuckoo(b) },
+		6: func(b []byte) (structure, error) { return DeserializeRecencyWindow(b) },
 	}
 	for _, g := range goldenKinds {
 		blob := readGoldenBlob(t, g.name)
@@ -230,6 +235,7 @@ func TestDeserializeMaxMemory(t *testing.T) {
 		3: func(b []byte, o ...Option) (structure, error) { return DeserializeTimeBloom(b, o...) },
 		4: func(b []byte, o ...Option) (structure, error) { return DeserializeRateLimiter(b, o...) },
 		5: func(b []byte, o ...Option) (structure, error) { return DeserializeRotatingCuckoo(b, o...) },
+		6: func(b []byte, o ...Option) (structure, error) { return DeserializeRecencyWindow(b, o...) },
 	}
 	before := atomic.LoadInt64(&liveObjects)
 	for _, g := range goldenKinds {

@@ -13,11 +13,12 @@ import (
 //
 // A Status other than StatusOK is also an error, and the sentinel of that
 // status alone: errors.Is(err, StatusChecksum) is true for TF_ERR_CHECKSUM
-// and for nothing else. The sentinels ErrNull ... ErrInternal are these
-// Status values, except ErrInvalidArgument, which is a family (below).
+// and for nothing else. The sentinels ErrNull ... ErrTimeout are these
+// Status values, except ErrInvalidArgument and ErrUnavailable, which are
+// families (below).
 type Status int
 
-// The status codes of the C library, in its order: 0, then -1 down to -13
+// The status codes of the C library, in its order: 0, then -1 down to -15
 // (TestStatusValues compares each with the C header's value).
 const (
 	StatusOK Status = -iota
@@ -34,6 +35,8 @@ const (
 	StatusCorrupt
 	StatusIncompatible
 	StatusInternal
+	StatusTimeout
+	StatusUnavailable
 )
 
 // Sentinel errors, one per failing status. Every error returned by this
@@ -44,13 +47,16 @@ const (
 // Errors also come in families, the same in every language of the library
 // (docs/conventions.md), for the callers who handle a kind of failure rather
 // than one status: ErrInvalidArgument, ErrBadBlob, ErrIncompatible,
-// ErrOutOfMemory and ErrClosed. ErrInvalidArgument is the family of
+// ErrOutOfMemory, ErrUnavailable and ErrClosed. ErrInvalidArgument is the family of
 // TF_ERR_NULL, TF_ERR_INVALID_ARGUMENT and TF_ERR_TOO_LARGE, and only a
 // family: the sentinel of the status TF_ERR_INVALID_ARGUMENT alone is
 // StatusInvalidArgument (errors.Is(err, StatusInvalidArgument) is false for a
 // nil argument, which is ErrNull). ErrIncompatible and ErrOutOfMemory are
 // families of one status each, so they are that status's sentinel too.
-// TF_ERR_INTERNAL and TF_ERR_BUFFER_TOO_SMALL belong to no family.
+// ErrUnavailable is the family of TF_ERR_TIMEOUT and TF_ERR_UNAVAILABLE (a
+// remote store did not answer); the sentinel of TF_ERR_UNAVAILABLE alone is
+// StatusUnavailable. TF_ERR_INTERNAL and TF_ERR_BUFFER_TOO_SMALL belong to
+// no family.
 var (
 	ErrNull               error = StatusNull               // a required argument was nil (a closed structure's calls: also ErrClosed)
 	ErrOutOfMemory        error = StatusOutOfMemory        // an allocation failed (status and family)
@@ -64,6 +70,7 @@ var (
 	ErrCorrupt            error = StatusCorrupt            // a blob's fields break the structure's invariants
 	ErrIncompatible       error = StatusIncompatible       // two structures differ in shape or seed (status and family)
 	ErrInternal           error = StatusInternal           // a bug in the library; please report it
+	ErrTimeout            error = StatusTimeout            // a remote store did not answer within the timeout (also ErrUnavailable)
 )
 
 // The families that are not a status of their own.
@@ -78,6 +85,12 @@ var (
 	// ErrTruncated, ErrBadMagic, ErrUnsupportedVersion, ErrWrongKind,
 	// ErrChecksum and ErrCorrupt.
 	ErrBadBlob error = family("bad blob")
+	// ErrUnavailable is the family of a remote store (the Redis server of
+	// the Redis limiter) that did not answer: ErrTimeout (no answer within
+	// the timeout given at creation) and StatusUnavailable (it cannot be
+	// reached or cannot serve the request now). For TF_ERR_UNAVAILABLE
+	// alone, use StatusUnavailable.
+	ErrUnavailable error = family("unavailable")
 	// ErrClosed is the family of the calls on a closed structure (or a
 	// zero or nil one): any method after Close. Their status is
 	// TF_ERR_NULL (they match ErrNull too, not ErrInvalidArgument).
@@ -123,14 +136,15 @@ func (e *Error) Error() string {
 // Is reports whether target is the sentinel of e's status (a Status:
 // ErrNull, StatusInvalidArgument, ...), the sentinel of its family
 // (ErrInvalidArgument, ErrBadBlob, ErrIncompatible, ErrOutOfMemory,
-// ErrClosed) or an *Error with the same status.
+// ErrUnavailable, ErrClosed) or an *Error with the same status.
 func (e *Error) Is(target error) bool {
 	switch t := target.(type) {
 	case Status:
 		return t == e.Status
 	case family:
 		return t == ErrClosed && e.closed || t == ErrBadBlob && e.isBadBlob() ||
-			t == ErrInvalidArgument && e.isInvalidArgument()
+			t == ErrInvalidArgument && e.isInvalidArgument() ||
+			t == ErrUnavailable && (e.Status == StatusTimeout || e.Status == StatusUnavailable)
 	case *Error:
 		return t != nil && t.Status == e.Status
 	}

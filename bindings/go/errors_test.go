@@ -32,6 +32,8 @@ func TestStatusValues(t *testing.T) {
 		{StatusCorrupt, native.TF_ERR_CORRUPT, "TF_ERR_CORRUPT"},
 		{StatusIncompatible, native.TF_ERR_INCOMPATIBLE, "TF_ERR_INCOMPATIBLE"},
 		{StatusInternal, native.TF_ERR_INTERNAL, "TF_ERR_INTERNAL"},
+		{StatusTimeout, native.TF_ERR_TIMEOUT, "TF_ERR_TIMEOUT"},
+		{StatusUnavailable, native.TF_ERR_UNAVAILABLE, "TF_ERR_UNAVAILABLE"},
 	}
 	for i, p := range pairs {
 		if int(p.goStatus) != int(p.native) || int(p.goStatus) != -i {
@@ -106,7 +108,7 @@ func TestErrorFamilies(t *testing.T) {
 		family error
 		text   string
 	}{{ErrBadBlob, "temporalfilters: bad blob"}, {ErrClosed, "temporalfilters: closed"},
-		{ErrInvalidArgument, "temporalfilters: invalid argument"}} {
+		{ErrInvalidArgument, "temporalfilters: invalid argument"}, {ErrUnavailable, "temporalfilters: unavailable"}} {
 		if c.family.Error() != c.text {
 			t.Errorf("%q, want %q", c.family.Error(), c.text)
 		}
@@ -339,6 +341,21 @@ func TestOptions(t *testing.T) {
 		{"an unknown RotatingCuckoo flag", func() (structure, error) {
 			return NewRotatingCuckoo(WithFlags(RotatingCuckooFlags(2)))
 		}},
+		{"a RotatingCuckoo's options for a RecencyWindow", func() (structure, error) {
+			return NewRecencyWindow(WithTTL(5))
+		}},
+		{"a RecencyWindow's options for a RotatingCuckoo", func() (structure, error) {
+			return NewRotatingCuckoo(WithWindow(64))
+		}},
+		{"a RecencyWindow's options for a deserializer", func() (structure, error) {
+			return DeserializeRecencyWindow(nil, WithMode(RecencyWindowExact))
+		}},
+		{"a RotatingCuckoo's flags for a RecencyWindow", func() (structure, error) {
+			return NewRecencyWindow(WithFlags(RotatingCuckooThreeWay))
+		}},
+		{"a RecencyWindow flag", func() (structure, error) {
+			return NewRecencyWindow(WithFlags(RecencyWindowFlags(1)))
+		}},
 	}
 	before := atomic.LoadInt64(&liveObjects)
 	for _, c := range refused {
@@ -382,6 +399,9 @@ func TestInfoStatsFields(t *testing.T) {
 		{reflect.TypeOf(RotatingCuckooInfo{}), reflect.TypeOf(native.SwigcptrRotatingCuckooInfoNative(0))},
 		{reflect.TypeOf(RotatingCuckooStats{}), reflect.TypeOf(native.SwigcptrRotatingCuckooStatsNative(0))},
 		{reflect.TypeOf(RotatingCuckooTable{}), reflect.TypeOf(native.SwigcptrRotatingCuckooTableNative(0))},
+		{reflect.TypeOf(RecencyWindowInfo{}), reflect.TypeOf(native.SwigcptrRecencyWindowInfoNative(0))},
+		{reflect.TypeOf(RecencyWindowStats{}), reflect.TypeOf(native.SwigcptrRecencyWindowStatsNative(0))},
+		{reflect.TypeOf(RecencyWindowLevel{}), reflect.TypeOf(native.SwigcptrRecencyWindowLevelNative(0))},
 	} {
 		used := map[int]bool{}
 		for _, m := range nativeFields(c.goType, c.nativeType) { // (panics on a field without a getter)

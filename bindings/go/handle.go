@@ -72,7 +72,7 @@ type structure interface {
 }
 
 var _ = []structure{(*RecencySketch)(nil), (*AgeBloom)(nil), (*TimeBloom)(nil), (*RateLimiter)(nil),
-	(*RotatingCuckoo)(nil)}
+	(*RotatingCuckoo)(nil), (*RecencyWindow)(nil)}
 
 // newKind describes the structure called name whose SWIG class is P, with
 // the class's destructor and deserialize factory (with a memory limit; I is

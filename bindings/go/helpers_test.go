@@ -22,18 +22,19 @@ func must(t *testing.T, err error) {
 
 // allSentinels are the status sentinels, in the order of the statuses
 // (TF_ERR_INVALID_ARGUMENT's is StatusInvalidArgument: ErrInvalidArgument is
+// its family; TF_ERR_UNAVAILABLE's is StatusUnavailable: ErrUnavailable is
 // its family).
 var allSentinels = []error{
 	ErrNull, StatusInvalidArgument, ErrOutOfMemory, ErrTooLarge, ErrBufferTooSmall, ErrTruncated,
 	ErrBadMagic, ErrUnsupportedVersion, ErrWrongKind, ErrChecksum, ErrCorrupt, ErrIncompatible,
-	ErrInternal,
+	ErrInternal, ErrTimeout, StatusUnavailable,
 }
 
 // allFamilies are the family sentinels of docs/conventions.md, and
 // familyOf the family of each status (none for the others): the table the
 // errors must follow, written out here rather than taken from the package.
 var (
-	allFamilies = []error{ErrInvalidArgument, ErrBadBlob, ErrIncompatible, ErrOutOfMemory, ErrClosed}
+	allFamilies = []error{ErrInvalidArgument, ErrBadBlob, ErrIncompatible, ErrOutOfMemory, ErrUnavailable, ErrClosed}
 	familyOf    = map[Status]error{
 		StatusNull:               ErrInvalidArgument,
 		StatusInvalidArgument:    ErrInvalidArgument,
@@ -46,6 +47,8 @@ var (
 		StatusCorrupt:            ErrBadBlob,
 		StatusIncompatible:       ErrIncompatible,
 		StatusOutOfMemory:        ErrOutOfMemory,
+		StatusTimeout:            ErrUnavailable,
+		StatusUnavailable:        ErrUnavailable,
 	}
 )
 

@@ -18,7 +18,8 @@ package temporalfilters
 // Option is a choice given to a constructor, a sizing helper or a
 // deserializer: WithSeed, WithFlags or WithMaxMemory, and the options of
 // a RotatingCuckoo (WithTableSlots, WithTTL, WithMaxOccupancy,
-// WithSlotsPerBucket, WithMaxKicks, WithMaxTables). A nil Option is
+// WithSlotsPerBucket, WithMaxKicks, WithMaxTables) and of a RecencyWindow
+// (WithWindow, WithInvEps, WithBlock, WithDelta, WithMode). A nil Option is
 // ignored.
 type Option func(*options)
 
@@ -35,6 +36,12 @@ type options struct {
 	slotsPerBucket uint32
 	maxKicks       uint32
 	maxTables      uint32
+	// the fields of tf_recency_window_options
+	window uint64
+	invEps uint64
+	block  uint64
+	delta  float64
+	rwMode RecencyWindowMode
 }
 
 // optionSet says which options a call was given or takes.
@@ -50,6 +57,11 @@ const (
 	optSlotsPerBucket
 	optMaxKicks
 	optMaxTables
+	optWindow
+	optInvEps
+	optBlock
+	optDelta
+	optMode
 )
 
 // WithSeed sets the hash seed (default 0). Structures merge and compare
@@ -109,9 +121,42 @@ func WithMaxTables(tables uint32) Option {
 	return func(o *options) { o.given |= optMaxTables; o.maxTables = tables }
 }
 
+// WithWindow sets a RecencyWindow's window W in inserts,
+// 1..RecencyWindowMaxWindow (default 65536).
+func WithWindow(inserts uint64) Option {
+	return func(o *options) { o.given |= optWindow; o.window = inserts }
+}
+
+// WithInvEps sets a RecencyWindow's inverse relative error 1/eps,
+// 1..RecencyWindowMaxInvEps (default 8).
+func WithInvEps(invEps uint64) Option {
+	return func(o *options) { o.given |= optInvEps; o.invEps = invEps }
+}
+
+// WithBlock sets the block D of a RecencyWindow in RecencyWindowOptimalSM
+// mode, 1..window (default 0: max(1, window / invEps)); any other mode
+// takes only 0.
+func WithBlock(inserts uint64) Option {
+	return func(o *options) { o.given |= optBlock; o.block = inserts }
+}
+
+// WithDelta sets the target false-match probability, in (0, 1), of a
+// RecencyWindow's approximate signatures (default 0: exact 64-bit
+// signatures).
+func WithDelta(delta float64) Option {
+	return func(o *options) { o.given |= optDelta; o.delta = delta }
+}
+
+// WithMode sets a RecencyWindow's mode: RecencyWindowHistorical (the
+// default), RecencyWindowExact or RecencyWindowOptimalSM.
+func WithMode(mode RecencyWindowMode) Option {
+	return func(o *options) { o.given |= optMode; o.rwMode = mode }
+}
+
 // Flags are the creation flags of the structures, one type per structure.
 type Flags interface {
-	RecencySketchFlags | AgeBloomFlags | TimeBloomFlags | RateLimiterFlags | RotatingCuckooFlags
+	RecencySketchFlags | AgeBloomFlags | TimeBloomFlags | RateLimiterFlags | RotatingCuckooFlags |
+		RecencyWindowFlags
 }
 
 // RecencySketchFlags are the creation flags of a RecencySketch
@@ -134,6 +179,10 @@ type RateLimiterFlags uint32
 // (TF_ROTATING_CUCKOO_*); any other bit is refused.
 type RotatingCuckooFlags uint32
 
+// RecencyWindowFlags are the creation flags of a RecencyWindow. None is
+// defined yet: only 0 is accepted.
+type RecencyWindowFlags uint32
+
 // configure reads the options of the call what (for the messages), which
 // takes the options in allowed and the flags of type F.
 func configure[F Flags](what string, allowed optionSet, opts []Option) (o options, flags F, err error) {
@@ -147,7 +196,9 @@ func configure[F Flags](what string, allowed optionSet, opts []Option) (o option
 		name string
 	}{{optSeed, "WithSeed"}, {optFlags, "WithFlags"}, {optMaxMemory, "WithMaxMemory"},
 		{optTableSlots, "WithTableSlots"}, {optTTL, "WithTTL"}, {optMaxOccupancy, "WithMaxOccupancy"},
-		{optSlotsPerBucket, "WithSlotsPerBucket"}, {optMaxKicks, "WithMaxKicks"}, {optMaxTables, "WithMaxTables"}} {
+		{optSlotsPerBucket, "WithSlotsPerBucket"}, {optMaxKicks, "WithMaxKicks"}, {optMaxTables, "WithMaxTables"},
+		{optWindow, "WithWindow"}, {optInvEps, "WithInvEps"}, {optBlock, "WithBlock"}, {optDelta, "WithDelta"},
+		{optMode, "WithMode"}} {
 		if o.given&c.opt != 0 && allowed&c.opt == 0 {
 			return o, 0, invalidArgument("%s takes no %s option", what, c.name)
 		}

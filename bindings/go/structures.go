@@ -2,7 +2,7 @@ package temporalfilters
 
 import "temporalfilters.org/go/temporalfilters/internal/native"
 
-// The five structures and what they all have: their native kinds, Close,
+// The six structures and what they all have: their native kinds, Close,
 // Memory, serialization (Serialize, MarshalBinary, UnmarshalBinary,
 // Deserialize<Name>), each a line over the shared code of handle.go. A new
 // structure adds its kind and these methods here.
@@ -14,6 +14,7 @@ type (
 	tbNative = native.SwigcptrTimeBloomNative
 	rlNative = native.SwigcptrRateLimiterNative
 	rcNative = native.SwigcptrRotatingCuckooNative
+	rwNative = native.SwigcptrRecencyWindowNative
 )
 
 // The kinds of the structures: name, destructor, deserialize factory, and
@@ -36,6 +37,8 @@ var (
 		native.RateLimiterNativeDeserialize, func(rlNative) (any, bool) { return nil, true })
 	rotatingCuckooKind = newKind[rcNative]("RotatingCuckoo", native.DeleteRotatingCuckooNative,
 		native.RotatingCuckooNativeDeserialize, func(p rcNative) (any, bool) { return readRotatingCuckooInfo(p), false })
+	recencyWindowKind = newKind[rwNative]("RecencyWindow", native.DeleteRecencyWindowNative,
+		native.RecencyWindowNativeDeserialize, func(p rwNative) (any, bool) { return readRecencyWindowInfo(p), false })
 )
 
 // probeSketch reads a new sketch's Info; it is concurrent when created
@@ -52,6 +55,7 @@ var (
 	readAgeBloomInfo       = readNative[AgeBloomInfo](abNative.Info, native.DeleteAgeBloomInfoNative)
 	readTimeBloomInfo      = readNative[TimeBloomInfo](tbNative.Info, native.DeleteTimeBloomInfoNative)
 	readRotatingCuckooInfo = readNative[RotatingCuckooInfo](rcNative.Info, native.DeleteRotatingCuckooInfoNative)
+	readRecencyWindowInfo  = readNative[RecencyWindowInfo](rwNative.Info, native.DeleteRecencyWindowInfoNative)
 
 	recencySketchInfo  = nativeStructOf[RecencySketchInfo](rsNative.Info, native.DeleteRecencySketchInfoNative)
 	ageBloomStats      = nativeStructOf[AgeBloomStats](abNative.Stats, native.DeleteAgeBloomStatsNative)
@@ -60,6 +64,8 @@ var (
 	rateLimiterStats   = nativeStructOf[RateLimiterStats](rlNative.Stats, native.DeleteRateLimiterStatsNative)
 	rateLimiterInfo    = nativeStructOf[RateLimiterInfo](rlNative.Info, native.DeleteRateLimiterInfoNative)
 	rotatingCuckooInfo = nativeStructOf[RotatingCuckooInfo](rcNative.Info, native.DeleteRotatingCuckooInfoNative)
+	recencyWindowInfo  = nativeStructOf[RecencyWindowInfo](rwNative.Info, native.DeleteRecencyWindowInfoNative)
+	recencyWindowStats = nativeStructOf[RecencyWindowStats](rwNative.Stats, native.DeleteRecencyWindowStatsNative)
 )
 
 // obj is the structure's native object, through which every method works.
@@ -71,6 +77,9 @@ func (f *TimeBloom) obj() object[tbNative]   { return object[tbNative]{(*holder)
 func (r *RateLimiter) obj() object[rlNative] { return object[rlNative]{(*holder)(r), rateLimiterKind} }
 func (f *RotatingCuckoo) obj() object[rcNative] {
 	return object[rcNative]{(*holder)(f), rotatingCuckooKind}
+}
+func (w *RecencyWindow) obj() object[rwNative] {
+	return object[rwNative]{(*holder)(w), recencyWindowKind}
 }
 
 // DeserializeRecencySketch creates a sketch from a blob written by
@@ -123,6 +132,17 @@ func DeserializeRateLimiter(blob []byte, opts ...Option) (*RateLimiter, error) {
 // WithMaxMemory), ErrOutOfMemory.
 func DeserializeRotatingCuckoo(blob []byte, opts ...Option) (*RotatingCuckoo, error) {
 	return deserializeAs[RotatingCuckoo, RotatingCuckooFlags](rotatingCuckooKind, blob, opts)
+}
+
+// DeserializeRecencyWindow creates a window from a blob written by
+// Serialize (in any language): its options, stream position, counters and
+// every level's table, so that it answers and goes on exactly as the
+// original. The blob is checked completely first. Option: WithMaxMemory (a
+// cap on the memory it may take). Errors: ErrTruncated, ErrBadMagic,
+// ErrUnsupportedVersion, ErrWrongKind, ErrChecksum, ErrCorrupt
+// (ErrBadBlob), ErrTooLarge (over WithMaxMemory), ErrOutOfMemory.
+func DeserializeRecencyWindow(blob []byte, opts ...Option) (*RecencyWindow, error) {
+	return deserializeAs[RecencyWindow, RecencyWindowFlags](recencyWindowKind, blob, opts)
 }
 
 // Close frees the sketch's C memory. It is idempotent and always returns
@@ -236,3 +256,27 @@ func (r *RateLimiter) UnmarshalBinary(data []byte) error { return r.obj().unmars
 // state of f (zero, open or closed) with the filter in data, which it does
 // not retain. On error f is unchanged. Needs exclusive use of f.
 func (f *RotatingCuckoo) UnmarshalBinary(data []byte) error { return f.obj().unmarshal(data) }
+
+// Close frees the window's C memory. It is idempotent and always returns
+// nil; afterwards every method returns an error matching ErrClosed. Close
+// must not run concurrently with other calls on the same window (it would
+// free the memory under them).
+func (w *RecencyWindow) Close() error { return w.obj().close() }
+
+// Memory returns the bytes of C memory held by the window (its levels'
+// tables and the scan's scratch space; fixed at creation). Errors: ErrClosed.
+func (w *RecencyWindow) Memory() (bytes uint64, err error) { return w.obj().memory() }
+
+// Serialize writes the window in the library's portable wire format (kind
+// 6: the options, the stream position, the counters and every level's
+// table), readable by DeserializeRecencyWindow and by the other languages'
+// bindings. Errors: ErrClosed.
+func (w *RecencyWindow) Serialize() ([]byte, error) { return w.obj().serialize() }
+
+// MarshalBinary implements encoding.BinaryMarshaler; it is Serialize.
+func (w *RecencyWindow) MarshalBinary() ([]byte, error) { return w.Serialize() }
+
+// UnmarshalBinary implements encoding.BinaryUnmarshaler: it replaces the
+// state of w (zero, open or closed) with the window in data, which it does
+// not retain. On error w is unchanged. Needs exclusive use of w.
+func (w *RecencyWindow) UnmarshalBinary(data []byte) error { return w.obj().unmarshal(data) }

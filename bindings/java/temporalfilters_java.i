@@ -39,7 +39,9 @@
     struct RateLimiterNative, struct tf_recency_sketch_info, struct tf_age_bloom_info, struct tf_age_bloom_stats,
     struct tf_time_bloom_info, struct tf_time_bloom_stats, struct tf_rate_limiter_info,
     struct tf_rate_limiter_stats, struct RotatingCuckooNative, struct tf_rotating_cuckoo_info,
-    struct tf_rotating_cuckoo_stats, struct tf_rotating_cuckoo_table, enum tf_status "final class"
+    struct tf_rotating_cuckoo_stats, struct tf_rotating_cuckoo_table, struct RecencyWindowNative,
+    struct tf_recency_window_info, struct tf_recency_window_stats, struct tf_recency_window_level,
+    enum tf_status "final class"
 /* (The types must be named as SWIG declared them, `struct ...` and `enum
  * tf_status`; a typemap on another spelling matches nothing, silently.
  * VocabularyTest checks that every generated class is non-public and final.) */
@@ -51,14 +53,15 @@
  * call itself (ClosedException); a 0 that still reached C would fail
  * cleanly there (TF_ERR_NULL). */
 %typemap(javainterfaces) struct RecencySketchNative, struct AgeBloomNative, struct TimeBloomNative,
-    struct RateLimiterNative, struct RotatingCuckooNative "NativeProxy"
+    struct RateLimiterNative, struct RotatingCuckooNative, struct RecencyWindowNative "NativeProxy"
 
 /* The versioned structs' proxies (info, stats: copies Java owns) implement
  * NativeValue, through which NativeHandle.value() frees each once read. */
 %typemap(javainterfaces) struct tf_recency_sketch_info, struct tf_age_bloom_info, struct tf_age_bloom_stats,
     struct tf_time_bloom_info, struct tf_time_bloom_stats, struct tf_rate_limiter_info,
     struct tf_rate_limiter_stats, struct tf_rotating_cuckoo_info, struct tf_rotating_cuckoo_stats,
-    struct tf_rotating_cuckoo_table "NativeValue"
+    struct tf_rotating_cuckoo_table, struct tf_recency_window_info, struct tf_recency_window_stats,
+    struct tf_recency_window_level "NativeValue"
 
 /* The JNI library is loaded with the class that declares the native methods,
  * by NativeLibrary (src/): -Dorg.temporalfilters.jni=FILE-OR-DIRECTORY, else

@@ -163,7 +163,8 @@ static VALUE tf_rb_key_at(VALUE ary, long i) {
  * the freed memory. A handle passed as an argument (merge's other) must be
  * open too. */
 %typemap(in) struct RecencySketchNative *self, struct AgeBloomNative *self, struct TimeBloomNative *self,
-             struct RateLimiterNative *self, struct RotatingCuckooNative *self {
+             struct RateLimiterNative *self, struct RotatingCuckooNative *self,
+             struct RecencyWindowNative *self {
     $1 = ($1_ltype)tf_rb_data_ptr($input, ((swig_class *)$1_descriptor->clientdata)->klass);
     if (strcmp("$symname", "close") == 0)
         DATA_PTR($input) = NULL;
@@ -330,3 +331,4 @@ TF_RUBY_CLOSE(AgeBloomNative, age_bloom)
 TF_RUBY_CLOSE(TimeBloomNative, time_bloom)
 TF_RUBY_CLOSE(RateLimiterNative, rate_limiter)
 TF_RUBY_CLOSE(RotatingCuckooNative, rotating_cuckoo)
+TF_RUBY_CLOSE(RecencyWindowNative, recency_window)

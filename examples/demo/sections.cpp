@@ -12,6 +12,7 @@ std::unique_ptr<Section> make_age_bloom_section();
 std::unique_ptr<Section> make_time_bloom_section();
 std::unique_ptr<Section> make_rate_limiter_section();
 std::unique_ptr<Section> make_rotating_cuckoo_section();
+std::unique_ptr<Section> make_recency_window_section();
 
 const std::vector<SectionFactory> &all_sections() {
     // clang-format off
@@ -21,6 +22,7 @@ const std::vector<SectionFactory> &all_sections() {
         make_time_bloom_section,
         make_rate_limiter_section,
         make_rotating_cuckoo_section,
+        make_recency_window_section,
     };
     // clang-format on
     return list;

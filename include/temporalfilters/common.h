@@ -99,14 +99,21 @@ typedef enum tf_status {
     /** Two structures differ in shape or seed. @since 0.1.0 */
     TF_ERR_INCOMPATIBLE = -12,
     /** A bug in the library; please report it. @since 0.1.0 */
-    TF_ERR_INTERNAL = -13
+    TF_ERR_INTERNAL = -13,
+    /** A remote store (e.g. the Redis server of libtemporalfilters-redis)
+     *  did not answer within the timeout given at creation. @since 0.1.0 */
+    TF_ERR_TIMEOUT = -14,
+    /** A remote store cannot be reached or cannot serve the request now
+     *  (connection refused or lost, reconnection pending, the server
+     *  answered with an error). @since 0.1.0 */
+    TF_ERR_UNAVAILABLE = -15
 } tf_status;
 
 /**
  * @brief The lowest status value defined by this version of the library.
  * @since 0.1.0
  */
-#define TF_STATUS_MIN (-13)
+#define TF_STATUS_MIN (-15)
 
 /**
  * @brief The timestamp that means "never": a key never seen reads as this.
@@ -170,6 +177,20 @@ TF_API const char *tf_status_string(int status);
  * @since 0.1.0
  */
 TF_API const char *tf_last_error_message(void);
+
+/**
+ * @brief Records `message` as the calling thread's last error message.
+ *
+ * For companion libraries (libtemporalfilters-redis) and bindings that
+ * report their own failures through tf_last_error_message(), so that a
+ * program has one error state whichever library failed. The message is
+ * copied (at most 511 bytes are kept); NULL clears it, as
+ * tf_clear_last_error() does.
+ * @param[in] message  a NUL-terminated message, or NULL.
+ * @note Thread-safe (the message is thread-local).
+ * @since 0.1.0
+ */
+TF_API void tf_set_last_error_message(const char *message);
 
 /**
  * @brief Clears the calling thread's last error message.

@@ -1,29 +1,17 @@
+// The core's half of the error state: the thread-local message itself
+// (tf_last_error_message, tf_set_last_error_message), the status names, the
+// version and the clock. The messages are formatted by common/error.cpp,
+// which the companion libraries link too.
 #include "common/status.hpp"
 
-#include <cstdarg>
 #include <cstdio>
 #include <ctime>
 
 namespace tf {
 namespace {
 // A fixed buffer: recording an error never allocates and never throws.
-thread_local char last_error[512];
+thread_local char last_error[kLastErrorCapacity];
 }  // namespace
-
-tf_status fail(tf_status status, const char *fmt, ...) noexcept {
-    va_list ap;
-    va_start(ap, fmt);
-    std::vsnprintf(last_error, sizeof last_error, fmt, ap);
-    va_end(ap);
-    return status;
-}
-
-tf_status fail_as(tf_status status, const char *prefix) noexcept {
-    char why[sizeof last_error];
-    std::snprintf(why, sizeof why, "%s", last_error);
-    return fail(status, "%s: %s", prefix, why);
-}
-
 }  // namespace tf
 
 extern "C" {
@@ -58,12 +46,24 @@ TF_API const char *tf_status_string(int status) {
             return "TF_ERR_INCOMPATIBLE";
         case TF_ERR_INTERNAL:
             return "TF_ERR_INTERNAL";
+        case TF_ERR_TIMEOUT:
+            return "TF_ERR_TIMEOUT";
+        case TF_ERR_UNAVAILABLE:
+            return "TF_ERR_UNAVAILABLE";
         default:
             return "TF_ERR_UNKNOWN";
     }
 }
 
 TF_API const char *tf_last_error_message(void) { return tf::last_error; }
+
+TF_API void tf_set_last_error_message(const char *message) {
+    if (message == nullptr) {
+        tf::last_error[0] = '\0';
+        return;
+    }
+    std::snprintf(tf::last_error, sizeof tf::last_error, "%s", message);
+}
 
 TF_API void tf_clear_last_error(void) { tf::last_error[0] = '\0'; }
 

@@ -1,8 +1,15 @@
 // Status handling shared by every structure: the thread-local last-error
 // message, and the guard that keeps C++ exceptions from crossing the C API.
+//
+// fail() and fail_as() (common/error.cpp, in the internal static library
+// temporalfilters_common) format a message and store it through
+// tf_set_last_error_message(), the core's: the core library and its
+// companions (libtemporalfilters-redis) link the same code and share the
+// core's one thread-local message.
 #ifndef TF_LIB_COMMON_STATUS_HPP
 #define TF_LIB_COMMON_STATUS_HPP
 
+#include <cstddef>
 #include <cstdint>
 #include <new>
 #include <exception>
@@ -10,6 +17,9 @@
 #include "temporalfilters/common.h"
 
 namespace tf {
+
+// The bytes of the thread-local last-error message, its NUL included.
+constexpr size_t kLastErrorCapacity = 512;
 
 // Records a printf-style message for tf_last_error_message() and returns
 // `status`, so that a failure reads `return fail(TF_ERR_NULL, "...")`.

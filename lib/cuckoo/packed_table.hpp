@@ -45,6 +45,40 @@
 namespace tf {
 namespace cuckoo {
 
+namespace packed {
+// Slot i of `bits` bits (mask = its low-bits mask) in a little-endian array
+// of 64-bit words, a slot possibly straddling two words: the one reading
+// and writing every packed slot array (PackedSlots, RuntimeSlots) shares.
+inline uint64_t packed_get(const uint64_t *w, uint64_t i, unsigned bits, uint64_t mask) {
+    const uint64_t bit = i * bits;
+    const size_t k = size_t(bit >> 6);
+    const unsigned off = unsigned(bit & 63);
+    uint64_t v = w[k] >> off;
+    if (off + bits > 64) v |= w[k + 1] << (64 - off);
+    return v & mask;
+}
+inline void packed_set(uint64_t *w, uint64_t i, unsigned bits, uint64_t mask, uint64_t v) {
+    const uint64_t bit = i * bits;
+    const size_t k = size_t(bit >> 6);
+    const unsigned off = unsigned(bit & 63);
+    w[k] = (w[k] & ~(mask << off)) | ((v & mask) << off);
+    if (off + bits > 64) {
+        const unsigned spill = off + bits - 64;
+        const uint64_t hi = (uint64_t(1) << spill) - 1;
+        w[k + 1] = (w[k + 1] & ~hi) | ((v & mask) >> (64 - off));
+    }
+}
+// The two-way alternate bucket of fingerprint f from bucket b among
+// mask + 1 (a power of two, at least 2) buckets: b XOR d(f), an involution
+// (CuckooTable::alt; the recency window's tables, of any even bucket count,
+// use their own, recency_window/sliding_table.hpp).
+inline uint64_t alt_bucket(uint64_t b, uint64_t f, uint64_t mask) {
+    uint64_t d = tf::detail::fmix64(f * 0x9e3779b97f4a7c15ULL) & mask;
+    if (d == 0) d = 1;  // mask >= 1: the two buckets always differ
+    return b ^ d;
+}
+}  // namespace packed
+
 // n slots of Bits bits, packed into 64-bit words, zeroed at creation.
 template <unsigned Bits>
 class PackedSlots {
@@ -71,28 +105,14 @@ class PackedSlots {
         if constexpr (Bits == 64) {
             return words()[i];
         } else {
-            const uint64_t bit = i * Bits;
-            const size_t k = size_t(bit >> 6);
-            const unsigned off = unsigned(bit & 63);
-            uint64_t v = words()[k] >> off;
-            if (off + Bits > 64) v |= words()[k + 1] << (64 - off);
-            return v & kMask;
+            return packed::packed_get(words(), i, Bits, kMask);
         }
     }
     void set(uint64_t i, uint64_t v) {
         if constexpr (Bits == 64) {
             words()[i] = v;
         } else {
-            const uint64_t bit = i * Bits;
-            const size_t k = size_t(bit >> 6);
-            const unsigned off = unsigned(bit & 63);
-            uint64_t *w = words();
-            w[k] = (w[k] & ~(kMask << off)) | ((v & kMask) << off);
-            if (off + Bits > 64) {
-                const unsigned spill = off + Bits - 64;
-                const uint64_t hi = (uint64_t(1) << spill) - 1;
-                w[k + 1] = (w[k + 1] & ~hi) | ((v & kMask) >> (64 - off));
-            }
+            packed::packed_set(words(), i, Bits, kMask, v);
         }
     }
     // The word holding the first bit of slot i (for prefetching).
@@ -153,11 +173,7 @@ class CuckooTable {
     uint64_t bucket_of(uint64_t h) const { return h & mask_; }
 
     // Two ways: the other bucket (an involution).
-    uint64_t alt(uint64_t b, uint64_t f) const {
-        uint64_t d = detail::fmix64(f * 0x9e3779b97f4a7c15ULL) & mask_;
-        if (d == 0) d = 1;  // mask_ >= 1: the two buckets always differ
-        return b ^ d;
-    }
+    uint64_t alt(uint64_t b, uint64_t f) const { return packed::alt_bucket(b, f, mask_); }
     // Three ways: the next bucket (a permutation of order 3).
     uint64_t next3(uint64_t b, uint64_t f) const {
         const uint64_t c = detail::fmix64(f ^ 0xc2b2ae3d27d4eb4fULL);
@@ -291,6 +307,42 @@ class CuckooTable {
     unsigned shift_ = 0;      // log2(per_bucket)
     unsigned per_bucket_ = 1;
     unsigned ways_ = 2;
+};
+
+// PackedSlots with the width chosen at run time (1 to 64 bits): n slots of
+// width() bits, packed the same way (the recency window, whose entries are
+// a quotiented signature and a class ID of widths known at creation).
+class RuntimeSlots {
+   public:
+    static size_t words_for(uint64_t n, unsigned bits) { return size_t((n * bits + 63) / 64); }
+    static size_t bytes_for(uint64_t n, unsigned bits) { return ZeroedBlock::footprint_for(words_for(n, bits) * 8); }
+
+    RuntimeSlots() = default;
+    // bits in [1, 64]. Throws std::bad_alloc.
+    RuntimeSlots(uint64_t n, unsigned bits)
+        : block_(words_for(n, bits) * 8),
+          n_(n),
+          bits_(bits),
+          mask_(bits == 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1) {}
+
+    uint64_t size() const { return n_; }
+    unsigned width() const { return bits_; }
+    size_t word_count() const { return words_for(n_, bits_); }
+    size_t bytes() const { return block_.footprint(); }
+    uint64_t *words() { return static_cast<uint64_t *>(block_.data()); }
+    const uint64_t *words() const { return static_cast<const uint64_t *>(block_.data()); }
+    uint64_t get(uint64_t i) const { return packed::packed_get(words(), i, bits_, mask_); }
+    void set(uint64_t i, uint64_t v) { packed::packed_set(words(), i, bits_, mask_, v); }
+    const void *address(uint64_t i) const { return words() + size_t((i * bits_) >> 6); }
+    void clear() {
+        if (n_ != 0) std::memset(words(), 0, word_count() * 8);
+    }
+
+   private:
+    ZeroedBlock block_;
+    uint64_t n_ = 0;
+    unsigned bits_ = 1;
+    uint64_t mask_ = 1;
 };
 
 }  // namespace cuckoo

@@ -30,7 +30,9 @@ static void test_status_values_are_pinned(void **state) {
     assert_int_equal(TF_ERR_CORRUPT, -11);
     assert_int_equal(TF_ERR_INCOMPATIBLE, -12);
     assert_int_equal(TF_ERR_INTERNAL, -13);
-    assert_int_equal(TF_STATUS_MIN, -13);
+    assert_int_equal(TF_ERR_TIMEOUT, -14);
+    assert_int_equal(TF_ERR_UNAVAILABLE, -15);
+    assert_int_equal(TF_STATUS_MIN, -15);
 }
 
 static void test_status_strings(void **state) {
@@ -38,6 +40,8 @@ static void test_status_strings(void **state) {
     assert_string_equal(tf_status_string(TF_OK), "TF_OK");
     assert_string_equal(tf_status_string(TF_ERR_CHECKSUM), "TF_ERR_CHECKSUM");
     assert_string_equal(tf_status_string(TF_ERR_INTERNAL), "TF_ERR_INTERNAL");
+    assert_string_equal(tf_status_string(TF_ERR_TIMEOUT), "TF_ERR_TIMEOUT");
+    assert_string_equal(tf_status_string(TF_ERR_UNAVAILABLE), "TF_ERR_UNAVAILABLE");
     /* every defined code has its own name; unknown codes a fixed one */
     for (int s = TF_STATUS_MIN; s <= 0; ++s) {
         const char *name = tf_status_string(s);
@@ -80,6 +84,20 @@ static void *fail_in_thread(void *arg) {
     tf_recency_sketch *s = NULL;
     tf_recency_sketch_new(8, 0, 0, 0, &s); /* depth error */
     return (void *)(strstr(tf_last_error_message(), "depth") != NULL ? (void *)1 : NULL);
+}
+
+/* A companion library records its failures through the core's message. */
+static void test_set_last_error_message(void **state) {
+    (void)state;
+    tf_set_last_error_message("redis 127.0.0.1:1 unavailable");
+    assert_string_equal(tf_last_error_message(), "redis 127.0.0.1:1 unavailable");
+    char longer[2000];
+    memset(longer, 'x', sizeof longer - 1);
+    longer[sizeof longer - 1] = '\0';
+    tf_set_last_error_message(longer);
+    assert_int_equal(strlen(tf_last_error_message()), 511);
+    tf_set_last_error_message(NULL);
+    assert_string_equal(tf_last_error_message(), "");
 }
 
 static void test_last_error_is_thread_local(void **state) {
@@ -306,6 +324,7 @@ int main(void) {
         cmocka_unit_test(test_status_strings),
         cmocka_unit_test(test_version),
         cmocka_unit_test(test_last_error_message),
+        cmocka_unit_test(test_set_last_error_message),
         cmocka_unit_test(test_last_error_is_thread_local),
         cmocka_unit_test(test_free_null_is_noop),
         cmocka_unit_test(test_clock),

@@ -120,6 +120,32 @@ inline std::vector<uint8_t> fuzz_blob_of(const H *h, tf_status (*serialized_size
     return blob;
 }
 
+// A deserialize of a fuzzed blob that failed: a status deserialize
+// documents, with its message, never TF_ERR_OUT_OF_MEMORY (a structure holds
+// at most its blob's size plus a constant), and nothing made.
+inline void fuzz_check_refused_blob(tf_status st, const void *made) {
+    fuzz_check_failure(st);
+    FUZZ_CHECK(fuzz_is_deserialize_error(st));
+    FUZZ_CHECK(st != TF_ERR_OUT_OF_MEMORY);
+    FUZZ_CHECK(made == nullptr);
+}
+
+// The max_memory contract of a blob that loads, whose structure holds
+// `need` bytes: a limit of exactly that loads it, one byte less is
+// TF_ERR_TOO_LARGE and makes nothing.
+template <class H>
+inline void fuzz_check_max_memory(tf_status (*deserialize)(const void *, size_t, const tf_deserialize_options *, H **),
+                                  void (*free_fn)(H *), const uint8_t *data, size_t size, size_t need) {
+    tf_deserialize_options opts = TF_DESERIALIZE_OPTIONS_INIT;
+    opts.max_memory = need;
+    H *h = nullptr;
+    FUZZ_CHECK(deserialize(data, size, &opts, &h) == TF_OK && h != nullptr);
+    free_fn(h);
+    h = nullptr;
+    opts.max_memory = need - 1;
+    FUZZ_CHECK(deserialize(data, size, &opts, &h) == TF_ERR_TOO_LARGE && h == nullptr);
+}
+
 // The sketch's blob.
 inline std::vector<uint8_t> fuzz_snapshot(const tf_recency_sketch *s) {
     return fuzz_blob_of(s, tf_recency_sketch_serialized_size, tf_recency_sketch_serialize);

@@ -74,19 +74,6 @@ tf_rotating_cuckoo_stats check_stats(const tf_rotating_cuckoo *f, uint64_t now) 
     return st;
 }
 
-// max_memory on a blob that loads into a filter of `need` bytes: exactly
-// that much is enough, a byte less is refused before anything is allocated.
-void check_max_memory(const uint8_t *data, size_t size, size_t need) {
-    tf_deserialize_options opts = TF_DESERIALIZE_OPTIONS_INIT;
-    opts.max_memory = need;
-    tf_rotating_cuckoo *f = nullptr;
-    FUZZ_CHECK(tf_rotating_cuckoo_deserialize(data, size, &opts, &f) == TF_OK && f != nullptr);
-    tf_rotating_cuckoo_free(f);
-    f = nullptr;
-    opts.max_memory = need - 1;
-    FUZZ_CHECK(tf_rotating_cuckoo_deserialize(data, size, &opts, &f) == TF_ERR_TOO_LARGE && f == nullptr);
-}
-
 // A blob that loads must round-trip exactly, respect its memory bounds and
 // keep its promise for keys added right after.
 void check_blob(const uint8_t *data, size_t size) {
@@ -94,17 +81,14 @@ void check_blob(const uint8_t *data, size_t size) {
     tf_clear_last_error();
     const tf_status st = tf_rotating_cuckoo_deserialize(data, size, nullptr, &f);
     if (st != TF_OK) {
-        fuzz_check_failure(st);
-        FUZZ_CHECK(fuzz_is_deserialize_error(st));
-        FUZZ_CHECK(st != TF_ERR_OUT_OF_MEMORY);  // never more than the blob's own size
-        FUZZ_CHECK(f == nullptr);
+        fuzz_check_refused_blob(st, f);
         return;
     }
     FUZZ_CHECK(f != nullptr);
     FUZZ_CHECK(snapshot(f) == std::vector<uint8_t>(data, data + size));
     const size_t need = memory_of(f);
     FUZZ_CHECK(need <= size + (size_t(256) << 10));
-    check_max_memory(data, size, need);
+    fuzz_check_max_memory(tf_rotating_cuckoo_deserialize, tf_rotating_cuckoo_free, data, size, need);
     uint64_t now = 1;
     for (size_t i = 0; i < 24 && i + 20 < size; ++i) now = now * 31 + data[20 + i];
     now = now % (uint64_t(1) << 62) + 1;

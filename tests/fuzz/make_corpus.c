@@ -20,14 +20,18 @@
  * fuzz_rotating_cuckoo (format at the top of fuzz_rotating_cuckoo.cpp):
  * the two golden filters and a filter with an expired table, as given,
  * damaged, and with fields patched behind a resealed checksum, and
- * operation programs over every layout.
+ * operation programs over every layout. RECENCY_WINDOW_DIR
+ * (tests/fuzz/corpus/recency_window) receives inputs of
+ * fuzz_recency_window (format at the top of fuzz_recency_window.cpp): the
+ * four golden structures as given, damaged, and with fields patched behind
+ * a resealed checksum, and an operation program per mode.
  *
  * The outputs are committed; rerun this (it is built with the tests, never
  * run by them) only when the format or the op encoding changes, then check
  * that every file is still small:
  *   build/tests/fuzz/make_corpus tests/fuzz/corpus/recency_deserialize \
  *       tests/fuzz/corpus/recency_ops tests/fuzz/corpus/rate_limiter \
- *       tests/fuzz/corpus/rotating_cuckoo
+ *       tests/fuzz/corpus/rotating_cuckoo tests/fuzz/corpus/recency_window
  *
  * The damaged blobs that keep a valid checksum patch fields of the recency
  * sketch payload (width u64, depth u32, seed u32, cell count u64, cells) as
@@ -1357,9 +1361,107 @@ static void rc_programs(const char *dir) {
 #undef EMIT
 }
 
+/* ---- recency window (fuzz_recency_window) --------------------------------- */
+
+enum { RW_BLOB = 0, RW_SEALED = 1, RW_PROGRAM = 2 };
+/* payload offsets (docs/wire-format.md, kind 6) */
+#define RWF_MODE (HEADER_SIZE + 40)
+#define RWF_LEVELS (HEADER_SIZE + 52)
+#define RWF_L0_ITEMS (HEADER_SIZE + 96 + 16)
+#define RWF_L0_CURSOR (HEADER_SIZE + 96 + 24)
+
+/* Writes <mode byte><blob> after checking how the blob (resealed first for
+ * RW_SEALED, as the target does) deserializes. */
+static void rw_emit(const char *dir, const char *name, int mode, const blob *b, tf_status want) {
+    uint8_t *in = malloc(b->len + 1);
+    if (in == NULL) die("out of memory");
+    in[0] = (uint8_t)mode;
+    memcpy(in + 1, b->data, b->len);
+    if (mode == RW_SEALED) {
+        put_le(in + 1 + 12, b->len - HEADER_SIZE - TRAILER_SIZE, 8);
+        fix_checksum(in + 1, b->len);
+    }
+    expect_status(&tu_recency_window, in + 1, b->len, want, name);
+    write_file(dir, name, in, b->len + 1);
+    free(in);
+}
+static void rw_emit_blob(const char *dir, const char *name, const blob *b, tf_status want) {
+    rw_emit(dir, name, RW_BLOB, b, want);
+}
+
+static void rw_blobs(const char *dir) {
+    static const uint32_t flags[] = {TF_RECENCY_WINDOW_HISTORICAL, TF_RECENCY_WINDOW_HISTORICAL | GOLDEN_RW_APPROX,
+                                     TF_RECENCY_WINDOW_EXACT, TF_RECENCY_WINDOW_OPTIMAL_SM};
+    static const char *const names[] = {"blob_golden", "blob_golden_approx", "blob_golden_exact",
+                                        "blob_golden_optimal_sm"};
+    blob golden[4];
+    for (int i = 0; i < 4; ++i) {
+        tf_recency_window *w = NULL;
+        if (golden_recency_window(flags[i], &w) != TF_OK) die("golden recency window failed");
+        golden[i] = blob_of(&tu_recency_window, w);
+        tf_recency_window_free(w);
+        rw_emit(dir, names[i], RW_BLOB, &golden[i], TF_OK);
+    }
+    emit_resized(dir, "blob_truncated", rw_emit_blob, &golden[0], golden[0].len / 2, TF_ERR_TRUNCATED);
+    emit_flipped(dir, "blob_bitflip", rw_emit_blob, &golden[0], RWF_L0_CURSOR + 40, 0x10, TF_ERR_CHECKSUM);
+    /* sealed: the target repairs the checksum, the field breaks an invariant */
+    {
+        blob b = resized(&golden[2], golden[2].len);
+        rw_emit(dir, "sealed_exact", RW_SEALED, &b, TF_OK);
+        put_le(b.data + RWF_MODE, 3, 4);
+        rw_emit(dir, "sealed_bad_mode", RW_SEALED, &b, TF_ERR_CORRUPT);
+        free(b.data);
+        b = resized(&golden[0], golden[0].len);
+        put_le(b.data + RWF_LEVELS, 9, 4);
+        rw_emit(dir, "sealed_bad_levels", RW_SEALED, &b, TF_ERR_CORRUPT);
+        put_le(b.data + RWF_LEVELS, get_le(golden[0].data + RWF_LEVELS, 4), 4);
+        put_le(b.data + RWF_L0_ITEMS, get_le(golden[0].data + RWF_L0_ITEMS, 8) + 1, 8);
+        rw_emit(dir, "sealed_wrong_items", RW_SEALED, &b, TF_ERR_CORRUPT);
+        put_le(b.data + RWF_L0_ITEMS, get_le(golden[0].data + RWF_L0_ITEMS, 8), 8);
+        put_le(b.data + RWF_L0_CURSOR, 1000, 8);
+        rw_emit(dir, "sealed_bad_cursor", RW_SEALED, &b, TF_ERR_CORRUPT);
+        free(b.data);
+    }
+    for (int i = 0; i < 4; ++i) free(golden[i].data);
+}
+
+/* Programs: mode, 7 option bytes (mode, window u16, inv_eps, block, delta,
+ * seed), then ops of an opcode and a 16-bit key (op 6 takes a count and
+ * its keys). */
+#define RW_K(k) (uint8_t)(k), (uint8_t)((k) >> 8)
+#define RW_IR(k) 0, RW_K(k)
+#define RW_INS(k) 3, RW_K(k)
+#define RW_Q(k) 4, RW_K(k)
+#define RW_COPY 5, RW_K(0)
+#define RW_STATS 7, RW_K(0)
+#define RW_INVALID(k) 8, RW_K(k)
+#define RW_CLEAR 9, RW_K(0)
+#define RW_FILL8(b) \
+    RW_IR(b), RW_IR(b + 1), RW_IR(b + 2), RW_IR(b + 3), RW_IR(b + 4), RW_IR(b + 5), RW_IR(b + 6), RW_IR(b + 7)
+#define RW_BODY                                                                                                        \
+    RW_FILL8(0), RW_FILL8(8), RW_FILL8(0), RW_Q(3), RW_FILL8(16), RW_FILL8(24), RW_FILL8(0), RW_COPY, RW_FILL8(32),    \
+        RW_FILL8(40), RW_FILL8(8), RW_STATS, RW_Q(9), RW_Q(500), RW_INVALID(5), 6, RW_K(1), 5, RW_K(2), RW_K(3),       \
+        RW_K(2), RW_K(1), 6, RW_K(2), 3, RW_K(7), RW_K(7), RW_FILL8(16), RW_FILL8(0), RW_STATS, RW_CLEAR, RW_FILL8(0), \
+        RW_Q(1)
+static const uint8_t rw_historical[] = {RW_PROGRAM, 0, RW_K(40), 3, 0, 0, 9, RW_BODY};
+static const uint8_t rw_approx[] = {RW_PROGRAM, 0, RW_K(60), 2, 0, 1, 9, RW_BODY};
+static const uint8_t rw_exact[] = {RW_PROGRAM, 1, RW_K(30), 1, 0, 0, 9, RW_BODY};
+static const uint8_t rw_optimal_sm[] = {RW_PROGRAM, 2, RW_K(50), 4, 7, 0, 9, RW_BODY};
+
+static void rw_programs(const char *dir) {
+#define EMIT(name) write_file(dir, #name, name, sizeof name)
+    EMIT(rw_historical);
+    EMIT(rw_approx);
+    EMIT(rw_exact);
+    EMIT(rw_optimal_sm);
+#undef EMIT
+}
+
 int main(int argc, char **argv) {
-    if (argc < 3 || argc > 5) {
-        fprintf(stderr, "usage: %s DESERIALIZE_DIR OPS_DIR [RATE_LIMITER_DIR [ROTATING_CUCKOO_DIR]]\n", argv[0]);
+    if (argc < 3 || argc > 6) {
+        fprintf(stderr,
+                "usage: %s DESERIALIZE_DIR OPS_DIR [RATE_LIMITER_DIR [ROTATING_CUCKOO_DIR [RECENCY_WINDOW_DIR]]]\n",
+                argv[0]);
         return 2;
     }
     deserialize_corpus(argv[1]);
@@ -1368,9 +1470,13 @@ int main(int argc, char **argv) {
         rl_blobs(argv[3]);
         rl_programs(argv[3]);
     }
-    if (argc == 5) {
+    if (argc >= 5) {
         rc_blobs(argv[4]);
         rc_programs(argv[4]);
+    }
+    if (argc == 6) {
+        rw_blobs(argv[5]);
+        rw_programs(argv[5]);
     }
     if (failures) {
         fprintf(stderr, "make_corpus: %d damaged blob(s) are not refused as intended\n", failures);

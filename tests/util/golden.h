@@ -220,4 +220,44 @@ static inline tf_status golden_rotating_cuckoo(uint32_t flags, tf_rotating_cucko
     return st;
 }
 
+/* The golden recency windows; the builder's `flags` is the mode plus
+ * GOLDEN_RW_APPROX for approximate signatures:
+ * recency_window_v1.tfb (TF_RECENCY_WINDOW_HISTORICAL),
+ * recency_window_approx_v1.tfb (TF_RECENCY_WINDOW_HISTORICAL |
+ * GOLDEN_RW_APPROX), recency_window_exact_v1.tfb (TF_RECENCY_WINDOW_EXACT)
+ * and recency_window_optimal_sm_v1.tfb (TF_RECENCY_WINDOW_OPTIMAL_SM):
+ *   tf_recency_window_new(TF_RECENCY_WINDOW_OPTIONS_INIT with window 64,
+ *     inv_eps 4, seed 42, the mode, delta 0.01 with GOLDEN_RW_APPROX):
+ *     OptimalSM's block defaults to 16
+ *   tf_recency_window_insert("key-i") for i = 0 .. 99, in order
+ *   tf_recency_window_insert_report("key-i") for i = 0, 5, .. 95
+ *   tf_recency_window_insert(golden_binary_key)
+ * The .expected file lists tf_recency_window_query for "key-0" ..
+ * "key-109" and golden_binary_key (18446744073709551615:
+ * TF_RECENCY_WINDOW_NOT_IN_WINDOW). */
+#define GOLDEN_RW_KEYS 110
+#define GOLDEN_RW_APPROX 0x100u
+static inline tf_status golden_rw_insert(void *w, const char *key, size_t len, unsigned i) {
+    (void)i;
+    return tf_recency_window_insert(w, key, len);
+}
+static inline tf_status golden_rw_again(void *w, const char *key, size_t len, unsigned i) {
+    (void)i;
+    uint64_t previous;
+    return tf_recency_window_insert_report(w, key, len, &previous);
+}
+static inline tf_status golden_recency_window(uint32_t flags, tf_recency_window **out) {
+    tf_recency_window_options o = TF_RECENCY_WINDOW_OPTIONS_INIT;
+    o.window = 64;
+    o.inv_eps = 4;
+    o.seed = 42;
+    o.mode = flags & 0xffu;
+    if (flags & GOLDEN_RW_APPROX) o.delta = 0.01;
+    tf_status st = tf_recency_window_new(&o, out);
+    if (st == TF_OK) st = golden_each_key(*out, 0, 100, 1, golden_rw_insert);
+    if (st == TF_OK) st = golden_each_key(*out, 0, 100, 5, golden_rw_again);
+    if (st == TF_OK) st = tf_recency_window_insert(*out, golden_binary_key, sizeof golden_binary_key);
+    return st;
+}
+
 #endif

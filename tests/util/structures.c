@@ -18,6 +18,7 @@ TU_MEMORY_OF(age_bloom)
 TU_MEMORY_OF(time_bloom)
 TU_MEMORY_OF(rate_limiter)
 TU_MEMORY_OF(rotating_cuckoo)
+TU_MEMORY_OF(recency_window)
 
 /* tu_<noun>: tf_<noun>'s calls as a tu_structure */
 #define TU_STRUCTURE(noun)                                                                                         \
@@ -43,3 +44,4 @@ TU_STRUCTURE(age_bloom);
 TU_STRUCTURE(time_bloom);
 TU_STRUCTURE(rate_limiter);
 TU_STRUCTURE(rotating_cuckoo);
+TU_STRUCTURE(recency_window);

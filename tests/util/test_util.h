@@ -59,7 +59,8 @@ typedef struct {
     tf_status (*get_info)(const void *obj, void *info);
     void (*free)(void *obj);
 } tu_structure;
-extern const tu_structure tu_recency_sketch, tu_age_bloom, tu_time_bloom, tu_rate_limiter, tu_rotating_cuckoo;
+extern const tu_structure tu_recency_sketch, tu_age_bloom, tu_time_bloom, tu_rate_limiter, tu_rotating_cuckoo,
+    tu_recency_window;
 
 /* Deserializes a blob (and frees what it made); a structure's suite passes
  * its own. */

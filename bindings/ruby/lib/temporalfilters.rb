@@ -24,6 +24,10 @@
 #   d.allowed?                       # => true
 #   d.retry_after(now_ms)            # => 0 when allowed, else the wait (nil: never)
 #
+#   recent = TemporalFilters::RecencyWindow.new(window: 100_000)  # the last 100k inserts
+#   recent.insert_report("object-7")   # => nil: not within the window
+#   recent.insert_report("object-7")   # => 0: the previous insert was this key
+#
 # Conventions, for every structure (docs/conventions.md):
 # - Positional arguments are those of the C call, in its order (the sizing
 #   helpers for_target: how many, how wrong, over what time); the hash seed
@@ -40,7 +44,7 @@
 #   the library's status code (#status), its name (#status_name) and the
 #   library's message (#message); its class is the family a caller rescues:
 #   InvalidArgumentError, BadBlobError, IncompatibleError, OutOfMemoryError,
-#   ClosedError (lib/temporalfilters/errors.rb).
+#   UnavailableError, ClosedError (lib/temporalfilters/errors.rb).
 # - TemporalFilters::NEVER (0) is "never" (a key never seen);
 #   TemporalFilters::RETRY_NEVER (2**64 - 1) a retry time that never comes,
 #   and where results that would overflow saturate.
@@ -65,3 +69,4 @@ require_relative "temporalfilters/age_bloom"
 require_relative "temporalfilters/time_bloom"
 require_relative "temporalfilters/rate_limiter"
 require_relative "temporalfilters/rotating_cuckoo"
+require_relative "temporalfilters/recency_window"

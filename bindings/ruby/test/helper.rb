@@ -22,6 +22,7 @@ module TestHelper
     TB = TF::TimeBloom
     RL = TF::RateLimiter
     RC = TF::RotatingCuckoo
+    RW = TF::RecencyWindow
     H = TestHelper
     RETRY_NEVER = TF::RETRY_NEVER
     MAX_U32 = 2**32 - 1
@@ -45,7 +46,9 @@ module TestHelper
     CHECKSUM: TF::BadBlobError,
     CORRUPT: TF::BadBlobError,
     INCOMPATIBLE: TF::IncompatibleError,
-    INTERNAL: TF::Error
+    INTERNAL: TF::Error,
+    TIMEOUT: TF::UnavailableError,
+    UNAVAILABLE: TF::UnavailableError
   }.freeze
 
   # Assertions every suite uses (included into Minitest::Test below).
@@ -315,6 +318,26 @@ module TestHelper
     (75...85).each { |i| f.add("key-#{i}", 1500) } # a clock that went backwards
     f.add(GOLDEN_BINARY_KEY, 1800)
     f
+  end
+
+  # golden_recency_window(flags) of tests/util/golden.h: window 64, inv_eps
+  # 4, seed 42, the mode (and delta: 0.01 for recency_window_approx_v1.tfb);
+  # "key-i" inserted for i = 0 .. 99, insert_report of "key-i" for i = 0, 5,
+  # .. 95, the binary key inserted. batch: the same through the batch calls.
+  def self.golden_recency_window(mode, delta, batch: false)
+    w = TemporalFilters::RecencyWindow.new(window: 64, inv_eps: 4, seed: 42, mode: mode, delta: delta)
+    first = Array.new(100) { |i| "key-#{i}" }
+    again = (0...100).step(5).map { |i| "key-#{i}" }
+    if batch
+      w.insert_batch(first)
+      w.insert_report_batch(again)
+      w.insert_batch([GOLDEN_BINARY_KEY])
+    else
+      first.each { |k| w.insert(k) }
+      again.each { |k| w.insert_report(k) }
+      w.insert(GOLDEN_BINARY_KEY)
+    end
+    w
   end
 
   # golden_rate_limiter(flags) of tests/util/golden.h: rate_limiter_v1.tfb

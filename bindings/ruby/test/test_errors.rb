@@ -19,7 +19,7 @@ class TestErrors < Minitest::Test
   # Every status of common.h, its name, and the family a caller rescues
   # (docs/conventions.md): the classes raised from C are those.
   def test_one_family_per_status
-    assert_equal (-13..-1).to_a, H::FAMILY.keys.map { |name| TF::Native.const_get(:"TF_ERR_#{name}") }.sort
+    assert_equal (-15..-1).to_a, H::FAMILY.keys.map { |name| TF::Native.const_get(:"TF_ERR_#{name}") }.sort
     H::FAMILY.each do |name, family|
       status = TF::Native.const_get(:"TF_ERR_#{name}")
       assert_same family, TF::Error.class_for(status), name
@@ -32,13 +32,14 @@ class TestErrors < Minitest::Test
       assert_equal "TF_ERR_#{name}", family.new(nil, status).message, "default message: the status name"
     end
     families = [TF::InvalidArgumentError, TF::BadBlobError, TF::IncompatibleError, TF::OutOfMemoryError,
-                TF::ClosedError]
+                TF::UnavailableError, TF::ClosedError]
     assert_equal families.size + 1, (H::FAMILY.values + [TF::ClosedError]).uniq.size, "each family is its own class"
     families.each { |family| assert_equal TF::Error, family.superclass, family.name }
     # raised without a status, each family carries its usual one
     defaults = { TF::Error => "TF_ERR_INTERNAL", TF::InvalidArgumentError => "TF_ERR_INVALID_ARGUMENT",
                  TF::BadBlobError => "TF_ERR_CORRUPT", TF::IncompatibleError => "TF_ERR_INCOMPATIBLE",
-                 TF::OutOfMemoryError => "TF_ERR_OUT_OF_MEMORY", TF::ClosedError => "TF_ERR_NULL" }
+                 TF::OutOfMemoryError => "TF_ERR_OUT_OF_MEMORY", TF::UnavailableError => "TF_ERR_UNAVAILABLE",
+                 TF::ClosedError => "TF_ERR_NULL" }
     defaults.each do |family, name|
       e = family.new
       assert_equal [name, name], [e.status_name, e.message], family.name

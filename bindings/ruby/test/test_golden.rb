@@ -180,6 +180,51 @@ class TestGolden < Minitest::Test
     assert_tf_error(:WRONG_KIND) { RC.deserialize(H.read_golden("rate_limiter_v1.tfb")) }
   end
 
+  # ---- the recency window (recency_window_v1, _approx_v1, _exact_v1,
+  # _optimal_sm_v1) ------------------------------------------------------
+  #
+  # The .expected files list query(key) for "key-0" .. "key-109" and the
+  # binary key: the recency, or 2**64 - 1 (TF_RECENCY_WINDOW_NOT_IN_WINDOW),
+  # which this binding answers as nil.
+
+  RECENCY_WINDOWS = { "recency_window_v1" => [:historical, 0.0], "recency_window_approx_v1" => [:historical, 0.01],
+                      "recency_window_exact_v1" => [:exact, 0.0],
+                      "recency_window_optimal_sm_v1" => [:optimal_sm, 0.0] }.freeze
+
+  RECENCY_WINDOWS.each do |name, (mode, delta)|
+    define_method("test_read_#{name}") do
+      blob, expected = H.golden(name)
+      assert_equal Array.new(110) { |i| "key-#{i}" } + [H::GOLDEN_BINARY_KEY], expected.map(&:first)
+      assert(expected.all? { |row| row.size == 2 })
+      want = expected.map { |_, r| r == 2**64 - 1 ? nil : r }
+      w = RW.deserialize(blob)
+      assert_equal [64, 4, 42, mode, delta], [w.window, w.inv_eps, w.seed, w.mode, w.delta]
+      expected.zip(want).each { |(key, _), answer| assert_equal [answer], [w.query(key)], key.inspect }
+      assert_equal want, w.query_batch(expected.map(&:first))
+      # whatever the hashing: the keys inserted again lately are in the
+      # window, those never inserted out of it, the binary key last
+      (0...100).step(5) { |i| refute_nil want[i], "key-#{i} was inserted again lately" }
+      (100...110).each { |i| assert_nil want[i], "key-#{i} was never inserted" }
+      assert_equal 0, want[110]
+      assert_equal 20, want[0], "key-0 in exact mode" if mode == :exact
+      assert_equal blob, w.serialize, "read and written back unchanged (query changes nothing)"
+    end
+
+    define_method("test_write_#{name}") do
+      assert_writes_golden(name, H.golden_recency_window(mode, delta))
+      assert_writes_golden(name, H.golden_recency_window(mode, delta, batch: true))
+    end
+  end
+
+  def test_recency_window_blobs_are_of_their_kind_only
+    RECENCY_WINDOWS.each_key do |name|
+      blob = H.read_golden("#{name}.tfb")
+      assert_checksum_helper_agrees(blob, name)
+      [RS, AB, TB, RL, RC].each { |klass| assert_tf_error(:WRONG_KIND) { klass.deserialize(blob) } }
+    end
+    assert_tf_error(:WRONG_KIND) { RW.deserialize(H.read_golden("rotating_cuckoo_v1.tfb")) }
+  end
+
   # ---- the rate limiter (rate_limiter_v1, rate_limiter_exact_v1) ----------
   #
   # The .expected files list peek(key, now = 3000, n = 1) for "key-0" ..

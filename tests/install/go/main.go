@@ -143,5 +143,26 @@ func main() {
 	if ok, err := c2.ContainsString("event-2", 2000); err != nil || !ok {
 		fail("the RotatingCuckoo's copy: Contains = %v, %v", ok, err)
 	}
+	// RecencyWindow: how many inserts ago, one by one and in a batch.
+	w, err := temporalfilters.NewRecencyWindow(temporalfilters.WithWindow(100),
+		temporalfilters.WithMode(temporalfilters.RecencyWindowExact))
+	check(err, "NewRecencyWindow")
+	defer w.Close()
+	if r, in, err := w.InsertReportString("object-1"); err != nil || in {
+		fail("RecencyWindow.InsertReport of a new key = %d, %v, %v", r, in, err)
+	}
+	check(w.InsertString("object-2"), "RecencyWindow.Insert")
+	if r, in, err := w.InsertReportString("object-1"); err != nil || !in || r != 1 {
+		fail("RecencyWindow.InsertReport = %d, %v, %v", r, in, err)
+	}
+	if got, err := w.InsertReportBatchStrings([]string{"object-2", "object-3"}); err != nil || got[0] != 1 ||
+		got[1] != temporalfilters.RecencyWindowNotInWindow {
+		fail("RecencyWindow.InsertReportBatch = %v, %v", got, err)
+	}
+	w2 := roundTrip("RecencyWindow", w, temporalfilters.DeserializeRecencyWindow)
+	defer w2.Close()
+	if r, in, err := w2.QueryString("object-1"); err != nil || !in || r != 2 {
+		fail("the RecencyWindow's copy: Query = %d, %v, %v", r, in, err)
+	}
 	fmt.Println("installcheck: ok")
 }

@@ -8,6 +8,7 @@ import org.temporalfilters.BadBlobException;
 import org.temporalfilters.RateLimiter;
 import org.temporalfilters.RecencySketch;
 import org.temporalfilters.TemporalFilters;
+import org.temporalfilters.RecencyWindow;
 import org.temporalfilters.RotatingCuckoo;
 import org.temporalfilters.TimeBloom;
 
@@ -75,6 +76,17 @@ public final class Consumer {
             try (RotatingCuckoo r = RotatingCuckoo.deserialize(b)) {
                 check(Arrays.equals(r.serialize(), b) && r.contains("event:2", 3_000) && !r.contains("x", 3_000),
                         "cuckoo blob round trip");
+            }
+        }
+        try (RecencyWindow w = RecencyWindow.builder().window(100).mode(RecencyWindow.Mode.EXACT).build()) {
+            check(w.insertReport("object:1") == RecencyWindow.NOT_IN_WINDOW, "window: a new key");
+            w.insert("object:2");
+            check(w.insertReport("object:1") == 1, "window: recency of object:1");
+            long[] batch = w.insertReportBatch(new String[] {"object:2", "object:3"});
+            check(batch[0] == 1 && batch[1] == RecencyWindow.NOT_IN_WINDOW, "window batch");
+            byte[] b = w.serialize();
+            try (RecencyWindow r = RecencyWindow.deserialize(b)) {
+                check(Arrays.equals(r.serialize(), b) && r.query("object:1") == 2, "window blob round trip");
             }
         }
         // a damaged blob is an error, not a crash

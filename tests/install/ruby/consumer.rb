@@ -54,6 +54,13 @@ check.call("cuckoo add_if_absent", dedup.add_if_absent("event-1", now) == false)
 check.call("cuckoo batch", dedup.add_if_absent_batch(%w[event-1 event-2 event-2], now + 1) == [true, false, true])
 dedup_copy = TemporalFilters::RotatingCuckoo.deserialize(dedup.serialize)
 check.call("cuckoo round trip", dedup_copy.serialize == dedup.serialize && dedup_copy.contains?("event-2", now + 1))
+recent = TemporalFilters::RecencyWindow.new(window: 100, mode: :exact)
+check.call("window new key", recent.insert_report("object-1").nil?)
+recent.insert("object-2")
+check.call("window recency", recent.insert_report("object-1") == 1)
+check.call("window batch", recent.insert_report_batch(%w[object-2 object-3]) == [1, nil])
+recent_copy = TemporalFilters::RecencyWindow.deserialize(recent.serialize)
+check.call("window round trip", recent_copy.serialize == recent.serialize && recent_copy.query("object-1") == 2)
 
 # The blob round trip: the same state, the same bytes.
 blob = sketch.serialize

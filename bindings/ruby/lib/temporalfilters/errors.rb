@@ -73,6 +73,15 @@ module TemporalFilters
     DEFAULT_STATUS = -3
   end
 
+  # A remote store (the Redis server of the Redis limiter) did not answer:
+  # TF_ERR_TIMEOUT (no answer within the timeout given at creation) or
+  # TF_ERR_UNAVAILABLE (it cannot be reached or cannot serve the request
+  # now). A decision call has applied the fallback chosen at creation.
+  class UnavailableError < Error
+    # The status this error carries when raised without one: -15 (TF_ERR_UNAVAILABLE).
+    DEFAULT_STATUS = -15
+  end
+
   # A call on an object after #close (its handle is gone: TF_ERR_NULL).
   class ClosedError < Error
     # The status this error carries when raised without one: -1 (TF_ERR_NULL).
@@ -91,7 +100,9 @@ module TemporalFilters
     -9 => BadBlobError,         # TF_ERR_WRONG_KIND
     -10 => BadBlobError,        # TF_ERR_CHECKSUM
     -11 => BadBlobError,        # TF_ERR_CORRUPT
-    -12 => IncompatibleError    # TF_ERR_INCOMPATIBLE
+    -12 => IncompatibleError,   # TF_ERR_INCOMPATIBLE
+    -14 => UnavailableError,    # TF_ERR_TIMEOUT
+    -15 => UnavailableError     # TF_ERR_UNAVAILABLE
   }.freeze
   private_constant :FAMILIES
 end

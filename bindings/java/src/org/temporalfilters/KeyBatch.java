@@ -3,7 +3,9 @@ package org.temporalfilters;
 /**
  * Keys packed for the batch calls ({@link RecencySketch#updateBatch},
  * {@link RecencySketch#queryBatch}, {@link RateLimiter#acquireBatch},
- * {@link RotatingCuckoo#containsBatch}, {@link RotatingCuckoo#addIfAbsentBatch}): their
+ * {@link RotatingCuckoo#containsBatch}, {@link RotatingCuckoo#addIfAbsentBatch},
+ * {@link RecencyWindow#insertBatch}, {@link RecencyWindow#queryBatch},
+ * {@link RecencyWindow#insertReportBatch}): their
  * bytes laid end to end plus their lengths, which is what crosses into the
  * native library in one call. Packing costs a copy of the keys; a batch that
  * is used many times (say, the same set of clients asked about on every

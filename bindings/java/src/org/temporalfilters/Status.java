@@ -4,12 +4,13 @@ package org.temporalfilters;
  * The status codes of the C API ({@code tf_status} in
  * {@code temporalfilters/common.h}), as carried by
  * {@link TemporalFiltersException#status()}. The codes are part of the C ABI
- * and never change; a later library may add codes below {@link #INTERNAL}.
+ * and never change; a later library may add codes below {@link #UNAVAILABLE}.
  *
  * <p>A caller rarely needs the status itself: the exception's class says which
  * family of failure it is ({@link InvalidArgumentException},
  * {@link BadBlobException}, {@link IncompatibleException},
- * {@link NativeOutOfMemoryException}, {@link ClosedException}).
+ * {@link NativeOutOfMemoryException}, {@link UnavailableException},
+ * {@link ClosedException}).
  */
 public enum Status {
     /** Success ({@code TF_OK}; never carried by an exception). */
@@ -39,7 +40,13 @@ public enum Status {
     /** Two structures differ in shape or seed ({@code TF_ERR_INCOMPATIBLE}). */
     INCOMPATIBLE(-12),
     /** A bug in the library; please report it ({@code TF_ERR_INTERNAL}). */
-    INTERNAL(-13);
+    INTERNAL(-13),
+    /** A remote store (the Redis server of the Redis limiter) did not answer
+     *  within the timeout given at creation ({@code TF_ERR_TIMEOUT}). */
+    TIMEOUT(-14),
+    /** A remote store cannot be reached or cannot serve the request now
+     *  ({@code TF_ERR_UNAVAILABLE}). */
+    UNAVAILABLE(-15);
 
     private static final Status[] BY_CODE = values(); // in the order of -code
 

@@ -16,7 +16,8 @@ package org.temporalfilters;
  * a size too large), {@link BadBlobException} for a blob {@code deserialize}
  * cannot read, {@link IncompatibleException} for structures that cannot be
  * combined, {@link NativeOutOfMemoryException} when the native library cannot
- * allocate, and {@link ClosedException} for any call after {@code close()}.
+ * allocate, {@link UnavailableException} when a remote store (Redis) does not
+ * answer, and {@link ClosedException} for any call after {@code close()}.
  * A call that fails leaves the structure as it was.
  *
  * <p><b>Resources.</b> Every structure owns native memory: free it with

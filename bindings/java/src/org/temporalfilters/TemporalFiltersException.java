@@ -16,6 +16,8 @@ package org.temporalfilters;
  *     {@link Status#TRUNCATED} .. {@link Status#CORRUPT};</li>
  * <li>{@link IncompatibleException}: {@link Status#INCOMPATIBLE};</li>
  * <li>{@link NativeOutOfMemoryException}: {@link Status#OUT_OF_MEMORY};</li>
+ * <li>{@link UnavailableException}: a remote store that did not answer,
+ *     {@link Status#TIMEOUT}, {@link Status#UNAVAILABLE};</li>
  * <li>{@link ClosedException}: any call after {@code close()}.</li>
  * </ul>
  *
@@ -66,6 +68,9 @@ public class TemporalFiltersException extends RuntimeException {
                 return new IncompatibleException(code, statusName, detail);
             case OUT_OF_MEMORY:
                 return new NativeOutOfMemoryException(code, statusName, detail);
+            case TIMEOUT:
+            case UNAVAILABLE:
+                return new UnavailableException(code, statusName, detail);
             default:
                 return new TemporalFiltersException(code, statusName, detail);
         }

@@ -23,7 +23,8 @@ public class ErrorTest {
             NativeStatus.TF_ERR_OUT_OF_MEMORY, NativeStatus.TF_ERR_TOO_LARGE, NativeStatus.TF_ERR_BUFFER_TOO_SMALL,
             NativeStatus.TF_ERR_TRUNCATED, NativeStatus.TF_ERR_BAD_MAGIC, NativeStatus.TF_ERR_UNSUPPORTED_VERSION,
             NativeStatus.TF_ERR_WRONG_KIND, NativeStatus.TF_ERR_CHECKSUM, NativeStatus.TF_ERR_CORRUPT,
-            NativeStatus.TF_ERR_INCOMPATIBLE, NativeStatus.TF_ERR_INTERNAL,
+            NativeStatus.TF_ERR_INCOMPATIBLE, NativeStatus.TF_ERR_INTERNAL, NativeStatus.TF_ERR_TIMEOUT,
+            NativeStatus.TF_ERR_UNAVAILABLE,
         };
         Status[] java = Status.values();
         assertEquals(c.length, java.length);
@@ -34,7 +35,7 @@ public class ErrorTest {
         }
         for (int code = -20; code <= 3; code++) {
             String cName = TemporalFiltersNative.tf_status_string(code);
-            if (code <= 0 && code >= -13) {
+            if (code <= 0 && code >= -15) {
                 assertEquals("code " + code, cName, Status.fromCode(code).cName());
             } else {
                 assertEquals("code " + code, "TF_ERR_UNKNOWN", cName);
@@ -66,11 +67,13 @@ public class ErrorTest {
         assertEquals(TemporalFiltersException.class, TemporalFiltersException.of(Status.INTERNAL, "x").getClass());
         assertEquals(TemporalFiltersException.class,
                 TemporalFiltersException.of(Status.BUFFER_TOO_SMALL, "x").getClass());
+        assertTrue(TemporalFiltersException.of(Status.TIMEOUT, "x") instanceof UnavailableException);
+        assertTrue(TemporalFiltersException.of(Status.UNAVAILABLE, "x") instanceof UnavailableException);
         // a code from a newer library: the base class, status INTERNAL, its own code and name
-        TemporalFiltersException later = TemporalFiltersException.of(-14, "TF_ERR_UNKNOWN", "newer");
+        TemporalFiltersException later = TemporalFiltersException.of(-16, "TF_ERR_UNKNOWN", "newer");
         assertEquals(TemporalFiltersException.class, later.getClass());
         assertEquals(Status.INTERNAL, later.status());
-        assertEquals(-14, later.code());
+        assertEquals(-16, later.code());
         assertEquals("TF_ERR_UNKNOWN: newer", later.getMessage());
         // a caller catches a family without looking at statuses
         try {
@@ -267,23 +270,27 @@ public class ErrorTest {
      * of every other kind (and of the other layout's or mode's, never). */
     @Test
     public void everyDeserializeRefusesTheOtherKinds() {
-        byte[][] blobs = new byte[5][];
+        byte[][] blobs = new byte[6][];
         try (RecencySketch s = new RecencySketch(64, 3, 9, 0); AgeBloom a = new AgeBloom(3, 4, 200, 9, 0);
                 TimeBloom t = new TimeBloom(3, 4, 200, 100, 9, 0); RateLimiter r = new RateLimiter(4, 1000, 100, 0, 0);
-                RotatingCuckoo c = RotatingCuckoo.builder().tableSlots(64).seed(9).build()) {
+                RotatingCuckoo c = RotatingCuckoo.builder().tableSlots(64).seed(9).build();
+                RecencyWindow w = RecencyWindow.builder().window(64).seed(9).build()) {
             s.update("k", 5);
             a.add("k");
             t.add("k", 5);
             r.acquire("k", 5);
             c.add("k", 5);
+            w.insert("k");
             blobs[0] = s.serialize();
             blobs[1] = a.serialize();
             blobs[2] = t.serialize();
             blobs[3] = r.serialize();
             blobs[4] = c.serialize();
+            blobs[5] = w.serialize();
         }
         List<TestSupport.Reader<?>> readers = List.of(RecencySketch::deserialize, AgeBloom::deserialize,
-                TimeBloom::deserialize, RateLimiter::deserialize, RotatingCuckoo::deserialize);
+                TimeBloom::deserialize, RateLimiter::deserialize, RotatingCuckoo::deserialize,
+                RecencyWindow::deserialize);
         for (int kind = 0; kind < blobs.length; kind++) {
             assertEquals("kind", kind + 1, blobs[kind][6]);
             for (int reader = 0; reader < readers.size(); reader++) {

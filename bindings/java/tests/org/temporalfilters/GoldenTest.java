@@ -294,6 +294,102 @@ public class GoldenTest {
         checkRotatingCuckoo("rotating_cuckoo_three_way_v1", RotatingCuckoo.THREE_WAY);
     }
 
+    /* tests/util/golden.h, golden_recency_window(flags): window 64, invEps 4,
+     * seed 42, the mode (delta 0.01 for the approximate blob); "key-i"
+     * inserted for i = 0 .. 99, insertReport of "key-i" for i = 0, 5, .. 95,
+     * the binary key inserted. batch: the same through the batch calls. */
+    private static RecencyWindow rebuildRecencyWindow(RecencyWindow.Mode mode, double delta, boolean batch) {
+        RecencyWindow w = RecencyWindow.builder().window(64).invEps(4).seed(42).mode(mode).delta(delta).build();
+        String[] first = new String[100];
+        String[] again = new String[20];
+        for (int i = 0; i < 100; i++) {
+            first[i] = "key-" + i;
+        }
+        for (int i = 0; i < 100; i += 5) {
+            again[i / 5] = "key-" + i;
+        }
+        if (batch) {
+            w.insertBatch(first);
+            w.insertReportBatch(again);
+            w.insertBatch(new byte[][] {BINARY_KEY});
+            return w;
+        }
+        for (String k : first) {
+            w.insert(k);
+        }
+        for (String k : again) {
+            w.insertReport(k);
+        }
+        w.insert(BINARY_KEY);
+        return w;
+    }
+
+    /* Checks one golden recency window: the rebuilt window (single calls and
+     * batches) writes the golden bytes, and the blob reads back with every
+     * answer of its .expected file, one by one and in a batch. */
+    private static void checkRecencyWindow(String name, RecencyWindow.Mode mode, double delta) throws IOException {
+        Golden golden = Golden.read(name, 2);
+        for (boolean batch : new boolean[] {false, true}) {
+            try (RecencyWindow built = rebuildRecencyWindow(mode, delta, batch)) {
+                golden.assertWrittenBy(built, batch ? "rebuilt window (batches)" : "rebuilt window");
+            }
+        }
+        List<String[]> rows = golden.rows;
+        // key-0 .. key-109 (key-100 and later never inserted) and the binary key, inserted last
+        assertEquals(111, rows.size());
+        assertArrayEquals(BINARY_KEY, TestSupport.hex(rows.get(110)[0]));
+        assertEquals("0", rows.get(110)[1]);
+        try (RecencyWindow w = RecencyWindow.deserialize(golden.blob)) {
+            RecencyWindow.Info info = w.info();
+            assertEquals(64, info.window());
+            assertEquals(4, info.invEps());
+            assertEquals(42, info.seed());
+            assertEquals(mode, info.mode());
+            assertEquals(delta, info.delta(), 0.0);
+            byte[][] keys = new byte[rows.size()][];
+            long[] want = new long[rows.size()];
+            int in = 0;
+            for (int i = 0; i < keys.length; i++) {
+                keys[i] = TestSupport.hex(rows.get(i)[0]);
+                want[i] = Long.parseUnsignedLong(rows.get(i)[1]);
+                assertEquals(name + " " + rows.get(i)[0], want[i], w.query(keys[i]));
+                in += RecencyWindow.inWindow(want[i]) ? 1 : 0;
+                if (i < 100 && i % 5 == 0) {
+                    assertTrue(name + ": key-" + i + " was inserted again lately", RecencyWindow.inWindow(want[i]));
+                }
+                if (i >= 100 && i < 110) {
+                    assertEquals(name + ": key-" + i + " was never inserted", RecencyWindow.NOT_IN_WINDOW, want[i]);
+                }
+            }
+            assertTrue("in the window: " + in, in >= 21 && in <= 101);
+            if (mode == RecencyWindow.Mode.EXACT) {
+                assertEquals("key-0: inserted again 20 inserts before the last", 20, want[0]);
+            }
+            assertArrayEquals(want, w.queryBatch(keys));
+            golden.assertWrittenBy(w, "the blob read back");
+        }
+    }
+
+    @Test
+    public void recencyWindow() throws IOException {
+        checkRecencyWindow("recency_window_v1", RecencyWindow.Mode.HISTORICAL, 0);
+    }
+
+    @Test
+    public void recencyWindowApprox() throws IOException {
+        checkRecencyWindow("recency_window_approx_v1", RecencyWindow.Mode.HISTORICAL, 0.01);
+    }
+
+    @Test
+    public void recencyWindowExact() throws IOException {
+        checkRecencyWindow("recency_window_exact_v1", RecencyWindow.Mode.EXACT, 0);
+    }
+
+    @Test
+    public void recencyWindowOptimalSm() throws IOException {
+        checkRecencyWindow("recency_window_optimal_sm_v1", RecencyWindow.Mode.OPTIMAL_SM, 0);
+    }
+
     /* tests/util/golden.h, golden_rate_limiter(flags): the same calls, in order. */
     private static RateLimiter rebuildRateLimiter(boolean exact) {
         RateLimiter r = new RateLimiter(5, 1000, 100, 0, exact ? RateLimiter.EXACT : 0);

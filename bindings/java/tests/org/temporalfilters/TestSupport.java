@@ -38,6 +38,8 @@ final class TestSupport {
         }
         FAMILY.put(Status.INCOMPATIBLE, IncompatibleException.class);
         FAMILY.put(Status.OUT_OF_MEMORY, NativeOutOfMemoryException.class);
+        FAMILY.put(Status.TIMEOUT, UnavailableException.class);
+        FAMILY.put(Status.UNAVAILABLE, UnavailableException.class);
     }
 
     static Class<? extends TemporalFiltersException> family(Status status) {

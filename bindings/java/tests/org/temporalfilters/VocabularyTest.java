@@ -46,6 +46,17 @@ public class VocabularyTest {
         assertEquals(TemporalFiltersNative.TF_ROTATING_CUCKOO_THREE_WAY, RotatingCuckoo.THREE_WAY);
         assertEquals(TemporalFiltersNative.TF_ROTATING_CUCKOO_MAX_TABLES, RotatingCuckoo.MAX_TABLES);
         assertEquals(TemporalFiltersNative.TF_ROTATING_CUCKOO_MAX_KICKS, RotatingCuckoo.MAX_KICKS);
+        // the recency window's modes, limits and its "not in the window"
+        assertEquals(0, RecencyWindow.Mode.HISTORICAL.code());
+        assertEquals(TemporalFiltersNative.TF_RECENCY_WINDOW_HISTORICAL, RecencyWindow.Mode.HISTORICAL.code());
+        assertEquals(1, RecencyWindow.Mode.EXACT.code());
+        assertEquals(TemporalFiltersNative.TF_RECENCY_WINDOW_EXACT, RecencyWindow.Mode.EXACT.code());
+        assertEquals(2, RecencyWindow.Mode.OPTIMAL_SM.code());
+        assertEquals(TemporalFiltersNative.TF_RECENCY_WINDOW_OPTIMAL_SM, RecencyWindow.Mode.OPTIMAL_SM.code());
+        assertEquals(-1L, RecencyWindow.NOT_IN_WINDOW);
+        assertEquals(TemporalFilters.RETRY_NEVER, RecencyWindow.NOT_IN_WINDOW); // both are UINT64_MAX
+        assertEquals(1L << 40, RecencyWindow.MAX_WINDOW);
+        assertEquals(1L << 20, RecencyWindow.MAX_INV_EPS);
     }
 
     @Test
@@ -81,6 +92,24 @@ public class VocabularyTest {
             d.add("k", 5);
             assertArrayEquals(d.serialize(), c.serialize());
         }
+        // and TF_RECENCY_WINDOW_OPTIONS_INIT's (block 0 resolves to 0 outside OptimalSM)
+        try (RecencyWindow w = new RecencyWindow(); RecencyWindow x = RecencyWindow.builder().build()) {
+            RecencyWindow.Info i = w.info();
+            assertEquals(65536, i.window());
+            assertEquals(8, i.invEps());
+            assertEquals(0, i.block());
+            assertEquals(0, i.maxMemory());
+            assertEquals(0.0, i.delta(), 0.0);
+            assertEquals(RecencyWindow.Mode.HISTORICAL, i.mode());
+            assertEquals(0, i.seed());
+            assertEquals(0, i.flags());
+            assertEquals(64, i.signatureBits());
+            assertEquals(i, x.info());
+            w.insert("k");
+            x.insert("k");
+            assertArrayEquals(x.serialize(), w.serialize());
+            assertEquals(RecencyWindow.builder().memoryFor(), w.memory());
+        }
         try (RateLimiter r = new RateLimiter(5, 1000, 100); RateLimiter q = new RateLimiter(5, 1000, 100, 0, 0)) {
             assertEquals(0, r.info().flags());
             r.acquire("k", 5);
@@ -99,7 +128,8 @@ public class VocabularyTest {
             "NativeStatus", "RecencySketchNative", "AgeBloomNative", "TimeBloomNative", "RateLimiterNative",
             "RecencySketchInfoNative", "AgeBloomInfoNative", "AgeBloomStatsNative", "TimeBloomInfoNative",
             "TimeBloomStatsNative", "RateLimiterInfoNative", "RateLimiterStatsNative", "RotatingCuckooNative",
-            "RotatingCuckooInfoNative", "RotatingCuckooStatsNative", "RotatingCuckooTableNative"};
+            "RotatingCuckooInfoNative", "RotatingCuckooStatsNative", "RotatingCuckooTableNative", "RecencyWindowNative",
+            "RecencyWindowInfoNative", "RecencyWindowStatsNative", "RecencyWindowLevelNative"};
         for (String name : generated) {
             Class<?> c = Class.forName("org.temporalfilters." + name);
             assertFalse(name + " is public", Modifier.isPublic(c.getModifiers()));

@@ -1,0 +1,455 @@
+/**
+ * @file temporalfilters/redis.h
+ * @brief The sliding-window rate limiter on Redis (libtemporalfilters-redis):
+ * the decisions of ::tf_rate_limiter, shared by every process that talks to
+ * the same Redis server.
+ *
+ * A companion library: link it with `pkg-config --libs
+ * temporalfilters-redis` (it links libtemporalfilters and hiredis). Its
+ * statuses and its last error message are the core's
+ * (temporalfilters/common.h): tf_last_error_message() explains a failure of
+ * either library.
+ *
+ * **Decisions.** Same configuration (limit, window, bucket width, bucketed or
+ * exact mode, per-key overrides, a global limit) and same results (allowed,
+ * remaining, retry_at) as tf_rate_limiter_acquire() on the same request
+ * sequence: the algorithm of temporalfilters/rate_limiter.h, run by one Lua
+ * script on the server, so that each decision (the key's window and the
+ * global window together) is atomic. The embedded limiter's key bound
+ * (tf_rate_limiter_set_max_keys(), ::TF_RATE_LIMITER_FULL_ALLOW) has no
+ * counterpart: Redis's own `maxmemory` bounds memory.
+ *
+ * **State in Redis.** Under the prefix P of the options: a key K's window
+ * is the hash `P{k:K}s` and its override the string `P{k:K}o` (one hash tag,
+ * so both stay on one cluster slot); the global limit and window are the
+ * hash `P{g}`. A key's window expires (PEXPIRE) once all its permits have
+ * left the window: ::tf_redis_options.idle_expiry_ms after its last
+ * request, one window by default, which counts the caller's unit as
+ * milliseconds (Redis expiry counts in milliseconds). Overrides and the
+ * global limit never expire: every client of the same prefix sees them.
+ *
+ * **Time.** Either the caller's `now` (::TF_REDIS_TIME_CALLER, the
+ * default: any unit, but the idle expiry assumes milliseconds unless set),
+ * or the server's `TIME` in milliseconds (::TF_REDIS_TIME_SERVER: pass
+ * `now` = 0). The caller's clock lets a program choose its time (tests,
+ * replays) but every client's clock must agree: a client whose clock runs
+ * behind is clamped to the latest time a key has seen (it gets nothing
+ * extra), one whose clock runs ahead moves windows early for everyone. The
+ * server's clock is one source of truth for all clients, at the price of
+ * depending on the server for time too. Times and windows must stay below
+ * 2^51 (the script's numbers are doubles, exact to 2^53).
+ *
+ * **Failures.** The connect and command timeouts are given at creation.
+ * When Redis cannot answer (connection refused or lost, a server that does
+ * not answer within the timeout, an error reply), a decision returns
+ * ::TF_ERR_TIMEOUT or ::TF_ERR_UNAVAILABLE within the timeout and still
+ * writes a decision: the fallback chosen at creation (deny, allow, or an
+ * embedded ::tf_rate_limiter with the same limits; each counted in
+ * ::tf_redis_limiter_stats). The embedded limiter's grants are not replayed
+ * into Redis when it is back: for one window after an outage a key may get
+ * up to its limit from each (twice its limit at most). After a failure the
+ * connection is dropped and re-established by the next call due after a
+ * backoff (doubling from reconnect_min_ms to reconnect_max_ms); calls
+ * before that fail fast with ::TF_ERR_UNAVAILABLE and the fallback.
+ *
+ * **Cluster** (::TF_REDIS_MODE_CLUSTER). The library routes itself
+ * (hiredis 0.14 has no cluster API): the slot of a Redis key is the
+ * CRC16-XMODEM of its hash tag (the part between the first '{' and the next
+ * '}' when not empty, else the whole key) modulo 16384; the slot table comes
+ * from CLUSTER SLOTS, asked of the seeds; one connection per master. A MOVED
+ * reply updates the table (refreshed before the next call) and the command
+ * is sent again to the new owner; an ASK reply sends ASKING then the
+ * command to the node named; at most 5 redirections per command (counted
+ * in ::tf_redis_limiter_stats.redirects). The script is loaded on every
+ * master and again on a node that answers NOSCRIPT.
+ *
+ * A key's window and override share one slot, but the global window `P{g}`
+ * sits on its own, so no script can see both: a decision on a cluster is
+ * two calls, the key first (it takes its permits when it allows), then the
+ * global window (it takes them only when the key allowed and it allows
+ * too); when the global window denies, the key's permits are given back at
+ * once (an undo, counted in ::tf_redis_limiter_stats.global_undos): exactly
+ * the ones its step took, at its time, never another client's. The
+ * decisions equal the embedded limiter's (and the single server's) on one
+ * client's sequence. What a cluster does not promise is atomicity across
+ * the two windows: between the key's step and its undo (one round trip)
+ * the key's permits are taken, so a concurrent request on the same key from
+ * another client may be denied that the single server would have granted
+ * (never the other way round: no request is granted beyond either limit);
+ * if the undo itself fails (the key's node died in between), those permits
+ * stay taken until they leave the window. A refund is likewise two calls
+ * (the key, then the global window). Every decision of a cluster costs two
+ * round trips; a batch is pipelined per node and per phase (keys, global
+ * window, undos), in segments of distinct keys. The global window is one
+ * slot: every decision passes through its master.
+ *
+ * **Thread safety.** A handle holds its connections (one, or one per
+ * cluster master) and is not shared by threads: use one handle per thread
+ * (or a pool of handles, one borrowed per call). Different handles may be
+ * used concurrently; they share the state in Redis, and on a single server
+ * their decisions on one key are linearizable (each is one script; on a
+ * cluster, see above).
+ *
+ * @since 0.1.0
+ */
+#ifndef TEMPORALFILTERS_REDIS_H
+#define TEMPORALFILTERS_REDIS_H
+
+#include "temporalfilters/common.h"
+#include "temporalfilters/rate_limiter.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * @brief A rate limiter whose state lives in Redis (opaque handle).
+ *
+ * Created by tf_redis_limiter_new(); destroyed by tf_redis_limiter_free().
+ * @since 0.1.0
+ */
+typedef struct tf_redis_limiter tf_redis_limiter;
+
+/** @brief Time source: the caller's `now` (the default). @since 0.1.0 */
+#define TF_REDIS_TIME_CALLER 0u
+/** @brief Time source: the server's TIME in milliseconds; `now` must be 0. @since 0.1.0 */
+#define TF_REDIS_TIME_SERVER 1u
+
+/** @brief Mode: one Redis server (the default). @since 0.1.0 */
+#define TF_REDIS_MODE_SERVER 0u
+/** @brief Mode: a Redis Cluster, reached through its seed nodes; see "Cluster" above. @since 0.1.0 */
+#define TF_REDIS_MODE_CLUSTER 1u
+
+/** @brief Fallback when Redis cannot answer: deny (the default; fail closed). @since 0.1.0 */
+#define TF_REDIS_FALLBACK_DENY 0u
+/** @brief Fallback when Redis cannot answer: allow (fail open). @since 0.1.0 */
+#define TF_REDIS_FALLBACK_ALLOW 1u
+/** @brief Fallback when Redis cannot answer: decide with an embedded
+ * ::tf_rate_limiter of the same limits (per process). @since 0.1.0 */
+#define TF_REDIS_FALLBACK_LOCAL 2u
+
+/**
+ * @brief Where the server is and how to talk to it: the options of
+ * tf_redis_limiter_new().
+ *
+ * A versioned struct (docs/conventions.md): initialize it with
+ * ::TF_REDIS_OPTIONS_INIT, then set the fields you need.
+ * @since 0.1.0
+ */
+typedef struct tf_redis_options {
+    /** sizeof(tf_redis_options) as the caller was compiled; set by
+     *  ::TF_REDIS_OPTIONS_INIT. @since 0.1.0 */
+    size_t size;
+    /** The server's host name or address; NULL means "127.0.0.1". @since 0.1.0 */
+    const char *host;
+    /** The server's TCP port, 1..65535 (default 6379). @since 0.1.0 */
+    uint32_t port;
+    /** Connect timeout in milliseconds, >= 1 (default 1000). @since 0.1.0 */
+    uint32_t connect_timeout_ms;
+    /** Command timeout in milliseconds, >= 1 (default 1000). @since 0.1.0 */
+    uint32_t command_timeout_ms;
+    /** ::TF_REDIS_TIME_CALLER or ::TF_REDIS_TIME_SERVER. @since 0.1.0 */
+    uint32_t time_source;
+    /** ::TF_REDIS_FALLBACK_DENY, ::TF_REDIS_FALLBACK_ALLOW or
+     *  ::TF_REDIS_FALLBACK_LOCAL. @since 0.1.0 */
+    uint32_t fallback;
+    /** The first wait before reconnecting after a failure, in
+     *  milliseconds (0: 100). @since 0.1.0 */
+    uint32_t reconnect_min_ms;
+    /** The longest wait before reconnecting, in milliseconds (0: 5000;
+     *  at least reconnect_min_ms). @since 0.1.0 */
+    uint32_t reconnect_max_ms;
+    /** How long an idle key's window stays in Redis after its last
+     *  request, in milliseconds (0: one window, the caller's unit taken as
+     *  milliseconds). Must be at least the window in real time, or keys
+     *  are forgotten while they still hold permits. @since 0.1.0 */
+    uint64_t idle_expiry_ms;
+    /** The prefix of every Redis key the limiter uses; NULL means "tf:rl:".
+     *  At most 256 bytes, without '{' or '}' (the hash tags are the
+     *  limiter's). Limiters with the same prefix share their state. @since 0.1.0 */
+    const char *prefix;
+    /** ::TF_REDIS_MODE_SERVER (host and port are the server) or
+     *  ::TF_REDIS_MODE_CLUSTER (host and port are a seed node of a Redis
+     *  Cluster). @since 0.1.0 */
+    uint32_t mode;
+    /** Cluster mode only: more seed nodes, "host:port[,host:port...]",
+     *  asked for the slot table (CLUSTER SLOTS) after host:port when it
+     *  does not answer; NULL for none. @since 0.1.0 */
+    const char *cluster_seeds;
+} tf_redis_options;
+
+/**
+ * @brief Initializer of ::tf_redis_options: every option at its default.
+ * @since 0.1.0
+ */
+#define TF_REDIS_OPTIONS_INIT                                                                                          \
+    {                                                                                                                  \
+        sizeof(tf_redis_options), NULL, 6379, 1000, 1000, TF_REDIS_TIME_CALLER, TF_REDIS_FALLBACK_DENY, 0, 0, 0, NULL, \
+            TF_REDIS_MODE_SERVER, NULL                                                                                 \
+    }
+
+/**
+ * @brief A Redis limiter's counters, from tf_redis_limiter_get_stats().
+ *
+ * A versioned struct: initialize it with ::TF_REDIS_LIMITER_STATS_INIT.
+ * @since 0.1.0
+ */
+typedef struct tf_redis_limiter_stats {
+    /** sizeof(tf_redis_limiter_stats) as the caller was compiled. @since 0.1.0 */
+    size_t size;
+    /** Decisions Redis made (acquire, peek, each request of a batch). @since 0.1.0 */
+    uint64_t decisions;
+    /** Calls that returned ::TF_ERR_TIMEOUT. @since 0.1.0 */
+    uint64_t timeouts;
+    /** Calls that returned ::TF_ERR_UNAVAILABLE. @since 0.1.0 */
+    uint64_t unavailable;
+    /** Decisions the fallback denied (::TF_REDIS_FALLBACK_DENY). @since 0.1.0 */
+    uint64_t fallback_denied;
+    /** Decisions the fallback allowed (::TF_REDIS_FALLBACK_ALLOW). @since 0.1.0 */
+    uint64_t fallback_allowed;
+    /** Decisions the embedded limiter made (::TF_REDIS_FALLBACK_LOCAL),
+     *  granted or not. @since 0.1.0 */
+    uint64_t fallback_local;
+    /** Connections re-established after a failure. @since 0.1.0 */
+    uint64_t reconnects;
+    /** Times the script was loaded (SCRIPT LOAD): at creation (on every
+     *  master of a cluster) and after a NOSCRIPT reply (a restarted or
+     *  flushed server). @since 0.1.0 */
+    uint64_t script_loads;
+    /** Cluster: MOVED and ASK redirections followed. @since 0.1.0 */
+    uint64_t redirects;
+    /** Cluster: requests whose key allowed and whose global window denied
+     *  (or could not answer), whose key's permits were given back. @since 0.1.0 */
+    uint64_t global_undos;
+} tf_redis_limiter_stats;
+
+/**
+ * @brief Initializer of ::tf_redis_limiter_stats: `size` set, every other field 0.
+ * @since 0.1.0
+ */
+#define TF_REDIS_LIMITER_STATS_INIT \
+    { sizeof(tf_redis_limiter_stats), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
+
+/**
+ * @brief Creates a limiter on a Redis server: each key at most `limit`
+ * requests per `window`.
+ *
+ * Checks the limits as tf_rate_limiter_new() does, connects to the server
+ * and loads the limiter's script (SCRIPT LOAD). The overrides and the
+ * global limit already stored under the prefix apply at once.
+ *
+ * @param[in]  limit         requests per window and key (as tf_rate_limiter_new()).
+ * @param[in]  window        the window's length, >= 1, below 2^51.
+ * @param[in]  bucket_width  bucketed mode: must divide the window (as
+ *                           tf_rate_limiter_new()); ignored in exact mode.
+ * @param[in]  flags         0 or ::TF_RATE_LIMITER_EXACT.
+ * @param[in]  options       a ::tf_redis_options initialized with
+ *                           ::TF_REDIS_OPTIONS_INIT, or NULL for the defaults.
+ * @param[out] out           receives the limiter, owned by the caller.
+ * @retval TF_OK                   success.
+ * @retval TF_ERR_NULL             out is NULL.
+ * @retval TF_ERR_INVALID_ARGUMENT a limit, window or width tf_rate_limiter_new()
+ *                                 refuses, a window of 2^51 or more, an
+ *                                 unknown flag (::TF_RATE_LIMITER_FULL_ALLOW
+ *                                 included), or an option out of range.
+ * @retval TF_ERR_TIMEOUT          the server did not answer in time.
+ * @retval TF_ERR_UNAVAILABLE      the server cannot be reached or refused the script.
+ * @retval TF_ERR_OUT_OF_MEMORY    an allocation failed.
+ * @note Thread-safe.
+ * @since 0.1.0
+ */
+TF_API tf_status tf_redis_limiter_new(uint64_t limit, uint64_t window, uint64_t bucket_width, uint32_t flags,
+                                      const tf_redis_options *options, tf_redis_limiter **out);
+
+/**
+ * @brief Closes the connection and frees the limiter (the state in Redis stays).
+ * @param[in] limiter  the limiter; NULL is a no-op.
+ * @note Exclusive.
+ * @since 0.1.0
+ */
+TF_API void tf_redis_limiter_free(tf_redis_limiter *limiter);
+
+/**
+ * @brief Asks for `n` permits for `key` and takes them when allowed
+ * (tf_rate_limiter_acquire() on the server, in one script).
+ *
+ * @param[in,out] limiter    the limiter.
+ * @param[in]     key        the key's bytes; NULL only when key_len is 0.
+ * @param[in]     key_len    the key's length, at most 65536 bytes.
+ * @param[in]     now        caller's time: the time, >= 1, below 2^51;
+ *                           server's time: 0.
+ * @param[in]     n          the permits asked for, >= 1.
+ * @param[out]    allowed    receives 1 when granted, 0 when denied.
+ * @param[out]    remaining  receives the permits left (as
+ *                           tf_rate_limiter_acquire()); may be NULL.
+ * @param[out]    retry_at   receives 0 when granted, else the earliest time
+ *                           the request could be granted, or
+ *                           ::TF_RETRY_NEVER; may be NULL.
+ * @retval TF_OK                   Redis decided.
+ * @retval TF_ERR_NULL             limiter or allowed is NULL, or key is NULL
+ *                                 with key_len > 0 (nothing decided).
+ * @retval TF_ERR_INVALID_ARGUMENT n is 0, the key is too long, or now is
+ *                                 out of range for the time source (nothing
+ *                                 decided).
+ * @retval TF_ERR_TIMEOUT          Redis did not answer in time: the
+ *                                 fallback's decision is written.
+ * @retval TF_ERR_UNAVAILABLE      Redis cannot answer: the fallback's
+ *                                 decision is written.
+ * @note Not thread-safe: one handle per thread.
+ * @since 0.1.0
+ */
+TF_API tf_status tf_redis_limiter_acquire(tf_redis_limiter *limiter, const void *key, size_t key_len, uint64_t now,
+                                          uint64_t n, int *allowed, uint64_t *remaining, uint64_t *retry_at);
+
+/**
+ * @brief Batch form of tf_redis_limiter_acquire(), sent as one pipeline
+ * (one round trip for the whole batch).
+ *
+ * The same decisions as `count` calls in order; each is atomic, the batch
+ * is not (other clients' calls may interleave). Arguments are checked
+ * before anything is sent. When Redis fails during the batch, the requests
+ * whose answers arrived keep Redis's decisions and the others get the
+ * fallback's (a request whose answer was lost may have been taken on the
+ * server too).
+ *
+ * @param[in,out] limiter    the limiter.
+ * @param[in]     keys       `count` key pointers; keys[i] may be NULL only
+ *                           when key_lens[i] is 0.
+ * @param[in]     key_lens   `count` key lengths.
+ * @param[in]     count      the number of requests (0 does nothing).
+ * @param[in]     times      `count` times (caller's time source), or NULL
+ *                           with the server's time source.
+ * @param[in]     n          the permits each request asks for, >= 1.
+ * @param[out]    allowed    receives `count` answers.
+ * @param[out]    remaining  receives `count` remaining counts; may be NULL.
+ * @param[out]    retry_at   receives `count` retry times; may be NULL.
+ * @retval TF_OK                   Redis decided every request.
+ * @retval TF_ERR_NULL             a required array is NULL, or a NULL key
+ *                                 has a length (nothing decided).
+ * @retval TF_ERR_INVALID_ARGUMENT n is 0, a key is too long, or a time is
+ *                                 out of range (nothing decided).
+ * @retval TF_ERR_TIMEOUT          Redis stopped answering: see above.
+ * @retval TF_ERR_UNAVAILABLE      Redis cannot answer: see above.
+ * @note Not thread-safe: one handle per thread.
+ * @since 0.1.0
+ */
+TF_API tf_status tf_redis_limiter_acquire_batch(tf_redis_limiter *limiter, const void *const *keys,
+                                                const size_t *key_lens, size_t count, const uint64_t *times, uint64_t n,
+                                                int *allowed, uint64_t *remaining, uint64_t *retry_at);
+
+/**
+ * @brief The decision tf_redis_limiter_acquire() would make now, changing
+ * nothing (tf_rate_limiter_peek()). Same arguments, statuses and fallback.
+ *
+ * @param[in]  limiter    the limiter.
+ * @param[in]  key        the key's bytes; NULL only when key_len is 0.
+ * @param[in]  key_len    the key's length, at most 65536 bytes.
+ * @param[in]  now        the time (caller's source), or 0 (server's).
+ * @param[in]  n          the permits asked for, >= 1.
+ * @param[out] allowed    receives 1 when acquire would grant, else 0.
+ * @param[out] remaining  receives the permits left after such a decision; may be NULL.
+ * @param[out] retry_at   receives 0, a retry time, or ::TF_RETRY_NEVER; may be NULL.
+ * @retval TF_OK                   Redis answered.
+ * @retval TF_ERR_NULL             limiter or allowed is NULL, or a NULL key has a length.
+ * @retval TF_ERR_INVALID_ARGUMENT n is 0, the key is too long, or now is out of range.
+ * @retval TF_ERR_TIMEOUT          Redis did not answer in time (fallback's answer written).
+ * @retval TF_ERR_UNAVAILABLE      Redis cannot answer (fallback's answer written).
+ * @note Not thread-safe: one handle per thread.
+ * @since 0.1.0
+ */
+TF_API tf_status tf_redis_limiter_peek(tf_redis_limiter *limiter, const void *key, size_t key_len, uint64_t now,
+                                       uint64_t n, int *allowed, uint64_t *remaining, uint64_t *retry_at);
+
+/**
+ * @brief Gives back up to `n` permits the key took, the most recent first,
+ * to the global window too (tf_rate_limiter_refund()).
+ *
+ * With the embedded fallback, the embedded limiter gets the refund as well.
+ *
+ * @param[in,out] limiter  the limiter.
+ * @param[in]     key      the key's bytes; NULL only when key_len is 0.
+ * @param[in]     key_len  the key's length, at most 65536 bytes.
+ * @param[in]     now      the time (caller's source), or 0 (server's).
+ * @param[in]     n        the permits to give back.
+ * @retval TF_OK                   success.
+ * @retval TF_ERR_NULL             limiter is NULL, or a NULL key has a length.
+ * @retval TF_ERR_INVALID_ARGUMENT the key is too long or now is out of range.
+ * @retval TF_ERR_TIMEOUT          Redis did not answer in time (not refunded there).
+ * @retval TF_ERR_UNAVAILABLE      Redis cannot answer (not refunded there).
+ * @note Not thread-safe: one handle per thread.
+ * @since 0.1.0
+ */
+TF_API tf_status tf_redis_limiter_refund(tf_redis_limiter *limiter, const void *key, size_t key_len, uint64_t now,
+                                         uint64_t n);
+
+/**
+ * @brief Forgets the key's requests in Redis (its override stays), and in
+ * the embedded fallback.
+ * @param[in,out] limiter  the limiter.
+ * @param[in]     key      the key's bytes; NULL only when key_len is 0.
+ * @param[in]     key_len  the key's length, at most 65536 bytes.
+ * @retval TF_OK                   success.
+ * @retval TF_ERR_NULL             limiter is NULL, or a NULL key has a length.
+ * @retval TF_ERR_INVALID_ARGUMENT the key is too long.
+ * @retval TF_ERR_TIMEOUT          Redis did not answer in time.
+ * @retval TF_ERR_UNAVAILABLE      Redis cannot answer.
+ * @note Not thread-safe: one handle per thread.
+ * @since 0.1.0
+ */
+TF_API tf_status tf_redis_limiter_reset(tf_redis_limiter *limiter, const void *key, size_t key_len);
+
+/**
+ * @brief Gives `key` its own limit, stored in Redis for every client of the
+ * prefix (tf_rate_limiter_set_key_limit(); exact mode keeps the key's
+ * newest grants that fit).
+ * @param[in,out] limiter  the limiter.
+ * @param[in]     key      the key's bytes; NULL only when key_len is 0.
+ * @param[in]     key_len  the key's length, at most 65536 bytes.
+ * @param[in]     limit    the key's requests per window; 0 removes the override.
+ * @retval TF_OK                   success.
+ * @retval TF_ERR_NULL             limiter is NULL, or a NULL key has a length.
+ * @retval TF_ERR_INVALID_ARGUMENT limit above the mode's maximum, or the key too long.
+ * @retval TF_ERR_TIMEOUT          Redis did not answer in time (nothing stored).
+ * @retval TF_ERR_UNAVAILABLE      Redis cannot answer (nothing stored).
+ * @note Not thread-safe: one handle per thread.
+ * @since 0.1.0
+ */
+TF_API tf_status tf_redis_limiter_set_key_limit(tf_redis_limiter *limiter, const void *key, size_t key_len,
+                                                uint64_t limit);
+
+/**
+ * @brief Sets the global limit over all keys of the prefix, stored in Redis
+ * (tf_rate_limiter_set_global_limit(): it starts an empty global window).
+ * @param[in,out] limiter  the limiter.
+ * @param[in]     limit    permits per window over all keys; 0 removes it;
+ *                         at most 2^24 in exact mode.
+ * @retval TF_OK                   success.
+ * @retval TF_ERR_NULL             limiter is NULL.
+ * @retval TF_ERR_INVALID_ARGUMENT an exact-mode limit above 2^24.
+ * @retval TF_ERR_TIMEOUT          Redis did not answer in time (nothing stored).
+ * @retval TF_ERR_UNAVAILABLE      Redis cannot answer (nothing stored).
+ * @note Not thread-safe: one handle per thread.
+ * @since 0.1.0
+ */
+TF_API tf_status tf_redis_limiter_set_global_limit(tf_redis_limiter *limiter, uint64_t limit);
+
+/**
+ * @brief The limiter's counters: decisions, failures by status, fallback
+ * decisions by kind, reconnections, script loads.
+ *
+ * Writes only the first stats->size bytes; nothing on failure.
+ * @param[in]     limiter  the limiter.
+ * @param[in,out] stats    initialized with ::TF_REDIS_LIMITER_STATS_INIT.
+ * @retval TF_OK                   success.
+ * @retval TF_ERR_NULL             limiter or stats is NULL.
+ * @retval TF_ERR_INVALID_ARGUMENT stats->size was not initialized.
+ * @note Not thread-safe: one handle per thread.
+ * @since 0.1.0
+ */
+TF_API tf_status tf_redis_limiter_get_stats(const tf_redis_limiter *limiter, tf_redis_limiter_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TEMPORALFILTERS_REDIS_H */

@@ -1,0 +1,394 @@
+// The hash table of one sliding dictionary of the recency window (one level
+// of HistoricalMembership, or all of ExactCuckoo and OptimalSM): entries
+// (signature, class ID) in a two-way cuckoo table of 4-slot buckets whose
+// slots are packed to the entry's width (cuckoo/packed_table.hpp), with the
+// signature stored quotiented.
+//
+// Any even number B of buckets (the table is sized close to its target
+// load, not rounded up to a power of two). Quotienting in mixed radix: a
+// signature s (sig_bits bits) has primary bucket s mod B and remainder
+// s div B (one multiplication by a reciprocal, common/fastdiv.hpp), so
+// s = remainder x B + primary. The alternate bucket of a bucket b is
+//
+//   alt(b, rem) = (c - b) mod B,  c = 2 reduce(mix(rem), B / 2) + 1 (odd),
+//
+// an involution on [0, B) (alt(alt(b)) = c - (c - b) = b) without a fixed
+// point (b + alt(b) = c is odd, B even: the two buckets always differ), so
+// an entry stores only
+//
+//   bits:  | remainder (bit length of (2^sig_bits - 1) div B) | way (1) |
+//          | class ID + 1 (class_bits) |
+//
+// and the full signature is rebuilt from the slot's bucket, the way bit
+// (0: in its primary bucket) and the remainder: the representation is
+// invertible, which is what lets an expired entry met anywhere move to
+// another table. A stored class field of 0 marks an empty slot. An entry
+// wider than 64 bits (exact 64-bit signatures in a small table) is split
+// over two packed planes, the low 64 bits and the rest.
+//
+// Lazy expiry: the owner says which class IDs are stale (a predicate). An
+// insert reuses a slot holding a stale entry as if it were free and hands
+// that entry back; scan() visits a given number of cells from where the
+// last scan stopped and hands back the stale entries it removes. A kick
+// chain that fails is undone and the entry goes to a small stash (searched
+// by find, emptied by the scans); only a full stash fails an insert.
+#ifndef TF_LIB_RECENCY_WINDOW_SLIDING_TABLE_HPP
+#define TF_LIB_RECENCY_WINDOW_SLIDING_TABLE_HPP
+
+#include <cstddef>
+#include <algorithm>
+#include <cstdint>
+
+#include "common/fastdiv.hpp"
+#include "common/hash.hpp"
+#include "cuckoo/packed_table.hpp"
+
+namespace tf {
+namespace recency {
+
+// A (signature, class ID) pair handed back by an insert or a scan.
+struct Entry {
+    uint64_t sig;
+    uint64_t cls;
+};
+
+// Slots per bucket of every sliding table.
+constexpr unsigned kPerBucket = 4;
+
+// The shape of a table: what it holds and how many slots.
+struct TableShape {
+    uint64_t slots = 0;       // kPerBucket x an even number of buckets, at least 2 (valid())
+    unsigned sig_bits = 64;   // 1 to 64
+    unsigned class_bits = 1;  // the class field; class IDs in [0, 2^class_bits - 1)
+
+    // Whether slots is a count this table takes.
+    static bool valid_slots(uint64_t slots) { return slots >= 2 * kPerBucket && slots % (2 * kPerBucket) == 0; }
+    uint64_t buckets() const { return slots / kPerBucket; }
+    uint64_t sig_max() const { return sig_bits == 64 ? ~uint64_t(0) : (uint64_t(1) << sig_bits) - 1; }
+    // The largest remainder a signature of sig_bits bits has.
+    uint64_t max_remainder() const { return sig_max() / buckets(); }
+    unsigned remainder_bits() const {
+        unsigned n = 0;
+        for (uint64_t r = max_remainder(); r != 0; r >>= 1) ++n;
+        return n;
+    }
+    unsigned entry_bits() const { return remainder_bits() + 1 + class_bits; }
+};
+
+// The mixed-radix quotienting of signatures over B buckets (B even, at
+// least 2): the primary bucket and remainder of a signature, the signature
+// of a (remainder, primary bucket), and the alternate bucket of b for a
+// remainder (an involution without a fixed point).
+class Quotient {
+   public:
+    Quotient() = default;
+    explicit Quotient(uint64_t buckets) : div_(buckets), buckets_(buckets) {}
+    uint64_t buckets() const { return buckets_; }
+    uint64_t remainder(uint64_t sig) const { return div_.div(sig); }
+    uint64_t primary(uint64_t sig, uint64_t rem) const { return sig - rem * buckets_; }
+    uint64_t join(uint64_t rem, uint64_t bucket) const { return rem * buckets_ + bucket; }
+    uint64_t alt(uint64_t b, uint64_t rem) const {
+        const uint64_t c = 2 * reduce(detail::fmix64(rem * 0x9e3779b97f4a7c15ULL), buckets_ / 2) + 1;
+        return c >= b ? c - b : c + buckets_ - b;
+    }
+
+   private:
+    Divider div_;
+    uint64_t buckets_ = 2;
+};
+
+class SlidingTable {
+   public:
+    static constexpr unsigned kMaxKicks = 256;
+    static constexpr unsigned kStash = 16;
+    static constexpr uint64_t kNone = UINT64_MAX;
+
+    // The shape for at most `capacity` live entries at most `load` full:
+    // the fewest even number of buckets (at least 2) holding them.
+    static TableShape shape_for(uint64_t capacity, double load, unsigned sig_bits, unsigned class_bits) {
+        TableShape s;
+        s.sig_bits = sig_bits;
+        s.class_bits = class_bits;
+        const double want = double(capacity) / load / double(2 * kPerBucket);
+        uint64_t pairs = uint64_t(want);
+        if (double(pairs) < want) ++pairs;
+        s.slots = std::max<uint64_t>(pairs, 1) * 2 * kPerBucket;
+        return s;
+    }
+    // The memory of a table of this shape, before allocating it.
+    static size_t bytes_for(const TableShape &s) {
+        const unsigned w = s.entry_bits();
+        size_t b = cuckoo::RuntimeSlots::bytes_for(s.slots, w > 64 ? 64 : w);
+        if (w > 64) b += cuckoo::RuntimeSlots::bytes_for(s.slots, w - 64);
+        return b;
+    }
+
+    SlidingTable() = default;
+    // Throws std::bad_alloc.
+    explicit SlidingTable(const TableShape &s)
+        : shape_(s),
+          lo_(s.slots, s.entry_bits() > 64 ? 64 : s.entry_bits()),
+          hi_(s.entry_bits() > 64 ? s.slots : 0, s.entry_bits() > 64 ? s.entry_bits() - 64 : 1),
+          q_(s.buckets()),
+          cbits_(s.class_bits),
+          wide_(s.entry_bits() > 64) {}
+
+    const TableShape &shape() const { return shape_; }
+    uint64_t slots() const { return shape_.slots; }
+    uint64_t items() const { return items_ + stash_n_; }
+    unsigned stashed() const { return stash_n_; }
+    size_t bytes() const { return lo_.bytes() + (wide_ ? hi_.bytes() : 0); }
+    uint64_t cursor() const { return cursor_; }
+    void set_cursor(uint64_t c) { cursor_ = c % (shape_.slots + 1); }
+    uint64_t sig_mask() const { return shape_.sig_max(); }
+    const Quotient &quotient() const { return q_; }
+
+    // The slot holding sig, or kNone; stash entry i is reported as
+    // slots() + i.
+    uint64_t find(uint64_t sig) const {
+        const uint64_t rem = q_.remainder(sig), b0 = q_.primary(sig, rem), b1 = q_.alt(b0, rem);
+        const uint64_t s0 = lookup(b0, key_part(rem, 0));
+        if (s0 != kNone) return s0;
+        const uint64_t s1 = lookup(b1, key_part(rem, 1));
+        if (s1 != kNone) return s1;
+        for (unsigned i = 0; i < stash_n_; ++i)
+            if (stash_[i].sig == sig) return shape_.slots + i;
+        return kNone;
+    }
+    void prefetch(uint64_t sig) const {
+        const uint64_t rem = q_.remainder(sig), b0 = q_.primary(sig, rem);
+        __builtin_prefetch(lo_.address(b0 * kPerBucket));
+        __builtin_prefetch(lo_.address(q_.alt(b0, rem) * kPerBucket));
+    }
+    // The class ID in a slot find() returned.
+    uint64_t class_at(uint64_t slot) const {
+        if (slot >= shape_.slots) return stash_[slot - shape_.slots].cls;
+        return (lo_.get(slot) & cmask()) - 1;
+    }
+    void set_class_at(uint64_t slot, uint64_t cls) {
+        if (slot >= shape_.slots) {
+            stash_[slot - shape_.slots].cls = cls;
+            return;
+        }
+        lo_.set(slot, (lo_.get(slot) & ~cmask()) | (cls + 1));
+    }
+    // Removes the entry in a slot find() returned.
+    void erase_at(uint64_t slot) {
+        if (slot >= shape_.slots) {
+            stash_[slot - shape_.slots] = stash_[--stash_n_];
+            return;
+        }
+        write(slot, 0);
+        items_--;
+    }
+
+    // Stores (sig, cls), sig absent. A stale entry (stale(class) true) in
+    // the way is replaced and returned in *evicted (*has_evicted true).
+    // False only when the chain failed and the stash is full: the table is
+    // then as it was.
+    template <class Stale>
+    bool insert(uint64_t sig, uint64_t cls, Stale &&stale, Entry *evicted, bool *has_evicted) {
+        *has_evicted = false;
+        const uint64_t rem = q_.remainder(sig), b0 = q_.primary(sig, rem), b1 = q_.alt(b0, rem);
+        if (place(b0, rem, 0, cls) || place(b1, rem, 1, cls)) return true;
+        if (take_stale(b0, rem, 0, cls, stale, evicted) || take_stale(b1, rem, 1, cls, stale, evicted)) {
+            *has_evicted = true;
+            return true;
+        }
+        // Kick: the moving entry goes into a slot of `bucket`, its victim
+        // to the victim's other bucket; path[] keeps each slot and what it
+        // held, for the undo.
+        uint64_t path[kMaxKicks];
+        uint128_t held[kMaxKicks];
+        uint64_t cur_rem = rem, cur_cls = cls, bucket = (detail::fmix64(sig) & 1) ? b1 : b0;
+        unsigned cur_way = bucket == b0 ? 0 : 1;
+        unsigned k = 0;
+        for (; k < kMaxKicks; ++k) {
+            const uint64_t s = bucket * kPerBucket + (detail::fmix64(cur_rem + k) & (kPerBucket - 1));
+            uint64_t v_rem, v_cls;
+            unsigned v_way;
+            path[k] = s;
+            held[k] = read(s);
+            decode(s, &v_rem, &v_way, &v_cls);
+            put(s, cur_rem, cur_way, cur_cls);
+            if (stale(v_cls)) {  // the victim leaves: one entry in, one out
+                *evicted = Entry{q_.join(v_rem, v_way == 0 ? bucket : q_.alt(bucket, v_rem)), v_cls};
+                *has_evicted = true;
+                return true;
+            }
+            cur_rem = v_rem;
+            cur_cls = v_cls;
+            cur_way = v_way ^ 1;
+            bucket = q_.alt(bucket, cur_rem);
+            if (place(bucket, cur_rem, cur_way, cur_cls)) return true;
+        }
+        // Undo: every slot of the path gets back what it held.
+        for (unsigned j = k; j-- > 0;) write(path[j], held[j]);
+        if (stash_n_ == kStash) return false;
+        stash_[stash_n_++] = Entry{sig, cls};
+        return true;
+    }
+
+    // Visits up to `cells` slots from the cursor (and, when the cursor
+    // wraps, the stash), removing the stale entries into out[] (room for
+    // cells + kStash); returns how many.
+    template <class Stale>
+    unsigned scan(uint64_t cells, Stale &&stale, Entry *out) {
+        unsigned n = 0;
+        for (uint64_t i = 0; i < cells; ++i) {
+            if (cursor_ == shape_.slots) {
+                for (unsigned j = 0; j < stash_n_;) {
+                    if (stale(stash_[j].cls)) {
+                        out[n++] = stash_[j];
+                        stash_[j] = stash_[--stash_n_];
+                    } else {
+                        ++j;
+                    }
+                }
+                cursor_ = 0;
+                continue;
+            }
+            const uint64_t s = cursor_++;
+            const uint64_t v = lo_.get(s);
+            if ((v & cmask()) == 0) continue;
+            uint64_t r;
+            unsigned w;
+            uint64_t c;
+            decode(s, &r, &w, &c);
+            if (!stale(c)) continue;
+            const uint64_t b = s / kPerBucket;
+            out[n++] = Entry{q_.join(r, w == 0 ? b : q_.alt(b, r)), c};
+            write(s, 0);
+            items_--;
+        }
+        return n;
+    }
+
+    // Every entry (for serialization and tests): f(sig, cls).
+    template <class F>
+    void for_each(F &&f) const {
+        for (uint64_t s = 0; s < shape_.slots; ++s) {
+            if ((lo_.get(s) & cmask()) == 0) continue;
+            uint64_t r;
+            unsigned w;
+            uint64_t c;
+            decode(s, &r, &w, &c);
+            const uint64_t b = s / kPerBucket;
+            f(q_.join(r, w == 0 ? b : q_.alt(b, r)), c);
+        }
+        for (unsigned i = 0; i < stash_n_; ++i) f(stash_[i].sig, stash_[i].cls);
+    }
+
+    // Serialization (recency_window.cpp): the packed planes (`hi` only
+    // when wide(): entries wider than 64 bits), the stash, and the
+    // restoring of the counts after the planes were filled from a blob.
+    bool wide() const { return wide_; }
+    const cuckoo::RuntimeSlots &plane(unsigned i) const { return i == 0 ? lo_ : hi_; }
+    cuckoo::RuntimeSlots &plane(unsigned i) { return i == 0 ? lo_ : hi_; }
+    const Entry *stash() const { return stash_; }
+    // Whether slot s is empty.
+    bool empty_at(uint64_t s) const { return (lo_.get(s) & cmask()) == 0; }
+    // The signature held in the occupied slot s, rebuilt from its bucket,
+    // way bit and remainder into *sig; false when it is not a signature of
+    // sig_bits bits (a remainder field holds values past the largest
+    // remainder: only a corrupt blob stores one).
+    bool sig_at(uint64_t s, uint64_t *sig) const {
+        uint64_t r, c;
+        unsigned w;
+        decode(s, &r, &w, &c);
+        const uint64_t b = s / kPerBucket, home = w == 0 ? b : q_.alt(b, r);
+        if (uint128_t(r) * q_.buckets() + home > shape_.sig_max()) return false;
+        *sig = q_.join(r, home);
+        return true;
+    }
+    // Whether every bit of slot s is 0.
+    bool zero_at(uint64_t s) const { return read(s) == 0; }
+    // Sets the counts after the planes were filled: `items` occupied
+    // slots (the caller counted them), the stash, the cursor (<= slots).
+    void restore(uint64_t items, const Entry *stash, unsigned n, uint64_t cursor) {
+        items_ = items;
+        stash_n_ = n;
+        for (unsigned i = 0; i < n; ++i) stash_[i] = stash[i];
+        cursor_ = cursor;
+    }
+
+    void clear() {
+        lo_.clear();
+        if (wide_) hi_.clear();
+        items_ = 0;
+        stash_n_ = 0;
+        cursor_ = 0;
+    }
+
+   private:
+    uint64_t cmask() const { return (uint64_t(1) << cbits_) - 1; }
+    // The stored bits above the class field: remainder and way.
+    static uint128_t key_part(uint64_t rem, unsigned way) { return (uint128_t(rem) << 1) | way; }
+    uint128_t read(uint64_t s) const {
+        uint128_t v = lo_.get(s);
+        if (wide_) v |= uint128_t(hi_.get(s)) << 64;
+        return v;
+    }
+    void put(uint64_t s, uint64_t rem, unsigned way, uint64_t cls) {
+        write(s, (key_part(rem, way) << cbits_) | (cls + 1));
+    }
+    void write(uint64_t s, uint128_t v) {
+        lo_.set(s, uint64_t(v));
+        if (wide_) hi_.set(s, uint64_t(v >> 64));
+    }
+    void decode(uint64_t s, uint64_t *rem, unsigned *way, uint64_t *cls) const {
+        const uint128_t v = read(s);
+        *cls = (uint64_t(v) & cmask()) - 1;
+        const uint128_t k = v >> cbits_;
+        *way = unsigned(k & 1);
+        *rem = uint64_t(k >> 1);
+    }
+    uint64_t lookup(uint64_t bucket, uint128_t key) const {
+        const uint64_t base = bucket * kPerBucket;
+        for (unsigned j = 0; j < kPerBucket; ++j) {
+            const uint128_t v = read(base + j);
+            if ((uint64_t(v) & cmask()) != 0 && (v >> cbits_) == key) return base + j;
+        }
+        return kNone;
+    }
+    bool place(uint64_t bucket, uint64_t rem, unsigned way, uint64_t cls) {
+        const uint64_t base = bucket * kPerBucket;
+        for (unsigned j = 0; j < kPerBucket; ++j)
+            if ((lo_.get(base + j) & cmask()) == 0) {
+                put(base + j, rem, way, cls);
+                items_++;
+                return true;
+            }
+        return false;
+    }
+    template <class Stale>
+    bool take_stale(uint64_t bucket, uint64_t rem, unsigned way, uint64_t cls, Stale &stale, Entry *evicted) {
+        const uint64_t base = bucket * kPerBucket;
+        for (unsigned j = 0; j < kPerBucket; ++j) {
+            uint64_t r, c;
+            unsigned w;
+            if ((lo_.get(base + j) & cmask()) == 0) continue;
+            decode(base + j, &r, &w, &c);
+            if (!stale(c)) continue;
+            *evicted = Entry{q_.join(r, w == 0 ? bucket : q_.alt(bucket, r)), c};
+            put(base + j, rem, way, cls);
+            return true;
+        }
+        return false;
+    }
+
+    TableShape shape_;
+    cuckoo::RuntimeSlots lo_, hi_;
+    Quotient q_;
+    unsigned cbits_ = 1;
+    bool wide_ = false;
+    uint64_t items_ = 0;
+    uint64_t cursor_ = 0;  // the next slot a scan visits (slots(): the stash)
+    Entry stash_[kStash] = {};
+    unsigned stash_n_ = 0;
+};
+
+}  // namespace recency
+}  // namespace tf
+
+#endif
