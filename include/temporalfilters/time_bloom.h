@@ -139,10 +139,21 @@ typedef struct tf_time_bloom_stats {
     { sizeof(tf_time_bloom_stats), 0, 0, 0.0, 0, 0.0 }
 
 /**
+ * @brief Flag of tf_time_bloom_new_for(): choose the (k, l) with the fewest
+ * bits per element, however long its queries (see ::TF_AGE_BLOOM_MIN_MEMORY;
+ * without it the choice bounds an absent query's expected probes by
+ * ::TF_AGE_BLOOM_PROBE_BUDGET). Not recorded in the filter or its blob;
+ * refused by tf_time_bloom_new().
+ * @since 0.1.0
+ */
+#define TF_TIME_BLOOM_MIN_MEMORY 1u
+
+/**
  * @brief Creates a filter for the keys of the last `span` time units with a
  * false-positive rate of at most `error_rate` at a steady rate.
  *
- * (k, l) come from tf_age_bloom_choose() (classic layout), and the k + l
+ * (k, l) come from tf_age_bloom_choose() (classic layout; with
+ * ::TF_TIME_BLOOM_MIN_MEMORY, as with ::TF_AGE_BLOOM_MIN_MEMORY), and the k + l
  * initial slices are sized for `initial_capacity` inserts per span; the
  * sizes follow the measured rate from the first shift.
  *
@@ -152,14 +163,13 @@ typedef struct tf_time_bloom_stats {
  *                              chosen pair (use milliseconds rather than
  *                              seconds for short spans).
  * @param[in]  seed             the hash seed.
- * @param[in]  flags            0 (no flags are defined yet; any bit is
- *                              refused).
+ * @param[in]  flags            0 or ::TF_TIME_BLOOM_MIN_MEMORY.
  * @param[out] out              receives the new filter, owned by the caller
  *                              (tf_time_bloom_free()).
  * @retval TF_OK                   success.
  * @retval TF_ERR_NULL             out is NULL.
  * @retval TF_ERR_INVALID_ARGUMENT initial_capacity is 0, error_rate out of
- *                                 range, span below l, or flags not 0.
+ *                                 range, span below l, or an unknown flag.
  * @retval TF_ERR_TOO_LARGE        no pair meets error_rate, or the slices
  *                                 would exceed 2^40 bits.
  * @retval TF_ERR_OUT_OF_MEMORY    an allocation failed.
@@ -179,7 +189,8 @@ TF_API tf_status tf_time_bloom_new_for(uint64_t initial_capacity, double error_r
  * @param[in]  slice_bits bits per initial slice, 64..2^40.
  * @param[in]  span       the window in the caller's unit, >= l.
  * @param[in]  seed       the hash seed.
- * @param[in]  flags      0 (no flags are defined yet; any bit is refused).
+ * @param[in]  flags      0 (::TF_TIME_BLOOM_MIN_MEMORY is refused: the
+ *                        caller chose (k, l); any other bit too).
  * @param[out] out        receives the new filter, owned by the caller
  *                        (tf_time_bloom_free()).
  * @retval TF_OK                   success.

@@ -66,12 +66,39 @@ double false_positive_rate(uint32_t k, const double *r, size_t slices);
 // i < k and 1/2 beyond (equation 2). The time-averaged rate is lower.
 double steady_false_positive_rate(uint32_t k, uint32_t l);
 
-// The (k, l) pair whose steady-state rate is <= target with the fewest bits
-// per element of capacity, (k + l) k / (l ln 2); ties go to the smaller l
-// (shorter queries). l is capped at kMaxL / 4 to bound query cost.
-// Fails with TF_ERR_INVALID_ARGUMENT for a target outside (0, 1) and
-// TF_ERR_TOO_LARGE when no pair within the limits meets it.
-tf_status choose_kl(double target, uint32_t *k, uint32_t *l);
+// Expected number of slices a query for an absent key tests (Algorithm 1,
+// query_bits below) when slice i holds a random key's bit with independent
+// probability r[i]: a dynamic program over (start of the current window,
+// matches carried from the window above). Algorithm 1 tests each slice at
+// most once, so the tests are independent draws and the expectation is
+// exact under the fills r. A present key is the same with the fills of its
+// own k slices set to 1.
+double expected_probes(uint32_t k, const double *r, size_t slices);
+
+// The expected probes of a query at steady state, at the same worst moment
+// as steady_false_positive_rate: for an absent key, and for a present key
+// whose k slices are equally likely to be any of the l + 1 runs of k
+// consecutive slices a key within the window occupies.
+double steady_absent_probes(uint32_t k, uint32_t l);
+double steady_present_probes(uint32_t k, uint32_t l);
+
+// The default cost bound of the chooser: at most this many expected probes
+// per absent query at steady state. 6 keeps bits per element within 1.15x
+// of the memory-minimal choice at every target from 1e-1 to 1e-6 (a budget
+// of 5 costs up to 1.23x at 1e-5; docs/age-bloom.md has the table).
+constexpr double kDefaultProbeBudget = 6.0;
+
+// The (k, l) pair whose steady-state rate is <= target and whose absent
+// queries test at most `probe_budget` slices in expectation (infinity: no
+// bound, the memory-minimal choice) with the fewest bits per element of
+// capacity, (k + l) k / (l ln 2); ties go to the smaller l (shorter
+// queries). l is capped at kMaxL / 4 to bound query cost. For each k the
+// rate and the probes both grow with l, so the best l of a k is the largest
+// that meets both. Answers are remembered (choice_memo.hpp).
+// Fails with TF_ERR_INVALID_ARGUMENT for a target outside (0, 1) or a
+// budget below 1 (NaN included), and TF_ERR_TOO_LARGE when no pair within
+// the limits meets them.
+tf_status choose_kl(double target, double probe_budget, uint32_t *k, uint32_t *l);
 
 // Bits per element of capacity at steady state: (k + l) k / (l ln 2).
 double steady_bits_per_element(uint32_t k, uint32_t l);
@@ -217,8 +244,9 @@ class ClassicLayout {
         return check_classic_params(k, l, slice_bits);
     }
     static uint64_t round_bits(uint64_t slice_bits) { return slice_bits; }
-    // (k, l) from choose_kl; slices leave the first k half full.
-    static tf_status choose(double error_rate, uint32_t *k, uint32_t *l, double *fill);
+    // (k, l) from choose_kl within the probe budget; slices leave the
+    // first k half full.
+    static tf_status choose(double error_rate, double probe_budget, uint32_t *k, uint32_t *l, double *fill);
     // Slices for k generations of g inserts at fill 1/2 (at least 64 bits);
     // 0 when they would pass 2^40 bits.
     static uint64_t slice_bits_for(uint32_t k, uint64_t generation, double fill);

@@ -119,7 +119,9 @@ class BlockedLayout {
     static tf_status check_params(uint32_t k, uint32_t l, uint64_t slice_bits);
     // slice_bits rounded up to whole lanes.
     static uint64_t round_bits(uint64_t slice_bits) { return (slice_bits + kLaneBits - 1) / kLaneBits * kLaneBits; }
-    static tf_status choose(double error_rate, uint32_t *k, uint32_t *l, double *fill) {
+    // The budget does not apply: a query reads the one or two lines of the
+    // key's lanes whatever the shape.
+    static tf_status choose(double error_rate, double /*probe_budget*/, uint32_t *k, uint32_t *l, double *fill) {
         return choose_blocked(error_rate, k, l, fill);
     }
     // Slices for k generations of g inserts at fill `fill`, in whole lanes;
