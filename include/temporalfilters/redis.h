@@ -453,7 +453,10 @@ TF_API tf_status tf_redis_limiter_get_stats(const tf_redis_limiter *limiter, tf_
 
 /* ------------------------------------------------------------------------
  * Sketch sharing: RecencySketches published to Redis and merged back.
+ * (Not wrapped by the bindings yet: SWIG, which reads this header for the
+ * limiter, skips this section.)
  * ------------------------------------------------------------------------ */
+#ifndef SWIG
 
 /**
  * @brief A shared name in Redis under which processes publish their
@@ -735,6 +738,8 @@ TF_API tf_status tf_redis_sketch_share_remove(tf_redis_sketch_share *share, cons
  */
 TF_API tf_status tf_redis_sketch_share_get_stats(const tf_redis_sketch_share *share,
                                                  tf_redis_sketch_share_stats *stats);
+
+#endif /* SWIG */
 
 #ifdef __cplusplus
 }
