@@ -12,7 +12,7 @@
 set -euo pipefail
 build=${1:?usage: check_install.sh BUILDDIR}
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=c/redis_server.sh
+# shellcheck source-path=SCRIPTDIR source=c/redis_server.sh
 source "$here/c/redis_server.sh"
 stage=$(mktemp -d)
 redis_dir=$(mktemp -d)

@@ -13,7 +13,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../../.." && pwd)
-# shellcheck source=redis_server.sh
+# shellcheck source-path=SCRIPTDIR source=redis_server.sh
 source "$here/redis_server.sh"
 work=$(mktemp -d)
 trap 'redis_stop; rm -rf "$work"' EXIT
