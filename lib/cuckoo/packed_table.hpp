@@ -222,7 +222,7 @@ class CuckooTable {
                         return (holds<2>(p0, f) | holds<2>(p1, f)) != 0;
                     case 4:
                         return (holds<4>(p0, f) | holds<4>(p1, f)) != 0;
-                    default:  // 8: sixteen compares cost more than the
+                    default:    // 8: sixteen compares cost more than the
                         break;  // early exit's branch (measured)
                 }
             }

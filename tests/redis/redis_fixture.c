@@ -54,8 +54,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     if (with_server) printf("server %d\n", server.port);
-    if (with_cluster)
-        printf("cluster %d %d %d\n", cluster.node[0].port, cluster.node[1].port, cluster.node[2].port);
+    if (with_cluster) printf("cluster %d %d %d\n", cluster.node[0].port, cluster.node[1].port, cluster.node[2].port);
     printf("ready\n");
     fflush(stdout);
 
