@@ -349,6 +349,20 @@ public class RedisLimiterTest {
         return e;
     }
 
+    /* Redis's decision on key at t once it answers again (the limiter
+     * reconnects by itself after its backoff), or null after 50 tries 50 ms
+     * apart. */
+    private static RateLimiter.Decision decidesAgain(RedisLimiter l, String key, long t) throws InterruptedException {
+        for (int i = 0; i < 50; i++) {
+            try {
+                return l.acquire(key, t);
+            } catch (UnavailableException again) {
+                Thread.sleep(50);
+            }
+        }
+        return null;
+    }
+
     /* A server of its own, killed under three limiters (deny, allow, the
      * embedded fallback): every decision throws UnavailableException with
      * the fallback's decision, counted; restarted, Redis decides again by
@@ -401,15 +415,7 @@ public class RedisLimiterTest {
                 assertEquals(s.toString(), 0, s.fallbackDenied() + s.fallbackAllowed());
 
                 assertEquals("restarted", own.command("restart"));
-                RateLimiter.Decision d = null;
-                for (int i = 0; i < 50 && d == null; i++) {
-                    try {
-                        d = deny.acquire("k", 40);
-                    } catch (UnavailableException again) {
-                        Thread.sleep(50);
-                    }
-                }
-                assertNotNull("Redis decides again after the restart", d);
+                assertNotNull("Redis decides again after the restart", decidesAgain(deny, "k", 40));
                 assertTrue(deny.stats().toString(), deny.stats().reconnects() >= 1);
                 assertTrue(deny.stats().toString(), deny.stats().scriptLoads() >= 2); // the restarted server's
             }
@@ -435,15 +441,7 @@ public class RedisLimiterTest {
             // 300 ms, plus a loaded machine's scheduling: never the JUnit timeout
             assertTrue("answered after " + ms + " ms", ms >= 250 && ms < 3000);
             assertEquals("resumed", own.command("resume"));
-            RateLimiter.Decision d = null;
-            for (int i = 0; i < 50 && d == null; i++) {
-                try {
-                    d = l.acquire("k", 40);
-                } catch (UnavailableException again) {
-                    Thread.sleep(50);
-                }
-            }
-            assertNotNull("Redis decides again once resumed", d);
+            assertNotNull("Redis decides again once resumed", decidesAgain(l, "k", 40));
             assertTrue(l.stats().toString(), l.stats().timeouts() >= 1);
         }
     }
