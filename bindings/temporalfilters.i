@@ -494,7 +494,8 @@ double tf_binding_c_loop_ns(RecencySketchNative *s, const void *keys_data, size_
         TF_BINDING_RETURN(AgeBloomNative *, tf_age_bloom_new(k, l, slice_bits, seed, flags, &v));
     }
     /* Sized for a window of `capacity` inserts and a target error rate; the
-     * flags choose the layout. deserialize reads both layouts. */
+     * flags choose the layout (and TF_AGE_BLOOM_MIN_MEMORY the classic
+     * layout's memory-minimal (k, l)). deserialize reads both layouts. */
     static AgeBloomNative *new_for(uint64_t capacity, double error_rate, uint32_t seed, uint32_t flags) {
         TF_BINDING_RETURN(AgeBloomNative *, tf_age_bloom_new_for(capacity, error_rate, seed, flags, &v));
     }
@@ -519,6 +520,15 @@ double tf_binding_c_loop_ns(RecencySketchNative *s, const void *keys_data, size_
     static double steady_bits_per_element(uint32_t k, uint32_t l) {
         TF_BINDING_RETURN(double, tf_age_bloom_bits_per_element(k, l, &v));
     }
+    /* tf_age_bloom_expected_probes, one count per call: the slices a query
+     * for an absent key tests in expectation, and for a present key (l + 1
+     * times dearer to compute, so asked for only when wanted). */
+    static double expected_probes_absent(uint32_t k, uint32_t l) {
+        TF_BINDING_RETURN(double, tf_age_bloom_expected_probes(k, l, &v, NULL));
+    }
+    static double expected_probes_present(uint32_t k, uint32_t l) {
+        TF_BINDING_RETURN(double, tf_age_bloom_expected_probes(k, l, NULL, &v));
+    }
 
     void add(const void *key, size_t key_len) { tf_binding_check(tf_age_bloom_add($self, key, key_len)); }
     int contains(const void *key, size_t key_len) {
@@ -542,7 +552,7 @@ double tf_binding_c_loop_ns(RecencySketchNative *s, const void *keys_data, size_
 
 %extend TimeBloomNative {
     /* Low-level: k + l initial slices of slice_bits bits; span >= l; flags 0
-     * (none are defined yet). */
+     * (TF_TIME_BLOOM_MIN_MEMORY is new_for's only). */
     TimeBloomNative(uint32_t k, uint32_t l, uint64_t slice_bits, uint64_t span, uint32_t seed, uint32_t flags) {
         TF_BINDING_RETURN(TimeBloomNative *, tf_time_bloom_new(k, l, slice_bits, span, seed, flags, &v));
     }
