@@ -29,6 +29,15 @@ package org.temporalfilters;
  * filter).
  */
 public final class TimeBloom extends NativeHandle<TimeBloomNative> {
+    /**
+     * Flag of {@link #forTarget(long, double, long, long, int)}
+     * ({@code TF_TIME_BLOOM_MIN_MEMORY}): the {@code (k, l)} with the fewest
+     * bits per element, however long its queries, as
+     * {@link AgeBloom#MIN_MEMORY} (without it, absent queries test at most
+     * {@link AgeBloom#PROBE_BUDGET} slices in expectation). Not recorded in
+     * the filter or its blob; refused by the constructor.
+     */
+    public static final int MIN_MEMORY = (int) TemporalFiltersNative.TF_TIME_BLOOM_MIN_MEMORY;
 
     /**
      * What a filter was created with ({@code tf_time_bloom_info}).
@@ -38,7 +47,7 @@ public final class TimeBloom extends NativeHandle<TimeBloomNative> {
      *              {@code k + l} slices
      * @param span  the window, in the caller's time unit
      * @param seed  the hash seed, 0 .. 2^32-1
-     * @param flags the creation flags (none are defined yet: 0)
+     * @param flags the creation flags: 0 ({@link #MIN_MEMORY} is not recorded)
      */
     public record Info(int k, int l, long span, long seed, int flags) {
     }
@@ -65,7 +74,7 @@ public final class TimeBloom extends NativeHandle<TimeBloomNative> {
      * @param sliceBits bits per initial slice, 64 .. 2^40
      * @param span      the window, in the caller's time unit, &gt;= l
      * @param seed      hash seed, 0 .. 2^32-1
-     * @param flags     0 (no flag is defined yet; the argument leaves room for later ones)
+     * @param flags     0 ({@link #MIN_MEMORY} is refused: the caller chose {@code (k, l)})
      * @throws InvalidArgumentException k, l, sliceBits or span out of range, a
      *         negative number, a seed outside 32 bits, a flag
      *         ({@link Status#INVALID_ARGUMENT}); sliceBits above 2^40
@@ -89,7 +98,8 @@ public final class TimeBloom extends NativeHandle<TimeBloomNative> {
      * Creates a filter for the keys of the last {@code span} time units with a
      * false-positive rate of at most {@code errorRate} at a steady insertion
      * rate ({@code tf_time_bloom_new_for}): {@code (k, l)} from
-     * {@link AgeBloom#choose(double)}, initial slices sized for
+     * {@link AgeBloom#choose(double)} (with {@link #MIN_MEMORY}, from
+     * {@code AgeBloom.choose(errorRate, AgeBloom.MIN_MEMORY)}), initial slices sized for
      * {@code initialCapacity} inserts per span (the size adapts from the first
      * shift).
      *
@@ -97,10 +107,10 @@ public final class TimeBloom extends NativeHandle<TimeBloomNative> {
      * @param errorRate       target false-positive rate, in (0, 1)
      * @param span            the window, &gt;= l of the chosen pair
      * @param seed            hash seed, 0 .. 2^32-1
-     * @param flags           0 (no flag is defined yet)
+     * @param flags           0 or {@link #MIN_MEMORY}
      * @throws InvalidArgumentException a rate outside (0, 1) or NaN, span &lt;
      *         l, initialCapacity &lt;= 0, a negative number, a seed outside 32
-     *         bits, a flag ({@link Status#INVALID_ARGUMENT}); no
+     *         bits, an unknown flag ({@link Status#INVALID_ARGUMENT}); no
      *         {@code k <= 64} meets the rate, or slices over 2^40 bits
      *         ({@link Status#TOO_LARGE})
      * @throws NativeOutOfMemoryException the filter does not fit in memory

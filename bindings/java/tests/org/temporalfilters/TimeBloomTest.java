@@ -142,6 +142,15 @@ public class TimeBloomTest {
             assertEquals(9, f.info().seed());
             assertEquals(p.k() + p.l(), f.stats(1).slices());
         }
+        // MIN_MEMORY: AgeBloom's memory-minimal pair, the flag not recorded
+        AgeBloom.Parameters m = AgeBloom.choose(0.01, AgeBloom.MIN_MEMORY);
+        assertEquals(new AgeBloom.Parameters(12, 87, 0.5), m);
+        try (TimeBloom f = TimeBloom.forTarget(10_000, 0.01, 60_000, 9, TimeBloom.MIN_MEMORY)) {
+            assertEquals(m.k(), f.info().k());
+            assertEquals(m.l(), f.info().l());
+            assertEquals(0, f.info().flags());
+            assertEquals(m.k() + m.l(), f.stats(1).slices());
+        }
     }
 
     /* A burst of many generations at one timestamp grows the slices; the
@@ -226,11 +235,21 @@ public class TimeBloomTest {
     @Test
     public void badConstructorArguments() {
         expectStatus(Status.INVALID_ARGUMENT, () -> new TimeBloom(0, 4, 200, 100, 1, 0));
-        // no flag is defined yet: every bit is refused
-        for (int flags : new int[] {1, 2, 1 << 31, -1}) {
+        // MIN_MEMORY is the only flag; every other bit is refused
+        for (int flags : new int[] {2, 4, 1 << 31}) {
             expectStatus(Status.INVALID_ARGUMENT, "flags", () -> new TimeBloom(3, 4, 200, 100, 1, flags));
             expectStatus(Status.INVALID_ARGUMENT, "flags", () -> TimeBloom.forTarget(100, 0.01, 1000, 1, flags));
         }
+        // a negative int is outside 0 .. 2^32-1: refused before the call
+        expectStatus(Status.INVALID_ARGUMENT, "flags", () -> new TimeBloom(3, 4, 200, 100, 1, -1));
+        expectStatus(Status.INVALID_ARGUMENT, "flags", () -> TimeBloom.forTarget(100, 0.01, 1000, 1, -1));
+        // MIN_MEMORY only where the library chooses (k, l)
+        assertEquals(1, TimeBloom.MIN_MEMORY);
+        assertEquals(TemporalFiltersNative.TF_TIME_BLOOM_MIN_MEMORY, TimeBloom.MIN_MEMORY);
+        expectStatus(Status.INVALID_ARGUMENT, "MIN_MEMORY",
+                () -> new TimeBloom(3, 4, 200, 100, 1, TimeBloom.MIN_MEMORY));
+        expectStatus(Status.INVALID_ARGUMENT, "MIN_MEMORY",
+                () -> new TimeBloom(3, 4, 200, 100, 1, TimeBloom.MIN_MEMORY | 2));
         expectStatus(Status.INVALID_ARGUMENT, () -> new TimeBloom(65, 4, 200, 100, 1, 0));
         expectStatus(Status.INVALID_ARGUMENT, () -> new TimeBloom(3, 0, 200, 100, 1, 0));
         expectStatus(Status.INVALID_ARGUMENT, () -> new TimeBloom(3, 1025, 200, 2000, 1, 0));
@@ -252,7 +271,14 @@ public class TimeBloomTest {
             expectStatus(Status.INVALID_ARGUMENT, () -> TimeBloom.forTarget(100, r, 1000, 1, 0));
         }
         expectStatus(Status.TOO_LARGE, () -> TimeBloom.forTarget(100, 1e-300, 1000, 1, 0));
-        expectStatus(Status.INVALID_ARGUMENT, "span", () -> TimeBloom.forTarget(100, 0.01, 10, 1, 0)); // l = 87
+        expectStatus(Status.INVALID_ARGUMENT, "span", () -> TimeBloom.forTarget(100, 0.01, 10, 1, 0)); // l = 24
+        expectStatus(Status.INVALID_ARGUMENT, "span", () -> TimeBloom.forTarget(100, 0.01, 23, 1, 0));
+        try (TimeBloom f = TimeBloom.forTarget(100, 0.01, 24, 1, 0)) {
+            assertEquals(24, f.info().l());
+        }
+        // the memory-minimal pair (12, 87) needs a longer span
+        expectStatus(Status.INVALID_ARGUMENT, "span",
+                () -> TimeBloom.forTarget(100, 0.01, 86, 1, TimeBloom.MIN_MEMORY)); // l = 87
         expectStatus(Status.INVALID_ARGUMENT, "span", () -> TimeBloom.forTarget(100, 0.01, -1000, 1, 0));
         expectStatus(Status.INVALID_ARGUMENT, () -> TimeBloom.forTarget(0, 0.01, 1000, 1, 0));
         expectStatus(Status.INVALID_ARGUMENT, "initial_capacity", () -> TimeBloom.forTarget(-5, 0.01, 1000, 1, 0));
