@@ -716,6 +716,65 @@ int main(int argc, char **argv) {
     run_cases(bench, "redis limiter", cfg.reps, cfg.ops, "single calls (or >= 40 batches) per thread", failures);
     const std::string load_after_cases = load_average();
 
+    // ---- where a server's time goes: its own time per script call ----
+    // INFO commandstats' usec_per_call of EVALSHA (the time the server spent
+    // executing the command, without the round trip), after CONFIG
+    // RESETSTAT, for the limiter's script (1 thread, single calls, at ticks
+    // after the timed rounds') and for `return 1`.
+    struct ServerTime {
+        std::string what;
+        double usec_per_call = NAN;
+        uint64_t calls = 0;
+    };
+    std::vector<ServerTime> server_time;
+    {
+        redisContext *c = raw[0][0].ctx;
+        auto reset = [&] {
+            if (!reply_ok(redisCommand(c, "CONFIG RESETSTAT"))) failures += 1;
+        };
+        auto read_stat = [&](const char *what) {
+            ServerTime r;
+            r.what = what;
+            redisReply *rep = static_cast<redisReply *>(redisCommand(c, "INFO commandstats"));
+            if (rep && rep->type == REDIS_REPLY_STRING) {
+                const std::string info(rep->str, rep->len);
+                const size_t at = info.find("cmdstat_evalsha:");
+                unsigned long long calls = 0;
+                double usec = 0, per = 0;
+                if (at != std::string::npos &&
+                    std::sscanf(info.c_str() + at, "cmdstat_evalsha:calls=%llu,usec=%lf,usec_per_call=%lf", &calls,
+                                &usec, &per) == 3) {
+                    r.calls = calls;
+                    r.usec_per_call = per;
+                }
+            }
+            if (rep) freeReplyObject(rep);
+            server_time.push_back(r);
+        };
+        const uint64_t calls = opt.quick ? 200 : 5000;
+        for (int m = 0; m < 2; ++m) {
+            tf_redis_limiter *h = handles[1][m][0].get();
+            const uint64_t base = timeline[1][m].base(cfg.reps + 1, 0);
+            const uint8_t *p = streams[0].data();
+            reset();
+            for (uint64_t i = 0; i < calls; ++i, p += kKeyLen) {
+                int allowed = 0;
+                if (tf_redis_limiter_acquire(h, p, kKeyLen, base + i, 1, &allowed, nullptr, nullptr) != TF_OK)
+                    failures += 1;
+            }
+            read_stat(m == 0 ? "the limiter's script, bucketed" : "the limiter's script, exact");
+        }
+        reset();
+        for (uint64_t i = 0; i < calls; ++i)
+            if (!reply_ok(redisCommand(c, "EVALSHA %s 0", trivial_sha[0].c_str()))) failures += 1;
+        read_stat("return 1");
+        if (failures.load() != 0) {
+            std::fprintf(stderr, "%s: the server-time calls failed (%s)\n", program_name().c_str(),
+                         tf_last_error_message());
+            return 1;
+        }
+    }
+
     // ---- the report ----
     auto find = [&](const std::string &id) -> const Meta * {
         for (const Meta &m : metas)
@@ -792,6 +851,13 @@ int main(int argc, char **argv) {
         csv.push_back(line);
     }
     dt.print(stdout);
+
+    std::printf("\n=== the server's own time per EVALSHA (INFO commandstats, one server, 1 thread) ===\n");
+    for (const ServerTime &st : server_time) {
+        std::printf("  %-34s %8.2f us per call (%" PRIu64 " calls)\n", st.what.c_str(), st.usec_per_call, st.calls);
+        csv.push_back("servertime," + csv_field(st.what) + "," + fmt("%.3f", st.usec_per_call) + "," + fmt_u(st.calls));
+    }
+    std::printf("  the rest of a call's latency is the round trip and the client (hiredis, the library)\n");
 
     // The summary a user needs.
     {
@@ -981,6 +1047,7 @@ int main(int argc, char **argv) {
                "#floor,id,target,command,batch,threads,ops_per_thread,rounds,ns_per_command_median,commands_per_s,"
                "p50_us,p99_us",
                "#fallback,what,calls,p50_us,p99_us,max_us,ok,timeout,unavailable,other",
+               "#servertime,script,usec_per_call,calls",
                "#env,loadavg_start,loadavg_end,keys,single_calls_per_thread,rounds"},
               csv, t_start);
     return 0;
