@@ -25,6 +25,8 @@ for f in "$mod"/*.go; do
     case $f in *_test.go) ;; *) cp "$f" "$dest/" ;; esac
 done
 cp "$mod/internal/native/native.swig" "$mod/internal/native/cgo.go" "$dest/internal/native/"
+mkdir -p "$dest/internal/bridge"
+cp "$mod/internal/bridge/bridge.go" "$dest/internal/bridge/"
 if grep -nE '^[[:space:]]*%include[[:space:]]*"(\.\./|temporalfilters\.i")' "$dest/internal/native/native.swig"; then
     echo "export_go_module.sh: native.swig includes a file outside the module" >&2
     exit 1

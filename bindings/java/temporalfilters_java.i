@@ -275,7 +275,7 @@ TF_JAVA_BYTES_IN(keys_data, keys_data_len)
 /* The rate limiter's outputs (acquire and peek: remaining, retry_at) use
  * pace's typemap: a long[] of length >= 1, mapped by tf_java_clamp, so a
  * retry_at of TF_RETRY_NEVER reads as -1L (TemporalFilters.RETRY_NEVER). */
-%apply uint64_t *next_allowed { uint64_t *remaining, uint64_t *retry_at };
+%apply uint64_t *next_allowed { uint64_t *remaining, uint64_t *retry_at, uint64_t *unavailable };
 %include "temporalfilters.i"
 
 /* Helpers of the typemaps above. They use the shared interface's error slot
