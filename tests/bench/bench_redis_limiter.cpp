@@ -940,27 +940,22 @@ int main(int argc, char **argv) {
         first.p = percentiles(v);
         faults.push_back(first);
 
-        FaultRow fast{"later calls within the reconnect backoff, fallback deny"};
-        v.clear();
-        for (uint64_t i = 0; i < fast_calls; ++i) {
-            tf_status s;
-            v.push_back(one(dying[0].get(), i, &s));
-            fast.count(s);
-        }
-        fast.p = percentiles(v);
-        faults.push_back(fast);
-
-        FaultRow loc{"calls within the backoff, fallback local (embedded decides)"};
+        // `calls` calls on one handle, timed and counted as a row
+        auto row_of = [&](const char *what, tf_redis_limiter *h, uint64_t calls) {
+            FaultRow row{what};
+            std::vector<uint64_t> lat;
+            for (uint64_t i = 0; i < calls; ++i) {
+                tf_status s;
+                lat.push_back(one(h, i, &s));
+                row.count(s);
+            }
+            row.p = percentiles(lat);
+            faults.push_back(row);
+        };
+        row_of("later calls within the reconnect backoff, fallback deny", dying[0].get(), fast_calls);
         tf_status s0;
         one(local.get(), 0, &s0);  // its connection is lost: the backoff starts
-        v.clear();
-        for (uint64_t i = 0; i < fast_calls; ++i) {
-            tf_status s;
-            v.push_back(one(local.get(), i, &s));
-            loc.count(s);
-        }
-        loc.p = percentiles(v);
-        faults.push_back(loc);
+        row_of("calls within the backoff, fallback local (embedded decides)", local.get(), fast_calls);
 
         FaultRow emb{"for comparison: tf_rate_limiter_acquire itself"};
         v.clear();
