@@ -24,6 +24,7 @@
 package redis
 
 import (
+	"fmt"
 	"math"
 	"sync"
 
@@ -244,21 +245,30 @@ func (l *RedisLimiter) decide(key []byte, now, n uint64, take bool) (d tf.Decisi
 // batch, the decisions are Redis's for the answers that arrived and the
 // fallback's for the others, with an ErrUnavailable error.
 func (l *RedisLimiter) AcquireBatch(keys [][]byte, times []uint64, n uint64) ([]tf.Decision, error) {
-	data := make([]byte, 0, 16*len(keys))
-	lens := make([]int32, len(keys))
-	for i, k := range keys {
-		if len(k) > math.MaxInt32 {
-			return nil, bridge.Error(int(tf.StatusInvalidArgument), "a batch key is longer than 2 GiB")
-		}
-		data = append(data, k...)
-		lens[i] = int32(len(k))
+	return acquireBatch(l, keys, times, n)
+}
+
+// AcquireBatchStrings is AcquireBatch with string keys.
+func (l *RedisLimiter) AcquireBatchStrings(keys []string, times []uint64, n uint64) ([]tf.Decision, error) {
+	return acquireBatch(l, keys, times, n)
+}
+
+// acquireBatch packs the keys as the root package's batch calls do
+// (bridge.PackKeys) and decides them in one native call.
+func acquireBatch[K []byte | string](l *RedisLimiter, keys []K, times []uint64, n uint64) ([]tf.Decision, error) {
+	pk, bad := bridge.PackKeys(keys)
+	if bad >= 0 {
+		return nil, bridge.Error(int(tf.StatusInvalidArgument),
+			fmt.Sprintf("keys[%d] is %d bytes long; batch keys are limited to %d bytes", bad, len(keys[bad]),
+				math.MaxInt32))
 	}
+	defer pk.Release()
 	allowed := make([]int32, len(keys))
 	remaining := make([]uint64, len(keys))
 	retry := make([]uint64, len(keys))
 	var u uint64
 	err := l.call(func(p redisnative.RedisLimiterNative) {
-		p.Acquire_batch(data, lens, times, n, allowed, remaining, retry, &u)
+		p.Acquire_batch(pk.Data, pk.Lens, times, n, allowed, remaining, retry, &u)
 	})
 	if err != nil {
 		return nil, err
@@ -268,15 +278,6 @@ func (l *RedisLimiter) AcquireBatch(keys [][]byte, times []uint64, n uint64) ([]
 		out[i] = tf.Decision{Allowed: allowed[i] != 0, Remaining: remaining[i], RetryAt: retry[i]}
 	}
 	return out, unavailable(u)
-}
-
-// AcquireBatchStrings is AcquireBatch with string keys.
-func (l *RedisLimiter) AcquireBatchStrings(keys []string, times []uint64, n uint64) ([]tf.Decision, error) {
-	b := make([][]byte, len(keys))
-	for i, k := range keys {
-		b[i] = []byte(k)
-	}
-	return l.AcquireBatch(b, times, n)
 }
 
 // Refund gives back up to n permits key took (the most recent first), to

@@ -10,9 +10,10 @@ require_relative "../temporalfilters"
 begin
   require "temporalfilters_redis_native"
 rescue LoadError => e
-  raise LoadError, "TemporalFilters::RedisLimiter needs the extension temporalfilters_redis_native, built when " \
-                   "temporalfilters is configured with its redis option (libtemporalfilters-redis and hiredis; " \
-                   "Debian: libtemporalfilters-redis-dev): #{e.message}"
+  raise LoadError, "TemporalFilters::RedisLimiter needs the extension temporalfilters_redis_native, built with " \
+                   "the companion library libtemporalfilters-redis (and hiredis): by meson with the redis option, " \
+                   "or by the gem's install where pkg-config finds temporalfilters-redis.pc (Debian: install " \
+                   "libtemporalfilters-redis-dev, then reinstall the gem): #{e.message}"
 end
 
 module TemporalFilters
