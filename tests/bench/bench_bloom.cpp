@@ -515,7 +515,8 @@ std::string issue16_line(const ConfigReport &r, const char *prefix) {
     std::string s = p == "age" ? "  classic (issue 16): " : "  time (issue 16): ";
     auto one = [&](const char *what, const std::string &id, double goal) {
         const double x = r.get(id) / fl;
-        return std::string(what) + " " + fmt("%.2fx", x) + fmt(" (goal <= %.0fx) ", goal) + (x <= goal ? "MET" : "NOT MET");
+        return std::string(what) + " " + fmt("%.2fx", x) + fmt(" (goal <= %.0fx) ", goal) +
+               (x <= goal ? "MET" : "NOT MET");
     };
     s += one("absent", p + "_absent", 5) + "; " + one("present", p + "_present", 7) + "; " + one("add", p + "_add", 4) +
          "; " + one("batch absent", p + "_absent_batch", 2);
@@ -856,6 +857,8 @@ ConfigReport run_config(uint64_t capacity, double error, const Options &opt, uin
         {"age_add", 1, "plain_add"},
         {"age_present", 1, "plain_present"},
         {"age_absent", 1, "plain_absent"},
+        {"age_present_batch", 1, "plain_present"},
+        {"age_absent_batch", 1, "plain_absent"},
         {"age_replay_absent", 4, "plain_absent"},
         {"blk_add", 6, "plain_add"},
         {"blk_present", 6, "plain_present"},
@@ -863,6 +866,8 @@ ConfigReport run_config(uint64_t capacity, double error, const Options &opt, uin
         {"time_add", 2, "plain_add"},
         {"time_present", 2, "plain_present"},
         {"time_absent", 2, "plain_absent"},
+        {"time_present_batch", 2, "plain_present"},
+        {"time_absent_batch", 2, "plain_absent"},
         {"plain_add", 3, nullptr},
         {"plain_present", 3, nullptr},
         {"plain_absent", 3, nullptr},
