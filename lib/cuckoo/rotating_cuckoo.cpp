@@ -129,7 +129,6 @@ uint64_t RotatingCuckoo::next_table_slots(uint64_t now) const {
 
 tf_status RotatingCuckoo::new_table(uint64_t slots, const Config &c, TableSlot *out) {
     try {
-        if (allocation_refused()) throw std::bad_alloc();  // the test hook (lib/common/memory.hpp)
         out->table = Table(slots, c.slots_per_bucket, c.ways());
     } catch (const std::bad_alloc &) {
         return fail(TF_ERR_OUT_OF_MEMORY, "out of memory for a new table of %llu slots", (unsigned long long)slots);

@@ -162,7 +162,6 @@ RecencyWindow::RecencyWindow(const Config &c) : cfg_(c) {
     std::vector<Level> levels = plan(c);
     uint64_t scratch = 0;
     for (Level &l : levels) {
-        if (allocation_refused()) throw std::bad_alloc();
         l.table = SlidingTable(l.shape);
         scratch = std::max<uint64_t>(scratch, l.scan + SlidingTable::kStash);
     }
