@@ -871,9 +871,9 @@ static void test_untrusted_blobs(void **state) {
     const af_bound bounds[] = {
         {&tu_recency_sketch, rs_make, 1, 64 << 10, 0},
         {&tu_recency_sketch, rs_make_blocked, 1, 64 << 10, 0},
-        {&tu_age_bloom, ab_make, 1, 64 << 10, 0},
-        {&tu_age_bloom, ab_make_blocked, 1, 64 << 10, 0},
-        {&tu_time_bloom, tb_make, 1, 64 << 10, 0},
+        {&tu_age_bloom, ab_make, 2, 64 << 10, 0},
+        {&tu_age_bloom, ab_make_blocked, 2, 64 << 10, 0},
+        {&tu_time_bloom, tb_make, 2, 64 << 10, 0},
         {&tu_rate_limiter, rl_make_overrides, 16, 64 << 10, 0},
         {&tu_rate_limiter, rl_make_exact, 16, 64 << 10, 0},
         {&tu_rotating_cuckoo, ck_make, 1, 256 << 10, 0},
