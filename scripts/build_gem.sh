@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds the temporalfilters gem: stages bindings/ruby's gemspec, lib/,
-# extconf.rb and README with the LICENSE into OUTDIR/temporalfilters-<version>/,
-# generates the SWIG wrapper there (the same swig command as the Meson
-# build's extension: bindings/temporalfilters.i + bindings/ruby/temporalfilters_ruby.i),
+# the two extconf.rb and README with the LICENSE into OUTDIR/temporalfilters-<version>/,
+# generates the SWIG wrappers there (the same swig commands as the Meson
+# build's extensions: bindings/temporalfilters.i + bindings/ruby/temporalfilters_ruby.i,
+# and with -DTF_BINDING_REDIS the Redis limiter's over bindings/temporalfilters_redis.i,
+# which the gem compiles where pkg-config finds temporalfilters-redis),
 # writes VERSION (meson.build's project version, the only place it is kept),
 # and runs `gem build`, failing on any warning of RubyGems' spec validation
 # but one: the project has no public home page yet, so the gemspec has no
@@ -27,14 +29,18 @@ version=$(meson introspect --projectinfo "$root/meson.build" 2>/dev/null |
 
 stage=$out/temporalfilters-$version
 ext=$stage/ext/temporalfilters_native
+redis_ext=$stage/ext/temporalfilters_redis_native
 rm -rf "$stage"
-mkdir -p "$ext"
+mkdir -p "$ext" "$redis_ext"
 cp -R "$src/lib" "$stage/lib"
 cp "$src/temporalfilters.gemspec" "$src/README.md" "$root/LICENSE" "$stage/"
 cp "$src/ext/temporalfilters_native/extconf.rb" "$ext/"
+cp "$src/ext/temporalfilters_redis_native/extconf.rb" "$redis_ext/"
 printf '%s\n' "$version" >"$stage/VERSION"
 swig -ruby -initname temporalfilters_native -I"$root/bindings" -I"$root/include" \
     -o "$ext/temporalfilters_ruby_wrap.c" "$src/temporalfilters_ruby.i"
+swig -ruby -DTF_BINDING_REDIS -initname temporalfilters_redis_native -I"$root/bindings" -I"$root/include" \
+    -o "$redis_ext/temporalfilters_redis_ruby_wrap.c" "$src/temporalfilters_ruby.i"
 
 gem=$out/temporalfilters-$version.gem
 rm -f "$gem"

@@ -110,16 +110,23 @@ done
 echo "==> installing ${names[*]}"
 installed=("${names[@]}")
 "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${install[@]}" >/dev/null
-pc=$(pkg-config --path temporalfilters)
-owner=$(dpkg -S "$pc" 2>/dev/null | cut -d: -f1 || true)
-if [ "$owner" != libtemporalfilters-dev ]; then
-    echo "check_packages.sh: pkg-config finds $pc, which libtemporalfilters-dev does not own (a copy installed elsewhere?)" >&2
-    exit 1
-fi
+for pcname in temporalfilters temporalfilters-redis; do
+    pc=$(pkg-config --path "$pcname")
+    owner=$(dpkg -S "$pc" 2>/dev/null | cut -d: -f1 || true)
+    if [ "$owner" != "lib$pcname-dev" ]; then
+        echo "check_packages.sh: pkg-config finds $pc, which lib$pcname-dev does not own (a copy installed elsewhere?)" >&2
+        exit 1
+    fi
+done
 
 # The installed-copy programs (tests/install/<lang>/run.sh), every language's
-# required: C and Java take no argument; Go takes an exported copy of the module
-# (scripts/export_go_module.sh), Ruby the built gem (scripts/build_gem.sh).
+# required: C (the core's consumer, and the Redis companion's against a
+# redis-server it starts) and Java take no argument; Go takes an exported
+# copy of the module (scripts/export_go_module.sh), Ruby the built gem
+# (scripts/build_gem.sh).
+# The packages ship the Redis companion and its JNI library, so every
+# language's Redis part must run too.
+export TF_INSTALL_REDIS=required
 for lang in c java go ruby; do
     run=tests/install/$lang/run.sh
     [ -f "$run" ] || { echo "check_packages.sh: there is no $run" >&2; exit 1; }

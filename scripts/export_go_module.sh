@@ -25,6 +25,17 @@ for f in "$mod"/*.go; do
     case $f in *_test.go) ;; *) cp "$f" "$dest/" ;; esac
 done
 cp "$mod/internal/native/native.swig" "$mod/internal/native/cgo.go" "$dest/internal/native/"
+mkdir -p "$dest/internal/bridge"
+cp "$mod/internal/bridge/bridge.go" "$dest/internal/bridge/"
+# the Redis limiter's package and its own native module
+mkdir -p "$dest/redis/internal/redisnative"
+cp "$mod/redis/redis.go" "$dest/redis/"
+cp "$mod/redis/internal/redisnative/redisnative.swig" "$mod/redis/internal/redisnative/cgo.go" \
+    "$dest/redis/internal/redisnative/"
+if grep -nE '^[[:space:]]*%include[[:space:]]*"' "$dest/redis/internal/redisnative/redisnative.swig"; then
+    echo "export_go_module.sh: redisnative.swig includes a file outside the module" >&2
+    exit 1
+fi
 if grep -nE '^[[:space:]]*%include[[:space:]]*"(\.\./|temporalfilters\.i")' "$dest/internal/native/native.swig"; then
     echo "export_go_module.sh: native.swig includes a file outside the module" >&2
     exit 1

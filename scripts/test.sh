@@ -29,7 +29,7 @@ meson test -C build/plain --print-errorlogs --num-processes 2
 step "API reference (Doxygen; an undocumented function fails)"
 ninja -C build/plain docs
 
-step "ABI: the library against the baseline tests/abi/libtemporalfilters.abi (abidiff)"
+step "ABI: the libraries against their baselines tests/abi/libtemporalfilters{,-redis}.abi (abidiff)"
 bash scripts/check_abi.sh build/plain
 
 step "AddressSanitizer + UndefinedBehaviorSanitizer"

@@ -55,6 +55,8 @@ def go_env(args):
     if args.werror:
         cflags.append('-Werror')
     ldflags = ['-L' + args.libdir, '-Wl,-rpath,' + args.libdir]
+    if args.redis_libdir:
+        ldflags.append('-Wl,-rpath,' + args.redis_libdir)
     if 'address' in args.sanitize:
         # go -asan adds -fsanitize=address itself; UBSan as in the library.
         # A failed call panics from C (temporalfilters_go.i): Go then drops
@@ -101,6 +103,14 @@ def stage(args):
         shutil.copy(f, module)
     for f in args.native:
         shutil.copy(f, native)
+    # internal/bridge: the root package's errors for the sub-packages
+    # (always: the root package sets them).
+    src = os.path.dirname(os.path.abspath([f for f in args.package if f.endswith('go.mod')][0]))
+    shutil.copytree(os.path.join(src, 'internal', 'bridge'), os.path.join(module, 'internal', 'bridge'))
+    if args.redis_libdir:
+        # the Redis limiter's sub-package (its committed redisnative.swig,
+        # which go_redis_swig_fresh checks) and its library's .pc
+        shutil.copytree(os.path.join(src, 'redis'), os.path.join(module, 'redis'))
     found = mains(args)
     if found:
         examples = examples_dir(args)
@@ -118,6 +128,13 @@ def stage(args):
                 'Cflags: %s\n'
                 'Libs: -L%s -ltemporalfilters\n' % (args.version, ' '.join('-I' + d for d in args.include),
                                                    args.libdir))
+    if args.redis_libdir:
+        with open(os.path.join(pc_dir, 'temporalfilters-redis.pc'), 'w') as f:
+            f.write('Name: temporalfilters-redis\n'
+                    'Description: libtemporalfilters-redis of this build tree (go_build.py)\n'
+                    'Version: %s\n'
+                    'Requires: temporalfilters\n'
+                    'Libs: -L%s -ltemporalfilters-redis\n' % (args.version, args.redis_libdir))
 
 
 def module_dir(args):
@@ -240,6 +257,8 @@ def main():
     ap.add_argument('--werror', action='store_true', help='C warnings are errors')
     ap.add_argument('--race', action='store_true', help='build with the race detector')
     ap.add_argument('--output', help='the binary to write (required unless --lint)')
+    ap.add_argument('--redis-libdir', help='directory of libtemporalfilters-redis.so: stage the sub-package redis')
+    ap.add_argument('--test-package', default='.', help="the package whose test binary to build (e.g. ./redis)")
     args = ap.parse_args()
     args.stage = os.path.join(args.stage_base, args.stage)
 
@@ -262,7 +281,7 @@ def main():
     if args.main:
         run([args.go, 'build'] + flags + ['-o', output, './' + args.main[0]], env, examples_dir(args))
     else:
-        run([args.go, 'test', '-c'] + flags + ['-o', output, '.'], env, module_dir(args))
+        run([args.go, 'test', '-c'] + flags + ['-o', output, args.test_package], env, module_dir(args))
 
 
 if __name__ == '__main__':

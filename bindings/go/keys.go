@@ -3,8 +3,9 @@ package temporalfilters
 import (
 	"math"
 	"reflect"
-	"sync"
 	"unsafe"
+
+	"temporalfilters.org/go/temporalfilters/internal/bridge"
 )
 
 // Keys: every method taking a key has a []byte form and a string form; the
@@ -24,38 +25,14 @@ func stringBytes(s string) []byte {
 // key is the element type of the batch methods' keys.
 type key interface{ []byte | string }
 
-// packedKeys lays keys end to end, the batch format of the native layer.
-// The buffers are reused through a pool: a batch call allocates nothing of
-// its own once the pool is warm.
-type packedKeys struct {
-	data []byte
-	lens []int32
-}
-
-var packPool = sync.Pool{New: func() interface{} { return new(packedKeys) }}
-
-// maxPooledBytes bounds the buffers kept for reuse.
-const maxPooledBytes = 1 << 20
-
-func (pk *packedKeys) release() {
-	if cap(pk.data) <= maxPooledBytes && cap(pk.lens) <= maxPooledBytes/4 {
-		packPool.Put(pk)
-	}
-}
-
-// pack lays keys end to end; a key longer than the native layer's int32
-// lengths allow is an ErrInvalidArgument.
-func pack[K key](keys []K) (*packedKeys, error) {
-	pk := packPool.Get().(*packedKeys)
-	pk.data, pk.lens = pk.data[:0], pk.lens[:0]
-	for i, k := range keys {
-		if len(k) > math.MaxInt32 {
-			pk.release()
-			return nil, invalidArgument("keys[%d] is %d bytes long; batch keys are limited to %d bytes", i,
-				len(k), math.MaxInt32)
-		}
-		pk.data = append(pk.data, k...)
-		pk.lens = append(pk.lens, int32(len(k)))
+// pack lays keys end to end (internal/bridge.PackKeys, which the Redis
+// package shares); a key longer than the native layer's int32 lengths allow
+// is an ErrInvalidArgument. Release the result once the call is made.
+func pack[K key](keys []K) (*bridge.PackedKeys, error) {
+	pk, bad := bridge.PackKeys(keys)
+	if bad >= 0 {
+		return nil, invalidArgument("keys[%d] is %d bytes long; batch keys are limited to %d bytes", bad,
+			len(keys[bad]), math.MaxInt32)
 	}
 	return pk, nil
 }
@@ -71,6 +48,6 @@ func batch[P nativeObject, K key, T any](o object[P], keys []K, op func(p P, dat
 	if err != nil {
 		return v, err
 	}
-	defer pk.release()
-	return call(o, func(p P) T { return op(p, pk.data, pk.lens) })
+	defer pk.Release()
+	return call(o, func(p P) T { return op(p, pk.Data, pk.Lens) })
 }

@@ -54,7 +54,7 @@
 %}
 
 /* The rate limiter's output timestamps use pace's typemap. */
-%apply uint64_t *next_allowed { uint64_t *remaining, uint64_t *retry_at };
+%apply uint64_t *next_allowed { uint64_t *remaining, uint64_t *retry_at, uint64_t *unavailable };
 %include "temporalfilters.i"
 
 %{
@@ -96,6 +96,9 @@ static void tf_go_raise_pending(void) {
 #include <sanitizer/lsan_interface.h>
 #endif
 %}
+/* (Once per binary: the core's module has it, the Redis limiter's module,
+ * built with TF_BINDING_REDIS, not.) */
+#ifndef TF_BINDING_REDIS
 %inline %{
 int tf_go_leak_check(void) {
 #ifdef TF_GO_ASAN
@@ -105,3 +108,4 @@ int tf_go_leak_check(void) {
 #endif
 }
 %}
+#endif

@@ -30,7 +30,19 @@
  * the failure and lets the wrapper run on: the call itself is skipped, and the
  * cleanup code of every argument still runs, so nothing leaks.
  */
+/* The core's module, or with the SWIG symbol TF_BINDING_REDIS (swig
+ * -DTF_BINDING_REDIS) the Redis limiter's: its own JNI library
+ * (libtemporalfilters_redis_jni.so, linked with libtemporalfilters-redis)
+ * and its own package-private classes (TemporalFiltersRedisNative,
+ * TemporalFiltersRedisJNI, RedisLimiterNative, RedisLimiterStatsNative,
+ * TemporalFiltersRedisNativeConstants) over temporalfilters_redis.i, with
+ * the same typemaps. The class RedisLimiter loads that library the first
+ * time it is used, so that a program without Redis never needs it. */
+#ifdef TF_BINDING_REDIS
+%module(jniclassname = "TemporalFiltersRedisJNI") TemporalFiltersRedisNative
+#else
 %module(jniclassname = "TemporalFiltersJNI") TemporalFiltersNative
+#endif
 
 /* The generated classes are package-private: users see the idiomatic layer. */
 %pragma(java) moduleclassmodifiers = "final class"
@@ -41,7 +53,7 @@
     struct tf_rate_limiter_stats, struct RotatingCuckooNative, struct tf_rotating_cuckoo_info,
     struct tf_rotating_cuckoo_stats, struct tf_rotating_cuckoo_table, struct RecencyWindowNative,
     struct tf_recency_window_info, struct tf_recency_window_stats, struct tf_recency_window_level,
-    enum tf_status "final class"
+    struct RedisLimiterNative, struct tf_redis_limiter_stats, enum tf_status "final class"
 /* (The types must be named as SWIG declared them, `struct ...` and `enum
  * tf_status`; a typemap on another spelling matches nothing, silently.
  * VocabularyTest checks that every generated class is non-public and final.) */
@@ -54,6 +66,9 @@
  * cleanly there (TF_ERR_NULL). */
 %typemap(javainterfaces) struct RecencySketchNative, struct AgeBloomNative, struct TimeBloomNative,
     struct RateLimiterNative, struct RotatingCuckooNative, struct RecencyWindowNative "NativeProxy"
+/* The Redis limiter's proxy has no memory or blob: it implements
+ * NativeResource (delete), through which NativeObject frees it. */
+%typemap(javainterfaces) struct RedisLimiterNative "NativeResource"
 
 /* The versioned structs' proxies (info, stats: copies Java owns) implement
  * NativeValue, through which NativeHandle.value() frees each once read. */
@@ -61,17 +76,26 @@
     struct tf_time_bloom_info, struct tf_time_bloom_stats, struct tf_rate_limiter_info,
     struct tf_rate_limiter_stats, struct tf_rotating_cuckoo_info, struct tf_rotating_cuckoo_stats,
     struct tf_rotating_cuckoo_table, struct tf_recency_window_info, struct tf_recency_window_stats,
-    struct tf_recency_window_level "NativeValue"
+    struct tf_recency_window_level, struct tf_redis_limiter_stats "NativeValue"
 
 /* The JNI library is loaded with the class that declares the native methods,
  * by NativeLibrary (src/): -Dorg.temporalfilters.jni=FILE-OR-DIRECTORY, else
  * java.library.path, the jni directories of the jar's install prefix and
- * /usr/lib/<triplet>/jni, /usr/lib/jni. */
+ * /usr/lib/<triplet>/jni, /usr/lib/jni. The Redis module's is found the
+ * same way (NativeLibrary.loadRedis). */
+#ifdef TF_BINDING_REDIS
+%pragma(java) jniclasscode = %{
+  static {
+    NativeLibrary.loadRedis();
+  }
+%}
+#else
 %pragma(java) jniclasscode = %{
   static {
     NativeLibrary.load();
   }
 %}
+#endif
 
 /* No finalizer anywhere: the idiomatic classes free their handles in close()
  * and through a java.lang.ref.Cleaner. */
@@ -275,8 +299,12 @@ TF_JAVA_BYTES_IN(keys_data, keys_data_len)
 /* The rate limiter's outputs (acquire and peek: remaining, retry_at) use
  * pace's typemap: a long[] of length >= 1, mapped by tf_java_clamp, so a
  * retry_at of TF_RETRY_NEVER reads as -1L (TemporalFilters.RETRY_NEVER). */
-%apply uint64_t *next_allowed { uint64_t *remaining, uint64_t *retry_at };
+%apply uint64_t *next_allowed { uint64_t *remaining, uint64_t *retry_at, uint64_t *unavailable };
+#ifdef TF_BINDING_REDIS
+%include "temporalfilters_redis.i"
+#else
 %include "temporalfilters.i"
+#endif
 
 /* Helpers of the typemaps above. They use the shared interface's error slot
  * (tf_binding_status_, tf_binding_fail), so they come after it; the wrapper

@@ -2,7 +2,11 @@
 
 # The temporalfilters gem: the idiomatic layer (lib/) and the SWIG extension
 # temporalfilters_native (ext/temporalfilters_native), compiled at install
-# time against the C library that pkg-config finds (extconf.rb).
+# time against the C library that pkg-config finds (extconf.rb); and the
+# Redis limiter's extension temporalfilters_redis_native
+# (ext/temporalfilters_redis_native, for require "temporalfilters/redis"),
+# compiled only where pkg-config finds the companion library
+# temporalfilters-redis (elsewhere the gem installs without it).
 #
 # Build it with scripts/build_gem.sh (or `ninja -C <build> gem`), which
 # stages this file, lib/, extconf.rb and the SWIG wrapper it generates into
@@ -15,9 +19,12 @@
 
 here = __dir__
 wrapper = "ext/temporalfilters_native/temporalfilters_ruby_wrap.c"
-unless File.exist?(File.join(here, wrapper))
-  raise "temporalfilters.gemspec: #{wrapper} is missing; build the gem with scripts/build_gem.sh " \
-        "(it generates the wrapper with SWIG and runs gem build)"
+redis_wrapper = "ext/temporalfilters_redis_native/temporalfilters_redis_ruby_wrap.c"
+[wrapper, redis_wrapper].each do |w|
+  next if File.exist?(File.join(here, w))
+
+  raise "temporalfilters.gemspec: #{w} is missing; build the gem with scripts/build_gem.sh " \
+        "(it generates the wrappers with SWIG and runs gem build)"
 end
 
 version_file = File.join(here, "VERSION")
@@ -41,12 +48,16 @@ Gem::Specification.new do |spec|
   spec.license = "MIT"
   spec.required_ruby_version = ">= 3.0"
   spec.requirements << "libtemporalfilters and its pkg-config file temporalfilters.pc (Debian: libtemporalfilters-dev)"
+  spec.requirements << "for TemporalFilters::RedisLimiter only: libtemporalfilters-redis and temporalfilters-redis.pc " \
+                       "(Debian: libtemporalfilters-redis-dev), found when the gem is installed"
 
   spec.files = Dir.chdir(here) do
-    Dir.glob("lib/**/*.rb") + ["ext/temporalfilters_native/extconf.rb", wrapper, "README.md", "LICENSE", "VERSION"]
+    Dir.glob("lib/**/*.rb") + ["ext/temporalfilters_native/extconf.rb", wrapper,
+                               "ext/temporalfilters_redis_native/extconf.rb", redis_wrapper,
+                               "README.md", "LICENSE", "VERSION"]
   end.sort
   spec.require_paths = ["lib"]
-  spec.extensions = ["ext/temporalfilters_native/extconf.rb"]
+  spec.extensions = ["ext/temporalfilters_native/extconf.rb", "ext/temporalfilters_redis_native/extconf.rb"]
 
   # The API reference `gem install --document rdoc,ri` builds (and `ri`
   # reads): the Ruby files and this README, not the generated wrapper.

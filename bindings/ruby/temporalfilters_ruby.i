@@ -24,7 +24,15 @@
  * longjmp, past SWIG's cleanup code, so every temporary buffer is either on
  * the stack or owned by Ruby's GC (ALLOCV, Ruby Strings).
  */
+/* The core's module, or with the SWIG symbol TF_BINDING_REDIS (swig
+ * -DTF_BINDING_REDIS) the Redis limiter's, an extension of its own
+ * (temporalfilters_redis_native.so, required by temporalfilters/redis.rb):
+ * the same typemaps over temporalfilters_redis.i. */
+#ifdef TF_BINDING_REDIS
+%module "TemporalFilters::RedisNative"
+#else
 %module "TemporalFilters::Native"
+#endif
 
 %{
 #include <limits.h>
@@ -164,7 +172,7 @@ static VALUE tf_rb_key_at(VALUE ary, long i) {
  * open too. */
 %typemap(in) struct RecencySketchNative *self, struct AgeBloomNative *self, struct TimeBloomNative *self,
              struct RateLimiterNative *self, struct RotatingCuckooNative *self,
-             struct RecencyWindowNative *self {
+             struct RecencyWindowNative *self, struct RedisLimiterNative *self {
     $1 = ($1_ltype)tf_rb_data_ptr($input, ((swig_class *)$1_descriptor->clientdata)->klass);
     if (strcmp("$symname", "close") == 0)
         DATA_PTR($input) = NULL;
@@ -299,8 +307,12 @@ static VALUE tf_rb_key_at(VALUE ary, long i) {
 
 /* The rate limiter's outputs use pace's typemap: acquire and peek return
  * [allowed, remaining, retry_at] (retry_at up to 2**64 - 1, "never"). */
-%apply uint64_t *next_allowed { uint64_t *remaining, uint64_t *retry_at };
+%apply uint64_t *next_allowed { uint64_t *remaining, uint64_t *retry_at, uint64_t *unavailable };
+#ifdef TF_BINDING_REDIS
+%include "temporalfilters_redis.i"
+#else
 %include "temporalfilters.i"
+#endif
 
 %{
 static void tf_rb_raise_pending(void) {
@@ -326,9 +338,13 @@ static void tf_rb_raise_closed(VALUE klass) {
     bool is_closed() { return $self == NULL; }
 }
 %enddef
+#ifdef TF_BINDING_REDIS
+TF_RUBY_CLOSE(RedisLimiterNative, redis_limiter)
+#else
 TF_RUBY_CLOSE(RecencySketchNative, recency_sketch)
 TF_RUBY_CLOSE(AgeBloomNative, age_bloom)
 TF_RUBY_CLOSE(TimeBloomNative, time_bloom)
 TF_RUBY_CLOSE(RateLimiterNative, rate_limiter)
 TF_RUBY_CLOSE(RotatingCuckooNative, rotating_cuckoo)
 TF_RUBY_CLOSE(RecencyWindowNative, recency_window)
+#endif

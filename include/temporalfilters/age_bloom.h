@@ -49,8 +49,9 @@
  *
  * **Thread safety.** A filter is not internally synchronised. Concurrent
  * calls are safe only when none of them modifies the filter (contains,
- * get_stats, get_info, memory, serialized_size, serialize are read-only);
- * add, add_if_absent, clear and free need exclusive access. Different
+ * contains_batch, get_stats, get_info, memory, serialized_size, serialize
+ * are read-only); add, add_if_absent, their batch forms, clear and free
+ * need exclusive access. Different
  * filters are independent.
  *
  * @since 0.1.0
@@ -94,6 +95,28 @@ typedef struct tf_age_bloom tf_age_bloom;
  * @since 0.1.0
  */
 #define TF_AGE_BLOOM_BLOCKED 1u
+
+/**
+ * @brief Flag of tf_age_bloom_choose() and tf_age_bloom_new_for() (classic
+ * layout): choose the (k, l) with the fewest bits per element, however long
+ * its queries. Without it the choice also bounds the query's cost: at most
+ * ::TF_AGE_BLOOM_PROBE_BUDGET slices tested per absent key in expectation
+ * (tf_age_bloom_expected_probes()), for at most 1.15x the memory of this
+ * flag's choice at any rate from 1e-1 to 1e-6 (at 1e-3: k = 14, l = 36,
+ * 28.05 bits per element and 5.91 probes, against k = 16, l = 139, 25.74
+ * bits and 19.15 probes with this flag). Not recorded in the filter or its
+ * blob; refused with ::TF_AGE_BLOOM_BLOCKED and by tf_age_bloom_new().
+ * @since 0.1.0
+ */
+#define TF_AGE_BLOOM_MIN_MEMORY 2u
+
+/**
+ * @brief The default chooser's bound on the expected number of slices a
+ * query for an absent key tests, at the filter's worst moment (just before
+ * a shift).
+ * @since 0.1.0
+ */
+#define TF_AGE_BLOOM_PROBE_BUDGET 6.0
 
 /**
  * @brief What was fixed when a filter was created: its shape, seed and
@@ -172,9 +195,14 @@ typedef struct tf_age_bloom_stats {
  *
  * Classic layout (flags 0): the (k, l) pair whose steady-state
  * false-positive rate (tf_age_bloom_false_positive_rate()) is at most
- * `error_rate` with the fewest bits per element of capacity (larger l: less
- * memory, longer queries; l is capped at 256); its slices leave the first k
- * half full (`fill` = 0.5). The time-limited filter uses the same pair.
+ * `error_rate` and whose absent queries test at most
+ * ::TF_AGE_BLOOM_PROBE_BUDGET slices in expectation
+ * (tf_age_bloom_expected_probes()), with the fewest bits per element of
+ * capacity (larger l: less memory, longer queries; l is capped at 256);
+ * with ::TF_AGE_BLOOM_MIN_MEMORY, the pair with the fewest bits whatever
+ * its queries cost. Its slices leave the first k half full (`fill` = 0.5).
+ * The time-limited filter uses the same pairs. The first call for a rate
+ * takes up to a few milliseconds; the answer is remembered.
  *
  * Blocked layout (::TF_AGE_BLOOM_BLOCKED): the (k, l) with k + l in
  * {16, 32} and the fill ratio `fill` of a slice leaving the first k that
@@ -185,7 +213,7 @@ typedef struct tf_age_bloom_stats {
  * @param[in]  error_rate the target false-positive rate: in (0, 1) for the
  *                        classic layout, (0, 0.2] for the blocked one (near
  *                        1 its model is not conservative).
- * @param[in]  flags      ::TF_AGE_BLOOM_BLOCKED or 0.
+ * @param[in]  flags      0, ::TF_AGE_BLOOM_MIN_MEMORY or ::TF_AGE_BLOOM_BLOCKED.
  * @param[out] k          receives k (hash functions).
  * @param[out] l          receives l (slices beyond the first k).
  * @param[out] fill       receives the fill ratio of a slice when it leaves
@@ -193,8 +221,10 @@ typedef struct tf_age_bloom_stats {
  *                        NULL.
  * @retval TF_OK                   success.
  * @retval TF_ERR_NULL             k or l is NULL.
- * @retval TF_ERR_INVALID_ARGUMENT error_rate is NaN or out of its range, or
- *                                 flags has an unknown bit.
+ * @retval TF_ERR_INVALID_ARGUMENT error_rate is NaN or out of its range,
+ *                                 flags has an unknown bit, or both
+ *                                 ::TF_AGE_BLOOM_MIN_MEMORY and
+ *                                 ::TF_AGE_BLOOM_BLOCKED.
  * @retval TF_ERR_TOO_LARGE        no shape meets error_rate (classic: no pair
  *                                 with k <= 64; blocked: none with slices at
  *                                 least 10% full, below about 1e-18).
@@ -238,6 +268,33 @@ TF_API tf_status tf_age_bloom_false_positive_rate(uint32_t k, uint32_t l, double
 TF_API tf_status tf_age_bloom_bits_per_element(uint32_t k, uint32_t l, double *bits);
 
 /**
+ * @brief The expected number of slices a query of a classic filter with
+ * parameters (k, l) tests, at its worst moment (the fills of
+ * tf_age_bloom_false_positive_rate()).
+ *
+ * A query looks for k consecutive slices holding the key's bit, starting
+ * from the oldest k and jumping k slices towards the newest after a slice
+ * without it (docs/age-bloom.md); each slice it tests is one random
+ * memory read. Computed exactly by a dynamic program over the window being
+ * tested and the matches carried into it: for an absent key, and for a
+ * present key whose k slices are equally likely to be any of the l + 1
+ * runs a key within the window occupies. The present count is at least k.
+ *
+ * @param[in]  k       hash functions, 1..::TF_AGE_BLOOM_MAX_K.
+ * @param[in]  l       slices beyond the first k, 1..::TF_AGE_BLOOM_MAX_L.
+ * @param[out] absent  receives the expected probes for an absent key; may
+ *                     be NULL.
+ * @param[out] present receives the expected probes for a present key; may
+ *                     be NULL (it costs l + 1 times more to compute).
+ * @retval TF_OK                   success.
+ * @retval TF_ERR_NULL             absent and present are both NULL.
+ * @retval TF_ERR_INVALID_ARGUMENT k or l is out of range.
+ * @note Thread-safe.
+ * @since 0.1.0
+ */
+TF_API tf_status tf_age_bloom_expected_probes(uint32_t k, uint32_t l, double *absent, double *present);
+
+/**
  * @brief Creates a filter that remembers at least the last `capacity`
  * inserts with a false-positive rate of at most `error_rate`.
  *
@@ -251,13 +308,15 @@ TF_API tf_status tf_age_bloom_bits_per_element(uint32_t k, uint32_t l, double *b
  * @param[in]  error_rate the target false-positive rate: in (0, 1), or
  *                        (0, 0.2] with ::TF_AGE_BLOOM_BLOCKED.
  * @param[in]  seed       the hash seed.
- * @param[in]  flags      ::TF_AGE_BLOOM_BLOCKED or 0.
+ * @param[in]  flags      0, ::TF_AGE_BLOOM_MIN_MEMORY or ::TF_AGE_BLOOM_BLOCKED.
  * @param[out] out        receives the new filter, owned by the caller
  *                        (tf_age_bloom_free()).
  * @retval TF_OK                   success.
  * @retval TF_ERR_NULL             out is NULL.
- * @retval TF_ERR_INVALID_ARGUMENT capacity is 0, error_rate out of range, or
- *                                 an unknown flag bit.
+ * @retval TF_ERR_INVALID_ARGUMENT capacity is 0, error_rate out of range,
+ *                                 an unknown flag bit, or both
+ *                                 ::TF_AGE_BLOOM_MIN_MEMORY and
+ *                                 ::TF_AGE_BLOOM_BLOCKED.
  * @retval TF_ERR_TOO_LARGE        no shape meets error_rate, or the slices
  *                                 would exceed 2^40 bits.
  * @retval TF_ERR_OUT_OF_MEMORY    an allocation failed.
@@ -287,13 +346,14 @@ TF_API tf_status tf_age_bloom_new_for(uint64_t capacity, double error_rate, uint
  *                        k + l <= 32.
  * @param[in]  slice_bits bits per slice: classic 64..2^40; blocked 32..2^40.
  * @param[in]  seed       the hash seed.
- * @param[in]  flags      ::TF_AGE_BLOOM_BLOCKED or 0.
+ * @param[in]  flags      ::TF_AGE_BLOOM_BLOCKED or 0 (::TF_AGE_BLOOM_MIN_MEMORY
+ *                        is refused: the caller chose (k, l)).
  * @param[out] out        receives the new filter, owned by the caller
  *                        (tf_age_bloom_free()).
  * @retval TF_OK                   success.
  * @retval TF_ERR_NULL             out is NULL.
- * @retval TF_ERR_INVALID_ARGUMENT k, l or slice_bits out of range, or an
- *                                 unknown flag bit.
+ * @retval TF_ERR_INVALID_ARGUMENT k, l or slice_bits out of range, or a
+ *                                 flag other than ::TF_AGE_BLOOM_BLOCKED.
  * @retval TF_ERR_TOO_LARGE        slice_bits above 2^40.
  * @retval TF_ERR_OUT_OF_MEMORY    an allocation failed.
  * @note Thread-safe.
@@ -358,6 +418,81 @@ TF_API tf_status tf_age_bloom_contains(const tf_age_bloom *filter, const void *k
  * @since 0.1.0
  */
 TF_API tf_status tf_age_bloom_add_if_absent(tf_age_bloom *filter, const void *key, size_t key_len, int *was_present);
+
+/**
+ * @brief Batch form of tf_age_bloom_add(): adds keys[0 .. count) in order.
+ *
+ * The same filter as count calls of tf_age_bloom_add() in order. Classic
+ * layout: the keys are hashed in groups of 8 and the lines each key's
+ * insert and query are likeliest to touch are prefetched together, so that
+ * their cache misses overlap; the blocked layout's single calls already
+ * read one block each. Every argument is checked before anything changes;
+ * count == 0 is a no-op (the arrays may then be NULL).
+ *
+ * @param[in,out] filter   the filter.
+ * @param[in]     keys     `count` key pointers; keys[i] may be NULL only
+ *                         when key_lens[i] is 0.
+ * @param[in]     key_lens `count` key lengths in bytes.
+ * @param[in]     count    the number of keys.
+ * @retval TF_OK          success.
+ * @retval TF_ERR_NULL    filter or an array is NULL (with count > 0), or
+ *                        keys[i] is NULL with key_lens[i] > 0 (nothing
+ *                        changed).
+ * @note Exclusive.
+ * @since 0.1.0
+ */
+TF_API tf_status tf_age_bloom_add_batch(tf_age_bloom *filter, const void *const *keys, const size_t *key_lens,
+                                        size_t count);
+
+/**
+ * @brief Batch form of tf_age_bloom_contains().
+ *
+ * The same answers as tf_age_bloom_contains() for keys[0 .. count), with
+ * each group of 8 keys hashed and its likeliest lines prefetched before
+ * the first is answered (classic layout). Every argument is checked
+ * first; count == 0 is a no-op (the arrays may then be NULL).
+ *
+ * @param[in]  filter   the filter.
+ * @param[in]  keys     `count` key pointers; keys[i] may be NULL only when
+ *                      key_lens[i] is 0.
+ * @param[in]  key_lens `count` key lengths in bytes.
+ * @param[in]  count    the number of keys.
+ * @param[out] present  receives `count` answers, 1 or 0, with the error
+ *                      guarantee of tf_age_bloom_contains().
+ * @retval TF_OK          success.
+ * @retval TF_ERR_NULL    filter or an array is NULL (with count > 0), or
+ *                        keys[i] is NULL with key_lens[i] > 0.
+ * @note Read-only.
+ * @since 0.1.0
+ */
+TF_API tf_status tf_age_bloom_contains_batch(const tf_age_bloom *filter, const void *const *keys,
+                                             const size_t *key_lens, size_t count, int *present);
+
+/**
+ * @brief Batch form of tf_age_bloom_add_if_absent().
+ *
+ * The same answers and the same filter as tf_age_bloom_add_if_absent() for
+ * keys[0 .. count) in order (a key repeated within the batch is present
+ * from its second occurrence on), with each group of 8 keys prefetched
+ * together (classic layout). Every argument is checked before anything
+ * changes; count == 0 is a no-op.
+ *
+ * @param[in,out] filter      the filter.
+ * @param[in]     keys        `count` key pointers; keys[i] may be NULL only
+ *                            when key_lens[i] is 0.
+ * @param[in]     key_lens    `count` key lengths in bytes.
+ * @param[in]     count       the number of keys.
+ * @param[out]    was_present receives `count` answers, as
+ *                            tf_age_bloom_add_if_absent().
+ * @retval TF_OK          success.
+ * @retval TF_ERR_NULL    filter or an array is NULL (with count > 0), or
+ *                        keys[i] is NULL with key_lens[i] > 0 (nothing
+ *                        changed).
+ * @note Exclusive.
+ * @since 0.1.0
+ */
+TF_API tf_status tf_age_bloom_add_if_absent_batch(tf_age_bloom *filter, const void *const *keys, const size_t *key_lens,
+                                                  size_t count, int *was_present);
 
 /**
  * @brief Forgets every key and resets the insert count; the shape stays.

@@ -2,7 +2,8 @@
  * @file temporalfilters/redis.h
  * @brief The sliding-window rate limiter on Redis (libtemporalfilters-redis):
  * the decisions of ::tf_rate_limiter, shared by every process that talks to
- * the same Redis server.
+ * the same Redis server; and RecencySketches shared between processes
+ * through Redis (::tf_redis_sketch_share, at the end of this file).
  *
  * A companion library: link it with `pkg-config --libs
  * temporalfilters-redis` (it links libtemporalfilters and hiredis). Its
@@ -97,6 +98,7 @@
 
 #include "temporalfilters/common.h"
 #include "temporalfilters/rate_limiter.h"
+#include "temporalfilters/recency_sketch.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -164,7 +166,8 @@ typedef struct tf_redis_options {
      *  milliseconds). Must be at least the window in real time, or keys
      *  are forgotten while they still hold permits. @since 0.1.0 */
     uint64_t idle_expiry_ms;
-    /** The prefix of every Redis key the limiter uses; NULL means "tf:rl:".
+    /** The prefix of every Redis key the limiter uses; NULL means "tf:rl:"
+     *  (a ::tf_redis_sketch_share's: "tf:share:").
      *  At most 256 bytes, without '{' or '}' (the hash tags are the
      *  limiter's). Limiters with the same prefix share their state. @since 0.1.0 */
     const char *prefix;
@@ -447,6 +450,296 @@ TF_API tf_status tf_redis_limiter_set_global_limit(tf_redis_limiter *limiter, ui
  * @since 0.1.0
  */
 TF_API tf_status tf_redis_limiter_get_stats(const tf_redis_limiter *limiter, tf_redis_limiter_stats *stats);
+
+/* ------------------------------------------------------------------------
+ * Sketch sharing: RecencySketches published to Redis and merged back.
+ * (Not wrapped by the bindings yet: SWIG, which reads this header for the
+ * limiter, skips this section.)
+ * ------------------------------------------------------------------------ */
+#ifndef SWIG
+
+/**
+ * @brief A shared name in Redis under which processes publish their
+ * RecencySketches and merge each other's (opaque handle).
+ *
+ * Several processes, each seeing part of a stream, keep one local
+ * ::tf_recency_sketch each and call tf_redis_sketch_share_sync() now and
+ * then: it merges every publisher's sketch into the local one, then
+ * publishes the result. Cell-wise maximum (tf_recency_sketch_merge()) is a
+ * join: commutative, associative and idempotent, so whatever the order of
+ * the merges and however often a blob is merged twice, once every
+ * publisher has published its part and merged the others', each local
+ * sketch holds exactly the cells of one sketch that saw the whole stream
+ * (docs/sketch-sharing.md).
+ *
+ * **State in Redis.** Under the prefix P of the options (default
+ * "tf:share:") a shared name N is two keys of one hash tag, so they stay on
+ * one cluster slot: the hash `P{s:N}b`, one field per publisher id holding
+ * its sketch's blob (tf_recency_sketch_serialize()), and the sorted set
+ * `P{s:N}t`, the time (the server's clock, in milliseconds) at which each
+ * publisher's entry expires (+inf: never). A publisher only ever writes its
+ * own field (HSET), so no concurrent update of another publisher is lost.
+ * Each call is one Lua script (EVALSHA), atomic on the server.
+ *
+ * **Expiry.** A publisher that goes away stops refreshing its entry: the
+ * entry expires `entry_ttl_ms` (given at creation; 0: never) after its last
+ * publish, by the server's clock; merges remove expired entries
+ * (::tf_redis_sketch_share_stats.expired) and never read them. Both keys
+ * expire when the longest-lived entry would (PEXPIRE), and never while an
+ * entry that never expires is there. Nothing is lost by an expiry once
+ * another publisher has merged the entry and published since: its cells
+ * live on in that publisher's entry.
+ *
+ * **Untrusted blobs.** What Redis holds may have been written by anyone.
+ * A merge accepts a blob only when it is at most the size of the local
+ * sketch's own serialization (larger blobs are refused without being
+ * transferred: ::TF_ERR_TOO_LARGE); it deserializes it with
+ * ::tf_deserialize_options.max_memory set to the local sketch's memory
+ * (plus 64 KiB), and merges it only when its width, depth, layout and seed
+ * are the local sketch's (else ::TF_ERR_INCOMPATIBLE). A truncated,
+ * corrupted or foreign blob gets deserialize's status (::TF_ERR_TRUNCATED,
+ * ::TF_ERR_CHECKSUM, ::TF_ERR_BAD_MAGIC, ...). The message names the
+ * refused publisher and how many entries were refused.
+ *
+ * **Failures.** A merge changes the local sketch only when it succeeds as a
+ * whole: Redis unavailable (::TF_ERR_UNAVAILABLE), not answering within the
+ * command timeout (::TF_ERR_TIMEOUT) or a refused blob (unless
+ * ::TF_REDIS_SHARE_SKIP_REFUSED) leaves it as it was. A publish that fails
+ * leaves the local sketch as it was too; when its reply was lost
+ * (::TF_ERR_TIMEOUT) the entry may or may not have been written, and
+ * publishing again is always safe (a publish is idempotent). The connection
+ * is re-established as the limiter's is ("Failures" above); there is no
+ * fallback: the options' time_source, fallback and idle_expiry_ms are the
+ * limiter's and a share does not use them.
+ *
+ * **Consistency.** A merge reads every live entry in one atomic script, so
+ * it sees each publisher's entry either before or after any one publish,
+ * never half of one. While publishers are mid-way a merge gets a sketch
+ * that saw a part of the stream: each answer (tf_recency_sketch_query())
+ * is then at most the whole stream's answer and at least the answer of
+ * every part that was published before the merge began.
+ *
+ * **Thread safety.** A share handle holds its connections and is not shared
+ * by threads (one per thread, as the limiter's). The sketches passed to it
+ * follow their own rules: publish only reads its sketch (other readers may
+ * run at the same time, and updates too with ::TF_RECENCY_SKETCH_CONCURRENT),
+ * merge needs its sketch to itself.
+ *
+ * @since 0.1.0
+ */
+typedef struct tf_redis_sketch_share tf_redis_sketch_share;
+
+/**
+ * @brief tf_redis_sketch_share_merge_into() flag: merge the entries that
+ * are accepted, skip (and count) the refused ones, and succeed.
+ *
+ * Without it one refused entry fails the whole merge and nothing is
+ * merged: a publisher with another shape or seed is an error to fix, and
+ * skipping it silently would give answers that miss its part of the stream.
+ * @since 0.1.0
+ */
+#define TF_REDIS_SHARE_SKIP_REFUSED 0x1u
+
+/** @brief The longest entry_ttl_ms: 2^40 milliseconds (about 35 years). @since 0.1.0 */
+#define TF_REDIS_SHARE_MAX_TTL_MS ((uint64_t)1 << 40)
+
+/**
+ * @brief A share's counters, from tf_redis_sketch_share_get_stats().
+ *
+ * A versioned struct: initialize it with ::TF_REDIS_SKETCH_SHARE_STATS_INIT.
+ * @since 0.1.0
+ */
+typedef struct tf_redis_sketch_share_stats {
+    /** sizeof(tf_redis_sketch_share_stats) as the caller was compiled. @since 0.1.0 */
+    size_t size;
+    /** Publishes Redis confirmed. @since 0.1.0 */
+    uint64_t publishes;
+    /** Merges that succeeded (the local sketch updated). @since 0.1.0 */
+    uint64_t merges;
+    /** Entries merged into a local sketch, over all merges. @since 0.1.0 */
+    uint64_t entries_merged;
+    /** Entries refused (too large, unreadable, another shape or seed),
+     *  over all merges. @since 0.1.0 */
+    uint64_t entries_refused;
+    /** Expired entries this handle's merges removed from Redis. @since 0.1.0 */
+    uint64_t expired;
+    /** Calls that returned ::TF_ERR_TIMEOUT. @since 0.1.0 */
+    uint64_t timeouts;
+    /** Calls that returned ::TF_ERR_UNAVAILABLE. @since 0.1.0 */
+    uint64_t unavailable;
+    /** Connections re-established after a failure. @since 0.1.0 */
+    uint64_t reconnects;
+    /** Cluster: MOVED and ASK redirections followed. @since 0.1.0 */
+    uint64_t redirects;
+} tf_redis_sketch_share_stats;
+
+/**
+ * @brief Initializer of ::tf_redis_sketch_share_stats: `size` set, every
+ * other field 0.
+ * @since 0.1.0
+ */
+#define TF_REDIS_SKETCH_SHARE_STATS_INIT \
+    { sizeof(tf_redis_sketch_share_stats), 0, 0, 0, 0, 0, 0, 0, 0, 0 }
+
+/**
+ * @brief Opens the shared name `name` on a Redis server or cluster, as
+ * publisher `publisher`, and loads the share's script (SCRIPT LOAD).
+ *
+ * @param[in]  name          the shared name: 1..256 bytes, NUL-terminated,
+ *                           without '{' or '}' (it is the hash tag).
+ *                           Handles of one prefix and name share their entries.
+ * @param[in]  publisher     this handle's publisher id: 1..256 bytes,
+ *                           NUL-terminated, unique among the processes that
+ *                           publish under `name` (two handles of one id
+ *                           overwrite each other's entry); NULL for a handle
+ *                           that only merges. Reusing the id of a restarted
+ *                           process lets it find its own entry again.
+ * @param[in]  entry_ttl_ms  how long this publisher's entry stays after its
+ *                           last publish, in milliseconds of the server's
+ *                           clock, at most ::TF_REDIS_SHARE_MAX_TTL_MS;
+ *                           0: it never expires.
+ * @param[in]  options       a ::tf_redis_options initialized with
+ *                           ::TF_REDIS_OPTIONS_INIT, or NULL for the
+ *                           defaults (prefix NULL: "tf:share:").
+ * @param[out] out           receives the share, owned by the caller.
+ * @retval TF_OK                   success.
+ * @retval TF_ERR_NULL             name or out is NULL.
+ * @retval TF_ERR_INVALID_ARGUMENT name or publisher empty, too long or (name)
+ *                                 with a brace, entry_ttl_ms too large, or an
+ *                                 option out of range.
+ * @retval TF_ERR_TIMEOUT          the server did not answer in time.
+ * @retval TF_ERR_UNAVAILABLE      the server cannot be reached or refused the script.
+ * @retval TF_ERR_OUT_OF_MEMORY    an allocation failed.
+ * @note Thread-safe.
+ * @since 0.1.0
+ */
+TF_API tf_status tf_redis_sketch_share_new(const char *name, const char *publisher, uint64_t entry_ttl_ms,
+                                           const tf_redis_options *options, tf_redis_sketch_share **out);
+
+/**
+ * @brief Closes the connections and frees the share (its entry stays in
+ * Redis until it expires or is removed).
+ * @param[in] share  the share; NULL is a no-op.
+ * @note Exclusive.
+ * @since 0.1.0
+ */
+TF_API void tf_redis_sketch_share_free(tf_redis_sketch_share *share);
+
+/**
+ * @brief Publishes `sketch` as this publisher's entry (its blob replaces
+ * the entry's previous one) and renews the entry's expiry.
+ *
+ * The entry is exactly the sketch: merge first (tf_redis_sketch_share_sync()
+ * does both) so that the entry only ever grows, or a restarted publisher's
+ * empty sketch would replace cells the others have not merged yet.
+ *
+ * @param[in,out] share   the share, created with a publisher id.
+ * @param[in]     sketch  the sketch to publish; unchanged.
+ * @retval TF_OK                   Redis stored the entry.
+ * @retval TF_ERR_NULL             share or sketch is NULL.
+ * @retval TF_ERR_INVALID_ARGUMENT the share has no publisher id.
+ * @retval TF_ERR_TOO_LARGE        the blob exceeds 512 MiB (Redis's largest string).
+ * @retval TF_ERR_TIMEOUT          Redis did not answer in time (the entry may
+ *                                 or may not be written; publish again).
+ * @retval TF_ERR_UNAVAILABLE      Redis cannot answer (nothing written).
+ * @retval TF_ERR_OUT_OF_MEMORY    the blob could not be allocated.
+ * @note Exclusive on `share`; read-only on `sketch`.
+ * @since 0.1.0
+ */
+TF_API tf_status tf_redis_sketch_share_publish(tf_redis_sketch_share *share, const tf_recency_sketch *sketch);
+
+/**
+ * @brief Merges every live entry of the shared name (this publisher's
+ * included) into `sketch`, by cell-wise maximum; removes expired entries.
+ *
+ * All or nothing: the entries are read in one atomic script, each is
+ * checked (see "Untrusted blobs" above) and merged into a scratch sketch,
+ * and `sketch` changes only when every entry was accepted (or with
+ * ::TF_REDIS_SHARE_SKIP_REFUSED, the accepted ones). No entry (a name
+ * nobody published under) is a success that changes nothing.
+ *
+ * @param[in,out] share    the share.
+ * @param[in,out] sketch   the local sketch merged into.
+ * @param[in]     flags    0 or ::TF_REDIS_SHARE_SKIP_REFUSED.
+ * @param[out]    merged   receives the number of entries merged; may be NULL.
+ * @param[out]    refused  receives the number of entries refused; may be NULL.
+ *                         Both are written on success and on a refusal.
+ * @retval TF_OK                      every entry merged (or the refused
+ *                                    ones skipped, with the flag).
+ * @retval TF_ERR_NULL                share or sketch is NULL.
+ * @retval TF_ERR_INVALID_ARGUMENT    an unknown flag.
+ * @retval TF_ERR_INCOMPATIBLE        an entry of another width, depth,
+ *                                    layout or seed (nothing merged).
+ * @retval TF_ERR_TOO_LARGE           an entry larger than the local sketch's
+ *                                    blob (nothing merged).
+ * @retval TF_ERR_TRUNCATED           (and ::TF_ERR_BAD_MAGIC,
+ *                                    ::TF_ERR_UNSUPPORTED_VERSION,
+ *                                    ::TF_ERR_WRONG_KIND, ::TF_ERR_CHECKSUM,
+ *                                    ::TF_ERR_CORRUPT) an unreadable entry,
+ *                                    with deserialize's status (nothing merged).
+ * @retval TF_ERR_TIMEOUT             Redis did not answer in time (nothing merged).
+ * @retval TF_ERR_UNAVAILABLE         Redis cannot answer (nothing merged).
+ * @retval TF_ERR_OUT_OF_MEMORY       an allocation failed (nothing merged).
+ * @note Exclusive on `share` and on `sketch` (even a concurrent sketch:
+ *       tf_recency_sketch_merge() needs its destination to itself).
+ * @since 0.1.0
+ */
+TF_API tf_status tf_redis_sketch_share_merge_into(tf_redis_sketch_share *share, tf_recency_sketch *sketch,
+                                                  uint32_t flags, size_t *merged, size_t *refused);
+
+/**
+ * @brief tf_redis_sketch_share_merge_into() (flags 0) then
+ * tf_redis_sketch_share_publish() of the result: the one call a publisher
+ * makes now and then.
+ *
+ * When the merge fails nothing is published (and the sketch is unchanged);
+ * when the publish fails the sketch keeps what the merge gave it.
+ *
+ * @param[in,out] share   the share, created with a publisher id.
+ * @param[in,out] sketch  the local sketch.
+ * @retval TF_OK  merged and published.
+ * @retval other  the first failing step's status (see those two functions);
+ *                ::TF_ERR_INVALID_ARGUMENT, before anything, when the share
+ *                has no publisher id.
+ * @note Exclusive on `share` and on `sketch`.
+ * @since 0.1.0
+ */
+TF_API tf_status tf_redis_sketch_share_sync(tf_redis_sketch_share *share, tf_recency_sketch *sketch);
+
+/**
+ * @brief Removes a publisher's entry from the shared name now (a publisher
+ * leaving for good, or an operator removing an entry that merges refuse).
+ *
+ * @param[in,out] share      the share.
+ * @param[in]     publisher  the id whose entry goes (1..256 bytes,
+ *                           NUL-terminated); removing an absent entry succeeds.
+ * @retval TF_OK                   the entry is gone.
+ * @retval TF_ERR_NULL             share or publisher is NULL.
+ * @retval TF_ERR_INVALID_ARGUMENT publisher is empty or too long.
+ * @retval TF_ERR_TIMEOUT          Redis did not answer in time (maybe not removed).
+ * @retval TF_ERR_UNAVAILABLE      Redis cannot answer (not removed).
+ * @note Exclusive on `share`.
+ * @since 0.1.0
+ */
+TF_API tf_status tf_redis_sketch_share_remove(tf_redis_sketch_share *share, const char *publisher);
+
+/**
+ * @brief The share's counters: publishes, merges, entries merged, refused
+ * and expired, failures by status, reconnections and redirections.
+ *
+ * Writes only the first stats->size bytes; nothing on failure.
+ * @param[in]     share  the share.
+ * @param[in,out] stats  initialized with ::TF_REDIS_SKETCH_SHARE_STATS_INIT.
+ * @retval TF_OK                   success.
+ * @retval TF_ERR_NULL             share or stats is NULL.
+ * @retval TF_ERR_INVALID_ARGUMENT stats->size was not initialized.
+ * @note Read-only on `share`.
+ * @since 0.1.0
+ */
+TF_API tf_status tf_redis_sketch_share_get_stats(const tf_redis_sketch_share *share,
+                                                 tf_redis_sketch_share_stats *stats);
+
+#endif /* SWIG */
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,7 @@
 #include "bloom/age_partitioned.hpp"
 
+#include "bloom/choice_memo.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -34,40 +36,183 @@ double false_positive_rate(uint32_t k, const double *r, size_t slices) {
     return hit;
 }
 
-double steady_false_positive_rate(uint32_t k, uint32_t l) {
+namespace {
+// The fills at the worst moment, just before a shift (equation 2).
+std::vector<double> steady_fills(uint32_t k, uint32_t l) {
     std::vector<double> r(k + l);
     for (uint32_t i = 0; i < k + l; ++i) r[i] = i < k ? 1.0 - std::exp2(-double(i + 1) / double(k)) : 0.5;
+    return r;
+}
+}  // namespace
+
+double steady_false_positive_rate(uint32_t k, uint32_t l) {
+    const std::vector<double> r = steady_fills(k, l);
     return false_positive_rate(k, r.data(), r.size());
 }
 
 double steady_bits_per_element(uint32_t k, uint32_t l) { return double(k + l) * double(k) / (double(l) * kLn2); }
 
-tf_status choose_kl(double target, uint32_t *k_out, uint32_t *l_out) {
-    if (!(target > 0.0 && target < 1.0))
-        return fail(TF_ERR_INVALID_ARGUMENT, "error rate must be in (0, 1), got %g", target);
-    const uint32_t lmax = kMaxL / 4;
-    double best = std::numeric_limits<double>::infinity();
-    uint32_t bk = 0, bl = 0;
-    for (uint32_t k = 1; k <= kMaxK; ++k) {
-        // The rate grows with l (more windows of k slices to match in) and
-        // the memory falls: the best l for this k is the largest that meets
-        // the target.
-        if (steady_false_positive_rate(k, 1) > target) continue;
-        uint32_t lo = 1, hi = lmax;
-        if (steady_false_positive_rate(k, hi) <= target) {
-            lo = hi;
-        } else {
-            while (hi - lo > 1) {
-                uint32_t mid = lo + (hi - lo) / 2;
-                (steady_false_positive_rate(k, mid) <= target ? lo : hi) = mid;
+namespace {
+// Algorithm 1 as a flow of probability: a query starts with mass 1 at the
+// window of the oldest k slices (start S - k, no matches carried); a window
+// starting at j with p matches carried tests j, j + 1, ... while they
+// match, and a miss at j + c sends the mass on to the window starting at
+// j + c - k carrying c (none when it would start below 0); k matches in
+// all end the query. Jumps only go down, so the windows are settled from
+// the top. Each slice is tested at most once per query, so the tests are
+// independent draws and the expected count is exact for the fills.
+class ProbeFlow {
+   public:
+    ProbeFlow(uint32_t k, size_t slices) : k_(k), windows_(slices - k + 1), mass_(windows_ * k, 0.0) {
+        mass_[(windows_ - 1) * k_] = 1.0;
+    }
+    size_t windows() const { return windows_; }
+    double tests() const { return tests_; }
+    // Settles window j with the fills fill(i).
+    template <class Fill>
+    void settle(size_t j, Fill &&fill) {
+        for (uint32_t p = 0; p < k_; ++p) {
+            double reach = mass_[j * k_ + p];
+            if (reach == 0.0) continue;
+            for (uint32_t c = 0; c + p < k_; ++c) {
+                tests_ += reach;
+                const double q = fill(j + c);
+                if (j + c >= k_) mass_[(j + c - k_) * k_ + c] += reach * (1.0 - q);
+                reach *= q;
+                if (reach == 0.0) break;
             }
         }
-        const double bpe = steady_bits_per_element(k, lo);
-        if (bpe < best - 1e-12) best = bpe, bk = k, bl = lo;
     }
-    if (bk == 0) return fail(TF_ERR_TOO_LARGE, "no (k, l) with k <= %u meets error rate %g", kMaxK, target);
-    *k_out = bk;
-    *l_out = bl;
+    // A copy that holds only the windows below `top` (the ones not yet
+    // settled), for a branch of the computation.
+    ProbeFlow below(size_t top) const { return ProbeFlow(*this, top); }
+
+   private:
+    ProbeFlow(const ProbeFlow &o, size_t top)
+        : k_(o.k_), windows_(o.windows_), mass_(o.windows_ * o.k_, 0.0), tests_(o.tests_) {
+        std::copy(o.mass_.begin(), o.mass_.begin() + std::min(top, windows_) * k_, mass_.begin());
+    }
+    uint32_t k_;
+    size_t windows_;
+    std::vector<double> mass_;  // by window start, then matches carried
+    double tests_ = 0.0;
+};
+}  // namespace
+
+double expected_probes(uint32_t k, const double *r, size_t slices) {
+    if (k == 0 || slices < k) return 0.0;
+    ProbeFlow flow(k, slices);
+    for (size_t j = flow.windows(); j-- > 0;) flow.settle(j, [r](size_t i) { return r[i]; });
+    return flow.tests();
+}
+
+double steady_absent_probes(uint32_t k, uint32_t l) {
+    const std::vector<double> r = steady_fills(k, l);
+    return expected_probes(k, r.data(), r.size());
+}
+
+double steady_present_probes(uint32_t k, uint32_t l) {
+    // A key whose k slices are a..a+k-1 (fill 1). The windows starting at
+    // a + k or above test none of them: they flow as for an absent key, so
+    // one pass over the unforced fills serves every a, and each a branches
+    // off it just before its first affected window and settles the rest
+    // with its own fills (only windows down to a - k + 1 receive any mass:
+    // the query ends on the key's run at the latest).
+    const std::vector<double> r = steady_fills(k, l);
+    const size_t S = r.size();
+    ProbeFlow flow(k, S);
+    double total = 0.0;
+    auto finish = [&](uint32_t a, const ProbeFlow &from, size_t top) {
+        ProbeFlow own = from.below(top);
+        auto fill = [&](size_t i) { return i >= a && i < size_t(a) + k ? 1.0 : r[i]; };
+        for (size_t j = top; j-- > 0;) own.settle(j, fill);
+        total += own.tests();
+    };
+    // Settle the shared pass from the top, branching each a off at its
+    // first affected window a + k - 1 (or at the start when that is the
+    // starting window or above).
+    uint32_t next_a = l;  // the a to branch next, from the highest
+    const size_t W = flow.windows();
+    while (next_a != UINT32_MAX && size_t(next_a) + k >= W) {
+        finish(next_a, flow, W);
+        next_a = next_a == 0 ? UINT32_MAX : next_a - 1;
+    }
+    for (size_t j = W; j-- > 0;) {
+        flow.settle(j, [&](size_t i) { return r[i]; });
+        // windows >= j settled: branch the a with a + k == j
+        while (next_a != UINT32_MAX && size_t(next_a) + k == j) {
+            finish(next_a, flow, j);
+            next_a = next_a == 0 ? UINT32_MAX : next_a - 1;
+        }
+    }
+    return total / double(l + 1);
+}
+
+namespace {
+struct ClassicQuestion {
+    double target, budget;
+    bool operator==(const ClassicQuestion &o) const { return target == o.target && budget == o.budget; }
+};
+struct ClassicChoice {
+    uint32_t k, l;
+};
+ChoiceMemo<ClassicQuestion, ClassicChoice> &classic_memo() {
+    static ChoiceMemo<ClassicQuestion, ClassicChoice> memo;
+    return memo;
+}
+
+// The largest l in [1, hi] with pred(l), given pred(1) and pred falling
+// from true to false as l grows.
+template <class Pred>
+uint32_t largest_l(uint32_t hi, Pred pred) {
+    uint32_t lo = 1;
+    if (pred(hi)) return hi;
+    while (hi - lo > 1) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        (pred(mid) ? lo : hi) = mid;
+    }
+    return lo;
+}
+
+ClassicChoice search_classic(double target, double budget) {
+    const uint32_t lmax = kMaxL / 4;
+    double best = std::numeric_limits<double>::infinity();
+    ClassicChoice c = {0, 0};
+    for (uint32_t k = 1; k <= kMaxK; ++k) {
+        // bits per element exceed k / ln 2 for every l: no larger k wins.
+        if (double(k) / kLn2 >= best) break;
+        if (steady_false_positive_rate(k, 1) > target) continue;
+        uint32_t l = largest_l(lmax, [&](uint32_t m) { return steady_false_positive_rate(k, m) <= target; });
+        if (budget < std::numeric_limits<double>::infinity() && steady_absent_probes(k, l) > budget) {
+            if (steady_absent_probes(k, 1) > budget) continue;
+            l = largest_l(l, [&](uint32_t m) { return steady_absent_probes(k, m) <= budget; });
+        }
+        const double bpe = steady_bits_per_element(k, l);
+        if (bpe < best - 1e-12) best = bpe, c = {k, l};
+    }
+    return c;
+}
+}  // namespace
+
+tf_status choose_kl(double target, double probe_budget, uint32_t *k_out, uint32_t *l_out) {
+    if (!(target > 0.0 && target < 1.0))
+        return fail(TF_ERR_INVALID_ARGUMENT, "error rate must be in (0, 1), got %g", target);
+    if (!(probe_budget >= 1.0))
+        return fail(TF_ERR_INVALID_ARGUMENT, "the probe budget must be >= 1, got %g", probe_budget);
+    const ClassicQuestion q = {target, probe_budget};
+    ClassicChoice c;
+    if (!classic_memo().find(q, &c)) {
+        c = search_classic(target, probe_budget);
+        if (c.k == 0) {
+            if (probe_budget < std::numeric_limits<double>::infinity())
+                return fail(TF_ERR_TOO_LARGE, "no (k, l) with k <= %u meets error rate %g within %g expected probes",
+                            kMaxK, target, probe_budget);
+            return fail(TF_ERR_TOO_LARGE, "no (k, l) with k <= %u meets error rate %g", kMaxK, target);
+        }
+        classic_memo().remember(q, c);
+    }
+    *k_out = c.k;
+    *l_out = c.l;
     return TF_OK;
 }
 
@@ -303,9 +448,9 @@ ClassicLayout::ClassicLayout(uint32_t k, uint32_t l, uint64_t slice_bits, uint32
     for (uint32_t i = 0; i < k + l; ++i) ring->open(make_slice(slice_bits, ring->next_serial(), k));  // oldest first
 }
 
-tf_status ClassicLayout::choose(double error_rate, uint32_t *k, uint32_t *l, double *fill) {
+tf_status ClassicLayout::choose(double error_rate, double probe_budget, uint32_t *k, uint32_t *l, double *fill) {
     *fill = 0.5;
-    return choose_kl(error_rate, k, l);
+    return choose_kl(error_rate, probe_budget, k, l);
 }
 
 uint64_t classic_slice_bits(uint32_t k, double generation) {

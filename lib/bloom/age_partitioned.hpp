@@ -66,12 +66,39 @@ double false_positive_rate(uint32_t k, const double *r, size_t slices);
 // i < k and 1/2 beyond (equation 2). The time-averaged rate is lower.
 double steady_false_positive_rate(uint32_t k, uint32_t l);
 
-// The (k, l) pair whose steady-state rate is <= target with the fewest bits
-// per element of capacity, (k + l) k / (l ln 2); ties go to the smaller l
-// (shorter queries). l is capped at kMaxL / 4 to bound query cost.
-// Fails with TF_ERR_INVALID_ARGUMENT for a target outside (0, 1) and
-// TF_ERR_TOO_LARGE when no pair within the limits meets it.
-tf_status choose_kl(double target, uint32_t *k, uint32_t *l);
+// Expected number of slices a query for an absent key tests (Algorithm 1,
+// query_bits below) when slice i holds a random key's bit with independent
+// probability r[i]: a dynamic program over (start of the current window,
+// matches carried from the window above). Algorithm 1 tests each slice at
+// most once, so the tests are independent draws and the expectation is
+// exact under the fills r. A present key is the same with the fills of its
+// own k slices set to 1.
+double expected_probes(uint32_t k, const double *r, size_t slices);
+
+// The expected probes of a query at steady state, at the same worst moment
+// as steady_false_positive_rate: for an absent key, and for a present key
+// whose k slices are equally likely to be any of the l + 1 runs of k
+// consecutive slices a key within the window occupies.
+double steady_absent_probes(uint32_t k, uint32_t l);
+double steady_present_probes(uint32_t k, uint32_t l);
+
+// The default cost bound of the chooser: at most this many expected probes
+// per absent query at steady state. 6 keeps bits per element within 1.15x
+// of the memory-minimal choice at every target from 1e-1 to 1e-6 (a budget
+// of 5 costs up to 1.23x at 1e-5; docs/age-bloom.md has the table).
+constexpr double kDefaultProbeBudget = 6.0;
+
+// The (k, l) pair whose steady-state rate is <= target and whose absent
+// queries test at most `probe_budget` slices in expectation (infinity: no
+// bound, the memory-minimal choice) with the fewest bits per element of
+// capacity, (k + l) k / (l ln 2); ties go to the smaller l (shorter
+// queries). l is capped at kMaxL / 4 to bound query cost. For each k the
+// rate and the probes both grow with l, so the best l of a k is the largest
+// that meets both. Answers are remembered (choice_memo.hpp).
+// Fails with TF_ERR_INVALID_ARGUMENT for a target outside (0, 1) or a
+// budget below 1 (NaN included), and TF_ERR_TOO_LARGE when no pair within
+// the limits meets them.
+tf_status choose_kl(double target, double probe_budget, uint32_t *k, uint32_t *l);
 
 // Bits per element of capacity at steady state: (k + l) k / (l ln 2).
 double steady_bits_per_element(uint32_t k, uint32_t l);
@@ -164,6 +191,44 @@ inline bool query_bits(const SliceRing &ring, uint32_t k, const KeyHashes &h, Li
     return false;
 }
 
+// Prefetches the lines a query of these hashes is likeliest to test: the
+// first two slices of each window Algorithm 1 starts from when the first
+// slice of every window misses or the second does (S - k, S - k + 1,
+// S - 2k, S - 2k + 1, ...), at most kPathPrefetch lines. An absent key
+// tests about two slices per window, so these are most of its probes; they
+// are loaded in parallel instead of one after another.
+constexpr unsigned kPathPrefetch = 8;
+inline void prefetch_path(const SliceRing &ring, uint32_t k, const KeyHashes &h) {
+    const long S = long(ring.size());
+    unsigned n = 0;
+    for (long start = S - long(k); start >= 0 && n < kPathPrefetch; start -= long(k))
+        for (long i = start; i < start + 2 && i < S && n < kPathPrefetch; ++i, ++n) {
+            const SliceGen &s = ring[size_t(i)];
+            if (s.m != 0) __builtin_prefetch(s.words.data() + (bit_for(s, h) >> 6));
+        }
+}
+
+// The batch calls' group: the keys of a group are hashed and their paths
+// prefetched before the first of them is answered, so the misses of up to
+// kBatchGroup keys overlap.
+constexpr size_t kBatchGroup = 8;
+
+// Runs answer(i, hashes) for keys[0 .. n) in order, hashing and
+// prefetching each group of kBatchGroup keys first.
+template <class Answer>
+inline void batch_groups(const SliceRing &ring, uint32_t k, uint32_t seed, const void *const *keys, const size_t *lens,
+                         size_t n, Answer &&answer) {
+    KeyHashes h[kBatchGroup];
+    for (size_t base = 0; base < n; base += kBatchGroup) {
+        const size_t g = n - base < kBatchGroup ? n - base : kBatchGroup;
+        for (size_t j = 0; j < g; ++j) {
+            key_hashes(k, seed, keys[base + j], lens[base + j], &h[j]);
+            prefetch_path(ring, k, h[j]);
+        }
+        for (size_t j = 0; j < g; ++j) answer(base + j, h[j]);
+    }
+}
+
 // The exact rate for the measured fill of every slice (slices that are not
 // live count as empty).
 template <class Live>
@@ -217,8 +282,9 @@ class ClassicLayout {
         return check_classic_params(k, l, slice_bits);
     }
     static uint64_t round_bits(uint64_t slice_bits) { return slice_bits; }
-    // (k, l) from choose_kl; slices leave the first k half full.
-    static tf_status choose(double error_rate, uint32_t *k, uint32_t *l, double *fill);
+    // (k, l) from choose_kl within the probe budget; slices leave the
+    // first k half full.
+    static tf_status choose(double error_rate, double probe_budget, uint32_t *k, uint32_t *l, double *fill);
     // Slices for k generations of g inserts at fill 1/2 (at least 64 bits);
     // 0 when they would pass 2^40 bits.
     static uint64_t slice_bits_for(uint32_t k, uint64_t generation, double fill);
@@ -234,6 +300,34 @@ class ClassicLayout {
         KeyHashes h;
         key_hashes(shape_.k, shape_.seed, key, len, &h);
         return query_bits(ring, shape_.k, h, AllLive());
+    }
+    // The batch forms: the same answers and filter as the single calls in
+    // order, with each group's lines prefetched together. A key repeated
+    // in a batch of add_if_absent is present from its second occurrence on,
+    // as with single calls: the group's hashes are computed ahead, the bits
+    // are set in order.
+    void add_batch(Ring &ring, const void *const *keys, const size_t *lens, size_t n) {
+        batch_groups(ring, shape_.k, shape_.seed, keys, lens, n, [&](size_t, const KeyHashes &h) {
+            if (ring.full()) rotate(ring);
+            insert_bits(ring, shape_.k, h, 0, AllLive());
+            ring.count_insert();
+        });
+    }
+    void contains_batch(const Ring &ring, const void *const *keys, const size_t *lens, size_t n, int *out) const {
+        batch_groups(ring, shape_.k, shape_.seed, keys, lens, n,
+                     [&](size_t i, const KeyHashes &h) { out[i] = query_bits(ring, shape_.k, h, AllLive()); });
+    }
+    void add_if_absent_batch(Ring &ring, const void *const *keys, const size_t *lens, size_t n, int *out) {
+        batch_groups(ring, shape_.k, shape_.seed, keys, lens, n, [&](size_t i, const KeyHashes &h) {
+            if (query_bits(ring, shape_.k, h, AllLive())) {
+                out[i] = 1;
+                return;
+            }
+            out[i] = 0;
+            if (ring.full()) rotate(ring);
+            insert_bits(ring, shape_.k, h, 0, AllLive());
+            ring.count_insert();
+        });
     }
     bool add_if_absent(Ring &ring, const void *key, size_t len) {
         KeyHashes h;

@@ -5,7 +5,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
-#include <mutex>
 #include <vector>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -13,6 +12,7 @@
 #define TF_HAVE_X86 1
 #endif
 
+#include "bloom/choice_memo.hpp"
 #include "common/hash.hpp"
 
 namespace tf {
@@ -214,31 +214,8 @@ struct BlockedChoice {
     double rho;
 };
 
-// The search costs tens of milliseconds: its answers are remembered, for
-// up to 256 targets.
-class ChoiceMemo {
-   public:
-    bool find(double target, BlockedChoice *out) {
-        std::lock_guard<std::mutex> lock(mu_);
-        for (const BlockedChoice &c : memo_)
-            if (c.target == target) {
-                *out = c;
-                return true;
-            }
-        return false;
-    }
-    void remember(const BlockedChoice &c) {
-        std::lock_guard<std::mutex> lock(mu_);
-        if (memo_.size() < 256) memo_.push_back(c);
-    }
-
-   private:
-    std::mutex mu_;
-    std::vector<BlockedChoice> memo_;
-};
-
-ChoiceMemo &choice_memo() {
-    static ChoiceMemo memo;
+ChoiceMemo<double, BlockedChoice> &choice_memo() {
+    static ChoiceMemo<double, BlockedChoice> memo;
     return memo;
 }
 
@@ -296,7 +273,7 @@ tf_status choose_blocked(double target, uint32_t *k_out, uint32_t *l_out, double
             return fail(TF_ERR_TOO_LARGE,
                         "no blocked (k, l) with k + l <= 32 and slices at least %g full meets error rate %g", kMinFill,
                         target);
-        choice_memo().remember(c);
+        choice_memo().remember(target, c);
     }
     *k_out = c.k;
     *l_out = c.l;

@@ -119,7 +119,9 @@ class BlockedLayout {
     static tf_status check_params(uint32_t k, uint32_t l, uint64_t slice_bits);
     // slice_bits rounded up to whole lanes.
     static uint64_t round_bits(uint64_t slice_bits) { return (slice_bits + kLaneBits - 1) / kLaneBits * kLaneBits; }
-    static tf_status choose(double error_rate, uint32_t *k, uint32_t *l, double *fill) {
+    // The budget does not apply: a query reads the one or two lines of the
+    // key's lanes whatever the shape.
+    static tf_status choose(double error_rate, double /*probe_budget*/, uint32_t *k, uint32_t *l, double *fill) {
         return choose_blocked(error_rate, k, l, fill);
     }
     // Slices for k generations of g inserts at fill `fill`, in whole lanes;
@@ -130,6 +132,17 @@ class BlockedLayout {
     bool contains(const Ring &ring, const void *key, size_t len) const;
     // contains, then add when absent: one hash.
     bool add_if_absent(Ring &ring, const void *key, size_t len);
+    // The batch forms: the single calls in order. A query reads the one or
+    // two lines of its block, which the hashing already prefetches.
+    void add_batch(Ring &ring, const void *const *keys, const size_t *lens, size_t n) {
+        for (size_t i = 0; i < n; ++i) add(ring, keys[i], lens[i]);
+    }
+    void contains_batch(const Ring &ring, const void *const *keys, const size_t *lens, size_t n, int *out) const {
+        for (size_t i = 0; i < n; ++i) out[i] = contains(ring, keys[i], lens[i]);
+    }
+    void add_if_absent_batch(Ring &ring, const void *const *keys, const size_t *lens, size_t n, int *out) {
+        for (size_t i = 0; i < n; ++i) out[i] = add_if_absent(ring, keys[i], lens[i]);
+    }
     void clear(Ring &ring);
 
     uint32_t k() const { return k_; }

@@ -1,6 +1,7 @@
 // The C API of the age-partitioned (count window, either layout) and
 // time-limited Bloom filters: argument checks, then the filters.
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <type_traits>
 #include <variant>
@@ -47,16 +48,31 @@ decltype(auto) with_filter(const tf_time_bloom *h, F &&fn) {
 }
 
 // Calls fn(type tag) with the filter type the flags choose (flags checked).
+// Where the library chooses (k, l) (`choosing`), TF_AGE_BLOOM_MIN_MEMORY
+// is known too, for the classic layout only.
 template <class T>
 struct Tag {
     using type = T;
 };
 template <class F>
-tf_status with_layout(uint32_t flags, F &&fn) {
-    tf_status st = check_flags(flags, TF_AGE_BLOOM_BLOCKED);
+tf_status with_layout(uint32_t flags, bool choosing, F &&fn) {
+    if (!choosing && (flags & TF_AGE_BLOOM_MIN_MEMORY))
+        return fail(TF_ERR_INVALID_ARGUMENT,
+                    "TF_AGE_BLOOM_MIN_MEMORY applies where the library chooses (k, l): tf_age_bloom_choose and "
+                    "tf_age_bloom_new_for");
+    tf_status st = check_flags(flags, TF_AGE_BLOOM_BLOCKED | (choosing ? TF_AGE_BLOOM_MIN_MEMORY : 0u));
     if (st != TF_OK) return st;
+    if ((flags & TF_AGE_BLOOM_BLOCKED) && (flags & TF_AGE_BLOOM_MIN_MEMORY))
+        return fail(TF_ERR_INVALID_ARGUMENT,
+                    "TF_AGE_BLOOM_MIN_MEMORY is for the classic layout: a blocked query reads the same lines "
+                    "whatever its shape, and its choice is already the one with the fewest bits");
     if (flags & TF_AGE_BLOOM_BLOCKED) return fn(Tag<BlockedAgeBloom>());
     return fn(Tag<ClassicAgeBloom>());
+}
+
+// The probe budget the flags ask for: the default, or none.
+double probe_budget_of(uint32_t flags, uint32_t min_memory_flag) {
+    return flags & min_memory_flag ? std::numeric_limits<double>::infinity() : tf::bloom::kDefaultProbeBudget;
 }
 
 template <class Filter>
@@ -145,17 +161,32 @@ TF_API tf_status tf_age_bloom_choose(double error_rate, uint32_t flags, uint32_t
     TF_REQUIRE_NONNULL(k, "k");
     TF_REQUIRE_NONNULL(l, "l");
     return guard([&] {
-        return with_layout(flags, [&](auto tag) {
+        return with_layout(flags, true, [&](auto tag) {
             using Filter = typename decltype(tag)::type;
             uint32_t ck = 0, cl = 0;
             double rho = 0.0;
-            tf_status st = Filter::choose(error_rate, &ck, &cl, &rho);
+            tf_status st = Filter::choose(error_rate, probe_budget_of(flags, TF_AGE_BLOOM_MIN_MEMORY), &ck, &cl, &rho);
             if (st != TF_OK) return st;
             *k = ck;
             *l = cl;
             if (fill != nullptr) *fill = rho;
             return TF_OK;
         });
+    });
+}
+
+static_assert(TF_AGE_BLOOM_PROBE_BUDGET == tf::bloom::kDefaultProbeBudget, "one probe budget");
+
+TF_API tf_status tf_age_bloom_expected_probes(uint32_t k, uint32_t l, double *absent, double *present) {
+    if (absent == nullptr && present == nullptr) return fail(TF_ERR_NULL, "absent and present are both NULL");
+    tf_status st = tf::bloom::check_classic_params(k, l, 64);
+    if (st != TF_OK) return st;
+    return guard([&] {
+        const double a = absent != nullptr ? tf::bloom::steady_absent_probes(k, l) : 0.0;
+        const double p = present != nullptr ? tf::bloom::steady_present_probes(k, l) : 0.0;
+        if (absent != nullptr) *absent = a;
+        if (present != nullptr) *present = p;
+        return TF_OK;
     });
 }
 
@@ -181,10 +212,11 @@ TF_API tf_status tf_age_bloom_new_for(uint64_t capacity, double error_rate, uint
                                       tf_age_bloom **out) {
     return guard([&] {
         TF_REQUIRE_NONNULL(out, "out");
-        return with_layout(flags, [&](auto tag) {
+        return with_layout(flags, true, [&](auto tag) {
             using Filter = typename decltype(tag)::type;
             tf::bloom::CountShape shape;
-            tf_status st = Filter::shape_for(capacity, error_rate, &shape);
+            tf_status st =
+                Filter::shape_for(capacity, error_rate, probe_budget_of(flags, TF_AGE_BLOOM_MIN_MEMORY), &shape);
             if (st != TF_OK) return st;
             return make_age<Filter>(shape, seed, out);
         });
@@ -195,7 +227,7 @@ TF_API tf_status tf_age_bloom_new(uint32_t k, uint32_t l, uint64_t slice_bits, u
                                   tf_age_bloom **out) {
     return guard([&] {
         TF_REQUIRE_NONNULL(out, "out");
-        return with_layout(flags, [&](auto tag) {
+        return with_layout(flags, false, [&](auto tag) {
             using Filter = typename decltype(tag)::type;
             tf::bloom::CountShape shape;
             tf_status st = Filter::shape_of(k, l, slice_bits, &shape);
@@ -227,6 +259,37 @@ TF_API tf_status tf_age_bloom_add_if_absent(tf_age_bloom *filter, const void *ke
     TF_REQUIRE_KEY(key, key_len);
     TF_REQUIRE_NONNULL(was_present, "was_present");
     *was_present = with_filter(filter, [&](auto &f) { return f.add_if_absent(key, key_len); }) ? 1 : 0;
+    return TF_OK;
+}
+
+TF_API tf_status tf_age_bloom_add_batch(tf_age_bloom *filter, const void *const *keys, const size_t *key_lens,
+                                        size_t count) {
+    TF_REQUIRE_NONNULL(filter, "filter");
+    tf_status st = tf::check_key_batch(keys, key_lens, count);
+    if (st != TF_OK) return st;
+    with_filter(filter, [&](auto &f) { f.add_batch(keys, key_lens, count); });
+    return TF_OK;
+}
+
+TF_API tf_status tf_age_bloom_contains_batch(const tf_age_bloom *filter, const void *const *keys,
+                                             const size_t *key_lens, size_t count, int *present) {
+    TF_REQUIRE_NONNULL(filter, "filter");
+    tf_status st = tf::check_key_batch(keys, key_lens, count);
+    if (st != TF_OK) return st;
+    if (count == 0) return TF_OK;
+    TF_REQUIRE_NONNULL(present, "present");
+    with_filter(filter, [&](const auto &f) { f.contains_batch(keys, key_lens, count, present); });
+    return TF_OK;
+}
+
+TF_API tf_status tf_age_bloom_add_if_absent_batch(tf_age_bloom *filter, const void *const *keys, const size_t *key_lens,
+                                                  size_t count, int *was_present) {
+    TF_REQUIRE_NONNULL(filter, "filter");
+    tf_status st = tf::check_key_batch(keys, key_lens, count);
+    if (st != TF_OK) return st;
+    if (count == 0) return TF_OK;
+    TF_REQUIRE_NONNULL(was_present, "was_present");
+    with_filter(filter, [&](auto &f) { f.add_if_absent_batch(keys, key_lens, count, was_present); });
     return TF_OK;
 }
 
@@ -281,7 +344,7 @@ TF_API tf_status tf_age_bloom_deserialize(const void *buf, size_t len, const tf_
     return deserialize_as(buf, len, options, tf::wire::Kind::AgeBloom, tf::bloom::kBlockedWireFlag, out,
                           [&](tf::wire::Reader &payload, const tf::DeserializeLimits &limits, uint32_t flags) {
                               const uint32_t layout = flags & tf::bloom::kBlockedWireFlag ? TF_AGE_BLOOM_BLOCKED : 0;
-                              return with_layout(layout, [&](auto tag) {
+                              return with_layout(layout, false, [&](auto tag) {
                                   return read_into<typename decltype(tag)::type>(payload, limits, out);
                               });
                           });
@@ -293,11 +356,11 @@ TF_API tf_status tf_time_bloom_new_for(uint64_t initial_capacity, double error_r
                                        uint32_t flags, tf_time_bloom **out) {
     return guard([&] {
         TF_REQUIRE_NONNULL(out, "out");
-        tf_status st = check_flags(flags, 0);
+        tf_status st = check_flags(flags, TF_TIME_BLOOM_MIN_MEMORY);
         if (st != TF_OK) return st;
         if (initial_capacity == 0) return fail(TF_ERR_INVALID_ARGUMENT, "initial_capacity must be >= 1");
         uint32_t k, l;
-        st = tf::bloom::choose_kl(error_rate, &k, &l);
+        st = tf::bloom::choose_kl(error_rate, probe_budget_of(flags, TF_TIME_BLOOM_MIN_MEMORY), &k, &l);
         if (st != TF_OK) return st;
         st = check_span(span, l);
         if (st != TF_OK) return st;
@@ -313,6 +376,9 @@ TF_API tf_status tf_time_bloom_new(uint32_t k, uint32_t l, uint64_t slice_bits, 
                                    uint32_t flags, tf_time_bloom **out) {
     return guard([&] {
         TF_REQUIRE_NONNULL(out, "out");
+        if (flags & TF_TIME_BLOOM_MIN_MEMORY)
+            return fail(TF_ERR_INVALID_ARGUMENT,
+                        "TF_TIME_BLOOM_MIN_MEMORY applies where the library chooses (k, l): tf_time_bloom_new_for");
         tf_status st = check_flags(flags, 0);
         if (st != TF_OK) return st;
         st = tf::bloom::check_classic_params(k, l, slice_bits);
@@ -355,6 +421,50 @@ TF_API tf_status tf_time_bloom_add_if_absent(tf_time_bloom *filter, const void *
             if (st != TF_OK) return st;
         }
         *was_present = present ? 1 : 0;
+        return TF_OK;
+    });
+}
+
+TF_API tf_status tf_time_bloom_add_batch(tf_time_bloom *filter, const void *const *keys, const size_t *key_lens,
+                                         size_t count, uint64_t now) {
+    TF_REQUIRE_NONNULL(filter, "filter");
+    tf_status st = tf::check_key_batch(keys, key_lens, count);
+    if (st != TF_OK) return st;
+    TF_REQUIRE_TIME(now);
+    if (count == 0) return TF_OK;
+    return guard([&] {
+        size_t done = 0;
+        tf_status s = filter->add_batch(keys, key_lens, count, now, &done);
+        if (s != TF_OK) return fail(s, "key %zu of the batch: %s", done, tf_last_error_message());
+        return TF_OK;
+    });
+}
+
+TF_API tf_status tf_time_bloom_contains_batch(const tf_time_bloom *filter, const void *const *keys,
+                                              const size_t *key_lens, size_t count, uint64_t now, int *present) {
+    TF_REQUIRE_NONNULL(filter, "filter");
+    tf_status st = tf::check_key_batch(keys, key_lens, count);
+    if (st != TF_OK) return st;
+    TF_REQUIRE_TIME(now);
+    if (count == 0) return TF_OK;
+    TF_REQUIRE_NONNULL(present, "present");
+    filter->contains_batch(keys, key_lens, count, now, present);
+    return TF_OK;
+}
+
+TF_API tf_status tf_time_bloom_add_if_absent_batch(tf_time_bloom *filter, const void *const *keys,
+                                                   const size_t *key_lens, size_t count, uint64_t now,
+                                                   int *was_present) {
+    TF_REQUIRE_NONNULL(filter, "filter");
+    tf_status st = tf::check_key_batch(keys, key_lens, count);
+    if (st != TF_OK) return st;
+    TF_REQUIRE_TIME(now);
+    if (count == 0) return TF_OK;
+    TF_REQUIRE_NONNULL(was_present, "was_present");
+    return guard([&] {
+        size_t done = 0;
+        tf_status s = filter->add_if_absent_batch(keys, key_lens, count, now, was_present, &done);
+        if (s != TF_OK) return fail(s, "key %zu of the batch: %s", done, tf_last_error_message());
         return TF_OK;
     });
 }

@@ -48,19 +48,21 @@ class CountWindowBloom {
     using Ring = typename Layout::Ring;
 
     // (k, l) and the fill ratio of a slice leaving the first k that the
-    // layout chooses for `error_rate`.
-    static tf_status choose(double error_rate, uint32_t *k, uint32_t *l, double *fill) {
-        return Layout::choose(error_rate, k, l, fill);
+    // layout chooses for `error_rate`, within `probe_budget` expected probes
+    // per absent query where the layout's query cost depends on its shape
+    // (the classic layout; infinity: the memory-minimal choice).
+    static tf_status choose(double error_rate, double probe_budget, uint32_t *k, uint32_t *l, double *fill) {
+        return Layout::choose(error_rate, probe_budget, k, l, fill);
     }
 
     // The shape for a window of `capacity` inserts at `error_rate`: (k, l)
     // and the fill from the layout's choice, g = ceil(capacity / l), slices
     // for k generations of g inserts.
-    static tf_status shape_for(uint64_t capacity, double error_rate, CountShape *out) {
+    static tf_status shape_for(uint64_t capacity, double error_rate, double probe_budget, CountShape *out) {
         if (capacity == 0) return fail(TF_ERR_INVALID_ARGUMENT, "capacity must be >= 1");
         CountShape s;
         double fill = 0.0;
-        tf_status st = Layout::choose(error_rate, &s.k, &s.l, &fill);
+        tf_status st = Layout::choose(error_rate, probe_budget, &s.k, &s.l, &fill);
         if (st != TF_OK) return st;
         s.generation = capacity / s.l + (capacity % s.l != 0);  // ceil, without overflow
         s.slice_bits = Layout::slice_bits_for(s.k, s.generation, fill);
@@ -94,6 +96,13 @@ class CountWindowBloom {
     void add(const void *key, size_t len) { layout_.add(ring_, key, len); }
     bool contains(const void *key, size_t len) const { return layout_.contains(ring_, key, len); }
     bool add_if_absent(const void *key, size_t len) { return layout_.add_if_absent(ring_, key, len); }
+    void add_batch(const void *const *keys, const size_t *lens, size_t n) { layout_.add_batch(ring_, keys, lens, n); }
+    void contains_batch(const void *const *keys, const size_t *lens, size_t n, int *out) const {
+        layout_.contains_batch(ring_, keys, lens, n, out);
+    }
+    void add_if_absent_batch(const void *const *keys, const size_t *lens, size_t n, int *out) {
+        layout_.add_if_absent_batch(ring_, keys, lens, n, out);
+    }
     void clear() { layout_.clear(ring_); }
 
     uint32_t k() const { return layout_.k(); }

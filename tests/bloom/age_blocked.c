@@ -321,8 +321,11 @@ static void test_blocked_bad_input(void **state) {
     assert_int_equal(tf_age_bloom_new_for(UINT64_MAX, 0.01, 1, TF_AGE_BLOOM_BLOCKED, &f), TF_ERR_TOO_LARGE);
     assert_int_equal(tf_age_bloom_new_for(1000, 0.01, 1, TF_AGE_BLOOM_BLOCKED, NULL), TF_ERR_NULL);
     assert_true(f == (tf_age_bloom *)0x1);
-    /* flags: bits other than TF_AGE_BLOOM_BLOCKED are refused everywhere */
-    const uint32_t bad_flags[] = {2, TF_AGE_BLOOM_BLOCKED | 4, 0x80000000u, UINT32_MAX};
+    /* flags: bits other than TF_AGE_BLOOM_BLOCKED and TF_AGE_BLOOM_MIN_MEMORY
+     * are refused everywhere, and the two together too (MIN_MEMORY alone:
+     * age_probes.c) */
+    const uint32_t bad_flags[] = {4, TF_AGE_BLOOM_BLOCKED | 4, TF_AGE_BLOOM_BLOCKED | TF_AGE_BLOOM_MIN_MEMORY,
+                                  0x80000000u, UINT32_MAX};
     for (size_t i = 0; i < sizeof bad_flags / sizeof *bad_flags; ++i) {
         uint32_t k = 7, l = 7;
         double fill = 7;

@@ -98,7 +98,8 @@ static void test_bits_per_element(void **state) {
         }
 }
 
-/* The chooser, against an exhaustive search written here: for every k the
+/* The memory-minimal chooser (TF_AGE_BLOOM_MIN_MEMORY; the default's probe
+ * budget is age_probes.c's), against an exhaustive search written here: for every k the
  * rate at l = 1..256 (appending one full slice at a time), the pair with the
  * fewest bits per element whose peak rate meets the target, ties to the
  * smaller l. */
@@ -133,7 +134,7 @@ static void test_choose(void **state) {
     } table[] = {{1e-1, 6, 13, 12.65}, {1e-2, 12, 87, 19.70}, {1e-3, 16, 139, 25.74}, {1e-4, 20, 221, 31.47}};
     for (size_t i = 0; i < 4; ++i) {
         uint32_t k = 0, l = 0;
-        OK(tf_age_bloom_choose(table[i].target, 0, &k, &l, NULL));
+        OK(tf_age_bloom_choose(table[i].target, TF_AGE_BLOOM_MIN_MEMORY, &k, &l, NULL));
         assert_int_equal(k, table[i].k);
         assert_int_equal(l, table[i].l);
         double b;
@@ -147,7 +148,7 @@ static void test_choose(void **state) {
     for (size_t i = 0; i < sizeof targets / sizeof targets[0]; ++i) {
         uint32_t k = 0, l = 0, ek, el;
         double ebits;
-        OK(tf_age_bloom_choose(targets[i], 0, &k, &l, NULL));
+        OK(tf_age_bloom_choose(targets[i], TF_AGE_BLOOM_MIN_MEMORY, &k, &l, NULL));
         exhaustive_choice(targets[i], &ek, &el, &ebits);
         if (k != ek || l != el)
             fail_msg("target %g: chooser (%u, %u), exhaustive (%u, %u) with %.3f bits", targets[i], k, l, ek, el,
@@ -158,6 +159,8 @@ static void test_choose(void **state) {
     /* a rate no k <= 64 meets */
     uint32_t k = 9, l = 9;
     tf_clear_last_error();
+    assert_int_equal(tf_age_bloom_choose(1e-300, TF_AGE_BLOOM_MIN_MEMORY, &k, &l, NULL), TF_ERR_TOO_LARGE);
+    assert_true(k == 9 && l == 9);
     assert_int_equal(tf_age_bloom_choose(1e-300, 0, &k, &l, NULL), TF_ERR_TOO_LARGE);
     assert_true(strlen(tf_last_error_message()) > 0);
     assert_true(k == 9 && l == 9);
@@ -167,7 +170,7 @@ static void test_choose(void **state) {
      * 10 bits (12.65) */
     const double paper[] = {10, 19, 26, 32, 41};
     for (int e = 1; e <= 5; ++e) {
-        OK(tf_age_bloom_choose(pow(10.0, -e), 0, &k, &l, NULL));
+        OK(tf_age_bloom_choose(pow(10.0, -e), TF_AGE_BLOOM_MIN_MEMORY, &k, &l, NULL));
         double b;
         OK(tf_age_bloom_bits_per_element(k, l, &b));
         print_message("# 1e-%d: %.2f bits per element of capacity (paper's minimum %.0f)\n", e, b, paper[e - 1]);

@@ -22,6 +22,14 @@
 #include "test_util.h"
 
 #define OK(call) assert_int_equal((call), TF_OK)
+/* The call fails with `status` and a last error message containing `text`. */
+#define BU_EXPECT_ERR(call, status, text)                                                        \
+    do {                                                                                         \
+        tf_clear_last_error();                                                                   \
+        assert_int_equal((call), (status));                                                      \
+        if (strstr(tf_last_error_message(), (text)) == NULL)                                     \
+            fail_msg("message \"%s\" does not mention \"%s\"", tf_last_error_message(), (text)); \
+    } while (0)
 
 /* Under AddressSanitizer (an unoptimised build in CI, ~10x slower) the
  * statistical tests query a tenth of the absent keys on smaller filters

@@ -21,10 +21,15 @@ static void test_new_bad_input(void **state) {
         BADNEW(tf_time_bloom_new_for(100, bad_rates[i], 1000, 0, 0, &f), TF_ERR_INVALID_ARGUMENT);
     BADNEW(tf_time_bloom_new_for(100, 1e-300, 1000, 0, 0, &f), TF_ERR_TOO_LARGE);
     BADNEW(tf_time_bloom_new_for(0, 0.01, 1000, 0, 0, &f), TF_ERR_INVALID_ARGUMENT);
-    /* span < l of the chosen pair (87 for 0.01), and 0 */
-    BADNEW(tf_time_bloom_new_for(100, 0.01, 86, 0, 0, &f), TF_ERR_INVALID_ARGUMENT);
+    /* span < l of the chosen pair (for 0.01: 24 by default, 87 with
+     * TF_TIME_BLOOM_MIN_MEMORY), and 0 */
+    BADNEW(tf_time_bloom_new_for(100, 0.01, 23, 0, 0, &f), TF_ERR_INVALID_ARGUMENT);
     BADNEW(tf_time_bloom_new_for(100, 0.01, 0, 0, 0, &f), TF_ERR_INVALID_ARGUMENT);
-    OK(tf_time_bloom_new_for(100, 0.01, 87, 0, 0, &f));
+    OK(tf_time_bloom_new_for(100, 0.01, 24, 0, 0, &f));
+    tf_time_bloom_free(f);
+    f = NULL;
+    BADNEW(tf_time_bloom_new_for(100, 0.01, 86, 0, TF_TIME_BLOOM_MIN_MEMORY, &f), TF_ERR_INVALID_ARGUMENT);
+    OK(tf_time_bloom_new_for(100, 0.01, 87, 0, TF_TIME_BLOOM_MIN_MEMORY, &f));
     tf_time_bloom_free(f);
     f = NULL;
     /* initial capacities whose slices would pass 2^40 bits */
@@ -41,8 +46,10 @@ static void test_new_bad_input(void **state) {
     BADNEW(tf_time_bloom_new(3, 3, UINT64_MAX, 100, 0, 0, &f), TF_ERR_TOO_LARGE);
     BADNEW(tf_time_bloom_new(3, 5, 1000, 4, 0, 0, &f), TF_ERR_INVALID_ARGUMENT);
     BADNEW(tf_time_bloom_new(3, 5, 1000, 0, 0, 0, &f), TF_ERR_INVALID_ARGUMENT);
-    /* no flags are defined yet: every bit is refused */
-    const uint32_t bad_flags[] = {1, 2, 0x80000000u, UINT32_MAX};
+    /* every bit but TF_TIME_BLOOM_MIN_MEMORY is refused (that one by new
+     * only: age_probes.c) */
+    BADNEW(tf_time_bloom_new(3, 3, 1000, 100, 0, TF_TIME_BLOOM_MIN_MEMORY, &f), TF_ERR_INVALID_ARGUMENT);
+    const uint32_t bad_flags[] = {2, 4, TF_TIME_BLOOM_MIN_MEMORY | 2, 0x80000000u, UINT32_MAX};
     for (size_t i = 0; i < sizeof bad_flags / sizeof bad_flags[0]; ++i) {
         BADNEW(tf_time_bloom_new(3, 3, 1000, 100, 0, bad_flags[i], &f), TF_ERR_INVALID_ARGUMENT);
         BADNEW(tf_time_bloom_new_for(100, 0.01, 1000, 0, bad_flags[i], &f), TF_ERR_INVALID_ARGUMENT);

@@ -4,12 +4,19 @@
 # run two consumers against it with nothing but pkg-config: one linked with
 # the shared library, one linked statically (`-static`, every library an
 # archive) with `pkg-config --static --libs`, which proves Libs.private
-# complete.
+# complete. Then the Redis companion (lib/redis/; required, like its header:
+# BUILDDIR is configured with hiredis, as scripts/test.sh's is): its
+# library, soname and pkg-config file, and c/redis_consumer.c built with
+# `pkg-config temporalfilters-redis` and run against a redis-server started
+# on a free loopback port (c/redis_server.sh) and stopped by its PID.
 set -euo pipefail
 build=${1:?usage: check_install.sh BUILDDIR}
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source-path=SCRIPTDIR source=c/redis_server.sh
+source "$here/c/redis_server.sh"
 stage=$(mktemp -d)
-trap 'rm -rf "$stage"' EXIT
+redis_dir=$(mktemp -d)
+trap 'redis_stop; rm -rf "$stage" "$redis_dir"' EXIT
 
 meson install -C "$build" --destdir "$stage" --quiet
 prefix=$(meson introspect "$build" --buildoptions | python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]=="prefix"][0])')
@@ -60,4 +67,18 @@ if grep -q NEEDED <<<"$dynamic"; then
     exit 1
 fi
 env -u LD_LIBRARY_PATH "$stage/consumer_static"
+
+# The Redis companion (a shared library only).
+redis_so=$stage$libdir/libtemporalfilters-redis.so
+[ -L "$redis_so" ] || { echo "missing $redis_so symlink (the companion needs hiredis: libhiredis-dev)"; exit 1; }
+[ -e "$redis_so.0" ] || { echo "missing $redis_so.0"; exit 1; }
+soname=$(readelf -d "$redis_so" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
+[ "$soname" = libtemporalfilters-redis.so.0 ] || { echo "the companion's soname is '$soname'"; exit 1; }
+redis_flags=$(pkg-config --cflags --libs temporalfilters-redis)
+echo "pkg-config --cflags --libs temporalfilters-redis: $redis_flags"
+# shellcheck disable=SC2086 # the flags are words
+cc -std=c99 -Wall -Werror "$here/c/redis_consumer.c" -o "$stage/redis_consumer" $redis_flags
+redis_start "$redis_dir"
+LD_LIBRARY_PATH=$stage$libdir "$stage/redis_consumer" "$redis_port"
+redis_stop
 echo "install ok: $(cd "$stage" && find . -type f -o -type l | sort | tr '\n' ' ')"

@@ -213,6 +213,20 @@ void rs_cluster_stop(rs_cluster *c) {
     for (int i = 0; i < 3; ++i) rs_stop(&c->node[i]);
 }
 
+int rs_suite_start(rs_server *s, rs_cluster *c) {
+    if (rs_start(s) != 0) return -1;
+    if (rs_cluster_start(c) != 0) {
+        rs_stop(s);
+        return -1;
+    }
+    return 0;
+}
+
+void rs_suite_stop(rs_server *s, rs_cluster *c) {
+    rs_stop(s);
+    rs_cluster_stop(c);
+}
+
 int rs_cluster_start(rs_cluster *c) {
     memset(c, 0, sizeof *c);
     for (int i = 0; i < 3; ++i) {

@@ -44,6 +44,11 @@ int rs_cluster_reshard(rs_cluster *c, int from, int to, int slots);
 int rs_cluster_owner(const rs_cluster *c, int n, unsigned slot);
 /* Stops every node and removes their directories. */
 void rs_cluster_stop(rs_cluster *c);
+/* A suite's servers: one single server and one cluster, started by its
+ * group setup (0, or -1 with nothing left running) and stopped by its group
+ * teardown. */
+int rs_suite_start(rs_server *s, rs_cluster *c);
+void rs_suite_stop(rs_server *s, rs_cluster *c);
 /* A port nothing listens on (bound and released). */
 int rs_free_port(void);
 /* Milliseconds of a monotonic clock. */

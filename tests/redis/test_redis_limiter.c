@@ -29,18 +29,12 @@ static int prefix_seq;
 
 static int group_setup(void **state) {
     (void)state;
-    if (rs_start(&server) != 0) return -1;
-    if (rs_cluster_start(&cluster) != 0) {
-        rs_stop(&server);
-        return -1;
-    }
-    return 0;
+    return rs_suite_start(&server, &cluster);
 }
 
 static int group_teardown(void **state) {
     (void)state;
-    rs_stop(&server);
-    rs_cluster_stop(&cluster);
+    rs_suite_stop(&server, &cluster);
     return 0;
 }
 

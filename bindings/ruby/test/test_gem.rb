@@ -8,8 +8,12 @@
 # (here: this build's, through a .pc file written for the test) into an
 # extension that `require "temporalfilters"` loads from the gem alone. With
 # no temporalfilters.pc, extconf.rb stops with a message saying what to
-# install. tests/install/ruby/run.sh does the same against the copy
-# installed in the system.
+# install. The Redis limiter's extension (temporalfilters_redis_native) is
+# compiled where pkg-config also names temporalfilters-redis (then
+# `require "temporalfilters/redis"` works from the gem), and skipped where it
+# does not, the gem still installing (then that require fails with a
+# LoadError naming the Debian package). tests/install/ruby/run.sh does the
+# same against the copy installed in the system.
 
 require_relative "helper"
 require "fileutils"
@@ -25,6 +29,10 @@ class TestGem < Minitest::Test
   VERSION = ENV.fetch("TF_PROJECT_VERSION")
   EXT = "ext/temporalfilters_native"
   WRAPPER = "#{EXT}/temporalfilters_ruby_wrap.c"
+  REDIS_EXT = "ext/temporalfilters_redis_native"
+  REDIS_WRAPPER = "#{REDIS_EXT}/temporalfilters_redis_ruby_wrap.c"
+  # Whether this build has the companion library (the redis option).
+  REDIS_BUILT = ENV.fetch("TF_REDIS_ENABLED") == "true"
 
   # The environment of a child process: the binding's own paths and the
   # sanitizer's preload (gcc and extconf.rb run uninstrumented) removed.
@@ -81,7 +89,7 @@ class TestGem < Minitest::Test
     assert_equal "temporalfilters", spec.name
     assert_equal Gem::Version.new(VERSION), spec.version, "meson.build's project version"
     assert_equal ["lib"], spec.raw_require_paths
-    assert_equal ["#{EXT}/extconf.rb"], spec.extensions
+    assert_equal ["#{EXT}/extconf.rb", "#{REDIS_EXT}/extconf.rb"], spec.extensions
     assert_equal "MIT", spec.license
     assert_equal [], spec.dependencies, "nothing from rubygems.org"
     assert_includes spec.extra_rdoc_files, "README.md"
@@ -90,10 +98,12 @@ class TestGem < Minitest::Test
   def test_holds_what_an_offline_install_needs
     files = gem_files
     assert_operator lib_files.size, :>=, 9
-    expected = lib_files + ["#{EXT}/extconf.rb", WRAPPER, "README.md", "LICENSE", "VERSION"]
+    expected = lib_files + ["#{EXT}/extconf.rb", WRAPPER, "#{REDIS_EXT}/extconf.rb", REDIS_WRAPPER, "README.md",
+                            "LICENSE", "VERSION"]
     assert_equal expected.sort, files.keys.sort
     lib_files.each { |f| assert_equal File.binread(File.join(BINDING, f)), files[f], f }
     assert_equal File.binread(File.join(BINDING, EXT, "extconf.rb")), files["#{EXT}/extconf.rb"]
+    assert_equal File.binread(File.join(BINDING, REDIS_EXT, "extconf.rb")), files["#{REDIS_EXT}/extconf.rb"]
     assert_equal File.binread(File.join(BINDING, "README.md")), files["README.md"]
     assert_equal File.binread(File.join(SOURCE_ROOT, "LICENSE")), files["LICENSE"]
     assert_equal "#{VERSION}\n", files["VERSION"]
@@ -103,6 +113,17 @@ class TestGem < Minitest::Test
     wrapper = gem_files.fetch(WRAPPER)
     assert_includes wrapper, "Init_temporalfilters_native"
     assert_equal File.binread(File.join(BUILD_ROOT, "bindings", "ruby", "temporalfilters_ruby_wrap.c")), wrapper,
+                 "scripts/build_gem.sh and bindings/ruby/meson.build run the same swig command"
+  end
+
+  def test_the_redis_wrapper_is_the_one_this_build_compiled
+    wrapper = gem_files.fetch(REDIS_WRAPPER)
+    assert_includes wrapper, "Init_temporalfilters_redis_native"
+    assert_includes wrapper, "tf_redis_limiter_new"
+    # (a build without the redis option compiles no Redis wrapper to compare)
+    return unless REDIS_BUILT
+
+    assert_equal File.binread(File.join(BUILD_ROOT, "bindings", "ruby", "temporalfilters_redis_ruby_wrap.c")), wrapper,
                  "scripts/build_gem.sh and bindings/ruby/meson.build run the same swig command"
   end
 
@@ -135,17 +156,42 @@ class TestGem < Minitest::Test
     [log, status.success?]
   end
 
+  # A pkg-config directory in dir naming this build's library, and its
+  # companion's when `redis` (and the build has it): the directory.
+  def pc_dir(dir, redis:)
+    pc = File.join(dir, "pc")
+    FileUtils.mkdir_p(pc)
+    File.write(File.join(pc, "temporalfilters.pc"), <<~PC)
+      Name: temporalfilters
+      Description: this build's library, for test_gem.rb
+      Version: #{VERSION}
+      Libs: -L#{BUILD_ROOT}/lib -ltemporalfilters
+      Cflags: -I#{SOURCE_ROOT}/include -I#{BUILD_ROOT}/include
+    PC
+    if redis && REDIS_BUILT
+      File.write(File.join(pc, "temporalfilters-redis.pc"), <<~PC)
+        Name: temporalfilters-redis
+        Description: this build's companion library, for test_gem.rb
+        Version: #{VERSION}
+        Requires: temporalfilters
+        Libs: -L#{BUILD_ROOT}/lib/redis -ltemporalfilters-redis
+      PC
+    end
+    pc
+  end
+
+  # The environment that runs Ruby against the gems in `gems` and this
+  # build's libraries.
+  def gem_env(gems)
+    libs = [File.join(BUILD_ROOT, "lib"), File.join(BUILD_ROOT, "lib", "redis")].join(":")
+    env = CLEAN_ENV.merge("GEM_HOME" => gems, "GEM_PATH" => gems, "LD_LIBRARY_PATH" => libs)
+    env.delete("LD_PRELOAD") # keep the suite's own (the sanitizer runtime) for the run
+    env
+  end
+
   def test_installs_against_the_library_pkg_config_names
     Dir.mktmpdir do |dir|
-      pc = File.join(dir, "pc")
-      FileUtils.mkdir_p(pc)
-      File.write(File.join(pc, "temporalfilters.pc"), <<~PC)
-        Name: temporalfilters
-        Description: this build's library, for test_gem.rb
-        Version: #{VERSION}
-        Libs: -L#{BUILD_ROOT}/lib -ltemporalfilters
-        Cflags: -I#{SOURCE_ROOT}/include -I#{BUILD_ROOT}/include
-      PC
+      pc = pc_dir(dir, redis: true)
       gems = File.join(dir, "gems")
       log, ok = gem_install(gems, pc)
       assert ok, log
@@ -160,10 +206,56 @@ class TestGem < Minitest::Test
         copy = TemporalFilters::RecencySketch.deserialize(sketch.serialize)
         print [TemporalFilters::VERSION, copy.query("k")].join(" ")
       RUBY
-      env = CLEAN_ENV.merge("GEM_HOME" => gems, "GEM_PATH" => gems, "LD_LIBRARY_PATH" => File.join(BUILD_ROOT, "lib"))
-      env.delete("LD_PRELOAD") # keep the suite's own (the sanitizer runtime) for the run
-      out, err, status = Open3.capture3(env, RbConfig.ruby, "-w", "-e", script, chdir: dir)
+      out, err, status = Open3.capture3(gem_env(gems), RbConfig.ruby, "-w", "-e", script, chdir: dir)
       assert_equal ["#{VERSION} 42", "", 0], [out, err, status.exitstatus]
+      return unless REDIS_BUILT
+
+      # the Redis limiter's extension, from the gem: a limiter on a port
+      # where no server listens fails to connect, as the C call does
+      script = <<~RUBY
+        require "socket"
+        require "temporalfilters/redis"
+        spec = Gem.loaded_specs.fetch("temporalfilters")
+        native = $LOADED_FEATURES.grep(/temporalfilters_redis_native\\.so\\z/)
+        raise "redis native from \#{native}" unless native.size == 1 && native[0].start_with?(spec.full_gem_path)
+        port = TCPServer.open("127.0.0.1", 0) { |s| s.addr[1] }
+        begin
+          TemporalFilters::RedisLimiter.new(5, 1000, 100, port: port, connect_timeout_ms: 200)
+        rescue TemporalFilters::UnavailableError => e
+          print e.status
+        end
+      RUBY
+      out, err, status = Open3.capture3(gem_env(gems), RbConfig.ruby, "-w", "-e", script, chdir: dir)
+      assert_equal ["-15", "", 0], [out, err, status.exitstatus]
+    end
+  end
+
+  # Where pkg-config does not know temporalfilters-redis, the gem installs
+  # without the Redis limiter's extension (saying so), the core works, and
+  # require "temporalfilters/redis" fails with a LoadError naming the
+  # Debian package.
+  def test_without_the_companion_the_gem_installs_and_the_redis_require_says_what_to_install
+    Dir.mktmpdir do |dir|
+      gems = File.join(dir, "gems")
+      log, ok = gem_install(gems, pc_dir(dir, redis: false))
+      assert ok, log
+      script = <<~RUBY
+        require "temporalfilters"
+        print TemporalFilters::VERSION
+        begin
+          require "temporalfilters/redis"
+        rescue LoadError => e
+          print " LoadError: ", e.message
+        end
+      RUBY
+      out, err, status = Open3.capture3(gem_env(gems), RbConfig.ruby, "-w", "-e", script, chdir: dir)
+      assert_equal ["", 0], [err, status.exitstatus]
+      assert_match(/\A#{Regexp.escape(VERSION)} LoadError: TemporalFilters::RedisLimiter needs the extension /, out)
+      assert_match(/libtemporalfilters-redis-dev/, out)
+      assert_match(/temporalfilters-redis\.pc/, out)
+      mkmf_out = Dir.glob(File.join(gems, "extensions", "**", "gem_make.out")).map { |f| File.read(f) }.join
+      assert_match(/the Redis limiter .* is not built: pkg-config does not know the package temporalfilters-redis/,
+                   mkmf_out)
     end
   end
 

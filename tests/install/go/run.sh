@@ -9,6 +9,11 @@
 # Then the same from a `go mod vendor` copy. No CGO_* variable is passed on
 # (they are removed from the environment), and the go tool works offline
 # (GOPROXY=off) with its cache in the temporary directory.
+# When pkg-config also finds temporalfilters-redis (TF_INSTALL_REDIS=required:
+# it must), the consumer's second command, redischeck (the package
+# .../temporalfilters/redis, #cgo pkg-config: temporalfilters-redis), is built
+# the same two ways and run against a redis-server started here on a free
+# port (../redis_server.sh).
 #
 #   tests/install/go/run.sh MODULE_DIR
 set -euo pipefail
@@ -22,8 +27,9 @@ src=$(cd "$here/../../.." && pwd)
 for var in $(compgen -e); do
     case $var in CGO_*) unset "$var" ;; esac
 done
+source "$here/../redis_server.sh"
 work=$(mktemp -d)
-trap 'chmod -R u+w "$work"; rm -rf "$work"' EXIT
+trap 'tf_install_redis_stop; chmod -R u+w "$work"; rm -rf "$work"' EXIT
 export GO111MODULE=on GOENV=off GOFLAGS=-mod=mod GOPROXY=off GOSUMDB=off \
     GOCACHE=$work/cache GOPATH=$work/gopath CGO_ENABLED=1
 
@@ -35,8 +41,18 @@ esac
 version=$(pkg-config --modversion temporalfilters)
 echo "pkg-config: temporalfilters $version from $pcdir"
 
+have_redis=0
+pkg-config --exists temporalfilters-redis && have_redis=1
+with_redis=0
+tf_install_redis_wanted "$have_redis" && with_redis=1
+
 mkdir "$work/consumer"
 cp "$here/go.mod" "$here/main.go" "$work/consumer/"
+if [ "$with_redis" = 1 ]; then
+    mkdir "$work/consumer/redischeck"
+    cp "$here/redischeck/main.go" "$work/consumer/redischeck/"
+    tf_install_redis_start "$work"
+fi
 cd "$work/consumer"
 go mod edit -replace "temporalfilters.org/go/temporalfilters=$module"
 echo "== go build (replace => $module)"
@@ -48,6 +64,12 @@ case $lib in
     "$src"/*) echo "run.sh: installcheck loads the library from the source tree"; exit 1 ;;
 esac
 ./installcheck "$version"
+if [ "$with_redis" = 1 ]; then
+    go build -o redischeck-bin ./redischeck
+    ldd ./redischeck-bin | grep -q 'libtemporalfilters-redis\.so\.0 => /' ||
+        { echo "run.sh: redischeck does not load libtemporalfilters-redis"; exit 1; }
+    ./redischeck-bin "$redis_port"
+fi
 
 echo "== go mod vendor, go build -mod=vendor"
 go mod vendor
@@ -55,4 +77,10 @@ go mod vendor
     { echo "run.sh: go mod vendor did not copy native.swig"; exit 1; }
 go build -mod=vendor -o installcheck-vendored .
 ./installcheck-vendored "$version"
+if [ "$with_redis" = 1 ]; then
+    [ -f vendor/temporalfilters.org/go/temporalfilters/redis/internal/redisnative/redisnative.swig ] ||
+        { echo "run.sh: go mod vendor did not copy redisnative.swig"; exit 1; }
+    go build -mod=vendor -o redischeck-vendored ./redischeck
+    ./redischeck-vendored "$redis_port"
+fi
 echo "run.sh: the Go consumer built and ran against the installed library (module and vendored copy)"

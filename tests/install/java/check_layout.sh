@@ -57,6 +57,23 @@ rpath=$(readelf -d "$jni" | sed -n 's/.*(RUNPATH).*\[\(.*\)\]/\1/p')
 case $rpath in '' | '$ORIGIN/..') ;; *) fail "$jni has the run path '$rpath'" ;; esac
 readelf -d "$jni" | grep -q 'NEEDED.*\[libtemporalfilters\.so\.0\]' || fail "$jni does not need libtemporalfilters.so.0"
 
+# The Redis limiter's JNI library, with the redis option: beside the core's,
+# the same run path, needing the companion library (and the consumer's Redis
+# part is then required).
+if meson introspect "$build" --targets | python3 -c '
+import json, sys
+sys.exit(not any(t["name"] == "temporalfilters_redis_jni" for t in json.load(sys.stdin)))'; then
+    rjni=$root/lib/$triplet/jni/libtemporalfilters_redis_jni.so
+    [ -f "$rjni" ] || fail "missing $rjni"
+    rpath=$(readelf -d "$rjni" | sed -n 's/.*(RUNPATH).*\[\(.*\)\]/\1/p')
+    # shellcheck disable=SC2016 # $ORIGIN is the loader's, literally
+    case $rpath in '' | '$ORIGIN/..') ;; *) fail "$rjni has the run path '$rpath'" ;; esac
+    readelf -d "$rjni" | grep -q 'NEEDED.*\[libtemporalfilters-redis\.so\.0\]' ||
+        fail "$rjni does not need libtemporalfilters-redis.so.0"
+    readelf -d "$jni" | grep -q 'NEEDED.*redis' && fail "$jni needs the Redis companion"
+    export TF_INSTALL_REDIS=required
+fi
+
 maven=$share/maven-repo/org/temporalfilters/temporalfilters/$version
 pom=$maven/temporalfilters-$version.pom
 [ -f "$pom" ] || fail "missing $pom"
@@ -73,10 +90,10 @@ javadoc=$maven/temporalfilters-$version-javadoc.jar
 [ -f "$javadoc" ] || fail "missing $javadoc"
 pages=$(jar --list --file "$javadoc")
 for page in index.html org/temporalfilters/RecencySketch.html org/temporalfilters/AgeBloom.html \
-    org/temporalfilters/TimeBloom.html org/temporalfilters/RateLimiter.html; do
+    org/temporalfilters/TimeBloom.html org/temporalfilters/RateLimiter.html org/temporalfilters/RedisLimiter.html; do
     grep -qx "$page" <<<"$pages" || fail "$javadoc has no $page"
 done
-if grep -q 'NativeLibrary\|TemporalFiltersJNI' <<<"$pages"; then
+if grep -q 'NativeLibrary\|TemporalFiltersJNI\|TemporalFiltersRedisJNI\|RedisLimiterNative' <<<"$pages"; then
     fail "$javadoc documents package-private classes"
 fi
 

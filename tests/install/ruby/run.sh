@@ -14,7 +14,10 @@
 # A temporalfilters gem of the same version installed beforehand is refused
 # rather than replaced, so that this script only ever removes its own; runs
 # of this script wait for each other (a lock file), since they share the
-# gem directory.
+# gem directory. When pkg-config also finds temporalfilters-redis
+# (TF_INSTALL_REDIS=required: it must), the gem compiles its Redis
+# extension and redis_consumer.rb runs against a redis-server started here
+# on a free port (../redis_server.sh).
 set -euo pipefail
 gem_file=${1:?usage: run.sh path/to/temporalfilters-VERSION.gem}
 [ -f "$gem_file" ] || { echo "run.sh: no such gem: $gem_file" >&2; exit 1; }
@@ -37,9 +40,11 @@ if gem list -i temporalfilters -v "$version" >/dev/null; then
     exit 1
 fi
 
+source "$here/../redis_server.sh"
 work=$(mktemp -d)
 installed=0
 cleanup() {
+    tf_install_redis_stop
     if [ "$installed" = 1 ]; then
         if gem list -i temporalfilters -v "$version" >/dev/null; then
             gem uninstall temporalfilters -v "$version" -x -I ${scope[@]+"${scope[@]}"} >/dev/null ||
@@ -52,7 +57,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-cp "$here/consumer.rb" "$work/"
+cp "$here/consumer.rb" "$here/redis_consumer.rb" "$work/"
 cd "$work"
 installed=1
 gem install --local --document rdoc,ri ${scope[@]+"${scope[@]}"} "$gem_file"
@@ -61,3 +66,9 @@ for d in "$doc/rdoc/index.html" "$doc/rdoc/TemporalFilters/RateLimiter.html" "$d
     [ -e "$d" ] || { echo "run.sh: the gem's documentation lacks $d" >&2; exit 1; }
 done
 ruby consumer.rb "$tree"
+have_redis=0
+pkg-config --exists temporalfilters-redis && have_redis=1
+if tf_install_redis_wanted "$have_redis"; then
+    tf_install_redis_start "$work"
+    ruby redis_consumer.rb "$tree" "$redis_port"
+fi

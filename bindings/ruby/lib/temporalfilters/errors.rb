@@ -80,6 +80,11 @@ module TemporalFilters
   class UnavailableError < Error
     # The status this error carries when raised without one: -15 (TF_ERR_UNAVAILABLE).
     DEFAULT_STATUS = -15
+
+    # The fallback's decision when a RedisLimiter decision raised this
+    # error (a RateLimiter::Decision, an Array of them for acquire_batch);
+    # nil for the other calls.
+    attr_reader :decision
   end
 
   # A call on an object after #close (its handle is gone: TF_ERR_NULL).

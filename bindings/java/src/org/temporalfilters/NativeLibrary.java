@@ -30,14 +30,23 @@ import java.util.Set;
  * architecture, libtemporalfilters.so.0 missing) is noted and the search goes
  * on. When nothing loads, the UnsatisfiedLinkError names the property and
  * every path tried with what happened there.
+ *
+ * The Redis limiter's JNI library (libtemporalfilters_redis_jni.so, built
+ * with the redis option; loaded by TemporalFiltersRedisJNI the first time
+ * RedisLimiter is used) is searched for in the same places under its own
+ * name, with the same error: when the property is set, its directory (or
+ * that of the file it names) is the only place tried.
  */
 final class NativeLibrary {
     /* -Dorg.temporalfilters.jni=FILE-OR-DIRECTORY */
     static final String PROPERTY = "org.temporalfilters.jni";
     /* libtemporalfilters_jni.so */
     static final String FILE_NAME = System.mapLibraryName("temporalfilters_jni");
+    /* libtemporalfilters_redis_jni.so */
+    static final String REDIS_FILE_NAME = System.mapLibraryName("temporalfilters_redis_jni");
 
     private static Path loadedFrom;
+    private static Path redisLoadedFrom;
 
     private NativeLibrary() {
     }
@@ -53,12 +62,32 @@ final class NativeLibrary {
                                property);
     }
 
+    /* Loads the Redis limiter's library once (after the core's, which it
+     * needs); throws UnsatisfiedLinkError when it cannot. */
+    static synchronized void loadRedis() {
+        if (redisLoadedFrom != null) {
+            return;
+        }
+        load();
+        String property = System.getProperty(PROPERTY);
+        redisLoadedFrom = loadFirst(REDIS_FILE_NAME,
+                                    candidates(REDIS_FILE_NAME, property, System.getProperty("java.library.path"),
+                                               jarLocation(), System.getProperty("os.name"),
+                                               System.getProperty("os.arch")),
+                                    property);
+    }
+
     /*
      * Loads the first of the candidates that exists and loads, and returns it;
      * else throws the UnsatisfiedLinkError that names the property and every
      * candidate with what happened there.
      */
     static Path loadFirst(List<Path> candidates, String property) {
+        return loadFirst(FILE_NAME, candidates, property);
+    }
+
+    /* loadFirst for the library fileName (FILE_NAME or REDIS_FILE_NAME). */
+    static Path loadFirst(String fileName, List<Path> candidates, String property) {
         StringBuilder tried = new StringBuilder();
         for (Path p : candidates) {
             if (!Files.isRegularFile(p)) {
@@ -72,7 +101,7 @@ final class NativeLibrary {
                 tried.append("\n  ").append(p).append(": present but not loadable: ").append(e.getMessage());
             }
         }
-        throw new UnsatisfiedLinkError(failure(property, tried.toString()));
+        throw new UnsatisfiedLinkError(failure(fileName, property, tried.toString()));
     }
 
     /* The file the library was loaded from; null before load(). */
@@ -80,8 +109,17 @@ final class NativeLibrary {
         return loadedFrom;
     }
 
-    private static String failure(String property, String tried) {
-        String head = "org.temporalfilters cannot load its JNI library " + FILE_NAME;
+    /* The file the Redis limiter's library was loaded from; null before loadRedis(). */
+    static synchronized Path redisLoadedFrom() {
+        return redisLoadedFrom;
+    }
+
+    private static String failure(String fileName, String property, String tried) {
+        String head = "org.temporalfilters cannot load its JNI library " + fileName;
+        if (!FILE_NAME.equals(fileName)) {
+            head += " (the Redis limiter's, built when temporalfilters is configured with its redis option;"
+                + " it needs libtemporalfilters-redis.so.0 and hiredis)";
+        }
         if (isSet(property)) {
             return head + " from -D" + PROPERTY + "=" + property
                 + " (when set, the property is the only place tried). Tried:" + tried
@@ -104,16 +142,31 @@ final class NativeLibrary {
      * jar is the jar this class was loaded from, or null.
      */
     static List<Path> candidates(String property, String libraryPath, Path jar, String osName, String osArch) {
+        return candidates(FILE_NAME, property, libraryPath, jar, osName, osArch);
+    }
+
+    /*
+     * candidates() for the library fileName: for REDIS_FILE_NAME, a property
+     * naming a file stands for the directory holding it.
+     */
+    static List<Path> candidates(String fileName, String property, String libraryPath, Path jar, String osName,
+                                 String osArch) {
         Set<Path> out = new LinkedHashSet<>();
         if (isSet(property)) {
             Path p = Path.of(property).toAbsolutePath().normalize();
-            out.add(Files.isDirectory(p) ? p.resolve(FILE_NAME) : p);
+            if (Files.isDirectory(p)) {
+                out.add(p.resolve(fileName));
+            } else if (FILE_NAME.equals(fileName) || p.getParent() == null) {
+                out.add(p);
+            } else {
+                out.add(p.getParent().resolve(fileName));
+            }
             return new ArrayList<>(out);
         }
         if (libraryPath != null) {
             for (String dir : libraryPath.split(File.pathSeparator)) {
                 if (!dir.isEmpty()) {
-                    out.add(Path.of(dir).toAbsolutePath().normalize().resolve(FILE_NAME));
+                    out.add(Path.of(dir).toAbsolutePath().normalize().resolve(fileName));
                 }
             }
         }
@@ -129,11 +182,11 @@ final class NativeLibrary {
             for (Path j : jars) {
                 Path prefix = prefixOf(j);
                 if (prefix != null) {
-                    addJniDirs(out, prefix, triplets);
+                    addJniDirs(out, prefix, triplets, fileName);
                 }
             }
         }
-        addJniDirs(out, Path.of("/usr"), triplets);
+        addJniDirs(out, Path.of("/usr"), triplets, fileName);
         return new ArrayList<>(out);
     }
 
@@ -148,11 +201,11 @@ final class NativeLibrary {
         return share.getParent();
     }
 
-    private static void addJniDirs(Set<Path> out, Path prefix, List<String> triplets) {
+    private static void addJniDirs(Set<Path> out, Path prefix, List<String> triplets, String fileName) {
         for (String t : triplets) {
-            out.add(prefix.resolve("lib").resolve(t).resolve("jni").resolve(FILE_NAME));
+            out.add(prefix.resolve("lib").resolve(t).resolve("jni").resolve(fileName));
         }
-        out.add(prefix.resolve("lib").resolve("jni").resolve(FILE_NAME));
+        out.add(prefix.resolve("lib").resolve("jni").resolve(fileName));
     }
 
     /*

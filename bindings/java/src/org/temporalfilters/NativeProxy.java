@@ -6,10 +6,7 @@ package org.temporalfilters;
  * makes each of them implement this interface, so that NativeHandle can free,
  * measure and serialize any of them.
  */
-interface NativeProxy {
-    /* Frees the native handle; idempotent (SWIG's proxy sets its pointer to 0). */
-    void delete();
-
+interface NativeProxy extends NativeResource {
     /* Bytes of native memory held. */
     long memory();
 

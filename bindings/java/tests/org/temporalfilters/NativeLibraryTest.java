@@ -229,10 +229,57 @@ public class NativeLibraryTest {
         assertTrue(r.output(), r.output().contains("loaded " + fallback + "\n"));
     }
 
-    /* The child JVM: loads the library through the public API and says from where. */
+    /* The Redis limiter's library is searched for under its own name in the
+     * same places; a property naming a file stands for its directory. */
+    @Test
+    public void theRedisLibrarysSearchOrder() {
+        String r = NativeLibrary.REDIS_FILE_NAME;
+        assertEquals(List.of(Path.of("/a", r), Path.of("/p/lib/x86_64-linux-gnu/jni", r), Path.of("/p/lib/jni", r),
+                             Path.of("/usr/lib/x86_64-linux-gnu/jni", r), Path.of("/usr/lib/jni", r)),
+                     NativeLibrary.candidates(r, null, "/a", Path.of("/p/share/java/temporalfilters.jar"), "Linux",
+                                              "amd64"));
+        assertEquals(List.of(Path.of("/x", r)),
+                     NativeLibrary.candidates(r, "/x/" + F, "/a", null, "Linux", "amd64"));
+        assertEquals(List.of(tmp.resolve(r)), NativeLibrary.candidates(r, tmp.toString(), "/a", null, "Linux", "amd64"));
+    }
+
+    /* The core alone never loads the Redis limiter's library; RedisLimiter's
+     * first use does, from the same directory as the core's, and when it is
+     * not there fails with the loader's error, which names it and every path
+     * tried. (-Dtf.redis.built: whether the build made it, the redis option.) */
+    @Test
+    public void theRedisLibraryIsLoadedOnFirstUseOnly() throws Exception {
+        String cp = System.getProperty("java.class.path");
+        String r = NativeLibrary.REDIS_FILE_NAME;
+        Path dir = buildJni().getParent();
+        Run run = java(cp, "-Dorg.temporalfilters.jni=" + dir);
+        assertEquals(run.output(), 0, run.status());
+        assertTrue(run.output(), run.output().contains("redis null\n"));
+        if (Boolean.getBoolean("tf.redis.built")) {
+            run = java(cp, "-Dorg.temporalfilters.jni=" + dir, "-Dtf.test.redis=true");
+            assertEquals(run.output(), 0, run.status());
+            assertTrue(run.output(), run.output().contains("redis " + dir.resolve(r) + "\n"));
+        }
+        Path coreOnly = Files.createDirectories(tmp.resolve("core-only"));
+        Files.createSymbolicLink(coreOnly.resolve(F), buildJni());
+        run = java(cp, "-Dorg.temporalfilters.jni=" + coreOnly, "-Dtf.test.redis=true");
+        assertNotEquals(run.output(), 0, run.status());
+        assertTrue(run.output(), run.output().contains("java.lang.UnsatisfiedLinkError: org.temporalfilters cannot "
+                                                       + "load its JNI library " + r + " (the Redis limiter's"));
+        assertTrue(run.output(), run.output().contains("\n  " + coreOnly.resolve(r) + ": not found\n"));
+        assertTrue(run.output(), run.output().contains("-Dorg.temporalfilters.jni=" + coreOnly));
+    }
+
+    /* The child JVM: loads the library through the public API and says from
+     * where; with -Dtf.test.redis=true, RedisLimiter's library too (its
+     * builder is the class's first use). */
     public static void main(String[] args) {
         String version = TemporalFilters.version();
         System.out.println("version " + version);
         System.out.println("loaded " + NativeLibrary.loadedFrom());
+        if (Boolean.getBoolean("tf.test.redis")) {
+            RedisLimiter.builder(1, 10, 1);
+        }
+        System.out.println("redis " + NativeLibrary.redisLoadedFrom());
     }
 }
