@@ -14,9 +14,8 @@
  * bloom_util.{c,h}. */
 #include "bloom_util.h"
 
-#define AGE_GROUPS(X)                                                                                             \
-    X(age_model_tests)                                                                                            \
-    X(age_probes_tests)                                                                                           \
-    X(age_batch_tests) X(age_window_tests) X(age_fpr_tests) X(age_ops_tests) X(age_input_tests) X(age_wire_tests) \
-        X(age_blocked_tests)
+#define AGE_MODEL_GROUPS(X) X(age_model_tests) X(age_probes_tests) X(age_batch_tests)
+#define AGE_GROUPS(X)   \
+    AGE_MODEL_GROUPS(X) \
+    X(age_window_tests) X(age_fpr_tests) X(age_ops_tests) X(age_input_tests) X(age_wire_tests) X(age_blocked_tests)
 BU_MAIN(AGE_GROUPS)
