@@ -124,6 +124,9 @@ done
 # redis-server it starts) and Java take no argument; Go takes an exported
 # copy of the module (scripts/export_go_module.sh), Ruby the built gem
 # (scripts/build_gem.sh).
+# The packages ship the Redis companion and its JNI library, so every
+# language's Redis part must run too.
+export TF_INSTALL_REDIS=required
 for lang in c java go ruby; do
     run=tests/install/$lang/run.sh
     [ -f "$run" ] || { echo "check_packages.sh: there is no $run" >&2; exit 1; }

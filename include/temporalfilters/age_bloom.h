@@ -49,8 +49,9 @@
  *
  * **Thread safety.** A filter is not internally synchronised. Concurrent
  * calls are safe only when none of them modifies the filter (contains,
- * get_stats, get_info, memory, serialized_size, serialize are read-only);
- * add, add_if_absent, clear and free need exclusive access. Different
+ * contains_batch, get_stats, get_info, memory, serialized_size, serialize
+ * are read-only); add, add_if_absent, their batch forms, clear and free
+ * need exclusive access. Different
  * filters are independent.
  *
  * @since 0.1.0
@@ -417,6 +418,81 @@ TF_API tf_status tf_age_bloom_contains(const tf_age_bloom *filter, const void *k
  * @since 0.1.0
  */
 TF_API tf_status tf_age_bloom_add_if_absent(tf_age_bloom *filter, const void *key, size_t key_len, int *was_present);
+
+/**
+ * @brief Batch form of tf_age_bloom_add(): adds keys[0 .. count) in order.
+ *
+ * The same filter as count calls of tf_age_bloom_add() in order. Classic
+ * layout: the keys are hashed in groups of 8 and the lines each key's
+ * insert and query are likeliest to touch are prefetched together, so that
+ * their cache misses overlap; the blocked layout's single calls already
+ * read one block each. Every argument is checked before anything changes;
+ * count == 0 is a no-op (the arrays may then be NULL).
+ *
+ * @param[in,out] filter   the filter.
+ * @param[in]     keys     `count` key pointers; keys[i] may be NULL only
+ *                         when key_lens[i] is 0.
+ * @param[in]     key_lens `count` key lengths in bytes.
+ * @param[in]     count    the number of keys.
+ * @retval TF_OK          success.
+ * @retval TF_ERR_NULL    filter or an array is NULL (with count > 0), or
+ *                        keys[i] is NULL with key_lens[i] > 0 (nothing
+ *                        changed).
+ * @note Exclusive.
+ * @since 0.1.0
+ */
+TF_API tf_status tf_age_bloom_add_batch(tf_age_bloom *filter, const void *const *keys, const size_t *key_lens,
+                                        size_t count);
+
+/**
+ * @brief Batch form of tf_age_bloom_contains().
+ *
+ * The same answers as tf_age_bloom_contains() for keys[0 .. count), with
+ * each group of 8 keys hashed and its likeliest lines prefetched before
+ * the first is answered (classic layout). Every argument is checked
+ * first; count == 0 is a no-op (the arrays may then be NULL).
+ *
+ * @param[in]  filter   the filter.
+ * @param[in]  keys     `count` key pointers; keys[i] may be NULL only when
+ *                      key_lens[i] is 0.
+ * @param[in]  key_lens `count` key lengths in bytes.
+ * @param[in]  count    the number of keys.
+ * @param[out] present  receives `count` answers, 1 or 0, with the error
+ *                      guarantee of tf_age_bloom_contains().
+ * @retval TF_OK          success.
+ * @retval TF_ERR_NULL    filter or an array is NULL (with count > 0), or
+ *                        keys[i] is NULL with key_lens[i] > 0.
+ * @note Read-only.
+ * @since 0.1.0
+ */
+TF_API tf_status tf_age_bloom_contains_batch(const tf_age_bloom *filter, const void *const *keys,
+                                             const size_t *key_lens, size_t count, int *present);
+
+/**
+ * @brief Batch form of tf_age_bloom_add_if_absent().
+ *
+ * The same answers and the same filter as tf_age_bloom_add_if_absent() for
+ * keys[0 .. count) in order (a key repeated within the batch is present
+ * from its second occurrence on), with each group of 8 keys prefetched
+ * together (classic layout). Every argument is checked before anything
+ * changes; count == 0 is a no-op.
+ *
+ * @param[in,out] filter      the filter.
+ * @param[in]     keys        `count` key pointers; keys[i] may be NULL only
+ *                            when key_lens[i] is 0.
+ * @param[in]     key_lens    `count` key lengths in bytes.
+ * @param[in]     count       the number of keys.
+ * @param[out]    was_present receives `count` answers, as
+ *                            tf_age_bloom_add_if_absent().
+ * @retval TF_OK          success.
+ * @retval TF_ERR_NULL    filter or an array is NULL (with count > 0), or
+ *                        keys[i] is NULL with key_lens[i] > 0 (nothing
+ *                        changed).
+ * @note Exclusive.
+ * @since 0.1.0
+ */
+TF_API tf_status tf_age_bloom_add_if_absent_batch(tf_age_bloom *filter, const void *const *keys, const size_t *key_lens,
+                                                  size_t count, int *was_present);
 
 /**
  * @brief Forgets every key and resets the insert count; the shape stays.

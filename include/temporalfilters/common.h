@@ -146,7 +146,13 @@ typedef struct tf_deserialize_options {
     /** The most memory, in bytes, the new structure may hold (as its
      *  `tf_<noun>_memory()` reports it). A blob describing a larger structure
      *  is refused with ::TF_ERR_TOO_LARGE before anything is allocated.
-     *  0 (the default) sets no limit beyond the library's own. @since 0.1.0 */
+     *  0 (the default, and what NULL options mean) sets no limit beyond the
+     *  library's own: whatever sizes a blob declares, deserialize asks for
+     *  at most a fixed multiple of the blob's length plus a constant, which
+     *  each structure's `tf_<noun>_deserialize()` states (the loosest, the
+     *  rate limiter's, 16 times the blob plus 64 KiB). Set it to lower the
+     *  bound for one call, e.g. for blobs from an untrusted source.
+     *  @since 0.1.0 */
     uint64_t max_memory;
 } tf_deserialize_options;
 

@@ -47,10 +47,11 @@
  * highest time seen, so it never causes a false negative or corrupts the
  * filter.
  *
- * **Thread safety.** Not internally synchronised: contains, get_stats,
- * get_info, slice_bits, memory, serialized_size and serialize are read-only
- * and may run concurrently with each other; add, add_if_absent, clear and
- * free need exclusive access. Different filters are independent.
+ * **Thread safety.** Not internally synchronised: contains,
+ * contains_batch, get_stats, get_info, slice_bits, memory, serialized_size
+ * and serialize are read-only and may run concurrently with each other;
+ * add, add_if_absent, their batch forms, clear and free need exclusive
+ * access. Different filters are independent.
  *
  * @since 0.1.0
  */
@@ -278,6 +279,99 @@ TF_API tf_status tf_time_bloom_contains(const tf_time_bloom *filter, const void 
  */
 TF_API tf_status tf_time_bloom_add_if_absent(tf_time_bloom *filter, const void *key, size_t key_len, uint64_t now,
                                              int *was_present);
+
+/**
+ * @brief Batch form of tf_time_bloom_add(): adds keys[0 .. count) in order
+ * at time `now`.
+ *
+ * The same filter as count calls of tf_time_bloom_add() in order with the
+ * same `now`; the keys are hashed in groups of 8 and the lines each key is
+ * likeliest to touch prefetched together. Every argument is checked before
+ * anything changes; count == 0 is a no-op (the arrays may then be NULL).
+ *
+ * @param[in,out] filter   the filter.
+ * @param[in]     keys     `count` key pointers; keys[i] may be NULL only
+ *                         when key_lens[i] is 0.
+ * @param[in]     key_lens `count` key lengths in bytes.
+ * @param[in]     count    the number of keys.
+ * @param[in]     now      the current time, >= 1 (clamped as for tf_time_bloom_add()).
+ * @retval TF_OK                   success.
+ * @retval TF_ERR_NULL             filter or an array is NULL (with
+ *                                 count > 0), or keys[i] is NULL with
+ *                                 key_lens[i] > 0 (nothing changed).
+ * @retval TF_ERR_INVALID_ARGUMENT now is 0 (nothing changed).
+ * @retval TF_ERR_OUT_OF_MEMORY    a rotation could not allocate its slice
+ *                                 at key i (or ::TF_ERR_TOO_LARGE, as for
+ *                                 tf_time_bloom_add()): keys 0 .. i-1 were
+ *                                 added, key i and those after it were not,
+ *                                 as if the batch had been keys 0 .. i-1
+ *                                 (the message names i).
+ * @note Exclusive.
+ * @since 0.1.0
+ */
+TF_API tf_status tf_time_bloom_add_batch(tf_time_bloom *filter, const void *const *keys, const size_t *key_lens,
+                                         size_t count, uint64_t now);
+
+/**
+ * @brief Batch form of tf_time_bloom_contains().
+ *
+ * The same answers as tf_time_bloom_contains() for keys[0 .. count) at
+ * time `now`, with each group of 8 keys hashed and its likeliest lines
+ * prefetched before the first is answered. Every argument is checked
+ * first; count == 0 is a no-op (the arrays may then be NULL).
+ *
+ * @param[in]  filter   the filter.
+ * @param[in]  keys     `count` key pointers; keys[i] may be NULL only when
+ *                      key_lens[i] is 0.
+ * @param[in]  key_lens `count` key lengths in bytes.
+ * @param[in]  count    the number of keys.
+ * @param[in]  now      the current time, >= 1.
+ * @param[out] present  receives `count` answers, 1 or 0, with the error
+ *                      guarantee of tf_time_bloom_contains().
+ * @retval TF_OK                   success.
+ * @retval TF_ERR_NULL             filter or an array is NULL (with
+ *                                 count > 0), or keys[i] is NULL with
+ *                                 key_lens[i] > 0.
+ * @retval TF_ERR_INVALID_ARGUMENT now is 0.
+ * @note Read-only.
+ * @since 0.1.0
+ */
+TF_API tf_status tf_time_bloom_contains_batch(const tf_time_bloom *filter, const void *const *keys,
+                                              const size_t *key_lens, size_t count, uint64_t now, int *present);
+
+/**
+ * @brief Batch form of tf_time_bloom_add_if_absent().
+ *
+ * The same answers and the same filter as tf_time_bloom_add_if_absent() for
+ * keys[0 .. count) in order at time `now` (a key repeated within the batch
+ * is present from its second occurrence on), with each group of 8 keys
+ * prefetched together. Every argument is checked before anything changes;
+ * count == 0 is a no-op.
+ *
+ * @param[in,out] filter      the filter.
+ * @param[in]     keys        `count` key pointers; keys[i] may be NULL only
+ *                            when key_lens[i] is 0.
+ * @param[in]     key_lens    `count` key lengths in bytes.
+ * @param[in]     count       the number of keys.
+ * @param[in]     now         the current time, >= 1.
+ * @param[out]    was_present receives `count` answers, as
+ *                            tf_time_bloom_add_if_absent().
+ * @retval TF_OK                   success.
+ * @retval TF_ERR_NULL             filter or an array is NULL (with
+ *                                 count > 0), or keys[i] is NULL with
+ *                                 key_lens[i] > 0 (nothing changed).
+ * @retval TF_ERR_INVALID_ARGUMENT now is 0 (nothing changed).
+ * @retval TF_ERR_OUT_OF_MEMORY    a rotation could not allocate its slice
+ *                                 at key i (or ::TF_ERR_TOO_LARGE): keys
+ *                                 0 .. i-1 were processed and their answers
+ *                                 written, key i and those after it were
+ *                                 not (the message names i).
+ * @note Exclusive.
+ * @since 0.1.0
+ */
+TF_API tf_status tf_time_bloom_add_if_absent_batch(tf_time_bloom *filter, const void *const *keys,
+                                                   const size_t *key_lens, size_t count, uint64_t now,
+                                                   int *was_present);
 
 /**
  * @brief Forgets every key and resets the insert count; the slices keep

@@ -191,6 +191,44 @@ inline bool query_bits(const SliceRing &ring, uint32_t k, const KeyHashes &h, Li
     return false;
 }
 
+// Prefetches the lines a query of these hashes is likeliest to test: the
+// first two slices of each window Algorithm 1 starts from when the first
+// slice of every window misses or the second does (S - k, S - k + 1,
+// S - 2k, S - 2k + 1, ...), at most kPathPrefetch lines. An absent key
+// tests about two slices per window, so these are most of its probes; they
+// are loaded in parallel instead of one after another.
+constexpr unsigned kPathPrefetch = 8;
+inline void prefetch_path(const SliceRing &ring, uint32_t k, const KeyHashes &h) {
+    const long S = long(ring.size());
+    unsigned n = 0;
+    for (long start = S - long(k); start >= 0 && n < kPathPrefetch; start -= long(k))
+        for (long i = start; i < start + 2 && i < S && n < kPathPrefetch; ++i, ++n) {
+            const SliceGen &s = ring[size_t(i)];
+            if (s.m != 0) __builtin_prefetch(s.words.data() + (bit_for(s, h) >> 6));
+        }
+}
+
+// The batch calls' group: the keys of a group are hashed and their paths
+// prefetched before the first of them is answered, so the misses of up to
+// kBatchGroup keys overlap.
+constexpr size_t kBatchGroup = 8;
+
+// Runs answer(i, hashes) for keys[0 .. n) in order, hashing and
+// prefetching each group of kBatchGroup keys first.
+template <class Answer>
+inline void batch_groups(const SliceRing &ring, uint32_t k, uint32_t seed, const void *const *keys, const size_t *lens,
+                         size_t n, Answer &&answer) {
+    KeyHashes h[kBatchGroup];
+    for (size_t base = 0; base < n; base += kBatchGroup) {
+        const size_t g = n - base < kBatchGroup ? n - base : kBatchGroup;
+        for (size_t j = 0; j < g; ++j) {
+            key_hashes(k, seed, keys[base + j], lens[base + j], &h[j]);
+            prefetch_path(ring, k, h[j]);
+        }
+        for (size_t j = 0; j < g; ++j) answer(base + j, h[j]);
+    }
+}
+
 // The exact rate for the measured fill of every slice (slices that are not
 // live count as empty).
 template <class Live>
@@ -262,6 +300,34 @@ class ClassicLayout {
         KeyHashes h;
         key_hashes(shape_.k, shape_.seed, key, len, &h);
         return query_bits(ring, shape_.k, h, AllLive());
+    }
+    // The batch forms: the same answers and filter as the single calls in
+    // order, with each group's lines prefetched together. A key repeated
+    // in a batch of add_if_absent is present from its second occurrence on,
+    // as with single calls: the group's hashes are computed ahead, the bits
+    // are set in order.
+    void add_batch(Ring &ring, const void *const *keys, const size_t *lens, size_t n) {
+        batch_groups(ring, shape_.k, shape_.seed, keys, lens, n, [&](size_t, const KeyHashes &h) {
+            if (ring.full()) rotate(ring);
+            insert_bits(ring, shape_.k, h, 0, AllLive());
+            ring.count_insert();
+        });
+    }
+    void contains_batch(const Ring &ring, const void *const *keys, const size_t *lens, size_t n, int *out) const {
+        batch_groups(ring, shape_.k, shape_.seed, keys, lens, n,
+                     [&](size_t i, const KeyHashes &h) { out[i] = query_bits(ring, shape_.k, h, AllLive()); });
+    }
+    void add_if_absent_batch(Ring &ring, const void *const *keys, const size_t *lens, size_t n, int *out) {
+        batch_groups(ring, shape_.k, shape_.seed, keys, lens, n, [&](size_t i, const KeyHashes &h) {
+            if (query_bits(ring, shape_.k, h, AllLive())) {
+                out[i] = 1;
+                return;
+            }
+            out[i] = 0;
+            if (ring.full()) rotate(ring);
+            insert_bits(ring, shape_.k, h, 0, AllLive());
+            ring.count_insert();
+        });
     }
     bool add_if_absent(Ring &ring, const void *key, size_t len) {
         KeyHashes h;

@@ -132,6 +132,17 @@ class BlockedLayout {
     bool contains(const Ring &ring, const void *key, size_t len) const;
     // contains, then add when absent: one hash.
     bool add_if_absent(Ring &ring, const void *key, size_t len);
+    // The batch forms: the single calls in order. A query reads the one or
+    // two lines of its block, which the hashing already prefetches.
+    void add_batch(Ring &ring, const void *const *keys, const size_t *lens, size_t n) {
+        for (size_t i = 0; i < n; ++i) add(ring, keys[i], lens[i]);
+    }
+    void contains_batch(const Ring &ring, const void *const *keys, const size_t *lens, size_t n, int *out) const {
+        for (size_t i = 0; i < n; ++i) out[i] = contains(ring, keys[i], lens[i]);
+    }
+    void add_if_absent_batch(Ring &ring, const void *const *keys, const size_t *lens, size_t n, int *out) {
+        for (size_t i = 0; i < n; ++i) out[i] = add_if_absent(ring, keys[i], lens[i]);
+    }
     void clear(Ring &ring);
 
     uint32_t k() const { return k_; }

@@ -96,6 +96,13 @@ class CountWindowBloom {
     void add(const void *key, size_t len) { layout_.add(ring_, key, len); }
     bool contains(const void *key, size_t len) const { return layout_.contains(ring_, key, len); }
     bool add_if_absent(const void *key, size_t len) { return layout_.add_if_absent(ring_, key, len); }
+    void add_batch(const void *const *keys, const size_t *lens, size_t n) { layout_.add_batch(ring_, keys, lens, n); }
+    void contains_batch(const void *const *keys, const size_t *lens, size_t n, int *out) const {
+        layout_.contains_batch(ring_, keys, lens, n, out);
+    }
+    void add_if_absent_batch(const void *const *keys, const size_t *lens, size_t n, int *out) {
+        layout_.add_if_absent_batch(ring_, keys, lens, n, out);
+    }
     void clear() { layout_.clear(ring_); }
 
     uint32_t k() const { return layout_.k(); }

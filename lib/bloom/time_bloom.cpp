@@ -123,9 +123,13 @@ tf_status TimeBloom::rotate(uint64_t now) {
 }
 
 tf_status TimeBloom::add(const void *key, size_t len, uint64_t now) {
-    now = ring_.clamp(now);
     KeyHashes h;
     key_hashes(shape_.k, shape_.seed, key, len, &h);
+    return add_hashed(h, now);
+}
+
+tf_status TimeBloom::add_hashed(const KeyHashes &h, uint64_t now) {
+    now = ring_.clamp(now);
     // The clock starts at the first insert. Equations 4-5 rotate when the
     // newest slices have taken their share; a generation also ends once it
     // has lasted a target period (span / l) with at least one insert:
@@ -152,6 +156,44 @@ bool TimeBloom::contains(const void *key, size_t len, uint64_t now) const {
     KeyHashes h;
     key_hashes(shape_.k, shape_.seed, key, len, &h);
     return query_bits(ring_, shape_.k, h, Live{&ring_, ring_.clamp(now)});
+}
+
+tf_status TimeBloom::add_batch(const void *const *keys, const size_t *lens, size_t n, uint64_t now, size_t *done) {
+    tf_status st = TF_OK;
+    *done = 0;
+    // A failed add stops the batch; the groups already hashed are dropped.
+    batch_groups(ring_, shape_.k, shape_.seed, keys, lens, n, [&](size_t i, const KeyHashes &h) {
+        if (st != TF_OK) return;
+        st = add_hashed(h, now);
+        if (st == TF_OK) *done = i + 1;
+    });
+    return st;
+}
+
+void TimeBloom::contains_batch(const void *const *keys, const size_t *lens, size_t n, uint64_t now, int *out) const {
+    const Live live{&ring_, ring_.clamp(now)};
+    batch_groups(ring_, shape_.k, shape_.seed, keys, lens, n,
+                 [&](size_t i, const KeyHashes &h) { out[i] = query_bits(ring_, shape_.k, h, live); });
+}
+
+tf_status TimeBloom::add_if_absent_batch(const void *const *keys, const size_t *lens, size_t n, uint64_t now, int *out,
+                                         size_t *done) {
+    tf_status st = TF_OK;
+    *done = 0;
+    batch_groups(ring_, shape_.k, shape_.seed, keys, lens, n, [&](size_t i, const KeyHashes &h) {
+        if (st != TF_OK) return;
+        if (query_bits(ring_, shape_.k, h, Live{&ring_, ring_.clamp(now)})) {
+            out[i] = 1;
+            *done = i + 1;
+            return;
+        }
+        st = add_hashed(h, now);
+        if (st == TF_OK) {
+            out[i] = 0;
+            *done = i + 1;
+        }
+    });
+    return st;
 }
 
 void TimeBloom::clear() {

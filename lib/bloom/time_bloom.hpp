@@ -32,6 +32,15 @@ class TimeBloom {
     // its slice; the filter is then unchanged.
     tf_status add(const void *key, size_t len, uint64_t now);
     bool contains(const void *key, size_t len, uint64_t now) const;
+    // The batch forms: the same answers and filter as the single calls in
+    // order at the same `now`, each group's lines prefetched together.
+    // add_batch and add_if_absent_batch stop at the first key whose add
+    // fails (a rotation that cannot allocate): *done receives the keys
+    // processed, whose effects and answers stand.
+    tf_status add_batch(const void *const *keys, const size_t *lens, size_t n, uint64_t now, size_t *done);
+    void contains_batch(const void *const *keys, const size_t *lens, size_t n, uint64_t now, int *out) const;
+    tf_status add_if_absent_batch(const void *const *keys, const size_t *lens, size_t n, uint64_t now, int *out,
+                                  size_t *done);
     void clear();
 
     uint32_t k() const { return shape_.k; }
@@ -65,6 +74,8 @@ class TimeBloom {
         bool operator()(const SliceGen &g) const { return !ring->expired(g, now); }
     };
     bool retirable(size_t age, uint64_t now) const;
+    // add() after hashing.
+    tf_status add_hashed(const KeyHashes &h, uint64_t now);
     // Equations 3 and 6-8 (see the .cpp); may fail.
     tf_status rotate(uint64_t now);
     // Equation 7: the inserts the new s_0 must hold when the rate brings tg

@@ -20,21 +20,31 @@ namespace tf {
 constexpr size_t kCacheLine = 64;
 
 namespace testing {
-// The allocation-failure test hook of every structure (the memory suites of
-// tests/rate_limiter and tests/cuckoo set it through their alloc_hook.cpp):
-// while >= 0, how many more checked allocations succeed before every later
-// one fails as if memory ran out; -1 (the default) turns it off. A hidden
-// symbol, not exported: the suites link the library's internal archive.
+// The allocation-failure test hook of every structure: while
+// allocations_left >= 0, how many more allocations succeed before every
+// later one fails as if memory ran out; -1 (the default) turns it off.
+// allocation_refused() asks it before each allocation of a table
+// (ZeroedBlock below) and of the rate limiter's rings and key tables
+// (rate::allocate); a test that replaces the global operator new asks it
+// there too and so sees every allocation (tests/common/alloc_hook.cpp).
+// While the hook is on, `refused` counts the refusals and `bytes` adds up
+// the bytes asked for (what a deserialize of an untrusted blob requests).
+// Hidden symbols, not exported: the suites link the library's internal
+// archive.
 inline std::atomic<long> allocations_left{-1};
+inline std::atomic<long> refused{0};
+inline std::atomic<uint64_t> bytes{0};
 }  // namespace testing
 
-// Asked before each allocation a structure's failure tests cover: true when
-// the test hook says this one fails (then the caller fails as on a real
-// std::bad_alloc). One relaxed load when the hook is off.
-inline bool allocation_refused() noexcept {
+// Asked before each allocation the hook covers (`bytes`: its size): true
+// when the test hook says this one fails (then the caller fails as on a
+// real std::bad_alloc). One relaxed load when the hook is off.
+inline bool allocation_refused(size_t bytes = 0) noexcept {
     if (testing::allocations_left.load(std::memory_order_relaxed) < 0) return false;
+    testing::bytes.fetch_add(bytes, std::memory_order_relaxed);
     if (testing::allocations_left.fetch_sub(1, std::memory_order_relaxed) > 0) return false;
     testing::allocations_left.store(0, std::memory_order_relaxed);
+    testing::refused.fetch_add(1, std::memory_order_relaxed);
     return true;
 }
 
@@ -62,7 +72,8 @@ constexpr size_t kHugeTableBytes = size_t(4) << 20;
 class ZeroedBlock {
    public:
     ZeroedBlock() = default;
-    // Throws std::bad_alloc on failure.
+    // Throws std::bad_alloc on failure (also when the test hook
+    // allocation_refused() says so).
     explicit ZeroedBlock(size_t bytes);
     ~ZeroedBlock();
     ZeroedBlock(const ZeroedBlock &) = delete;
@@ -98,6 +109,7 @@ class ZeroedBlock {
 };
 
 inline ZeroedBlock::ZeroedBlock(size_t bytes) {
+    if (allocation_refused(bytes)) throw std::bad_alloc();  // the test hook (above)
     if (mapped(bytes)) {
         // The mapping starts on a 2 MiB boundary and ends at the next 4 KiB
         // page: every whole 2 MiB of it can be a huge page and the tail

@@ -129,7 +129,6 @@ uint64_t RotatingCuckoo::next_table_slots(uint64_t now) const {
 
 tf_status RotatingCuckoo::new_table(uint64_t slots, const Config &c, TableSlot *out) {
     try {
-        if (allocation_refused()) throw std::bad_alloc();  // the test hook (lib/common/memory.hpp)
         out->table = Table(slots, c.slots_per_bucket, c.ways());
     } catch (const std::bad_alloc &) {
         return fail(TF_ERR_OUT_OF_MEMORY, "out of memory for a new table of %llu slots", (unsigned long long)slots);
@@ -448,22 +447,25 @@ tf_status RotatingCuckoo::read(wire::Reader &r, uint32_t flags, const Deserializ
     if (c.next_serial < tables) return fail(TF_ERR_CORRUPT, "next_serial is below the number of tables");
     if (c.current > c.inserts) return fail(TF_ERR_CORRUPT, "current exceeds inserts");
 
-    // First pass: every table's fields, without allocating.
+    // First pass: every table's fields, without allocating (not even a list
+    // of them: a blob refused for max_memory has allocated nothing); the
+    // second pass reads them again from `tables_at`.
     struct TableHead {
         uint64_t serial, slots, items, last, owned, ended;
-        const uint8_t *bytes;
     };
-    std::vector<TableHead> heads;
-    heads.reserve(tables);  // at most 1024 small entries
+    const auto read_head = [](wire::Reader &from, TableHead *t) {
+        t->serial = from.u64();
+        t->slots = from.u64();
+        t->items = from.u64();
+        t->last = from.u64();
+        t->owned = from.u64();
+        t->ended = from.u64();
+    };
+    const wire::Reader tables_at = r;
     uint64_t memory = fixed_memory(cfg), owned = 0, prev_ended = 0;
     for (uint32_t i = 0; i < tables; ++i) {
         TableHead t;
-        t.serial = r.u64();
-        t.slots = r.u64();
-        t.items = r.u64();
-        t.last = r.u64();
-        t.owned = r.u64();
-        t.ended = r.u64();
+        read_head(r, &t);
         if (!r.ok()) return fail(TF_ERR_CORRUPT, "table %u's header runs past the payload", i);
         const bool newest = i + 1 == tables;
         if (t.serial != c.next_serial - tables + i)
@@ -483,18 +485,17 @@ tf_status RotatingCuckoo::read(wire::Reader &r, uint32_t flags, const Deserializ
         prev_ended = t.ended;
         if (t.owned > c.inserts - owned) return fail(TF_ERR_CORRUPT, "the tables' inserts exceed the total");
         owned += t.owned;
-        t.bytes = r.view(size_t(t.slots) * 8);
+        const uint8_t *bytes = r.view(size_t(t.slots) * 8);
         uint64_t stored = 0;
         for (uint64_t s = 0; s < t.slots; ++s) {
             uint64_t v;
-            std::memcpy(&v, t.bytes + s * 8, 8);
+            std::memcpy(&v, bytes + s * 8, 8);
             stored += v != 0;
         }
         if (stored != t.items)
             return fail(TF_ERR_CORRUPT, "table %u says %llu items but holds %llu", i, (unsigned long long)t.items,
                         (unsigned long long)stored);
         memory += table_memory(t.slots);
-        heads.push_back(t);
     }
     if (!r.done()) return fail(TF_ERR_CORRUPT, "%zu bytes follow the last table", r.remaining());
     if (memory > cfg.max_memory)
@@ -511,10 +512,13 @@ tf_status RotatingCuckoo::read(wire::Reader &r, uint32_t flags, const Deserializ
     f->ring_ = CuckooRing(Rotation::Fill, 0, cfg.ttl, 1);
     std::vector<Gen> gens;
     gens.reserve(cfg.max_tables);
-    for (const TableHead &t : heads) {
+    wire::Reader again = tables_at;
+    for (uint32_t i = 0; i < tables; ++i) {
+        TableHead t;
+        read_head(again, &t);
         Gen g;
         g.table = Table(t.slots, cfg.slots_per_bucket, cfg.ways());
-        wire::Reader slots(t.bytes, size_t(t.slots) * 8);
+        wire::Reader slots(again.view(size_t(t.slots) * 8), size_t(t.slots) * 8);
         slots.u64_array(g.table.raw().words(), size_t(t.slots));
         g.table.set_items(t.items);
         g.serial = t.serial;

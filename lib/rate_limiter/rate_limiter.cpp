@@ -12,7 +12,7 @@ namespace tf {
 namespace rate {
 
 void *allocate(size_t bytes, bool zeroed) noexcept {
-    if (allocation_refused()) return nullptr;
+    if (allocation_refused(bytes)) return nullptr;
     return zeroed ? std::calloc(1, bytes) : std::malloc(bytes);
 }
 

@@ -162,7 +162,6 @@ RecencyWindow::RecencyWindow(const Config &c) : cfg_(c) {
     std::vector<Level> levels = plan(c);
     uint64_t scratch = 0;
     for (Level &l : levels) {
-        if (allocation_refused()) throw std::bad_alloc();
         l.table = SlidingTable(l.shape);
         scratch = std::max<uint64_t>(scratch, l.scan + SlidingTable::kStash);
     }
@@ -460,6 +459,8 @@ tf_status RecencyWindow::read(wire::Reader &r, uint32_t flags, const Deserialize
         const uint8_t *words[2];
         const uint8_t *stash_bytes;
     };
+    tf_status ms = limits.check_memory(memory);  // before the list of heads
+    if (ms != TF_OK) return ms;
     std::vector<LevelHead> heads(nlevels);  // at most 42 small entries
     for (uint32_t i = 0; i < nlevels; ++i) {
         const TableShape &s = plan_levels[i].shape;
@@ -491,8 +492,6 @@ tf_status RecencyWindow::read(wire::Reader &r, uint32_t flags, const Deserialize
         h.stash_bytes = r.view(size_t(h.stash) * 16);
     }
     if (!r.done()) return fail(TF_ERR_CORRUPT, "%zu bytes after the last level", r.remaining());
-    tf_status ms = limits.check_memory(memory);
-    if (ms != TF_OK) return ms;
 
     std::unique_ptr<RecencyWindow> w(new RecencyWindow(c));
     w->t_ = t;

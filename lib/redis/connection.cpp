@@ -1,5 +1,7 @@
 #include "redis/connection.hpp"
 
+#include <pthread.h>
+#include <signal.h>
 #include <sys/time.h>
 
 #include <algorithm>
@@ -25,6 +27,45 @@ struct timeval to_timeval(uint32_t ms) {
     tv.tv_usec = (ms % 1000) * 1000;
     return tv;
 }
+
+// SIGPIPE held back while this thread writes to a server: hiredis writes
+// with write(2), and a write to a connection the server has reset raises
+// SIGPIPE, whose default action ends the process (a long pipeline to a
+// server that died mid-way did). Blocked, the write fails with EPIPE
+// instead, which is the server being unavailable; a SIGPIPE this raised is
+// taken off the thread before the mask is restored, one that was pending
+// before is left for the program.
+class NoSigpipe {
+   public:
+    NoSigpipe() {
+        sigemptyset(&pipe_);
+        sigaddset(&pipe_, SIGPIPE);
+        sigset_t pending;
+        sigemptyset(&pending);
+        sigpending(&pending);
+        was_pending_ = sigismember(&pending, SIGPIPE) == 1;
+        blocked_ = pthread_sigmask(SIG_BLOCK, &pipe_, &old_) == 0;
+    }
+    ~NoSigpipe() {
+        if (!blocked_) return;
+        if (!was_pending_) {
+            sigset_t pending;
+            sigemptyset(&pending);
+            if (sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE) == 1) {
+                const struct timespec zero = {0, 0};
+                while (sigtimedwait(&pipe_, nullptr, &zero) == -1 && errno == EINTR) {
+                }
+            }
+        }
+        pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+    }
+    NoSigpipe(const NoSigpipe &) = delete;
+    NoSigpipe &operator=(const NoSigpipe &) = delete;
+
+   private:
+    sigset_t pipe_, old_;
+    bool was_pending_ = false, blocked_ = false;
+};
 
 // An I/O error that is the server not answering in time.
 bool is_timeout(int err, int err_no) {
@@ -91,8 +132,13 @@ tf_status Connection::command(const Command &cmd, Reply *out) {
     std::vector<size_t> lens;
     argv_of(cmd, &argv, &lens);
     errno = 0;
-    void *r = redisCommandArgv(ctx_, int(argv.size()), argv.data(), lens.data());
-    const int err_no = errno;
+    void *r = nullptr;
+    int err_no = 0;
+    {
+        NoSigpipe quiet;
+        r = redisCommandArgv(ctx_, int(argv.size()), argv.data(), lens.data());
+        err_no = errno;
+    }
     if (r == nullptr) return failed("command", err_no);
     out->reset(static_cast<redisReply *>(r));
     return TF_OK;
@@ -114,7 +160,12 @@ tf_status Connection::pipeline(const std::vector<Command> &cmds, std::vector<Rep
     for (size_t i = 0; i < cmds.size(); ++i) {
         void *r = nullptr;
         errno = 0;
-        if (redisGetReply(ctx_, &r) != REDIS_OK || r == nullptr) return failed("pipeline", errno);
+        int got;
+        {
+            NoSigpipe quiet;  // the first redisGetReply writes the pipeline
+            got = redisGetReply(ctx_, &r);
+        }
+        if (got != REDIS_OK || r == nullptr) return failed("pipeline", errno);
         (*out)[i].reset(static_cast<redisReply *>(r));
         *read = i + 1;
     }

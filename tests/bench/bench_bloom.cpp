@@ -505,6 +505,24 @@ std::string verdict_line(const ConfigReport &r, const char *prefix) {
     return s;
 }
 
+// Issue 16's goals for the classic count window ("age") and the
+// time-limited filter ("time") with the default (k, l): contains absent
+// within 5x floor_lmmh, present within 7x, add within 4x, contains_batch
+// absent within 2x.
+std::string issue16_line(const ConfigReport &r, const char *prefix) {
+    const std::string p = prefix;
+    const double fl = r.get("floor_lmmh");
+    std::string s = p == "age" ? "  classic (issue 16): " : "  time (issue 16): ";
+    auto one = [&](const char *what, const std::string &id, double goal) {
+        const double x = r.get(id) / fl;
+        return std::string(what) + " " + fmt("%.2fx", x) + fmt(" (goal <= %.0fx) ", goal) +
+               (x <= goal ? "MET" : "NOT MET");
+    };
+    s += one("absent", p + "_absent", 5) + "; " + one("present", p + "_present", 7) + "; " + one("add", p + "_add", 4) +
+         "; " + one("batch absent", p + "_absent_batch", 2);
+    return s;
+}
+
 // The filters of a configuration, filled alike: the library's three (the
 // time filter at one insert per time unit, its clock in t) and the plain
 // Bloom filter.
@@ -768,6 +786,37 @@ ConfigReport run_config(uint64_t capacity, double error, const Options &opt, uin
     time_query("time_present", "time window: contains present", present_stream, true);
     time_query("time_absent", "time window: contains absent", absent_stream, false);
 
+    // The batch calls (issue 16.3's goal: absent contains_batch within 2x
+    // floor_lmmh), in chunks of kBatchChunk keys of the same streams.
+    constexpr uint64_t kBatchChunk = 64;
+    auto batch_query = [&](const char *id, const char *label, const KeyArray &stream, bool expect_present,
+                           bool time_window) {
+        bench.add({id, label, 1, ops, [&, expect_present, time_window](unsigned, uint64_t) {
+                       const uint8_t *p = stream.data();
+                       const void *keys[kBatchChunk];
+                       size_t lens[kBatchChunk];
+                       int out[kBatchChunk];
+                       uint64_t bad = 0, hits = 0;
+                       for (uint64_t i = 0; i < ops; i += kBatchChunk) {
+                           const size_t n = size_t(std::min<uint64_t>(kBatchChunk, ops - i));
+                           for (size_t j = 0; j < n; ++j, p += kKeyLen) {
+                               keys[j] = p;
+                               lens[j] = kKeyLen;
+                           }
+                           bad += (time_window ? tf_time_bloom_contains_batch(q.time.get(), keys, lens, n, t_query, out)
+                                               : tf_age_bloom_contains_batch(q.age.get(), keys, lens, n, out)) != TF_OK;
+                           for (size_t j = 0; j < n; ++j) hits += uint64_t(out[j]);
+                       }
+                       if (bad) failures += bad;
+                       if (expect_present && hits != ops) false_negatives += ops - hits;
+                       do_not_optimize(hits);
+                   }});
+    };
+    batch_query("age_present_batch", "count window: contains_batch present", present_stream, true, false);
+    batch_query("age_absent_batch", "count window: contains_batch absent", absent_stream, false, false);
+    batch_query("time_present_batch", "time window: contains_batch present", present_stream, true, true);
+    batch_query("time_absent_batch", "time window: contains_batch absent", absent_stream, false, true);
+
     // Plain Bloom filter.
     bench.add({"plain_add", "plain Bloom: add", 1, ops, [&](unsigned, uint64_t) {
                    const uint8_t *p = add_keys.data();
@@ -808,6 +857,8 @@ ConfigReport run_config(uint64_t capacity, double error, const Options &opt, uin
         {"age_add", 1, "plain_add"},
         {"age_present", 1, "plain_present"},
         {"age_absent", 1, "plain_absent"},
+        {"age_present_batch", 1, "plain_present"},
+        {"age_absent_batch", 1, "plain_absent"},
         {"age_replay_absent", 4, "plain_absent"},
         {"blk_add", 6, "plain_add"},
         {"blk_present", 6, "plain_present"},
@@ -815,6 +866,8 @@ ConfigReport run_config(uint64_t capacity, double error, const Options &opt, uin
         {"time_add", 2, "plain_add"},
         {"time_present", 2, "plain_present"},
         {"time_absent", 2, "plain_absent"},
+        {"time_present_batch", 2, "plain_present"},
+        {"time_absent_batch", 2, "plain_absent"},
         {"plain_add", 3, nullptr},
         {"plain_present", 3, nullptr},
         {"plain_absent", 3, nullptr},
@@ -917,6 +970,7 @@ ConfigReport run_config(uint64_t capacity, double error, const Options &opt, uin
                 kGoalAbsent, kGoalAdd, fmt_u(kGoalCapacity).c_str(), kGoalError,
                 is_goal_config(rep) ? "; this is that configuration" : "; shown here for reference");
     std::printf("%s\n%s\n", verdict_line(rep, "age").c_str(), verdict_line(rep, "blk").c_str());
+    std::printf("%s\n%s\n", issue16_line(rep, "age").c_str(), issue16_line(rep, "time").c_str());
     return rep;
 }
 

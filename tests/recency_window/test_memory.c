@@ -16,7 +16,9 @@
 #include "rw_util.h"
 
 /* alloc_hook.cpp: while n >= 0, n more table allocations succeed and every
- * later one fails; -1 turns it off. */
+ * later one fails; -1 turns it off. Each level's table is two packed arrays
+ * (the low 64 bits of its entries, and the rest: empty unless the entries
+ * are wider), two allocations. */
 void rw_fail_allocations_after(long n);
 
 static void test_new_fails_cleanly(void **state) {
@@ -24,17 +26,17 @@ static void test_new_fails_cleanly(void **state) {
     for (uint32_t mode = 0; mode < 3; ++mode) {
         tf_recency_window_options o = rw_options(mode, 5000, 4);
         tf_recency_window *probe = rw_new(&o);
-        const long levels = (long)rw_info(probe).levels;
+        const long blocks = 2 * (long)rw_info(probe).levels;
         tf_recency_window_free(probe);
-        for (long k = 0; k < levels; ++k) {
+        for (long k = 0; k < blocks; ++k) {
             tf_recency_window *w = NULL;
             rw_fail_allocations_after(k);
             TU_REFUSED_NEW(tf_recency_window_new(&o, &w), TF_ERR_OUT_OF_MEMORY, w);
             rw_fail_allocations_after(-1);
         }
-        /* exactly `levels` allocations: with that many it works */
+        /* exactly `blocks` allocations: with that many it works */
         tf_recency_window *w = NULL;
-        rw_fail_allocations_after(levels);
+        rw_fail_allocations_after(blocks);
         assert_int_equal(tf_recency_window_new(&o, &w), TF_OK);
         rw_fail_allocations_after(-1);
         tf_recency_window_free(w);
@@ -49,8 +51,8 @@ static void test_deserialize_fails_cleanly(void **state) {
         for (uint64_t i = 0; i < 1000; ++i) rw_insert(src, i % 400);
         size_t len;
         unsigned char *blob = tu_snapshot(src, tu_recency_window.serialize, &len);
-        const long levels = (long)rw_info(src).levels;
-        for (long k = 0; k < levels; ++k) {
+        const long blocks = 2 * (long)rw_info(src).levels;
+        for (long k = 0; k < blocks; ++k) {
             tf_recency_window *w = NULL;
             rw_fail_allocations_after(k);
             TU_REFUSED_NEW(tf_recency_window_deserialize(blob, len, NULL, &w), TF_ERR_OUT_OF_MEMORY, w);

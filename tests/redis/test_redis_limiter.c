@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -621,6 +622,49 @@ static void test_server_paused(void **state) {
 
 /* A restarted server (empty, without the script): the limiter reconnects
  * after its backoff, loads its script again and decides. */
+/* A long pipeline to a server that died after the connection was made:
+ * the write meets a reset connection, which raised SIGPIPE and ended the
+ * process (exit status 141 with batches of 2,000 keys of 1 KB). The call
+ * must return TF_ERR_UNAVAILABLE with the fallback's decisions, and a
+ * SIGPIPE the program had not asked for must not be left pending. */
+static void test_server_killed_long_pipeline(void **state) {
+    (void)state;
+    rs_server s;
+    char prefix[64];
+    tf_redis_limiter *r = fault_setup(&s, prefix, sizeof prefix, 1000, 20, 200, TF_REDIS_FALLBACK_DENY);
+    assert_int_equal(redis_acq(r, "a", 1, 10, 1, 1).allowed, 1);
+    rs_kill(&s);
+    enum { N = 4000, LEN = 1024 };
+    char *buf = malloc((size_t)N * LEN);
+    const void **keys = malloc(N * sizeof *keys);
+    size_t *lens = malloc(N * sizeof *lens);
+    uint64_t *times = malloc(N * sizeof *times);
+    int *allowed = malloc(N * sizeof *allowed);
+    assert_true(buf && keys && lens && times && allowed);
+    for (size_t i = 0; i < N; ++i) {
+        memset(buf + i * LEN, 'a' + (int)(i % 26), LEN);
+        memcpy(buf + i * LEN, &i, sizeof i);
+        keys[i] = buf + i * LEN;
+        lens[i] = LEN;
+        times[i] = 20;
+        allowed[i] = 7;
+    }
+    expect_status(tf_redis_limiter_acquire_batch(r, keys, lens, N, times, 1, allowed, NULL, NULL), TF_ERR_UNAVAILABLE,
+                  NULL);
+    for (size_t i = 0; i < N; ++i) assert_int_equal(allowed[i], 0);
+    sigset_t pending;
+    sigemptyset(&pending);
+    assert_int_equal(sigpending(&pending), 0);
+    assert_int_equal(sigismember(&pending, SIGPIPE), 0);
+    free(buf);
+    free(keys);
+    free(lens);
+    free(times);
+    free(allowed);
+    tf_redis_limiter_free(r);
+    rs_stop(&s);
+}
+
 static void test_server_restarted(void **state) {
     (void)state;
     rs_server s;
@@ -655,6 +699,7 @@ int main(void) {
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_server_killed),
         cmocka_unit_test(test_server_paused),
+        cmocka_unit_test(test_server_killed_long_pipeline),
         cmocka_unit_test(test_server_restarted),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
