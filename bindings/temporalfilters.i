@@ -233,6 +233,38 @@ static uint64_t tf_binding_serialize_into(tf_status st, size_t written) {
     tf_status st = serialize_fn((handle), (out_buf), (out_cap), &written);    \
     return tf_binding_serialize_into(st, written)
 
+/* The bodies of the batches over keys laid end to end (keys_data,
+ * keys_data_len, key_lens, key_count: the method's parameters): the keys
+ * are split into the pointers `ptrs` and lengths `lens` that `call` (the C
+ * batch call) takes. TF_BINDING_KEYS_BATCH is a batch without answers;
+ * TF_BINDING_ANSWER_BATCH one with a 1/0 answer per key in its parameters
+ * (out_present, present_count), whose length must equal key_count: it
+ * returns the number of 1s (a scalar result keeps Ruby's outputs flat, as
+ * acquire_batch's), 0 with the failure recorded. `what` names the method
+ * in the message. */
+#define TF_BINDING_KEYS_SPLIT(fail_value)                                                          \
+    const void *small[TF_BINDING_SMALL_BATCH], **ptrs = NULL;                                      \
+    size_t small_lens[TF_BINDING_SMALL_BATCH], *lens = NULL;                                       \
+    if (tf_binding_split_keys(keys_data, keys_data_len, key_lens, key_count, small, small_lens,    \
+                              TF_BINDING_SMALL_BATCH, &ptrs, &lens) != 0)                          \
+    return fail_value
+#define TF_BINDING_KEYS_BATCH(call)  \
+    TF_BINDING_KEYS_SPLIT();         \
+    tf_binding_check(call);          \
+    tf_binding_free_split(ptrs, lens, small)
+#define TF_BINDING_ANSWER_BATCH(what, call)                                                        \
+    if (present_count != key_count) {                                                              \
+        tf_binding_fail(TF_ERR_INVALID_ARGUMENT, what ": the output must hold one answer per key"); \
+        return 0;                                                                                  \
+    }                                                                                              \
+    TF_BINDING_KEYS_SPLIT(0);                                                                      \
+    uint64_t hits = 0;                                                                             \
+    if (tf_binding_check(call) == TF_OK) {                                                         \
+        for (size_t i = 0; i < key_count; ++i) hits += out_present[i] != 0;                        \
+    }                                                                                              \
+    tf_binding_free_split(ptrs, lens, small);                                                      \
+    return hits
+
 %}
 
 /* ---- what the languages see: the C headers' constants and structs ----- */
@@ -538,6 +570,24 @@ double tf_binding_c_loop_ns(RecencySketchNative *s, const void *keys_data, size_
     int add_if_absent(const void *key, size_t key_len) {
         TF_BINDING_RETURN(int, tf_age_bloom_add_if_absent($self, key, key_len, &v));
     }
+
+    /* The batches: keys laid end to end in keys_data (key_lens[i] bytes
+     * each); the answers, 1/0 per key, in out_present; the answering ones
+     * return the number of 1s. Every argument is checked before anything
+     * changes. */
+    void add_batch(const void *keys_data, size_t keys_data_len, const int32_t *key_lens, size_t key_count) {
+        TF_BINDING_KEYS_BATCH(tf_age_bloom_add_batch($self, ptrs, lens, key_count));
+    }
+    uint64_t contains_batch(const void *keys_data, size_t keys_data_len, const int32_t *key_lens, size_t key_count,
+                            int32_t *out_present, size_t present_count) {
+        TF_BINDING_ANSWER_BATCH("contains_batch",
+                                tf_age_bloom_contains_batch($self, ptrs, lens, key_count, (int *)out_present));
+    }
+    uint64_t add_if_absent_batch(const void *keys_data, size_t keys_data_len, const int32_t *key_lens,
+                                 size_t key_count, int32_t *out_present, size_t present_count) {
+        TF_BINDING_ANSWER_BATCH("add_if_absent_batch",
+                                tf_age_bloom_add_if_absent_batch($self, ptrs, lens, key_count, (int *)out_present));
+    }
     void clear() { tf_binding_check(tf_age_bloom_clear($self)); }
     /* tf_age_bloom_get_info and tf_age_bloom_get_stats. */
     tf_age_bloom_info *info() {
@@ -571,6 +621,24 @@ double tf_binding_c_loop_ns(RecencySketchNative *s, const void *keys_data, size_
     /* 1 when the key was present within the span (and so not inserted). */
     int add_if_absent(const void *key, size_t key_len, uint64_t now) {
         TF_BINDING_RETURN(int, tf_time_bloom_add_if_absent($self, key, key_len, now, &v));
+    }
+
+    /* The batches, as AgeBloomNative's, at one time `now` for all keys. On
+     * TF_ERR_OUT_OF_MEMORY (or TF_ERR_TOO_LARGE) the keys before the
+     * failing one were processed (the C calls' contract). */
+    void add_batch(const void *keys_data, size_t keys_data_len, const int32_t *key_lens, size_t key_count,
+                   uint64_t now) {
+        TF_BINDING_KEYS_BATCH(tf_time_bloom_add_batch($self, ptrs, lens, key_count, now));
+    }
+    uint64_t contains_batch(const void *keys_data, size_t keys_data_len, const int32_t *key_lens, size_t key_count,
+                            uint64_t now, int32_t *out_present, size_t present_count) {
+        TF_BINDING_ANSWER_BATCH("contains_batch",
+                                tf_time_bloom_contains_batch($self, ptrs, lens, key_count, now, (int *)out_present));
+    }
+    uint64_t add_if_absent_batch(const void *keys_data, size_t keys_data_len, const int32_t *key_lens,
+                                 size_t key_count, uint64_t now, int32_t *out_present, size_t present_count) {
+        TF_BINDING_ANSWER_BATCH("add_if_absent_batch", tf_time_bloom_add_if_absent_batch($self, ptrs, lens, key_count,
+                                                                                         now, (int *)out_present));
     }
     void clear() { tf_binding_check(tf_time_bloom_clear($self)); }
     /* tf_time_bloom_get_info, and tf_time_bloom_get_stats at time now. */
@@ -710,47 +778,20 @@ double tf_binding_c_loop_ns(RecencySketchNative *s, const void *keys_data, size_
 
     /* The batches: keys laid end to end in keys_data (key_lens[i] bytes
      * each), one `now` for all, one 1/0 answer per key in out_present;
-     * return the number of 1s (a scalar result keeps Ruby's outputs flat,
-     * as acquire_batch's). The output's length must equal key_count. */
+     * return the number of 1s (TF_BINDING_ANSWER_BATCH). The output's
+     * length must equal key_count. */
     uint64_t contains_batch(const void *keys_data, size_t keys_data_len, const int32_t *key_lens, size_t key_count,
                             uint64_t now, int32_t *out_present, size_t present_count) {
-        if (present_count != key_count) {
-            tf_binding_fail(TF_ERR_INVALID_ARGUMENT, "contains_batch: the output must hold one answer per key");
-            return 0;
-        }
-        const void *small[TF_BINDING_SMALL_BATCH], **ptrs = NULL;
-        size_t small_lens[TF_BINDING_SMALL_BATCH], *lens = NULL;
-        if (tf_binding_split_keys(keys_data, keys_data_len, key_lens, key_count, small, small_lens,
-                                  TF_BINDING_SMALL_BATCH, &ptrs, &lens) != 0)
-            return 0;
-        uint64_t hits = 0;
-        if (tf_binding_check(tf_rotating_cuckoo_contains_batch($self, ptrs, lens, key_count, now,
-                                                               (int *)out_present)) == TF_OK) {
-            for (size_t i = 0; i < key_count; ++i) hits += out_present[i] != 0;
-        }
-        tf_binding_free_split(ptrs, lens, small);
-        return hits;
+        TF_BINDING_ANSWER_BATCH("contains_batch", tf_rotating_cuckoo_contains_batch($self, ptrs, lens, key_count, now,
+                                                                                    (int *)out_present));
     }
     /* On TF_ERR_OUT_OF_MEMORY the keys before the failing one were
      * processed (the C call's contract). */
     uint64_t add_if_absent_batch(const void *keys_data, size_t keys_data_len, const int32_t *key_lens,
                                  size_t key_count, uint64_t now, int32_t *out_present, size_t present_count) {
-        if (present_count != key_count) {
-            tf_binding_fail(TF_ERR_INVALID_ARGUMENT, "add_if_absent_batch: the output must hold one answer per key");
-            return 0;
-        }
-        const void *small[TF_BINDING_SMALL_BATCH], **ptrs = NULL;
-        size_t small_lens[TF_BINDING_SMALL_BATCH], *lens = NULL;
-        if (tf_binding_split_keys(keys_data, keys_data_len, key_lens, key_count, small, small_lens,
-                                  TF_BINDING_SMALL_BATCH, &ptrs, &lens) != 0)
-            return 0;
-        uint64_t hits = 0;
-        if (tf_binding_check(tf_rotating_cuckoo_add_if_absent_batch($self, ptrs, lens, key_count, now,
-                                                                    (int *)out_present)) == TF_OK) {
-            for (size_t i = 0; i < key_count; ++i) hits += out_present[i] != 0;
-        }
-        tf_binding_free_split(ptrs, lens, small);
-        return hits;
+        TF_BINDING_ANSWER_BATCH("add_if_absent_batch", tf_rotating_cuckoo_add_if_absent_batch($self, ptrs, lens,
+                                                                                              key_count, now,
+                                                                                              (int *)out_present));
     }
 
     void clear() { tf_binding_check(tf_rotating_cuckoo_clear($self)); }

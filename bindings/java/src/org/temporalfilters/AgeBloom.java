@@ -33,11 +33,11 @@ package org.temporalfilters;
  *
  * <p><b>Threads</b>: a filter, of either layout, is not internally
  * synchronised. Calls that do not modify it ({@link #contains},
- * {@link #stats}, {@link #info}, {@link #memory}, {@link #serialize}) may run
- * concurrently with each other; {@link #add}, {@link #addIfAbsent},
- * {@link #clear} and {@link #close} need exclusive access (lock around them
- * when threads share a filter). The static factories and sizing helpers are
- * thread-safe.
+ * {@link #containsBatch}, {@link #stats}, {@link #info}, {@link #memory},
+ * {@link #serialize}) may run concurrently with each other; {@link #add},
+ * {@link #addIfAbsent}, their batches, {@link #clear} and {@link #close}
+ * need exclusive access (lock around them when threads share a filter). The
+ * static factories and sizing helpers are thread-safe.
  */
 public final class AgeBloom extends NativeHandle<AgeBloomNative> {
     /** Flag: the blocked layout ({@code TF_AGE_BLOOM_BLOCKED}). */
@@ -310,6 +310,73 @@ public final class AgeBloom extends NativeHandle<AgeBloomNative> {
     /** {@link #addIfAbsent(byte[])} with the key's UTF-8 bytes. */
     public boolean addIfAbsent(String key) {
         return addIfAbsent(Native.utf8(key, "key"));
+    }
+
+    /**
+     * {@link #add(byte[]) add}{@code (keys[i])} for every key, in order, in one
+     * native call that overlaps the keys' memory reads: the same filter as
+     * those single calls. Every argument is checked before anything changes.
+     * Needs exclusive access.
+     *
+     * @throws InvalidArgumentException a null argument (nothing added)
+     */
+    public void addBatch(KeyBatch keys) {
+        keysBatch(keys, (h, data, lens) -> h.add_batch(data, lens));
+    }
+
+    /** {@link #addBatch(KeyBatch)} of binary keys. */
+    public void addBatch(byte[][] keys) {
+        addBatch(KeyBatch.of(keys));
+    }
+
+    /** {@link #addBatch(KeyBatch)} of string keys (UTF-8). */
+    public void addBatch(String[] keys) {
+        addBatch(KeyBatch.of(keys));
+    }
+
+    /**
+     * {@link #contains(byte[]) contains}{@code (keys[i])} for every key, in one
+     * native call that overlaps the keys' memory reads.
+     *
+     * @return one answer per key, in the order of the keys
+     * @throws InvalidArgumentException a null argument
+     */
+    public boolean[] containsBatch(KeyBatch keys) {
+        return presentBatch(keys, (h, data, lens, present) -> h.contains_batch(data, lens, present));
+    }
+
+    /** {@link #containsBatch(KeyBatch)} of binary keys. */
+    public boolean[] containsBatch(byte[][] keys) {
+        return containsBatch(KeyBatch.of(keys));
+    }
+
+    /** {@link #containsBatch(KeyBatch)} of string keys (UTF-8). */
+    public boolean[] containsBatch(String[] keys) {
+        return containsBatch(KeyBatch.of(keys));
+    }
+
+    /**
+     * {@link #addIfAbsent(byte[]) addIfAbsent}{@code (keys[i])} for every key,
+     * in order, in one native call: the same answers and the same filter as
+     * those single calls (a key repeated within the batch is present from its
+     * second occurrence on). Every argument is checked before anything
+     * changes. Needs exclusive access.
+     *
+     * @return one answer per key, in the order of the keys
+     * @throws InvalidArgumentException a null argument (nothing added)
+     */
+    public boolean[] addIfAbsentBatch(KeyBatch keys) {
+        return presentBatch(keys, (h, data, lens, present) -> h.add_if_absent_batch(data, lens, present));
+    }
+
+    /** {@link #addIfAbsentBatch(KeyBatch)} of binary keys. */
+    public boolean[] addIfAbsentBatch(byte[][] keys) {
+        return addIfAbsentBatch(KeyBatch.of(keys));
+    }
+
+    /** {@link #addIfAbsentBatch(KeyBatch)} of string keys (UTF-8). */
+    public boolean[] addIfAbsentBatch(String[] keys) {
+        return addIfAbsentBatch(KeyBatch.of(keys));
     }
 
     /** Forgets every key and resets the insert count (the shape stays). Needs exclusive access. */

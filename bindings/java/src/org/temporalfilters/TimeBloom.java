@@ -22,11 +22,11 @@ package org.temporalfilters;
  * negative.
  *
  * <p><b>Threads</b>: the filter is not internally synchronised. Calls that do
- * not modify it ({@link #contains}, {@link #stats}, {@link #sliceBits},
- * {@link #info}, {@link #memory}, {@link #serialize}) may run concurrently
- * with each other; {@link #add}, {@link #addIfAbsent}, {@link #clear} and
- * {@link #close} need exclusive access (lock around them when threads share a
- * filter).
+ * not modify it ({@link #contains}, {@link #containsBatch}, {@link #stats},
+ * {@link #sliceBits}, {@link #info}, {@link #memory}, {@link #serialize}) may
+ * run concurrently with each other; {@link #add}, {@link #addIfAbsent}, their
+ * batches, {@link #clear} and {@link #close} need exclusive access (lock
+ * around them when threads share a filter).
  */
 public final class TimeBloom extends NativeHandle<TimeBloomNative> {
     /**
@@ -195,6 +195,80 @@ public final class TimeBloom extends NativeHandle<TimeBloomNative> {
     /** {@link #addIfAbsent(byte[], long)} with the key's UTF-8 bytes. */
     public boolean addIfAbsent(String key, long now) {
         return addIfAbsent(Native.utf8(key, "key"), now);
+    }
+
+    /**
+     * {@link #add(byte[], long) add}{@code (keys[i], now)} for every key, in
+     * order, in one native call that overlaps the keys' memory reads: the same
+     * filter as those single calls. Every argument is checked before anything
+     * changes. Needs exclusive access.
+     *
+     * @throws InvalidArgumentException a null argument, now &lt;= 0 (nothing
+     *         added); past 4096 slices ({@link Status#TOO_LARGE}: the keys
+     *         before the failing one were added)
+     * @throws NativeOutOfMemoryException a new slice did not fit in memory: the
+     *         keys before the failing one were added
+     */
+    public void addBatch(KeyBatch keys, long now) {
+        keysBatch(keys, (h, data, lens) -> h.add_batch(data, lens, now));
+    }
+
+    /** {@link #addBatch(KeyBatch, long)} of binary keys. */
+    public void addBatch(byte[][] keys, long now) {
+        addBatch(KeyBatch.of(keys), now);
+    }
+
+    /** {@link #addBatch(KeyBatch, long)} of string keys (UTF-8). */
+    public void addBatch(String[] keys, long now) {
+        addBatch(KeyBatch.of(keys), now);
+    }
+
+    /**
+     * {@link #contains(byte[], long) contains}{@code (keys[i], now)} for every
+     * key, in one native call that overlaps the keys' memory reads.
+     *
+     * @return one answer per key, in the order of the keys
+     * @throws InvalidArgumentException a null argument, now &lt;= 0
+     */
+    public boolean[] containsBatch(KeyBatch keys, long now) {
+        return presentBatch(keys, (h, data, lens, present) -> h.contains_batch(data, lens, now, present));
+    }
+
+    /** {@link #containsBatch(KeyBatch, long)} of binary keys. */
+    public boolean[] containsBatch(byte[][] keys, long now) {
+        return containsBatch(KeyBatch.of(keys), now);
+    }
+
+    /** {@link #containsBatch(KeyBatch, long)} of string keys (UTF-8). */
+    public boolean[] containsBatch(String[] keys, long now) {
+        return containsBatch(KeyBatch.of(keys), now);
+    }
+
+    /**
+     * {@link #addIfAbsent(byte[], long) addIfAbsent}{@code (keys[i], now)} for
+     * every key, in order, in one native call: the same answers and the same
+     * filter as those single calls (a key repeated within the batch is present
+     * from its second occurrence on). Every argument is checked before
+     * anything changes. Needs exclusive access.
+     *
+     * @return one answer per key, in the order of the keys
+     * @throws InvalidArgumentException as {@link #addBatch(KeyBatch, long)}
+     * @throws NativeOutOfMemoryException a new slice did not fit in memory: the
+     *         keys before the failing one were processed, and their answers
+     *         are not returned
+     */
+    public boolean[] addIfAbsentBatch(KeyBatch keys, long now) {
+        return presentBatch(keys, (h, data, lens, present) -> h.add_if_absent_batch(data, lens, now, present));
+    }
+
+    /** {@link #addIfAbsentBatch(KeyBatch, long)} of binary keys. */
+    public boolean[] addIfAbsentBatch(byte[][] keys, long now) {
+        return addIfAbsentBatch(KeyBatch.of(keys), now);
+    }
+
+    /** {@link #addIfAbsentBatch(KeyBatch, long)} of string keys (UTF-8). */
+    public boolean[] addIfAbsentBatch(String[] keys, long now) {
+        return addIfAbsentBatch(KeyBatch.of(keys), now);
     }
 
     /** Forgets every key and resets the insert count (slices keep their sizes). Needs exclusive access. */

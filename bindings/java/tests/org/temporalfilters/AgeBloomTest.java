@@ -261,6 +261,69 @@ public class AgeBloomTest {
         expectStatus(Status.INVALID_ARGUMENT, "k", () -> AgeBloom.expectedProbes(Integer.MIN_VALUE, 4));
     }
 
+    /* The batches give the answers and the filter of the single calls on the
+     * same keys, in both layouts, across shifts (a window of about 200
+     * inserts, 600 keys per batch). */
+    @Test
+    public void batchesEqualSingleCalls() {
+        for (int flags : new int[] {0, AgeBloom.BLOCKED}) {
+            try (AgeBloom f = AgeBloom.forTarget(200, 0.01, 3, flags);
+                    AgeBloom g = AgeBloom.forTarget(200, 0.01, 3, flags)) {
+                String[] keys = new String[600];
+                for (int i = 0; i < keys.length; i++) {
+                    keys[i] = "b-" + (i % 400); // repeats within the batch
+                }
+                boolean[] batch = f.addIfAbsentBatch(keys);
+                for (int i = 0; i < keys.length; i++) {
+                    assertEquals(keys[i], g.addIfAbsent(keys[i]), batch[i]);
+                }
+                assertArrayEquals(g.serialize(), f.serialize());
+                String[] probe = new String[1000];
+                for (int i = 0; i < probe.length; i++) {
+                    probe[i] = i % 2 == 0 ? "b-" + i / 2 : "absent-" + i;
+                }
+                boolean[] present = f.containsBatch(probe);
+                for (int i = 0; i < probe.length; i++) {
+                    assertEquals(probe[i], g.contains(probe[i]), present[i]);
+                }
+                assertTrue(present[2 * 399]); // the last insert is in the window
+                f.addBatch(keys);
+                for (String k : keys) {
+                    g.add(k);
+                }
+                assertArrayEquals(g.serialize(), f.serialize());
+                assertArrayEquals(f.containsBatch(probe), g.containsBatch(KeyBatch.of(probe)));
+                // binary keys (NUL included, empty), and empty batches
+                byte[][] binary = {{0}, {0, 0}, {}};
+                f.addBatch(KeyBatch.of(binary));
+                assertArrayEquals(new boolean[] {true, true, true}, f.containsBatch(binary));
+                assertArrayEquals(new boolean[] {true, true, true}, f.addIfAbsentBatch(binary));
+                assertEquals(0, f.containsBatch(new String[0]).length);
+                assertEquals(0, f.addIfAbsentBatch(new byte[0][]).length);
+                byte[] before = f.serialize();
+                f.addBatch(new String[0]);
+                assertArrayEquals(before, f.serialize());
+            }
+        }
+    }
+
+    /* Bad arguments of the batches: refused before anything changes. */
+    @Test
+    public void badBatchArguments() {
+        try (AgeBloom f = new AgeBloom(3, 4, 200, 1, 0)) {
+            f.add("k");
+            byte[] before = f.serialize();
+            expectStatus(Status.NULL, "keys", () -> f.addBatch((KeyBatch) null));
+            expectStatus(Status.NULL, "keys", () -> f.addBatch((String[]) null));
+            expectStatus(Status.NULL, "keys", () -> f.containsBatch((byte[][]) null));
+            expectStatus(Status.NULL, "keys", () -> f.addIfAbsentBatch((KeyBatch) null));
+            expectStatus(Status.NULL, "keys[1]", () -> f.addBatch(new String[] {"a", null}));
+            expectStatus(Status.NULL, "keys[0]", () -> f.containsBatch(new byte[][] {null}));
+            expectStatus(Status.NULL, "keys[2]", () -> f.addIfAbsentBatch(new String[] {"a", "b", null}));
+            assertArrayEquals(before, f.serialize());
+        }
+    }
+
     @Test
     public void serializeRoundTrip() {
         try (AgeBloom f = new AgeBloom(5, 6, 640, 123, 0)) {
@@ -592,7 +655,9 @@ public class AgeBloomTest {
         ThrowingRunnable[] calls = {
             () -> f.add("k"), () -> f.add(utf8("k")), () -> f.contains("k"), () -> f.contains(utf8("k")),
             () -> f.addIfAbsent("k"), () -> f.addIfAbsent(utf8("k")), () -> f.clear(), () -> f.stats(),
-            () -> f.info(), () -> f.memory(), () -> f.serialize(),
+            () -> f.info(), () -> f.memory(), () -> f.serialize(), () -> f.addBatch(new String[] {"k"}),
+            () -> f.containsBatch(new String[] {"k"}), () -> f.addIfAbsentBatch(KeyBatch.of("k")),
+            () -> f.containsBatch((KeyBatch) null), // closed is said before null
         };
         for (ThrowingRunnable call : calls) {
             expectClosed("AgeBloom", call);

@@ -323,6 +323,68 @@ public class TimeBloomTest {
         }
     }
 
+    /* The batches give the answers and the filter of the single calls on the
+     * same keys at the same times, across shifts and retired slices. */
+    @Test
+    public void batchesEqualSingleCalls() {
+        try (TimeBloom f = TimeBloom.forTarget(200, 0.01, 1000, 3, 0);
+                TimeBloom g = TimeBloom.forTarget(200, 0.01, 1000, 3, 0)) {
+            String[] probe = new String[400];
+            for (int i = 0; i < probe.length; i++) {
+                probe[i] = i % 2 == 0 ? "t-" + i : "absent-" + i;
+            }
+            for (long now = 1; now < 5000; now += 97) {
+                String[] keys = new String[150];
+                for (int i = 0; i < keys.length; i++) {
+                    keys[i] = "t-" + ((now + 7 * i) % 400); // repeats within and across batches
+                }
+                boolean[] batch = f.addIfAbsentBatch(keys, now);
+                for (int i = 0; i < keys.length; i++) {
+                    assertEquals(keys[i] + " at " + now, g.addIfAbsent(keys[i], now), batch[i]);
+                }
+                f.addBatch(KeyBatch.of(keys), now + 1);
+                for (String k : keys) {
+                    g.add(k, now + 1);
+                }
+                boolean[] present = f.containsBatch(probe, now + 2);
+                for (int i = 0; i < probe.length; i++) {
+                    assertEquals(probe[i] + " at " + now, g.contains(probe[i], now + 2), present[i]);
+                }
+                assertTrue(f.containsBatch(keys, now + 2)[0]);
+                assertArrayEquals(g.serialize(), f.serialize());
+            }
+            byte[][] binary = {{0}, {0, 0}, {}};
+            f.addBatch(binary, 6000);
+            assertArrayEquals(new boolean[] {true, true, true}, f.containsBatch(KeyBatch.of(binary), 6000));
+            assertArrayEquals(new boolean[] {true, true, true}, f.addIfAbsentBatch(binary, 6000));
+            assertEquals(0, f.containsBatch(new String[0], 6000).length);
+            assertEquals(0, f.addIfAbsentBatch(new byte[0][], 6000).length);
+        }
+    }
+
+    /* Bad arguments of the batches: refused before anything changes. */
+    @Test
+    public void badBatchArguments() {
+        try (TimeBloom f = new TimeBloom(3, 4, 200, 100, 1, 0)) {
+            f.add("k", 5);
+            byte[] before = f.serialize();
+            for (long bad : new long[] {0, -1, Long.MIN_VALUE}) {
+                String part = bad < 0 ? "now" : "";
+                expectStatus(Status.INVALID_ARGUMENT, part, () -> f.addBatch(new String[] {"k2"}, bad));
+                expectStatus(Status.INVALID_ARGUMENT, part, () -> f.containsBatch(new String[] {"k"}, bad));
+                expectStatus(Status.INVALID_ARGUMENT, part, () -> f.addIfAbsentBatch(new String[] {"k2"}, bad));
+                expectStatus(Status.INVALID_ARGUMENT, part, () -> f.addBatch(new String[0], bad));
+            }
+            expectStatus(Status.NULL, "keys", () -> f.addBatch((KeyBatch) null, 5));
+            expectStatus(Status.NULL, "keys", () -> f.containsBatch((String[]) null, 5));
+            expectStatus(Status.NULL, "keys", () -> f.addIfAbsentBatch((byte[][]) null, 5));
+            expectStatus(Status.NULL, "keys[1]", () -> f.addBatch(new String[] {"a", null}, 5));
+            expectStatus(Status.NULL, "keys[1]", () -> f.addIfAbsentBatch(new byte[][] {{1}, null}, 5));
+            assertArrayEquals(before, f.serialize());
+            assertEquals(1, f.stats(5).inserts());
+        }
+    }
+
     @Test
     public void everyCallOnAClosedFilterFailsCleanly() {
         TimeBloom f = new TimeBloom(3, 4, 200, 100, 1, 0);
@@ -334,6 +396,8 @@ public class TimeBloomTest {
             () -> f.add("k", 5), () -> f.add(utf8("k"), 5), () -> f.contains("k", 5), () -> f.contains(utf8("k"), 5),
             () -> f.addIfAbsent("k", 5), () -> f.addIfAbsent(utf8("k"), 5), () -> f.clear(), () -> f.stats(5),
             () -> f.sliceBits(0), () -> f.info(), () -> f.memory(), () -> f.serialize(),
+            () -> f.addBatch(new String[] {"k"}, 5), () -> f.containsBatch(new String[] {"k"}, 5),
+            () -> f.addIfAbsentBatch(KeyBatch.of("k"), 5), () -> f.containsBatch((KeyBatch) null, 0),
         };
         for (ThrowingRunnable call : calls) {
             expectClosed("TimeBloom", call);
