@@ -399,6 +399,14 @@ public final class AgeBloom extends NativeHandle<AgeBloomNative> {
                 s.getInserts(), s.getFpr_now()));
     }
 
+    /* The C loop of the benchmarks (tf_binding_age_bloom_c_loop_ns), on this
+     * filter: op 0 contains, 1 add, 2 contains_batch, 3 add_batch (64 keys
+     * per call) of the keys of keyLen bytes laid end to end in keysData;
+     * returns ns per key. */
+    double cLoopNs(byte[] keysData, int keyLen, int op) {
+        return call(h -> TemporalFiltersNative.age_bloom_c_loop_ns(h, keysData, keyLen, op));
+    }
+
     @Override
     String describe() {
         Info i = info();

@@ -303,6 +303,12 @@ public final class TimeBloom extends NativeHandle<TimeBloomNative> {
         return callLong(h -> h.slice_bits(i));
     }
 
+    /* The C loop of the benchmarks (tf_binding_time_bloom_c_loop_ns), as
+     * AgeBloom.cLoopNs, at time now. */
+    double cLoopNs(byte[] keysData, int keyLen, int op, long now) {
+        return call(h -> TemporalFiltersNative.time_bloom_c_loop_ns(h, keysData, keyLen, op, now));
+    }
+
     @Override
     String describe() {
         Info i = info();
