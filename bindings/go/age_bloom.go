@@ -51,7 +51,7 @@ type AgeBloomInfo struct {
 	Generation uint64        // inserts between two shifts
 	Capacity   uint64        // the guaranteed window, L*Generation inserts
 	Seed       uint32        // hash seed
-	Flags      AgeBloomFlags // AgeBloomBlocked for the blocked layout, 0 for the classic one (AgeBloomMinMemory is not recorded)
+	Flags      AgeBloomFlags // AgeBloomBlocked (the blocked layout) or 0; AgeBloomMinMemory is not recorded
 }
 
 // AgeBloomStats is the current state of an AgeBloom.
