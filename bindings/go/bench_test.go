@@ -47,6 +47,45 @@ func median(xs []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
+// benchRow is one operation of the report: the binding's and the C figure.
+type benchRow struct {
+	name   string
+	run    func() float64 // one repetition over all keys: ns/op
+	c      func() float64 // the C figure for the same operation
+	values []float64
+	cVals  []float64
+}
+
+// measureRows runs every row once to warm up (fault the tables in, let the
+// runtime settle), then reps times, the binding and C loops interleaved so
+// that both see the same machine state.
+func measureRows(rows []*benchRow, reps int) {
+	for _, r := range rows {
+		r.run()
+		r.c()
+	}
+	for rep := 0; rep < reps; rep++ {
+		for _, r := range rows {
+			r.values = append(r.values, r.run())
+			r.cVals = append(r.cVals, r.c())
+		}
+	}
+}
+
+// printRows prints the medians and their ratio, the names in a column of
+// width characters.
+func printRows(t *testing.T, rows []*benchRow, width int) {
+	t.Helper()
+	fmt.Printf("%-*s %12s %12s %8s\n", width, "operation", "Go ns/op", "C ns/op", "Go/C")
+	for _, r := range rows {
+		g, c := median(r.values), median(r.cVals)
+		if g <= 0 || c <= 0 {
+			t.Fatalf("%s: nonsensical timings %v / %v", r.name, r.values, r.cVals)
+		}
+		fmt.Printf("%-*s %12.1f %12.1f %8.2f\n", width, r.name, g, c, g/c)
+	}
+}
+
 func TestBenchmarkReport(t *testing.T) {
 	var cfg benchConfig
 	switch *benchMode {
@@ -87,13 +126,6 @@ func TestBenchmarkReport(t *testing.T) {
 		return float64(time.Since(start).Nanoseconds()) / float64(cfg.keys)
 	}
 
-	type row struct {
-		name   string
-		run    func() float64 // one repetition over all keys: ns/op
-		c      func() float64 // the C figure for the same operation
-		values []float64
-		cVals  []float64
-	}
 	cLoop := func(op int) func() float64 {
 		return func() float64 {
 			v := native.C_loop_ns(s.obj().ptr(), data, benchKeyLen, op, now)
@@ -101,7 +133,7 @@ func TestBenchmarkReport(t *testing.T) {
 			return v
 		}
 	}
-	rows := []*row{
+	rows := []*benchRow{
 		{name: "update", c: cLoop(0), run: func() float64 {
 			nextTimes()
 			start := time.Now()
@@ -144,19 +176,7 @@ func TestBenchmarkReport(t *testing.T) {
 			return perOp(start)
 		}},
 	}
-	// warm-up: fault the table in, let the runtime settle
-	for _, r := range rows {
-		r.run()
-		r.c()
-	}
-	// Repetitions interleave the binding and C loops, so that both see the
-	// same machine state.
-	for rep := 0; rep < cfg.reps; rep++ {
-		for _, r := range rows {
-			r.values = append(r.values, r.run())
-			r.cVals = append(r.cVals, r.c())
-		}
-	}
+	measureRows(rows, cfg.reps)
 	if sink == 0 {
 		t.Fatal("queries returned nothing")
 	}
@@ -167,14 +187,7 @@ func TestBenchmarkReport(t *testing.T) {
 	}
 	fmt.Printf("\nGo binding vs C: RecencySketch 2^18 x 4 (1 Mi cells, 8 MiB%s), %d keys of %d bytes, "+
 		"median of %d repetitions (%s)\n", concurrent, cfg.keys, benchKeyLen, cfg.reps, *benchMode)
-	fmt.Printf("%-18s %12s %12s %8s\n", "operation", "Go ns/op", "C ns/op", "Go/C")
-	for _, r := range rows {
-		g, c := median(r.values), median(r.cVals)
-		if g <= 0 || c <= 0 {
-			t.Fatalf("%s: nonsensical timings %v / %v", r.name, r.values, r.cVals)
-		}
-		fmt.Printf("%-18s %12.1f %12.1f %8.2f\n", r.name, g, c, g/c)
-	}
+	printRows(t, rows, 18)
 	fmt.Println("(C: one tf_recency_sketch_update/query call per key in a C loop; batch rows compare the binding's batch calls with it)")
 	benchBloom(t, cfg, data, keys)
 	if bt := os.Getenv("TF_BUILDTYPE"); bt != "release" {
@@ -249,11 +262,7 @@ func benchBloom(t *testing.T, cfg benchConfig, data []byte, keys [][]byte) {
 	}
 	timeContains := func(k []byte) (bool, error) { return tb.Contains(k, now) }
 	timeContainsBatch := func(ks [][]byte) ([]bool, error) { return tb.ContainsBatch(ks, now) }
-	rows := []struct {
-		name       string
-		run, c     func() float64
-		vals, cVal []float64
-	}{
+	rows := []*benchRow{
 		{name: "age contains (present)", run: single(f.Contains, keys), c: ageC(data, 0)},
 		{name: "age contains batch (present)", run: batched(f.ContainsBatch, keys), c: ageC(data, 2)},
 		{name: "age contains (absent)", run: single(f.Contains, absent), c: ageC(absentData, 0)},
@@ -275,26 +284,10 @@ func benchBloom(t *testing.T, cfg benchConfig, data []byte, keys [][]byte) {
 		{name: "time contains (absent)", run: single(timeContains, absent), c: timeC(absentData, 0)},
 		{name: "time contains batch (absent)", run: batched(timeContainsBatch, absent), c: timeC(absentData, 2)},
 	}
-	for i := range rows { // warm-up
-		rows[i].run()
-		rows[i].c()
-	}
-	for rep := 0; rep < cfg.reps; rep++ {
-		for i := range rows {
-			rows[i].vals = append(rows[i].vals, rows[i].run())
-			rows[i].cVal = append(rows[i].cVal, rows[i].c())
-		}
-	}
+	measureRows(rows, cfg.reps)
 	fmt.Printf("\nGo binding vs C: %v and %v, sized for %d keys at 1e-3, median of %d repetitions (%s)\n", f, tb,
 		len(keys), cfg.reps, *benchMode)
-	fmt.Printf("%-30s %12s %12s %8s\n", "operation", "Go ns/op", "C ns/op", "Go/C")
-	for _, r := range rows {
-		g, c := median(r.vals), median(r.cVal)
-		if g <= 0 || c <= 0 {
-			t.Fatalf("%s: nonsensical timings %v / %v", r.name, r.vals, r.cVal)
-		}
-		fmt.Printf("%-30s %12.1f %12.1f %8.2f\n", r.name, g, c, g/c)
-	}
+	printRows(t, rows, 30)
 	fmt.Printf("(C: the same call in C, one per key or %d keys per batch call; %d keys present)\n", benchBatch, sink)
 	// the batches answer as the single calls
 	got := res(f.ContainsBatch(absent[:benchBatch])).get(t)
