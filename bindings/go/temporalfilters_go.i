@@ -41,6 +41,17 @@
   $2 = (size_t)$input.len;
 %}
 
+/* A Go string as a C string. SWIG's own typemap copies it with
+ * memcpy($1, $input.p, $input.n), and an empty Go string has no data
+ * pointer: memcpy from NULL is undefined even for 0 bytes (UBSan stops on
+ * it; the Redis limiter's options pass "" for "the default"). The same
+ * copy, without the call for an empty string; SWIG's freearg frees it. */
+%typemap(in) char *, char[ANY], char[] %{
+  $1 = ($1_ltype)malloc($input.n + 1);
+  if ($input.n > 0) memcpy($1, $input.p, $input.n);
+  $1[$input.n] = '\0';
+%}
+
 /* An output timestamp: the caller passes a *uint64 (never nil). */
 %typemap(gotype) uint64_t *next_allowed "*uint64"
 %typemap(in) uint64_t *next_allowed %{
