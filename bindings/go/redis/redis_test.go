@@ -34,9 +34,12 @@ type fixture struct {
 
 func startFixture(t *testing.T, what ...string) *fixture {
 	t.Helper()
-	path := os.Getenv("TF_REDIS_FIXTURE")
-	if _, err := exec.LookPath("redis-server"); err != nil || path == "" {
+	if _, err := exec.LookPath("redis-server"); err != nil {
 		t.Skip("redis-server is not installed (Debian: apt-get install redis-server): the Redis tests need it")
+	}
+	path := os.Getenv("TF_REDIS_FIXTURE")
+	if path == "" {
+		t.Fatal("TF_REDIS_FIXTURE must name tests/redis/redis_fixture (meson test go_redis sets it)")
 	}
 	f := &fixture{cmd: exec.Command(path, what...)}
 	f.cmd.Stderr = os.Stderr

@@ -20,11 +20,14 @@ class RedisFixture
   attr_reader :server_port, :cluster_ports
 
   def self.available?
-    ENV["TF_REDIS_FIXTURE"] && system("command -v redis-server >/dev/null 2>&1")
+    system("command -v redis-server >/dev/null 2>&1")
   end
 
   def initialize(*what)
-    @stdin, @stdout, @wait = Open3.popen2(ENV.fetch("TF_REDIS_FIXTURE"), *what)
+    fixture = ENV["TF_REDIS_FIXTURE"]
+    raise "TF_REDIS_FIXTURE must name tests/redis/redis_fixture (meson test ruby_redis sets it)" unless fixture
+
+    @stdin, @stdout, @wait = Open3.popen2(fixture, *what)
     while (line = @stdout.gets)
       words = line.split
       case words.first
