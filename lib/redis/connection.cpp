@@ -157,15 +157,11 @@ tf_status Connection::pipeline(const std::vector<Command> &cmds, std::vector<Rep
         if (redisAppendCommandArgv(ctx_, int(argv.size()), argv.data(), lens.data()) != REDIS_OK)
             return failed("pipeline", errno);
     }
+    NoSigpipe quiet;  // the first redisGetReply writes the pipeline
     for (size_t i = 0; i < cmds.size(); ++i) {
         void *r = nullptr;
         errno = 0;
-        int got;
-        {
-            NoSigpipe quiet;  // the first redisGetReply writes the pipeline
-            got = redisGetReply(ctx_, &r);
-        }
-        if (got != REDIS_OK || r == nullptr) return failed("pipeline", errno);
+        if (redisGetReply(ctx_, &r) != REDIS_OK || r == nullptr) return failed("pipeline", errno);
         (*out)[i].reset(static_cast<redisReply *>(r));
         *read = i + 1;
     }
