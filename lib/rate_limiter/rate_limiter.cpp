@@ -686,10 +686,13 @@ Table::Rec RateLimiter::insert_new(Shard &sh, const void *key, size_t len, const
 // changes anything. The lock is held from here to acquire_global, so that
 // the window is then as it was here. The bucketed window allocates
 // nothing: acquire_global takes its lock.
-void RateLimiter::reserve_global(const Request &q, uint64_t n, GlobalHold *gh) {
+__attribute__((always_inline)) inline void RateLimiter::reserve_global(const Request &q, uint64_t n, GlobalHold *gh) {
     if (!exact() || !q.d.allowed) return;
     gh->looked = true;
-    if (global_limit_.load(std::memory_order_acquire) == 0) return;
+    if (global_limit_.load(std::memory_order_acquire) != 0) grow_global(q, n, gh);
+}
+
+void RateLimiter::grow_global(const Request &q, uint64_t n, GlobalHold *gh) {
     gh->lock = std::unique_lock<std::mutex>(global_mu_);
     const uint64_t limit = global_limit_;
     if (limit == 0) return;

@@ -132,8 +132,8 @@ class Table {
         uint8_t *key = nullptr;    // the copy of a key stored out of line
         Room() = default;
         ~Room() {
-            std::free(slots);
-            std::free(key);
+            if (slots) std::free(slots);
+            if (key) std::free(key);
         }
         Room(const Room &) = delete;
         Room &operator=(const Room &) = delete;
@@ -378,10 +378,12 @@ class RateLimiter {
     static void not_tracked(Admission a, Request &q);
     Table::Rec insert_new(Shard &sh, const void *key, size_t len, const Hash128 &h, uint64_t now,
                           NewKey *fresh) noexcept;
-    // Exact mode, a request granted so far: takes the global window's
-    // lock and grows a copy of its ring to hold the grant (throws
-    // std::bad_alloc with nothing changed).
-    void reserve_global(const Request &q, uint64_t n, GlobalHold *gh);
+    // Exact mode, a request granted so far, a global limit set: takes the
+    // global window's lock and grows a copy of its ring to hold the grant
+    // (throws std::bad_alloc with nothing changed); reserve_global is the
+    // test on every acquire's path, grow_global the rest.
+    __attribute__((always_inline)) inline void reserve_global(const Request &q, uint64_t n, GlobalHold *gh);
+    void grow_global(const Request &q, uint64_t n, GlobalHold *gh);
     // The global window's part of an acquire; cannot fail (an exact ring
     // that must grow was grown by reserve_global).
     __attribute__((always_inline)) inline void acquire_global(Request &q, uint64_t n, GlobalHold *gh);
