@@ -186,10 +186,6 @@ Table::Rec Table::find(const void *key, size_t len, const Hash128 &h) const {
     }
 }
 
-void Table::reserve_one() {
-    if (full_for(count_ + 1, cap_)) grow();
-}
-
 // grow by 1/8 (1/4 while small): the load stays within 85% / 1.125 = 76%
 // and 85% once the table is large
 size_t Table::next_capacity(size_t cap) { return cap < 1024 ? std::max<size_t>(16, cap + cap / 4) : cap + cap / 8; }
@@ -204,12 +200,23 @@ size_t Table::capacity_for(size_t count) {
     return cap;
 }
 
-void Table::grow() {
-    const size_t ncap = next_capacity(cap_);
-    size_t bytes;
-    if (mul_overflows(ncap, stride_, &bytes)) throw std::bad_alloc();
-    uint8_t *nslots = static_cast<uint8_t *>(allocate(bytes, true));
-    if (!nslots) throw std::bad_alloc();
+void Table::prepare_insert(const void *key, size_t len, Room *room) const {
+    if (full_for(count_ + 1, cap_)) {
+        const size_t ncap = next_capacity(cap_);
+        size_t bytes;
+        if (mul_overflows(ncap, stride_, &bytes)) throw std::bad_alloc();
+        room->slots = static_cast<uint8_t *>(allocate(bytes, true));
+        if (!room->slots) throw std::bad_alloc();
+        room->cap = ncap;
+    }
+    if (len > kInlineKey) {
+        room->key = static_cast<uint8_t *>(allocate(len, false));
+        if (!room->key) throw std::bad_alloc();
+        std::memcpy(room->key, key, len);
+    }
+}
+
+void Table::grow_into(uint8_t *nslots, size_t ncap) noexcept {
     for (size_t i = 0; i < cap_; ++i) {
         Rec r = at(i);
         if (r.empty()) continue;
@@ -227,14 +234,15 @@ void Table::grow() {
     hint_cap_.store(cap_, std::memory_order_relaxed);
 }
 
-Table::Rec Table::insert(const void *key, size_t len, const Hash128 &h) {
-    reserve_one();
-    uint8_t *copy = nullptr;
-    if (len > kInlineKey) {
-        copy = static_cast<uint8_t *>(allocate(len, false));
-        if (!copy) throw std::bad_alloc();
-        std::memcpy(copy, key, len);
+// Records were only removed since prepare_insert: the table grows (with the
+// room's slots) exactly when it was full then and still is.
+Table::Rec Table::insert(const void *key, size_t len, const Hash128 &h, Room *room) noexcept {
+    if (full_for(count_ + 1, cap_)) {
+        grow_into(room->slots, room->cap);
+        room->slots = nullptr;
     }
+    uint8_t *copy = nullptr;
+    if (len > kInlineKey) std::swap(copy, room->key);
     size_t i = home(h);
     while (!at(i).empty()) i = next(i);
     Rec r = at(i);
@@ -561,19 +569,19 @@ size_t RateLimiter::acquire_batch(const void *const *keys, const size_t *lens, s
 // A tracked key: its window is brought to its clock (the README's step 1,
 // granted or not), which never goes back. An exact ring is advanced in
 // commit, once every allocation the grant needs has succeeded: here the
-// decision is made on it as it is, and it is made to hold the grants
-// (used + n, that is limit - remaining) before anything changes.
-__attribute__((always_inline)) inline void RateLimiter::acquire_tracked(Shard &sh, Request &q, uint64_t now,
-                                                                        uint64_t n) {
+// decision is made on it as it is (reserve_key_state then makes it hold
+// the grants, used + n, that is limit - remaining). A bucketed window is
+// advanced here: that mode allocates nothing after this (its limit, which
+// may copy a long key to find its override, is read first).
+__attribute__((always_inline)) inline void RateLimiter::acquire_tracked(Request &q, uint64_t now, uint64_t n) {
     q.t = std::max(now, q.rec.latest());
     if (exact()) {
-        const uint64_t limit = ring_of(q.rec)->limit;
-        q.d = key_decide(q.rec, q.t, limit, n);
-        if (q.d.allowed) reserve_ring(sh, q.rec, limit - q.d.remaining);
+        q.d = key_decide(q.rec, q.t, ring_of(q.rec)->limit, n);
         return;
     }
+    const uint64_t limit = limit_of(q.rec);
     key_advance(q.rec, q.t);
-    q.d = key_decide(q.rec, q.t, limit_of(q.rec), n);
+    q.d = key_decide(q.rec, q.t, limit, n);
 }
 
 Decision RateLimiter::decide_new(const Shard &sh, const void *key, size_t len, uint64_t now, uint64_t n,
@@ -599,19 +607,41 @@ void RateLimiter::not_tracked(Admission a, Request &q) {
 }
 
 // A key without a record: its window is empty, but a key this shard
-// reclaimed may have had grants until the shard's horizon. Granted, it needs
-// a place in the table (admit), where its record is inserted.
-__attribute__((always_inline)) inline void RateLimiter::acquire_new(Shard &sh, const void *key, size_t len,
-                                                                    const Hash128 &h, uint64_t now, uint64_t n,
-                                                                    Request &q) {
+// reclaimed may have had grants until the shard's horizon. Granted, it
+// needs a place in the table (prepare_new, then place_new).
+__attribute__((always_inline)) inline void RateLimiter::acquire_new(const Shard &sh, const void *key, size_t len,
+                                                                    uint64_t now, uint64_t n, Request &q,
+                                                                    NewKey *fresh) {
     q.fresh = true;
     q.t = now;
-    uint32_t o;
-    q.d = decide_new(sh, key, len, now, n, &o);
+    q.d = decide_new(sh, key, len, now, n, &fresh->override_limit);
+}
+
+__attribute__((always_inline)) inline void RateLimiter::reserve_key_state(Shard &sh, Request &q, const void *key,
+                                                                          size_t len, uint64_t n, NewKey *fresh) {
     if (!q.d.allowed) return;
+    if (q.fresh)
+        prepare_new(sh, key, len, n, fresh);
+    else if (exact())
+        reserve_ring(sh, q.rec, ring_of(q.rec)->limit - q.d.remaining);
+}
+
+// A new key's exact ring, sized for its first n grants, and its room in
+// the table, made before anything changes: place_new may reclaim idle keys
+// (admit, insert_new), and nothing can fail after that.
+void RateLimiter::prepare_new(const Shard &sh, const void *key, size_t len, uint64_t n, NewKey *fresh) const {
+    if (exact()) {
+        const uint32_t limit = uint32_t(fresh->override_limit ? fresh->override_limit : limit_);
+        fresh->ring.reset(GrantRing::make(GrantRing::grown_capacity(0, n, limit), limit));
+    }
+    sh.table.prepare_insert(key, len, &fresh->room);
+}
+
+void RateLimiter::place_new(Shard &sh, const void *key, size_t len, const Hash128 &h, uint64_t now, Request &q,
+                            NewKey *fresh) {
     const Admission a = admit(sh, now);
     if (a == Admission::kTracked)
-        q.rec = insert_new(sh, key, len, h, now, o, o ? o : limit_, n);
+        q.rec = insert_new(sh, key, len, h, now, fresh);
     else
         not_tracked(a, q);
 }
@@ -635,51 +665,62 @@ RateLimiter::Admission RateLimiter::admission(const Shard &sh, uint64_t now) con
     return no_room();
 }
 
-// Inserts the record of a new key that holds a key slot, its exact ring
-// sized for its first n grants: a little of its shard is reclaimed first;
-// if the insert fails nothing changed and the slot is given back.
+// Inserts the record of a new key that holds a key slot, with the ring
+// and room prepare_new made for it: a little of its shard is reclaimed
+// first.
 Table::Rec RateLimiter::insert_new(Shard &sh, const void *key, size_t len, const Hash128 &h, uint64_t now,
-                                   uint32_t override_limit, uint64_t key_limit, uint64_t n) {
+                                   NewKey *fresh) noexcept {
     sweep_shard(sh, 4, now);
-    GrantRing *ring = nullptr;
-    Table::Rec rec;
-    try {
-        if (exact()) {
-            const uint32_t limit = uint32_t(key_limit);
-            ring = GrantRing::make(GrantRing::grown_capacity(0, n, limit), limit);
-        }
-        rec = sh.table.insert(key, len, h);
-    } catch (...) {
-        std::free(ring);
-        keys_--;
-        throw;
-    }
-    if (override_limit) rec.set_overridden(true);
-    if (ring) {
+    Table::Rec rec = sh.table.insert(key, len, h, &fresh->room);
+    if (fresh->override_limit) rec.set_overridden(true);
+    if (exact()) {
+        GrantRing *ring = fresh->ring.release();
         set_ring(rec, ring);
         sh.table.add_extra(GrantRing::bytes(ring->cap), 0);
     }
     return rec;
 }
 
+// Exact mode: a grant takes a place in the global window's ring, which is
+// grown (a copy, put in place by acquire_global) before the request
+// changes anything. The lock is held from here to acquire_global, so that
+// the window is then as it was here. The bucketed window allocates
+// nothing: acquire_global takes its lock.
+__attribute__((always_inline)) inline void RateLimiter::reserve_global(const Request &q, uint64_t n, GlobalHold *gh) {
+    if (!exact() || !q.d.allowed) return;
+    gh->looked = true;
+    if (global_limit_.load(std::memory_order_acquire) != 0) grow_global(q, n, gh);
+}
+
+void RateLimiter::grow_global(const Request &q, uint64_t n, GlobalHold *gh) {
+    gh->lock = std::unique_lock<std::mutex>(global_mu_);
+    const uint64_t limit = global_limit_;
+    if (limit == 0) return;
+    const Decision gd = global_decide(std::max(q.t, global_latest_), n);
+    if (gd.allowed && limit - gd.remaining > global_ring_->cap) {
+        gh->grown.reset(global_ring_->grown(limit - gd.remaining));
+        if (!gh->grown) throw std::bad_alloc();
+    }
+}
+
 // The global window's say in an acquire, when a global limit is set: its
 // clock moves with every acquire (granted or not), and a grant takes its
-// permits there too. An exact ring is first made to hold the grants (false
-// when it cannot grow: nothing changed in the global window).
-__attribute__((always_inline)) inline bool RateLimiter::acquire_global(Request &q, uint64_t n) {
-    if (global_limit_.load(std::memory_order_acquire) == 0) return true;
-    std::lock_guard<std::mutex> g(global_mu_);
+// permits there too. A request reserve_global looked at is decided with
+// the limit it saw (none: no lock taken).
+__attribute__((always_inline)) inline void RateLimiter::acquire_global(Request &q, uint64_t n, GlobalHold *gh) {
+    if (!gh->lock.owns_lock()) {
+        if (gh->looked || global_limit_.load(std::memory_order_acquire) == 0) return;
+        gh->lock = std::unique_lock<std::mutex>(global_mu_);
+    }
     const uint64_t limit = global_limit_;
-    if (limit == 0) return true;
+    if (limit == 0) return;
     const uint64_t gt = std::max(q.t, global_latest_);
     if (exact()) {
         const Decision gd = global_decide(gt, n);
         const Decision d = combine(q.d, gd, n);
-        if (d.allowed && limit - gd.remaining > global_ring_->cap) {
-            GrantRing *bigger = global_ring_->grown(limit - gd.remaining);
-            if (!bigger) return false;
-            global_ring_.reset(bigger);
-        }
+        // granted now, so granted in reserve_global (the key's part only
+        // turns to a denial since), which grew the ring if it had to
+        if (d.allowed && limit - gd.remaining > global_ring_->cap) global_ring_.swap(gh->grown);
         global_advance(gt);
         q.d = d;
     } else {
@@ -687,7 +728,6 @@ __attribute__((always_inline)) inline bool RateLimiter::acquire_global(Request &
         q.d = combine(q.d, global_decide(gt, n), n);
     }
     if (q.d.allowed) global_take(gt, n);
-    return true;
 }
 
 // An acquire's outcome in the key's record: a grant takes the permits (a
@@ -715,31 +755,37 @@ void RateLimiter::forget_new(Shard &sh, Request &q) {
     keys_--;
 }
 
-// One acquire, decided in steps under its shard's lock: the key's own
-// window (acquire_tracked, or acquire_new for a key without a record, with
-// its admission into the table), then the global window (acquire_global),
-// then the permits are taken or a new record undone (commit). Every
-// allocation comes before the first change, so running out of memory
-// changes nothing (a new record is undone). Every 16th acquire of a shard
-// sweeps another shard afterwards.
+// One acquire, under its shard's lock, in two phases. First the decisions
+// and every allocation the request may need, nothing changed yet (running
+// out of memory leaves the limiter as it was): the key's own window
+// (acquire_tracked, or acquire_new for a key without a record), the global
+// window's exact ring (reserve_global), the key's exact ring or a new
+// key's record (reserve_key_state). Then the changes, none of which can
+// fail: a granted new key's place in the table (place_new, where idle keys
+// are reclaimed), the global window (acquire_global), the permits taken or
+// a new record undone (commit). Every 16th acquire of a shard sweeps
+// another shard afterwards.
 void RateLimiter::acquire_hashed(const void *key, size_t len, const Hash128 &h, uint64_t now, uint64_t n,
                                  Decision *out) {
     Shard &sh = shard_of(h);
     size_t sweep = kShards;  // the shard to sweep afterwards, if any
+    NewKey fresh;            // what it holds when not used is freed after the lock
     sh.table.prefetch(h);    // the record's line loads while the lock is taken
     {
         std::lock_guard<ShardLock> lock(sh.mu);
-        if ((++sh.ops & 15) == 0) sweep = size_t(&sh - shards_ + (sh.ops >> 4)) % kShards;
         Request q{sh.table.find(key, len, h), false, false, now, *out};
+        GlobalHold gh;
         if (q.rec.p)
-            acquire_tracked(sh, q, now, n);
+            acquire_tracked(q, now, n);
         else
-            acquire_new(sh, key, len, h, now, n, q);
-        if (!acquire_global(q, n)) {
-            forget_new(sh, q);
-            throw std::bad_alloc();
-        }
+            acquire_new(sh, key, len, now, n, q, &fresh);
+        reserve_global(q, n, &gh);
+        reserve_key_state(sh, q, key, len, n, &fresh);
+        if (q.fresh && q.d.allowed) place_new(sh, key, len, h, now, q, &fresh);
+        acquire_global(q, n, &gh);
+        if (gh.lock.owns_lock()) gh.lock.unlock();
         commit(sh, q, n);
+        if ((++sh.ops & 15) == 0) sweep = size_t(&sh - shards_ + (sh.ops >> 4)) % kShards;
     }
     if (sweep < kShards) background_sweep(sweep, now);
 }

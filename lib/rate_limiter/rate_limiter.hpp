@@ -124,15 +124,37 @@ class Table {
     // steps as insert), before creating it.
     static size_t capacity_for(size_t count);
 
+    // What inserting one record allocates, made by prepare_insert before
+    // anything changes; what the insert does not use is freed with it.
+    struct Room {
+        uint8_t *slots = nullptr;  // the grown table, when the table is full for one more record
+        size_t cap = 0;            // its capacity
+        uint8_t *key = nullptr;    // the copy of a key stored out of line
+        Room() = default;
+        ~Room() {
+            if (slots) std::free(slots);
+            if (key) std::free(key);
+        }
+        Room(const Room &) = delete;
+        Room &operator=(const Room &) = delete;
+    };
+
     // The record of `key` (hash h), or {nullptr}.
     Rec find(const void *key, size_t len, const Hash128 &h) const;
-    // Inserts a zeroed record for a key that is not there and returns it;
-    // grows the table first if needed. Throws std::bad_alloc with nothing
-    // changed.
-    Rec insert(const void *key, size_t len, const Hash128 &h);
-    // Makes sure one more insert cannot fail for want of table room
-    // (throws std::bad_alloc, nothing changed).
-    void reserve_one();
+    // Makes in *room what inserting `key` needs while the table holds its
+    // records (fewer records later need no more). Throws std::bad_alloc
+    // with nothing changed.
+    void prepare_insert(const void *key, size_t len, Room *room) const;
+    // Inserts a zeroed record for a key that is not there and returns it,
+    // taking what it needs from `room` (prepare_insert, no record added
+    // since); cannot fail.
+    Rec insert(const void *key, size_t len, const Hash128 &h, Room *room) noexcept;
+    // Both: throws std::bad_alloc with nothing changed.
+    Rec insert(const void *key, size_t len, const Hash128 &h) {
+        Room room;
+        prepare_insert(key, len, &room);
+        return insert(key, len, h, &room);
+    }
     // Removes the record (frees its out-of-line key and exact ring).
     void erase(Rec r);
     // Starts loading the lines where `h`'s record would be, without the
@@ -168,7 +190,8 @@ class Table {
     // Whether a table of `cap` slots needs to grow before its `count`-th record.
     static bool full_for(size_t count, size_t cap) { return count * kMaxLoadDen > cap * kMaxLoadNum; }
     static size_t next_capacity(size_t cap);
-    void grow();
+    // Moves the records into `nslots` (`ncap` slots, from prepare_insert).
+    void grow_into(uint8_t *nslots, size_t ncap) noexcept;
     void release(Rec r);  // frees what a record owns outside the table
 
     uint8_t *slots_ = nullptr;
@@ -305,14 +328,40 @@ class RateLimiter {
         uint64_t t;      // the key's clock for this decision
         Decision &d;     // the decision, written into the caller's result as it is made
     };
+    // What a granted new key's record needs (its exact ring, its room in
+    // the table), allocated before anything changes (prepare_new); what
+    // is not used is freed with it.
+    struct NewKey {
+        std::unique_ptr<GrantRing, FreeRing> ring;
+        Table::Room room;
+        uint32_t override_limit = 0;  // its override, 0: none
+    };
+    // The global window's part of an acquire: its lock, when taken before
+    // the key's changes (exact mode, reserve_global), and the ring grown
+    // to hold the grant.
+    struct GlobalHold {
+        std::unique_lock<std::mutex> lock;
+        bool looked = false;  // reserve_global looked: no lock held means no global limit
+        std::unique_ptr<GrantRing, FreeRing> grown;
+    };
     void acquire_hashed(const void *key, size_t len, const Hash128 &h, uint64_t now, uint64_t n, Decision *out);
     void peek_hashed(const void *key, size_t len, const Hash128 &h, uint64_t now, uint64_t n, Decision *out) const;
     // The steps on every acquire's path are inlined into acquire_hashed:
     // the split is for the reader and costs the hot path nothing (admit
     // and insert_new run for new keys only).
-    __attribute__((always_inline)) inline void acquire_tracked(Shard &sh, Request &q, uint64_t now, uint64_t n);
-    __attribute__((always_inline)) inline void acquire_new(Shard &sh, const void *key, size_t len, const Hash128 &h,
-                                                           uint64_t now, uint64_t n, Request &q);
+    __attribute__((always_inline)) inline void acquire_tracked(Request &q, uint64_t now, uint64_t n);
+    __attribute__((always_inline)) inline void acquire_new(const Shard &sh, const void *key, size_t len, uint64_t now,
+                                                           uint64_t n, Request &q, NewKey *fresh);
+    // The allocations of a granted request, before any change: the
+    // tracked key's exact ring grown, or what a new key's record needs.
+    // Throws std::bad_alloc with nothing changed.
+    __attribute__((always_inline)) inline void reserve_key_state(Shard &sh, Request &q, const void *key, size_t len,
+                                                                 uint64_t n, NewKey *fresh);
+    void prepare_new(const Shard &sh, const void *key, size_t len, uint64_t n, NewKey *fresh) const;
+    // A granted new key's place: admitted into the table (idle keys
+    // reclaimed for it when full) and inserted, or not tracked; cannot
+    // fail (everything it needs is in *fresh).
+    void place_new(Shard &sh, const void *key, size_t len, const Hash128 &h, uint64_t now, Request &q, NewKey *fresh);
     // A key without a record: the decision on its empty window, the shard's
     // horizon considered; its override (0: none) in *override_limit.
     Decision decide_new(const Shard &sh, const void *key, size_t len, uint64_t now, uint64_t n,
@@ -328,10 +377,16 @@ class RateLimiter {
     // The decision of a new key the table cannot track.
     static void not_tracked(Admission a, Request &q);
     Table::Rec insert_new(Shard &sh, const void *key, size_t len, const Hash128 &h, uint64_t now,
-                          uint32_t override_limit, uint64_t key_limit, uint64_t n);
-    // The global window's part of an acquire; false when its ring could
-    // not grow (nothing changed in it).
-    __attribute__((always_inline)) inline bool acquire_global(Request &q, uint64_t n);
+                          NewKey *fresh) noexcept;
+    // Exact mode, a request granted so far, a global limit set: takes the
+    // global window's lock and grows a copy of its ring to hold the grant
+    // (throws std::bad_alloc with nothing changed); reserve_global is the
+    // test on every acquire's path, grow_global the rest.
+    __attribute__((always_inline)) inline void reserve_global(const Request &q, uint64_t n, GlobalHold *gh);
+    void grow_global(const Request &q, uint64_t n, GlobalHold *gh);
+    // The global window's part of an acquire; cannot fail (an exact ring
+    // that must grow was grown by reserve_global).
+    __attribute__((always_inline)) inline void acquire_global(Request &q, uint64_t n, GlobalHold *gh);
     __attribute__((always_inline)) inline void commit(Shard &sh, Request &q, uint64_t n);
     // Undoes the record an acquire of a new key inserted (if any).
     void forget_new(Shard &sh, Request &q);
