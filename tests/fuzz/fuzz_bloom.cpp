@@ -150,7 +150,8 @@ using Input = FuzzInput;
 // Operations per program (about 256 inserts): enough to rotate the slices
 // of the smaller filters a program can make (bits is the program's choice)
 // and to move the clock across many windows, few enough that an input costs
-// milliseconds under ASan (1e7 executions in hours; TESTING.md, "Fuzzing").
+// milliseconds under ASan (1e7 executions in hours;
+// docs/reliability.md, "Fuzzing").
 constexpr int kBloomSteps = 1024;
 
 // Operation programs. Count window: every key among the last l * g inserts

@@ -683,7 +683,7 @@ const char *outcome_name(Outcome o) {
 // 12 buckets and clock moves of up to 40 windows reach every state in far
 // fewer; the bound keeps an input's cost (a snapshot and a parse of the
 // whole state after every operation) to milliseconds under ASan, so that
-// 1e7 executions fit in hours (TESTING.md, "Fuzzing").
+// 1e7 executions fit in hours (docs/reliability.md, "Fuzzing").
 constexpr int kProgramSteps = 384;
 
 template <class Window>
