@@ -264,8 +264,7 @@ TF_API tf_status tf_age_bloom_add_if_absent(tf_age_bloom *filter, const void *ke
 
 TF_API tf_status tf_age_bloom_add_batch(tf_age_bloom *filter, const void *const *keys, const size_t *key_lens,
                                         size_t count) {
-    TF_REQUIRE_NONNULL(filter, "filter");
-    tf_status st = tf::check_key_batch(keys, key_lens, count);
+    tf_status st = tf::check_batch_call(filter, keys, key_lens, count, tf::kNoTime, nullptr, nullptr);
     if (st != TF_OK) return st;
     with_filter(filter, [&](auto &f) { f.add_batch(keys, key_lens, count); });
     return TF_OK;
@@ -273,22 +272,16 @@ TF_API tf_status tf_age_bloom_add_batch(tf_age_bloom *filter, const void *const 
 
 TF_API tf_status tf_age_bloom_contains_batch(const tf_age_bloom *filter, const void *const *keys,
                                              const size_t *key_lens, size_t count, int *present) {
-    TF_REQUIRE_NONNULL(filter, "filter");
-    tf_status st = tf::check_key_batch(keys, key_lens, count);
-    if (st != TF_OK) return st;
-    if (count == 0) return TF_OK;
-    TF_REQUIRE_NONNULL(present, "present");
+    tf_status st = tf::check_batch_call(filter, keys, key_lens, count, tf::kNoTime, present, "present");
+    if (st != TF_OK || count == 0) return st;
     with_filter(filter, [&](const auto &f) { f.contains_batch(keys, key_lens, count, present); });
     return TF_OK;
 }
 
 TF_API tf_status tf_age_bloom_add_if_absent_batch(tf_age_bloom *filter, const void *const *keys, const size_t *key_lens,
                                                   size_t count, int *was_present) {
-    TF_REQUIRE_NONNULL(filter, "filter");
-    tf_status st = tf::check_key_batch(keys, key_lens, count);
-    if (st != TF_OK) return st;
-    if (count == 0) return TF_OK;
-    TF_REQUIRE_NONNULL(was_present, "was_present");
+    tf_status st = tf::check_batch_call(filter, keys, key_lens, count, tf::kNoTime, was_present, "was_present");
+    if (st != TF_OK || count == 0) return st;
     with_filter(filter, [&](auto &f) { f.add_if_absent_batch(keys, key_lens, count, was_present); });
     return TF_OK;
 }
@@ -427,27 +420,19 @@ TF_API tf_status tf_time_bloom_add_if_absent(tf_time_bloom *filter, const void *
 
 TF_API tf_status tf_time_bloom_add_batch(tf_time_bloom *filter, const void *const *keys, const size_t *key_lens,
                                          size_t count, uint64_t now) {
-    TF_REQUIRE_NONNULL(filter, "filter");
-    tf_status st = tf::check_key_batch(keys, key_lens, count);
-    if (st != TF_OK) return st;
-    TF_REQUIRE_TIME(now);
-    if (count == 0) return TF_OK;
+    tf_status st = tf::check_batch_call(filter, keys, key_lens, count, now, nullptr, nullptr);
+    if (st != TF_OK || count == 0) return st;
     return guard([&] {
         size_t done = 0;
         tf_status s = filter->add_batch(keys, key_lens, count, now, &done);
-        if (s != TF_OK) return fail(s, "key %zu of the batch: %s", done, tf_last_error_message());
-        return TF_OK;
+        return s == TF_OK ? TF_OK : tf::batch_failed(s, done);
     });
 }
 
 TF_API tf_status tf_time_bloom_contains_batch(const tf_time_bloom *filter, const void *const *keys,
                                               const size_t *key_lens, size_t count, uint64_t now, int *present) {
-    TF_REQUIRE_NONNULL(filter, "filter");
-    tf_status st = tf::check_key_batch(keys, key_lens, count);
-    if (st != TF_OK) return st;
-    TF_REQUIRE_TIME(now);
-    if (count == 0) return TF_OK;
-    TF_REQUIRE_NONNULL(present, "present");
+    tf_status st = tf::check_batch_call(filter, keys, key_lens, count, now, present, "present");
+    if (st != TF_OK || count == 0) return st;
     filter->contains_batch(keys, key_lens, count, now, present);
     return TF_OK;
 }
@@ -455,17 +440,12 @@ TF_API tf_status tf_time_bloom_contains_batch(const tf_time_bloom *filter, const
 TF_API tf_status tf_time_bloom_add_if_absent_batch(tf_time_bloom *filter, const void *const *keys,
                                                    const size_t *key_lens, size_t count, uint64_t now,
                                                    int *was_present) {
-    TF_REQUIRE_NONNULL(filter, "filter");
-    tf_status st = tf::check_key_batch(keys, key_lens, count);
-    if (st != TF_OK) return st;
-    TF_REQUIRE_TIME(now);
-    if (count == 0) return TF_OK;
-    TF_REQUIRE_NONNULL(was_present, "was_present");
+    tf_status st = tf::check_batch_call(filter, keys, key_lens, count, now, was_present, "was_present");
+    if (st != TF_OK || count == 0) return st;
     return guard([&] {
         size_t done = 0;
         tf_status s = filter->add_if_absent_batch(keys, key_lens, count, now, was_present, &done);
-        if (s != TF_OK) return fail(s, "key %zu of the batch: %s", done, tf_last_error_message());
-        return TF_OK;
+        return s == TF_OK ? TF_OK : tf::batch_failed(s, done);
     });
 }
 

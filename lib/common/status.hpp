@@ -83,6 +83,27 @@ inline tf_status check_key_batch(const void *const *keys, const size_t *key_lens
     return TF_OK;
 }
 
+// The checks of a batch call over `count` keys, in the order every batch
+// call makes them: the handle, the key arrays, `now` when the call takes a
+// time (kNoTime when it does not), then, for count > 0, the answers array
+// (out_name; nullptr when the call has none).
+constexpr uint64_t kNoTime = ~uint64_t(0);
+inline tf_status check_batch_call(const void *handle, const void *const *keys, const size_t *key_lens, size_t count,
+                                  uint64_t now, const void *out, const char *out_name) {
+    TF_REQUIRE_NONNULL(handle, "filter");
+    tf_status st = check_key_batch(keys, key_lens, count);
+    if (st != TF_OK) return st;
+    if (now != kNoTime) TF_REQUIRE_TIME(now);
+    if (count != 0 && out_name != nullptr) TF_REQUIRE_NONNULL(out, out_name);
+    return TF_OK;
+}
+
+// A batch whose key `done` failed with `st` (the keys before it were
+// processed): the status, with the key's index before its message.
+inline tf_status batch_failed(tf_status st, size_t done) {
+    return fail(st, "key %zu of the batch: %s", done, tf_last_error_message());
+}
+
 }  // namespace tf
 
 #endif

@@ -85,12 +85,8 @@ TF_API tf_status tf_rotating_cuckoo_add_if_absent(tf_rotating_cuckoo *filter, co
 
 TF_API tf_status tf_rotating_cuckoo_contains_batch(const tf_rotating_cuckoo *filter, const void *const *keys,
                                                    const size_t *key_lens, size_t count, uint64_t now, int *present) {
-    TF_REQUIRE_NONNULL(filter, "filter");
-    tf_status st = tf::check_key_batch(keys, key_lens, count);
-    if (st != TF_OK) return st;
-    TF_REQUIRE_TIME(now);
-    if (count == 0) return TF_OK;
-    TF_REQUIRE_NONNULL(present, "present");
+    tf_status st = tf::check_batch_call(filter, keys, key_lens, count, now, present, "present");
+    if (st != TF_OK || count == 0) return st;
     filter->contains_batch(keys, key_lens, count, now, present);
     return TF_OK;
 }
@@ -98,17 +94,12 @@ TF_API tf_status tf_rotating_cuckoo_contains_batch(const tf_rotating_cuckoo *fil
 TF_API tf_status tf_rotating_cuckoo_add_if_absent_batch(tf_rotating_cuckoo *filter, const void *const *keys,
                                                         const size_t *key_lens, size_t count, uint64_t now,
                                                         int *was_present) {
-    TF_REQUIRE_NONNULL(filter, "filter");
-    tf_status st = tf::check_key_batch(keys, key_lens, count);
-    if (st != TF_OK) return st;
-    TF_REQUIRE_TIME(now);
-    if (count == 0) return TF_OK;
-    TF_REQUIRE_NONNULL(was_present, "was_present");
+    tf_status st = tf::check_batch_call(filter, keys, key_lens, count, now, was_present, "was_present");
+    if (st != TF_OK || count == 0) return st;
     return guard([&] {
         size_t done = 0;
         tf_status s = filter->add_if_absent_batch(keys, key_lens, count, now, was_present, &done);
-        if (s != TF_OK) return fail(s, "key %zu of the batch: %s", done, tf_last_error_message());
-        return TF_OK;
+        return s == TF_OK ? TF_OK : tf::batch_failed(s, done);
     });
 }
 
