@@ -217,6 +217,74 @@ static double tf_binding_c_loop_ns(RecencySketchNative *s, const void *keys_data
     return n ? ns / (double)n : 0.0;
 }
 
+/* The Bloom filters' C figure, as tf_binding_c_loop_ns: `op` over the keys
+ * of `key_len` bytes laid end to end, in C, nanoseconds per key: 0 contains
+ * and 1 add, one call per key; 2 contains_batch and 3 add_batch, 64 keys per
+ * call; of the age filter `age`, or when it is NULL of the time-limited
+ * filter `tb` at time `now`. (One loop for both: the branch between them is
+ * taken the same way for every key.) */
+static double tf_binding_bloom_c_loop_ns(tf_age_bloom *age, tf_time_bloom *tb, const void *keys_data,
+                                         size_t keys_data_len, uint32_t key_len, int op, uint64_t now) {
+    if (!age && !tb) {
+        tf_binding_fail(TF_ERR_NULL, "c_loop_ns: the filter is closed");
+        return 0.0;
+    }
+    if (key_len == 0 || keys_data_len % key_len != 0 || op < 0 || op > 3) {
+        tf_binding_fail(TF_ERR_INVALID_ARGUMENT, "c_loop_ns: keys_data is not a whole number of keys, or bad op");
+        return 0.0;
+    }
+    const size_t n = keys_data_len / key_len;
+    const unsigned char *p = (const unsigned char *)keys_data;
+    const void *ptrs[64];
+    size_t lens[64];
+    int present[64];
+    struct timespec a, b;
+    uint64_t sink = 0;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    if (op <= 1) {
+        for (size_t i = 0; i < n; ++i, p += key_len) {
+            int v = 0;
+            if (op == 1) {
+                if (age) tf_age_bloom_add(age, p, key_len);
+                else tf_time_bloom_add(tb, p, key_len, now);
+            } else if (age) {
+                tf_age_bloom_contains(age, p, key_len, &v);
+            } else {
+                tf_time_bloom_contains(tb, p, key_len, now, &v);
+            }
+            sink += (uint64_t)v;
+        }
+    } else {
+        for (size_t i = 0; i < n; i += 64) {
+            const size_t g = n - i < 64 ? n - i : 64;
+            for (size_t j = 0; j < g; ++j, p += key_len) {
+                ptrs[j] = p;
+                lens[j] = key_len;
+            }
+            if (op == 3) {
+                if (age) tf_age_bloom_add_batch(age, ptrs, lens, g);
+                else tf_time_bloom_add_batch(tb, ptrs, lens, g, now);
+                continue;
+            }
+            if (age) tf_age_bloom_contains_batch(age, ptrs, lens, g, present);
+            else tf_time_bloom_contains_batch(tb, ptrs, lens, g, now, present);
+            sink += (uint64_t)present[0];
+        }
+    }
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    tf_binding_sink_ = sink;
+    double ns = (double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec);
+    return n ? ns / (double)n : 0.0;
+}
+static double tf_binding_age_bloom_c_loop_ns(AgeBloomNative *f, const void *keys_data, size_t keys_data_len,
+                                             uint32_t key_len, int op) {
+    return tf_binding_bloom_c_loop_ns(f, NULL, keys_data, keys_data_len, key_len, op, 0);
+}
+static double tf_binding_time_bloom_c_loop_ns(TimeBloomNative *f, const void *keys_data, size_t keys_data_len,
+                                              uint32_t key_len, int op, uint64_t now) {
+    return tf_binding_bloom_c_loop_ns(NULL, f, keys_data, keys_data_len, key_len, op, now);
+}
+
 /* serialize_into: tf_<noun>_serialize into the language's buffer of out_cap
  * bytes; returns the bytes written (0 after a failure, which is recorded).
  * A buffer larger than the blob is fine: the language keeps the first
@@ -232,6 +300,38 @@ static uint64_t tf_binding_serialize_into(tf_status st, size_t written) {
     size_t written = 0;                                                       \
     tf_status st = serialize_fn((handle), (out_buf), (out_cap), &written);    \
     return tf_binding_serialize_into(st, written)
+
+/* The bodies of the batches over keys laid end to end (keys_data,
+ * keys_data_len, key_lens, key_count: the method's parameters): the keys
+ * are split into the pointers `ptrs` and lengths `lens` that `call` (the C
+ * batch call) takes. TF_BINDING_KEYS_BATCH is a batch without answers;
+ * TF_BINDING_ANSWER_BATCH one with a 1/0 answer per key in its parameters
+ * (out_present, present_count), whose length must equal key_count: it
+ * returns the number of 1s (a scalar result keeps Ruby's outputs flat, as
+ * acquire_batch's), 0 with the failure recorded. `what` names the method
+ * in the message. */
+#define TF_BINDING_KEYS_SPLIT(fail_value)                                                          \
+    const void *small[TF_BINDING_SMALL_BATCH], **ptrs = NULL;                                      \
+    size_t small_lens[TF_BINDING_SMALL_BATCH], *lens = NULL;                                       \
+    if (tf_binding_split_keys(keys_data, keys_data_len, key_lens, key_count, small, small_lens,    \
+                              TF_BINDING_SMALL_BATCH, &ptrs, &lens) != 0)                          \
+    return fail_value
+#define TF_BINDING_KEYS_BATCH(call)  \
+    TF_BINDING_KEYS_SPLIT();         \
+    tf_binding_check(call);          \
+    tf_binding_free_split(ptrs, lens, small)
+#define TF_BINDING_ANSWER_BATCH(what, call)                                                        \
+    if (present_count != key_count) {                                                              \
+        tf_binding_fail(TF_ERR_INVALID_ARGUMENT, what ": the output must hold one answer per key"); \
+        return 0;                                                                                  \
+    }                                                                                              \
+    TF_BINDING_KEYS_SPLIT(0);                                                                      \
+    uint64_t hits = 0;                                                                             \
+    if (tf_binding_check(call) == TF_OK) {                                                         \
+        for (size_t i = 0; i < key_count; ++i) hits += out_present[i] != 0;                        \
+    }                                                                                              \
+    tf_binding_free_split(ptrs, lens, small);                                                      \
+    return hits
 
 %}
 
@@ -404,6 +504,13 @@ TF_BINDING_HANDLE(RecencyWindowNative, recency_window)
 %rename(c_loop_ns) tf_binding_c_loop_ns;
 double tf_binding_c_loop_ns(RecencySketchNative *s, const void *keys_data, size_t keys_data_len, uint32_t key_len,
                             int op, uint64_t t0);
+/* The Bloom filters' C figures (see tf_binding_bloom_c_loop_ns). */
+%rename(age_bloom_c_loop_ns) tf_binding_age_bloom_c_loop_ns;
+double tf_binding_age_bloom_c_loop_ns(AgeBloomNative *f, const void *keys_data, size_t keys_data_len,
+                                      uint32_t key_len, int op);
+%rename(time_bloom_c_loop_ns) tf_binding_time_bloom_c_loop_ns;
+double tf_binding_time_bloom_c_loop_ns(TimeBloomNative *f, const void *keys_data, size_t keys_data_len,
+                                       uint32_t key_len, int op, uint64_t now);
 
 /* ---- RecencySketch -------------------------------------------------------- */
 
@@ -494,7 +601,8 @@ double tf_binding_c_loop_ns(RecencySketchNative *s, const void *keys_data, size_
         TF_BINDING_RETURN(AgeBloomNative *, tf_age_bloom_new(k, l, slice_bits, seed, flags, &v));
     }
     /* Sized for a window of `capacity` inserts and a target error rate; the
-     * flags choose the layout. deserialize reads both layouts. */
+     * flags choose the layout (and TF_AGE_BLOOM_MIN_MEMORY the classic
+     * layout's memory-minimal (k, l)). deserialize reads both layouts. */
     static AgeBloomNative *new_for(uint64_t capacity, double error_rate, uint32_t seed, uint32_t flags) {
         TF_BINDING_RETURN(AgeBloomNative *, tf_age_bloom_new_for(capacity, error_rate, seed, flags, &v));
     }
@@ -519,6 +627,15 @@ double tf_binding_c_loop_ns(RecencySketchNative *s, const void *keys_data, size_
     static double steady_bits_per_element(uint32_t k, uint32_t l) {
         TF_BINDING_RETURN(double, tf_age_bloom_bits_per_element(k, l, &v));
     }
+    /* tf_age_bloom_expected_probes, one count per call: the slices a query
+     * for an absent key tests in expectation, and for a present key (l + 1
+     * times dearer to compute, so asked for only when wanted). */
+    static double expected_probes_absent(uint32_t k, uint32_t l) {
+        TF_BINDING_RETURN(double, tf_age_bloom_expected_probes(k, l, &v, NULL));
+    }
+    static double expected_probes_present(uint32_t k, uint32_t l) {
+        TF_BINDING_RETURN(double, tf_age_bloom_expected_probes(k, l, NULL, &v));
+    }
 
     void add(const void *key, size_t key_len) { tf_binding_check(tf_age_bloom_add($self, key, key_len)); }
     int contains(const void *key, size_t key_len) {
@@ -527,6 +644,24 @@ double tf_binding_c_loop_ns(RecencySketchNative *s, const void *keys_data, size_
     /* 1 when the key was present (and so not inserted), 0 when it was added. */
     int add_if_absent(const void *key, size_t key_len) {
         TF_BINDING_RETURN(int, tf_age_bloom_add_if_absent($self, key, key_len, &v));
+    }
+
+    /* The batches: keys laid end to end in keys_data (key_lens[i] bytes
+     * each); the answers, 1/0 per key, in out_present; the answering ones
+     * return the number of 1s. Every argument is checked before anything
+     * changes. */
+    void add_batch(const void *keys_data, size_t keys_data_len, const int32_t *key_lens, size_t key_count) {
+        TF_BINDING_KEYS_BATCH(tf_age_bloom_add_batch($self, ptrs, lens, key_count));
+    }
+    uint64_t contains_batch(const void *keys_data, size_t keys_data_len, const int32_t *key_lens, size_t key_count,
+                            int32_t *out_present, size_t present_count) {
+        TF_BINDING_ANSWER_BATCH("contains_batch",
+                                tf_age_bloom_contains_batch($self, ptrs, lens, key_count, (int *)out_present));
+    }
+    uint64_t add_if_absent_batch(const void *keys_data, size_t keys_data_len, const int32_t *key_lens,
+                                 size_t key_count, int32_t *out_present, size_t present_count) {
+        TF_BINDING_ANSWER_BATCH("add_if_absent_batch",
+                                tf_age_bloom_add_if_absent_batch($self, ptrs, lens, key_count, (int *)out_present));
     }
     void clear() { tf_binding_check(tf_age_bloom_clear($self)); }
     /* tf_age_bloom_get_info and tf_age_bloom_get_stats. */
@@ -542,7 +677,7 @@ double tf_binding_c_loop_ns(RecencySketchNative *s, const void *keys_data, size_
 
 %extend TimeBloomNative {
     /* Low-level: k + l initial slices of slice_bits bits; span >= l; flags 0
-     * (none are defined yet). */
+     * (TF_TIME_BLOOM_MIN_MEMORY is new_for's only). */
     TimeBloomNative(uint32_t k, uint32_t l, uint64_t slice_bits, uint64_t span, uint32_t seed, uint32_t flags) {
         TF_BINDING_RETURN(TimeBloomNative *, tf_time_bloom_new(k, l, slice_bits, span, seed, flags, &v));
     }
@@ -561,6 +696,24 @@ double tf_binding_c_loop_ns(RecencySketchNative *s, const void *keys_data, size_
     /* 1 when the key was present within the span (and so not inserted). */
     int add_if_absent(const void *key, size_t key_len, uint64_t now) {
         TF_BINDING_RETURN(int, tf_time_bloom_add_if_absent($self, key, key_len, now, &v));
+    }
+
+    /* The batches, as AgeBloomNative's, at one time `now` for all keys. On
+     * TF_ERR_OUT_OF_MEMORY (or TF_ERR_TOO_LARGE) the keys before the
+     * failing one were processed (the C calls' contract). */
+    void add_batch(const void *keys_data, size_t keys_data_len, const int32_t *key_lens, size_t key_count,
+                   uint64_t now) {
+        TF_BINDING_KEYS_BATCH(tf_time_bloom_add_batch($self, ptrs, lens, key_count, now));
+    }
+    uint64_t contains_batch(const void *keys_data, size_t keys_data_len, const int32_t *key_lens, size_t key_count,
+                            uint64_t now, int32_t *out_present, size_t present_count) {
+        TF_BINDING_ANSWER_BATCH("contains_batch",
+                                tf_time_bloom_contains_batch($self, ptrs, lens, key_count, now, (int *)out_present));
+    }
+    uint64_t add_if_absent_batch(const void *keys_data, size_t keys_data_len, const int32_t *key_lens,
+                                 size_t key_count, uint64_t now, int32_t *out_present, size_t present_count) {
+        TF_BINDING_ANSWER_BATCH("add_if_absent_batch", tf_time_bloom_add_if_absent_batch($self, ptrs, lens, key_count,
+                                                                                         now, (int *)out_present));
     }
     void clear() { tf_binding_check(tf_time_bloom_clear($self)); }
     /* tf_time_bloom_get_info, and tf_time_bloom_get_stats at time now. */
@@ -700,47 +853,20 @@ double tf_binding_c_loop_ns(RecencySketchNative *s, const void *keys_data, size_
 
     /* The batches: keys laid end to end in keys_data (key_lens[i] bytes
      * each), one `now` for all, one 1/0 answer per key in out_present;
-     * return the number of 1s (a scalar result keeps Ruby's outputs flat,
-     * as acquire_batch's). The output's length must equal key_count. */
+     * return the number of 1s (TF_BINDING_ANSWER_BATCH). The output's
+     * length must equal key_count. */
     uint64_t contains_batch(const void *keys_data, size_t keys_data_len, const int32_t *key_lens, size_t key_count,
                             uint64_t now, int32_t *out_present, size_t present_count) {
-        if (present_count != key_count) {
-            tf_binding_fail(TF_ERR_INVALID_ARGUMENT, "contains_batch: the output must hold one answer per key");
-            return 0;
-        }
-        const void *small[TF_BINDING_SMALL_BATCH], **ptrs = NULL;
-        size_t small_lens[TF_BINDING_SMALL_BATCH], *lens = NULL;
-        if (tf_binding_split_keys(keys_data, keys_data_len, key_lens, key_count, small, small_lens,
-                                  TF_BINDING_SMALL_BATCH, &ptrs, &lens) != 0)
-            return 0;
-        uint64_t hits = 0;
-        if (tf_binding_check(tf_rotating_cuckoo_contains_batch($self, ptrs, lens, key_count, now,
-                                                               (int *)out_present)) == TF_OK) {
-            for (size_t i = 0; i < key_count; ++i) hits += out_present[i] != 0;
-        }
-        tf_binding_free_split(ptrs, lens, small);
-        return hits;
+        TF_BINDING_ANSWER_BATCH("contains_batch", tf_rotating_cuckoo_contains_batch($self, ptrs, lens, key_count, now,
+                                                                                    (int *)out_present));
     }
     /* On TF_ERR_OUT_OF_MEMORY the keys before the failing one were
      * processed (the C call's contract). */
     uint64_t add_if_absent_batch(const void *keys_data, size_t keys_data_len, const int32_t *key_lens,
                                  size_t key_count, uint64_t now, int32_t *out_present, size_t present_count) {
-        if (present_count != key_count) {
-            tf_binding_fail(TF_ERR_INVALID_ARGUMENT, "add_if_absent_batch: the output must hold one answer per key");
-            return 0;
-        }
-        const void *small[TF_BINDING_SMALL_BATCH], **ptrs = NULL;
-        size_t small_lens[TF_BINDING_SMALL_BATCH], *lens = NULL;
-        if (tf_binding_split_keys(keys_data, keys_data_len, key_lens, key_count, small, small_lens,
-                                  TF_BINDING_SMALL_BATCH, &ptrs, &lens) != 0)
-            return 0;
-        uint64_t hits = 0;
-        if (tf_binding_check(tf_rotating_cuckoo_add_if_absent_batch($self, ptrs, lens, key_count, now,
-                                                                    (int *)out_present)) == TF_OK) {
-            for (size_t i = 0; i < key_count; ++i) hits += out_present[i] != 0;
-        }
-        tf_binding_free_split(ptrs, lens, small);
-        return hits;
+        TF_BINDING_ANSWER_BATCH("add_if_absent_batch", tf_rotating_cuckoo_add_if_absent_batch($self, ptrs, lens,
+                                                                                              key_count, now,
+                                                                                              (int *)out_present));
     }
 
     void clear() { tf_binding_check(tf_rotating_cuckoo_clear($self)); }

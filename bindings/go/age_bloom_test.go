@@ -159,12 +159,24 @@ func TestAgeBloomShape(t *testing.T) {
 }
 
 func TestAgeBloomSizing(t *testing.T) {
-	// the same pair as the C library's sizing
-	k, l, fill, err := AgeBloomChoose(0.01)
-	if err != nil || k != 12 || l != 87 || fill != 0.5 {
-		t.Fatalf("AgeBloomChoose(0.01) = %d, %d, %g, %v; want 12, 87, 0.5", k, l, fill, err)
+	// the same pairs as the C library's sizing: the default within the
+	// probe budget, the memory-minimal pair with AgeBloomMinMemory
+	for _, c := range []struct {
+		rate  float64
+		flags AgeBloomFlags
+		k, l  uint32
+	}{{0.01, 0, 10, 24}, {0.01, AgeBloomMinMemory, 12, 87}, {0.001, 0, 14, 36}, {0.001, AgeBloomMinMemory, 16, 139}} {
+		k, l, fill, err := AgeBloomChoose(c.rate, WithFlags(c.flags))
+		if err != nil || k != c.k || l != c.l || fill != 0.5 {
+			t.Fatalf("AgeBloomChoose(%g, flags %d) = %d, %d, %g, %v; want %d, %d, 0.5", c.rate, c.flags, k, l, fill,
+				err, c.k, c.l)
+		}
 	}
-	r, err := AgeBloomFalsePositiveRate(12, 87)
+	r, err := AgeBloomFalsePositiveRate(10, 24)
+	if err != nil || !(r > 0 && r <= 0.01) {
+		t.Fatalf("AgeBloomFalsePositiveRate(10, 24) = %g, %v; want in (0, 0.01]", r, err)
+	}
+	r, err = AgeBloomFalsePositiveRate(12, 87)
 	if err != nil || !(r > 0 && r <= 0.01) {
 		t.Fatalf("AgeBloomFalsePositiveRate(12, 87) = %g, %v; want in (0, 0.01]", r, err)
 	}
@@ -196,6 +208,24 @@ func TestAgeBloomSizing(t *testing.T) {
 		if info.K != k || info.L != l || info.Capacity < 1000 || info.Capacity != uint64(info.L)*info.Generation {
 			t.Fatalf("NewAgeBloomFor(1000, %g): %+v, want k %d l %d capacity >= 1000", rate, info, k, l)
 		}
+		// within the probe budget; the memory-minimal pair takes no more bits,
+		// its factory the same pair, its flag not recorded
+		absent, present, err := AgeBloomExpectedProbes(k, l)
+		if err != nil || absent > AgeBloomProbeBudget || present < float64(k) {
+			t.Fatalf("(%d, %d): %g probes absent, %g present", k, l, absent, present)
+		}
+		mk, ml, _, err := AgeBloomChoose(rate, WithFlags(AgeBloomMinMemory))
+		must(t, err)
+		if mb := res(AgeBloomBitsPerElement(mk, ml)).get(t); mb > b {
+			t.Fatalf("rate %g: MinMemory's (%d, %d) takes %g bits, the default %g", rate, mk, ml, mb, b)
+		}
+		f, err = NewAgeBloomFor(1000, rate, WithFlags(AgeBloomMinMemory))
+		must(t, err)
+		info = res(f.Info()).get(t)
+		f.Close()
+		if info.K != mk || info.L != ml || info.Flags != 0 {
+			t.Fatalf("NewAgeBloomFor(1000, %g, MinMemory): %+v, want k %d l %d flags 0", rate, info, mk, ml)
+		}
 	}
 	// the rate grows with l and falls with k
 	r1, _ := AgeBloomFalsePositiveRate(12, 10)
@@ -213,6 +243,105 @@ func TestAgeBloomSizing(t *testing.T) {
 	}
 }
 
+// AgeBloomExpectedProbes returns the C library's values (printed by a C
+// program with %.17g) and its constants are C's.
+func TestAgeBloomExpectedProbes(t *testing.T) {
+	if AgeBloomProbeBudget != 6 || AgeBloomMinMemory != 2 || TimeBloomMinMemory != 1 {
+		t.Fatalf("constants %g, %d, %d; want 6, 2, 1", AgeBloomProbeBudget, AgeBloomMinMemory, TimeBloomMinMemory)
+	}
+	for _, c := range []struct {
+		k, l            uint32
+		absent, present float64
+	}{
+		{10, 24, 5.7835982453353605, 12.25791969537735},
+		{12, 87, 16.239311717094822, 19.435517987032494},
+		{14, 36, 5.9149538933696872, 16.512729020440414},
+		{16, 139, 19.147471685834415, 24.958225753062184},
+		{1, 1, 1.5, 1.25}, // by hand: the oldest slice, then the newest on a miss
+		{64, 1, 1.0221436478963601, 64.25},
+		{64, 1024, 33.207227944769777, 80.186345919342898},
+	} {
+		absent, present, err := AgeBloomExpectedProbes(c.k, c.l)
+		if err != nil || math.Abs(absent-c.absent) > 1e-9*c.absent || math.Abs(present-c.present) > 1e-9*c.present {
+			t.Fatalf("AgeBloomExpectedProbes(%d, %d) = %.17g, %.17g, %v; want %.17g, %.17g", c.k, c.l, absent,
+				present, err, c.absent, c.present)
+		}
+	}
+	for _, kl := range [][2]uint32{{0, 5}, {65, 5}, {math.MaxUint32, 5}, {5, 0}, {5, 1025}, {5, math.MaxUint32}} {
+		absent, present, err := AgeBloomExpectedProbes(kl[0], kl[1])
+		wantStatus(t, err, StatusInvalidArgument)
+		if absent != 0 || present != 0 {
+			t.Errorf("(%d, %d): failed with %g, %g", kl[0], kl[1], absent, present)
+		}
+	}
+}
+
+// The batches give the answers and the filter of the single calls on the
+// same keys, in both layouts, across shifts (a window of about 200
+// inserts, 600 keys per batch).
+func TestAgeBloomBatches(t *testing.T) {
+	for _, flags := range []AgeBloomFlags{0, AgeBloomBlocked} {
+		f := keep(t, res(NewAgeBloomFor(200, 0.01, WithSeed(3), WithFlags(flags))))
+		g := keep(t, res(NewAgeBloomFor(200, 0.01, WithSeed(3), WithFlags(flags))))
+		keys := make([]string, 600)
+		for i := range keys {
+			keys[i] = fmt.Sprintf("b-%d", i%400) // repeats within the batch
+		}
+		got := res(f.AddIfAbsentBatchStrings(keys)).get(t)
+		for i, k := range keys {
+			if single := res(g.AddIfAbsentString(k)).get(t); got[i] != single {
+				t.Fatalf("flags %d: batch[%d] (%s) = %v, single %v", flags, i, k, got[i], single)
+			}
+		}
+		sameBlobs(t, f, g)
+		probe := make([][]byte, 1000)
+		for i := range probe {
+			probe[i] = []byte(fmt.Sprintf("b-%d", i/2))
+			if i%2 == 1 {
+				probe[i] = []byte(fmt.Sprintf("absent-%d", i))
+			}
+		}
+		present := res(f.ContainsBatch(probe)).get(t)
+		for i, k := range probe {
+			if single := res(g.Contains(k)).get(t); present[i] != single {
+				t.Fatalf("flags %d: contains batch[%d] (%s) = %v, single %v", flags, i, k, present[i], single)
+			}
+		}
+		if !present[2*399] {
+			t.Fatal("the last insert is not contained")
+		}
+		must(t, f.AddBatchStrings(keys))
+		for _, k := range keys {
+			must(t, g.AddString(k))
+		}
+		sameBlobs(t, f, g)
+		binary := [][]byte{{0}, {0, 0}, {}}
+		must(t, f.AddBatch(binary))
+		if a := res(f.ContainsBatch(binary)).get(t); fmt.Sprint(a) != "[true true true]" {
+			t.Fatalf("ContainsBatch = %v", a)
+		}
+		if a := res(f.AddIfAbsentBatch(binary)).get(t); fmt.Sprint(a) != "[true true true]" {
+			t.Fatalf("AddIfAbsentBatch = %v", a)
+		}
+		if a := res(f.ContainsBatchStrings(nil)).get(t); len(a) != 0 {
+			t.Fatal("empty batch")
+		}
+		before := res(f.Serialize()).get(t)
+		must(t, f.AddBatch(nil))
+		if !bytes.Equal(before, res(f.Serialize()).get(t)) {
+			t.Fatal("an empty batch changed the filter")
+		}
+	}
+}
+
+// sameBlobs wants two structures with the same blob.
+func sameBlobs(t *testing.T, a, b interface{ Serialize() ([]byte, error) }) {
+	t.Helper()
+	if !bytes.Equal(res(a.Serialize()).get(t), res(b.Serialize()).get(t)) {
+		t.Fatal("the batches left another structure than the single calls")
+	}
+}
+
 func TestAgeBloomSizingErrors(t *testing.T) {
 	for _, rate := range []float64{0, 1, -0.1, 1.5, math.NaN(), math.Inf(1), math.Inf(-1), math.Copysign(0, -1)} {
 		k, l, fill, err := AgeBloomChoose(rate)
@@ -223,6 +352,11 @@ func TestAgeBloomSizingErrors(t *testing.T) {
 	}
 	_, _, _, err := AgeBloomChoose(1e-300)
 	wantStatus(t, err, ErrTooLarge)
+	// AgeBloomMinMemory is for the classic layout
+	_, _, _, err = AgeBloomChoose(0.01, WithFlags(AgeBloomMinMemory|AgeBloomBlocked))
+	wantStatus(t, err, StatusInvalidArgument)
+	f, err := NewAgeBloomFor(1000, 0.01, WithFlags(AgeBloomMinMemory|AgeBloomBlocked))
+	wantRefused(t, "NewAgeBloomFor(MinMemory|Blocked)", f, err, StatusInvalidArgument)
 	for _, kl := range [][2]uint32{{0, 5}, {65, 5}, {math.MaxUint32, 5}, {5, 0}, {5, 1025}, {5, math.MaxUint32}} {
 		r, err := AgeBloomFalsePositiveRate(kl[0], kl[1])
 		wantStatus(t, err, StatusInvalidArgument)
@@ -399,6 +533,7 @@ func TestAgeBloomClear(t *testing.T) {
 // checkAgeBloomClosed calls every method of a filter and wants a clean ErrNull.
 var checkAgeBloomClosed = everyMethodClosed[*AgeBloom]("AgeBloom",
 	"Add AddString Contains ContainsString AddIfAbsent AddIfAbsentString "+
+		"AddBatch AddBatchStrings ContainsBatch ContainsBatchStrings AddIfAbsentBatch AddIfAbsentBatchStrings "+
 		"Clear Stats Info Capacity Memory Serialize MarshalBinary")
 
 func TestAgeBloomClosed(t *testing.T) {

@@ -16,7 +16,9 @@ import (
 // run is the test go_bench_smoke): update and query ns/op through this
 // package, one key per call and in batches, beside the C figure measured in
 // the same run on the same sketch and keys by the native layer's C loop
-// (c_loop_ns), and the ratio binding / C. Medians over several repetitions.
+// (c_loop_ns), and the ratio binding / C; then the Bloom filters' contains
+// and add, single and in batches (benchBloom). Medians over several
+// repetitions.
 //
 //	go_test -test.run '^TestBenchmarkReport$' -test.v -tf.bench=full
 var benchMode = flag.String("tf.bench", "", "run TestBenchmarkReport: quick or full")
@@ -43,6 +45,45 @@ func median(xs []float64) float64 {
 		return s[len(s)/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// benchRow is one operation of the report: the binding's and the C figure.
+type benchRow struct {
+	name   string
+	run    func() float64 // one repetition over all keys: ns/op
+	c      func() float64 // the C figure for the same operation
+	values []float64
+	cVals  []float64
+}
+
+// measureRows runs every row once to warm up (fault the tables in, let the
+// runtime settle), then reps times, the binding and C loops interleaved so
+// that both see the same machine state.
+func measureRows(rows []*benchRow, reps int) {
+	for _, r := range rows {
+		r.run()
+		r.c()
+	}
+	for rep := 0; rep < reps; rep++ {
+		for _, r := range rows {
+			r.values = append(r.values, r.run())
+			r.cVals = append(r.cVals, r.c())
+		}
+	}
+}
+
+// printRows prints the medians and their ratio, the names in a column of
+// width characters.
+func printRows(t *testing.T, rows []*benchRow, width int) {
+	t.Helper()
+	fmt.Printf("%-*s %12s %12s %8s\n", width, "operation", "Go ns/op", "C ns/op", "Go/C")
+	for _, r := range rows {
+		g, c := median(r.values), median(r.cVals)
+		if g <= 0 || c <= 0 {
+			t.Fatalf("%s: nonsensical timings %v / %v", r.name, r.values, r.cVals)
+		}
+		fmt.Printf("%-*s %12.1f %12.1f %8.2f\n", width, r.name, g, c, g/c)
+	}
 }
 
 func TestBenchmarkReport(t *testing.T) {
@@ -85,13 +126,6 @@ func TestBenchmarkReport(t *testing.T) {
 		return float64(time.Since(start).Nanoseconds()) / float64(cfg.keys)
 	}
 
-	type row struct {
-		name   string
-		run    func() float64 // one repetition over all keys: ns/op
-		c      func() float64 // the C figure for the same operation
-		values []float64
-		cVals  []float64
-	}
 	cLoop := func(op int) func() float64 {
 		return func() float64 {
 			v := native.C_loop_ns(s.obj().ptr(), data, benchKeyLen, op, now)
@@ -99,7 +133,7 @@ func TestBenchmarkReport(t *testing.T) {
 			return v
 		}
 	}
-	rows := []*row{
+	rows := []*benchRow{
 		{name: "update", c: cLoop(0), run: func() float64 {
 			nextTimes()
 			start := time.Now()
@@ -142,19 +176,7 @@ func TestBenchmarkReport(t *testing.T) {
 			return perOp(start)
 		}},
 	}
-	// warm-up: fault the table in, let the runtime settle
-	for _, r := range rows {
-		r.run()
-		r.c()
-	}
-	// Repetitions interleave the binding and C loops, so that both see the
-	// same machine state.
-	for rep := 0; rep < cfg.reps; rep++ {
-		for _, r := range rows {
-			r.values = append(r.values, r.run())
-			r.cVals = append(r.cVals, r.c())
-		}
-	}
+	measureRows(rows, cfg.reps)
 	if sink == 0 {
 		t.Fatal("queries returned nothing")
 	}
@@ -165,17 +187,114 @@ func TestBenchmarkReport(t *testing.T) {
 	}
 	fmt.Printf("\nGo binding vs C: RecencySketch 2^18 x 4 (1 Mi cells, 8 MiB%s), %d keys of %d bytes, "+
 		"median of %d repetitions (%s)\n", concurrent, cfg.keys, benchKeyLen, cfg.reps, *benchMode)
-	fmt.Printf("%-18s %12s %12s %8s\n", "operation", "Go ns/op", "C ns/op", "Go/C")
-	for _, r := range rows {
-		g, c := median(r.values), median(r.cVals)
-		if g <= 0 || c <= 0 {
-			t.Fatalf("%s: nonsensical timings %v / %v", r.name, r.values, r.cVals)
-		}
-		fmt.Printf("%-18s %12.1f %12.1f %8.2f\n", r.name, g, c, g/c)
-	}
+	printRows(t, rows, 18)
 	fmt.Println("(C: one tf_recency_sketch_update/query call per key in a C loop; batch rows compare the binding's batch calls with it)")
+	benchBloom(t, cfg, data, keys)
 	if bt := os.Getenv("TF_BUILDTYPE"); bt != "release" {
 		fmt.Printf("warning: the C library is a %q build; the figures mean something in -Dbuildtype=release\n", bt)
+	}
+}
+
+// benchBloom is the Bloom filters' part of the report: contains and add,
+// single and in batches of benchBatch, through this package beside the
+// same calls in C (age_bloom_c_loop_ns, time_bloom_c_loop_ns: one call per
+// key, or batches of 64) on the same filter and keys: a classic AgeBloom
+// and a TimeBloom sized for the keys at 1e-3 (the default (k, l), 14 and
+// 36) and filled with them; contains asks for those keys (present) and for
+// as many others (absent).
+func benchBloom(t *testing.T, cfg benchConfig, data []byte, keys [][]byte) {
+	absentData := append([]byte(nil), data...)
+	for i := 0; i < len(absentData); i += benchKeyLen {
+		absentData[i] ^= 0x5A // another key of the same length
+		absentData[i+benchKeyLen-1] ^= 0xA5
+	}
+	absent := make([][]byte, len(keys))
+	for i := range absent {
+		absent[i] = absentData[i*benchKeyLen : (i+1)*benchKeyLen : (i+1)*benchKeyLen]
+	}
+	const span = 1000
+	f := keep(t, res(NewAgeBloomFor(uint64(len(keys)), 1e-3)))
+	tb := keep(t, res(NewTimeBloomFor(uint64(len(keys)), 1e-3, span)))
+	for i := 0; i < len(keys); i += benchBatch {
+		must(t, f.AddBatch(keys[i:i+benchBatch]))
+		must(t, tb.AddBatch(keys[i:i+benchBatch], 1+uint64(i)*span/uint64(len(keys))))
+	}
+	const now = span
+	var sink int
+	perKey := func(start time.Time) float64 {
+		return float64(time.Since(start).Nanoseconds()) / float64(len(keys))
+	}
+	single := func(contains func([]byte) (bool, error), ks [][]byte) func() float64 {
+		return func() float64 {
+			start := time.Now()
+			for _, k := range ks {
+				v, err := contains(k)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if v {
+					sink++
+				}
+			}
+			return perKey(start)
+		}
+	}
+	batched := func(contains func([][]byte) ([]bool, error), ks [][]byte) func() float64 {
+		return func() float64 {
+			start := time.Now()
+			for i := 0; i < len(ks); i += benchBatch {
+				v, err := contains(ks[i : i+benchBatch])
+				if err != nil {
+					t.Fatal(err)
+				}
+				if v[0] {
+					sink++
+				}
+			}
+			return perKey(start)
+		}
+	}
+	ageC := func(d []byte, op int) func() float64 {
+		return func() float64 { return native.Age_bloom_c_loop_ns(f.obj().ptr(), d, benchKeyLen, op) }
+	}
+	timeC := func(d []byte, op int) func() float64 {
+		return func() float64 { return native.Time_bloom_c_loop_ns(tb.obj().ptr(), d, benchKeyLen, op, now) }
+	}
+	timeContains := func(k []byte) (bool, error) { return tb.Contains(k, now) }
+	timeContainsBatch := func(ks [][]byte) ([]bool, error) { return tb.ContainsBatch(ks, now) }
+	rows := []*benchRow{
+		{name: "age contains (present)", run: single(f.Contains, keys), c: ageC(data, 0)},
+		{name: "age contains batch (present)", run: batched(f.ContainsBatch, keys), c: ageC(data, 2)},
+		{name: "age contains (absent)", run: single(f.Contains, absent), c: ageC(absentData, 0)},
+		{name: "age contains batch (absent)", run: batched(f.ContainsBatch, absent), c: ageC(absentData, 2)},
+		{name: "age add", c: ageC(data, 1), run: func() float64 {
+			start := time.Now()
+			for _, k := range keys {
+				must(t, f.Add(k))
+			}
+			return perKey(start)
+		}},
+		{name: "age add batch", c: ageC(data, 3), run: func() float64 {
+			start := time.Now()
+			for i := 0; i < len(keys); i += benchBatch {
+				must(t, f.AddBatch(keys[i:i+benchBatch]))
+			}
+			return perKey(start)
+		}},
+		{name: "time contains (absent)", run: single(timeContains, absent), c: timeC(absentData, 0)},
+		{name: "time contains batch (absent)", run: batched(timeContainsBatch, absent), c: timeC(absentData, 2)},
+	}
+	measureRows(rows, cfg.reps)
+	fmt.Printf("\nGo binding vs C: %v and %v, sized for %d keys at 1e-3, median of %d repetitions (%s)\n", f, tb,
+		len(keys), cfg.reps, *benchMode)
+	printRows(t, rows, 30)
+	fmt.Printf("(C: the same call in C, one per key or %d keys per batch call; %d keys present)\n", benchBatch, sink)
+	// the batches answer as the single calls
+	got := res(f.ContainsBatch(absent[:benchBatch])).get(t)
+	for i, k := range absent[:benchBatch] {
+		if res(f.Contains(k)).get(t) != got[i] {
+			t.Fatalf("ContainsBatch differs from Contains at key %d", i)
+		}
 	}
 }
 

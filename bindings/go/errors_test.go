@@ -327,8 +327,16 @@ func TestOptions(t *testing.T) {
 		{"a RateLimiter's flags for an AgeBloom", func() (structure, error) {
 			return NewAgeBloomFor(100, 0.01, WithFlags(RateLimiterFullAllow))
 		}},
-		{"an unknown AgeBloom flag", func() (structure, error) { return NewAgeBloom(3, 4, 200, WithFlags(AgeBloomFlags(2))) }},
-		{"a TimeBloom flag", func() (structure, error) { return NewTimeBloom(3, 4, 200, 100, WithFlags(TimeBloomFlags(1))) }},
+		{"an unknown AgeBloom flag", func() (structure, error) { return NewAgeBloom(3, 4, 200, WithFlags(AgeBloomFlags(4))) }},
+		{"AgeBloomMinMemory for NewAgeBloom", func() (structure, error) {
+			return NewAgeBloom(3, 4, 200, WithFlags(AgeBloomMinMemory))
+		}},
+		{"an unknown TimeBloom flag", func() (structure, error) {
+			return NewTimeBloomFor(100, 0.01, 1000, WithFlags(TimeBloomFlags(2)))
+		}},
+		{"TimeBloomMinMemory for NewTimeBloom", func() (structure, error) {
+			return NewTimeBloom(3, 4, 200, 100, WithFlags(TimeBloomMinMemory))
+		}},
 		{"a RotatingCuckoo's options for a TimeBloom", func() (structure, error) {
 			return NewTimeBloom(3, 4, 200, 100, WithTTL(5))
 		}},

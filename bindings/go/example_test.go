@@ -88,7 +88,7 @@ func ExampleAgeBloom() {
 	// ad-1/user-9 duplicate: false
 	// ad-2/user-9 duplicate: false
 	// ad-1/user-9 duplicate: true
-	// 12 87 true
+	// 10 24 true
 }
 
 func ExampleTimeBloom() {

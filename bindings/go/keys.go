@@ -51,3 +51,28 @@ func batch[P nativeObject, K key, T any](o object[P], keys []K, op func(p P, dat
 	defer pk.Release()
 	return call(o, func(p P) T { return op(p, pk.Data, pk.Lens) })
 }
+
+// presentBatch is the body of the batch methods with a yes/no answer per
+// key (the contains and add-if-absent batches): op fills present with one
+// 1/0 per key (its count of 1s is not needed here).
+func presentBatch[P nativeObject, K key](o object[P], keys []K,
+	op func(p P, data []byte, lens []int32, present []int32)) ([]bool, error) {
+	return batch(o, keys, func(p P, data []byte, lens []int32) []bool {
+		present := make([]int32, len(lens))
+		op(p, data, lens, present)
+		out := make([]bool, len(present))
+		for i, v := range present {
+			out[i] = v != 0
+		}
+		return out
+	})
+}
+
+// presentBatchAt is presentBatch for the batches at one time now (the
+// RotatingCuckoo's and the TimeBloom's), op being the native method.
+func presentBatchAt[P nativeObject, K key](o object[P], keys []K,
+	op func(p P, data []byte, lens []int32, now uint64, present []int32) uint64, now uint64) ([]bool, error) {
+	return presentBatch(o, keys, func(p P, data []byte, lens []int32, present []int32) {
+		op(p, data, lens, now, present)
+	})
+}

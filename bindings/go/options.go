@@ -167,8 +167,9 @@ type RecencySketchFlags uint32
 // other bit is refused.
 type AgeBloomFlags uint32
 
-// TimeBloomFlags are the creation flags of a TimeBloom. None is defined
-// yet: only 0 is accepted.
+// TimeBloomFlags are the creation flags of a TimeBloom
+// (TF_TIME_BLOOM_*: TimeBloomMinMemory, for NewTimeBloomFor); any other bit
+// is refused.
 type TimeBloomFlags uint32
 
 // RateLimiterFlags are the creation flags of a RateLimiter

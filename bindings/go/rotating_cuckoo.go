@@ -198,12 +198,12 @@ func (f *RotatingCuckoo) AddIfAbsentString(key string, now uint64) (bool, error)
 // whose bucket reads overlap. Errors: ErrInvalidArgument (now == 0),
 // ErrClosed.
 func (f *RotatingCuckoo) ContainsBatch(keys [][]byte, now uint64) ([]bool, error) {
-	return cuckooBatch(f, keys, rcNative.Contains_batch, now)
+	return presentBatchAt(f.obj(), keys, rcNative.Contains_batch, now)
 }
 
 // ContainsBatchStrings is ContainsBatch with string keys.
 func (f *RotatingCuckoo) ContainsBatchStrings(keys []string, now uint64) ([]bool, error) {
-	return cuckooBatch(f, keys, rcNative.Contains_batch, now)
+	return presentBatchAt(f.obj(), keys, rcNative.Contains_batch, now)
 }
 
 // AddIfAbsentBatch is AddIfAbsent(keys[i], now) for every key, in order, in
@@ -214,25 +214,12 @@ func (f *RotatingCuckoo) ContainsBatchStrings(keys []string, now uint64) ([]bool
 // new table did not fit: the keys before the failing one were added, their
 // answers are not returned), ErrClosed.
 func (f *RotatingCuckoo) AddIfAbsentBatch(keys [][]byte, now uint64) ([]bool, error) {
-	return cuckooBatch(f, keys, rcNative.Add_if_absent_batch, now)
+	return presentBatchAt(f.obj(), keys, rcNative.Add_if_absent_batch, now)
 }
 
 // AddIfAbsentBatchStrings is AddIfAbsentBatch with string keys.
 func (f *RotatingCuckoo) AddIfAbsentBatchStrings(keys []string, now uint64) ([]bool, error) {
-	return cuckooBatch(f, keys, rcNative.Add_if_absent_batch, now)
-}
-
-func cuckooBatch[K key](f *RotatingCuckoo, keys []K,
-	op func(p rcNative, data []byte, lens []int32, now uint64, out []int32) uint64, now uint64) ([]bool, error) {
-	return batch(f.obj(), keys, func(p rcNative, data []byte, lens []int32) []bool {
-		present := make([]int32, len(lens))
-		op(p, data, lens, now, present)
-		out := make([]bool, len(present))
-		for i, v := range present {
-			out[i] = v != 0
-		}
-		return out
-	})
+	return presentBatchAt(f.obj(), keys, rcNative.Add_if_absent_batch, now)
 }
 
 // Clear forgets every key: one empty table of the first table's size

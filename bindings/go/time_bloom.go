@@ -26,9 +26,10 @@ import (
 // decode into a zero TimeBloom with UnmarshalBinary. Call Close when done.
 // Copies of a TimeBloom value share the same C filter.
 //
-// Thread safety follows the C library: Contains, Stats, SliceBits, Info and
-// the getters, Memory and Serialize may run concurrently with each other;
-// Add, AddIfAbsent, Clear, UnmarshalBinary and Close need exclusive use.
+// Thread safety follows the C library: Contains, ContainsBatch, Stats,
+// SliceBits, Info and the getters, Memory and Serialize may run
+// concurrently with each other; Add, AddIfAbsent, their batches, Clear,
+// UnmarshalBinary and Close need exclusive use.
 type TimeBloom struct {
 	h *handle
 }
@@ -39,7 +40,7 @@ type TimeBloomInfo struct {
 	L     uint32         // the minimum number of slices beyond the first K
 	Span  uint64         // the window, in the caller's time unit
 	Seed  uint32         // hash seed
-	Flags TimeBloomFlags // the creation flags (none defined yet: 0)
+	Flags TimeBloomFlags // the creation flags: 0 (TimeBloomMinMemory is not recorded)
 }
 
 // TimeBloomStats is the state of a TimeBloom at a time now.
@@ -51,12 +52,19 @@ type TimeBloomStats struct {
 	FPRNow         float64 // false-positive rate for the measured fill, slices older than the span counting as empty
 }
 
+// TimeBloomMinMemory makes NewTimeBloomFor choose the (k, l) with the
+// fewest bits per element, however long its queries, as AgeBloomMinMemory
+// does for AgeBloomChoose (without it, absent queries test at most
+// AgeBloomProbeBudget slices in expectation). It is not recorded in the
+// filter or its blob; NewTimeBloom refuses it.
+const TimeBloomMinMemory TimeBloomFlags = TimeBloomFlags(native.TF_TIME_BLOOM_MIN_MEMORY)
+
 // NewTimeBloom is the low-level constructor: K+L initial slices of
 // sliceBits bits each.
 //
 // k is 1..64, l is 1..1024, sliceBits is 64..2^40, span >= l. Options:
-// WithSeed (the hash seed, default 0), WithFlags (no TimeBloomFlags are
-// defined yet: 0). Errors: ErrInvalidArgument (a parameter out of range;
+// WithSeed (the hash seed, default 0), WithFlags (0: TimeBloomMinMemory is
+// for NewTimeBloomFor). Errors: ErrInvalidArgument (a parameter out of range;
 // sliceBits above 2^40 is ErrTooLarge), ErrOutOfMemory.
 func NewTimeBloom(k, l uint32, sliceBits, span uint64, opts ...Option) (*TimeBloom, error) {
 	return build[TimeBloom](timeBloomKind, "NewTimeBloom", optSeed|optFlags, opts,
@@ -67,11 +75,12 @@ func NewTimeBloom(k, l uint32, sliceBits, span uint64, opts ...Option) (*TimeBlo
 
 // NewTimeBloomFor creates a filter for the keys of the last span time units
 // with a false-positive rate of at most errorRate, in (0, 1), at a steady
-// rate: (k, l) from AgeBloomChoose, and K+L initial slices sized for
+// rate: (k, l) from AgeBloomChoose (with WithFlags(TimeBloomMinMemory),
+// from AgeBloomChoose with AgeBloomMinMemory), and K+L initial slices sized for
 // initialCapacity (>= 1) inserts per span (the sizes adapt from the first
 // shift on). span must be >= the chosen l: use a finer time unit (e.g.
-// milliseconds) for short spans. Options: WithSeed, WithFlags (as
-// NewTimeBloom). Errors: ErrInvalidArgument, ErrTooLarge, ErrOutOfMemory.
+// milliseconds) for short spans. Options: WithSeed, WithFlags
+// (TimeBloomMinMemory). Errors: ErrInvalidArgument, ErrTooLarge, ErrOutOfMemory.
 func NewTimeBloomFor(initialCapacity uint64, errorRate float64, span uint64, opts ...Option) (*TimeBloom, error) {
 	return build[TimeBloom](timeBloomKind, "NewTimeBloomFor", optSeed|optFlags, opts,
 		func(seed uint32, flags TimeBloomFlags) uintptr {
@@ -114,6 +123,55 @@ func (f *TimeBloom) AddIfAbsent(key []byte, now uint64) (wasPresent bool, err er
 // AddIfAbsentString is AddIfAbsent with a string key.
 func (f *TimeBloom) AddIfAbsentString(key string, now uint64) (bool, error) {
 	return f.AddIfAbsent(stringBytes(key), now)
+}
+
+// AddBatch is Add(keys[i], now) for every key, in order, in one call into
+// C that overlaps the keys' memory reads: the same filter as those single
+// calls. Every argument is checked before anything changes. Needs
+// exclusive use. Errors: ErrInvalidArgument (now == 0), ErrOutOfMemory or
+// ErrTooLarge (as Add: the keys before the failing one were added),
+// ErrClosed.
+func (f *TimeBloom) AddBatch(keys [][]byte, now uint64) error {
+	return timeBloomAddBatch(f, keys, now)
+}
+
+// AddBatchStrings is AddBatch with string keys.
+func (f *TimeBloom) AddBatchStrings(keys []string, now uint64) error {
+	return timeBloomAddBatch(f, keys, now)
+}
+
+func timeBloomAddBatch[K key](f *TimeBloom, keys []K, now uint64) error {
+	_, err := batch(f.obj(), keys, func(p tbNative, data []byte, lens []int32) struct{} {
+		p.Add_batch(data, lens, now)
+		return struct{}{}
+	})
+	return err
+}
+
+// ContainsBatch is Contains(keys[i], now) for every key, in one call into
+// C that overlaps the keys' memory reads. Errors: ErrInvalidArgument
+// (now == 0), ErrClosed.
+func (f *TimeBloom) ContainsBatch(keys [][]byte, now uint64) ([]bool, error) {
+	return presentBatchAt(f.obj(), keys, tbNative.Contains_batch, now)
+}
+
+// ContainsBatchStrings is ContainsBatch with string keys.
+func (f *TimeBloom) ContainsBatchStrings(keys []string, now uint64) ([]bool, error) {
+	return presentBatchAt(f.obj(), keys, tbNative.Contains_batch, now)
+}
+
+// AddIfAbsentBatch is AddIfAbsent(keys[i], now) for every key, in order,
+// in one call into C: the same answers and the same filter as those single
+// calls (a key repeated within the batch is present from its second
+// occurrence on). Needs exclusive use. Errors: as AddBatch (after
+// ErrOutOfMemory or ErrTooLarge the answers are not returned).
+func (f *TimeBloom) AddIfAbsentBatch(keys [][]byte, now uint64) ([]bool, error) {
+	return presentBatchAt(f.obj(), keys, tbNative.Add_if_absent_batch, now)
+}
+
+// AddIfAbsentBatchStrings is AddIfAbsentBatch with string keys.
+func (f *TimeBloom) AddIfAbsentBatchStrings(keys []string, now uint64) ([]bool, error) {
+	return presentBatchAt(f.obj(), keys, tbNative.Add_if_absent_batch, now)
 }
 
 // Clear forgets every key (slices keep their sizes; Inserts restarts at 0).

@@ -288,7 +288,7 @@ func TestTimeBloomConstructorErrors(t *testing.T) {
 		want           error
 	}{
 		{0.01, 1000, 0, StatusInvalidArgument},
-		{0.01, 86, 1000, StatusInvalidArgument}, // span < l = 87
+		{0.01, 23, 1000, StatusInvalidArgument}, // span < l = 24
 		{0.01, 0, 1000, StatusInvalidArgument},
 		{0, 1000, 1000, StatusInvalidArgument},
 		{1, 1000, 1000, StatusInvalidArgument},
@@ -307,9 +307,79 @@ func TestTimeBloomConstructorErrors(t *testing.T) {
 	f, err := NewTimeBloom(1, 1, 64, 1)
 	must(t, err)
 	f.Close()
-	f, err = NewTimeBloomFor(1, 0.01, 87)
+	f, err = NewTimeBloomFor(1, 0.01, 24)
 	must(t, err)
 	f.Close()
+	// the memory-minimal pair (12, 87) needs a longer span; the flag is not
+	// recorded, and the low-level constructor refuses it
+	f, err = NewTimeBloomFor(1, 0.01, 86, WithFlags(TimeBloomMinMemory))
+	wantRefused(t, "NewTimeBloomFor(1, 0.01, 86, MinMemory)", f, err, StatusInvalidArgument)
+	f, err = NewTimeBloomFor(1, 0.01, 87, WithFlags(TimeBloomMinMemory))
+	must(t, err)
+	if info := res(f.Info()).get(t); info.K != 12 || info.L != 87 || info.Flags != 0 {
+		t.Fatalf("NewTimeBloomFor(MinMemory): %+v, want k 12, l 87, flags 0", info)
+	}
+	f.Close()
+	f, err = NewTimeBloom(3, 4, 128, 1000, WithFlags(TimeBloomMinMemory))
+	wantRefused(t, "NewTimeBloom(MinMemory)", f, err, StatusInvalidArgument)
+}
+
+// The batches give the answers and the filter of the single calls on the
+// same keys at the same times, across shifts and retired slices; now = 0
+// is refused and changes nothing.
+func TestTimeBloomBatches(t *testing.T) {
+	f := keep(t, res(NewTimeBloomFor(200, 0.01, 1000, WithSeed(3))))
+	g := keep(t, res(NewTimeBloomFor(200, 0.01, 1000, WithSeed(3))))
+	probe := make([]string, 400)
+	for i := range probe {
+		probe[i] = fmt.Sprintf("t-%d", i)
+		if i%2 == 1 {
+			probe[i] = fmt.Sprintf("absent-%d", i)
+		}
+	}
+	for now := uint64(1); now < 5000; now += 97 {
+		keys := make([][]byte, 150)
+		for i := range keys {
+			keys[i] = []byte(fmt.Sprintf("t-%d", (now+uint64(7*i))%400)) // repeats within and across batches
+		}
+		got := res(f.AddIfAbsentBatch(keys, now)).get(t)
+		for i, k := range keys {
+			if single := res(g.AddIfAbsent(k, now)).get(t); got[i] != single {
+				t.Fatalf("at %d: batch[%d] (%s) = %v, single %v", now, i, k, got[i], single)
+			}
+		}
+		must(t, f.AddBatch(keys, now+1))
+		for _, k := range keys {
+			must(t, g.Add(k, now+1))
+		}
+		present := res(f.ContainsBatchStrings(probe, now+2)).get(t)
+		for i, k := range probe {
+			if single := res(g.ContainsString(k, now+2)).get(t); present[i] != single {
+				t.Fatalf("at %d: contains batch[%d] (%s) = %v, single %v", now, i, k, present[i], single)
+			}
+		}
+		sameBlobs(t, f, g)
+	}
+	before := res(f.Serialize()).get(t)
+	_, err := f.AddIfAbsentBatchStrings([]string{"z"}, 0)
+	wantStatus(t, err, StatusInvalidArgument)
+	_, err = f.ContainsBatch([][]byte{[]byte("z")}, 0)
+	wantStatus(t, err, StatusInvalidArgument)
+	wantStatus(t, f.AddBatchStrings([]string{"z"}, 0), StatusInvalidArgument)
+	if !bytes.Equal(before, res(f.Serialize()).get(t)) {
+		t.Fatal("a refused batch changed the filter")
+	}
+	binary := [][]byte{{0}, {0, 0}, {}}
+	must(t, f.AddBatch(binary, 6000))
+	if a := res(f.ContainsBatch(binary, 6000)).get(t); fmt.Sprint(a) != "[true true true]" {
+		t.Fatalf("ContainsBatch = %v", a)
+	}
+	if a := res(f.AddIfAbsentBatch(binary, 6000)).get(t); fmt.Sprint(a) != "[true true true]" {
+		t.Fatalf("AddIfAbsentBatch = %v", a)
+	}
+	if a := res(f.AddIfAbsentBatchStrings(nil, 6000)).get(t); len(a) != 0 {
+		t.Fatal("empty batch")
+	}
 }
 
 // now = 0 is no time: every call taking one rejects it and changes nothing.
@@ -346,6 +416,7 @@ func TestTimeBloomZeroTime(t *testing.T) {
 // checkTimeBloomClosed calls every method of a filter and wants a clean ErrNull.
 var checkTimeBloomClosed = everyMethodClosed[*TimeBloom]("TimeBloom",
 	"Add AddString Contains ContainsString AddIfAbsent AddIfAbsentString "+
+		"AddBatch AddBatchStrings ContainsBatch ContainsBatchStrings AddIfAbsentBatch AddIfAbsentBatchStrings "+
 		"Clear Stats SliceBits Info Span Memory Serialize MarshalBinary")
 
 func TestTimeBloomClosed(t *testing.T) {

@@ -4,7 +4,12 @@
 # TemporalFilters::RecencySketch, one key per call and in batches, beside
 # the same loop in C (TemporalFilters::Native.c_loop_ns, from the shared SWIG
 # interface) on the same sketch and keys in the same run. Prints ns/op and
-# the ratio binding / C, medians over several repetitions.
+# the ratio binding / C, medians over several repetitions. Then the same for
+# the Bloom filters' contains and add, single and in batches
+# (Native.age_bloom_c_loop_ns, Native.time_bloom_c_loop_ns: the same calls
+# in C, one per key or 64 keys per batch call), on a classic AgeBloom and a
+# TimeBloom sized for the keys at 1e-3 and filled with them; contains asks
+# for those keys (present) and for as many others (absent).
 #
 #   ruby -I<src>/bindings/ruby/lib -I<build>/bindings/ruby bench_recency_sketch.rb
 #        [--quick] [--concurrent] [--keys N] [--reps N] [--batch N] [--buildtype T]
@@ -108,12 +113,68 @@ end
 puts
 puts "ratio = ns/op through TemporalFilters::RecencySketch / ns/op of the same loop in C"
 
+# ---- the Bloom filters ---------------------------------------------------
+
+SPAN = 1000
+absent_keys = keys.map { |k| (k.b.tap { |x| x.setbyte(0, x.getbyte(0) ^ 0x5A) }).freeze }.freeze
+absent_data = absent_keys.join.b.freeze
+absent_batches = absent_keys.each_slice(batch).to_a
+age = TemporalFilters::AgeBloom.for_target(n, 1e-3)
+tbf = TemporalFilters::TimeBloom.for_target(n, 1e-3, SPAN)
+key_batches.each_with_index do |ks, b|
+  age.add_batch(ks)
+  tbf.add_batch(ks, 1 + (b * SPAN / key_batches.size))
+end
+age_native = age.instance_variable_get(:@native)
+tb_native = tbf.instance_variable_get(:@native)
+bloom_now = SPAN
+
+# ns per key of the block, run over n keys
+time_per_key = lambda do |&blk|
+  a = now_ns
+  blk.call
+  (now_ns - a).fdiv(n)
+end
+age_c = ->(data, op) { -> { TemporalFilters::Native.age_bloom_c_loop_ns(age_native, data, KEY_LEN, op) } }
+time_c = ->(data, op) { -> { TemporalFilters::Native.time_bloom_c_loop_ns(tb_native, data, KEY_LEN, op, bloom_now) } }
+bloom_rows = [
+  ["age contains?", "present", -> { time_per_key.call { keys.each { |k| age.contains?(k) } } }, age_c.call(keys_data, 0)],
+  ["age contains_batch", "present", -> { time_per_key.call { key_batches.each { |ks| age.contains_batch(ks) } } },
+   age_c.call(keys_data, 2)],
+  ["age contains?", "absent", -> { time_per_key.call { absent_keys.each { |k| age.contains?(k) } } },
+   age_c.call(absent_data, 0)],
+  ["age contains_batch", "absent", -> { time_per_key.call { absent_batches.each { |ks| age.contains_batch(ks) } } },
+   age_c.call(absent_data, 2)],
+  ["age add", "", -> { time_per_key.call { keys.each { |k| age.add(k) } } }, age_c.call(keys_data, 1)],
+  ["age add_batch", "", -> { time_per_key.call { key_batches.each { |ks| age.add_batch(ks) } } },
+   age_c.call(keys_data, 3)],
+  ["time contains?", "absent", -> { time_per_key.call { absent_keys.each { |k| tbf.contains?(k, bloom_now) } } },
+   time_c.call(absent_data, 0)],
+  ["time contains_batch", "absent",
+   -> { time_per_key.call { absent_batches.each { |ks| tbf.contains_batch(ks, bloom_now) } } },
+   time_c.call(absent_data, 2)]
+]
+bloom_rows.each { |_, _, ruby, c| ruby.call && c.call } # warm-up
+bloom_runs = Array.new(opts[:reps]) { bloom_rows.map { |_, _, ruby, c| [c.call, ruby.call] } }
+puts
+puts format("The Bloom filters through the Ruby binding: %s and %s, sized for %d keys at 1e-3, median of %d runs",
+            age.inspect, tbf.inspect, n, opts[:reps])
+puts format("%-20s %-8s %10s %10s %8s", "op", "keys", "ns/op", "C ns/op", "ratio")
+bloom_rows.each_with_index do |(op, kind, _, _), i|
+  c = median(bloom_runs.map { |r| r[i][0] })
+  ruby = median(bloom_runs.map { |r| r[i][1] })
+  puts format("%-20s %-8s %10.1f %10.1f %7.2fx", op, kind, ruby, c, ruby / c)
+end
+puts "C = the same call in C, one per key or 64 keys per batch call; the Ruby batches take #{batch} keys"
+
 if opts[:quick]
   # The smoke run also checks that the numbers and the answers make sense.
   probe = keys.first(1000)
   single = probe.map { |k| sketch.query(k) }
   raise "query_batch differs from query" unless sketch.query_batch(probe) == single
   raise "a key reads as never seen" if single.include?(0)
+  raise "contains_batch differs from contains?" unless age.contains_batch(absent_keys.first(1000)) ==
+                                                        absent_keys.first(1000).map { |k| age.contains?(k) }
   bad = med.reject { |_, v| v.is_a?(Float) && v.finite? && v.positive? }
   raise "bad measurements: #{bad}" unless bad.empty?
 

@@ -154,10 +154,17 @@ class TestAgeBloom < Minitest::Test
   # ---- sizing -------------------------------------------------------------
 
   def test_choose_matches_the_c_library
-    assert_equal [12, 87, 0.5], AB.choose(0.01), "the classic layout's fill is 1/2"
+    assert_equal [10, 24, 0.5], AB.choose(0.01), "the classic layout's fill is 1/2"
+    assert_equal [12, 87, 0.5], AB.choose(0.01, flags: AB::MIN_MEMORY), "the memory-minimal pair"
+    assert_equal [[14, 36, 0.5], [16, 139, 0.5]], [AB.choose(0.001), AB.choose(0.001, flags: AB::MIN_MEMORY)]
     rate = AB.false_positive_rate(12, 87)
     assert_operator rate, :<=, 0.01
     assert_operator rate, :>, 0.001
+    rate = AB.false_positive_rate(10, 24)
+    assert_operator rate, :<=, 0.01
+    assert_operator rate, :>, 0.001
+    assert_operator AB.bits_per_element(10, 24), :>, AB.bits_per_element(12, 87), "the default costs some memory"
+    assert_operator AB.bits_per_element(10, 24), :<, 1.15 * AB.bits_per_element(12, 87)
     k, l, = AB.choose(0.001)
     assert_operator AB.false_positive_rate(k, l), :<=, 0.001
     assert_operator AB.bits_per_element(k, l), :>, AB.bits_per_element(12, 87), "a tighter target costs memory"
@@ -178,11 +185,84 @@ class TestAgeBloom < Minitest::Test
 
   def test_for_target_uses_choose
     f = AB.for_target(1000, 0.01, seed: 77)
-    assert_equal [12, 87, 77], [f.k, f.l, f.seed]
+    assert_equal [10, 24, 77], [f.k, f.l, f.seed]
+    assert_equal (1000 + 23) / 24, f.generation, "g = ceil(capacity / l)"
+    assert_operator f.capacity, :>=, 1000
+    assert_equal (10 * f.generation / Math.log(2)).ceil, f.slice_bits
+    assert_equal 0, AB.for_target(10, 0.1).seed
+    # the memory-minimal pair on request; the flag is not recorded
+    f = AB.for_target(1000, 0.01, seed: 77, flags: AB::MIN_MEMORY)
+    assert_equal [12, 87, 77, 0], [f.k, f.l, f.seed, f.flags]
     assert_equal (1000 + 86) / 87, f.generation, "g = ceil(capacity / l)"
     assert_operator f.capacity, :>=, 1000
     assert_equal (12 * f.generation / Math.log(2)).ceil, f.slice_bits
-    assert_equal 0, AB.for_target(10, 0.1).seed
+  end
+
+  # expected_probes: the C library's values (printed by a C program with
+  # %.17g), a frozen Probes; the default choice within PROBE_BUDGET.
+  def test_expected_probes
+    assert_equal 6.0, AB::PROBE_BUDGET
+    {
+      [10, 24] => [5.7835982453353605, 12.25791969537735],
+      [12, 87] => [16.239311717094822, 19.435517987032494],
+      [14, 36] => [5.9149538933696872, 16.512729020440414],
+      [16, 139] => [19.147471685834415, 24.958225753062184],
+      [64, 1] => [1.0221436478963601, 64.25],
+      [64, 1024] => [33.207227944769777, 80.186345919342898]
+    }.each do |(k, l), (absent, present)|
+      p = AB.expected_probes(k, l)
+      assert_in_delta absent, p.absent, 1e-9 * absent, [k, l].inspect
+      assert_in_delta present, p.present, 1e-9 * present, [k, l].inspect
+    end
+    # by hand: the oldest slice, then the newest on a miss
+    assert_frozen_struct(AB::Probes, { absent: 1.5, present: 1.25 }, AB.expected_probes(1, 1), nil)
+    [0.1, 0.01, 0.001, 1e-4, 1e-6].each do |rate|
+      k, l, = AB.choose(rate)
+      p = AB.expected_probes(k, l)
+      assert_operator p.absent, :<=, AB::PROBE_BUDGET, rate.to_s
+      assert_operator p.present, :>=, k, rate.to_s
+    end
+    assert_operator AB.expected_probes(12, 87).absent, :>, AB::PROBE_BUDGET
+  end
+
+  # The batches give the answers and the filter of the single calls on the
+  # same keys, in both layouts, across shifts (a window of about 200
+  # inserts, 600 keys per batch).
+  def test_batches_equal_single_calls
+    [0, AB::BLOCKED].each do |flags|
+      f = AB.for_target(200, 0.01, seed: 3, flags: flags)
+      g = AB.for_target(200, 0.01, seed: 3, flags: flags)
+      keys = Array.new(600) { |i| "b-#{i % 400}" } # repeats within the batch
+      assert_equal keys.map { |k| g.add_if_absent(k) }, f.add_if_absent_batch(keys)
+      assert_equal g.serialize, f.serialize
+      probe = Array.new(1000) { |i| i.even? ? "b-#{i / 2}" : "absent-#{i}" }
+      present = f.contains_batch(probe)
+      assert_equal probe.map { |k| g.contains?(k) }, present
+      assert present[2 * 399], "the last insert is in the window"
+      assert_same f, f.add_batch(keys)
+      keys.each { |k| g.add(k) }
+      assert_equal g.serialize, f.serialize
+      binary = ["\x00".b, "\x00\x00".b, ""]
+      f.add_batch(binary)
+      assert_equal [true] * 3, f.contains_batch(binary)
+      assert_equal [true] * 3, f.add_if_absent_batch(binary)
+      assert_equal [], f.contains_batch([])
+      assert_equal [], f.add_if_absent_batch([])
+      before = f.serialize
+      f.add_batch([])
+      assert_equal before, f.serialize
+    end
+  end
+
+  def test_bad_batch_arguments
+    f = AB.new(3, 4, 256, seed: 1).add("k")
+    before = f.serialize
+    assert_raises(TypeError) { f.add_batch("k") }
+    assert_raises(TypeError) { f.contains_batch(nil) }
+    assert_raises(TypeError) { f.add_if_absent_batch(["a", nil]) }
+    assert_raises(TypeError) { f.add_batch(["a", 1]) }
+    assert_raises(ArgumentError) { f.contains_batch(["k"], 5) } # no time for a count window
+    assert_equal before, f.serialize
   end
 
   # ---- keys ---------------------------------------------------------------

@@ -26,7 +26,8 @@ class TestBloomErrors < Minitest::Test
   # filter (test_age_bloom.rb#test_close: the calls of the classic layout).
   def test_closed_age_bloom
     f = AB.new(3, 4, 256, seed: 5, flags: AB::BLOCKED).add("k")
-    assert_closes(f, add: ["a"], contains?: ["k"], add_if_absent: ["a"], clear: [], blocked?: [])
+    assert_closes(f, add: ["a"], contains?: ["k"], add_if_absent: ["a"], clear: [], blocked?: [],
+                     add_batch: [["a"]], contains_batch: [["k"]], add_if_absent_batch: [["a"]])
     g = age
     g.close
     %i[blocked? k capacity serialize stats fpr_now].each do |name|
@@ -41,7 +42,8 @@ class TestBloomErrors < Minitest::Test
     %i[slices bits inserts k span info serialize].each do |name|
       assert_closed(/TimeBloom is closed/, name.to_s) { f.public_send(name) }
     end
-    { contains?: ["k", 100], stats: [1], fpr_now: [100], slice_bits: [0], add: ["k", 100] }.each do |name, args|
+    { contains?: ["k", 100], stats: [1], fpr_now: [100], slice_bits: [0], add: ["k", 100],
+      add_batch: [["k"], 100], contains_batch: [["k"], 100], add_if_absent_batch: [["k"], 100] }.each do |name, args|
       assert_closed(/TimeBloom is closed/, name.to_s) { f.public_send(name, *args) }
     end
   end
@@ -129,22 +131,30 @@ class TestBloomErrors < Minitest::Test
     assert_equal [1, 31], AB.new(1, 31, 32, flags: AB::BLOCKED).then { |f| [f.k, f.l] }
   end
 
-  # The flags: BLOCKED for the age filter (whose sizing takes rates up to
-  # 0.2), none yet for the time filter; an unknown bit is refused, so that a
-  # later version may give it a meaning.
+  # The flags: BLOCKED and MIN_MEMORY for the age filter (whose blocked
+  # sizing takes rates up to 0.2), MIN_MEMORY for the time filter; an
+  # unknown bit is refused, so that a later version may give it a meaning.
+  # MIN_MEMORY is for the sizing helpers of the classic layout only.
   def test_age_bloom_flags_refused_by_the_library
     assert_tf_error(:INVALID_ARGUMENT, /0\.2/) { AB.for_target(100, 0.5, flags: AB::BLOCKED) }
     assert_tf_error(:INVALID_ARGUMENT, /0\.2/) { AB.choose(0.5, flags: AB::BLOCKED) }
     assert_equal 0.5, AB.choose(0.5)[2], "the classic layout takes it"
-    [2, 4, AB::BLOCKED | 2, 0x8000_0000].each do |bad|
+    [4, AB::BLOCKED | 4, 0x8000_0000].each do |bad|
       assert_tf_error(:INVALID_ARGUMENT, /flags has unknown bits/) { AB.new(3, 4, 256, flags: bad) }
       assert_tf_error(:INVALID_ARGUMENT, /flags/) { AB.for_target(100, 0.01, flags: bad) }
       assert_tf_error(:INVALID_ARGUMENT, /flags/) { AB.choose(0.01, flags: bad) }
     end
-    [1, 2, 0x8000_0000].each do |bad|
+    [AB::MIN_MEMORY, AB::MIN_MEMORY | AB::BLOCKED].each do |bad|
+      assert_tf_error(:INVALID_ARGUMENT, /MIN_MEMORY/) { AB.new(3, 4, 256, flags: bad) }
+    end
+    assert_tf_error(:INVALID_ARGUMENT, /MIN_MEMORY/) { AB.for_target(100, 0.01, flags: AB::MIN_MEMORY | AB::BLOCKED) }
+    assert_tf_error(:INVALID_ARGUMENT, /MIN_MEMORY/) { AB.choose(0.01, flags: AB::MIN_MEMORY | AB::BLOCKED) }
+    [2, 4, 0x8000_0000].each do |bad|
       assert_tf_error(:INVALID_ARGUMENT, /flags has unknown bits/) { TB.new(3, 4, 256, 100, flags: bad) }
       assert_tf_error(:INVALID_ARGUMENT, /flags/) { TB.for_target(100, 0.01, 1000, flags: bad) }
     end
+    assert_tf_error(:INVALID_ARGUMENT, /MIN_MEMORY/) { TB.new(3, 4, 256, 100, flags: TB::MIN_MEMORY) }
+    assert_equal [2, 1], [AB::MIN_MEMORY, TB::MIN_MEMORY]
     [-1, 2**32].each do |bad|
       assert_tf_error(:INVALID_ARGUMENT, /flags is out of range/) { AB.new(3, 4, 256, flags: bad) }
       assert_tf_error(:INVALID_ARGUMENT, /flags is out of range/) { TB.new(3, 4, 256, 100, flags: bad) }
@@ -176,10 +186,13 @@ class TestBloomErrors < Minitest::Test
     end
     assert_tf_error(:TOO_LARGE) { TB.for_target(100, 1e-300, 1000) }
     assert_tf_error(:INVALID_ARGUMENT) { TB.for_target(0, 0.01, 1000) }
-    # choose(0.01) gives l = 87: the span must be at least that
-    assert_tf_error(:INVALID_ARGUMENT) { TB.for_target(100, 0.01, 86) }
+    # choose(0.01) gives l = 24: the span must be at least that
+    assert_tf_error(:INVALID_ARGUMENT) { TB.for_target(100, 0.01, 23) }
     assert_tf_error(:INVALID_ARGUMENT) { TB.for_target(100, 0.01, 0) }
-    assert_equal 87, TB.for_target(100, 0.01, 87).span
+    assert_equal 24, TB.for_target(100, 0.01, 24).span
+    # with MIN_MEMORY, l = 87
+    assert_tf_error(:INVALID_ARGUMENT, /span/) { TB.for_target(100, 0.01, 86, flags: TB::MIN_MEMORY) }
+    assert_equal [87, 87], TB.for_target(100, 0.01, 87, flags: TB::MIN_MEMORY).then { |f| [f.l, f.span] }
     assert_tf_error(:TOO_LARGE) { TB.for_target(MAX_U64, 0.01, 1000) }
     assert_tf_error(:TOO_LARGE) { TB.for_target(2**50, 0.01, 1000) }
   end

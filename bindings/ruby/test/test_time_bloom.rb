@@ -37,8 +37,44 @@ class TestTimeBloom < Minitest::Test
     assert_equal [*AB.choose(0.01).first(2), 60_000, 5], [f.k, f.l, f.span, f.seed]
     assert_equal f.k + f.l, f.slices
     # slices of ceil(k * ceil(C / l) / ln 2) bits
-    assert_equal (12 * (10_000 / 87.0).ceil / Math.log(2)).ceil, f.slice_bits(0)
+    assert_equal (10 * (10_000 / 24.0).ceil / Math.log(2)).ceil, f.slice_bits(0)
     assert_equal 0, TB.for_target(10, 0.1, 1000).seed
+    # MIN_MEMORY: AgeBloom's memory-minimal pair; the flag is not recorded
+    f = TB.for_target(10_000, 0.01, 60_000, seed: 5, flags: TB::MIN_MEMORY)
+    assert_equal [12, 87, 0], [f.k, f.l, f.flags]
+    assert_equal AB.choose(0.01, flags: AB::MIN_MEMORY).first(2), [f.k, f.l]
+    assert_equal (12 * (10_000 / 87.0).ceil / Math.log(2)).ceil, f.slice_bits(0)
+  end
+
+  # The batches give the answers and the filter of the single calls on the
+  # same keys at the same times, across shifts and retired slices; a bad
+  # time or key list changes nothing.
+  def test_batches_equal_single_calls
+    f = TB.for_target(200, 0.01, 1000, seed: 3)
+    g = TB.for_target(200, 0.01, 1000, seed: 3)
+    probe = Array.new(400) { |i| i.even? ? "t-#{i}" : "absent-#{i}" }
+    (1...5000).step(97) do |now|
+      keys = Array.new(150) { |i| "t-#{(now + 7 * i) % 400}" } # repeats within and across batches
+      assert_equal keys.map { |k| g.add_if_absent(k, now) }, f.add_if_absent_batch(keys, now), "at #{now}"
+      assert_same f, f.add_batch(keys, now + 1)
+      keys.each { |k| g.add(k, now + 1) }
+      assert_equal probe.map { |k| g.contains?(k, now + 2) }, f.contains_batch(probe, now + 2), "at #{now}"
+      assert_equal g.serialize, f.serialize
+    end
+    before = f.serialize
+    assert_tf_error(:INVALID_ARGUMENT) { f.add_batch(["z"], 0) }
+    assert_tf_error(:INVALID_ARGUMENT) { f.contains_batch(["z"], 0) }
+    assert_tf_error(:INVALID_ARGUMENT) { f.add_if_absent_batch(["z"], 0) }
+    assert_tf_error(:INVALID_ARGUMENT) { f.add_batch(["z"], -1) }
+    assert_raises(TypeError) { f.add_if_absent_batch("z", 5000) }
+    assert_raises(TypeError) { f.add_batch(["a", nil], 5000) }
+    assert_raises(ArgumentError) { f.contains_batch(["z"]) } # a time is needed
+    assert_equal before, f.serialize
+    binary = ["\x00".b, "\x00\x00".b, ""]
+    f.add_batch(binary, 6000)
+    assert_equal [true] * 3, f.contains_batch(binary, 6000)
+    assert_equal [true] * 3, f.add_if_absent_batch(binary, 6000)
+    assert_equal [], f.contains_batch([], 6000)
   end
 
   def test_add_and_contains

@@ -3,8 +3,8 @@
 # TemporalFilters::Membership: the operations both Bloom filters share.
 
 module TemporalFilters
-  # add, contains?, add_if_absent and clear of AgeBloom and TimeBloom,
-  # written once. A TimeBloom's window is a span of time: its calls take the
+  # add, contains?, add_if_absent, their batches and clear of AgeBloom and
+  # TimeBloom, written once. A TimeBloom's window is a span of time: its calls take the
   # time now after the key (add(key, now), contains?(key, now), ...); an
   # AgeBloom's window is counted in inserts: they take the key alone. The
   # native layer checks the number of arguments (ArgumentError). Included
@@ -28,6 +28,30 @@ module TemporalFilters
     # was absent and is now added.
     def add_if_absent(key, *now)
       @native.add_if_absent(key, *now) == 1
+    end
+
+    # add(keys[i]) (TimeBloom: at time now) for every key (an Array of
+    # Strings), in order, in one native call that overlaps the keys' memory
+    # reads: the same filter as those single calls. Every argument is
+    # checked before anything changes. Returns self.
+    def add_batch(keys, *now)
+      @native.add_batch(key_array(keys), *now)
+      self
+    end
+
+    # contains?(keys[i]) (TimeBloom: at time now) for every key, in one
+    # native call that overlaps the keys' memory reads: an Array of true and
+    # false.
+    def contains_batch(keys, *now)
+      @native.contains_batch(keys, *now, key_array(keys).size)[1]
+    end
+
+    # add_if_absent(keys[i]) (TimeBloom: at time now) for every key, in
+    # order, in one native call: the same answers and the same filter as
+    # those single calls (a key repeated within the batch is present from
+    # its second occurrence on), an Array of true and false.
+    def add_if_absent_batch(keys, *now)
+      @native.add_if_absent_batch(keys, *now, key_array(keys).size)[1]
     end
 
     # Forgets every key (the shape stays: a TimeBloom's slices keep their

@@ -15,22 +15,32 @@ module TemporalFilters
   # raise InvalidArgumentError); the unit must be fine enough that span >=
   # l. A clock that goes backwards is clamped to the highest time seen.
   #
-  # add(key, now), contains?(key, now), add_if_absent(key, now) and clear
-  # (Membership). An add may shift and add a slice: OutOfMemoryError, or
+  # add(key, now), contains?(key, now), add_if_absent(key, now), their
+  # batches add_batch(keys, now), contains_batch(keys, now) and
+  # add_if_absent_batch(keys, now), and clear (Membership). An add may shift and add a slice: OutOfMemoryError, or
   # InvalidArgumentError (TF_ERR_TOO_LARGE) past 4096 slices, leave the
   # filter unchanged.
   #
-  # Not internally synchronised: contains?, the getters, stats, memory and
-  # serialize may overlap each other (from native threads); add,
-  # add_if_absent, clear and close need exclusive access.
+  # Not internally synchronised: contains?, contains_batch, the getters,
+  # stats, memory and serialize may overlap each other (from native
+  # threads); add, add_if_absent, their batches, clear and close need
+  # exclusive access.
   class TimeBloom
     include NativeHandle
     include Membership
 
+    # Flag of for_target (TF_TIME_BLOOM_MIN_MEMORY): the (k, l) with the
+    # fewest bits per element, however long its queries, as
+    # AgeBloom::MIN_MEMORY (without it absent queries test at most
+    # AgeBloom::PROBE_BUDGET slices in expectation). Not recorded in the
+    # filter or its blob; refused by new.
+    MIN_MEMORY = Native::TF_TIME_BLOOM_MIN_MEMORY
+
     # What was fixed at creation, from #info (frozen): k (hash functions:
     # bits set per insert, slices a key must match), l (the minimum number
     # of slices beyond the first k), span (the window, in the caller's time
-    # unit), the hash seed and the creation flags (none is defined yet: 0).
+    # unit), the hash seed and the creation flags (0: MIN_MEMORY is not
+    # recorded).
     # Each member has a reader of its own (#k, ...).
     Info = Struct.new(:k, :l, :span, :seed, :flags)
     snapshot_readers :info, Info
@@ -43,8 +53,8 @@ module TemporalFilters
     Stats = Struct.new(:slices, :bits, :bits_per_element, :inserts, :fpr_now)
 
     # Low level: k + l initial slices of slice_bits bits; k in 1..64, l in
-    # 1..1024, slice_bits in 64..2**40, span >= l. flags: none is defined
-    # yet, it must be 0 (a later version may give a bit a meaning). Raises
+    # 1..1024, slice_bits in 64..2**40, span >= l. flags: 0 (MIN_MEMORY is
+    # for for_target: here the caller chose k and l). Raises
     # InvalidArgumentError, OutOfMemoryError.
     def initialize(k, l, slice_bits, span, seed: 0, flags: 0)
       @native = NATIVE.new(k, l, slice_bits, span, seed, flags)
@@ -52,7 +62,8 @@ module TemporalFilters
 
     # A filter for the keys of the last span time units with a
     # false-positive rate of at most error_rate (in (0, 1)) at a steady rate:
-    # (k, l) from AgeBloom.choose, initial slices sized for initial_capacity
+    # (k, l) from AgeBloom.choose (flags MIN_MEMORY: from AgeBloom.choose
+    # with AgeBloom::MIN_MEMORY), initial slices sized for initial_capacity
     # (>= 1) inserts per span; the sizes adapt from the first shift. span
     # must be >= the chosen l. Raises InvalidArgumentError, OutOfMemoryError.
     def self.for_target(initial_capacity, error_rate, span, seed: 0, flags: 0)

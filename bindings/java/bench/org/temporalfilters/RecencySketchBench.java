@@ -6,7 +6,9 @@ import java.util.Arrays;
  * The cost of the Java binding: update and query ns/op through the idiomatic
  * layer, one key per call and in batches, beside the C library's own loop
  * (tf_binding_c_loop_ns, the same sketch and keys, measured in the same run),
- * printed as ratios binding / C. Medians over several passes, after a warm-up
+ * printed as ratios binding / C; then the same for the Bloom filters'
+ * contains and add, single and batch (tf_binding_age_bloom_c_loop_ns,
+ * tf_binding_time_bloom_c_loop_ns). Medians over several passes, after a warm-up
  * pass that lets the JIT compile the Java loops.
  *
  * <pre>
@@ -189,5 +191,124 @@ public final class RecencySketchBench {
             }
             System.out.println("(sink " + (sink & 1) + ")");
         }
+        bloom(keys, flat, packed, reps, quick);
+    }
+
+    /* A row of the Bloom table: the Java pass and the C loop's op on the same
+     * filter and keys. */
+    private record BloomRow(String name, Pass java, Pass c) {
+    }
+
+    /* The Bloom filters' single and batch calls beside the C loops
+     * (tf_binding_age_bloom_c_loop_ns, tf_binding_time_bloom_c_loop_ns: the
+     * same calls in C, one per key or 64 keys per call) on the same filter
+     * and keys: a classic AgeBloom and a TimeBloom sized for the keys at 1e-3
+     * (the default (k, l), 14 and 36) and filled with them; contains asks for
+     * those keys (present) and for as many others (absent). The batches take
+     * keys packed once (KeyBatch). */
+    private static void bloom(byte[][] keys, byte[] flat, KeyBatch[] packed, int reps, boolean quick) {
+        int nKeys = keys.length;
+        byte[][] absent = new byte[nKeys][];
+        byte[] absentFlat = new byte[flat.length];
+        KeyBatch[] absentPacked = new KeyBatch[packed.length];
+        for (int i = 0; i < nKeys; i++) {
+            absent[i] = keys[i].clone();
+            absent[i][0] ^= (byte) 0x5A; // another key of the same length
+            absent[i][KEY_LEN - 1] ^= (byte) 0xA5;
+            System.arraycopy(absent[i], 0, absentFlat, i * KEY_LEN, KEY_LEN);
+        }
+        for (int b = 0; b < packed.length; b++) {
+            absentPacked[b] = KeyBatch.of(Arrays.copyOfRange(absent, b * BATCH, (b + 1) * BATCH));
+        }
+        final long span = 1000;
+        try (AgeBloom f = AgeBloom.forTarget(nKeys, 1e-3); TimeBloom tb = TimeBloom.forTarget(nKeys, 1e-3, span)) {
+            for (int b = 0; b < packed.length; b++) {
+                f.addBatch(packed[b]);
+                tb.addBatch(packed[b], 1 + b * span / packed.length);
+            }
+            final long now = span;
+            BloomRow[] rows = {
+                new BloomRow("age contains (present)", t -> containsNs(keys, f::contains),
+                        t -> f.cLoopNs(flat, KEY_LEN, 0)),
+                new BloomRow("age contains_batch (present)", t -> batchNs(packed, kb -> f.containsBatch(kb)),
+                        t -> f.cLoopNs(flat, KEY_LEN, 2)),
+                new BloomRow("age contains (absent)", t -> containsNs(absent, f::contains),
+                        t -> f.cLoopNs(absentFlat, KEY_LEN, 0)),
+                new BloomRow("age contains_batch (absent)", t -> batchNs(absentPacked, kb -> f.containsBatch(kb)),
+                        t -> f.cLoopNs(absentFlat, KEY_LEN, 2)),
+                new BloomRow("age add", t -> {
+                    long a = System.nanoTime();
+                    for (byte[] k : keys) {
+                        f.add(k);
+                    }
+                    return (double) (System.nanoTime() - a) / nKeys;
+                }, t -> f.cLoopNs(flat, KEY_LEN, 1)),
+                new BloomRow("age add_batch", t -> batchNs(packed, kb -> {
+                    f.addBatch(kb);
+                    return null;
+                }), t -> f.cLoopNs(flat, KEY_LEN, 3)),
+                new BloomRow("time contains (absent)", t -> containsNs(absent, k -> tb.contains(k, now)),
+                        t -> tb.cLoopNs(absentFlat, KEY_LEN, 0, now)),
+                new BloomRow("time contains_batch (absent)",
+                        t -> batchNs(absentPacked, kb -> tb.containsBatch(kb, now)),
+                        t -> tb.cLoopNs(absentFlat, KEY_LEN, 2, now)),
+            };
+            double[][] javaNs = new double[rows.length][reps];
+            double[][] cNs = new double[rows.length][reps];
+            // warm-up pass (not counted), then the measured passes, the C loop
+            // right before each Java pass
+            for (int rep = -1; rep < reps; rep++) {
+                for (int r = 0; r < rows.length; r++) {
+                    double c = rows[r].c().run(0);
+                    double j = rows[r].java().run(0);
+                    if (rep >= 0) {
+                        cNs[r][rep] = c;
+                        javaNs[r][rep] = j;
+                    }
+                }
+            }
+            System.out.printf("%nJava binding benchmark: AgeBloom %s and TimeBloom %s, sized for %d keys at 1e-3,%n",
+                    f, tb, nKeys);
+            System.out.printf("median of %d passes; C = tf_binding_{age,time}_bloom_c_loop_ns (the same call in C: one"
+                    + " per key, batches of %d)%s%n", reps, BATCH, quick ? " [--quick: not a measurement]" : "");
+            System.out.printf("%-30s %10s %10s %8s%n", "operation", "Java ns/op", "C ns/op", "Java/C");
+            for (int r = 0; r < rows.length; r++) {
+                double j = median(javaNs[r]);
+                double c = median(cNs[r]);
+                System.out.printf("%-30s %10.1f %10.1f %8.2f%n", rows[r].name(), j, c, j / c);
+            }
+            // the batches answer as the single calls
+            boolean[] batch = f.containsBatch(absentPacked[0]);
+            for (int i = 0; i < BATCH; i++) {
+                if (batch[i] != f.contains(absent[i])) {
+                    throw new IllegalStateException("containsBatch differs from contains at key " + i);
+                }
+            }
+            System.out.println("(sink " + (sink & 1) + ")");
+        }
+    }
+
+    /* ns per key of `contains` over every key, one call each. */
+    private static double containsNs(byte[][] keys, java.util.function.Predicate<byte[]> contains) {
+        long a = System.nanoTime();
+        int hits = 0;
+        for (byte[] k : keys) {
+            hits += contains.test(k) ? 1 : 0;
+        }
+        long ns = System.nanoTime() - a;
+        sink += hits;
+        return (double) ns / keys.length;
+    }
+
+    /* ns per key of `op` over every packed batch. */
+    private static double batchNs(KeyBatch[] batches, java.util.function.Function<KeyBatch, Object> op) {
+        long a = System.nanoTime();
+        long acc = 0;
+        for (KeyBatch kb : batches) {
+            acc += op.apply(kb) == null ? 0 : 1;
+        }
+        long ns = System.nanoTime() - a;
+        sink += acc;
+        return (double) ns / ((long) batches.length * BATCH);
     }
 }

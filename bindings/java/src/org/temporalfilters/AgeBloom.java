@@ -33,15 +33,35 @@ package org.temporalfilters;
  *
  * <p><b>Threads</b>: a filter, of either layout, is not internally
  * synchronised. Calls that do not modify it ({@link #contains},
- * {@link #stats}, {@link #info}, {@link #memory}, {@link #serialize}) may run
- * concurrently with each other; {@link #add}, {@link #addIfAbsent},
- * {@link #clear} and {@link #close} need exclusive access (lock around them
- * when threads share a filter). The static factories and sizing helpers are
- * thread-safe.
+ * {@link #containsBatch}, {@link #stats}, {@link #info}, {@link #memory},
+ * {@link #serialize}) may run concurrently with each other; {@link #add},
+ * {@link #addIfAbsent}, their batches, {@link #clear} and {@link #close}
+ * need exclusive access (lock around them when threads share a filter). The
+ * static factories and sizing helpers are thread-safe.
  */
 public final class AgeBloom extends NativeHandle<AgeBloomNative> {
     /** Flag: the blocked layout ({@code TF_AGE_BLOOM_BLOCKED}). */
     public static final int BLOCKED = (int) TemporalFiltersNative.TF_AGE_BLOOM_BLOCKED;
+
+    /**
+     * Flag of {@link #choose(double, int)} and {@link #forTarget(long, double, long, int)}
+     * ({@code TF_AGE_BLOOM_MIN_MEMORY}), classic layout: the {@code (k, l)}
+     * with the fewest bits per element, however long its queries (at 1e-2:
+     * {@code (12, 87)}, 19.70 bits and 16.2 probes per absent key, against
+     * the default {@code (10, 24)}, 20.44 bits and 5.8 probes). Not recorded
+     * in the filter or its blob; refused with {@link #BLOCKED} and by the
+     * constructor, where the caller gives {@code (k, l)}.
+     */
+    public static final int MIN_MEMORY = (int) TemporalFiltersNative.TF_AGE_BLOOM_MIN_MEMORY;
+
+    /**
+     * The default choice's bound on the slices a query for an absent key tests
+     * in expectation, at the filter's worst moment
+     * ({@code TF_AGE_BLOOM_PROBE_BUDGET}, 6.0): {@link #choose(double)} picks
+     * the fewest bits per element among the pairs whose
+     * {@link #expectedProbes(int, int)}{@code .absent()} is at most this.
+     */
+    public static final double PROBE_BUDGET = TemporalFiltersNative.TF_AGE_BLOOM_PROBE_BUDGET;
 
     /**
      * A sizing ({@code tf_age_bloom_choose}).
@@ -56,6 +76,18 @@ public final class AgeBloom extends NativeHandle<AgeBloomNative> {
     }
 
     /**
+     * What a query of a classic filter costs ({@code tf_age_bloom_expected_probes}):
+     * the slices it tests in expectation at the filter's worst moment (just
+     * before a shift), each one random memory read.
+     *
+     * @param absent  for a key not in the filter
+     * @param present for a key of uniformly random age within the window (at
+     *                least {@code k})
+     */
+    public record Probes(double absent, double present) {
+    }
+
+    /**
      * What a filter was created with ({@code tf_age_bloom_info}).
      *
      * @param k          hash functions, bits set per insert (1..64)
@@ -65,7 +97,8 @@ public final class AgeBloom extends NativeHandle<AgeBloomNative> {
      * @param capacity   the window in inserts, {@code l * generation}: every key
      *                   among the last this many inserts is contained
      * @param seed       the hash seed, 0 .. 2^32-1
-     * @param flags      the creation flags ({@link #BLOCKED} or 0)
+     * @param flags      the creation flags ({@link #BLOCKED} or 0; {@link #MIN_MEMORY} is
+     *                   not recorded)
      */
     public record Info(int k, int l, long sliceBits, long generation, long capacity, long seed, int flags) {
     }
@@ -96,10 +129,11 @@ public final class AgeBloom extends NativeHandle<AgeBloomNative> {
      * @param l         window slices, 1..1024
      * @param sliceBits bits per slice, 64 .. 2^40 (blocked: 32 .. 2^40)
      * @param seed      hash seed, 0 .. 2^32-1
-     * @param flags     0 or {@link #BLOCKED}
+     * @param flags     0 or {@link #BLOCKED} ({@link #MIN_MEMORY} is refused:
+     *                  the caller chose {@code (k, l)})
      * @throws InvalidArgumentException k, l or sliceBits out of range, a
-     *         negative number, a seed outside 32 bits, an unknown flag
-     *         ({@link Status#INVALID_ARGUMENT}); sliceBits above 2^40
+     *         negative number, a seed outside 32 bits, an unknown flag or
+     *         {@link #MIN_MEMORY} ({@link Status#INVALID_ARGUMENT}); sliceBits above 2^40
      *         ({@link Status#TOO_LARGE})
      * @throws NativeOutOfMemoryException the filter does not fit in memory
      */
@@ -127,9 +161,10 @@ public final class AgeBloom extends NativeHandle<AgeBloomNative> {
      * @param errorRate target false-positive rate, in (0, 1) (blocked: (0, 0.2];
      *                  above, the blocked model is not conservative)
      * @param seed      hash seed, 0 .. 2^32-1
-     * @param flags     0 or {@link #BLOCKED}
+     * @param flags     0, {@link #MIN_MEMORY} or {@link #BLOCKED}
      * @throws InvalidArgumentException a rate outside its range or NaN,
-     *         capacity &lt;= 0, a seed outside 32 bits, an unknown flag
+     *         capacity &lt;= 0, a seed outside 32 bits, an unknown flag or
+     *         {@code MIN_MEMORY | BLOCKED}
      *         ({@link Status#INVALID_ARGUMENT}); no {@code (k, l)} meets the
      *         rate, or slices over 2^40 bits ({@link Status#TOO_LARGE})
      * @throws NativeOutOfMemoryException the filter does not fit in memory
@@ -170,12 +205,18 @@ public final class AgeBloom extends NativeHandle<AgeBloomNative> {
      * The {@code (k, l)} pair, and the fill, whose steady-state false-positive
      * rate is at most {@code errorRate} with the fewest bits per element in
      * the layout {@code flags} chooses ({@code tf_age_bloom_choose}; classic:
-     * l is at most 256; blocked: {@code k + l} is 16 or 32, under the
+     * l is at most 256, and absent queries test at most
+     * {@link #PROBE_BUDGET} slices in expectation, or any number with
+     * {@link #MIN_MEMORY}; blocked: {@code k + l} is 16 or 32, under the
      * layout's conservative model). {@link #forTarget} and
-     * {@link TimeBloom#forTarget} use it.
+     * {@link TimeBloom#forTarget} use it. At 1e-2 it gives {@code (10, 24)},
+     * with {@link #MIN_MEMORY} {@code (12, 87)}; at 1e-3 {@code (14, 36)} and
+     * {@code (16, 139)}.
      *
+     * @param flags 0, {@link #MIN_MEMORY} or {@link #BLOCKED}
      * @throws InvalidArgumentException a rate outside (0, 1) (blocked: (0, 0.2])
-     *         or NaN, an unknown flag ({@link Status#INVALID_ARGUMENT}); no pair
+     *         or NaN, an unknown flag or {@code MIN_MEMORY | BLOCKED}
+     *         ({@link Status#INVALID_ARGUMENT}); no pair
      *         meets it ({@link Status#TOO_LARGE}: classic, none with
      *         {@code k <= 64}; blocked, below about 1e-18)
      */
@@ -209,6 +250,18 @@ public final class AgeBloom extends NativeHandle<AgeBloomNative> {
      */
     public static double bitsPerElement(int k, int l) {
         return AgeBloomNative.steady_bits_per_element(k, l);
+    }
+
+    /**
+     * The slices a query of a classic filter with parameters {@code (k, l)}
+     * tests in expectation, for an absent and for a present key, at its worst
+     * moment ({@code tf_age_bloom_expected_probes}, computed exactly). The
+     * blocked layout reads one or two lines whatever the key.
+     *
+     * @throws InvalidArgumentException k outside 1..64, l outside 1..1024
+     */
+    public static Probes expectedProbes(int k, int l) {
+        return new Probes(AgeBloomNative.expected_probes_absent(k, l), AgeBloomNative.expected_probes_present(k, l));
     }
 
     /**
@@ -259,6 +312,73 @@ public final class AgeBloom extends NativeHandle<AgeBloomNative> {
         return addIfAbsent(Native.utf8(key, "key"));
     }
 
+    /**
+     * {@link #add(byte[]) add}{@code (keys[i])} for every key, in order, in one
+     * native call that overlaps the keys' memory reads: the same filter as
+     * those single calls. Every argument is checked before anything changes.
+     * Needs exclusive access.
+     *
+     * @throws InvalidArgumentException a null argument (nothing added)
+     */
+    public void addBatch(KeyBatch keys) {
+        keysBatch(keys, (h, data, lens) -> h.add_batch(data, lens));
+    }
+
+    /** {@link #addBatch(KeyBatch)} of binary keys. */
+    public void addBatch(byte[][] keys) {
+        addBatch(KeyBatch.of(keys));
+    }
+
+    /** {@link #addBatch(KeyBatch)} of string keys (UTF-8). */
+    public void addBatch(String[] keys) {
+        addBatch(KeyBatch.of(keys));
+    }
+
+    /**
+     * {@link #contains(byte[]) contains}{@code (keys[i])} for every key, in one
+     * native call that overlaps the keys' memory reads.
+     *
+     * @return one answer per key, in the order of the keys
+     * @throws InvalidArgumentException a null argument
+     */
+    public boolean[] containsBatch(KeyBatch keys) {
+        return presentBatch(keys, (h, data, lens, present) -> h.contains_batch(data, lens, present));
+    }
+
+    /** {@link #containsBatch(KeyBatch)} of binary keys. */
+    public boolean[] containsBatch(byte[][] keys) {
+        return containsBatch(KeyBatch.of(keys));
+    }
+
+    /** {@link #containsBatch(KeyBatch)} of string keys (UTF-8). */
+    public boolean[] containsBatch(String[] keys) {
+        return containsBatch(KeyBatch.of(keys));
+    }
+
+    /**
+     * {@link #addIfAbsent(byte[]) addIfAbsent}{@code (keys[i])} for every key,
+     * in order, in one native call: the same answers and the same filter as
+     * those single calls (a key repeated within the batch is present from its
+     * second occurrence on). Every argument is checked before anything
+     * changes. Needs exclusive access.
+     *
+     * @return one answer per key, in the order of the keys
+     * @throws InvalidArgumentException a null argument (nothing added)
+     */
+    public boolean[] addIfAbsentBatch(KeyBatch keys) {
+        return presentBatch(keys, (h, data, lens, present) -> h.add_if_absent_batch(data, lens, present));
+    }
+
+    /** {@link #addIfAbsentBatch(KeyBatch)} of binary keys. */
+    public boolean[] addIfAbsentBatch(byte[][] keys) {
+        return addIfAbsentBatch(KeyBatch.of(keys));
+    }
+
+    /** {@link #addIfAbsentBatch(KeyBatch)} of string keys (UTF-8). */
+    public boolean[] addIfAbsentBatch(String[] keys) {
+        return addIfAbsentBatch(KeyBatch.of(keys));
+    }
+
     /** Forgets every key and resets the insert count (the shape stays). Needs exclusive access. */
     public void clear() {
         run(h -> h.clear());
@@ -277,6 +397,14 @@ public final class AgeBloom extends NativeHandle<AgeBloomNative> {
     public Stats stats() {
         return value(h -> h.stats(), s -> new Stats(s.getSlices(), s.getBits(), s.getBits_per_element(),
                 s.getInserts(), s.getFpr_now()));
+    }
+
+    /* The C loop of the benchmarks (tf_binding_age_bloom_c_loop_ns), on this
+     * filter: op 0 contains, 1 add, 2 contains_batch, 3 add_batch (64 keys
+     * per call) of the keys of keyLen bytes laid end to end in keysData;
+     * returns ns per key. */
+    double cLoopNs(byte[] keysData, int keyLen, int op) {
+        return call(h -> TemporalFiltersNative.age_bloom_c_loop_ns(h, keysData, keyLen, op));
     }
 
     @Override

@@ -4,6 +4,8 @@ package org.temporalfilters;
  * Keys packed for the batch calls ({@link RecencySketch#updateBatch},
  * {@link RecencySketch#queryBatch}, {@link RateLimiter#acquireBatch},
  * {@link RotatingCuckoo#containsBatch}, {@link RotatingCuckoo#addIfAbsentBatch},
+ * {@link AgeBloom#addBatch}, {@link AgeBloom#containsBatch}, {@link AgeBloom#addIfAbsentBatch},
+ * {@link TimeBloom#addBatch}, {@link TimeBloom#containsBatch}, {@link TimeBloom#addIfAbsentBatch},
  * {@link RecencyWindow#insertBatch}, {@link RecencyWindow#queryBatch},
  * {@link RecencyWindow#insertReportBatch}): their
  * bytes laid end to end plus their lengths, which is what crosses into the

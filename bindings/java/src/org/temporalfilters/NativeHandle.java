@@ -19,6 +19,38 @@ abstract class NativeHandle<N extends NativeProxy> extends NativeObject<N> {
         super(proxy, concurrent);
     }
 
+    /* A native batch call over packed keys with a 1/0 answer per key in
+     * `present` (the contains and add-if-absent batches). */
+    interface PresentBatch<N> {
+        void call(N h, byte[] data, int[] lens, int[] present);
+    }
+
+    /* The body of the batches with a yes/no answer per key: the keys checked
+     * (closed first, then null), one native call, one answer per key. */
+    final boolean[] presentBatch(KeyBatch keys, PresentBatch<N> op) {
+        open();
+        Native.notNull(keys, "keys");
+        int[] present = new int[keys.size()];
+        run(h -> op.call(h, keys.data, keys.lens, present));
+        boolean[] out = new boolean[present.length];
+        for (int i = 0; i < present.length; i++) {
+            out[i] = present[i] != 0;
+        }
+        return out;
+    }
+
+    /* A native batch call over packed keys without answers. */
+    interface KeysBatch<N> {
+        void call(N h, byte[] data, int[] lens);
+    }
+
+    /* The body of the batches without answers (the keys checked as above). */
+    final void keysBatch(KeyBatch keys, KeysBatch<N> op) {
+        open();
+        Native.notNull(keys, "keys");
+        run(h -> op.call(h, keys.data, keys.lens));
+    }
+
     /** Bytes of native memory held. */
     public long memory() {
         return callLong(NativeProxy::memory);

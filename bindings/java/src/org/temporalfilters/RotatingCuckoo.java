@@ -299,11 +299,7 @@ public final class RotatingCuckoo extends NativeHandle<RotatingCuckooNative> {
      * @throws InvalidArgumentException a null argument, now &lt;= 0
      */
     public boolean[] containsBatch(KeyBatch keys, long now) {
-        open();
-        Native.notNull(keys, "keys");
-        int[] present = new int[keys.size()];
-        run(h -> h.contains_batch(keys.data, keys.lens, now, present));
-        return answers(present);
+        return presentBatch(keys, (h, data, lens, present) -> h.contains_batch(data, lens, now, present));
     }
 
     /** {@link #containsBatch(KeyBatch, long)} of binary keys. */
@@ -330,11 +326,7 @@ public final class RotatingCuckoo extends NativeHandle<RotatingCuckooNative> {
      *         returned
      */
     public boolean[] addIfAbsentBatch(KeyBatch keys, long now) {
-        open();
-        Native.notNull(keys, "keys");
-        int[] present = new int[keys.size()];
-        run(h -> h.add_if_absent_batch(keys.data, keys.lens, now, present));
-        return answers(present);
+        return presentBatch(keys, (h, data, lens, present) -> h.add_if_absent_batch(data, lens, now, present));
     }
 
     /** {@link #addIfAbsentBatch(KeyBatch, long)} of binary keys. */
@@ -345,14 +337,6 @@ public final class RotatingCuckoo extends NativeHandle<RotatingCuckooNative> {
     /** {@link #addIfAbsentBatch(KeyBatch, long)} of string keys (UTF-8). */
     public boolean[] addIfAbsentBatch(String[] keys, long now) {
         return addIfAbsentBatch(KeyBatch.of(keys), now);
-    }
-
-    private static boolean[] answers(int[] present) {
-        boolean[] out = new boolean[present.length];
-        for (int i = 0; i < present.length; i++) {
-            out[i] = present[i] != 0;
-        }
-        return out;
     }
 
     /**

@@ -22,13 +22,22 @@ package org.temporalfilters;
  * negative.
  *
  * <p><b>Threads</b>: the filter is not internally synchronised. Calls that do
- * not modify it ({@link #contains}, {@link #stats}, {@link #sliceBits},
- * {@link #info}, {@link #memory}, {@link #serialize}) may run concurrently
- * with each other; {@link #add}, {@link #addIfAbsent}, {@link #clear} and
- * {@link #close} need exclusive access (lock around them when threads share a
- * filter).
+ * not modify it ({@link #contains}, {@link #containsBatch}, {@link #stats},
+ * {@link #sliceBits}, {@link #info}, {@link #memory}, {@link #serialize}) may
+ * run concurrently with each other; {@link #add}, {@link #addIfAbsent}, their
+ * batches, {@link #clear} and {@link #close} need exclusive access (lock
+ * around them when threads share a filter).
  */
 public final class TimeBloom extends NativeHandle<TimeBloomNative> {
+    /**
+     * Flag of {@link #forTarget(long, double, long, long, int)}
+     * ({@code TF_TIME_BLOOM_MIN_MEMORY}): the {@code (k, l)} with the fewest
+     * bits per element, however long its queries, as
+     * {@link AgeBloom#MIN_MEMORY} (without it, absent queries test at most
+     * {@link AgeBloom#PROBE_BUDGET} slices in expectation). Not recorded in
+     * the filter or its blob; refused by the constructor.
+     */
+    public static final int MIN_MEMORY = (int) TemporalFiltersNative.TF_TIME_BLOOM_MIN_MEMORY;
 
     /**
      * What a filter was created with ({@code tf_time_bloom_info}).
@@ -38,7 +47,7 @@ public final class TimeBloom extends NativeHandle<TimeBloomNative> {
      *              {@code k + l} slices
      * @param span  the window, in the caller's time unit
      * @param seed  the hash seed, 0 .. 2^32-1
-     * @param flags the creation flags (none are defined yet: 0)
+     * @param flags the creation flags: 0 ({@link #MIN_MEMORY} is not recorded)
      */
     public record Info(int k, int l, long span, long seed, int flags) {
     }
@@ -65,7 +74,7 @@ public final class TimeBloom extends NativeHandle<TimeBloomNative> {
      * @param sliceBits bits per initial slice, 64 .. 2^40
      * @param span      the window, in the caller's time unit, &gt;= l
      * @param seed      hash seed, 0 .. 2^32-1
-     * @param flags     0 (no flag is defined yet; the argument leaves room for later ones)
+     * @param flags     0 ({@link #MIN_MEMORY} is refused: the caller chose {@code (k, l)})
      * @throws InvalidArgumentException k, l, sliceBits or span out of range, a
      *         negative number, a seed outside 32 bits, a flag
      *         ({@link Status#INVALID_ARGUMENT}); sliceBits above 2^40
@@ -89,7 +98,8 @@ public final class TimeBloom extends NativeHandle<TimeBloomNative> {
      * Creates a filter for the keys of the last {@code span} time units with a
      * false-positive rate of at most {@code errorRate} at a steady insertion
      * rate ({@code tf_time_bloom_new_for}): {@code (k, l)} from
-     * {@link AgeBloom#choose(double)}, initial slices sized for
+     * {@link AgeBloom#choose(double)} (with {@link #MIN_MEMORY}, from
+     * {@code AgeBloom.choose(errorRate, AgeBloom.MIN_MEMORY)}), initial slices sized for
      * {@code initialCapacity} inserts per span (the size adapts from the first
      * shift).
      *
@@ -97,10 +107,10 @@ public final class TimeBloom extends NativeHandle<TimeBloomNative> {
      * @param errorRate       target false-positive rate, in (0, 1)
      * @param span            the window, &gt;= l of the chosen pair
      * @param seed            hash seed, 0 .. 2^32-1
-     * @param flags           0 (no flag is defined yet)
+     * @param flags           0 or {@link #MIN_MEMORY}
      * @throws InvalidArgumentException a rate outside (0, 1) or NaN, span &lt;
      *         l, initialCapacity &lt;= 0, a negative number, a seed outside 32
-     *         bits, a flag ({@link Status#INVALID_ARGUMENT}); no
+     *         bits, an unknown flag ({@link Status#INVALID_ARGUMENT}); no
      *         {@code k <= 64} meets the rate, or slices over 2^40 bits
      *         ({@link Status#TOO_LARGE})
      * @throws NativeOutOfMemoryException the filter does not fit in memory
@@ -187,6 +197,80 @@ public final class TimeBloom extends NativeHandle<TimeBloomNative> {
         return addIfAbsent(Native.utf8(key, "key"), now);
     }
 
+    /**
+     * {@link #add(byte[], long) add}{@code (keys[i], now)} for every key, in
+     * order, in one native call that overlaps the keys' memory reads: the same
+     * filter as those single calls. Every argument is checked before anything
+     * changes. Needs exclusive access.
+     *
+     * @throws InvalidArgumentException a null argument, now &lt;= 0 (nothing
+     *         added); past 4096 slices ({@link Status#TOO_LARGE}: the keys
+     *         before the failing one were added)
+     * @throws NativeOutOfMemoryException a new slice did not fit in memory: the
+     *         keys before the failing one were added
+     */
+    public void addBatch(KeyBatch keys, long now) {
+        keysBatch(keys, (h, data, lens) -> h.add_batch(data, lens, now));
+    }
+
+    /** {@link #addBatch(KeyBatch, long)} of binary keys. */
+    public void addBatch(byte[][] keys, long now) {
+        addBatch(KeyBatch.of(keys), now);
+    }
+
+    /** {@link #addBatch(KeyBatch, long)} of string keys (UTF-8). */
+    public void addBatch(String[] keys, long now) {
+        addBatch(KeyBatch.of(keys), now);
+    }
+
+    /**
+     * {@link #contains(byte[], long) contains}{@code (keys[i], now)} for every
+     * key, in one native call that overlaps the keys' memory reads.
+     *
+     * @return one answer per key, in the order of the keys
+     * @throws InvalidArgumentException a null argument, now &lt;= 0
+     */
+    public boolean[] containsBatch(KeyBatch keys, long now) {
+        return presentBatch(keys, (h, data, lens, present) -> h.contains_batch(data, lens, now, present));
+    }
+
+    /** {@link #containsBatch(KeyBatch, long)} of binary keys. */
+    public boolean[] containsBatch(byte[][] keys, long now) {
+        return containsBatch(KeyBatch.of(keys), now);
+    }
+
+    /** {@link #containsBatch(KeyBatch, long)} of string keys (UTF-8). */
+    public boolean[] containsBatch(String[] keys, long now) {
+        return containsBatch(KeyBatch.of(keys), now);
+    }
+
+    /**
+     * {@link #addIfAbsent(byte[], long) addIfAbsent}{@code (keys[i], now)} for
+     * every key, in order, in one native call: the same answers and the same
+     * filter as those single calls (a key repeated within the batch is present
+     * from its second occurrence on). Every argument is checked before
+     * anything changes. Needs exclusive access.
+     *
+     * @return one answer per key, in the order of the keys
+     * @throws InvalidArgumentException as {@link #addBatch(KeyBatch, long)}
+     * @throws NativeOutOfMemoryException a new slice did not fit in memory: the
+     *         keys before the failing one were processed, and their answers
+     *         are not returned
+     */
+    public boolean[] addIfAbsentBatch(KeyBatch keys, long now) {
+        return presentBatch(keys, (h, data, lens, present) -> h.add_if_absent_batch(data, lens, now, present));
+    }
+
+    /** {@link #addIfAbsentBatch(KeyBatch, long)} of binary keys. */
+    public boolean[] addIfAbsentBatch(byte[][] keys, long now) {
+        return addIfAbsentBatch(KeyBatch.of(keys), now);
+    }
+
+    /** {@link #addIfAbsentBatch(KeyBatch, long)} of string keys (UTF-8). */
+    public boolean[] addIfAbsentBatch(String[] keys, long now) {
+        return addIfAbsentBatch(KeyBatch.of(keys), now);
+    }
+
     /** Forgets every key and resets the insert count (slices keep their sizes). Needs exclusive access. */
     public void clear() {
         run(h -> h.clear());
@@ -217,6 +301,12 @@ public final class TimeBloom extends NativeHandle<TimeBloomNative> {
      */
     public long sliceBits(long i) {
         return callLong(h -> h.slice_bits(i));
+    }
+
+    /* The C loop of the benchmarks (tf_binding_time_bloom_c_loop_ns), as
+     * AgeBloom.cLoopNs, at time now. */
+    double cLoopNs(byte[] keysData, int keyLen, int op, long now) {
+        return call(h -> TemporalFiltersNative.time_bloom_c_loop_ns(h, keysData, keyLen, op, now));
     }
 
     @Override

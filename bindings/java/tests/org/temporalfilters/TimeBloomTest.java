@@ -142,6 +142,15 @@ public class TimeBloomTest {
             assertEquals(9, f.info().seed());
             assertEquals(p.k() + p.l(), f.stats(1).slices());
         }
+        // MIN_MEMORY: AgeBloom's memory-minimal pair, the flag not recorded
+        AgeBloom.Parameters m = AgeBloom.choose(0.01, AgeBloom.MIN_MEMORY);
+        assertEquals(new AgeBloom.Parameters(12, 87, 0.5), m);
+        try (TimeBloom f = TimeBloom.forTarget(10_000, 0.01, 60_000, 9, TimeBloom.MIN_MEMORY)) {
+            assertEquals(m.k(), f.info().k());
+            assertEquals(m.l(), f.info().l());
+            assertEquals(0, f.info().flags());
+            assertEquals(m.k() + m.l(), f.stats(1).slices());
+        }
     }
 
     /* A burst of many generations at one timestamp grows the slices; the
@@ -226,11 +235,21 @@ public class TimeBloomTest {
     @Test
     public void badConstructorArguments() {
         expectStatus(Status.INVALID_ARGUMENT, () -> new TimeBloom(0, 4, 200, 100, 1, 0));
-        // no flag is defined yet: every bit is refused
-        for (int flags : new int[] {1, 2, 1 << 31, -1}) {
+        // MIN_MEMORY is the only flag; every other bit is refused
+        for (int flags : new int[] {2, 4, 1 << 31}) {
             expectStatus(Status.INVALID_ARGUMENT, "flags", () -> new TimeBloom(3, 4, 200, 100, 1, flags));
             expectStatus(Status.INVALID_ARGUMENT, "flags", () -> TimeBloom.forTarget(100, 0.01, 1000, 1, flags));
         }
+        // a negative int is outside 0 .. 2^32-1: refused before the call
+        expectStatus(Status.INVALID_ARGUMENT, "flags", () -> new TimeBloom(3, 4, 200, 100, 1, -1));
+        expectStatus(Status.INVALID_ARGUMENT, "flags", () -> TimeBloom.forTarget(100, 0.01, 1000, 1, -1));
+        // MIN_MEMORY only where the library chooses (k, l)
+        assertEquals(1, TimeBloom.MIN_MEMORY);
+        assertEquals(TemporalFiltersNative.TF_TIME_BLOOM_MIN_MEMORY, TimeBloom.MIN_MEMORY);
+        expectStatus(Status.INVALID_ARGUMENT, "MIN_MEMORY",
+                () -> new TimeBloom(3, 4, 200, 100, 1, TimeBloom.MIN_MEMORY));
+        expectStatus(Status.INVALID_ARGUMENT, "MIN_MEMORY",
+                () -> new TimeBloom(3, 4, 200, 100, 1, TimeBloom.MIN_MEMORY | 2));
         expectStatus(Status.INVALID_ARGUMENT, () -> new TimeBloom(65, 4, 200, 100, 1, 0));
         expectStatus(Status.INVALID_ARGUMENT, () -> new TimeBloom(3, 0, 200, 100, 1, 0));
         expectStatus(Status.INVALID_ARGUMENT, () -> new TimeBloom(3, 1025, 200, 2000, 1, 0));
@@ -252,7 +271,14 @@ public class TimeBloomTest {
             expectStatus(Status.INVALID_ARGUMENT, () -> TimeBloom.forTarget(100, r, 1000, 1, 0));
         }
         expectStatus(Status.TOO_LARGE, () -> TimeBloom.forTarget(100, 1e-300, 1000, 1, 0));
-        expectStatus(Status.INVALID_ARGUMENT, "span", () -> TimeBloom.forTarget(100, 0.01, 10, 1, 0)); // l = 87
+        expectStatus(Status.INVALID_ARGUMENT, "span", () -> TimeBloom.forTarget(100, 0.01, 10, 1, 0)); // l = 24
+        expectStatus(Status.INVALID_ARGUMENT, "span", () -> TimeBloom.forTarget(100, 0.01, 23, 1, 0));
+        try (TimeBloom f = TimeBloom.forTarget(100, 0.01, 24, 1, 0)) {
+            assertEquals(24, f.info().l());
+        }
+        // the memory-minimal pair (12, 87) needs a longer span
+        expectStatus(Status.INVALID_ARGUMENT, "span",
+                () -> TimeBloom.forTarget(100, 0.01, 86, 1, TimeBloom.MIN_MEMORY)); // l = 87
         expectStatus(Status.INVALID_ARGUMENT, "span", () -> TimeBloom.forTarget(100, 0.01, -1000, 1, 0));
         expectStatus(Status.INVALID_ARGUMENT, () -> TimeBloom.forTarget(0, 0.01, 1000, 1, 0));
         expectStatus(Status.INVALID_ARGUMENT, "initial_capacity", () -> TimeBloom.forTarget(-5, 0.01, 1000, 1, 0));
@@ -297,6 +323,68 @@ public class TimeBloomTest {
         }
     }
 
+    /* The batches give the answers and the filter of the single calls on the
+     * same keys at the same times, across shifts and retired slices. */
+    @Test
+    public void batchesEqualSingleCalls() {
+        try (TimeBloom f = TimeBloom.forTarget(200, 0.01, 1000, 3, 0);
+                TimeBloom g = TimeBloom.forTarget(200, 0.01, 1000, 3, 0)) {
+            String[] probe = new String[400];
+            for (int i = 0; i < probe.length; i++) {
+                probe[i] = i % 2 == 0 ? "t-" + i : "absent-" + i;
+            }
+            for (long now = 1; now < 5000; now += 97) {
+                String[] keys = new String[150];
+                for (int i = 0; i < keys.length; i++) {
+                    keys[i] = "t-" + ((now + 7 * i) % 400); // repeats within and across batches
+                }
+                boolean[] batch = f.addIfAbsentBatch(keys, now);
+                for (int i = 0; i < keys.length; i++) {
+                    assertEquals(keys[i] + " at " + now, g.addIfAbsent(keys[i], now), batch[i]);
+                }
+                f.addBatch(KeyBatch.of(keys), now + 1);
+                for (String k : keys) {
+                    g.add(k, now + 1);
+                }
+                boolean[] present = f.containsBatch(probe, now + 2);
+                for (int i = 0; i < probe.length; i++) {
+                    assertEquals(probe[i] + " at " + now, g.contains(probe[i], now + 2), present[i]);
+                }
+                assertTrue(f.containsBatch(keys, now + 2)[0]);
+                assertArrayEquals(g.serialize(), f.serialize());
+            }
+            byte[][] binary = {{0}, {0, 0}, {}};
+            f.addBatch(binary, 6000);
+            assertArrayEquals(new boolean[] {true, true, true}, f.containsBatch(KeyBatch.of(binary), 6000));
+            assertArrayEquals(new boolean[] {true, true, true}, f.addIfAbsentBatch(binary, 6000));
+            assertEquals(0, f.containsBatch(new String[0], 6000).length);
+            assertEquals(0, f.addIfAbsentBatch(new byte[0][], 6000).length);
+        }
+    }
+
+    /* Bad arguments of the batches: refused before anything changes. */
+    @Test
+    public void badBatchArguments() {
+        try (TimeBloom f = new TimeBloom(3, 4, 200, 100, 1, 0)) {
+            f.add("k", 5);
+            byte[] before = f.serialize();
+            for (long bad : new long[] {0, -1, Long.MIN_VALUE}) {
+                String part = bad < 0 ? "now" : "";
+                expectStatus(Status.INVALID_ARGUMENT, part, () -> f.addBatch(new String[] {"k2"}, bad));
+                expectStatus(Status.INVALID_ARGUMENT, part, () -> f.containsBatch(new String[] {"k"}, bad));
+                expectStatus(Status.INVALID_ARGUMENT, part, () -> f.addIfAbsentBatch(new String[] {"k2"}, bad));
+                expectStatus(Status.INVALID_ARGUMENT, part, () -> f.addBatch(new String[0], bad));
+            }
+            expectStatus(Status.NULL, "keys", () -> f.addBatch((KeyBatch) null, 5));
+            expectStatus(Status.NULL, "keys", () -> f.containsBatch((String[]) null, 5));
+            expectStatus(Status.NULL, "keys", () -> f.addIfAbsentBatch((byte[][]) null, 5));
+            expectStatus(Status.NULL, "keys[1]", () -> f.addBatch(new String[] {"a", null}, 5));
+            expectStatus(Status.NULL, "keys[1]", () -> f.addIfAbsentBatch(new byte[][] {{1}, null}, 5));
+            assertArrayEquals(before, f.serialize());
+            assertEquals(1, f.stats(5).inserts());
+        }
+    }
+
     @Test
     public void everyCallOnAClosedFilterFailsCleanly() {
         TimeBloom f = new TimeBloom(3, 4, 200, 100, 1, 0);
@@ -308,6 +396,8 @@ public class TimeBloomTest {
             () -> f.add("k", 5), () -> f.add(utf8("k"), 5), () -> f.contains("k", 5), () -> f.contains(utf8("k"), 5),
             () -> f.addIfAbsent("k", 5), () -> f.addIfAbsent(utf8("k"), 5), () -> f.clear(), () -> f.stats(5),
             () -> f.sliceBits(0), () -> f.info(), () -> f.memory(), () -> f.serialize(),
+            () -> f.addBatch(new String[] {"k"}, 5), () -> f.containsBatch(new String[] {"k"}, 5),
+            () -> f.addIfAbsentBatch(KeyBatch.of("k"), 5), () -> f.containsBatch((KeyBatch) null, 0),
         };
         for (ThrowingRunnable call : calls) {
             expectClosed("TimeBloom", call);

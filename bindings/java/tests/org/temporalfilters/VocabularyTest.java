@@ -38,6 +38,11 @@ public class VocabularyTest {
         assertEquals(TemporalFiltersNative.TF_RECENCY_SKETCH_BLOCKED, RecencySketch.BLOCKED);
         assertEquals(1, AgeBloom.BLOCKED);
         assertEquals(TemporalFiltersNative.TF_AGE_BLOOM_BLOCKED, AgeBloom.BLOCKED);
+        assertEquals(2, AgeBloom.MIN_MEMORY);
+        assertEquals(TemporalFiltersNative.TF_AGE_BLOOM_MIN_MEMORY, AgeBloom.MIN_MEMORY);
+        assertEquals(6.0, AgeBloom.PROBE_BUDGET, 0.0);
+        assertEquals(1, TimeBloom.MIN_MEMORY);
+        assertEquals(TemporalFiltersNative.TF_TIME_BLOOM_MIN_MEMORY, TimeBloom.MIN_MEMORY);
         assertEquals(1, RateLimiter.EXACT);
         assertEquals(TemporalFiltersNative.TF_RATE_LIMITER_EXACT, RateLimiter.EXACT);
         assertEquals(2, RateLimiter.FULL_ALLOW);
