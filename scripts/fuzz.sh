@@ -5,9 +5,21 @@
 #
 #   scripts/fuzz.sh                 # every target, 30 s each
 #   FUZZ_SECONDS=300 scripts/fuzz.sh recency_ops
+#   scripts/fuzz.sh --long          # every target to 1e7 executions, then
+#                                   # the corpus minimized and written back
+#   FUZZ_RUNS=100000 scripts/fuzz.sh --long bloom
+#
+# --long (outside CI; hours, see docs/reliability.md, "Fuzzing"): each target
+# runs FUZZ_RUNS executions (default 10000000) with no time bound, then its
+# corpus (the committed one plus what the run found) is minimized with
+# libFuzzer's -merge=1 into a fresh directory and written back to
+# tests/fuzz/corpus/<target> for committing. Named seeds (make_corpus's and
+# kept reproducers of past failures) are kept as they are; only the
+# libFuzzer-named entries (40 hex digits) are replaced.
 #
 # Environment:
-#   FUZZ_SECONDS    seconds per target (default 30)
+#   FUZZ_SECONDS    seconds per target (default 30; ignored by --long)
+#   FUZZ_RUNS       executions per target with --long (default 10000000)
 #   FUZZ_BUILD_DIR  build directory (default <repo>/build-fuzz)
 #   FUZZ_JOBS       parallel fuzzing processes per target (default 1)
 #   FUZZ_EXTRA_ARGS extra libFuzzer flags, e.g. "-len_control=0 -seed=1"
@@ -33,6 +45,12 @@ declare -A max_len=(
   [recency_window]=8192
 )
 all_targets=(recency_deserialize recency_ops bloom rate_limiter rotating_cuckoo recency_window)
+long=0
+if [ "${1:-}" = --long ]; then
+  long=1
+  shift
+fi
+runs=${FUZZ_RUNS:-10000000}
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then targets=("${all_targets[@]}"); fi
 for t in "${targets[@]}"; do
@@ -81,6 +99,29 @@ ninja -C "$build" "${ninja_targets[@]}"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:${ASAN_OPTIONS:-}
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:${UBSAN_OPTIONS:-}
 
+# minimize TARGET CORPUS: the committed named seeds plus the smallest set of
+# the other entries (committed or found) that keeps the coverage, written
+# back to tests/fuzz/corpus/TARGET.
+minimize() {
+  local t=$1 found=$2 committed="$root/tests/fuzz/corpus/$1"
+  local fresh="$build/fuzz-merged/$1" pool="$build/fuzz-pool/$1"
+  rm -rf "$fresh" "$pool"
+  mkdir -p "$fresh" "$pool"
+  local f
+  for f in "$committed"/*; do
+    if [[ $(basename "$f") =~ ^[0-9a-f]{40}$ ]]; then cp "$f" "$pool/"; else cp "$f" "$fresh/"; fi
+  done
+  for f in "$found"/*; do
+    if [ ! -e "$fresh/$(basename "$f")" ]; then cp "$f" "$pool/"; fi
+  done
+  "$build/tests/fuzz/fuzz_$t" -merge=1 -max_len="${max_len[$t]}" -timeout=20 -rss_limit_mb=2048 "$fresh" "$pool"
+  find "$committed" -maxdepth 1 -type f -regextype egrep -regex '.*/[0-9a-f]{40}' -delete
+  for f in "$fresh"/*; do
+    if [ ! -e "$committed/$(basename "$f")" ]; then cp "$f" "$committed/"; fi
+  done
+  echo "=== $t: corpus minimized: $(find "$committed" -type f | wc -l) entries in $committed (commit them) ==="
+}
+
 failed=()
 for t in "${targets[@]}"; do
   corpus="$build/fuzz-corpus/$t"
@@ -88,9 +129,15 @@ for t in "${targets[@]}"; do
   rm -rf "$corpus"
   mkdir -p "$corpus" "$artifacts"
   cp "$root/tests/fuzz/corpus/$t/"* "$corpus/"
-  echo "=== fuzzing $t for ${seconds}s (corpus copy: $corpus) ==="
-  fuzz_args=(
-    -max_total_time="$seconds"
+  fuzz_args=()
+  if [ "$long" = 1 ]; then
+    echo "=== fuzzing $t for $runs executions (corpus copy: $corpus) ==="
+    fuzz_args+=(-runs="$runs")
+  else
+    echo "=== fuzzing $t for ${seconds}s (corpus copy: $corpus) ==="
+    fuzz_args+=(-max_total_time="$seconds")
+  fi
+  fuzz_args+=(
     -max_len="${max_len[$t]}"
     -timeout=20
     -rss_limit_mb=2048
@@ -102,6 +149,7 @@ for t in "${targets[@]}"; do
   if [ -n "${FUZZ_EXTRA_ARGS:-}" ]; then fuzz_args+=($FUZZ_EXTRA_ARGS); fi
   if "$build/tests/fuzz/fuzz_$t" "${fuzz_args[@]}" "$corpus"; then
     echo "=== $t: no crash ($(find "$corpus" -type f | wc -l) corpus entries) ==="
+    if [ "$long" = 1 ]; then minimize "$t" "$corpus"; fi
   else
     echo "=== $t: FAILED; reproducers in $artifacts ===" >&2
     ls -l "$artifacts" >&2 || true
@@ -114,4 +162,8 @@ if [ ${#failed[@]} -gt 0 ]; then
   echo "fuzz.sh: crashes in: ${failed[*]}" >&2
   exit 1
 fi
-echo "fuzz.sh: all targets ran ${seconds}s without a crash"
+if [ "$long" = 1 ]; then
+  echo "fuzz.sh: all targets ran $runs executions without a crash"
+else
+  echo "fuzz.sh: all targets ran ${seconds}s without a crash"
+fi

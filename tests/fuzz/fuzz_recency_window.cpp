@@ -109,6 +109,12 @@ void check_blob(const uint8_t *data, size_t size) {
 
 void sealed_blob(const uint8_t *data, size_t size) { fuzz_check_sealed(data, size, check_blob); }
 
+// Operations per program: with batches of up to 24 keys, 1024 operations
+// insert well over twice the largest window (600), so every program can wrap
+// its window; the bound keeps an input's cost to milliseconds under ASan, so
+// that 1e7 executions fit in hours (docs/reliability.md, "Fuzzing").
+constexpr int kWindowSteps = 1024;
+
 void run_program(const uint8_t *data, size_t size) {
     Input in{data, size};
     tf_recency_window_options o = TF_RECENCY_WINDOW_OPTIONS_INIT;
@@ -127,7 +133,7 @@ void run_program(const uint8_t *data, size_t size) {
     uint64_t t = 0;
     auto recency = [&](uint16_t k) { return last[k] == UINT64_MAX ? UINT64_MAX : t - 1 - last[k]; };
     int steps = 0;
-    while (in.more() && steps++ < 4000) {
+    while (in.more() && steps++ < kWindowSteps) {
         const uint8_t op = in.byte() % 10;
         const uint16_t key = in.u16() % 512;
         switch (op) {

@@ -120,6 +120,12 @@ struct Known {
     uint64_t forgotten_memory;
 };
 
+// Operations per program: enough to fill, rotate and drop the tables of the
+// small filters a program makes (512 keys, clock moves of many terms per
+// operation); the bound keeps an input's cost to milliseconds under ASan, so
+// that 1e7 executions fit in hours (docs/reliability.md, "Fuzzing").
+constexpr int kCuckooSteps = 1024;
+
 void run_program(const uint8_t *data, size_t size) {
     Input in{data, size};
     static const uint32_t spbs[] = {1, 2, 4, 8};
@@ -163,7 +169,7 @@ void run_program(const uint8_t *data, size_t size) {
         ever[key] = true;
     };
     int steps = 0;
-    while (in.more() && steps++ < 3000) {
+    while (in.more() && steps++ < kCuckooSteps) {
         const uint8_t op = in.byte() % 12;
         const uint16_t key = in.u16() % 512;
         switch (op) {
