@@ -186,6 +186,11 @@ class TestRedisLimiter < Minitest::Test
 
   def test_closed
     l = server_limiter(2, 1000, 100)
+    # no copy shares its connections (calls on them must not overlap)
+    %i[dup clone].each do |copy|
+      assert_raises(TypeError, copy.to_s) { l.public_send(copy) }
+    end
+    assert l.acquire("k", 1).allowed?, "the limiter still works"
     # the life cycle of every structure (helper.rb), and every public method
     # raising ClosedError
     assert_closes(l, acquire: ["k", 1], peek: ["k", 1], allow?: ["k", 1], acquire_batch: [["k"], [1]],
