@@ -218,25 +218,11 @@ struct ExactView {
     ExactTimes read() const { return ExactTimes{times, cap, *start, *count}; }
 };
 
-// Rings of at most this many grants are scanned without branches.
-constexpr uint32_t kExpiredScan = 32;
-
-// The number of grants that have left the window at t (time <= t - window).
-// The times being sorted, it is both the count of times <= cutoff and the
-// split point a binary search finds: small rings (the common limits) are
-// counted without a branch per time (a binary search mispredicts about one
-// branch in two, and an acquire asks twice: decide, then advance), larger
-// ones searched.
+// The number of grants that have left the window at t (time <= t - window):
+// a binary search, the times being sorted.
 inline uint32_t exact_expired(const ExactTimes &v, uint64_t window, uint64_t t) {
     if (t < window) return 0;
     const uint64_t cutoff = t - window;
-    if (v.count <= kExpiredScan) {
-        const uint32_t run = std::min(v.count, v.cap - v.start);  // slots start.. before the wrap
-        uint32_t n = 0;
-        for (uint32_t i = 0; i < run; ++i) n += v.times[v.start + i] <= cutoff;
-        for (uint32_t i = 0; i < v.count - run; ++i) n += v.times[i] <= cutoff;
-        return n;
-    }
     uint32_t lo = 0, hi = v.count;
     while (lo < hi) {
         const uint32_t mid = lo + (hi - lo) / 2;
