@@ -73,11 +73,20 @@ std::string html_escape(const std::string &t) {
     std::string o;
     for (char c : t) {
         switch (c) {
-            case '&': o += "&amp;"; break;
-            case '<': o += "&lt;"; break;
-            case '>': o += "&gt;"; break;
-            case '"': o += "&quot;"; break;
-            default: o += c;
+            case '&':
+                o += "&amp;";
+                break;
+            case '<':
+                o += "&lt;";
+                break;
+            case '>':
+                o += "&gt;";
+                break;
+            case '"':
+                o += "&quot;";
+                break;
+            default:
+                o += c;
         }
     }
     return o;
@@ -151,8 +160,9 @@ bool write_report(const std::string &dir, const Recorder &rec, const Stream &str
         "</head>\n<body>\n<h1>tf-demo: libtemporalfilters on a stream</h1>\n";
     html += "<p>" + html_escape(stream.description) + (stream.detail.empty() ? "" : "; " + html_escape(stream.detail)) +
             "; " + count(stream.events()) + " events, " + count(stream.keys.count()) + " distinct keys.</p>\n";
-    html += "<p>Each structure replayed the stream next to an exact reference. The left plot is the error measured "
-            "so far beside what the structure promises; the right one its memory beside the exact reference's.</p>\n";
+    html +=
+        "<p>Each structure replayed the stream next to an exact reference. The left plot is the error measured "
+        "so far beside what the structure promises; the right one its memory beside the exact reference's.</p>\n";
     html += "<h2>Parameters</h2>\n<ul>\n";
     for (const std::string &c : choices) html += "<li>" + html_escape(c) + "</li>\n";
     html += "</ul>\n";
@@ -167,21 +177,23 @@ bool write_report(const std::string &dir, const Recorder &rec, const Stream &str
             top = std::max({top, p.measured, p.bound});
         }
         if (s.points.empty()) dat += "0\t0\t0\t0\t0\n";  // a stream shorter than one checkpoint
-        const std::string gp =
-            "set terminal svg size 640,360 noenhanced font 'sans,11'\n"
-            "set datafile separator '\\t'\n"
-            "set key top left\nset grid\nset xlabel 'events replayed'\nset xrange [0:*]\n"
-            "set output '" + s.name + "-error.svg'\n"
-            "set title " + gp_string(s.title + ": error") + "\n"
-            "set ylabel " + gp_string(s.error_label) + "\n" +
-            (top > 0.0 ? "set yrange [0:" + number(top * 1.15) + "]\n" : std::string("set yrange [0:1]\n")) +
-            "plot '" + s.name + ".dat' using 1:2 with linespoints lw 2 pt 7 ps 0.4 title 'measured', '' using 1:3 "
-            "with lines lw 2 dt 2 title " + gp_string(s.bound_label) + "\n"
-            "set output '" + s.name + "-memory.svg'\n"
-            "set title " + gp_string(s.title + ": memory") + "\n"
-            "set ylabel 'bytes'\nset yrange [0:*]\n"
-            "plot '" + s.name + ".dat' using 1:4 with lines lw 2 title 'structure', '' using 1:5 with lines lw 2 dt 3 "
-            "title 'exact reference'\n";
+        const std::string data = "'" + s.name + ".dat'";
+        std::string gp = "set terminal svg size 640,360 noenhanced font 'sans,11'\n";
+        gp += "set datafile separator '\\t'\n";
+        gp += "set key below\nset grid\nset xlabel 'events replayed'\nset xrange [0:*]\n";
+        // The error beside the promise's bound.
+        gp += "set output '" + s.name + "-error.svg'\n";
+        gp += "set title " + gp_string(s.title + ": error") + "\n";
+        gp += "set ylabel " + gp_string(s.error_label) + "\n";
+        gp += "set yrange [0:" + (top > 0.0 ? number(top * 1.15) : std::string("1")) + "]\n";
+        gp += "plot " + data + " using 1:2 with linespoints lw 2 pt 7 ps 0.4 lc rgb '#1f77b4' title 'measured', \\\n";
+        gp += "     " + data + " using 1:3 with lines lw 2 lc rgb '#d62728' title " + gp_string(s.bound_label) + "\n";
+        // The memory beside the exact reference's.
+        gp += "set output '" + s.name + "-memory.svg'\n";
+        gp += "set title " + gp_string(s.title + ": memory") + "\n";
+        gp += "set ylabel 'bytes'\nset yrange [0:*]\n";
+        gp += "plot " + data + " using 1:4 with lines lw 2 lc rgb '#1f77b4' title 'structure', \\\n";
+        gp += "     " + data + " using 1:5 with lines lw 2 lc rgb '#2ca02c' title 'exact reference'\n";
         if (!write_file(dir + "/" + s.name + ".dat", dat) || !write_file(dir + "/" + s.name + ".gp", gp) ||
             !run_gnuplot(dir, s.name + ".gp"))
             return false;
