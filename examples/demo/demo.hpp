@@ -261,17 +261,22 @@ using ExactMap = std::unordered_map<std::string, uint64_t, std::hash<std::string
 struct Exact {
     HeapCounter heap;
     ExactMap map{CountingAllocator<ExactValue>(&heap)};
-    std::string key;  // reused lookup buffer: no allocation per lookup
+    std::string key;         // reused lookup buffer: no allocation per lookup
+    bool long_keys = false;  // a key too long for the string's inline buffer was looked up
 
+    // Every key enters the map through this buffer.
     const std::string &k(const Stream &s, uint32_t i) {
         key.assign(s.keys.data(i), s.keys.size(i));
+        long_keys = long_keys || key.size() > 15;
         return key;
     }
-    // Heap bytes, including keys too long for the string's inline buffer.
+    // Heap bytes, including keys too long for the string's inline buffer
+    // (only when there can be one: the walk over the map is what costs).
     size_t memory() const {
         size_t n = heap.bytes + sizeof map;
-        for (const auto &e : map)
-            if (e.first.capacity() > 15) n += malloc_chunk(e.first.capacity() + 1);
+        if (long_keys)
+            for (const auto &e : map)
+                if (e.first.capacity() > 15) n += malloc_chunk(e.first.capacity() + 1);
         return n;
     }
 };
