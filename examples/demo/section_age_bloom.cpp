@@ -296,6 +296,7 @@ bool replay(const Context &ctx, tf_age_bloom *f, const Shape &z, DistinctModel *
                         double(r->exact.memory()));
         }
     }
+    ctx.progress->clear();
     r->out_keys = out_keys.count();
     if (reference_mismatch != 0) {
         std::fprintf(stderr, "tf-demo: internal error: the exact map disagrees with the truth %llu times\n",

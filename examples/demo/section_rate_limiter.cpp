@@ -395,6 +395,7 @@ Outcome replay(const Context &ctx, const std::vector<uint64_t> &clock, const ByK
         }
     }
 
+    ctx.progress->clear();
     // Serialization round trips at the end.
     const uint64_t end_time = events == 0 ? 1 : clock[events - 1];
     size_t blob[2] = {0, 0};

@@ -91,6 +91,7 @@ bool replay(const Context &ctx, const char *what, Block block, Checkpoint checkp
             next_checkpoint = now + ctx.checkpoint_every;
         }
     }
+    ctx.progress->clear();
     return true;
 }
 

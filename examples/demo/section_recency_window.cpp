@@ -172,6 +172,7 @@ Outcome replay(const Context &ctx, const char *name, uint64_t W, uint64_t inv_ep
         peak_exact = std::max(peak_exact, exact.memory());
     }
 
+    ctx.progress->clear();
     tf_recency_window_stats st = TF_RECENCY_WINDOW_STATS_INIT;
     if (!check(tf_recency_window_get_stats(raw, &st), "tf_recency_window_get_stats")) return Outcome::api_error;
     const bool bound_ok = broken_bound == 0, out_ok = broken_out == 0;

@@ -145,6 +145,7 @@ Outcome dedup(const Context &ctx, const char *name, uint64_t first_slots, uint64
         if (series) series->add(double(end), double(mem), double(cap), double(mem), double(exact.memory()));
     }
 
+    ctx.progress->clear();
     const uint64_t end_time = events == 0 ? 1 : clock[events - 1];
     tf_rotating_cuckoo_stats st = TF_ROTATING_CUCKOO_STATS_INIT;
     if (!check(tf_rotating_cuckoo_get_stats(f, end_time, &st), "tf_rotating_cuckoo_get_stats"))

@@ -224,6 +224,7 @@ Outcome time_window(const Context &ctx) {
         series->add(double(end), ratio(absent_present, absent_probes), target, double(c.memory),
                     double(exact.memory()));
     }
+    ctx.progress->clear();
     if (reference_mismatch != 0) {
         std::fprintf(stderr, "tf-demo: internal error: the exact map disagrees with the truth %llu times\n",
                      (unsigned long long)reference_mismatch);
