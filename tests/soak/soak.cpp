@@ -35,7 +35,6 @@
 // Any failure exits non-zero with a message naming the event, the time,
 // the id and what was expected. Speed (events per second between
 // checkpoints) is printed, not asserted.
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -157,10 +156,17 @@ uint64_t rss_bytes() {
     return resident * (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
+// The process's own peak (VmHWM: getrusage's ru_maxrss would also count
+// the parent's peak before exec, e.g. meson's).
 uint64_t peak_rss_bytes() {
-    struct rusage u;
-    getrusage(RUSAGE_SELF, &u);
-    return (uint64_t)u.ru_maxrss * 1024;
+    FILE *f = std::fopen("/proc/self/status", "r");
+    if (!f) fail("cannot read /proc/self/status");
+    char line[256];
+    unsigned long long kb = 0;
+    while (std::fgets(line, sizeof line, f))
+        if (std::sscanf(line, "VmHWM: %llu kB", &kb) == 1) break;
+    std::fclose(f);
+    return kb * 1024;
 }
 
 // ---- one structure behind one interface -----------------------------------------
@@ -709,9 +715,9 @@ int main(int argc, char **argv) {
         t0 = std::chrono::steady_clock::now();
     }
     std::printf(
-        "soak %s: PASS: %llu events, simulated %.2f days, %llu checkpoints, %llu checks, peak RSS %.1f MiB, "
+        "soak %s: PASS: %llu events, simulated %.2f h (%.2f days), %llu checkpoints, %llu checks, peak RSS %.1f MiB, "
         "%.2f M events/s overall\n",
-        g_mode, (ull)g_event, double(g_now - kStart) / 8.64e7, (ull)checkpoints, (ull)g_checks,
-        peak_rss_bytes() / 1048576.0, double(g_event) / busy / 1e6);
+        g_mode, (ull)g_event, double(g_now - kStart) / 3.6e6, double(g_now - kStart) / 8.64e7, (ull)checkpoints,
+        (ull)g_checks, peak_rss_bytes() / 1048576.0, double(g_event) / busy / 1e6);
     return 0;
 }
