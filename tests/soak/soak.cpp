@@ -192,6 +192,24 @@ struct Soak {
         (void)now;
         return "";
     }
+    // One answer of a read-only call of the shape (handle, key, key_len, out).
+    template <typename Handle, typename Out>
+    Out ask(tf_status (*call)(const Handle *, const void *, size_t, Out *), uint64_t id) const {
+        const tu_key k = key_of(id);
+        Out out{};
+        OK(call(static_cast<const Handle *>(obj), k.b, sizeof k.b, &out));
+        return out;
+    }
+    // The event of a count-window structure: a sampled key is checked,
+    // then inserted; its reference takes the index of the insert.
+    template <typename Handle>
+    void insert_counted(tf_status (*insert)(Handle *, const void *, size_t), uint64_t id, uint64_t now, Ref *ref) {
+        if (ref && ref->eff) check(id, *ref, now);
+        const tu_key k = key_of(id);
+        OK(insert(static_cast<Handle *>(obj), k.b, sizeof k.b));
+        if (ref) ref->idx = inserts, ref->eff = 1;
+        ++inserts;
+    }
     uint64_t memory() const {
         uint64_t b = 0;
         OK(st->memory(obj, &b));
@@ -240,12 +258,7 @@ struct SketchSoak : Soak {
               (ull)info.cells);
     }
     tf_recency_sketch *s() const { return static_cast<tf_recency_sketch *>(obj); }
-    uint64_t query(uint64_t id) const {
-        const tu_key k = key_of(id);
-        uint64_t last = 0;
-        OK(tf_recency_sketch_query(s(), k.b, sizeof k.b, &last));
-        return last;
-    }
+    uint64_t query(uint64_t id) const { return ask(tf_recency_sketch_query, id); }
     void event(uint64_t id, uint64_t now, Ref *ref) override {
         const tu_key k = key_of(id);
         OK(tf_recency_sketch_update(s(), k.b, sizeof k.b, now));
@@ -296,12 +309,7 @@ struct AgeBloomSoak : Soak {
               (ull)fixed.at_creation, (ull)stats.bits);
     }
     tf_age_bloom *f() const { return static_cast<tf_age_bloom *>(obj); }
-    int contains(uint64_t id) const {
-        const tu_key k = key_of(id);
-        int present = -1;
-        OK(tf_age_bloom_contains(f(), k.b, sizeof k.b, &present));
-        return present;
-    }
+    int contains(uint64_t id) const { return ask(tf_age_bloom_contains, id); }
     void check(uint64_t id, const Ref &ref, uint64_t) override {
         // inserted `age` inserts ago (1: the latest insert)
         const uint64_t age = inserts - ref.idx;
@@ -309,13 +317,7 @@ struct AgeBloomSoak : Soak {
             CHECK(contains(id) == 1, "age_bloom: id %llu inserted %llu inserts ago (capacity %llu) reported absent",
                   (ull)id, (ull)age, (ull)info.capacity);
     }
-    void event(uint64_t id, uint64_t now, Ref *ref) override {
-        if (ref && ref->eff) check(id, *ref, now);
-        const tu_key k = key_of(id);
-        OK(tf_age_bloom_add(f(), k.b, sizeof k.b));
-        if (ref) ref->idx = inserts, ref->eff = 1;
-        ++inserts;
-    }
+    void event(uint64_t id, uint64_t now, Ref *ref) override { insert_counted(tf_age_bloom_add, id, now, ref); }
     void probe(uint64_t id, uint64_t) override {
         ++probes;
         fp += contains(id);
@@ -329,34 +331,66 @@ struct AgeBloomSoak : Soak {
     }
 };
 
+// The filters that answer at a time `now` (the time-limited Bloom filter,
+// the rotating cuckoo filter): their contains and stats behind one shape.
+template <typename Handle, typename Stats>
+struct TimedFilter : Soak {
+    typedef tf_status (*ContainsFn)(const Handle *, const void *, size_t, uint64_t, int *);
+    typedef tf_status (*StatsFn)(const Handle *, uint64_t, Stats *);
+    typedef tf_status (*AddFn)(Handle *, const void *, size_t, uint64_t);
+    AddFn add_fn;
+    ContainsFn contains_fn;
+    StatsFn stats_fn;
+    Stats init;
+    TimedFilter(const tu_structure *s, AddFn a, ContainsFn c, StatsFn g, Stats i)
+        : Soak(s), add_fn(a), contains_fn(c), stats_fn(g), init(i) {}
+    Handle *f() const { return static_cast<Handle *>(obj); }
+    Stats stats(uint64_t now) const {
+        Stats s = init;
+        OK(stats_fn(f(), now, &s));
+        return s;
+    }
+    int contains(uint64_t id, uint64_t now) const {
+        const tu_key k = key_of(id);
+        int present = -1;
+        OK(contains_fn(f(), k.b, sizeof k.b, now, &present));
+        return present;
+    }
+    // A sampled key is checked, then added; its reference takes the
+    // clamped time (and what added() keeps); every 1024 inserts, sample().
+    void event(uint64_t id, uint64_t now, Ref *ref) override {
+        if (ref && ref->eff) check(id, *ref, now);
+        const tu_key k = key_of(id);
+        OK(add_fn(f(), k.b, sizeof k.b, now));
+        const uint64_t t = clamp(now);
+        if (ref) {
+            ref->eff = t;
+            added(*ref, now);
+        }
+        if ((++inserts & 1023) == 0) sample(now);
+    }
+    virtual void added(Ref &, uint64_t) {}
+    virtual void sample(uint64_t now) = 0;
+};
+
 // Time-limited Bloom filter: a key inserted at t (clamped to the highest
 // time seen) is present at every now with now - span <= t. Memory: the
 // header bounds the slices (4096) and says they return to k + l (+ 2 after
 // a shift) once the rate settles: at every checkpoint (a second span of
 // steady traffic) the slices are at most k + l + 2 and the memory at most
 // twice that of the first checkpoint.
-struct TimeBloomSoak : Soak {
+struct TimeBloomSoak : TimedFilter<tf_time_bloom, tf_time_bloom_stats> {
     static constexpr uint64_t kSpan = kWindowMs;
     tf_time_bloom_info info = TF_TIME_BLOOM_INFO_INIT;
     uint64_t steady = 0, peak = 0, peak_slices = 0, fp = 0, probes = 0;
     double peak_fpr = 0;
-    TimeBloomSoak() : Soak(&tu_time_bloom) {
+    TimeBloomSoak()
+        : TimedFilter(&tu_time_bloom, tf_time_bloom_add, tf_time_bloom_contains, tf_time_bloom_get_stats,
+                      TF_TIME_BLOOM_STATS_INIT) {
         tf_time_bloom *f = nullptr;
         OK(tf_time_bloom_new_for(34000, 0.01, kSpan, 17, 0, &f));
         obj = f;
         OK(tf_time_bloom_get_info(f, &info));
-    }
-    tf_time_bloom *f() const { return static_cast<tf_time_bloom *>(obj); }
-    tf_time_bloom_stats stats(uint64_t now) const {
-        tf_time_bloom_stats s = TF_TIME_BLOOM_STATS_INIT;
-        OK(tf_time_bloom_get_stats(f(), now, &s));
-        return s;
-    }
-    int contains(uint64_t id, uint64_t now) const {
-        const tu_key k = key_of(id);
-        int present = -1;
-        OK(tf_time_bloom_contains(f(), k.b, sizeof k.b, now, &present));
-        return present;
     }
     void check(uint64_t id, const Ref &ref, uint64_t now) override {
         const uint64_t t = std::max(now, hi);
@@ -364,19 +398,12 @@ struct TimeBloomSoak : Soak {
             CHECK(contains(id, now) == 1, "time_bloom: id %llu inserted at %llu reported absent at %llu (span %llu)",
                   (ull)id, (ull)ref.eff, (ull)t, (ull)kSpan);
     }
-    void event(uint64_t id, uint64_t now, Ref *ref) override {
-        if (ref && ref->eff) check(id, *ref, now);
-        const tu_key k = key_of(id);
-        OK(tf_time_bloom_add(f(), k.b, sizeof k.b, now));
-        const uint64_t t = clamp(now);
-        if (ref) ref->eff = t;
-        if ((++inserts & 1023) == 0) {
-            const tf_time_bloom_stats s = stats(now);
-            CHECK(s.slices <= 4096, "time_bloom: %llu slices", (ull)s.slices);
-            peak = std::max(peak, memory());
-            peak_slices = std::max(peak_slices, s.slices);
-            peak_fpr = std::max(peak_fpr, s.fpr_now);
-        }
+    void sample(uint64_t now) override {
+        const tf_time_bloom_stats s = stats(now);
+        CHECK(s.slices <= 4096, "time_bloom: %llu slices", (ull)s.slices);
+        peak = std::max(peak, memory());
+        peak_slices = std::max(peak_slices, s.slices);
+        peak_fpr = std::max(peak_fpr, s.fpr_now);
     }
     void probe(uint64_t id, uint64_t now) override {
         ++probes;
@@ -490,10 +517,12 @@ struct LimiterSoak : Soak {
 // positive (an id never added is absent), and a key added at t (clamped)
 // is present until t + ttl unless the memory cap dropped tables since
 // (forgotten_memory grew after its add); memory at most the cap.
-struct CuckooSoak : Soak {
+struct CuckooSoak : TimedFilter<tf_rotating_cuckoo, tf_rotating_cuckoo_stats> {
     static constexpr uint64_t kTtl = kWindowMs, kCap = 1 << 20;
     uint64_t peak = 0;
-    CuckooSoak() : Soak(&tu_rotating_cuckoo) {
+    CuckooSoak()
+        : TimedFilter(&tu_rotating_cuckoo, tf_rotating_cuckoo_add, tf_rotating_cuckoo_contains,
+                      tf_rotating_cuckoo_get_stats, TF_ROTATING_CUCKOO_STATS_INIT) {
         tf_rotating_cuckoo_options o = TF_ROTATING_CUCKOO_OPTIONS_INIT;
         o.ttl = kTtl;
         o.max_memory = kCap;
@@ -501,18 +530,6 @@ struct CuckooSoak : Soak {
         tf_rotating_cuckoo *f = nullptr;
         OK(tf_rotating_cuckoo_new(&o, &f));
         obj = f;
-    }
-    tf_rotating_cuckoo *f() const { return static_cast<tf_rotating_cuckoo *>(obj); }
-    tf_rotating_cuckoo_stats stats(uint64_t now) const {
-        tf_rotating_cuckoo_stats s = TF_ROTATING_CUCKOO_STATS_INIT;
-        OK(tf_rotating_cuckoo_get_stats(f(), now, &s));
-        return s;
-    }
-    int contains(uint64_t id, uint64_t now) const {
-        const tu_key k = key_of(id);
-        int present = -1;
-        OK(tf_rotating_cuckoo_contains(f(), k.b, sizeof k.b, now, &present));
-        return present;
     }
     void check(uint64_t id, const Ref &ref, uint64_t now) override {
         const uint64_t t = std::max(now, hi);
@@ -523,21 +540,11 @@ struct CuckooSoak : Soak {
                   (ull)id, (ull)ref.eff, (ull)t, (ull)kTtl);
         }
     }
-    void event(uint64_t id, uint64_t now, Ref *ref) override {
-        if (ref && ref->eff) check(id, *ref, now);
-        const tu_key k = key_of(id);
-        OK(tf_rotating_cuckoo_add(f(), k.b, sizeof k.b, now));
-        const uint64_t t = clamp(now);
-        ++inserts;
-        if (ref) {
-            ref->eff = t;
-            ref->mark = stats(now).forgotten_memory;
-        }
-        if ((inserts & 1023) == 0) {
-            const uint64_t m = memory();
-            CHECK(m <= kCap, "rotating_cuckoo: memory %llu B above its cap %llu B", (ull)m, (ull)kCap);
-            peak = std::max(peak, m);
-        }
+    void added(Ref &ref, uint64_t now) override { ref.mark = stats(now).forgotten_memory; }
+    void sample(uint64_t) override {
+        const uint64_t m = memory();
+        CHECK(m <= kCap, "rotating_cuckoo: memory %llu B above its cap %llu B", (ull)m, (ull)kCap);
+        peak = std::max(peak, m);
     }
     void probe(uint64_t id, uint64_t now) override {
         CHECK(contains(id, now) == 0, "rotating_cuckoo: id %llu never added reported present", (ull)id);
@@ -570,12 +577,7 @@ struct WindowSoak : Soak {
               (ull)fixed.at_creation, (ull)promised);
     }
     tf_recency_window *w() const { return static_cast<tf_recency_window *>(obj); }
-    uint64_t query(uint64_t id) const {
-        const tu_key k = key_of(id);
-        uint64_t e = 0;
-        OK(tf_recency_window_query(w(), k.b, sizeof k.b, &e));
-        return e;
-    }
+    uint64_t query(uint64_t id) const { return ask(tf_recency_window_query, id); }
     void answer(uint64_t id, uint64_t r) {
         const uint64_t e = query(id);
         CHECK(rw_keeps_promise(&info, r, e),
@@ -584,13 +586,7 @@ struct WindowSoak : Soak {
               (ull)info.window, (ull)info.inv_eps, info.slack);
     }
     void check(uint64_t id, const Ref &ref, uint64_t) override { answer(id, inserts - 1 - ref.idx); }
-    void event(uint64_t id, uint64_t now, Ref *ref) override {
-        if (ref && ref->eff) check(id, *ref, now);
-        const tu_key k = key_of(id);
-        OK(tf_recency_window_insert(w(), k.b, sizeof k.b));
-        if (ref) ref->idx = inserts, ref->eff = 1;
-        ++inserts;
-    }
+    void event(uint64_t id, uint64_t now, Ref *ref) override { insert_counted(tf_recency_window_insert, id, now, ref); }
     void probe(uint64_t id, uint64_t) override { answer(id, UINT64_MAX); }
     uint64_t bound() override { return fixed.check(memory()); }
     std::string extra(uint64_t) override {
