@@ -518,7 +518,7 @@ struct LimiterSoak : Soak {
 // is present until t + ttl unless the memory cap dropped tables since
 // (forgotten_memory grew after its add); memory at most the cap.
 struct CuckooSoak : TimedFilter<tf_rotating_cuckoo, tf_rotating_cuckoo_stats> {
-    static constexpr uint64_t kTtl = kWindowMs, kCap = 1 << 20;
+    static constexpr uint64_t kTtl = kWindowMs, kCap = 512 << 10;
     uint64_t peak = 0;
     CuckooSoak()
         : TimedFilter(&tu_rotating_cuckoo, tf_rotating_cuckoo_add, tf_rotating_cuckoo_contains,
