@@ -10,8 +10,8 @@
 # --long: 1e9 events per mode, 6.35 days of simulated time each (an event
 # every 0.6 ms on average, bursts, backward steps and idle gaps included).
 # Expected duration, measured on the shared 2-core machine under a load of
-# 6 to 9 (docs/reliability.md, "Long streams (soak)"): 13 to 30 minutes
-# per mode (rotating_cuckoo 13, time_bloom 17, age_bloom about 22,
+# 6 to 9 (docs/reliability.md, "Long streams (soak)"): 6 to 30 minutes
+# per mode (age_bloom_blocked 6, rotating_cuckoo 13, age_bloom 15, time_bloom 17,
 # rate_limiter_exact 28), except HistoricalMembership (recency_window),
 # whose inserts take microseconds: 2 to 3 hours; all ten modes, about 5 to
 # 6 hours. Each mode runs under `nice`; its output goes to the terminal and
