@@ -57,7 +57,12 @@
  * tracked that asks before that time is denied until then (retry_at = the
  * horizon), so a key's clock running behind never earns it extra permits.
  *
- * An optional **maximum number of tracked keys** bounds memory. When it is
+ * An optional **maximum number of tracked keys** bounds the keys tracked and,
+ * with them, memory; but a shard's table keeps the size of that shard's
+ * busiest moment and is not shrunk, so under churn that moves keys between
+ * shards the memory can creep above max_keys times the bytes per key above
+ * (docs/reliability.md, "Long streams": 113 bytes per tracked key in
+ * bucketed mode after 8e7 events of bursts; a known defect). When the maximum is
  * reached, a new key first reclaims an idle key (its shard's next 16 slots,
  * then 16 slots of every other shard whose lock is free); when none is found
  * it is denied (the default: fail closed, retry_at = ::TF_RETRY_NEVER) or,
