@@ -1197,7 +1197,8 @@ tf_status read_key(wire::Reader &r, const PayloadHeader &h, uint64_t i, const Pa
     if (r.remaining() / 2 < h.nb) return fail(TF_ERR_CORRUPT, "%s: key %llu truncated", kWhat, at);
     k->state = r.view(2 * size_t(h.nb));
     k->total = 0;
-    for (uint32_t j = 0; j < h.nb; ++j) k->total += ld16(k->state + 2 * size_t(j));
+    wire::Reader counts(k->state, 2 * size_t(h.nb));  // little-endian, whatever the host
+    for (uint32_t j = 0; j < h.nb; ++j) k->total += counts.u16();
     // a lowered override may leave a key above its limit; the running
     // total must fit its 16 bits
     if (k->total > TF_RATE_LIMITER_MAX_KEY_LIMIT)
@@ -1315,7 +1316,9 @@ struct RateLimiter::Build {
         } else {
             rec = table.insert(k.key, k.len, h);
             st16(rec.state(), k.total);
-            std::memcpy(rec.state() + 2, k.state, 2 * size_t(rl->spec_.nb));
+            // the blob's counts are little-endian, the record's host-order
+            wire::Reader counts(k.state, 2 * size_t(rl->spec_.nb));
+            for (uint32_t i = 0; i < rl->spec_.nb; ++i) st16(rec.state() + 2 + 2 * size_t(i), counts.u16());
         }
         rec.set_latest(k.latest);
         if (k.overridden) rec.set_overridden(true);

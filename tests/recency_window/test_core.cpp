@@ -471,14 +471,14 @@ void test_blob_shapes(void **) {
     };
     assert_int_equal(read(buf), TF_OK);
     const size_t at = 96;  // level 0's slot count
-    uint64_t slots = 0;
-    std::memcpy(&slots, &buf[at], 8);
+    uint64_t slots = 0;    // little-endian, whatever the host
+    for (int b = 7; b >= 0; --b) slots = (slots << 8) | buf[at + b];
     assert_int_equal(slots, w.level(0).shape.slots);
     uint64_t pow2 = 1;
     while (pow2 < slots) pow2 <<= 1;
     for (uint64_t wrong : {slots + 8, slots - 8, pow2 == slots ? 2 * slots : pow2, uint64_t(0), slots + 4}) {
         std::vector<uint8_t> bad = buf;
-        std::memcpy(&bad[at], &wrong, 8);
+        for (int b = 0; b < 8; ++b) bad[at + b] = uint8_t(wrong >> (8 * b));
         assert_int_equal(read(bad), TF_ERR_CORRUPT);
     }
     // the top level's shape is not a power of two
