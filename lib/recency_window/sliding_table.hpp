@@ -143,14 +143,52 @@ class SlidingTable {
     uint64_t sig_mask() const { return shape_.sig_max(); }
     const Quotient &quotient() const { return q_; }
 
+    // A signature's two buckets and what their slots hold, read once for a
+    // find() and the insert() that may follow it (valid until the table
+    // changes).
+    struct Probe {
+        uint64_t rem, b[2];
+        uint128_t v[2][kPerBucket];
+    };
+    void probe(uint64_t sig, Probe *p) const {
+        locate(sig, p);
+        load(p);
+    }
+    // probe() in two steps: the buckets (then prefetch(*p) may fetch
+    // them), and the reading of their slots.
+    void locate(uint64_t sig, Probe *p) const {
+        p->rem = q_.remainder(sig);
+        p->b[0] = q_.primary(sig, p->rem);
+        p->b[1] = q_.alt(p->b[0], p->rem);
+    }
+    void load(Probe *p) const {
+        if (wide_)
+            load_buckets<true>(p);
+        else
+            load_buckets<false>(p);
+    }
+    void prefetch(const Probe &p) const {
+        __builtin_prefetch(lo_.address(p.b[0] * kPerBucket));
+        __builtin_prefetch(lo_.address(p.b[1] * kPerBucket));
+    }
+
     // The slot holding sig, or kNone; stash entry i is reported as
     // slots() + i.
     uint64_t find(uint64_t sig) const {
-        const uint64_t rem = q_.remainder(sig), b0 = q_.primary(sig, rem), b1 = q_.alt(b0, rem);
-        const uint64_t s0 = lookup(b0, key_part(rem, 0));
-        if (s0 != kNone) return s0;
-        const uint64_t s1 = lookup(b1, key_part(rem, 1));
-        if (s1 != kNone) return s1;
+        Probe p;
+        probe(sig, &p);
+        return find(p, sig);
+    }
+    // find() of the signature p was made for.
+    uint64_t find(const Probe &p, uint64_t sig) const {
+        const uint64_t cm = cmask();
+        for (unsigned way = 0; way < 2; ++way) {
+            const uint128_t key = key_part(p.rem, way);
+            for (unsigned j = 0; j < kPerBucket; ++j) {
+                const uint128_t v = p.v[way][j];
+                if ((uint64_t(v) & cm) != 0 && (v >> cbits_) == key) return p.b[way] * kPerBucket + j;
+            }
+        }
         for (unsigned i = 0; i < stash_n_; ++i)
             if (stash_[i].sig == sig) return shape_.slots + i;
         return kNone;
@@ -188,13 +226,37 @@ class SlidingTable {
     // then as it was.
     template <class Stale>
     bool insert(uint64_t sig, uint64_t cls, Stale &&stale, Entry *evicted, bool *has_evicted) {
+        Probe p;
+        probe(sig, &p);
+        return insert(p, sig, cls, stale, evicted, has_evicted);
+    }
+    // insert() of the signature p was made for (nothing changed since).
+    template <class Stale>
+    bool insert(const Probe &p, uint64_t sig, uint64_t cls, Stale &&stale, Entry *evicted, bool *has_evicted) {
         *has_evicted = false;
-        const uint64_t rem = q_.remainder(sig), b0 = q_.primary(sig, rem), b1 = q_.alt(b0, rem);
-        if (place(b0, rem, 0, cls) || place(b1, rem, 1, cls)) return true;
-        if (take_stale(b0, rem, 0, cls, stale, evicted) || take_stale(b1, rem, 1, cls, stale, evicted)) {
-            *has_evicted = true;
-            return true;
-        }
+        const uint64_t rem = p.rem, b0 = p.b[0], b1 = p.b[1];
+        const uint64_t cm = cmask();
+        // the first empty slot of b0, then of b1
+        for (unsigned way = 0; way < 2; ++way)
+            for (unsigned j = 0; j < kPerBucket; ++j)
+                if ((uint64_t(p.v[way][j]) & cm) == 0) {
+                    put(p.b[way] * kPerBucket + j, rem, way, cls);
+                    items_++;
+                    return true;
+                }
+        // the first stale entry of b0, then of b1: it leaves
+        for (unsigned way = 0; way < 2; ++way)
+            for (unsigned j = 0; j < kPerBucket; ++j) {
+                const uint128_t v = p.v[way][j];
+                const uint64_t c = (uint64_t(v) & cm) - 1;
+                if (!stale(c)) continue;
+                const uint128_t k = v >> cbits_;
+                const uint64_t r = uint64_t(k >> 1), bucket = p.b[way];
+                *evicted = Entry{q_.join(r, (k & 1) == 0 ? bucket : q_.alt(bucket, r)), c};
+                put(bucket * kPerBucket + j, rem, way, cls);
+                *has_evicted = true;
+                return true;
+            }
         // Kick: the moving entry goes into a slot of `bucket`, its victim
         // to the victim's other bucket; path[] keeps each slot and what it
         // held, for the undo.
@@ -249,19 +311,37 @@ class SlidingTable {
                 continue;
             }
             const uint64_t s = cursor_++;
-            const uint64_t v = lo_.get(s);
+            const uint64_t v = get(lo_, s);
             if ((v & cmask()) == 0) continue;
-            uint64_t r;
-            unsigned w;
-            uint64_t c;
-            decode(s, &r, &w, &c);
+            const uint64_t c = (v & cmask()) - 1;
             if (!stale(c)) continue;
+            uint64_t r, cls;
+            unsigned w;
+            decode(s, &r, &w, &cls);
             const uint64_t b = s / kPerBucket;
-            out[n++] = Entry{q_.join(r, w == 0 ? b : q_.alt(b, r)), c};
+            out[n++] = Entry{q_.join(r, w == 0 ? b : q_.alt(b, r)), cls};
             write(s, 0);
             items_--;
         }
         return n;
+    }
+
+    // Calls f(sig) for the stale entries of the `cells` slots from the
+    // cursor (up to the last slot; not the stash), changing nothing: the
+    // entries the next scan() will likely hand back, for prefetching where
+    // they go.
+    template <class Stale, class F>
+    void peek(uint64_t cells, Stale &&stale, F &&f) const {
+        const uint64_t end = std::min(shape_.slots, cursor_ + cells);
+        for (uint64_t s = cursor_; s < end; ++s) {
+            const uint64_t v = get(lo_, s);
+            if ((v & cmask()) == 0 || !stale((v & cmask()) - 1)) continue;
+            uint64_t r, c;
+            unsigned w;
+            decode(s, &r, &w, &c);
+            const uint64_t b = s / kPerBucket;
+            f(q_.join(r, w == 0 ? b : q_.alt(b, r)));
+        }
     }
 
     // Every entry (for serialization and tests): f(sig, cls).
@@ -322,11 +402,35 @@ class SlidingTable {
 
    private:
     uint64_t cmask() const { return (uint64_t(1) << cbits_) - 1; }
+    // Slot s of a plane without a branch on whether it straddles two
+    // words (the second word's index is clamped to the last word: a slot
+    // in the last word takes none of its bits).
+    static uint64_t get(const cuckoo::RuntimeSlots &plane, uint64_t s) {
+        const unsigned bits = plane.width();
+        const uint64_t bit = s * bits;
+        const size_t k = size_t(bit >> 6), last = plane.word_count() - 1;
+        const unsigned off = unsigned(bit & 63);
+        const uint64_t *w = plane.words();
+        const uint64_t hi = (w[k + 1 <= last ? k + 1 : last] << 1) << (63 - off);
+        const uint64_t mask = bits == 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1;
+        return ((w[k] >> off) | hi) & mask;
+    }
+    template <bool Wide>
+    void load_buckets(Probe *p) const {
+        for (unsigned way = 0; way < 2; ++way) {
+            const uint64_t base = p->b[way] * kPerBucket;
+            for (unsigned j = 0; j < kPerBucket; ++j) {
+                uint128_t v = get(lo_, base + j);
+                if constexpr (Wide) v |= uint128_t(get(hi_, base + j)) << 64;
+                p->v[way][j] = v;
+            }
+        }
+    }
     // The stored bits above the class field: remainder and way.
     static uint128_t key_part(uint64_t rem, unsigned way) { return (uint128_t(rem) << 1) | way; }
     uint128_t read(uint64_t s) const {
-        uint128_t v = lo_.get(s);
-        if (wide_) v |= uint128_t(hi_.get(s)) << 64;
+        uint128_t v = get(lo_, s);
+        if (wide_) v |= uint128_t(get(hi_, s)) << 64;
         return v;
     }
     void put(uint64_t s, uint64_t rem, unsigned way, uint64_t cls) {
@@ -343,14 +447,6 @@ class SlidingTable {
         *way = unsigned(k & 1);
         *rem = uint64_t(k >> 1);
     }
-    uint64_t lookup(uint64_t bucket, uint128_t key) const {
-        const uint64_t base = bucket * kPerBucket;
-        for (unsigned j = 0; j < kPerBucket; ++j) {
-            const uint128_t v = read(base + j);
-            if ((uint64_t(v) & cmask()) != 0 && (v >> cbits_) == key) return base + j;
-        }
-        return kNone;
-    }
     bool place(uint64_t bucket, uint64_t rem, unsigned way, uint64_t cls) {
         const uint64_t base = bucket * kPerBucket;
         for (unsigned j = 0; j < kPerBucket; ++j)
@@ -361,22 +457,6 @@ class SlidingTable {
             }
         return false;
     }
-    template <class Stale>
-    bool take_stale(uint64_t bucket, uint64_t rem, unsigned way, uint64_t cls, Stale &stale, Entry *evicted) {
-        const uint64_t base = bucket * kPerBucket;
-        for (unsigned j = 0; j < kPerBucket; ++j) {
-            uint64_t r, c;
-            unsigned w;
-            if ((lo_.get(base + j) & cmask()) == 0) continue;
-            decode(base + j, &r, &w, &c);
-            if (!stale(c)) continue;
-            *evicted = Entry{q_.join(r, w == 0 ? bucket : q_.alt(bucket, r)), c};
-            put(base + j, rem, way, cls);
-            return true;
-        }
-        return false;
-    }
-
     TableShape shape_;
     cuckoo::RuntimeSlots lo_, hi_;
     Quotient q_;
