@@ -315,36 +315,13 @@ void RecencyWindow::insert(uint64_t sig) {
             const Entry e = scratch_[i];
             leave(l, e.sig, resolve(l, e.cls));
         }
-        // The entries the next insert's scan of this level will likely
-        // promote: their buckets in level l + 1 (a random place in a large
-        // table) are fetched while this insert and the next go on.
-        if (l + 1 < levels_.size()) {
-            const SlidingTable &up = levels_[l + 1].table;
-            levels_[l].table.peek(levels_[l].scan, stale, [&up](uint64_t sig) { up.prefetch(sig); });
-        }
     }
 }
 
 int64_t RecencyWindow::query(uint64_t sig) const {
-    // Level 0 first (a key of small recency needs nothing more); past it,
-    // the buckets of the levels up to kAhead - 1 above the one read are
-    // located and prefetched before it is read, so that the misses of the
-    // probes overlap.
-    constexpr size_t kAhead = 4;
-    const size_t n = levels_.size();
-    SlidingTable::Probe ring[kAhead];
-    size_t located = 0;  // levels [0, located) are in the ring
-    for (size_t l = 0; l < n; ++l) {
-        const size_t want = l == 0 ? 1 : std::min(n, l + kAhead);
-        for (; located < want; ++located) {
-            const SlidingTable &u = levels_[located].table;
-            u.locate(sig, &ring[located % kAhead]);
-            if (located > l) u.prefetch(ring[located % kAhead]);
-        }
+    for (size_t l = 0; l < levels_.size(); ++l) {
         const SlidingTable &t = levels_[l].table;
-        SlidingTable::Probe &p = ring[l % kAhead];
-        t.load(&p);
-        const uint64_t slot = t.find(p, sig);
+        const uint64_t slot = t.find(sig);
         if (slot == SlidingTable::kNone) continue;
         const int64_t b = resolve(l, t.class_at(slot));
         if (expired(l, b)) return kNotInWindow;

@@ -131,7 +131,9 @@ class SlidingTable {
           hi_(s.entry_bits() > 64 ? s.slots : 0, s.entry_bits() > 64 ? s.entry_bits() - 64 : 1),
           q_(s.buckets()),
           cbits_(s.class_bits),
-          wide_(s.entry_bits() > 64) {}
+          wide_(s.entry_bits() > 64),
+          lo_view_(lo_),
+          hi_view_(hi_) {}
 
     const TableShape &shape() const { return shape_; }
     uint64_t slots() const { return shape_.slots; }
@@ -148,7 +150,8 @@ class SlidingTable {
     // changes).
     struct Probe {
         uint64_t rem, b[2];
-        uint128_t v[2][kPerBucket];
+        uint64_t lo[2][kPerBucket];  // the low 64 bits of each slot
+        uint64_t hi[2][kPerBucket];  // the rest (wide tables only)
     };
     void probe(uint64_t sig, Probe *p) const {
         locate(sig, p);
@@ -182,11 +185,21 @@ class SlidingTable {
     // find() of the signature p was made for.
     uint64_t find(const Probe &p, uint64_t sig) const {
         const uint64_t cm = cmask();
-        for (unsigned way = 0; way < 2; ++way) {
-            const uint128_t key = key_part(p.rem, way);
-            for (unsigned j = 0; j < kPerBucket; ++j) {
-                const uint128_t v = p.v[way][j];
-                if ((uint64_t(v) & cm) != 0 && (v >> cbits_) == key) return p.b[way] * kPerBucket + j;
+        if (wide_) {
+            for (unsigned way = 0; way < 2; ++way) {
+                const uint128_t key = key_part(p.rem, way);
+                for (unsigned j = 0; j < kPerBucket; ++j) {
+                    const uint128_t v = (uint128_t(p.hi[way][j]) << 64) | p.lo[way][j];
+                    if ((uint64_t(v) & cm) != 0 && (v >> cbits_) == key) return p.b[way] * kPerBucket + j;
+                }
+            }
+        } else {  // every value below 2^64
+            for (unsigned way = 0; way < 2; ++way) {
+                const uint64_t key = (p.rem << 1) | way;
+                for (unsigned j = 0; j < kPerBucket; ++j) {
+                    const uint64_t v = p.lo[way][j];
+                    if ((v & cm) != 0 && (v >> cbits_) == key) return p.b[way] * kPerBucket + j;
+                }
             }
         }
         for (unsigned i = 0; i < stash_n_; ++i)
@@ -239,7 +252,7 @@ class SlidingTable {
         // the first empty slot of b0, then of b1
         for (unsigned way = 0; way < 2; ++way)
             for (unsigned j = 0; j < kPerBucket; ++j)
-                if ((uint64_t(p.v[way][j]) & cm) == 0) {
+                if ((p.lo[way][j] & cm) == 0) {
                     put(p.b[way] * kPerBucket + j, rem, way, cls);
                     items_++;
                     return true;
@@ -247,9 +260,9 @@ class SlidingTable {
         // the first stale entry of b0, then of b1: it leaves
         for (unsigned way = 0; way < 2; ++way)
             for (unsigned j = 0; j < kPerBucket; ++j) {
-                const uint128_t v = p.v[way][j];
-                const uint64_t c = (uint64_t(v) & cm) - 1;
+                const uint64_t c = (p.lo[way][j] & cm) - 1;
                 if (!stale(c)) continue;
+                const uint128_t v = (wide_ ? uint128_t(p.hi[way][j]) << 64 : 0) | p.lo[way][j];
                 const uint128_t k = v >> cbits_;
                 const uint64_t r = uint64_t(k >> 1), bucket = p.b[way];
                 *evicted = Entry{q_.join(r, (k & 1) == 0 ? bucket : q_.alt(bucket, r)), c};
@@ -311,7 +324,7 @@ class SlidingTable {
                 continue;
             }
             const uint64_t s = cursor_++;
-            const uint64_t v = get(lo_, s);
+            const uint64_t v = get_lo(s);
             if ((v & cmask()) == 0) continue;
             const uint64_t c = (v & cmask()) - 1;
             if (!stale(c)) continue;
@@ -324,24 +337,6 @@ class SlidingTable {
             items_--;
         }
         return n;
-    }
-
-    // Calls f(sig) for the stale entries of the `cells` slots from the
-    // cursor (up to the last slot; not the stash), changing nothing: the
-    // entries the next scan() will likely hand back, for prefetching where
-    // they go.
-    template <class Stale, class F>
-    void peek(uint64_t cells, Stale &&stale, F &&f) const {
-        const uint64_t end = std::min(shape_.slots, cursor_ + cells);
-        for (uint64_t s = cursor_; s < end; ++s) {
-            const uint64_t v = get(lo_, s);
-            if ((v & cmask()) == 0 || !stale((v & cmask()) - 1)) continue;
-            uint64_t r, c;
-            unsigned w;
-            decode(s, &r, &w, &c);
-            const uint64_t b = s / kPerBucket;
-            f(q_.join(r, w == 0 ? b : q_.alt(b, r)));
-        }
     }
 
     // Every entry (for serialization and tests): f(sig, cls).
@@ -401,36 +396,48 @@ class SlidingTable {
     }
 
    private:
+    // A plane's width, mask and last word, for get() (set once: the hot
+    // paths then load nothing but the words).
+    struct PlaneView {
+        PlaneView() = default;
+        explicit PlaneView(const cuckoo::RuntimeSlots &p)
+            : last(p.word_count() == 0 ? 0 : p.word_count() - 1),
+              mask(p.width() == 64 ? ~uint64_t(0) : (uint64_t(1) << p.width()) - 1),
+              bits(p.width()) {}
+        size_t last = 0;
+        uint64_t mask = 1;
+        unsigned bits = 1;
+    };
     uint64_t cmask() const { return (uint64_t(1) << cbits_) - 1; }
     // Slot s of a plane without a branch on whether it straddles two
     // words (the second word's index is clamped to the last word: a slot
     // in the last word takes none of its bits).
-    static uint64_t get(const cuckoo::RuntimeSlots &plane, uint64_t s) {
-        const unsigned bits = plane.width();
-        const uint64_t bit = s * bits;
-        const size_t k = size_t(bit >> 6), last = plane.word_count() - 1;
+    static uint64_t get(const uint64_t *w, const PlaneView &v, uint64_t s) {
+        const uint64_t bit = s * v.bits;
+        const size_t k = size_t(bit >> 6);
         const unsigned off = unsigned(bit & 63);
-        const uint64_t *w = plane.words();
-        const uint64_t hi = (w[k + 1 <= last ? k + 1 : last] << 1) << (63 - off);
-        const uint64_t mask = bits == 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1;
-        return ((w[k] >> off) | hi) & mask;
+        const uint64_t hi = (w[k + 1 <= v.last ? k + 1 : v.last] << 1) << (63 - off);
+        return ((w[k] >> off) | hi) & v.mask;
     }
+    uint64_t get_lo(uint64_t s) const { return get(lo_.words(), lo_view_, s); }
+    uint64_t get_hi(uint64_t s) const { return get(hi_.words(), hi_view_, s); }
     template <bool Wide>
     void load_buckets(Probe *p) const {
+        const uint64_t *lo = lo_.words();
+        const PlaneView lv = lo_view_;
         for (unsigned way = 0; way < 2; ++way) {
             const uint64_t base = p->b[way] * kPerBucket;
             for (unsigned j = 0; j < kPerBucket; ++j) {
-                uint128_t v = get(lo_, base + j);
-                if constexpr (Wide) v |= uint128_t(get(hi_, base + j)) << 64;
-                p->v[way][j] = v;
+                p->lo[way][j] = get(lo, lv, base + j);
+                if constexpr (Wide) p->hi[way][j] = get_hi(base + j);
             }
         }
     }
     // The stored bits above the class field: remainder and way.
     static uint128_t key_part(uint64_t rem, unsigned way) { return (uint128_t(rem) << 1) | way; }
     uint128_t read(uint64_t s) const {
-        uint128_t v = get(lo_, s);
-        if (wide_) v |= uint128_t(get(hi_, s)) << 64;
+        uint128_t v = get_lo(s);
+        if (wide_) v |= uint128_t(get_hi(s)) << 64;
         return v;
     }
     void put(uint64_t s, uint64_t rem, unsigned way, uint64_t cls) {
@@ -462,6 +469,7 @@ class SlidingTable {
     Quotient q_;
     unsigned cbits_ = 1;
     bool wide_ = false;
+    PlaneView lo_view_, hi_view_;
     uint64_t items_ = 0;
     uint64_t cursor_ = 0;  // the next slot a scan visits (slots(): the stash)
     Entry stash_[kStash] = {};
