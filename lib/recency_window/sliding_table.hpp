@@ -178,9 +178,16 @@ class SlidingTable {
     // The slot holding sig, or kNone; stash entry i is reported as
     // slots() + i.
     uint64_t find(uint64_t sig) const {
-        Probe p;
-        probe(sig, &p);
-        return find(p, sig);
+        // a bucket at a time, the first match ending it (a query's key is
+        // often in its primary bucket: its alternate is not read)
+        const uint64_t rem = q_.remainder(sig), b0 = q_.primary(sig, rem);
+        const uint64_t s0 = lookup(b0, key_part(rem, 0));
+        if (s0 != kNone) return s0;
+        const uint64_t s1 = lookup(q_.alt(b0, rem), key_part(rem, 1));
+        if (s1 != kNone) return s1;
+        for (unsigned i = 0; i < stash_n_; ++i)
+            if (stash_[i].sig == sig) return shape_.slots + i;
+        return kNone;
     }
     // find() of the signature p was made for.
     uint64_t find(const Probe &p, uint64_t sig) const {
@@ -453,6 +460,14 @@ class SlidingTable {
         const uint128_t k = v >> cbits_;
         *way = unsigned(k & 1);
         *rem = uint64_t(k >> 1);
+    }
+    uint64_t lookup(uint64_t bucket, uint128_t key) const {
+        const uint64_t base = bucket * kPerBucket;
+        for (unsigned j = 0; j < kPerBucket; ++j) {
+            const uint128_t v = read(base + j);
+            if ((uint64_t(v) & cmask()) != 0 && (v >> cbits_) == key) return base + j;
+        }
+        return kNone;
     }
     bool place(uint64_t bucket, uint64_t rem, unsigned way, uint64_t cls) {
         const uint64_t base = bucket * kPerBucket;
