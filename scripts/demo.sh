@@ -2,13 +2,18 @@
 # demo.sh - build libtemporalfilters in release mode and run its demo.
 #
 #   scripts/demo.sh [tf-demo arguments...]
+#   scripts/demo.sh my.csv
+#   scripts/demo.sh --window 60 --limit 100 --out plots my.csv
+#   some-command | scripts/demo.sh -
 #
 # Works from any directory. Installs the Debian build packages that are
 # missing (with sudo when not root), configures a release build in
 # <repo>/build-demo (reconfiguring it when it exists), builds the demo and
 # the examples, runs tf-demo with the given arguments (e.g. --events N,
-# --seed S, or a CSV file of timestamp,key lines), then the C examples and
-# the Java, Go and Ruby pacing examples.
+# --seed S, a CSV file of timestamp,key lines or - for standard input, the
+# structures' parameters, --out DIR for plots: `tf-demo --help` lists them),
+# then the C examples and the Java, Go and Ruby pacing examples. Standard
+# input goes to tf-demo alone.
 set -euo pipefail
 
 source "$(dirname -- "${BASH_SOURCE[0]}")/lib.sh"
@@ -27,7 +32,7 @@ trap 'rm -rf -- "$logdir"' EXIT
 quietly() {
     local log="$logdir/$1"
     shift
-    if ! "$@" >"$log" 2>&1; then
+    if ! "$@" </dev/null >"$log" 2>&1; then
         cat "$log" >&2
         die "failed: $*"
     fi
@@ -35,9 +40,9 @@ quietly() {
 
 # 1. Build dependencies (Debian/Ubuntu), the bindings' toolchains included.
 if command -v dpkg >/dev/null 2>&1; then
-    tf_ensure_packages "${TF_BUILD_PACKAGES[@]}" "${TF_BINDING_PACKAGES[@]}"
+    tf_ensure_packages "${TF_BUILD_PACKAGES[@]}" "${TF_BINDING_PACKAGES[@]}" "${TF_DEMO_PACKAGES[@]}" </dev/null
 else
-    echo "demo.sh: no dpkg here; assuming ${TF_BUILD_PACKAGES[*]} ${TF_BINDING_PACKAGES[*]} are installed" >&2
+    echo "demo.sh: no dpkg here; assuming ${TF_BUILD_PACKAGES[*]} ${TF_BINDING_PACKAGES[*]} ${TF_DEMO_PACKAGES[*]} are installed" >&2
 fi
 command -v meson >/dev/null 2>&1 || die "meson not found"
 command -v ninja >/dev/null 2>&1 || die "ninja not found"
@@ -63,6 +68,7 @@ run() {  # run LABEL CMD...: runs and remembers the first failure
     "$@" || status=$((status ? status : $?))
 }
 run "tf-demo${*:+ $*}" "$build/examples/demo/tf-demo" "$@"
+exec </dev/null  # the stream on standard input was tf-demo's
 run "examples/pacing.c" "$build/examples/pacing"
 run "examples/ttl_cache.c" "$build/examples/ttl_cache"
 run "examples/click_dedup.c" "$build/examples/click_dedup"

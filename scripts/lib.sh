@@ -37,6 +37,10 @@ TF_ABI_PACKAGES=(abigail-tools)
 # also wants clang-tidy-14; it is not part of the run.)
 TF_TEST_PACKAGES=(clang libclang-rt-14-dev binutils git xz-utils "${TF_BINDING_PACKAGES[@]}" "${TF_LINT_PACKAGES[@]}"
     "${TF_ABI_PACKAGES[@]}")
+# tf-demo's plots (tf-demo --out DIR, and its example_demo_plots_* tests):
+# gnuplot without X, for its SVG terminal.
+TF_DEMO_PACKAGES=(gnuplot-nox)
+TF_TEST_PACKAGES+=("${TF_DEMO_PACKAGES[@]}")
 # The Redis-backed rate limiter's tests start their own servers (redis-server)
 # and clusters (redis-cli --cluster create, from redis-tools).
 TF_REDIS_PACKAGES=(redis-server redis-tools)

@@ -56,10 +56,93 @@ struct Options {
     uint64_t events = 4000000;  // synthetic stream length, or CSV line limit
     bool events_given = false;
     uint64_t seed = 1;
-    std::string csv_path;                         // empty: synthetic stream
+    std::string csv_path;                         // empty: synthetic stream; "-": standard input
     uint64_t horizon = 0, interval = 0, ttl = 0;  // 0: default
     double target = 0.01;                         // too-new probability to size for
+    bool target_given = false;
+    // The structures' own parameters; 0 (or a negative delta): chosen from
+    // the stream, and the report says how.
+    uint64_t capacity = 0;      // keys (or items) every sized structure is built for
+    uint64_t limit = 0;         // rate limiter: requests per key per window
+    uint64_t window = 0;        // rate limiter: its window W
+    uint64_t buckets = 0;       // rate limiter: buckets per window
+    uint64_t global_limit = 0;  // rate limiter (b): the cap over all keys
+    uint64_t max_memory = 0;    // rotating cuckoo (a): its memory cap in bytes
+    uint64_t count_window = 0;  // recency window: W, in events
+    uint64_t inv_eps = 0;       // recency window: eps = 1 / inv_eps
+    double delta = -1.0;        // recency window (b): false-match probability
+    std::string out_dir;        // where plots and index.html go (empty: none)
+    int progress = -1;          // -1: when stderr is a terminal; 0: never; 1: always
 };
+
+// Prints one parameter the demo chose: `what` (e.g. "window 60 s"), and
+// either that `option` set it or why it was chosen (`why`), e.g.
+//   chose   window 60 s: 1/10 of the stream's span, since --window was not given
+void print_choice(const std::string &what, const char *option, bool given, const std::string &why);
+
+// ---------------------------------------------------------------------------
+// Measurements over the stream, for the plots (report.cpp): each structure
+// records its measured error and memory at its checkpoints, beside its promise.
+
+struct SeriesPoint {
+    double x;         // events replayed so far
+    double measured;  // the error measured so far
+    double bound;     // what the promise allows
+    double memory;    // the structure's memory, bytes
+    double exact;     // the exact reference's memory, bytes
+};
+
+struct Series {
+    std::string name;         // file stem, e.g. "rate_limiter"
+    std::string title;        // "Rate limiter (tf_rate_limiter), exact mode"
+    std::string error_label;  // what `measured` is
+    std::string promise;      // the promise, in one sentence
+    bool hard = true;         // hard: measured <= bound at every point; else a statistical target
+    std::string bound_label;  // legend of the bound line
+    std::vector<SeriesPoint> points;
+    void add(double x, double measured, double bound, double memory, double exact) {
+        points.push_back({x, measured, bound, memory, exact});
+    }
+};
+
+class Recorder {
+   public:
+    Series *open(const std::string &name, const std::string &title, const std::string &error_label,
+                 const std::string &promise, bool hard, const std::string &bound_label) {
+        all_.push_back(std::unique_ptr<Series>(new Series{name, title, error_label, promise, hard, bound_label, {}}));
+        return all_.back().get();
+    }
+    const std::vector<std::unique_ptr<Series>> &all() const { return all_; }
+
+   private:
+    std::vector<std::unique_ptr<Series>> all_;
+};
+
+// Progress on stderr: "tf-demo: <what> 42%", at most a few times a second.
+class Progress {
+   public:
+    explicit Progress(bool on, bool tty) : on_(on), tty_(tty) {}
+    void at(const char *what, uint64_t done, uint64_t total);
+    void clear();  // ends the progress line (on a terminal)
+    bool on() const { return on_; }
+
+   private:
+    bool on_, tty_;
+    bool dirty_ = false;
+    int last_percent_ = -1;
+    std::string last_what_;
+    std::chrono::steady_clock::time_point last_{};
+};
+
+// Writes <dir>/<series>.dat, .gp and the -error.svg and -memory.svg plots
+// (gnuplot, SVG terminal), and <dir>/index.html showing them. False (with
+// the reason on stderr) when a file cannot be written or gnuplot fails.
+bool write_report(const std::string &dir, const Recorder &rec, const Stream &stream,
+                  const std::vector<std::string> &choices);
+// Every choice print_choice() printed, for the report.
+const std::vector<std::string> &printed_choices();
+// Whether a hard series stayed within its bound at every point.
+bool series_held(const Series &s);
 
 // Builds the synthetic stream (deterministic for a given seed).
 Stream make_synthetic_stream(uint64_t events, uint64_t seed);
@@ -83,8 +166,11 @@ struct Context {
     uint64_t horizon;   // last-seen queries look this far back
     uint64_t interval;  // pacing: one grant per key per interval
     uint64_t ttl;       // TTL prefilter: entries live this long
+    uint64_t window;    // the rate limiter's window
     WindowStats keys_per_horizon, keys_per_interval, keys_per_ttl;
     uint64_t checkpoint_every;  // stream time between measurements of the state
+    Recorder *recorder;         // measurements for the plots
+    Progress *progress;         // progress on stderr
 };
 
 // ---------------------------------------------------------------------------
@@ -175,17 +261,22 @@ using ExactMap = std::unordered_map<std::string, uint64_t, std::hash<std::string
 struct Exact {
     HeapCounter heap;
     ExactMap map{CountingAllocator<ExactValue>(&heap)};
-    std::string key;  // reused lookup buffer: no allocation per lookup
+    std::string key;         // reused lookup buffer: no allocation per lookup
+    bool long_keys = false;  // a key too long for the string's inline buffer was looked up
 
+    // Every key enters the map through this buffer.
     const std::string &k(const Stream &s, uint32_t i) {
         key.assign(s.keys.data(i), s.keys.size(i));
+        long_keys = long_keys || key.size() > 15;
         return key;
     }
-    // Heap bytes, including keys too long for the string's inline buffer.
+    // Heap bytes, including keys too long for the string's inline buffer
+    // (only when there can be one: the walk over the map is what costs).
     size_t memory() const {
         size_t n = heap.bytes + sizeof map;
-        for (const auto &e : map)
-            if (e.first.capacity() > 15) n += malloc_chunk(e.first.capacity() + 1);
+        if (long_keys)
+            for (const auto &e : map)
+                if (e.first.capacity() > 15) n += malloc_chunk(e.first.capacity() + 1);
         return n;
     }
 };

@@ -191,7 +191,8 @@ struct Replay {
 // `model` is given, the rate from the distinct keys of each slice.
 // `layout` names the filter in failure messages. False on an API error
 // (already reported).
-bool replay(const Context &ctx, tf_age_bloom *f, const Shape &z, DistinctModel *model, const char *layout, Replay *r) {
+bool replay(const Context &ctx, tf_age_bloom *f, const Shape &z, DistinctModel *model, const char *layout, Replay *r,
+            Series *series) {
     const Stream &s = ctx.stream;
     const uint64_t events = s.events(), window = z.window, gone = z.gone();
     std::vector<uint64_t> truth(s.keys.count(), 0);
@@ -207,6 +208,7 @@ bool replay(const Context &ctx, tf_age_bloom *f, const Shape &z, DistinctModel *
 
     for (size_t begin = 0, end = 0; begin < events; begin = end) {
         end = size_t(std::min<uint64_t>({events, begin + kBlock, next_checkpoint}));
+        ctx.progress->at(model ? "age Bloom" : "age Bloom, blocked", begin, events);
         r->filter_time.start();
         for (size_t i = begin; i < end; ++i) {
             const uint32_t key = s.key[i];
@@ -287,7 +289,14 @@ bool replay(const Context &ctx, tf_age_bloom *f, const Shape &z, DistinctModel *
         if (!check(st, "tf_age_bloom_contains")) return false;
         r->present_probes += probes.size();
         r->present_missed += probes.size() - found;
+        if (series) {
+            size_t mem = 0;
+            if (!check(tf_age_bloom_memory(f, &mem), "tf_age_bloom_memory")) return false;
+            series->add(double(n), ratio(r->absent_present, r->absent_probes), ctx.options.target, double(mem),
+                        double(r->exact.memory()));
+        }
     }
+    ctx.progress->clear();
     r->out_keys = out_keys.count();
     if (reference_mismatch != 0) {
         std::fprintf(stderr, "tf-demo: internal error: the exact map disagrees with the truth %llu times\n",
@@ -388,7 +397,12 @@ Outcome classic_count_window(const Context &ctx, uint64_t want, uint32_t seed, F
 
     Replay r;
     DistinctModel model(s, k, l, g, slice_bits);
-    if (!replay(ctx, f, z, &model, "", &r)) return Outcome::api_error;
+    Series *series = ctx.recorder->open(
+        "age_bloom", "Age-partitioned Bloom filter (tf_age_bloom), count window", "never-seen keys read as present",
+        "A key among the last N events (the window) is always found, and a key never seen (or gone from every "
+        "slice) reads as present with probability at most the target error.",
+        false, "target error");
+    if (!replay(ctx, f, z, &model, "", &r, series)) return Outcome::api_error;
 
     size_t written = 0;
     bool round_trip_ok = false;
@@ -475,7 +489,7 @@ Outcome blocked_count_window(const Context &ctx, uint64_t want, uint32_t seed, c
     size_t written = 0;
     bool round_trip_ok = false;
     int copy_blocked = 0;
-    if (!replay(ctx, f, z, nullptr, " (blocked layout)", &r) || !figures_of(f, r, events, &b) ||
+    if (!replay(ctx, f, z, nullptr, " (blocked layout)", &r, nullptr) || !figures_of(f, r, events, &b) ||
         !round_trip(s, f, &r.probe_keys, &written, &round_trip_ok, &copy_blocked))
         return Outcome::api_error;
     round_trip_ok = round_trip_ok && copy_blocked == 1;
@@ -515,7 +529,11 @@ Outcome count_window(const Context &ctx) {
     // The window: the mean number of events per horizon.
     const uint64_t time_span = s.last - s.first;
     double per_horizon = time_span == 0 ? double(events) : double(events) * double(ctx.horizon) / double(time_span);
-    const uint64_t want = uint64_t(std::max(1.0, std::min(double(events), std::round(per_horizon))));
+    const uint64_t want = ctx.options.capacity
+                              ? ctx.options.capacity
+                              : uint64_t(std::max(1.0, std::min(double(events), std::round(per_horizon))));
+    print_choice("count window N = " + count(want) + " events", "--capacity", ctx.options.capacity != 0,
+                 "the mean events per horizon (" + span(s, ctx.horizon) + ")");
     const uint32_t seed = uint32_t(ctx.options.seed * 2654435761u + 4);
 
     Figures classic;

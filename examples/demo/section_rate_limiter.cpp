@@ -321,9 +321,19 @@ Outcome replay(const Context &ctx, const std::vector<uint64_t> &clock, const ByK
     uint64_t log_grants = 0, differ_allowed = 0, differ_detail = 0, bad_retry = 0;
     size_t log_memory = 0, log_peak = 0, log_keys = 0;
     uint64_t next_checkpoint = events == 0 ? 0 : clock[0] + ctx.checkpoint_every;
+    Series *series = with_global ? nullptr
+                                 : ctx.recorder->open("rate_limiter", "Rate limiter (tf_rate_limiter), exact mode",
+                                                      "decisions differing from the exact sliding log",
+                                                      "In exact mode every decision (allowed, remaining, retry time) "
+                                                      "is the one an exact sliding log of grants makes: none differs.",
+                                                      true, "promise: 0");
+    const char *what = with_global ? "rate limiter (b)" : "rate limiter (a)";
 
-    for (size_t begin = 0; begin < events; begin += kBlock) {
-        const size_t end = std::min(events, begin + kBlock);
+    for (size_t begin = 0, end = 0; begin < events; begin = end) {
+        // A block ends early at the event that reaches the next checkpoint.
+        while (end < events && end - begin < kBlock)
+            if (clock[end++] >= next_checkpoint) break;
+        ctx.progress->at(what, begin, events);
         for (Side &side : sides) {
             tf_rate_limiter *r = side.limiter.get();
             tf_status st = TF_OK;
@@ -379,9 +389,13 @@ Outcome replay(const Context &ctx, const std::vector<uint64_t> &clock, const ByK
             log_memory = log.memory();
             log_keys = log.keys();
             log_peak = std::max(log_peak, log_memory);
+            if (series)
+                series->add(double(end), double(differ_allowed + differ_detail), 0.0, double(sides[1].memory),
+                            double(log_memory));
         }
     }
 
+    ctx.progress->clear();
     // Serialization round trips at the end.
     const uint64_t end_time = events == 0 ? 1 : clock[events - 1];
     size_t blob[2] = {0, 0};
@@ -481,12 +495,13 @@ struct PatternResult {
 
 // Runs the request times through a bucketed and an exact limiter (one key)
 // and measures the grants in every real window.
-bool run_pattern(const std::vector<uint64_t> &times, uint64_t window, uint64_t width, PatternResult *out) {
+bool run_pattern(const std::vector<uint64_t> &times, uint64_t window, uint64_t width, uint64_t limit,
+                 PatternResult *out) {
     out->requests = times.size();
     for (int j = 0; j < 2; ++j) {
         Limiter r;
         Config c;
-        c.window = window, c.width = width;
+        c.window = window, c.width = width, c.limit = limit;
         Stream none;
         if (!make_limiter(c, j ? TF_RATE_LIMITER_EXACT : 0, none, &r)) return false;
         std::vector<uint64_t> granted;
@@ -502,13 +517,13 @@ bool run_pattern(const std::vector<uint64_t> &times, uint64_t window, uint64_t w
         out->max_window[j] = max_in_window(granted, window);
         for (size_t lo = 0, hi = 0; hi < granted.size(); ++hi) {
             while (granted[lo] + window <= granted[hi]) ++lo;
-            out->over[j] += hi - lo + 1 > kLimit;
+            out->over[j] += hi - lo + 1 > limit;
         }
     }
     return true;
 }
 
-Outcome patterns(const Context &ctx, uint64_t window, uint64_t width) {
+Outcome patterns(const Context &ctx, uint64_t window, uint64_t width, uint64_t limit) {
     const Stream &s = ctx.stream;
     const uint64_t windows = 2000;
     Rng rng(ctx.options.seed ^ 0x5EED0002u);
@@ -522,7 +537,7 @@ Outcome patterns(const Context &ctx, uint64_t window, uint64_t width) {
         char name[64];
         std::snprintf(name, sizeof name, "Poisson, %.1f N per W", load);
         p.name = name;
-        const double mean_gap = double(window) / (load * double(kLimit));
+        const double mean_gap = double(window) / (load * double(limit));
         double t = 1.0;
         while (t < double(windows * window)) {
             t += -mean_gap * std::log1p(-rng.uniform());
@@ -535,10 +550,10 @@ Outcome patterns(const Context &ctx, uint64_t window, uint64_t width) {
         p.name = "adversarial";
         for (uint64_t j = 1; j < windows; j += 2) {
             const uint64_t last = j * window - 1;  // last unit of a bucket
-            for (uint64_t i = 0; i < kLimit; ++i) p.times.push_back(last);
+            for (uint64_t i = 0; i < limit; ++i) p.times.push_back(last);
             // that bucket (index last / width) leaves at (last / width + W / width) * width
             const uint64_t leaves = (last / width + window / width) * width;
-            for (uint64_t i = 0; i < kLimit; ++i) p.times.push_back(leaves);
+            for (uint64_t i = 0; i < limit; ++i) p.times.push_back(leaves);
         }
         list.push_back(std::move(p));
     }
@@ -547,14 +562,14 @@ Outcome patterns(const Context &ctx, uint64_t window, uint64_t width) {
     bool ok = true;
     for (const Named &p : list) {
         PatternResult r;
-        if (!run_pattern(p.times, window, width, &r)) return Outcome::api_error;
+        if (!run_pattern(p.times, window, width, limit, &r)) return Outcome::api_error;
         char more[32];
         std::snprintf(more, sizeof more, "%s %+.1f%%", count(r.grants[0]).c_str(),
                       100.0 * (ratio(r.grants[0], r.grants[1]) - 1.0));
         std::printf("  %-21s %8s %8s %14s %7s %6s %6s\n", p.name.c_str(), count(r.requests).c_str(),
                     count(r.grants[1]).c_str(), more, percent(ratio(r.over[0], r.grants[0])).c_str(),
                     count(r.max_window[1]).c_str(), count(r.max_window[0]).c_str());
-        ok = ok && r.over[1] == 0 && r.max_window[1] <= kLimit && r.max_window[0] <= 2 * kLimit;
+        ok = ok && r.over[1] == 0 && r.max_window[1] <= limit && r.max_window[0] <= 2 * limit;
     }
     char buf[200];
     print_row("", "grants of each mode; early: bucketed grants with N others in their real W;");
@@ -572,9 +587,11 @@ class RateLimiterSection : public Section {
     const char *title() const override { return "Rate limiter (tf_rate_limiter)"; }
     Outcome run(const Context &ctx) override {
         const Stream &s = ctx.stream;
+        const Options &opt = ctx.options;
         Config cfg;
-        cfg.window = ctx.interval;
-        cfg.width = choose_width(cfg.window);
+        cfg.window = ctx.window;
+        cfg.limit = opt.limit ? opt.limit : kLimit;
+        cfg.width = opt.buckets ? cfg.window / opt.buckets : choose_width(cfg.window);
         const uint64_t nb = cfg.window / cfg.width;
 
         // The limiter's clock: the stream's, clamped where it goes backwards.
@@ -587,6 +604,12 @@ class RateLimiterSection : public Section {
                       (unsigned long long)cfg.limit, span(s, cfg.window).c_str(), (unsigned long long)nb,
                       span(s, cfg.width).c_str());
         print_row("limit", buf);
+        print_choice("limit " + count(cfg.limit) + " per key per window", "--limit", opt.limit != 0,
+                     "the Rate Limiter README's 5 per second");
+        print_choice("window " + span(s, cfg.window), "--window", opt.window != 0,
+                     "the pacing interval (" + std::string(opt.interval ? "--interval" : "1/60 of the horizon") + ")");
+        print_choice(count(nb) + " buckets of " + span(s, cfg.width), "--buckets", opt.buckets != 0,
+                     "the divisor of the window nearest " + count(kTargetBuckets));
         print_row("", "every event is one request: acquire(key, now, 1)");
         print_row("exact log", "std::unordered_map<std::string, std::deque<uint64_t>>, heap counted,");
         print_row("", "keys with an empty window pruned at every checkpoint");
@@ -604,7 +627,8 @@ class RateLimiterSection : public Section {
         const uint64_t time_span = s.last - s.first;
         const double per_window =
             time_span == 0 ? double(s.events()) : double(s.events()) * double(cfg.window) / double(time_span);
-        g.global = std::max<uint64_t>(1, uint64_t(std::llround(0.8 * per_window)));
+        g.global =
+            opt.global_limit ? opt.global_limit : std::max<uint64_t>(1, uint64_t(std::llround(0.8 * per_window)));
         g.override_limit = cfg.limit * kOverrideFactor;
         std::vector<uint32_t> busiest(s.keys.count());
         for (uint32_t k = 0; k < s.keys.count(); ++k) busiest[k] = k;
@@ -619,12 +643,14 @@ class RateLimiterSection : public Section {
         std::snprintf(buf, sizeof buf, "cap %s per %s over all keys; the %zu busiest keys may make %llu",
                       count(g.global).c_str(), span(s, g.window).c_str(), n_over, (unsigned long long)g.override_limit);
         print_subtitle("(b) global cap and overrides:", buf);
+        print_choice("cap " + count(g.global) + " per window over all keys", "--global-limit", opt.global_limit != 0,
+                     "0.8 x the mean events per window, so that it binds when traffic is above its mean");
         o = worst(o, replay(ctx, clock, by_key, g, key_limit, true));
         if (o == Outcome::api_error) return o;
 
         std::printf("\n");
         print_subtitle("(c) over-admission:", "one key, 2,000 windows of random and adversarial traffic");
-        return worst(o, patterns(ctx, cfg.window, cfg.width));
+        return worst(o, patterns(ctx, cfg.window, cfg.width, cfg.limit));
     }
 };
 

@@ -54,6 +54,12 @@ std::string sizing_line(const Sized &z, uint64_t keys, double target, uint64_t p
     return buf;
 }
 
+// The choice of the keys a sketch is sized for.
+void print_capacity(const Context &ctx, uint64_t n, uint64_t per, const char *window) {
+    print_choice("capacity " + count(n) + " keys", "--capacity", ctx.options.capacity != 0,
+                 "the most distinct keys in any " + span(ctx.stream, per) + " (" + window + ")");
+}
+
 // Memory and time of the sketch next to the exact reference. "Pruned" is
 // the reference holding only the keys of the busiest window, which is the
 // least an exact structure must keep to answer the same questions.
@@ -69,18 +75,23 @@ void print_cost(const Sized &z, const Exact &x, uint64_t window_keys, double ske
 // Walks the stream in timed blocks and calls `checkpoint(now)` every
 // ctx.checkpoint_every units of stream time (after the block that crosses it).
 template <class Block, class Checkpoint>
-bool replay(const Context &ctx, Block block, Checkpoint checkpoint) {
+bool replay(const Context &ctx, const char *what, Block block, Checkpoint checkpoint) {
     const Stream &s = ctx.stream;
     uint64_t now = 0, next_checkpoint = s.first + ctx.checkpoint_every;
-    for (size_t begin = 0; begin < s.events(); begin += kBlock) {
-        const size_t end = std::min(s.events(), begin + kBlock);
+    for (size_t begin = 0, end = 0; begin < s.events(); begin = end) {
+        // A block ends early at the event that reaches the next checkpoint.
+        while (end < s.events() && end - begin < kBlock) {
+            now = std::max(now, s.time[end++]);
+            if (now >= next_checkpoint) break;
+        }
+        ctx.progress->at(what, begin, s.events());
         if (!block(begin, end)) return false;
-        for (size_t i = begin; i < end; ++i) now = std::max(now, s.time[i]);
         if (now >= next_checkpoint) {
-            if (!checkpoint(now)) return false;
+            if (!checkpoint(now, end)) return false;
             next_checkpoint = now + ctx.checkpoint_every;
         }
     }
+    ctx.progress->clear();
     return true;
 }
 
@@ -90,7 +101,7 @@ bool replay(const Context &ctx, Block block, Checkpoint checkpoint) {
 Outcome last_seen(const Context &ctx, uint32_t flags) {
     const Stream &s = ctx.stream;
     const uint64_t H = ctx.horizon;
-    const uint64_t n = std::max<uint64_t>(1, ctx.keys_per_horizon.max);
+    const uint64_t n = ctx.options.capacity ? ctx.options.capacity : std::max<uint64_t>(1, ctx.keys_per_horizon.max);
     const double target = ctx.options.target;
     Sized z;
     if (!make_sketch(n, target, uint32_t(ctx.options.seed * 2654435761u + 1), flags, &z)) return Outcome::api_error;
@@ -153,7 +164,18 @@ Outcome last_seen(const Context &ctx, uint32_t flags) {
 
     // At each checkpoint: probe random keys idle for at least the horizon,
     // next to the sketch's own estimate for that horizon.
-    auto checkpoint = [&](uint64_t now) {
+    Series *series = flags & TF_RECENCY_SKETCH_BLOCKED
+                         ? nullptr
+                         : ctx.recorder->open("recency_sketch", "RecencySketch (tf_recency_sketch), last-seen",
+                                              "too-new answers of keys idle >= the horizon",
+                                              "A last-seen answer is never older than the truth, and a key idle for "
+                                              "the horizon reads as seen within it with probability at most the "
+                                              "target error, when the sketch is sized for the keys per horizon.",
+                                              false, "target error");
+    auto checkpoint = [&](uint64_t now, size_t replayed) {
+        if (series)
+            series->add(double(replayed), ratio(idle_too_new, idle_queries), target, double(z.memory),
+                        double(exact.memory()));
         if (now <= H || seen.empty()) return true;
         const uint64_t h = now - H;
         uint64_t stale = 0;
@@ -174,7 +196,8 @@ Outcome last_seen(const Context &ctx, uint32_t flags) {
         return true;
     };
 
-    if (!replay(ctx, block, checkpoint)) return Outcome::api_error;
+    if (!replay(ctx, flags & TF_RECENCY_SKETCH_BLOCKED ? "sketch (a), blocked" : "sketch (a)", block, checkpoint))
+        return Outcome::api_error;
 
     // The sketch survives a serialization round trip unchanged.
     size_t blob_size = 0, written = 0;
@@ -207,6 +230,7 @@ Outcome last_seen(const Context &ctx, uint32_t flags) {
         flags & TF_RECENCY_SKETCH_BLOCKED ? "(a) last-seen, blocked layout:" : "(a) last-seen, standard layout:",
         "query, then update, per event");
     print_row("sized", sizing_line(z, n, target, H, s));
+    print_capacity(ctx, n, H, "the horizon");
     print_cost(z, exact, n, sketch_time.per(q), exact_time.per(q), "event");
     print_verdict("older than truth", count(older) + " of " + count(q) + " answers (must be 0)", hard(older == 0));
     print_row("exact answers", percent(1.0 - ratio(newer, q)) + "; the rest read newer than the truth");
@@ -236,7 +260,7 @@ Outcome last_seen(const Context &ctx, uint32_t flags) {
 Outcome pacing(const Context &ctx) {
     const Stream &s = ctx.stream;
     const uint64_t L = ctx.interval;
-    const uint64_t n = std::max<uint64_t>(1, ctx.keys_per_interval.max);
+    const uint64_t n = ctx.options.capacity ? ctx.options.capacity : std::max<uint64_t>(1, ctx.keys_per_interval.max);
     const double target = ctx.options.target;
     Sized z;
     if (!make_sketch(n, target, uint32_t(ctx.options.seed * 2654435761u + 2), 0, &z)) return Outcome::api_error;
@@ -302,14 +326,14 @@ Outcome pacing(const Context &ctx) {
         }
         return true;
     };
-    auto checkpoint = [&](uint64_t now) {
+    auto checkpoint = [&](uint64_t now, size_t) {
         if (now <= L) return true;
         double p;
         if (!check(tf_recency_sketch_error_estimate(sk, now - L, &p), "tf_recency_sketch_error_estimate")) return false;
         estimate.add(p, 1.0);
         return true;
     };
-    if (!replay(ctx, block, checkpoint)) return Outcome::api_error;
+    if (!replay(ctx, "sketch (b)", block, checkpoint)) return Outcome::api_error;
 
     // The whole sketch grants at most width*depth requests per interval.
     std::sort(grant_times.begin(), grant_times.end());
@@ -324,6 +348,7 @@ Outcome pacing(const Context &ctx) {
     char buf[200];
     print_subtitle("(b) pacing:", "every event is a request; one grant per key per " + span(s, L));
     print_row("sized", sizing_line(z, n, target, L, s));
+    print_capacity(ctx, n, L, "the pacing interval");
     print_cost(z, exact, n, sketch_time.per(q), exact_time.per(q), "request");
     std::snprintf(buf, sizeof buf, "%s = %.2f%% of the exact pacer's %s", count(grants).c_str(),
                   100.0 * ratio(grants, exact_grants), count(exact_grants).c_str());
@@ -345,7 +370,7 @@ Outcome pacing(const Context &ctx) {
 Outcome ttl_prefilter(const Context &ctx) {
     const Stream &s = ctx.stream;
     const uint64_t T = ctx.ttl;
-    const uint64_t n = std::max<uint64_t>(1, ctx.keys_per_ttl.max);
+    const uint64_t n = ctx.options.capacity ? ctx.options.capacity : std::max<uint64_t>(1, ctx.keys_per_ttl.max);
     const double target = ctx.options.target;
     Sized z;
     if (!make_sketch(n, target, uint32_t(ctx.options.seed * 2654435761u + 3), 0, &z)) return Outcome::api_error;
@@ -395,19 +420,20 @@ Outcome ttl_prefilter(const Context &ctx) {
         }
         return true;
     };
-    auto checkpoint = [&](uint64_t now) {
+    auto checkpoint = [&](uint64_t now, size_t) {
         double p;
         if (!check(tf_recency_sketch_error_estimate(sk, now, &p), "tf_recency_sketch_error_estimate")) return false;
         estimate.add(p, 1.0);
         return true;
     };
-    if (!replay(ctx, block, checkpoint)) return Outcome::api_error;
+    if (!replay(ctx, "sketch (c)", block, checkpoint)) return Outcome::api_error;
 
     const uint64_t q = s.events();
     const double rate = ratio(false_maybe, dead_reads);
     char buf[200];
     print_subtitle("(c) TTL prefilter:", "every event is a cache read; a miss caches the key for " + span(s, T));
     print_row("sized", sizing_line(z, n, target, T, s));
+    print_capacity(ctx, n, T, "the TTL");
     print_cost(z, exact, n, sketch_time.per(q), exact_time.per(q), "read");
     std::snprintf(buf, sizeof buf, "%s of %s reads (%.1f%%)", count(dead_reads - false_maybe).c_str(), count(q).c_str(),
                   100.0 * ratio(dead_reads - false_maybe, q));

@@ -43,7 +43,7 @@ uint64_t pow2_at_least(uint64_t n) {
 }
 
 // Replays the stream once with memory cap `cap`; prints its rows.
-Outcome dedup(const Context &ctx, const char *name, uint64_t first_slots, uint64_t cap) {
+Outcome dedup(const Context &ctx, const char *name, uint64_t first_slots, uint64_t cap, Series *series) {
     const Stream &s = ctx.stream;
     const size_t events = s.events();
     const uint64_t T = ctx.horizon;
@@ -76,6 +76,7 @@ Outcome dedup(const Context &ctx, const char *name, uint64_t first_slots, uint64
     uint64_t next_checkpoint = events == 0 ? 0 : clock[0] + checkpoint_every;
 
     for (size_t begin = 0, end = 0; begin < events; begin = end) {
+        ctx.progress->at(series ? "cuckoo (a)" : "cuckoo (b)", begin, events);
         while (end < events && end - begin < kBlock)
             if (clock[end++] >= next_checkpoint) break;
         filter_time.start();
@@ -141,8 +142,10 @@ Outcome dedup(const Context &ctx, const char *name, uint64_t first_slots, uint64
             absent_present += uint64_t(yes);
             ++absent_probes;
         }
+        if (series) series->add(double(end), double(mem), double(cap), double(mem), double(exact.memory()));
     }
 
+    ctx.progress->clear();
     const uint64_t end_time = events == 0 ? 1 : clock[events - 1];
     tf_rotating_cuckoo_stats st = TF_ROTATING_CUCKOO_STATS_INIT;
     if (!check(tf_rotating_cuckoo_get_stats(f, end_time, &st), "tf_rotating_cuckoo_get_stats"))
@@ -196,18 +199,39 @@ class RotatingCuckooSection : public Section {
         const uint64_t window_keys = std::max<uint64_t>(1, ctx.keys_per_horizon.max);
         const uint64_t needed = uint64_t(double(window_keys) * 8.0 / 0.92) * 2;
         const uint64_t first = std::max<uint64_t>(64, pow2_at_least(window_keys / 16));
+        const Options &opt = ctx.options;
+        const uint64_t slots = opt.capacity ? pow2_at_least(opt.capacity) : first;
         // The least cap: the handle, its bookkeeping and the first table.
         tf_rotating_cuckoo_options o = TF_ROTATING_CUCKOO_OPTIONS_INIT;
-        o.table_slots = first;
+        o.table_slots = slots;
         tf_rotating_cuckoo *raw = nullptr;
         size_t base = 0;
         if (!check(tf_rotating_cuckoo_new(&o, &raw), "tf_rotating_cuckoo_new")) return Outcome::api_error;
         Filter probe(raw);
         if (!check(tf_rotating_cuckoo_memory(raw, &base), "tf_rotating_cuckoo_memory")) return Outcome::api_error;
-        Outcome a = dedup(ctx, "(a) ample memory cap", first, base + 4 * needed);
+        print_choice("ttl " + span(ctx.stream, ctx.horizon), "--horizon", opt.horizon != 0, "the horizon");
+        print_choice("first table " + count(slots) + " slots", "--capacity", opt.capacity != 0,
+                     "a power of two >= 1/16 of the most distinct keys per horizon, at least 64");
+        const uint64_t ample = opt.max_memory ? opt.max_memory : base + 4 * needed;
+        print_choice("memory cap of (a) " + bytes(size_t(ample)), "--max-memory", opt.max_memory != 0,
+                     "4 x (8 bytes per key of the busiest horizon / 0.92 fill x 2 tables alive)");
+        if (ample < base) {
+            std::fprintf(stderr,
+                         "tf-demo: --max-memory %llu is below the %llu bytes of the handle and its first table\n",
+                         (unsigned long long)ample, (unsigned long long)base);
+            return Outcome::api_error;
+        }
+        Series *series = ctx.recorder->open(
+            "rotating_cuckoo", "Rotating cuckoo filter (tf_rotating_cuckoo), memory cap",
+            "memory, bytes (the cap bounds it)",
+            "The filter's memory never exceeds its cap, a key never added never reads as present, and a key added "
+            "within the ttl is found unless the memory cap forced its table out.",
+            true, "memory cap");
+        Outcome a = dedup(ctx, opt.max_memory ? "(a) memory cap from --max-memory" : "(a) ample memory cap", slots,
+                          ample, series);
         if (a == Outcome::api_error) return a;
         std::printf("\n");
-        Outcome b = dedup(ctx, "(b) memory cap below what T holds", first, base + needed / 4);
+        Outcome b = dedup(ctx, "(b) memory cap below what T holds", slots, base + needed / 4, nullptr);
         return worst(a, b);
     }
 };

@@ -75,7 +75,10 @@ Outcome time_window(const Context &ctx) {
     // Initial capacity: the mean number of events per span.
     const uint64_t time_span = s.last - s.first;
     const double per_span = time_span == 0 ? double(events) : double(events) * double(ctx.horizon) / double(time_span);
-    const uint64_t initial = uint64_t(std::max(1.0, std::round(per_span)));
+    const uint64_t initial =
+        ctx.options.capacity ? ctx.options.capacity : uint64_t(std::max(1.0, std::round(per_span)));
+    print_choice("initial capacity " + count(initial) + " keys", "--capacity", ctx.options.capacity != 0,
+                 "the mean events per horizon (" + span(s, ctx.horizon) + ")");
 
     tf_time_bloom *raw = nullptr;
     if (!check(
@@ -115,7 +118,13 @@ Outcome time_window(const Context &ctx) {
     uint64_t next_checkpoint = events == 0 ? 0 : clock[0] + checkpoint_every;
     size_t oldest = 0;  // first event within the span of the last checkpoint
 
+    Series *series = ctx.recorder->open(
+        "time_bloom", "Time-limited Bloom filter (tf_time_bloom), time window", "never-seen keys read as present",
+        "A key seen within the span T is always found, and a key never seen (or idle for two spans) reads as "
+        "present with probability at most the target error, however the rate of new keys changes.",
+        false, "target error");
     for (size_t begin = 0, end = 0; begin < events; begin = end) {
+        ctx.progress->at("time Bloom", begin, events);
         // A block ends early at the event that reaches the next checkpoint.
         while (end < events && end - begin < kBlock)
             if (clock[end++] >= next_checkpoint) break;
@@ -212,7 +221,10 @@ Outcome time_window(const Context &ctx) {
         present_probes += recent.size();
         present_missed += recent.size() - found;
         timeline.push_back(c);
+        series->add(double(end), ratio(absent_present, absent_probes), target, double(c.memory),
+                    double(exact.memory()));
     }
+    ctx.progress->clear();
     if (reference_mismatch != 0) {
         std::fprintf(stderr, "tf-demo: internal error: the exact map disagrees with the truth %llu times\n",
                      (unsigned long long)reference_mismatch);

@@ -167,9 +167,11 @@ void trim(const char **p, size_t *n) {
 }  // namespace
 
 bool load_csv_stream(const std::string &path, uint64_t max_events, Stream *out) {
-    std::FILE *f = std::fopen(path.c_str(), "rb");
+    const bool from_stdin = path == "-";
+    const std::string name = from_stdin ? std::string("<stdin>") : path;
+    std::FILE *f = from_stdin ? stdin : std::fopen(path.c_str(), "rb");
     if (f == nullptr) {
-        std::fprintf(stderr, "tf-demo: cannot open %s: %s\n", path.c_str(), std::strerror(errno));
+        std::fprintf(stderr, "tf-demo: cannot open %s: %s\n", name.c_str(), std::strerror(errno));
         return false;
     }
     std::string text;
@@ -177,9 +179,9 @@ bool load_csv_stream(const std::string &path, uint64_t max_events, Stream *out) 
     size_t got;
     while ((got = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, got);
     const bool read_error = std::ferror(f) != 0;
-    std::fclose(f);
+    if (!from_stdin) std::fclose(f);
     if (read_error) {
-        std::fprintf(stderr, "tf-demo: error reading %s\n", path.c_str());
+        std::fprintf(stderr, "tf-demo: error reading %s\n", name.c_str());
         return false;
     }
 
@@ -191,7 +193,7 @@ bool load_csv_stream(const std::string &path, uint64_t max_events, Stream *out) 
     size_t pos = 0;
     auto complain = [&](const char *why, const char *line, size_t len) {
         if (++bad <= 10)
-            std::fprintf(stderr, "%s:%llu: %s: \"%.*s\"\n", path.c_str(), (unsigned long long)line_no, why,
+            std::fprintf(stderr, "%s:%llu: %s: \"%.*s\"\n", name.c_str(), (unsigned long long)line_no, why,
                          int(std::min<size_t>(len, 60)), line);
     };
     while (pos < text.size() && s.time.size() < max_events) {
@@ -237,12 +239,12 @@ bool load_csv_stream(const std::string &path, uint64_t max_events, Stream *out) 
         s.key.push_back(it.first->second);
     }
     if (bad > 0) {
-        std::fprintf(stderr, "tf-demo: %s: %llu malformed line%s%s\n", path.c_str(), (unsigned long long)bad,
+        std::fprintf(stderr, "tf-demo: %s: %llu malformed line%s%s\n", name.c_str(), (unsigned long long)bad,
                      bad == 1 ? "" : "s", bad > 10 ? " (first 10 shown)" : "");
         return false;
     }
     if (s.time.empty()) {
-        std::fprintf(stderr, "tf-demo: %s holds no events\n", path.c_str());
+        std::fprintf(stderr, "tf-demo: %s holds no events\n", name.c_str());
         return false;
     }
     std::string note;
@@ -250,7 +252,7 @@ bool load_csv_stream(const std::string &path, uint64_t max_events, Stream *out) 
         // The library reserves 0 for "never": shift every timestamp by one.
         for (uint64_t &t : s.time) {
             if (t == UINT64_MAX) {
-                std::fprintf(stderr, "tf-demo: %s: timestamps span the whole 64-bit range\n", path.c_str());
+                std::fprintf(stderr, "tf-demo: %s: timestamps span the whole 64-bit range\n", name.c_str());
                 return false;
             }
             ++t;
@@ -260,7 +262,7 @@ bool load_csv_stream(const std::string &path, uint64_t max_events, Stream *out) 
     s.first = *std::min_element(s.time.begin(), s.time.end());
     s.last = *std::max_element(s.time.begin(), s.time.end());
     s.sorted = std::is_sorted(s.time.begin(), s.time.end());
-    s.description = "CSV " + path;
+    s.description = from_stdin ? std::string("CSV from standard input") : "CSV " + path;
     s.detail = std::string(s.sorted ? "in time order" : "not in time order") + note;
     *out = std::move(s);
     return true;

@@ -22,6 +22,8 @@
 //   FloorBuffer, floor_pass     the physical floor, with the packaged
 //                               lmmh_x64_128 and the inline tf::murmur3_x64_128
 //   floor_pass_lines            the floor of a structure that reads N lines
+//   floor_pass_dependent        the latency floor: floor_pass with each read's
+//                               line depending on the previous read
 //   heap_in_use, CountingAllocator
 //                               bytes per key of the exact baselines
 //   Table, print_environment    output helpers
@@ -555,6 +557,33 @@ inline uint64_t floor_pass_lines(const FloorBuffer &buf, const KeyArray &stream,
     for (size_t i = 0; i < count; ++i, p += len) {
         tf::IndexSequence s(tf::murmur3_x64_128(p, len, seed));
         for (unsigned j = 0; j < lines; ++j) sink += buf.line(s.next(n))[0];
+    }
+    return sink;
+}
+
+// The LATENCY floor of a single call: floor_pass's operation (one inline
+// MurmurHash3 x64_128 of the key, one random line of `buf`), but each
+// operation's line index also depends on the word the previous operation
+// read (through a zero the compiler cannot see), so the reads form a chain,
+// as in a pointer chase: a miss cannot start before the previous one has
+// ended, and the time per operation is one full memory latency plus the
+// hash. floor_pass instead lets the processor overlap the independent
+// misses of consecutive operations, which a batch call can do and a single
+// call that waits for its own line cannot. The hashes do not depend on the
+// reads and may still overlap them, as the next call's hash may in a
+// program. Returns the folded reads (for do_not_optimize).
+inline uint64_t floor_pass_dependent(const FloorBuffer &buf, const KeyArray &stream, size_t first, size_t count,
+                                     uint32_t seed) {
+    const size_t len = stream.len();
+    const uint8_t *p = stream[first];
+    const uint64_t lines = buf.lines();
+    uint64_t zero = 0;
+    asm volatile("" : "+r"(zero));  // 0, unknown to the compiler: the chain below stays a chain
+    uint64_t w = 0, sink = 0;
+    for (size_t i = 0; i < count; ++i, p += len) {
+        const tf::Hash128 h = tf::murmur3_x64_128(p, len, seed);
+        w = buf.line(tf::reduce(h.h1 ^ (w & zero), lines))[0];
+        sink += w ^ h.h2;
     }
     return sink;
 }

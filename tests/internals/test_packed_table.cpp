@@ -247,6 +247,39 @@ void check_models() {
             for (uint64_t buckets = 2; buckets <= 4096; buckets *= 2) check_model<Bits>(buckets, per_bucket, ways, s);
 }
 
+// The probes of whole-word slots compare several slots at once (with
+// SSE2, 32-bit halves first): a slot that equals f in one 32-bit half
+// only, in any position of any of its buckets, is not f; f in any one
+// position is found. Two ways and three, every bucket size.
+void test_half_matches(void **) {
+    uint64_t s = 5;
+    for (unsigned ways = 2; ways <= 3; ++ways)
+        for (unsigned per_bucket : {1u, 2u, 4u, 8u}) {
+            CuckooTable<64> t(64 * per_bucket, per_bucket, ways);
+            for (int round = 0; round < 200; ++round) {
+                const uint64_t f = CuckooTable<64>::fingerprint(splitmix(s)), b = t.bucket_of(splitmix(s));
+                uint64_t c[3];
+                const unsigned n = t.candidates(b, f, c);
+                const uint64_t lo = f & 0xffffffffULL, hi = f & ~0xffffffffULL;
+                const uint64_t d = splitmix(s) | 0x0000000100000001ULL;  // nonzero in each half
+                t.clear();
+                for (unsigned w = 0; w < n; ++w)
+                    for (unsigned j = 0; j < per_bucket; ++j) {
+                        // alternately f's high half with another low half, and the reverse
+                        const bool keep_high = (j + w + unsigned(round)) % 2 != 0;
+                        const uint64_t v =
+                            keep_high ? hi | (lo ^ (d & 0xffffffffULL)) : lo | (hi ^ (d & ~0xffffffffULL));
+                        assert_true(v != f && v != 0);
+                        t.raw().set(c[w] * per_bucket + j, v);
+                    }
+                for (unsigned w = 0; w < n; ++w) assert_false(t.contains(c[w], f));
+                const unsigned w = unsigned(splitmix(s) % n), j = unsigned(splitmix(s) % per_bucket);
+                t.raw().set(c[w] * per_bucket + j, f);
+                for (unsigned k = 0; k < n; ++k) assert_true(t.contains(c[k], f));
+            }
+        }
+}
+
 void test_model_13(void **) { check_models<13>(); }
 void test_model_37(void **) { check_models<37>(); }
 void test_model_64(void **) { check_models<64>(); }
@@ -258,6 +291,7 @@ int main() {
         cmocka_unit_test(test_packed_slots),
         cmocka_unit_test(test_two_way_involution),
         cmocka_unit_test(test_three_way_order_three),
+        cmocka_unit_test(test_half_matches),
         cmocka_unit_test(test_model_13),
         cmocka_unit_test(test_model_37),
         cmocka_unit_test(test_model_64),

@@ -446,7 +446,7 @@ class TestAgeBloom < Minitest::Test
   def test_close
     f = AB.new(3, 4, 512, seed: 8).add("k")
     assert_closes(f, add: ["a"], contains?: ["k"], include?: ["k"], contains: ["k"], add_if_absent: ["a"],
-                     clear: [], blocked?: [])
+                     clear: [], blocked?: [], add_batch: [["a"]], contains_batch: [["k"]], add_if_absent_batch: [["a"]])
   end
 
   def test_garbage_collector_frees_filters

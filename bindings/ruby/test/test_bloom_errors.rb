@@ -26,7 +26,8 @@ class TestBloomErrors < Minitest::Test
   # filter (test_age_bloom.rb#test_close: the calls of the classic layout).
   def test_closed_age_bloom
     f = AB.new(3, 4, 256, seed: 5, flags: AB::BLOCKED).add("k")
-    assert_closes(f, add: ["a"], contains?: ["k"], add_if_absent: ["a"], clear: [], blocked?: [],
+    assert_closes(f, add: ["a"], contains?: ["k"], contains: ["k"], include?: ["k"], add_if_absent: ["a"], clear: [],
+                     blocked?: [],
                      add_batch: [["a"]], contains_batch: [["k"]], add_if_absent_batch: [["a"]])
     g = age
     g.close

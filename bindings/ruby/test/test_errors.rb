@@ -189,6 +189,28 @@ class TestErrors < Minitest::Test
     assert_raises(NoMethodError) { RS.allocate }
   end
 
+  # Where each structure's closed object is checked by assert_closes, which
+  # fails when a public method of the class is not called on it: a new
+  # structure class fails here until it has such a test.
+  CLOSED_CHECKS = {
+    "AgeBloom" => %w[test_age_bloom.rb test_bloom_errors.rb],
+    "RateLimiter" => %w[test_rate_limiter.rb test_rate_limiter_errors.rb],
+    "RecencySketch" => %w[test_recency_sketch.rb],
+    "RecencyWindow" => %w[test_recency_window.rb],
+    "RotatingCuckoo" => %w[test_rotating_cuckoo.rb],
+    "TimeBloom" => %w[test_time_bloom.rb]
+  }.freeze
+
+  def test_every_structure_is_checked_closed
+    structures = TF.constants.map { |c| TF.const_get(c) }.select { |c| c.is_a?(Class) && c.include?(TF::NativeHandle) }
+    assert_equal CLOSED_CHECKS.keys, structures.map { |c| c.name.split("::").last }.sort
+    CLOSED_CHECKS.each do |name, files|
+      files.each do |file|
+        assert_match(/assert_closes\(/, File.read(File.join(__dir__, file)), "#{file} checks a closed #{name}")
+      end
+    end
+  end
+
   def test_errors_do_not_leak_into_later_calls
     s = sketch
     assert_failures_do_not_stick(-> { s.update("k", 0) }, -> { RS.new(0, 1) }) do

@@ -733,7 +733,10 @@ class TestRateLimiter < Minitest::Test
     rl = RL.new(5, 1000, 100)
     rl.acquire("a", 1)
     assert_equal "#<TemporalFilters::RateLimiter keys=1>", rl.inspect
-    assert_closes(rl, acquire: ["a", 2], stats: [], reclaimed: [], denied_full: [], allowed_full: [])
+    assert_closes(rl, acquire: ["a", 2], stats: [], reclaimed: [], denied_full: [], allowed_full: [],
+                      peek: ["a", 2], allow?: ["a", 2], refund: ["a", 2], reset: ["a"], set_global_limit: [1],
+                      set_key_limit: ["a", 1], set_max_keys: [1], tracked_keys: [], acquire_batch: [["a"], [2]],
+                      exact?: [], full_allow?: [])
   end
 
   def test_garbage_collector_frees_limiters

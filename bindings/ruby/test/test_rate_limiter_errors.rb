@@ -21,7 +21,7 @@ class TestRateLimiterErrors < Minitest::Test
   def test_closed_limiter
     assert_closes(limiter, acquire: ["a", 1], peek: ["a", 1], allow?: ["a", 1], refund: ["a", 1], reset: ["a"],
                            set_global_limit: [1], set_key_limit: ["a", 1], set_max_keys: [1], tracked_keys: [],
-                           acquire_batch: [["a"], [1]])
+                           acquire_batch: [["a"], [1]], exact?: [], full_allow?: [])
   end
 
   def test_objects_without_a_handle

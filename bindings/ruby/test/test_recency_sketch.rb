@@ -295,7 +295,8 @@ class TestRecencySketch < Minitest::Test
     s.update("a", 1)
     other = big
     assert_closes(s, update: ["a", 1], query: ["a"], never_seen?: ["a"], pace: ["a", 1, 1], ttl_insert: ["a", 1, 1],
-                     ttl_maybe_live?: ["a", 1], update_batch: [["a"], [1]], query_batch: [["a"]], merge: [other],
+                     ttl_maybe_live?: ["a", 1], ttl_maybe_live: ["a", 1],
+                     update_batch: [["a"], [1]], query_batch: [["a"]], merge: [other],
                      clear: [], error_estimate: [], concurrent?: [], blocked?: [])
     assert_closed(/RecencySketch is closed/, "merge from a closed sketch") { other.merge(s) }
     assert_equal 0, other.query("a"), "other unchanged"

@@ -202,6 +202,6 @@ class TestRecencyWindow < Minitest::Test
     w = RW.new(window: 64)
     w.insert("k")
     assert_closes(w, insert: ["k"], query: ["k"], insert_report: ["k"], insert_batch: [["k"]],
-                     query_batch: [["k"]], insert_report_batch: [["k"]], clear: [], level: [0])
+                     query_batch: [["k"]], insert_report_batch: [["k"]], clear: [], level: [0], "<<": ["k"])
   end
 end

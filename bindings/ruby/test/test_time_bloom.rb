@@ -280,7 +280,8 @@ class TestTimeBloom < Minitest::Test
     f = TB.new(3, 4, 512, 100, seed: 8).add("k", 5)
     assert_closes(f, add: ["a", 1], contains?: ["k", 5], contains: ["k", 5], add_if_absent: ["a", 1], clear: [],
                      stats: [1], slices: [], bits: [], bits_per_element: [1], inserts: [], fpr_now: [1],
-                     slice_bits: [0])
+                     slice_bits: [0], add_batch: [["a"], 1], contains_batch: [["k"], 5],
+                     add_if_absent_batch: [["a"], 1])
   end
 
   def test_garbage_collector_frees_filters

@@ -160,6 +160,16 @@ module TemporalFilters
       @native.is_closed
     end
 
+    # A limiter owns its connections, on which calls must never overlap
+    # (see "Not thread-safe"), so dup and clone raise (TypeError; ClosedError
+    # once closed) rather than give a second object on the same connections,
+    # which a copy per thread would use at once. Make another with new.
+    def initialize_copy(source)
+      raise ClosedError, "the RedisLimiter is closed" if source.closed?
+
+      raise TypeError, "a RedisLimiter cannot be copied (it owns its connections): make another with new"
+    end
+
     def inspect # :nodoc:
       closed? ? "#<#{self.class} closed>" : "#<#{self.class} decisions=#{stats.decisions}>"
     end

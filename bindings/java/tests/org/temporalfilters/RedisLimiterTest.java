@@ -268,7 +268,7 @@ public class RedisLimiterTest {
     }
 
     @Test
-    public void closed() {
+    public void closed() throws Exception {
         RedisLimiter l = onServer(2, 1000, 100).build();
         assertFalse(l.isClosed());
         assertTrue(l.toString(), l.toString().startsWith("RedisLimiter(decisions=0"));
@@ -283,6 +283,11 @@ public class RedisLimiterTest {
             ClosedException e = assertThrows(ClosedException.class, call);
             assertEquals("the RedisLimiter is closed", e.detail());
         }
+        // every public method, found by reflection (ClosedHandleTest does
+        // the structures), and the deleted native proxy
+        List<String> want = List.of("acquire", "peek", "acquireBatch", "refund", "reset", "setKeyLimit",
+                                    "setGlobalLimit", "stats");
+        assertTrue(TestSupport.checkEveryMethodClosed(l).containsAll(want));
     }
 
     private static void assertInvalid(ThrowingRunnable call) {

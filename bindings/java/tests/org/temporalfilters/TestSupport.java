@@ -6,6 +6,10 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
+import java.lang.reflect.Field;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -15,9 +19,14 @@ import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CyclicBarrier;
+import java.util.function.Function;
 import java.util.function.IntFunction;
+import java.util.function.Supplier;
 import org.junit.function.ThrowingRunnable;
 
 /* Helpers shared by the test classes. */
@@ -82,6 +91,262 @@ final class TestSupport {
         checkConsistent(e);
         assertEquals("the " + name + " is closed", e.detail());
         return e;
+    }
+
+    /* ---- closed objects, checked by reflection --------------------------- */
+
+    /* The public methods of every object of the library that answer on a
+     * closed object, each for a reason (checkEveryMethodClosed checks what
+     * they answer): close() is idempotent; isClosed() is the question a caller
+     * asks before any other call; toString() says "Name(closed)" (loggers,
+     * debuggers and messages call it on any object). Every other public
+     * instance method must throw ClosedException. */
+    static final Set<String> WORK_WHEN_CLOSED = Set.of("close", "isClosed", "toString");
+
+    /* An open object of every structure class, small (the argument of a
+     * method that takes a structure, and the receiver of the check of a
+     * closed argument). ClosedHandleTest checks that it names every
+     * structure class of the library's jar. */
+    static final Map<Class<?>, Supplier<NativeHandle<?>>> STRUCTURES = Map.of(
+        RecencySketch.class, () -> new RecencySketch(64, 2),
+        AgeBloom.class, () -> new AgeBloom(3, 4, 200),
+        TimeBloom.class, () -> new TimeBloom(3, 4, 200, 100),
+        RateLimiter.class, () -> new RateLimiter(5, 1000, 100),
+        RotatingCuckoo.class, RotatingCuckoo::new,
+        RecencyWindow.class, RecencyWindow::new);
+
+    /* "name(Type, Type)" of a method, for messages. */
+    static String signature(Method m) {
+        StringBuilder b = new StringBuilder(m.getName()).append('(');
+        Class<?>[] types = m.getParameterTypes();
+        for (int i = 0; i < types.length; i++) {
+            b.append(i == 0 ? "" : ", ").append(types[i].getSimpleName());
+        }
+        return b.append(')').toString();
+    }
+
+    /* A valid argument of type `type` (for an open object): key "k" (bytes or a
+     * String), the time, count, limit or index 1, one key (an array of one, or
+     * a KeyBatch; its length 1 in an int[]), one time, an open structure or
+     * native proxy (made by `open`, which the caller closes). An unknown type
+     * fails the test: add an argument for it here. */
+    static Object argumentFor(Class<?> type, Function<Class<?>, Object> open) {
+        if (type == byte[].class) {
+            return utf8("k");
+        } else if (type == String.class) {
+            return "k";
+        } else if (type == long.class) {
+            return 1L;
+        } else if (type == int.class) {
+            return 1;
+        } else if (type == double.class) {
+            return 0.5;
+        } else if (type == byte[][].class) {
+            return new byte[][] {utf8("k")};
+        } else if (type == String[].class) {
+            return new String[] {"k"};
+        } else if (type == long[].class) {
+            return new long[] {1};
+        } else if (type == int[].class) {
+            return new int[] {1};
+        } else if (type == KeyBatch.class) {
+            return KeyBatch.of("k");
+        } else if (NativeObject.class.isAssignableFrom(type) || NativeResource.class.isAssignableFrom(type)) {
+            return open.apply(type);
+        }
+        throw new AssertionError("add an argument for " + type.getName() + " to TestSupport.argumentFor");
+    }
+
+    /* m invoked on target (null: static) with args; the exception it throws,
+     * unwrapped from InvocationTargetException. */
+    static Object invoke(Method m, Object target, Object[] args) throws Throwable {
+        try {
+            return m.invoke(target, args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
+        }
+    }
+
+    /* m invoked without arguments on target, which must answer: a checked
+     * exception fails the test (unchecked ones pass through). */
+    static Object answer(Method m, Object target) {
+        try {
+            return invoke(m, target, new Object[0]);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new AssertionError(signature(m) + " threw " + e, e);
+        }
+    }
+
+    /* The public instance methods of cls that our classes declare (cls and
+     * its superclasses of this package; not Object's), each signature once.
+     * (The public methods a public class inherits from a package-private one,
+     * NativeHandle's serialize() and memory(), are bridges in the class.) */
+    static List<Method> ownPublicMethods(Class<?> cls) {
+        Map<String, Method> out = new TreeMap<>();
+        for (Method m : cls.getMethods()) {
+            if (!Modifier.isStatic(m.getModifiers())
+                    && m.getDeclaringClass().getPackageName().equals("org.temporalfilters")) {
+                out.putIfAbsent(signature(m), m);
+            }
+        }
+        return new ArrayList<>(out.values());
+    }
+
+    /* The open objects a check made for arguments (open(type)), closed at the
+     * end by close(). */
+    static final class Opened implements AutoCloseable {
+        private final List<NativeObject<?>> objects = new ArrayList<>();
+
+        /* A new open structure of `type`, or the native proxy of one when
+         * `type` is a proxy class (RecencySketchNative for RecencySketch). */
+        Object open(Class<?> type) {
+            for (Map.Entry<Class<?>, Supplier<NativeHandle<?>>> e : STRUCTURES.entrySet()) {
+                if (e.getKey() == type) {
+                    NativeHandle<?> h = e.getValue().get();
+                    objects.add(h);
+                    return h;
+                }
+                if (type.getSimpleName().equals(e.getKey().getSimpleName() + "Native")) {
+                    NativeHandle<?> h = e.getValue().get();
+                    objects.add(h);
+                    return proxyOf(h);
+                }
+            }
+            throw new AssertionError("add " + type.getName() + " to TestSupport.STRUCTURES");
+        }
+
+        @Override
+        public void close() {
+            for (NativeObject<?> o : objects) {
+                o.close();
+            }
+        }
+    }
+
+    /* The native proxy an object owns (NativeObject's private field): deleted
+     * once the object is closed. */
+    static Object proxyOf(NativeObject<?> obj) {
+        try {
+            Field f = NativeObject.class.getDeclaredField("proxy");
+            f.setAccessible(true);
+            return f.get(obj);
+        } catch (ReflectiveOperationException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /* Checks `closed` (an object closed before) like Go's
+     * checkEveryMethodClosed: every public instance method of its class that
+     * our classes declare (ownPublicMethods), called with valid arguments
+     * (argumentFor), throws ClosedException "the <Name> is closed": none
+     * answers, crashes or throws another exception. Those of WORK_WHEN_CLOSED
+     * answer as documented. Then every method of the class, static or not,
+     * that takes a structure is called with a closed one (on an open object
+     * of the class): ClosedException naming the argument's class. And the
+     * native proxy the object owned, deleted by close(), refuses every call
+     * with status NULL before it reaches the freed handle
+     * (checkEveryProxyMethodDeleted). Returns the names of the methods
+     * checked on the closed object. */
+    static Set<String> checkEveryMethodClosed(NativeObject<?> closed) throws Exception {
+        assertTrue(closed.isClosed());
+        Class<?> cls = closed.getClass();
+        String name = cls.getSimpleName();
+        Set<String> checked = new TreeSet<>();
+        try (Opened opened = new Opened()) {
+            for (Method m : ownPublicMethods(cls)) {
+                String sig = signature(m);
+                if (WORK_WHEN_CLOSED.contains(m.getName())) {
+                    assertEquals(sig, 0, m.getParameterCount());
+                    Object answer = answer(m, closed);
+                    if (m.getName().equals("isClosed")) {
+                        assertEquals(sig, true, answer);
+                    } else if (m.getName().equals("toString")) {
+                        assertEquals(sig, name + "(closed)", answer);
+                    } else {
+                        assertTrue(sig + ": a no-op", closed.isClosed());
+                    }
+                    continue;
+                }
+                Object[] args = argumentsFor(m, opened::open);
+                expectClosedCall(name, sig, () -> invoke(m, closed, args));
+                checked.add(m.getName());
+            }
+            for (Method m : cls.getMethods()) { // static too
+                checkClosedArguments(m, opened);
+            }
+        }
+        checkEveryProxyMethodDeleted(proxyOf(closed), name);
+        return checked;
+    }
+
+    /* The arguments of m: argumentFor each parameter. */
+    static Object[] argumentsFor(Method m, Function<Class<?>, Object> open) {
+        Class<?>[] types = m.getParameterTypes();
+        Object[] args = new Object[types.length];
+        for (int i = 0; i < types.length; i++) {
+            args[i] = argumentFor(types[i], open);
+        }
+        return args;
+    }
+
+    /* expectClosed, naming the method in a failure. */
+    static void expectClosedCall(String name, String sig, ThrowingRunnable call) {
+        try {
+            expectClosed(name, call);
+        } catch (AssertionError e) {
+            throw new AssertionError(sig + " on a closed " + name + ": " + e.getMessage(), e);
+        }
+    }
+
+    /* If m (of a class of the library) takes a structure: m called with a
+     * closed one there (on an open object of m's class when m is not static)
+     * throws ClosedException naming the closed argument's class. */
+    static void checkClosedArguments(Method m, Opened opened) throws Exception {
+        if (!m.getDeclaringClass().getPackageName().equals("org.temporalfilters")) {
+            return;
+        }
+        Class<?>[] types = m.getParameterTypes();
+        for (int i = 0; i < types.length; i++) {
+            if (!NativeObject.class.isAssignableFrom(types[i])) {
+                continue;
+            }
+            Object[] args = argumentsFor(m, opened::open);
+            NativeObject<?> arg = (NativeObject<?>) args[i];
+            arg.close();
+            Object target = Modifier.isStatic(m.getModifiers()) ? null : opened.open(m.getDeclaringClass());
+            expectClosedCall(types[i].getSimpleName(), signature(m) + ", argument " + i, () -> invoke(m, target, args));
+        }
+    }
+
+    /* Every public instance method of a deleted native proxy (what close()
+     * leaves behind), but delete() itself, called with valid arguments,
+     * throws status NULL ("closed") from the native layer's check of its
+     * handle, before the freed pointer is used; delete() again is a no-op. */
+    static void checkEveryProxyMethodDeleted(Object proxy, String name) throws Exception {
+        Class<?> cls = proxy.getClass();
+        int checked = 0;
+        try (Opened opened = new Opened()) {
+            for (Method m : cls.getDeclaredMethods()) {
+                if (Modifier.isStatic(m.getModifiers()) || !Modifier.isPublic(m.getModifiers()) || m.isSynthetic()) {
+                    continue;
+                }
+                if (m.getName().equals("delete")) {
+                    answer(m, proxy); // again: a no-op
+                    continue;
+                }
+                Object[] args = argumentsFor(m, opened::open);
+                String sig = cls.getSimpleName() + "." + signature(m);
+                try {
+                    expectStatus(Status.NULL, "closed", () -> invoke(m, proxy, args));
+                } catch (AssertionError e) {
+                    throw new AssertionError(sig + " of a deleted " + name + " proxy: " + e.getMessage(), e);
+                }
+                checked++;
+            }
+        }
+        assertTrue(cls.getSimpleName() + " has methods to check", checked > 0);
     }
 
     /* Runs `call`, a deserialize of a bad blob: a BadBlobException with one
