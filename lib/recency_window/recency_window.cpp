@@ -275,7 +275,9 @@ void RecencyWindow::put(size_t l, uint64_t sig, int64_t b) {
         return;
     }
     SlidingTable &t = levels_[l].table;
-    const uint64_t slot = t.find(sig);
+    SlidingTable::Probe p;  // the two buckets, read once for the find and the insert
+    t.probe(sig, &p);
+    const uint64_t slot = t.find(p, sig);
     if (slot != SlidingTable::kNone) {
         stats_.merged++;
         b = std::max(b, resolve(l, t.class_at(slot)));
@@ -294,7 +296,7 @@ void RecencyWindow::put(size_t l, uint64_t sig, int64_t b) {
     auto stale = [this, l](uint64_t cls) { return this->stale(l, cls); };
     Entry ev;
     bool has = false;
-    if (!t.insert(sig, class_of(l, b), stale, &ev, &has)) {
+    if (!t.insert(p, sig, class_of(l, b), stale, &ev, &has)) {
         stats_.lost++;
         return;
     }

@@ -131,7 +131,9 @@ class SlidingTable {
           hi_(s.entry_bits() > 64 ? s.slots : 0, s.entry_bits() > 64 ? s.entry_bits() - 64 : 1),
           q_(s.buckets()),
           cbits_(s.class_bits),
-          wide_(s.entry_bits() > 64) {}
+          wide_(s.entry_bits() > 64),
+          lo_view_(lo_),
+          hi_view_(hi_) {}
 
     const TableShape &shape() const { return shape_; }
     uint64_t slots() const { return shape_.slots; }
@@ -143,14 +145,70 @@ class SlidingTable {
     uint64_t sig_mask() const { return shape_.sig_max(); }
     const Quotient &quotient() const { return q_; }
 
+    // A signature's two buckets and what their slots hold, read once for a
+    // find() and the insert() that may follow it (valid until the table
+    // changes).
+    struct Probe {
+        uint64_t rem, b[2];
+        uint64_t lo[2][kPerBucket];  // the low 64 bits of each slot
+        uint64_t hi[2][kPerBucket];  // the rest (wide tables only)
+    };
+    void probe(uint64_t sig, Probe *p) const {
+        locate(sig, p);
+        load(p);
+    }
+    // probe() in two steps: the buckets (then prefetch(*p) may fetch
+    // them), and the reading of their slots.
+    void locate(uint64_t sig, Probe *p) const {
+        p->rem = q_.remainder(sig);
+        p->b[0] = q_.primary(sig, p->rem);
+        p->b[1] = q_.alt(p->b[0], p->rem);
+    }
+    void load(Probe *p) const {
+        if (wide_)
+            load_buckets<true>(p);
+        else
+            load_buckets<false>(p);
+    }
+    void prefetch(const Probe &p) const {
+        __builtin_prefetch(lo_.address(p.b[0] * kPerBucket));
+        __builtin_prefetch(lo_.address(p.b[1] * kPerBucket));
+    }
+
     // The slot holding sig, or kNone; stash entry i is reported as
     // slots() + i.
     uint64_t find(uint64_t sig) const {
-        const uint64_t rem = q_.remainder(sig), b0 = q_.primary(sig, rem), b1 = q_.alt(b0, rem);
+        // a bucket at a time, the first match ending it (a query's key is
+        // often in its primary bucket: its alternate is not read)
+        const uint64_t rem = q_.remainder(sig), b0 = q_.primary(sig, rem);
         const uint64_t s0 = lookup(b0, key_part(rem, 0));
         if (s0 != kNone) return s0;
-        const uint64_t s1 = lookup(b1, key_part(rem, 1));
+        const uint64_t s1 = lookup(q_.alt(b0, rem), key_part(rem, 1));
         if (s1 != kNone) return s1;
+        for (unsigned i = 0; i < stash_n_; ++i)
+            if (stash_[i].sig == sig) return shape_.slots + i;
+        return kNone;
+    }
+    // find() of the signature p was made for.
+    uint64_t find(const Probe &p, uint64_t sig) const {
+        const uint64_t cm = cmask();
+        if (wide_) {
+            for (unsigned way = 0; way < 2; ++way) {
+                const uint128_t key = key_part(p.rem, way);
+                for (unsigned j = 0; j < kPerBucket; ++j) {
+                    const uint128_t v = (uint128_t(p.hi[way][j]) << 64) | p.lo[way][j];
+                    if ((uint64_t(v) & cm) != 0 && (v >> cbits_) == key) return p.b[way] * kPerBucket + j;
+                }
+            }
+        } else {  // every value below 2^64
+            for (unsigned way = 0; way < 2; ++way) {
+                const uint64_t key = (p.rem << 1) | way;
+                for (unsigned j = 0; j < kPerBucket; ++j) {
+                    const uint64_t v = p.lo[way][j];
+                    if ((v & cm) != 0 && (v >> cbits_) == key) return p.b[way] * kPerBucket + j;
+                }
+            }
+        }
         for (unsigned i = 0; i < stash_n_; ++i)
             if (stash_[i].sig == sig) return shape_.slots + i;
         return kNone;
@@ -188,13 +246,37 @@ class SlidingTable {
     // then as it was.
     template <class Stale>
     bool insert(uint64_t sig, uint64_t cls, Stale &&stale, Entry *evicted, bool *has_evicted) {
+        Probe p;
+        probe(sig, &p);
+        return insert(p, sig, cls, stale, evicted, has_evicted);
+    }
+    // insert() of the signature p was made for (nothing changed since).
+    template <class Stale>
+    bool insert(const Probe &p, uint64_t sig, uint64_t cls, Stale &&stale, Entry *evicted, bool *has_evicted) {
         *has_evicted = false;
-        const uint64_t rem = q_.remainder(sig), b0 = q_.primary(sig, rem), b1 = q_.alt(b0, rem);
-        if (place(b0, rem, 0, cls) || place(b1, rem, 1, cls)) return true;
-        if (take_stale(b0, rem, 0, cls, stale, evicted) || take_stale(b1, rem, 1, cls, stale, evicted)) {
-            *has_evicted = true;
-            return true;
-        }
+        const uint64_t rem = p.rem, b0 = p.b[0], b1 = p.b[1];
+        const uint64_t cm = cmask();
+        // the first empty slot of b0, then of b1
+        for (unsigned way = 0; way < 2; ++way)
+            for (unsigned j = 0; j < kPerBucket; ++j)
+                if ((p.lo[way][j] & cm) == 0) {
+                    put(p.b[way] * kPerBucket + j, rem, way, cls);
+                    items_++;
+                    return true;
+                }
+        // the first stale entry of b0, then of b1: it leaves
+        for (unsigned way = 0; way < 2; ++way)
+            for (unsigned j = 0; j < kPerBucket; ++j) {
+                const uint64_t c = (p.lo[way][j] & cm) - 1;
+                if (!stale(c)) continue;
+                const uint128_t v = (wide_ ? uint128_t(p.hi[way][j]) << 64 : 0) | p.lo[way][j];
+                const uint128_t k = v >> cbits_;
+                const uint64_t r = uint64_t(k >> 1), bucket = p.b[way];
+                *evicted = Entry{q_.join(r, (k & 1) == 0 ? bucket : q_.alt(bucket, r)), c};
+                put(bucket * kPerBucket + j, rem, way, cls);
+                *has_evicted = true;
+                return true;
+            }
         // Kick: the moving entry goes into a slot of `bucket`, its victim
         // to the victim's other bucket; path[] keeps each slot and what it
         // held, for the undo.
@@ -249,15 +331,15 @@ class SlidingTable {
                 continue;
             }
             const uint64_t s = cursor_++;
-            const uint64_t v = lo_.get(s);
+            const uint64_t v = get_lo(s);
             if ((v & cmask()) == 0) continue;
-            uint64_t r;
-            unsigned w;
-            uint64_t c;
-            decode(s, &r, &w, &c);
+            const uint64_t c = (v & cmask()) - 1;
             if (!stale(c)) continue;
+            uint64_t r, cls;
+            unsigned w;
+            decode(s, &r, &w, &cls);
             const uint64_t b = s / kPerBucket;
-            out[n++] = Entry{q_.join(r, w == 0 ? b : q_.alt(b, r)), c};
+            out[n++] = Entry{q_.join(r, w == 0 ? b : q_.alt(b, r)), cls};
             write(s, 0);
             items_--;
         }
@@ -321,12 +403,48 @@ class SlidingTable {
     }
 
    private:
+    // A plane's width, mask and last word, for get() (set once: the hot
+    // paths then load nothing but the words).
+    struct PlaneView {
+        PlaneView() = default;
+        explicit PlaneView(const cuckoo::RuntimeSlots &p)
+            : last(p.word_count() == 0 ? 0 : p.word_count() - 1),
+              mask(p.width() == 64 ? ~uint64_t(0) : (uint64_t(1) << p.width()) - 1),
+              bits(p.width()) {}
+        size_t last = 0;
+        uint64_t mask = 1;
+        unsigned bits = 1;
+    };
     uint64_t cmask() const { return (uint64_t(1) << cbits_) - 1; }
+    // Slot s of a plane without a branch on whether it straddles two
+    // words (the second word's index is clamped to the last word: a slot
+    // in the last word takes none of its bits).
+    static uint64_t get(const uint64_t *w, const PlaneView &v, uint64_t s) {
+        const uint64_t bit = s * v.bits;
+        const size_t k = size_t(bit >> 6);
+        const unsigned off = unsigned(bit & 63);
+        const uint64_t hi = (w[k + 1 <= v.last ? k + 1 : v.last] << 1) << (63 - off);
+        return ((w[k] >> off) | hi) & v.mask;
+    }
+    uint64_t get_lo(uint64_t s) const { return get(lo_.words(), lo_view_, s); }
+    uint64_t get_hi(uint64_t s) const { return get(hi_.words(), hi_view_, s); }
+    template <bool Wide>
+    void load_buckets(Probe *p) const {
+        const uint64_t *lo = lo_.words();
+        const PlaneView lv = lo_view_;
+        for (unsigned way = 0; way < 2; ++way) {
+            const uint64_t base = p->b[way] * kPerBucket;
+            for (unsigned j = 0; j < kPerBucket; ++j) {
+                p->lo[way][j] = get(lo, lv, base + j);
+                if constexpr (Wide) p->hi[way][j] = get_hi(base + j);
+            }
+        }
+    }
     // The stored bits above the class field: remainder and way.
     static uint128_t key_part(uint64_t rem, unsigned way) { return (uint128_t(rem) << 1) | way; }
     uint128_t read(uint64_t s) const {
-        uint128_t v = lo_.get(s);
-        if (wide_) v |= uint128_t(hi_.get(s)) << 64;
+        uint128_t v = get_lo(s);
+        if (wide_) v |= uint128_t(get_hi(s)) << 64;
         return v;
     }
     void put(uint64_t s, uint64_t rem, unsigned way, uint64_t cls) {
@@ -361,27 +479,12 @@ class SlidingTable {
             }
         return false;
     }
-    template <class Stale>
-    bool take_stale(uint64_t bucket, uint64_t rem, unsigned way, uint64_t cls, Stale &stale, Entry *evicted) {
-        const uint64_t base = bucket * kPerBucket;
-        for (unsigned j = 0; j < kPerBucket; ++j) {
-            uint64_t r, c;
-            unsigned w;
-            if ((lo_.get(base + j) & cmask()) == 0) continue;
-            decode(base + j, &r, &w, &c);
-            if (!stale(c)) continue;
-            *evicted = Entry{q_.join(r, w == 0 ? bucket : q_.alt(bucket, r)), c};
-            put(base + j, rem, way, cls);
-            return true;
-        }
-        return false;
-    }
-
     TableShape shape_;
     cuckoo::RuntimeSlots lo_, hi_;
     Quotient q_;
     unsigned cbits_ = 1;
     bool wide_ = false;
+    PlaneView lo_view_, hi_view_;
     uint64_t items_ = 0;
     uint64_t cursor_ = 0;  // the next slot a scan visits (slots(): the stash)
     Entry stash_[kStash] = {};

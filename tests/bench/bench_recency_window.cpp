@@ -42,6 +42,7 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -367,21 +368,63 @@ Result measure(const tf_recency_window_options &o, const Options &opt, unsigned 
     return r;
 }
 
+// This benchmark's own options, taken out of argv before the common ones
+// are parsed: --inv-eps K,K,... (the 1/eps values; default 2,4,8,16) and
+// --no-table1 (skip the three modes' table: an A/B run of one mode).
+bool take_own_options(int *argc, char **argv, std::vector<uint64_t> *inv_eps, bool *table1) {
+    int out = 1;
+    for (int i = 1; i < *argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--no-table1") {
+            *table1 = false;
+        } else if (a == "--inv-eps" && i + 1 < *argc) {
+            inv_eps->clear();
+            const std::string list = argv[++i];
+            size_t at = 0;
+            while (at <= list.size()) {
+                const size_t comma = std::min(list.find(',', at), list.size());
+                const std::string item = list.substr(at, comma - at);
+                char *end = nullptr;
+                const unsigned long long k = std::strtoull(item.c_str(), &end, 10);
+                if (item.empty() || *end != '\0' || k < 1 || k > (1u << 20)) {
+                    std::fprintf(stderr, "%s: --inv-eps takes integers in [1, 2^20] separated by commas\n",
+                                 program_name().c_str());
+                    return false;
+                }
+                inv_eps->push_back(k);
+                at = comma + 1;
+            }
+        } else {
+            argv[out++] = argv[i];
+        }
+    }
+    *argc = out;
+    return true;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
     Options opt;
     int exit_code = 0;
+    std::vector<uint64_t> own_inv_eps;
+    bool table1 = true;
+    if (!take_own_options(&argc, argv, &own_inv_eps, &table1)) return 1;
     if (!start_benchmark(argc, argv,
                          "recency window: insert and query ns/op (HistoricalMembership, exact signatures) per W and "
                          "eps beside an exact map with expiry and the floor; bits per window item against the "
                          "leading terms; the measured Table 1 of the three modes",
-                         "  --sizes sets the windows W (default 100k,1M,10M; --quick 10k).\n", &opt, &exit_code))
+                         "  --sizes sets the windows W (default 100k,1M,10M; --quick 10k).\n"
+                         "  --inv-eps K,K,...  the 1/eps values (default 2,4,8,16; --quick 8)\n"
+                         "  --no-table1        skip the measured Table 1 of the three modes\n",
+                         &opt, &exit_code))
         return exit_code;
     const uint64_t t_start = now_ns();
     const std::vector<uint64_t> sizes =
         sizes_or(opt, {10000}, {100000, 1000000, 10000000}, 64, uint64_t(1) << 27, "windows", "64..2^27");
-    const std::vector<uint64_t> inv_eps = opt.quick ? std::vector<uint64_t>{8} : std::vector<uint64_t>{2, 4, 8, 16};
+    const std::vector<uint64_t> inv_eps = !own_inv_eps.empty() ? own_inv_eps
+                                          : opt.quick          ? std::vector<uint64_t>{8}
+                                                               : std::vector<uint64_t>{2, 4, 8, 16};
     const unsigned reps = unsigned(given_or(opt.reps, opt, 1, 3));
     std::printf("Recency window benchmark%s: 16-byte keys, %u timed rounds (median ns/op, thread CPU time)\n",
                 opt.quick ? " (--quick smoke run)" : "", reps);
@@ -445,6 +488,15 @@ int main(int argc, char **argv) {
     memory.print(stdout);
 
     // Table 1: the three modes at W = 1e6 (or the first size), eps = 1/8
+    if (!table1) {
+        print_csv({"#W,inv_eps,case,ns_per_op_median,x_floor,x_floor_per_level,bits_per_window_item,levels"}, csv,
+                  t_start);
+        if (broken != 0) {
+            std::fprintf(stderr, "%s: %" PRIu64 " answers broke the error promise\n", program_name().c_str(), broken);
+            return 1;
+        }
+        return 0;
+    }
     uint64_t w1 = sizes.front();
     for (uint64_t w : sizes)
         if (w == 1000000) w1 = w;
