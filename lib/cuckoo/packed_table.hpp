@@ -38,9 +38,6 @@
 #include <cstdint>
 #include <cstring>
 #include <utility>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include "common/hash.hpp"
 #include "common/memory.hpp"
@@ -208,32 +205,26 @@ class CuckooTable {
         }
         return UINT64_MAX;
     }
-    // Whether f is among its buckets. Whole-word slots of a two-way table,
-    // and of a three-way table of 4-slot buckets, take a probe with the
-    // bucket size known at compile time: every bucket's loads are issued
-    // before any comparison and every slot is compared, so the only branch
-    // is the answer's (no early exit to mispredict, the lines' misses
-    // overlap).
+    // Whether f is among its buckets. Whole-word slots of a two-way table
+    // take a probe with the bucket size known at compile time: both
+    // buckets' loads are issued before any comparison and every slot is
+    // compared, so the only branch is the answer's (no early exit to
+    // mispredict, the second line's miss overlaps the first's).
     bool contains(uint64_t b, uint64_t f) const {
         if constexpr (Bits == 64) {
-            const uint64_t *w = slots_.words();
             if (ways_ == 2) {
-                const uint64_t *const p[2] = {w + (b << shift_), w + (alt(b, f) << shift_)};
+                const uint64_t *p0 = slots_.words() + (b << shift_);
+                const uint64_t *p1 = slots_.words() + (alt(b, f) << shift_);
                 switch (per_bucket_) {
                     case 1:
-                        return ((p[0][0] == f) | (p[1][0] == f)) != 0;
+                        return ((p0[0] == f) | (p1[0] == f)) != 0;
                     case 2:
-                        return holds_any<2>(p, f);
+                        return (holds<2>(p0, f) | holds<2>(p1, f)) != 0;
                     case 4:
-                        return holds_any<4>(p, f);
-                    default:
-                        return holds_any<8>(p, f);
+                        return (holds<4>(p0, f) | holds<4>(p1, f)) != 0;
+                    default:    // 8: sixteen compares cost more than the
+                        break;  // early exit's branch (measured)
                 }
-            }
-            if (per_bucket_ == 4) {  // three ways
-                const uint64_t b1 = next3(b, f);
-                const uint64_t *const p[3] = {w + (b << shift_), w + (b1 << shift_), w + (next3(b1, f) << shift_)};
-                return holds_any<4>(p, f);
             }
         }
         return find(b, f) != UINT64_MAX;
@@ -295,32 +286,8 @@ class CuckooTable {
     template <unsigned N>
     static unsigned holds(const uint64_t *p, uint64_t f) {
         unsigned r = 0;
-#pragma GCC unroll 8
         for (unsigned j = 0; j < N; ++j) r |= unsigned(p[j] == f);
         return r;
-    }
-    // Whether one of the N words at any of the W runs p[0..W) (N = 2, 4 or
-    // 8, each run 16-byte aligned) equals f, with no branch: with SSE2, one
-    // 16-byte load and compare per two slots instead of one per slot (a
-    // 64-bit lane is equal when both of its 32-bit halves are; the halves of
-    // each compare are combined before compares of different slots are).
-    template <unsigned N, unsigned W>
-    static bool holds_any(const uint64_t *const (&p)[W], uint64_t f) {
-#if defined(__SSE2__)
-        const __m128i x = _mm_set1_epi64x(static_cast<long long>(f));
-        __m128i any = _mm_setzero_si128();
-#pragma GCC unroll 16
-        for (unsigned k = 0; k < W * N / 2; ++k) {
-            const uint64_t *q = p[k % W] + 2 * (k / W);
-            const __m128i c = _mm_cmpeq_epi32(_mm_load_si128(reinterpret_cast<const __m128i *>(q)), x);
-            any = _mm_or_si128(any, _mm_and_si128(c, _mm_shuffle_epi32(c, 0xB1)));  // 0xB1: swap the halves
-        }
-        return _mm_movemask_epi8(any) != 0;
-#else
-        unsigned r = 0;
-        for (unsigned w = 0; w < W; ++w) r |= holds<N>(p[w], f);
-        return r != 0;
-#endif
     }
     bool place(uint64_t bucket, uint64_t f) {
         const uint64_t base = bucket << shift_;

@@ -247,8 +247,9 @@ void check_models() {
             for (uint64_t buckets = 2; buckets <= 4096; buckets *= 2) check_model<Bits>(buckets, per_bucket, ways, s);
 }
 
-// The probes of whole-word slots compare several slots at once (with
-// SSE2, 32-bit halves first): a slot that equals f in one 32-bit half
+// The probes of whole-word slots compare every slot of the buckets at
+// once (a probe that compared 32-bit halves, as SIMD code may, would have
+// to combine them per slot): a slot that equals f in one 32-bit half
 // only, in any position of any of its buckets, is not f; f in any one
 // position is found. Two ways and three, every bucket size.
 void test_half_matches(void **) {
