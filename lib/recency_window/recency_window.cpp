@@ -100,6 +100,7 @@ std::vector<Level> RecencyWindow::plan(const Config &c) {
         const uint64_t K = c.inv_eps;
         unsigned L = 0;
         while ((K << (L + 2)) <= W) ++L;  // the largest L with K 2^(L+1) <= W
+        out.reserve(L + 1);               // one allocation (a reader's plan is counted against its limits)
         for (unsigned l = 0; l < L; ++l)
             add(l, uint64_t(1) << l, int64_t(K * ((uint64_t(1) << l) - 1)), K + 1, (K + 1) << l);
         // the top level, extended by the excess: blocks whose front is in
@@ -147,8 +148,9 @@ unsigned RecencyWindow::signature_bits(const Config &c) {
     return unsigned(std::min(64.0, std::max(1.0, bits)));
 }
 
-size_t RecencyWindow::memory_for(const Config &c) {
-    const std::vector<Level> levels = plan(c);
+size_t RecencyWindow::memory_for(const Config &c) { return memory_of(plan(c)); }
+
+size_t RecencyWindow::memory_of(const std::vector<Level> &levels) {
     size_t bytes = sizeof(RecencyWindow) + levels.size() * sizeof(Level);
     uint64_t scratch = 0;
     for (const Level &l : levels) {
@@ -448,7 +450,7 @@ tf_status RecencyWindow::read(wire::Reader &r, uint32_t flags, const Deserialize
     std::vector<Level> plan_levels = plan(c);
     if (nlevels != plan_levels.size())
         return fail(TF_ERR_CORRUPT, "the blob holds %u levels; the options give %zu", nlevels, plan_levels.size());
-    const size_t memory = memory_for(c);
+    const size_t memory = memory_of(plan_levels);
     if (c.max_memory != 0 && memory > c.max_memory)
         return fail(TF_ERR_CORRUPT, "max_memory (%llu bytes) is below the structure's %zu bytes",
                     (unsigned long long)c.max_memory, memory);

@@ -113,6 +113,8 @@ class RecencyWindow {
     static unsigned signature_bits(const Config &c);
     // The memory a valid config's structure holds.
     static size_t memory_for(const Config &c);
+    // The same, of levels plan() gave.
+    static size_t memory_of(const std::vector<Level> &levels);
 
     // A valid config. Throws std::bad_alloc (also when the allocation
     // failure hook tf::allocation_refused() says so).
