@@ -154,25 +154,13 @@ class SlidingTable {
         uint64_t hi[2][kPerBucket];  // the rest (wide tables only)
     };
     void probe(uint64_t sig, Probe *p) const {
-        locate(sig, p);
-        load(p);
-    }
-    // probe() in two steps: the buckets (then prefetch(*p) may fetch
-    // them), and the reading of their slots.
-    void locate(uint64_t sig, Probe *p) const {
         p->rem = q_.remainder(sig);
         p->b[0] = q_.primary(sig, p->rem);
         p->b[1] = q_.alt(p->b[0], p->rem);
-    }
-    void load(Probe *p) const {
         if (wide_)
             load_buckets<true>(p);
         else
             load_buckets<false>(p);
-    }
-    void prefetch(const Probe &p) const {
-        __builtin_prefetch(lo_.address(p.b[0] * kPerBucket));
-        __builtin_prefetch(lo_.address(p.b[1] * kPerBucket));
     }
 
     // The slot holding sig, or kNone; stash entry i is reported as
