@@ -216,7 +216,7 @@ void Table::prepare_insert(const void *key, size_t len, Room *room) const {
     }
 }
 
-void Table::grow_into(uint8_t *nslots, size_t ncap) noexcept {
+void Table::rebuild_into(uint8_t *nslots, size_t ncap, size_t ncursor) noexcept {
     for (size_t i = 0; i < cap_; ++i) {
         Rec r = at(i);
         if (r.empty()) continue;
@@ -228,7 +228,7 @@ void Table::grow_into(uint8_t *nslots, size_t ncap) noexcept {
     std::free(slots_);
     slots_ = nslots;
     cap_ = ncap;
-    cursor_ = 0;
+    cursor_ = ncursor;
     hint_cap_.store(0, std::memory_order_relaxed);
     hint_slots_.store(slots_, std::memory_order_relaxed);
     hint_cap_.store(cap_, std::memory_order_relaxed);
@@ -238,7 +238,7 @@ void Table::grow_into(uint8_t *nslots, size_t ncap) noexcept {
 // room's slots) exactly when it was full then and still is.
 Table::Rec Table::insert(const void *key, size_t len, const Hash128 &h, Room *room) noexcept {
     if (full_for(count_ + 1, cap_)) {
-        grow_into(room->slots, room->cap);
+        rebuild_into(room->slots, room->cap, 0);
         room->slots = nullptr;
     }
     uint8_t *copy = nullptr;
@@ -259,6 +259,30 @@ Table::Rec Table::insert(const void *key, size_t len, const Hash128 &h, Room *ro
     }
     ++count_;
     return r;
+}
+
+// 3/4 full, and never full for one more record (so that an insert right
+// after a shrink does not grow).
+size_t Table::shrunk_capacity(size_t count) {
+    size_t cap = std::max(kMinCapacity, (count * 4 + 2) / 3);
+    while (full_for(count + 1, cap)) ++cap;
+    return cap;
+}
+
+bool Table::shrink() noexcept {
+    if (!sparse()) return false;
+    const size_t ncap = shrunk_capacity(count_);
+    if (ncap >= cap_) return false;
+    // smaller than the table: no overflow; on failure the bigger table stays
+    uint8_t *nslots = static_cast<uint8_t *>(allocate(ncap * stride_, true));
+    if (!nslots) return false;
+    // The sweep goes on from the same place in hash order (a record's home
+    // is monotonic in its hash): the records left are mostly those the
+    // sweep has not reached, and a cursor back at 0 would walk through the
+    // emptied part first (a full table's search for idle keys would find
+    // none there).
+    rebuild_into(nslots, ncap, size_t(uint64_t(cursor_) * ncap / cap_));
+    return true;
 }
 
 void Table::erase(Rec r) {
@@ -465,9 +489,16 @@ size_t RateLimiter::search_room(size_t own, uint64_t need, bool look_only, Visit
 
 constexpr size_t kRoomSlots = 16;  // slots of each shard a search for room looks at
 
+// Another shard that gave up keys is shrunk when it became sparse (the
+// caller's own shard, which holds a Room for the new key, after the
+// insert: acquire_hashed).
 size_t RateLimiter::make_room(Shard &own, uint64_t now, uint64_t need) {
-    return search_room(size_t(&own - shards_), need, false,
-                       [&](size_t i) { return sweep_shard(shards_[i], kRoomSlots, now); });
+    const size_t mine = size_t(&own - shards_);
+    return search_room(mine, need, false, [&](size_t i) {
+        const size_t gone = sweep_shard(shards_[i], kRoomSlots, now);
+        if (i != mine) shards_[i].table.shrink();
+        return gone;
+    });
 }
 
 size_t RateLimiter::count_room(const Shard &own, uint64_t now, uint64_t need) const {
@@ -483,6 +514,7 @@ void RateLimiter::background_sweep(size_t shard, uint64_t now) {
     Shard &o = shards_[shard];
     if (!o.mu.try_lock()) return;
     sweep_shard(o, 8, now);
+    o.table.shrink();
     o.mu.unlock();
 }
 
@@ -785,6 +817,9 @@ void RateLimiter::acquire_hashed(const void *key, size_t len, const Hash128 &h, 
         acquire_global(q, n, &gh);
         if (gh.lock.owns_lock()) gh.lock.unlock();
         commit(sh, q, n);
+        // a new key's insert swept its shard (and a full table may have
+        // reclaimed there): the table shrinks when that left it sparse
+        if (q.fresh) sh.table.shrink();
         if ((++sh.ops & 15) == 0) sweep = size_t(&sh - shards_ + (sh.ops >> 4)) % kShards;
     }
     if (sweep < kShards) background_sweep(sweep, now);
@@ -854,6 +889,7 @@ void RateLimiter::reset(const void *key, size_t len) {
     if (r.p) {
         sh.table.erase(r);
         keys_--;
+        sh.table.shrink();
     }
 }
 

@@ -74,6 +74,12 @@ struct FreeRing {
 // One shard's open-addressing table: linear probing from
 // reduce(hash, capacity) (any capacity, so that it can grow by 1/8 at
 // a time and stay between 76% and 85% full), backward-shift deletion.
+// It also shrinks (shrink(), called by the limiter after the calls that
+// remove records): a table of more than kMinCapacity slots left less than
+// 2/3 full is rebuilt 3/4 full (at least kMinCapacity slots), so that it
+// holds at most 1.5 slots a record (or kMinCapacity) whatever its past,
+// and after a shrink a table must lose about 1/9 of its records before
+// the next one, or gain about 1/8 before it grows (no thrashing).
 // Records are packed, `stride` bytes, no padding (fields are read with
 // memcpy):
 //   u64 latest | u8 code | 16 bytes key | state
@@ -89,6 +95,8 @@ class Table {
     static constexpr uint8_t kOverride = 0x80;
     static constexpr size_t kStateOffset = 25;
     static constexpr uint64_t kMaxLoadNum = 17, kMaxLoadDen = 20;  // 85%
+    static constexpr uint64_t kMinLoadNum = 2, kMinLoadDen = 3;    // 66.7%: below it, shrink
+    static constexpr size_t kMinCapacity = 16;                     // the first table; none shrinks below it
 
     struct Rec {
         uint8_t *p;
@@ -157,6 +165,18 @@ class Table {
     }
     // Removes the record (frees its out-of-line key and exact ring).
     void erase(Rec r);
+    // When the table is sparse (more than kMinCapacity slots, less than
+    // kMinLoad full), moves its records into a table 3/4 full (at least
+    // kMinCapacity slots) and returns true. The new table is allocated
+    // first: when that fails, the table stays as it was (valid, only
+    // bigger) and it returns false. Invalidates every Rec; not between
+    // prepare_insert and insert (a shrunk table still has room for one
+    // more record, but the Room was made for the old one).
+    bool shrink() noexcept;
+    // Whether shrink() would rebuild the table.
+    bool sparse() const { return cap_ > kMinCapacity && count_ * kMinLoadDen < cap_ * kMinLoadNum; }
+    // The capacity shrink() gives a table of `count` records.
+    static size_t shrunk_capacity(size_t count);
     // Starts loading the lines where `h`'s record would be, without the
     // shard's lock (a hint: it reads the table's address through relaxed
     // atomics and a prefetch never faults).
@@ -190,8 +210,10 @@ class Table {
     // Whether a table of `cap` slots needs to grow before its `count`-th record.
     static bool full_for(size_t count, size_t cap) { return count * kMaxLoadDen > cap * kMaxLoadNum; }
     static size_t next_capacity(size_t cap);
-    // Moves the records into `nslots` (`ncap` slots, from prepare_insert).
-    void grow_into(uint8_t *nslots, size_t ncap) noexcept;
+    // Moves the records into `nslots` (`ncap` zeroed slots, from
+    // prepare_insert or shrink, with room for them all); the sweep goes on
+    // after slot `ncursor`.
+    void rebuild_into(uint8_t *nslots, size_t ncap, size_t ncursor) noexcept;
     void release(Rec r);  // frees what a record owns outside the table
 
     uint8_t *slots_ = nullptr;
@@ -313,6 +335,11 @@ class RateLimiter {
 
     uint32_t flags() const { return flags_; }
     uint32_t seed() const { return seed_; }
+    // The shard a key falls into under `seed` (for tests that aim keys at
+    // shards).
+    static size_t shard_of_key(const void *key, size_t len, uint32_t seed) {
+        return shard_index(key_hash(key, len, seed));
+    }
     // The envelope flags of its blob: the creation flags, and
     // kSeedWireFlag when the seed is not 0.
     uint32_t wire_flags() const { return flags_ | (seed_ != 0 ? kSeedWireFlag : 0); }
