@@ -11,13 +11,13 @@
 namespace tf {
 namespace rate {
 
-void *allocate(size_t bytes, bool zeroed) noexcept {
+void *allocate(size_t bytes) noexcept {
     if (allocation_refused(bytes)) return nullptr;
-    return zeroed ? std::calloc(1, bytes) : std::malloc(bytes);
+    return std::malloc(bytes);
 }
 
 GrantRing *GrantRing::make(uint32_t cap, uint32_t limit) {
-    GrantRing *g = static_cast<GrantRing *>(allocate(bytes(cap), false));
+    GrantRing *g = static_cast<GrantRing *>(allocate(bytes(cap)));
     if (!g) throw std::bad_alloc();
     g->cap = cap;
     g->start = g->count = 0;
@@ -33,7 +33,7 @@ uint32_t GrantRing::grown_capacity(uint32_t cap, uint64_t need, uint32_t limit) 
 
 GrantRing *GrantRing::grown(uint64_t need) const noexcept {
     const uint32_t ncap = grown_capacity(cap, need, limit);
-    GrantRing *g = static_cast<GrantRing *>(allocate(bytes(ncap), false));
+    GrantRing *g = static_cast<GrantRing *>(allocate(bytes(ncap)));
     if (!g) return nullptr;
     g->cap = ncap;
     g->start = 0;
@@ -143,10 +143,9 @@ size_t Table::Rec::key_len() const {
 Table::~Table() {
     for (size_t i = 0; i < cap_; ++i)
         if (!at(i).empty()) release(at(i));
-    std::free(slots_);
 }
 
-size_t Table::bytes() const { return cap_ * stride_ + extra_; }
+size_t Table::bytes() const { return slot_bytes(cap_, stride_) + extra_; }
 
 void Table::release(Rec r) {
     if ((r.code() & kLenMask) == kOutOfLine) {
@@ -186,14 +185,15 @@ Table::Rec Table::find(const void *key, size_t len, const Hash128 &h) const {
     }
 }
 
-// grow by 1/8 (1/4 while small): the load stays within 85% / 1.125 = 76%
-// and 85% once the table is large
-size_t Table::next_capacity(size_t cap) { return cap < 1024 ? std::max<size_t>(16, cap + cap / 4) : cap + cap / 8; }
+// grow by 1/8 from kMinCapacity: the load stays within 85% / 1.125 = 76%
+// and 85% (small tables used to grow by 1/4, down to 68% full: too close
+// to the threshold of shrink())
+size_t Table::next_capacity(size_t cap) { return cap < kMinCapacity ? kMinCapacity : cap + cap / 8; }
 
 // Each insert grows the table at most once, and one step is always enough
 // (every step adds room for at least one more record), so a table filled
 // with `count` records from empty has the first capacity of the sequence
-// 0, 16, 20, 25, ... that is not full for `count`.
+// 0, 16, 18, 20, 22, 24, 27, ... that is not full for `count`.
 size_t Table::capacity_for(size_t count) {
     size_t cap = 0;
     while (full_for(count, cap)) cap = next_capacity(cap);
@@ -205,18 +205,18 @@ void Table::prepare_insert(const void *key, size_t len, Room *room) const {
         const size_t ncap = next_capacity(cap_);
         size_t bytes;
         if (mul_overflows(ncap, stride_, &bytes)) throw std::bad_alloc();
-        room->slots = static_cast<uint8_t *>(allocate(bytes, true));
-        if (!room->slots) throw std::bad_alloc();
+        room->slots = ZeroedBlock(bytes);  // throws std::bad_alloc (also when the test hook refuses it)
         room->cap = ncap;
     }
     if (len > kInlineKey) {
-        room->key = static_cast<uint8_t *>(allocate(len, false));
+        room->key = static_cast<uint8_t *>(allocate(len));
         if (!room->key) throw std::bad_alloc();
         std::memcpy(room->key, key, len);
     }
 }
 
-void Table::rebuild_into(uint8_t *nslots, size_t ncap, size_t ncursor) noexcept {
+void Table::rebuild_into(ZeroedBlock &block, size_t ncap, size_t ncursor) noexcept {
+    uint8_t *nslots = static_cast<uint8_t *>(block.data());
     for (size_t i = 0; i < cap_; ++i) {
         Rec r = at(i);
         if (r.empty()) continue;
@@ -225,7 +225,7 @@ void Table::rebuild_into(uint8_t *nslots, size_t ncap, size_t ncursor) noexcept 
         while (nslots[j * stride_ + 8] != 0) j = j + 1 == ncap ? 0 : j + 1;
         std::memcpy(nslots + j * stride_, r.p, stride_);
     }
-    std::free(slots_);
+    block_.swap(block);  // the old slots are freed with `block`
     slots_ = nslots;
     cap_ = ncap;
     cursor_ = ncursor;
@@ -239,7 +239,6 @@ void Table::rebuild_into(uint8_t *nslots, size_t ncap, size_t ncursor) noexcept 
 Table::Rec Table::insert(const void *key, size_t len, const Hash128 &h, Room *room) noexcept {
     if (full_for(count_ + 1, cap_)) {
         rebuild_into(room->slots, room->cap, 0);
-        room->slots = nullptr;
     }
     uint8_t *copy = nullptr;
     if (len > kInlineKey) std::swap(copy, room->key);
@@ -261,11 +260,13 @@ Table::Rec Table::insert(const void *key, size_t len, const Hash128 &h, Room *ro
     return r;
 }
 
-// 3/4 full, and never full for one more record (so that an insert right
-// after a shrink does not grow).
+// 3/4 full, and with room for 1/8 more records plus one before it grows
+// (so that an insert right after a shrink does not grow, and tables of a
+// few dozen slots, where 3/4 and 85% are a record or two apart, keep some
+// hysteresis too).
 size_t Table::shrunk_capacity(size_t count) {
     size_t cap = std::max(kMinCapacity, (count * 4 + 2) / 3);
-    while (full_for(count + 1, cap)) ++cap;
+    while (full_for(count + count / 8 + 1, cap)) ++cap;
     return cap;
 }
 
@@ -274,14 +275,18 @@ bool Table::shrink() noexcept {
     const size_t ncap = shrunk_capacity(count_);
     if (ncap >= cap_) return false;
     // smaller than the table: no overflow; on failure the bigger table stays
-    uint8_t *nslots = static_cast<uint8_t *>(allocate(ncap * stride_, true));
-    if (!nslots) return false;
+    ZeroedBlock block;
+    try {
+        block = ZeroedBlock(ncap * stride_);
+    } catch (const std::bad_alloc &) {
+        return false;
+    }
     // The sweep goes on from the same place in hash order (a record's home
     // is monotonic in its hash): the records left are mostly those the
     // sweep has not reached, and a cursor back at 0 would walk through the
     // emptied part first (a full table's search for idle keys would find
     // none there).
-    rebuild_into(nslots, ncap, size_t(uint64_t(cursor_) * ncap / cap_));
+    rebuild_into(block, ncap, size_t(uint64_t(cursor_) * ncap / cap_));
     return true;
 }
 
@@ -1294,7 +1299,7 @@ struct RateLimiter::Measure {
         if (exact) bytes += GrantRing::bytes(k.count);  // its ring, as large as its grants
     }
     void end() {
-        for (uint64_t n : shard_keys) bytes += uint64_t(Table::capacity_for(size_t(n))) * stride;
+        for (uint64_t n : shard_keys) bytes += Table::slot_bytes(Table::capacity_for(size_t(n)), stride);
     }
 };
 
