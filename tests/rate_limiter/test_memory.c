@@ -392,6 +392,59 @@ static void test_bounded_memory_does_not_creep(void **state) {
     }
 }
 
+/* A shrink that cannot allocate its smaller table keeps the bigger one:
+ * the calls that shrink (here reset) still succeed, the limiter answers
+ * and serializes as one whose shrinks succeeded, and the next call with
+ * memory shrinks it. */
+static void test_failed_shrink_keeps_the_table(void **state) {
+    (void)state;
+    enum { N = 4000, GONE = 3000 };
+    for (size_t m = 0; m < NMODES; ++m) {
+        tf_rate_limiter *r = make(10, 1000, (kModes[m] & EXACT) ? 0 : 100, kModes[m]);
+        tf_rate_limiter *ref = make(10, 1000, (kModes[m] & EXACT) ? 0 : 100, kModes[m]);
+        for (uint64_t id = 0; id < N; ++id) {
+            EXPECT(acq_id(r, id, 10, 1), 1, 9, 0);
+            EXPECT(acq_id(ref, id, 10, 1), 1, 9, 0);
+        }
+        const uint64_t full = mem(r);
+        /* every allocation refused: the resets succeed, the tables stay */
+        limiter_fail_allocations_after(0);
+        for (uint64_t id = 0; id < GONE; ++id) {
+            tu_key k = tu_make_key('L', id);
+            OK(tf_rate_limiter_reset(r, k.b, sizeof k.b));
+        }
+        limiter_fail_allocations_after(-1);
+        const uint64_t kept = mem(r);
+        /* only the exact rings were freed */
+        assert_int_equal(kept, full - ((kModes[m] & EXACT) ? GONE * RING(4) : 0));
+        for (uint64_t id = 0; id < GONE; ++id) {
+            tu_key k = tu_make_key('L', id);
+            OK(tf_rate_limiter_reset(ref, k.b, sizeof k.b));
+        }
+        assert_true(mem(ref) < kept); /* the reference's tables shrank */
+        size_t len = 0;
+        unsigned char *blob = snap(ref, &len);
+        assert_unchanged(r, blob, len);
+        for (uint64_t id = GONE - 100; id < N; ++id) {
+            const dec a = acq_id(r, id, 20, 1), b = acq_id(ref, id, 20, 1);
+            EXPECT(a, b.allowed, b.remaining, b.retry_at);
+        }
+        /* with memory again, the next reset shrinks the sparse tables it meets */
+        for (uint64_t id = GONE - 100; id < GONE; ++id) {
+            tu_key k = tu_make_key('L', id);
+            OK(tf_rate_limiter_reset(r, k.b, sizeof k.b));
+            OK(tf_rate_limiter_reset(ref, k.b, sizeof k.b));
+        }
+        assert_true(mem(r) < kept);
+        free(blob);
+        blob = snap(ref, &len);
+        assert_unchanged(r, blob, len);
+        free(blob);
+        tf_rate_limiter_free(r);
+        tf_rate_limiter_free(ref);
+    }
+}
+
 /* tf_rate_limiter_memory: the stats' figure; NULL arguments refused with
  * nothing written. */
 static void test_memory_getter(void **state) {
@@ -411,4 +464,4 @@ static void test_memory_getter(void **state) {
 
 TU_MAIN(test_memory_follows_grants, test_hostile_blob_is_bounded, test_growth_keeps_the_exact_promise,
         test_grown_ring_operations, test_failed_acquire_changes_nothing, test_batch_outputs_on_failure,
-        test_memory_getter, test_bounded_memory_does_not_creep)
+        test_memory_getter, test_bounded_memory_does_not_creep, test_failed_shrink_keeps_the_table)
