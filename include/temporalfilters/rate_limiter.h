@@ -18,9 +18,9 @@
  *    has the measured figures; the Rate Limiter README estimates buckets / 2
  *    percent false positives). Memory: 47 bytes per record for 10 buckets
  *    and keys of up to 16 bytes (25 + 2 * (buckets + 1) in general; longer
- *    keys are stored apart), in a table kept 76-85% full: 55-62 bytes per key
- *    from about 10,000 keys up (below that the small tables have more spare
- *    room: 72 at 1,000).
+ *    keys are stored apart), in tables that grow 76-85% full: 55-62 bytes
+ *    per key from about 10,000 keys up (below that the 64 shards' smallest
+ *    tables have more spare room: 73 at 1,000).
  *  - **Exact** (::TF_RATE_LIMITER_EXACT): a key keeps the times of its
  *    grants still in the window (at most `limit`); never more than `limit`
  *    grants in any half-open interval (t - window, t]. Memory: a 33-byte
