@@ -83,9 +83,9 @@ struct FreeRing {
 // a record (or kMinCapacity) whatever its past. The thresholds keep it
 // from thrashing: a table must lose about 1/10 of its records after a
 // growth, or 1/11 after a shrink, before it shrinks, and gain about 1/8
-// after a shrink before it grows; each rebuild moves every record, so a
-// record moved costs at most about 11 requests' changes (a growth by 1/8
-// about 8).
+// after a shrink before it grows. A rebuild moves every record, so the
+// rebuilds move at most about 11 records per record added or removed
+// (growth alone, as before tables shrank: about 8).
 // Records are packed, `stride` bytes, no padding (fields are read with
 // memcpy):
 //   u64 latest | u8 code | 16 bytes key | state
