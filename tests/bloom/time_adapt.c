@@ -522,8 +522,7 @@ static void peaks_sample(tb_stream *s, tb_peaks *p) {
 /* Poisson arrivals at `rate` per unit for `duration` units, the caller's
  * clock starting at *given (which may be behind the filter's: the filter
  * clamps it); a sweep of the whole span every span. */
-static void given_phase(tb_stream *s, double *given, double rate, double duration, uint64_t *next_sweep,
-                        tb_peaks *p) {
+static void given_phase(tb_stream *s, double *given, double rate, double duration, uint64_t *next_sweep, tb_peaks *p) {
     const double end = *given + duration;
     for (;;) {
         *given += -log(1 - tu_unit(&s->rng)) / rate;
@@ -598,8 +597,8 @@ static void test_clamped_burst_then_gap(void **state) {
         "most (bound %.0f), fpr_now %.4f; after the gap: %llu slices at most, fpr_now %.4f at most, measured "
         "%.4f; %zu inserts, %llu keys checked present\n",
         k, l, (unsigned long long)steady.max_slices, steady.max_fpr, burst_inserts,
-        (unsigned long long)burst.max_slices, bound, burst.max_fpr, (unsigned long long)after.max_slices,
-        after.max_fpr, fp, s.n, (unsigned long long)s.checked);
+        (unsigned long long)burst.max_slices, bound, burst.max_fpr, (unsigned long long)after.max_slices, after.max_fpr,
+        fp, s.n, (unsigned long long)s.checked);
     tb_stream_free(&s);
     tf_time_bloom_free(f);
     assert_true(burst_inserts > 36000 && burst_inserts < 41000); /* 5% add_if_absent of present keys */
@@ -644,8 +643,7 @@ static void test_idle_gap_within_span(void **state) {
         tb_idle_gap(&s, &given, (uint64_t)gaps[i]);
         given_phase(&s, &given, rate, 2 * span, &next_sweep, &p);
         print_message("# gap of %.0f (span %llu, period %.0f): then %llu slices at most, fpr_now %.4f at most\n",
-                      gaps[i], (unsigned long long)span, (double)span / l, (unsigned long long)p.max_slices,
-                      p.max_fpr);
+                      gaps[i], (unsigned long long)span, (double)span / l, (unsigned long long)p.max_slices, p.max_fpr);
         if (p.max_slices > k + l + 2 || p.max_fpr > 1.25 * target || p.max_fpr > 1.25 * warm.max_fpr)
             fail_msg("after a gap of %.0f: %llu slices (k + l + 2 = %u), fpr_now %.4f (target %g, steady %.4f)",
                      gaps[i], (unsigned long long)p.max_slices, k + l + 2, p.max_fpr, target, warm.max_fpr);
