@@ -243,6 +243,14 @@ static void test_rate_10x(void **state) {
     tf_time_bloom_free(f);
 }
 
+/* The header's bound on the slices while the clock stands still: k + l + 2,
+ * plus 2k for every tenfold of the `burst` inserts at one time over the
+ * inserts of one period (span / l) at the rate `g` before it. */
+static double still_clock_bound(uint32_t k, uint32_t l, double burst, double per_period) {
+    const double ratio = burst / per_period;
+    return k + l + 2 + (ratio > 1 ? 2.0 * k * log10(ratio) : 0.0);
+}
+
 /* Many generations within one time unit (t_s = 0 in equation 6): no error,
  * no false negative, a false-positive rate under the target, and memory
  * linear in the burst. The bound checked: bits after the burst <= bits
@@ -289,6 +297,8 @@ static void test_burst_in_one_time_unit(void **state) {
      * l + 1 to S - k + 1. The bound checked is that, with 10% margin; a
      * burst must not make the filter degenerate beyond it. */
     assert_true(max_slices < 4096);
+    /* the header's bound: 100 per second before it, 6000 per span */
+    assert_true(max_slices <= still_clock_bound(k, l, (double)burst, 6000.0 / l));
     const double windows = (double)(max_slices - k + 1) / (double)(l + 1);
     assert_true(p <= 1.1 * target * windows);
     assert_true(fp / 1e5 <= 1.1 * target * windows + 4 * sqrt(target / 1e5));
@@ -309,6 +319,7 @@ static void test_burst_in_one_time_unit(void **state) {
     const uint64_t g_after = tb_total_bits(g, 1);
     print_message("# the same burst at the first timestamp: bits %llu -> %llu, %llu slices\n",
                   (unsigned long long)g_before, (unsigned long long)g_after, (unsigned long long)tb_n_slices(g, 1));
+    assert_true(tb_n_slices(g, 1) <= still_clock_bound(k, l, (double)burst, 100.0 / l));
     tf_time_bloom_free(g);
     tf_time_bloom_free(f);
     /* the memory bounds, last */
@@ -535,14 +546,6 @@ static void given_phase(tb_stream *s, double *given, double rate, double duratio
         }
     }
     *given = end;
-}
-
-/* The header's bound on the slices while the clock stands still: k + l + 2,
- * plus 2k for every tenfold of the `burst` inserts at one time over the
- * inserts of one period (span / l) at the rate `g` before it. */
-static double still_clock_bound(uint32_t k, uint32_t l, double burst, double per_period) {
-    const double ratio = burst / per_period;
-    return k + l + 2 + (ratio > 1 ? 2.0 * k * log10(ratio) : 0.0);
 }
 
 /* The soak's pattern (tf_time_bloom in tests/soak/soak.cpp: an event every
