@@ -660,8 +660,48 @@ static void test_idle_gap_within_span(void **state) {
     tf_time_bloom_free(f);
 }
 
+/* Two spans at the soak's rate, an idle gap of `gap` (none: 0), then 1.2
+ * spans at ten times the rate: the peaks over those 1.2 spans. */
+static tb_peaks tenfold_after_gap(double gap) {
+    uint32_t k, l;
+    tb_stream s;
+    tf_time_bloom *f = soak_filter(&s, 600000, 95, &k, &l);
+    double given = 1000;
+    uint64_t next_sweep = (uint64_t)given + kSoakSpan;
+    tb_peaks before = {0, 0}, after = {0, 0};
+    given_phase(&s, &given, kSoakRate, 2 * kSoakSpan, &next_sweep, &before);
+    if (gap > 0) tb_idle_gap(&s, &given, (uint64_t)gap);
+    given_phase(&s, &given, 10 * kSoakRate, 1.2 * kSoakSpan, &next_sweep, &after);
+    tb_sweep(&s, s.now);
+    tb_stream_free(&s);
+    tf_time_bloom_free(f);
+    return after;
+}
+
+/* An idle gap, then ten times the rate: the gap must bring nothing beyond
+ * what the jump itself brings. The same stream with and without the gap
+ * (a quarter span, 2.2 spans): over the 1.2 spans after the jump the
+ * filter with the gap holds no more slices (+ 2) and no higher fpr_now
+ * (+ 10%) than the one without. Before the fix a gap of a quarter span
+ * made it 128 slices and fpr_now 3.1%, against 62 and 0.78% without. */
+static void test_idle_gap_then_new_rate(void **state) {
+    (void)state;
+    const double gaps[] = {kSoakSpan / 4.0, 2.2 * kSoakSpan};
+    const tb_peaks jump = tenfold_after_gap(0);
+    for (size_t i = 0; i < sizeof gaps / sizeof gaps[0]; ++i) {
+        const tb_peaks p = tenfold_after_gap(gaps[i]);
+        print_message(
+            "# tenfold rate after a gap of %.0f: %llu slices at most, fpr_now %.4f; without the gap %llu, %.4f\n",
+            gaps[i], (unsigned long long)p.max_slices, p.max_fpr, (unsigned long long)jump.max_slices, jump.max_fpr);
+        if (p.max_slices > jump.max_slices + 2 || p.max_fpr > 1.1 * jump.max_fpr)
+            fail_msg("a gap of %.0f before a tenfold rate: %llu slices, fpr_now %.4f (without it %llu, %.4f)", gaps[i],
+                     (unsigned long long)p.max_slices, p.max_fpr, (unsigned long long)jump.max_slices, jump.max_fpr);
+    }
+}
+
 BU_DEFINE_GROUP(time_adapt_tests, cmocka_unit_test(test_section_7_1), cmocka_unit_test(test_section_7_1_larger_pairs),
                 cmocka_unit_test(test_under_dimensioned_converges), cmocka_unit_test(test_rate_10x),
                 cmocka_unit_test(test_burst_in_one_time_unit), cmocka_unit_test(test_coarse_clock_fine_unit),
                 cmocka_unit_test(test_clock_backwards), cmocka_unit_test(test_idle_gap_expiry),
-                cmocka_unit_test(test_clamped_burst_then_gap), cmocka_unit_test(test_idle_gap_within_span));
+                cmocka_unit_test(test_clamped_burst_then_gap), cmocka_unit_test(test_idle_gap_within_span),
+                cmocka_unit_test(test_idle_gap_then_new_rate));
