@@ -194,7 +194,7 @@ class SlidingLog {
 
 // Two more floors, single-threaded, for where the time goes: the same
 // amount of memory in ordinary 4 KiB pages (malloc, as the limiter's shard
-// tables below 4 MiB are, about 5.7 million keys in all; larger ones are
+// tables below 4 MiB are, about 4.6 million keys in all; larger ones are
 // ZeroedBlocks offered huge pages, as FloorBuffer is), split in 64 regions like
 // the limiter's 64 shards. One operation = tf::key_hash of the key (the
 // limiter's hash), one random line of the region its high bits pick, and,
