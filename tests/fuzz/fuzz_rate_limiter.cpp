@@ -46,10 +46,11 @@
 //     window); an exact-mode key given another limit keeps its newest grants
 //     that fit;
 //   - idle keys (now - latest >= W) may be reclaimed by any acquire at
-//     `now` (sweeps the caller cannot see). Which were is read from the
-//     serialized state after every acquire (the blob lists the tracked keys;
-//     the reference checks that each one that went away was idle, and that
-//     the `reclaimed` counter counted it). Each reclaimed key raises its
+//     `now` (sweeps the caller cannot see). Whether some were is read from
+//     the `reclaimed` counter after every request, and which from the
+//     serialized state when some were (the blob lists the tracked keys; the
+//     reference checks that each one that went away was idle, and that the
+//     counter counted it). Each reclaimed key raises its
 //     shard's reclaim horizon to its latest + W; the shard of a key is not
 //     visible, so a key not tracked that asks (and that its limit allows)
 //     may be denied with remaining 0 and retry_at = h for any horizon h a
@@ -71,9 +72,11 @@
 //     A FULL_DENY acquire still brings the global window to its time.
 //   - peek answers what acquire would: a peek followed by the acquire with
 //     the same arguments must decide alike (op 2; also on loaded blobs).
-// After every operation the whole serialized state (parameters, counters,
-// horizon, global window, overrides, every tracked key's clock and window)
-// must equal the reference's.
+// The whole serialized state (parameters, counters, horizon, global window,
+// overrides, every tracked key's clock and window) must equal the
+// reference's: compared after every request that reclaimed keys, before a
+// round trip, at the end, and otherwise after at most kFullCheckEvery
+// operations (below); answers and counters after every operation.
 //
 // A full table makes room for a new key when enough idle keys can be
 // reclaimed to go under its bound: one, or more when max_keys was lowered
