@@ -346,6 +346,9 @@ typedef struct {
 void tb_stream_init(tb_stream *s, tf_time_bloom *f, size_t cap, uint64_t seed);
 void tb_stream_free(tb_stream *s);
 void tb_stream_insert(tb_stream *s, uint64_t now);
+/* An insert at a time the caller gives, which may be behind the clock: the
+ * filter clamps it to the highest time seen, and so does the record. */
+void tb_stream_insert_given(tb_stream *s, uint64_t given);
 void tb_sweep(tb_stream *s, uint64_t now);
 /* Poisson arrivals at `rate` per time unit during `duration` units; a
  * sweep of the whole span every span. */
