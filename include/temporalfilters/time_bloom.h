@@ -17,14 +17,33 @@
  *
  * **Error guarantee.** No false negatives within the span: a key inserted
  * at time t is reported present at every now with now - span <= t (clock
- * clamped, below). At a steady insertion rate the false-positive rate is at
- * most the target given to tf_time_bloom_new_for() (its peak is
- * tf_age_bloom_false_positive_rate(k, l)). While the rate changes, the
- * filter holds more than k + l slices for about one span, and the rate rises
- * with them, to about target * (slices - k + 1) / (l + 1) (measured: 1.2x
- * the target in the span after a tenfold jump, 1.7x during a burst of 16
- * spans' worth of inserts at one timestamp). The `fpr_now` of
- * tf_time_bloom_get_stats() gives the rate for the current slices.
+ * clamped, below), whatever the rate and whatever the clock does. At a
+ * steady insertion rate the false-positive rate is at most the target
+ * given to tf_time_bloom_new_for() (its peak is
+ * tf_age_bloom_false_positive_rate(k, l)) and the filter holds at most
+ * k + l + 2 slices (with hundreds of inserts per period span / l; a sparse
+ * random stream varies more: up to 55 slices for (10, 24) at 20 inserts
+ * per period). While the rate changes, the filter holds more slices for
+ * about one span, and the rate rises with them, to about
+ * target * (slices - k + 1) / (l + 1) (measured for (10, 24): 1.85x the
+ * target over the first span after a tenfold jump, 1.29x over the second,
+ * 1.03x over the third). The `fpr_now` of tf_time_bloom_get_stats()
+ * gives the rate for the current slices. In plain words, after any pattern
+ * of the clock:
+ *  - **Idle gaps** (no insert for a while, shorter or longer than the span)
+ *    do not count as traffic: when the same rate resumes, the filter keeps
+ *    its steady shape (the slices of that rate, no more) and its
+ *    false-positive rate from the first insert on.
+ *  - **A clock that stands still** (a backward step clamped to the highest
+ *    time seen, or a burst at one timestamp): B inserts at one time add at
+ *    most 2k slices per tenfold of B over the inserts of one period
+ *    (span / l) before them, i.e. at most
+ *    k + l + 2 + 2k * log10(B / per-period inserts) slices (measured for
+ *    (6, 13), (10, 24), (14, 36) and B from 10^3 to 10^7: about 1.8k per
+ *    tenfold; 16 spans' worth at one timestamp gave 71 slices for (10, 24),
+ *    the rate 2.7x the target). Bursts within one span add up. One span after
+ *    the burst its slices have retired and the rate is back at the target.
+ *  - The slices never exceed 4096 (TF_ERR_TOO_LARGE beyond).
  *
  * **Adaptation.** Under a burst the filter adds slices and returns to k + l
  * once the rate settles (k + l + 1 or + 2 right after a shift, since
@@ -34,7 +53,11 @@
  * and extrapolated at most 4x from a shorter history, so a burst of many
  * generations within one time unit neither divides by zero nor is taken for
  * a rate sustained over the whole period: the slices grow geometrically
- * with it and its memory is linear in its size. Beyond the paper: a
+ * with it and its memory is linear in its size. Idle time is left out of
+ * that measure: a pause of more than one period since the last insert
+ * (after it the rate is that of the traffic before the pause), and a past
+ * generation that lasted more than two periods (the measure stops before
+ * it, at the traffic that followed the pause). Beyond the paper: a
  * generation also ends after one target period even if its slices are not
  * full (so that slices sized for a past burst move on and retire), and
  * stale slices retire down to k rather than k + l (they hold nothing a

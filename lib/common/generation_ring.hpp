@@ -318,19 +318,40 @@ class GenerationRing {
     // within one time unit neither divides by zero nor counts as a rate
     // sustained over the whole period. While the history is shorter than a
     // period it is extrapolated at most `max_extrapolation` times.
+    //
+    // Idle time is not traffic: a pause longer than a period is left out
+    // of the measure, or the first period after it would be measured at a
+    // fraction of its rate (a generation spanning a pause of P periods
+    // with its few inserts looks like a rate P times lower) and sized in
+    // tiny slices, each of which then limits the next k generations
+    // (equations 4 and 7). Two cases are known exactly:
+    //   - the current generation's last insert is the newest generation's
+    //     `last`: a pause from it to `now` longer than a period is dropped,
+    //     and the rate is the one of the traffic before the pause;
+    //   - a closed generation's inserts all lie within one period of its
+    //     start (an insert after that rotates first), so one that lasted
+    //     more than two periods held a pause longer than a period: the
+    //     measure stops before it, at the traffic that followed the pause
+    //     (extrapolated at most `max_extrapolation` times, as in a new
+    //     filter).
     double inserts_per_period(uint64_t now, double max_extrapolation) const {
         const double period = double(span_) / double(per_span_);
         double n = double(c_.current);
         uint64_t start = c_.opened_at;  // start of the generation being closed
+        const uint64_t last = g_.empty() ? 0 : g_.back().last;
+        const uint64_t end = last >= start && last != 0 && double(now - last) > period ? last : now;
+        double elapsed = double(end - start);
         // (*this)[i] (i >= 1) owns the generation that ended when
         // (*this)[i-1]'s began; it began when (*this)[i+1]'s ended.
-        for (size_t i = 1; double(now - start) < period && i + 1 < g_.size(); ++i) {
+        for (size_t i = 1; elapsed < period && i + 1 < g_.size(); ++i) {
             const Gen &g = (*this)[i], &before = (*this)[i + 1];
             if (g.ended == 0 || before.ended == 0 || before.ended > start) break;
+            const double lasted = double(start - before.ended);
+            if (lasted > 2 * period) break;
             n += double(g.owned);
+            elapsed += lasted;
             start = before.ended;
         }
-        const double elapsed = double(now - start);
         const double tg = n * std::min(period / std::max(elapsed, 1.0), max_extrapolation);
         // Generations are whole numbers of inserts: aim at the next whole
         // number, so that slots sized for exactly that many are not rounded

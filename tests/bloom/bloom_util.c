@@ -718,8 +718,9 @@ void tb_sweep(tb_stream *s, uint64_t now) {
     for (size_t i = s->lo; i < s->n; ++i) tb_check_key(s, i, now);
 }
 
-void tb_stream_insert(tb_stream *s, uint64_t now) {
-    assert_true(now >= s->now); /* this driver's clock never goes back */
+/* One insert: the filter is given `given`, the reference records `now`
+ * (the clamped time, >= s->now). */
+static void tb_stream_insert_at(tb_stream *s, uint64_t given, uint64_t now) {
     s->now = now;
     uint64_t id;
     unsigned pick = (unsigned)tu_below(&s->rng, 100);
@@ -736,13 +737,13 @@ void tb_stream_insert(tb_stream *s, uint64_t now) {
     int inserted = 1;
     if (if_absent) {
         int was = 7;
-        OK(tf_time_bloom_add_if_absent(s->f, key.b, sizeof key.b, now, &was));
+        OK(tf_time_bloom_add_if_absent(s->f, key.b, sizeof key.b, given, &was));
         if (s->last[id] && s->last[id] + s->span >= now) assert_int_equal(was, 1);
         inserted = !was;
     } else {
-        tf_status st = tf_time_bloom_add(s->f, key.b, sizeof key.b, now);
+        tf_status st = tf_time_bloom_add(s->f, key.b, sizeof key.b, given);
         if (st != TF_OK)
-            fail_msg("add at %llu: %s (%s)", (unsigned long long)now, tf_status_string(st), tf_last_error_message());
+            fail_msg("add at %llu: %s (%s)", (unsigned long long)given, tf_status_string(st), tf_last_error_message());
     }
     if (inserted) {
         s->id[s->n] = id;
@@ -759,6 +760,15 @@ void tb_stream_insert(tb_stream *s, uint64_t now) {
         if (slices > s->max_slices) s->max_slices = slices;
         if (bpe > s->max_bpe) s->max_bpe = bpe;
     }
+}
+
+void tb_stream_insert(tb_stream *s, uint64_t now) {
+    assert_true(now >= s->now); /* this driver's clock never goes back */
+    tb_stream_insert_at(s, now, now);
+}
+
+void tb_stream_insert_given(tb_stream *s, uint64_t given) {
+    tb_stream_insert_at(s, given, given > s->now ? given : s->now);
 }
 
 /* Poisson arrivals at `rate` per time unit during `duration` units; a

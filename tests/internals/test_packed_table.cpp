@@ -24,6 +24,8 @@
 
 extern "C" {
 #include <cmocka.h>
+
+#include "test_util.h"  // TU_REDUCED
 }
 
 namespace {
@@ -183,10 +185,17 @@ bool check_orbit(const CuckooTable<Bits> &t, uint64_t b, uint64_t f) {
     return false;
 }
 
+// Tables up to 2^20 buckets for the orbits, 4096 buckets for the models
+// (each insert of a model compares the whole table bit for bit after an
+// undone chain: quadratic in the size); 2^16 and 1024 where counts are
+// reduced (TU_REDUCED, test_util.h: sanitizers, emulation).
+constexpr unsigned kOrbitLog2 = TU_REDUCED ? 16 : 20;
+constexpr uint64_t kModelBuckets = TU_REDUCED ? 1024 : 4096;
+
 template <unsigned Bits>
 void check_orbits(unsigned ways) {
     uint64_t s = 1000 + Bits + ways;
-    for (unsigned log2 = 1; log2 <= 20; ++log2) {
+    for (unsigned log2 = 1; log2 <= kOrbitLog2; ++log2) {
         const uint64_t buckets = uint64_t(1) << log2;
         const CuckooTable<Bits> t(buckets, 1, ways);  // one slot per bucket: the smallest table
         assert_int_equal(t.buckets(), buckets);
@@ -314,7 +323,8 @@ void check_models() {
     uint64_t s = 77 + Bits;
     for (unsigned ways = 2; ways <= 3; ++ways)
         for (unsigned per_bucket : {1u, 2u, 4u, 8u})
-            for (uint64_t buckets = 2; buckets <= 4096; buckets *= 2) check_model<Bits>(buckets, per_bucket, ways, s);
+            for (uint64_t buckets = 2; buckets <= kModelBuckets; buckets *= 2)
+                check_model<Bits>(buckets, per_bucket, ways, s);
 }
 
 // The probes of whole-word slots compare every slot of the buckets at
