@@ -36,6 +36,10 @@
 #   CROSS_BUILD                 build root (default <repo>/build/cross)
 #   CROSS_LAST                  tests run last, after the others (default
 #                               rate_limiter_decisions, the longest)
+#   CROSS_FULL                  1: the long property tests run their full
+#                               counts (default 0: the reduced counts the
+#                               sanitized builds run, -DTF_TEST_REDUCED=1;
+#                               see TU_REDUCED in tests/util/test_util.h)
 #
 # Exits non-zero if any architecture fails to build or any test fails; the
 # summary at the end gives each architecture's counts and times.
@@ -49,8 +53,9 @@ out=${CROSS_BUILD:-$root/build/cross}
 suites=${CROSS_SUITES:-c}
 jobs=${CROSS_JOBS:-2}
 tmult=${CROSS_TIMEOUT_MULTIPLIER:-10}
+full=${CROSS_FULL:-0}
 # Tests run after all the others, in a second `meson test`: the longest
-# under emulation (no test reads a count-scaling variable).
+# under emulation.
 last=${CROSS_LAST:-rate_limiter_decisions}
 debs=$out/debs
 # The target libraries the C suites need (tests/meson.build: cmocka, and
@@ -192,6 +197,9 @@ EOF
     say "[$a] meson setup $build (bindings, redis, docs, examples, benchmarks, fuzzing off)"
     opts=(--cross-file "$cross" -Dtests=true -Dexamples=false -Dbenchmarks=false -Dfuzzing=disabled
         -Djava=disabled -Dgo=disabled -Druby=disabled -Ddocs=disabled -Dredis=disabled)
+    # The long property tests' reduced counts (TU_REDUCED, tests/util/test_util.h)
+    # unless CROSS_FULL=1.
+    if [ "$full" != 1 ]; then opts+=(-Dc_args=-DTF_TEST_REDUCED=1 -Dcpp_args=-DTF_TEST_REDUCED=1); fi
     t0=$(date +%s)
     if ! tf_setup "$build" "${opts[@]}"; then
         result[$a]="configure failed"
@@ -241,7 +249,7 @@ EOF
     [ "$rc" -eq 0 ] || status=1
 done
 
-say "summary (suites: $suites)"
+say "summary (suites: $suites; counts: $([ "$full" = 1 ] && echo full || echo reduced))"
 for a in "${archs[@]}"; do
     printf '  %-8s %s\n' "$a" "${result[$a]}"
 done

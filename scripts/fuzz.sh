@@ -10,7 +10,8 @@
 #   FUZZ_RUNS=100000 scripts/fuzz.sh --long bloom
 #
 # --long (outside CI; hours, see docs/reliability.md, "Fuzzing"): each target
-# runs FUZZ_RUNS executions (default 10000000) with no time bound, then its
+# runs FUZZ_RUNS executions (default 10000000) with no time bound (the CPU
+# seconds of the run and the executions per CPU second are printed), then its
 # corpus (the committed one plus what the run found) is minimized with
 # libFuzzer's -merge=1 into a fresh directory and written back to
 # tests/fuzz/corpus/<target> for committing. Named seeds (make_corpus's and
@@ -122,6 +123,18 @@ minimize() {
   echo "=== $t: corpus minimized: $(find "$committed" -type f | wc -l) entries in $committed (commit them) ==="
 }
 
+# children_cpu: the CPU seconds (user + system) of this shell's finished
+# children so far, from the builtin `times` (its second line; run in this
+# shell, not in a command substitution, whose subshell has no children yet).
+children_cpu() {
+  times >"$build/.times"
+  awk 'NR == 2 {
+    s = 0
+    for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); s += a[1] * 60 + a[2] }
+    printf "%.2f", s
+  }' "$build/.times"
+}
+
 failed=()
 for t in "${targets[@]}"; do
   corpus="$build/fuzz-corpus/$t"
@@ -147,8 +160,16 @@ for t in "${targets[@]}"; do
   if [ "$jobs" -gt 1 ]; then fuzz_args+=(-fork="$jobs"); fi
   # shellcheck disable=SC2206 # word splitting is intended
   if [ -n "${FUZZ_EXTRA_ARGS:-}" ]; then fuzz_args+=($FUZZ_EXTRA_ARGS); fi
+  children_cpu >"$build/.cpu0"
   if "$build/tests/fuzz/fuzz_$t" "${fuzz_args[@]}" "$corpus"; then
-    echo "=== $t: no crash ($(find "$corpus" -type f | wc -l) corpus entries) ==="
+    children_cpu >"$build/.cpu1"
+    cpu=$(awk 'NR == FNR { a = $1; next } { printf "%.1f", $1 - a }' "$build/.cpu0" "$build/.cpu1")
+    echo "=== $t: no crash ($(find "$corpus" -type f | wc -l) corpus entries; $cpu CPU seconds, user + system) ==="
+    if [ "$long" = 1 ]; then
+      # executions per CPU second: on a shared machine libFuzzer's own
+      # exec/s (wall clock) counts the other jobs' time too
+      awk -v r="$runs" -v c="$cpu" 'BEGIN { if (c > 0) printf "=== '"$t"': %d executions, %.0f per CPU second ===\n", r, r / c }'
+    fi
     if [ "$long" = 1 ]; then minimize "$t" "$corpus"; fi
   else
     echo "=== $t: FAILED; reproducers in $artifacts ===" >&2

@@ -4,11 +4,14 @@
 # AddressSanitizer + UndefinedBehaviorSanitizer (halting on the first
 # error), the thread suites under ThreadSanitizer, the API reference
 # (Doxygen, every warning an error), the ABI check against the committed
-# baseline, an install check, the release tarball's check, and a short
-# libFuzzer run. Exits non-zero on any failure.
+# baseline, an install check, the release tarball's check, a short
+# libFuzzer run, and the C suites built for s390x (big-endian) and run
+# under qemu-user with reduced counts (scripts/cross.sh). Exits non-zero on
+# any failure.
 #
 #   scripts/test.sh            everything
 #   FUZZ_SECONDS=0 scripts/test.sh   skip the libFuzzer run
+#   CROSS_ARCHS= scripts/test.sh     skip the emulated run (or "arm64 s390x": both)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$tf_root"
@@ -64,6 +67,12 @@ bash scripts/check_packages.sh build/plain
 if [ "${FUZZ_SECONDS:-20}" != 0 ]; then
     step "libFuzzer (clang, ${FUZZ_SECONDS:-20} s per target)"
     FUZZ_SECONDS=${FUZZ_SECONDS:-20} bash scripts/fuzz.sh
+fi
+
+if [ -n "${CROSS_ARCHS-s390x}" ]; then
+    step "other CPUs under qemu-user (${CROSS_ARCHS-s390x}): the C suites, reduced counts"
+    # shellcheck disable=SC2086 # a list of architectures
+    bash scripts/cross.sh ${CROSS_ARCHS-s390x}
 fi
 
 step "all suites passed"

@@ -18,17 +18,23 @@
 namespace tf {
 namespace bloom {
 
-namespace {
-constexpr double kMinFill = 0.1;
-// Loads at or above this fill a lane (1 - (31/32)^700 = 1 - 2e-10): such a
-// slot is taken as always set.
-constexpr double kFullLoad = 700.0;
-// The model stops when the probability left is below this; what is left is
-// counted as a sure false positive (conservative).
-constexpr double kTail = 1e-18;
+// The false-positive model is arithmetic on the measured fills: the
+// coverage of its loops gives a fuzzer nothing to steer by, yet libFuzzer's
+// comparison tracing (-fsanitize=fuzzer builds, which compile these sources
+// too) cost most of a fuzz program's time there (docs/reliability.md,
+// "Fuzzing"). Its functions are built without coverage instrumentation
+// (clang; the sanitizers still check them).
+#if defined(__clang__)
+#define TF_MODEL_NO_COVERAGE __attribute__((no_sanitize("coverage")))
+#else
+#define TF_MODEL_NO_COVERAGE
+#endif
 
-// Probability of a run of k among independent bits with probabilities r[].
-double run_probability(uint32_t k, const double *r, uint32_t n) {
+namespace detail {
+// Probability of a run of k among independent bits with probabilities r[]:
+// the dynamic program over the length of the current run, O(n k) (the
+// reference: blocked_model_exact uses it).
+TF_MODEL_NO_COVERAGE double run_probability_dp(uint32_t k, const double *r, uint32_t n) {
     double run[kBlockedMaxSlices] = {1.0}, next[kBlockedMaxSlices];
     double hit = 0.0;
     for (uint32_t i = 0; i < n; ++i) {
@@ -46,11 +52,52 @@ double run_probability(uint32_t k, const double *r, uint32_t n) {
     return hit;
 }
 
+// The same probability in O(n), summed over where the first run ends: it
+// ends at bit i when bits i-k+1..i are set (their product w, kept as a
+// sliding product of the nonzero probabilities and a count of the zero
+// ones), bit i-k is clear, and bits 0..i-k-1 hold no run (none[i-k], with
+// none[m] = 1 for m < k, none[m] = none[m-1] - first[m-1]). Agrees with
+// the dynamic program to rounding (a few ulps per bit; test_internals).
+TF_MODEL_NO_COVERAGE double run_probability(uint32_t k, const double *r, uint32_t n) {
+    // none[m]: no run among bits 0..m-1
+    double none[kBlockedMaxSlices + 1];
+    none[0] = 1.0;
+    double w = 1.0, hit = 0.0;
+    uint32_t zeros = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        if (r[i] == 0.0)
+            ++zeros;
+        else
+            w *= r[i];
+        if (i >= k) {
+            if (r[i - k] == 0.0)
+                --zeros;
+            else
+                w /= r[i - k];
+        }
+        double first = 0.0;  // the first run ends at bit i
+        if (i + 1 >= k && zeros == 0) first = i + 1 == k ? w : w * (1.0 - r[i - k]) * none[i - k];
+        none[i + 1] = none[i] - first;
+        hit += first;
+    }
+    return hit;
+}
+
+}  // namespace detail
+
+namespace {
+constexpr double kMinFill = 0.1;
+// Loads at or above this fill a lane (1 - (31/32)^700 = 1 - 2e-10): such a
+// slot is taken as always set.
+constexpr double kFullLoad = 700.0;
+// The model stops when the probability left is below this; what is left is
+// counted as a sure false positive (conservative).
+constexpr double kTail = 1e-18;
+
 // The survival function of Poisson(lambda), sf[x] = P(X > x), from x = 0
 // while it is at least kTail (summed from the far tail down, so that small
-// values keep their precision).
-void poisson_survival(double lambda, std::vector<double> *sf) {
-    sf->clear();
+// values keep their precision), appended to *sf.
+TF_MODEL_NO_COVERAGE void poisson_survival(double lambda, std::vector<double> *sf) {
     if (lambda <= 0.0) {
         sf->push_back(0.0);
         return;
@@ -76,7 +123,7 @@ void poisson_survival(double lambda, std::vector<double> *sf) {
 }
 
 // 1 - (31/32)^x: the fill of a lane that x keys set bits in.
-double lane_fill(size_t x) {
+TF_MODEL_NO_COVERAGE double lane_fill(size_t x) {
     static const std::vector<double> table = [] {
         std::vector<double> t(4096);
         for (size_t i = 0; i < t.size(); ++i) t[i] = 1.0 - std::pow(1.0 - 1.0 / kLaneBits, double(i));
@@ -87,52 +134,63 @@ double lane_fill(size_t x) {
 
 // The slots' Poisson loads as the two sums below walk them: slots with
 // equal loads form a group and share their steps; each group has its
-// survival function, its current step x (the load) and that load's lane
-// fill. A group whose load fills a lane (kFullLoad) is always set: one step,
-// at no probability.
+// survival function (sf(g), count(g) values, all groups in one buffer kept
+// by the thread, so that a call allocates nothing once the buffer is
+// large enough), its current step x (the load) and that load's lane fill.
+// A group whose load fills a lane (kFullLoad) is always set: one step, at
+// no probability.
 struct LoadSteps {
-    std::vector<double> loads;
+    uint32_t groups = 0;
+    double loads[kBlockedMaxSlices];
     uint32_t group[kBlockedMaxSlices];
-    std::vector<std::vector<double>> sf;
-    std::vector<size_t> x;
-    std::vector<double> fill;
+    size_t begin[kBlockedMaxSlices + 1];
+    size_t x[kBlockedMaxSlices] = {0};
+    size_t at[kBlockedMaxSlices] = {0};  // the load of the fast sum's step
+    double fill[kBlockedMaxSlices] = {0.0};
+    std::vector<double> &buf;
 
-    LoadSteps(const double *load, uint32_t slices) {
+    TF_MODEL_NO_COVERAGE LoadSteps(const double *load, uint32_t slices) : buf(buffer()) {
         for (uint32_t i = 0; i < slices; ++i) {
             const double l = std::max(0.0, load[i]);
-            size_t g = 0;
-            while (g < loads.size() && loads[g] != l) ++g;
-            if (g == loads.size()) loads.push_back(l);
-            group[i] = uint32_t(g);
+            uint32_t g = 0;
+            while (g < groups && loads[g] != l) ++g;
+            if (g == groups) loads[groups++] = l;
+            group[i] = g;
         }
-        sf.resize(loads.size());
-        x.assign(loads.size(), 0);
-        fill.assign(loads.size(), 0.0);
-        for (size_t g = 0; g < loads.size(); ++g) {
+        buf.clear();
+        for (uint32_t g = 0; g < groups; ++g) {
+            begin[g] = buf.size();
             if (full(g)) {
-                sf[g].assign(1, 0.0);
+                buf.push_back(0.0);
                 fill[g] = 1.0;
             } else {
-                poisson_survival(loads[g], &sf[g]);
+                poisson_survival(loads[g], &buf);
             }
         }
+        begin[groups] = buf.size();
     }
-    bool full(size_t g) const { return loads[g] >= kFullLoad; }
+    static std::vector<double> &buffer() {
+        static thread_local std::vector<double> b;
+        return b;
+    }
+    bool full(uint32_t g) const { return loads[g] >= kFullLoad; }
+    const double *sf(uint32_t g) const { return buf.data() + begin[g]; }
+    size_t count(uint32_t g) const { return begin[g + 1] - begin[g]; }
     // r[i]: the fill of slot i at the current steps
-    void fills(uint32_t slices, double *r) const {
+    TF_MODEL_NO_COVERAGE void fills(uint32_t slices, double *r) const {
         for (uint32_t i = 0; i < slices; ++i) r[i] = fill[group[i]];
     }
 };
 
 // Arguments the model answers 0 for: no slices, k out of range, no keys.
-bool no_model(uint32_t k, const double *load, uint32_t slices) {
+TF_MODEL_NO_COVERAGE bool no_model(uint32_t k, const double *load, uint32_t slices) {
     return k == 0 || slices == 0 || slices > kBlockedMaxSlices || k > slices ||
            std::all_of(load, load + slices, [](double l) { return !(l > 0.0); });
 }
 }  // namespace
 
 namespace detail {
-double blocked_model_exact(uint32_t k, const double *load, uint32_t slices) {
+TF_MODEL_NO_COVERAGE double blocked_model_exact(uint32_t k, const double *load, uint32_t slices) {
     // E_U[P(run of k | X_i = F_i^-1(U))]: every slot's load is the same
     // quantile U of its own Poisson law (perfect correlation). The loads
     // are step functions of U, so the expectation is a finite sum over the
@@ -144,22 +202,21 @@ double blocked_model_exact(uint32_t k, const double *load, uint32_t slices) {
     while (v > kTail) {
         // the interval (v_next, v]: the largest survival value not yet passed
         double v_next = 0.0;
-        for (size_t g = 0; g < st.loads.size(); ++g)
-            if (st.x[g] < st.sf[g].size()) v_next = std::max(v_next, st.sf[g][st.x[g]]);
+        for (uint32_t g = 0; g < st.groups; ++g)
+            if (st.x[g] < st.count(g)) v_next = std::max(v_next, st.sf(g)[st.x[g]]);
         st.fills(slices, r);
-        sum += (v - v_next) * run_probability(k, r, slices);
+        sum += (v - v_next) * run_probability_dp(k, r, slices);
         v = v_next;
         if (v_next == 0.0) break;
         // the groups whose step is at v_next move to their next load
-        for (size_t g = 0; g < st.loads.size(); ++g)
-            if (!st.full(g) && st.x[g] < st.sf[g].size() && st.sf[g][st.x[g]] == v_next)
-                st.fill[g] = lane_fill(++st.x[g]);
+        for (uint32_t g = 0; g < st.groups; ++g)
+            if (!st.full(g) && st.x[g] < st.count(g) && st.sf(g)[st.x[g]] == v_next) st.fill[g] = lane_fill(++st.x[g]);
     }
     return std::min(1.0, sum + v);  // what is left: counted as positives
 }
 }  // namespace detail
 
-double blocked_false_positive_model(uint32_t k, const double *load, uint32_t slices) {
+TF_MODEL_NO_COVERAGE double blocked_false_positive_model(uint32_t k, const double *load, uint32_t slices) {
     // The sum of detail::blocked_model_exact, bounded from above with fewer
     // terms: v = 1 - U falls by 2^(1/16) per step, each step is charged the
     // run probability at its low end (the highest loads of the step; the
@@ -168,33 +225,57 @@ double blocked_false_positive_model(uint32_t k, const double *load, uint32_t sli
     // result is at or above the exact value, and within a few percent of it
     // (test_internals).
     if (no_model(k, load, slices)) return 0.0;
+    // The last arguments and answer of this thread: a get_stats on a filter
+    // that has not changed since the last one (the same fills) costs no sum.
+    static thread_local struct {
+        uint32_t k = 0, slices = 0;
+        double load[kBlockedMaxSlices];
+        double rate = 0.0;
+    } last;
+    if (last.k == k && last.slices == slices && std::memcmp(last.load, load, slices * sizeof *load) == 0)
+        return last.rate;
     LoadSteps st(load, slices);
     const double step = std::exp2(-1.0 / 16.0);
     double v = 1.0, sum = 0.0, run = 0.0, r[kBlockedMaxSlices];
-    bool first = true;
+    // next: the highest survival value at which some group's load steps
+    // (its sf at its current load); while lo stays at or above it no load
+    // moves and the step reuses the run probability without looking.
+    double next = 2.0;
     while (v > kTail && v > 1e-3 * sum) {
         const double lo = v * step;
-        // loads at lo: the least x with P(X > x) <= lo
-        bool changed = first;
-        for (size_t g = 0; g < st.loads.size(); ++g) {
-            if (st.full(g)) continue;
-            const std::vector<double> &sf = st.sf[g];
-            size_t &x = st.x[g];
-            while (x + 1 < sf.size() && sf[x] > lo) ++x;
-            // past the end of the list the survival is below kTail <= lo
-            const double f = lane_fill(sf[x] > lo ? x + 1 : x);
-            changed = changed || f != st.fill[g];
-            st.fill[g] = f;
+        if (lo < next) {
+            // loads at lo: the least x with P(X > x) <= lo
+            next = 0.0;
+            bool changed = false;
+            for (uint32_t g = 0; g < st.groups; ++g) {
+                if (st.full(g)) continue;
+                const double *sf = st.sf(g);
+                const size_t n = st.count(g);
+                size_t &x = st.x[g];
+                while (x + 1 < n && sf[x] > lo) ++x;
+                // past the end of the list the survival is below kTail <= lo
+                const size_t at = sf[x] > lo ? x + 1 : x;
+                if (at < n) next = std::max(next, sf[at]);
+                if (at != st.at[g]) {  // the fill grows with the load
+                    st.at[g] = at;
+                    st.fill[g] = lane_fill(at);
+                    changed = true;
+                }
+            }
+            // (the first step always computes: next starts above 1)
+            if (changed || run == 0.0) {
+                st.fills(slices, r);
+                run = detail::run_probability(k, r, slices);
+            }
         }
-        if (changed) {  // in the tail the loads step rarely: reuse the run probability
-            st.fills(slices, r);
-            run = run_probability(k, r, slices);
-        }
-        first = false;
         sum += (v - lo) * run;
         v = lo;
     }
-    return std::min(1.0, sum + v);
+    last.k = k;
+    last.slices = slices;
+    std::memcpy(last.load, load, slices * sizeof *load);
+    last.rate = std::min(1.0, sum + v);
+    return last.rate;
 }
 
 double blocked_steady_false_positive_model(uint32_t k, uint32_t l, double rho) {
@@ -569,7 +650,7 @@ void BlockedLayout::clear(Ring &ring) {
     ring.clear();
 }
 
-double BlockedLayout::expected_fpr(const Ring &ring) const {
+TF_MODEL_NO_COVERAGE double BlockedLayout::expected_fpr(const Ring &ring) const {
     // Measured fill f of each slot; the lane load whose expected fill is f
     // is -32 ln(1 - f). A full slot (f = 1) has an unbounded load: it sets
     // every bit, so it is given a load at which the model's fill rounds to 1.

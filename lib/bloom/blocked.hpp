@@ -72,6 +72,12 @@ namespace detail {
 // The model summed exactly over every step of the loads (slow: the
 // reference of blocked_false_positive_model in the tests).
 double blocked_model_exact(uint32_t k, const double *load, uint32_t slices);
+// The probability of a run of k set bits among n independent bits set with
+// probabilities r[0..n-1]: the dynamic program over the current run's
+// length (O(n k), the reference) and the sum over where the first run ends
+// (O(n), what blocked_false_positive_model uses). They agree to rounding.
+double run_probability_dp(uint32_t k, const double *r, uint32_t n);
+double run_probability(uint32_t k, const double *r, uint32_t n);
 // Lane s's bit position is byte s (0..31) of the little-endian pair
 // (pos_lo, pos_hi). lane_bits: bit s of the result is that bit of lane s.
 // lane_set: sets it in every lane s whose bit in `select` is set. The

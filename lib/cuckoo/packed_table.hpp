@@ -46,28 +46,88 @@ namespace tf {
 namespace cuckoo {
 
 namespace packed {
-// Slot i of `bits` bits (mask = its low-bits mask) in a little-endian array
-// of 64-bit words, a slot possibly straddling two words: the one reading
-// and writing every packed slot array (PackedSlots, RuntimeSlots) shares.
-inline uint64_t packed_get(const uint64_t *w, uint64_t i, unsigned bits, uint64_t mask) {
+// The low-bits mask of a slot of `bits` bits (1 to 64).
+constexpr uint64_t mask_of(unsigned bits) { return bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1; }
+// Words for n slots of `bits` bits (n <= 2^48: no overflow).
+inline size_t words_for(uint64_t n, unsigned bits) { return size_t((n * bits + 63) / 64); }
+
+// The one reader of every packed slot array (PackedSlots, RuntimeSlots and
+// through them the recency window's sliding tables): slot i of `bits` bits
+// (mask = mask_of(bits)) in a little-endian array of 64-bit words whose
+// last word is w[last], a slot possibly straddling two words. No branch on
+// the straddle: the second word's index is clamped to the last word, and
+// its bits are shifted in by (64 - off) in two steps (a shift by 64 is
+// undefined); when the slot does not straddle, what they bring lies above
+// the slot's width and the mask drops it. Measured against the branch on
+// the straddle (docs/recency-window.md, "The tables"): the branch
+// mispredicts on most widths, whose slots straddle at no regular step.
+inline uint64_t get(const uint64_t *w, uint64_t i, unsigned bits, uint64_t mask, size_t last) {
     const uint64_t bit = i * bits;
     const size_t k = size_t(bit >> 6);
     const unsigned off = unsigned(bit & 63);
-    uint64_t v = w[k] >> off;
-    if (off + bits > 64) v |= w[k + 1] << (64 - off);
-    return v & mask;
+    const uint64_t hi = (w[k + 1 <= last ? k + 1 : last] << 1) << (63 - off);
+    return ((w[k] >> off) | hi) & mask;
 }
-inline void packed_set(uint64_t *w, uint64_t i, unsigned bits, uint64_t mask, uint64_t v) {
+// The one writer: v's low `bits` bits into slot i, its neighbours kept.
+// No branch on the straddle either: the second word (clamped like get's)
+// is always rewritten, under the mask of the slot's bits that spill into
+// it, which is 0 (the word unchanged) when the slot does not straddle.
+inline void set(uint64_t *w, uint64_t i, unsigned bits, uint64_t mask, size_t last, uint64_t v) {
     const uint64_t bit = i * bits;
     const size_t k = size_t(bit >> 6);
     const unsigned off = unsigned(bit & 63);
-    w[k] = (w[k] & ~(mask << off)) | ((v & mask) << off);
-    if (off + bits > 64) {
-        const unsigned spill = off + bits - 64;
-        const uint64_t hi = (uint64_t(1) << spill) - 1;
-        w[k + 1] = (w[k + 1] & ~hi) | ((v & mask) >> (64 - off));
+    v &= mask;
+    w[k] = (w[k] & ~(mask << off)) | (v << off);
+    const size_t k1 = k + 1 <= last ? k + 1 : last;
+    const uint64_t spill = (mask >> 1) >> (63 - off);
+    w[k1] = (w[k1] & ~spill) | ((v >> 1) >> (63 - off));
+}
+
+// What get() and set() need beside the words, held once per array: the
+// width, its mask and the index of the last word. `View` has the width
+// chosen at run time (the recency window: entries of a quotiented
+// signature and a class ID, widths known at creation; a hot loop copies it
+// and then loads nothing but the words); `Fixed<Bits>` has it known at
+// compile time (the rotating cuckoo filter), and whole-word slots
+// (Fixed<64>) hold nothing at all.
+struct View {
+    View() = default;
+    // bits in [1, 64].
+    View(uint64_t n, unsigned bits_) : last(last_word(n, bits_)), mask(mask_of(bits_)), bits(bits_) {}
+    static size_t last_word(uint64_t n, unsigned bits_) {
+        const size_t words = words_for(n, bits_);
+        return words == 0 ? 0 : words - 1;
     }
-}
+    unsigned width() const { return bits; }
+    uint64_t get(const uint64_t *w, uint64_t i) const { return packed::get(w, i, bits, mask, last); }
+    void set(uint64_t *w, uint64_t i, uint64_t v) const { packed::set(w, i, bits, mask, last, v); }
+
+    size_t last = 0;
+    uint64_t mask = 1;
+    unsigned bits = 1;
+};
+template <unsigned Bits>
+struct Fixed {
+    static_assert(Bits >= 1 && Bits < 64, "a packed slot holds 1 to 63 bits (64: Fixed<64>)");
+    static constexpr uint64_t kMask = mask_of(Bits);
+    Fixed() = default;
+    Fixed(uint64_t n, unsigned) : last(View::last_word(n, Bits)) {}
+    static constexpr unsigned width() { return Bits; }
+    uint64_t get(const uint64_t *w, uint64_t i) const { return packed::get(w, i, Bits, kMask, last); }
+    void set(uint64_t *w, uint64_t i, uint64_t v) const { packed::set(w, i, Bits, kMask, last, v); }
+
+    size_t last = 0;
+};
+template <>
+struct Fixed<64> {
+    static constexpr uint64_t kMask = ~uint64_t(0);
+    Fixed() = default;
+    Fixed(uint64_t, unsigned) {}
+    static constexpr unsigned width() { return 64; }
+    static uint64_t get(const uint64_t *w, uint64_t i) { return w[i]; }
+    static void set(uint64_t *w, uint64_t i, uint64_t v) { w[i] = v; }
+};
+
 // The two-way alternate bucket of fingerprint f from bucket b among
 // mask + 1 (a power of two, at least 2) buckets: b XOR d(f), an involution
 // (CuckooTable::alt; the recency window's tables, of any even bucket count,
@@ -79,44 +139,37 @@ inline uint64_t alt_bucket(uint64_t b, uint64_t f, uint64_t mask) {
 }
 }  // namespace packed
 
-// n slots of Bits bits, packed into 64-bit words, zeroed at creation.
-template <unsigned Bits>
-class PackedSlots {
-    static_assert(Bits >= 1 && Bits <= 64, "a slot holds 1 to 64 bits");
-
+// n slots packed into 64-bit words, zeroed at creation, read and written
+// through the geometry G (packed::View or packed::Fixed<Bits>; a base, so
+// that Fixed<64> takes no room). PackedSlots<Bits> and RuntimeSlots below.
+template <class G>
+class SlotArray : private G {
    public:
-    static constexpr uint64_t kMask = Bits == 64 ? ~uint64_t(0) : (uint64_t(1) << Bits) - 1;
-    // Words for n slots (n <= 2^48: no overflow).
-    static size_t words_for(uint64_t n) { return size_t((n * Bits + 63) / 64); }
+    // Words for n slots (n <= 2^48: no overflow); `bits`: the width (a
+    // compile-time width needs none).
+    static size_t words_for(uint64_t n, unsigned bits = G::width()) { return packed::words_for(n, bits); }
     // The memory an array of n slots holds, before allocating it.
-    static size_t bytes_for(uint64_t n) { return ZeroedBlock::footprint_for(words_for(n) * 8); }
+    static size_t bytes_for(uint64_t n, unsigned bits = G::width()) {
+        return ZeroedBlock::footprint_for(words_for(n, bits) * 8);
+    }
 
-    PackedSlots() = default;
-    // Throws std::bad_alloc.
-    explicit PackedSlots(uint64_t n) : block_(words_for(n) * 8), n_(n) {}
+    SlotArray() = default;
+    // bits in [1, 64] (a compile-time width: ignored). Throws std::bad_alloc.
+    explicit SlotArray(uint64_t n, unsigned bits = G::width()) : G(n, bits), block_(words_for(n, bits) * 8), n_(n) {}
 
     uint64_t size() const { return n_; }
-    size_t word_count() const { return words_for(n_); }
+    unsigned width() const { return G::width(); }
+    // The geometry, for a hot loop to copy once.
+    const G &view() const { return *this; }
+    size_t word_count() const { return words_for(n_, width()); }
     size_t bytes() const { return block_.footprint(); }
     uint64_t *words() { return static_cast<uint64_t *>(block_.data()); }
     const uint64_t *words() const { return static_cast<const uint64_t *>(block_.data()); }
 
-    uint64_t get(uint64_t i) const {
-        if constexpr (Bits == 64) {
-            return words()[i];
-        } else {
-            return packed::packed_get(words(), i, Bits, kMask);
-        }
-    }
-    void set(uint64_t i, uint64_t v) {
-        if constexpr (Bits == 64) {
-            words()[i] = v;
-        } else {
-            packed::packed_set(words(), i, Bits, kMask, v);
-        }
-    }
+    uint64_t get(uint64_t i) const { return G::get(words(), i); }
+    void set(uint64_t i, uint64_t v) { G::set(words(), i, v); }
     // The word holding the first bit of slot i (for prefetching).
-    const void *address(uint64_t i) const { return words() + size_t((i * Bits) >> 6); }
+    const void *address(uint64_t i) const { return words() + size_t((i * width()) >> 6); }
     void clear() {
         if (n_ != 0) std::memset(words(), 0, word_count() * 8);
     }
@@ -125,6 +178,20 @@ class PackedSlots {
     ZeroedBlock block_;
     uint64_t n_ = 0;
 };
+
+// n slots of Bits bits (1 to 64).
+template <unsigned Bits>
+class PackedSlots : public SlotArray<packed::Fixed<Bits>> {
+   public:
+    static constexpr uint64_t kMask = packed::Fixed<Bits>::kMask;
+    PackedSlots() = default;
+    // Throws std::bad_alloc.
+    explicit PackedSlots(uint64_t n) : SlotArray<packed::Fixed<Bits>>(n) {}
+};
+
+// The same with the width chosen at run time (1 to 64 bits): n slots of
+// width() bits (the recency window's planes).
+using RuntimeSlots = SlotArray<packed::View>;
 
 template <unsigned Bits>
 class CuckooTable {
@@ -307,42 +374,6 @@ class CuckooTable {
     unsigned shift_ = 0;      // log2(per_bucket)
     unsigned per_bucket_ = 1;
     unsigned ways_ = 2;
-};
-
-// PackedSlots with the width chosen at run time (1 to 64 bits): n slots of
-// width() bits, packed the same way (the recency window, whose entries are
-// a quotiented signature and a class ID of widths known at creation).
-class RuntimeSlots {
-   public:
-    static size_t words_for(uint64_t n, unsigned bits) { return size_t((n * bits + 63) / 64); }
-    static size_t bytes_for(uint64_t n, unsigned bits) { return ZeroedBlock::footprint_for(words_for(n, bits) * 8); }
-
-    RuntimeSlots() = default;
-    // bits in [1, 64]. Throws std::bad_alloc.
-    RuntimeSlots(uint64_t n, unsigned bits)
-        : block_(words_for(n, bits) * 8),
-          n_(n),
-          bits_(bits),
-          mask_(bits == 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1) {}
-
-    uint64_t size() const { return n_; }
-    unsigned width() const { return bits_; }
-    size_t word_count() const { return words_for(n_, bits_); }
-    size_t bytes() const { return block_.footprint(); }
-    uint64_t *words() { return static_cast<uint64_t *>(block_.data()); }
-    const uint64_t *words() const { return static_cast<const uint64_t *>(block_.data()); }
-    uint64_t get(uint64_t i) const { return packed::packed_get(words(), i, bits_, mask_); }
-    void set(uint64_t i, uint64_t v) { packed::packed_set(words(), i, bits_, mask_, v); }
-    const void *address(uint64_t i) const { return words() + size_t((i * bits_) >> 6); }
-    void clear() {
-        if (n_ != 0) std::memset(words(), 0, word_count() * 8);
-    }
-
-   private:
-    ZeroedBlock block_;
-    uint64_t n_ = 0;
-    unsigned bits_ = 1;
-    uint64_t mask_ = 1;
 };
 
 }  // namespace cuckoo

@@ -131,9 +131,7 @@ class SlidingTable {
           hi_(s.entry_bits() > 64 ? s.slots : 0, s.entry_bits() > 64 ? s.entry_bits() - 64 : 1),
           q_(s.buckets()),
           cbits_(s.class_bits),
-          wide_(s.entry_bits() > 64),
-          lo_view_(lo_),
-          hi_view_(hi_) {}
+          wide_(s.entry_bits() > 64) {}
 
     const TableShape &shape() const { return shape_; }
     uint64_t slots() const { return shape_.slots; }
@@ -391,39 +389,18 @@ class SlidingTable {
     }
 
    private:
-    // A plane's width, mask and last word, for get() (set once: the hot
-    // paths then load nothing but the words).
-    struct PlaneView {
-        PlaneView() = default;
-        explicit PlaneView(const cuckoo::RuntimeSlots &p)
-            : last(p.word_count() == 0 ? 0 : p.word_count() - 1),
-              mask(p.width() == 64 ? ~uint64_t(0) : (uint64_t(1) << p.width()) - 1),
-              bits(p.width()) {}
-        size_t last = 0;
-        uint64_t mask = 1;
-        unsigned bits = 1;
-    };
     uint64_t cmask() const { return (uint64_t(1) << cbits_) - 1; }
-    // Slot s of a plane without a branch on whether it straddles two
-    // words (the second word's index is clamped to the last word: a slot
-    // in the last word takes none of its bits).
-    static uint64_t get(const uint64_t *w, const PlaneView &v, uint64_t s) {
-        const uint64_t bit = s * v.bits;
-        const size_t k = size_t(bit >> 6);
-        const unsigned off = unsigned(bit & 63);
-        const uint64_t hi = (w[k + 1 <= v.last ? k + 1 : v.last] << 1) << (63 - off);
-        return ((w[k] >> off) | hi) & v.mask;
-    }
-    uint64_t get_lo(uint64_t s) const { return get(lo_.words(), lo_view_, s); }
-    uint64_t get_hi(uint64_t s) const { return get(hi_.words(), hi_view_, s); }
+    uint64_t get_lo(uint64_t s) const { return lo_.get(s); }
+    uint64_t get_hi(uint64_t s) const { return hi_.get(s); }
     template <bool Wide>
     void load_buckets(Probe *p) const {
+        // the low plane's geometry copied once: the loop loads only words
         const uint64_t *lo = lo_.words();
-        const PlaneView lv = lo_view_;
+        const cuckoo::packed::View lv = lo_.view();
         for (unsigned way = 0; way < 2; ++way) {
             const uint64_t base = p->b[way] * kPerBucket;
             for (unsigned j = 0; j < kPerBucket; ++j) {
-                p->lo[way][j] = get(lo, lv, base + j);
+                p->lo[way][j] = lv.get(lo, base + j);
                 if constexpr (Wide) p->hi[way][j] = get_hi(base + j);
             }
         }
@@ -472,7 +449,6 @@ class SlidingTable {
     Quotient q_;
     unsigned cbits_ = 1;
     bool wide_ = false;
-    PlaneView lo_view_, hi_view_;
     uint64_t items_ = 0;
     uint64_t cursor_ = 0;  // the next slot a scan visits (slots(): the stash)
     Entry stash_[kStash] = {};

@@ -31,21 +31,13 @@
             fail_msg("message \"%s\" does not mention \"%s\"", tf_last_error_message(), (text)); \
     } while (0)
 
-/* Under AddressSanitizer (an unoptimised build in CI, ~10x slower) the
+/* Where counts are reduced (TU_REDUCED: under AddressSanitizer, an
+ * unoptimised build in CI ~10x slower, and under emulation) the
  * statistical tests query a tenth of the absent keys on smaller filters
  * (kScale), and the long streams are a third as long (kStream): the same
  * code paths, with bounds that follow the counts (the full-size runs are
  * the normal build's). */
-#if defined(__SANITIZE_ADDRESS__)
-#define TF_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TF_SANITIZED 1
-#endif
-#endif
-#ifndef TF_SANITIZED
-#define TF_SANITIZED 0
-#endif
+#define TF_SANITIZED TU_REDUCED /* test_util.h */
 extern const double kScale, kStream;
 extern const double kLn2;
 

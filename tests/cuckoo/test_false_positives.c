@@ -17,16 +17,7 @@
 
 #include "cuckoo_util.h"
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define CK_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(undefined_behavior_sanitizer)
-#define CK_SANITIZED 1
-#endif
-#endif
-#ifndef CK_SANITIZED
-#define CK_SANITIZED 0
-#endif
+#define CK_SANITIZED TU_REDUCED /* test_util.h */
 
 enum { GROUP = 4096 };
 

@@ -46,10 +46,11 @@
 //     window); an exact-mode key given another limit keeps its newest grants
 //     that fit;
 //   - idle keys (now - latest >= W) may be reclaimed by any acquire at
-//     `now` (sweeps the caller cannot see). Which were is read from the
-//     serialized state after every acquire (the blob lists the tracked keys;
-//     the reference checks that each one that went away was idle, and that
-//     the `reclaimed` counter counted it). Each reclaimed key raises its
+//     `now` (sweeps the caller cannot see). Whether some were is read from
+//     the `reclaimed` counter after every request, and which from the
+//     serialized state when some were (the blob lists the tracked keys; the
+//     reference checks that each one that went away was idle, and that the
+//     counter counted it). Each reclaimed key raises its
 //     shard's reclaim horizon to its latest + W; the shard of a key is not
 //     visible, so a key not tracked that asks (and that its limit allows)
 //     may be denied with remaining 0 and retry_at = h for any horizon h a
@@ -71,9 +72,11 @@
 //     A FULL_DENY acquire still brings the global window to its time.
 //   - peek answers what acquire would: a peek followed by the acquire with
 //     the same arguments must decide alike (op 2; also on loaded blobs).
-// After every operation the whole serialized state (parameters, counters,
-// horizon, global window, overrides, every tracked key's clock and window)
-// must equal the reference's.
+// The whole serialized state (parameters, counters, horizon, global window,
+// overrides, every tracked key's clock and window) must equal the
+// reference's: compared after every request that reclaimed keys, before a
+// round trip, at the end, and otherwise after at most kFullCheckEvery
+// operations (below); answers and counters after every operation.
 //
 // A full table makes room for a new key when enough idle keys can be
 // reclaimed to go under its bound: one, or more when max_keys was lowered
@@ -681,10 +684,19 @@ const char *outcome_name(Outcome o) {
 
 // Operations per program: 12 keys, tables of at most 6, windows of at most
 // 12 buckets and clock moves of up to 40 windows reach every state in far
-// fewer; the bound keeps an input's cost (a snapshot and a parse of the
-// whole state after every operation) to milliseconds under ASan, so that
+// fewer; the bound keeps an input's cost to milliseconds under ASan, so that
 // 1e7 executions fit in hours (docs/reliability.md, "Fuzzing").
 constexpr int kProgramSteps = 384;
+// Every answer is compared with the reference's when it is given, and the
+// counters (tf_rate_limiter_get_stats) after every request; the whole
+// serialized state (a serialize and a parse: the costly part, a sort of the
+// keys and a lock of each of the 64 shards, twice) is compared with the
+// reference after every request that reclaimed keys (only the state says
+// which), before a round trip, at the end, and otherwise after at most this
+// many operations that changed it (or had to leave it as it was). A
+// divergence that some later operation would hide again within that many
+// is the only kind this can miss.
+constexpr int kFullCheckEvery = 8;
 
 template <class Window>
 class Program {
@@ -762,13 +774,14 @@ class Program {
                     max_keys_ = b % 3 == 0 ? 0 : b % 8;
                     FUZZ_CHECK(tf_rate_limiter_set_max_keys(lim_.get(), max_keys_) == TF_OK);
                     TRACE("set_max_keys %llu\n", (unsigned long long)max_keys_);
-                    sync();
+                    changed();
                     break;
                 }
                 case 11:
                     invalid(k, in_.byte());
                     break;
             }
+            if (stale_ && ++unchecked_ >= kFullCheckEvery) sync();
         }
         stats();
         round_trip();
@@ -865,7 +878,8 @@ class Program {
         FUZZ_CHECK(ok);
     }
 
-    // After an operation that may change the state.
+    // The full comparison: the serialized state against the reference,
+    // every field (check_state); blob_ and parsed_ become the current state.
     void sync() {
         std::vector<uint8_t> bytes = snapshot(lim_.get());
         Parsed fresh;
@@ -888,7 +902,16 @@ class Program {
         check_state(p);
         if (&p != &parsed_) parsed_ = p;
         blob_.swap(bytes);
+        stale_ = false;
+        unchecked_ = 0;
     }
+
+    // After an operation whose effect on the state the reference knows
+    // (whatever it was, the reference has been updated for it; one that must
+    // change nothing left the reference as it was): the full comparison
+    // waits for the next operation that needs the serialized state, at most
+    // kFullCheckEvery operations (and the end of the program).
+    void changed() { stale_ = true; }
 
     Result request(uint8_t k, bool acquire, uint64_t n) {
         const std::string &name = pool_key(k);
@@ -910,16 +933,24 @@ class Program {
               (unsigned long long)res.got.retry_at);
         const Answer &got = res.got;
         FUZZ_CHECK(got.allowed != -2);  // the tables here are tiny
-        const std::vector<uint8_t> bytes = snapshot(lim_.get());
+        // What the request did beyond its answer, from the counters (a lock
+        // of each shard): keys tracked, reclaimed, denied or allowed on a full
+        // table. Which keys a reclaim took only the serialized state tells:
+        // then it is read, and compared in full below.
+        const Counters c = counters(lim_.get());
+        std::vector<uint8_t> bytes;
         Parsed fresh;
-        const Parsed &p = parsed(bytes, fresh);
-        if (!acquire) FUZZ_CHECK(bytes == blob_);  // a peek changes nothing
+        const Parsed *p = nullptr;
+        if (c.reclaimed != reclaimed_) {
+            bytes = snapshot(lim_.get());
+            p = &parsed(bytes, fresh);
+        }
 
         // Keys reclaimed meanwhile: they were idle at `now`.
         uint64_t gone = 0;
-        for (int i = 0; i < kKeys; ++i) {
+        for (int i = 0; p && i < kKeys; ++i) {
             RefKey<Window> &other = keys_[i];
-            if (i == k || !other.tracked || p.find(pool_key(uint8_t(i)))) continue;
+            if (i == k || !other.tracked || p->find(pool_key(uint8_t(i)))) continue;
             FUZZ_CHECK(acquire);
             if (!idle(other, now)) {
                 std::fprintf(stderr, "fuzz_rate_limiter: key %d (latest %llu) reclaimed at %llu, window %llu\n", i,
@@ -933,8 +964,14 @@ class Program {
             ++gone;
         }
         reclaimed_ += gone;
-        const bool present = p.find(name) != nullptr;
-        const uint64_t d_denied = p.denied_full - denied_full_, d_allowed = p.allowed_full - allowed_full_;
+        FUZZ_CHECK(c.reclaimed == reclaimed_);  // the counter counts the keys that went
+        // the key is tracked now: the keys the reference still tracks, plus
+        // this one when it was not among them
+        const uint64_t others = tracked_count() - (key.tracked ? 1 : 0);
+        FUZZ_CHECK(c.keys == others || c.keys == others + 1);
+        if (p) FUZZ_CHECK((p->find(name) != nullptr) == (c.keys == others + 1));
+        const bool present = c.keys == others + 1;
+        const uint64_t d_denied = c.denied_full - denied_full_, d_allowed = c.allowed_full - allowed_full_;
         FUZZ_CHECK(d_denied <= 1 && d_allowed <= 1);
 
         if (key.tracked) {
@@ -951,7 +988,7 @@ class Program {
             }
             if (d.allowed && acquire) take(spec_, key.w, n);
             if (got != answer(d)) report(k, acquire, n, now, got, {answer(d)}, {Outcome::tracked});
-            adopt(bytes, p);
+            settle(std::move(bytes), p);
             return res;
         }
 
@@ -1048,8 +1085,18 @@ class Program {
         }
         denied_full_ += match->denied_full;
         allowed_full_ += match->allowed_full;
-        adopt(bytes, p);
+        settle(std::move(bytes), p);
         return res;
+    }
+
+    // The end of a request: the full comparison when the state was read
+    // (a reclaim), else later (changed(); a peek, which must change nothing,
+    // too: the reference is as it was).
+    void settle(std::vector<uint8_t> bytes, const Parsed *p) {
+        if (p)
+            adopt(std::move(bytes), *p);
+        else
+            changed();
     }
 
     [[noreturn]] void report(uint8_t k, bool acquire, uint64_t n, uint64_t now, const Answer &got,
@@ -1103,8 +1150,8 @@ class Program {
         RefKey<Window> &key = keys_[k];
         FUZZ_CHECK(tf_rate_limiter_refund(lim_.get(), name.data(), name.size(), now_, n) == TF_OK);
         TRACE("refund key %u n %llu at %llu\n", unsigned(k), (unsigned long long)n, (unsigned long long)now_);
-        if (!key.tracked) {  // a no-op
-            FUZZ_CHECK(snapshot(lim_.get()) == blob_);
+        if (!key.tracked) {  // a no-op: the reference is as it was
+            changed();
             return;
         }
         const uint64_t t = std::max(now_, key.w.latest);
@@ -1113,7 +1160,7 @@ class Program {
         give_back(key.w, n, [&](uint64_t at, uint64_t k2) {
             if (global_limit_) take_out(global_, at, k2);
         });
-        sync();
+        changed();
     }
 
     void reset(uint8_t k) {
@@ -1123,7 +1170,7 @@ class Program {
         RefKey<Window> &key = keys_[k];
         key.tracked = false;
         key.w = Window();
-        sync();
+        changed();
     }
 
     void set_key_limit(uint8_t k, uint8_t b) {
@@ -1135,7 +1182,7 @@ class Program {
             const tf_status st = tf_rate_limiter_set_key_limit(lim_.get(), name.data(), name.size(), huge + b);
             FUZZ_CHECK(st == TF_ERR_INVALID_ARGUMENT);
             fuzz_check_failure(st);
-            FUZZ_CHECK(snapshot(lim_.get()) == blob_);
+            changed();  // nothing changed: the reference is as it was
             return;
         }
         const uint64_t lim = b % 11;  // 0 removes the override
@@ -1143,11 +1190,12 @@ class Program {
         TRACE("set_key_limit key %u %llu\n", unsigned(k), (unsigned long long)lim);
         key.override_limit = lim;
         keep_newest(key.w, key_limit(key));
-        sync();
+        changed();
     }
 
     void round_trip() {
         TRACE("round trip\n");
+        if (stale_) sync();  // blob_ is the state now
         Limiter copy = reload(blob_);
         FUZZ_CHECK(snapshot(copy.get()) == blob_);  // equal states, equal bytes
         const Counters before = counters(lim_.get()), after = counters(copy.get(), true);
@@ -1222,7 +1270,7 @@ class Program {
         FUZZ_CHECK(st == want);
         fuzz_check_failure(st);
         FUZZ_CHECK(allowed == 7 && remaining == 7 && retry == 7);
-        FUZZ_CHECK(snapshot(lim_.get()) == blob_);
+        changed();  // nothing changed: the reference is as it was
     }
 
     Input in_;
@@ -1241,8 +1289,12 @@ class Program {
     // No search for room has been fruitless yet (since creation or the last
     // round trip): a new key of a full table looks at every shard.
     bool search_all_ = true;
-    std::vector<uint8_t> blob_;  // the serialized state after the last operation
+    std::vector<uint8_t> blob_;  // the serialized state at the last full comparison
     Parsed parsed_;              // and its parse
+    // Operations since the last full comparison changed the state (as the
+    // reference knows), unchecked_ of them.
+    bool stale_ = false;
+    int unchecked_ = 0;
 };
 
 // The first input byte picks what the rest is (see the top of this file).

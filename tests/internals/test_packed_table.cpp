@@ -6,7 +6,9 @@
 // bucket count from 2 to 2^20 (every bucket up to 4096, random ones above)
 // and random fingerprints, and insert, find and remove agree with an exact
 // multiset of entries, a failed kick chain leaving the table bit for bit as
-// it was.
+// it was. The run-time width slots (RuntimeSlots, the recency window's
+// planes) share the reader and writer: every width 1 to 64, the same words
+// as the compile-time slots.
 #include <algorithm>
 #include <cstdarg>
 #include <cstddef>
@@ -22,12 +24,15 @@
 
 extern "C" {
 #include <cmocka.h>
+
+#include "test_util.h"  // TU_REDUCED
 }
 
 namespace {
 
 using tf::cuckoo::CuckooTable;
 using tf::cuckoo::PackedSlots;
+using tf::cuckoo::RuntimeSlots;
 
 uint64_t splitmix(uint64_t &s) {
     uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
@@ -73,6 +78,73 @@ void test_packed_slots(void **) {
     check_packed_slots<64>();
 }
 
+// The run-time width (RuntimeSlots, the recency window's planes) through
+// the same reader and writer: for every width 1 to 64 and sizes whose
+// last slot ends inside, at the end of, or one bit short of a word, random
+// writes read back against a plain array; the words are those of a
+// compile-time array of that width given the same writes (one layout, the
+// one the blobs hold), and the last word's slots read right though the
+// reader never looks past it (its clamp).
+template <unsigned Bits>
+void check_same_words(uint64_t n, uint64_t seed) {
+    PackedSlots<Bits> fixed(n);
+    RuntimeSlots run(n, Bits);
+    assert_int_equal(run.width(), Bits);
+    assert_int_equal(run.word_count(), fixed.word_count());
+    assert_int_equal(RuntimeSlots::bytes_for(n, Bits), PackedSlots<Bits>::bytes_for(n));
+    uint64_t s = seed;
+    for (uint64_t k = 0; k < 4 * n; ++k) {
+        const uint64_t i = splitmix(s) % n, v = splitmix(s);
+        fixed.set(i, v);
+        run.set(i, v);
+    }
+    assert_memory_equal(fixed.words(), run.words(), fixed.word_count() * 8);
+    for (uint64_t i = 0; i < n; ++i) assert_int_equal(run.get(i), fixed.get(i));
+}
+
+void test_runtime_slots(void **) {
+    uint64_t s = 99;
+    for (unsigned bits = 1; bits <= 64; ++bits) {
+        const uint64_t mask = tf::cuckoo::packed::mask_of(bits);
+        // n: one slot, a word's worth and its neighbours, slots ending one
+        // bit short of a word boundary, and a larger random array
+        for (uint64_t n : {uint64_t(1), uint64_t(2), uint64_t(64 / bits), uint64_t(64 / bits + 1), uint64_t(63),
+                           uint64_t(64), uint64_t(65), uint64_t(1000 + bits)}) {
+            RuntimeSlots slots(n, bits);
+            assert_int_equal(slots.word_count(), (n * bits + 63) / 64);
+            assert_int_equal(slots.view().last, slots.word_count() - 1);
+            std::vector<uint64_t> ref(n, 0);
+            for (uint64_t k = 0; k < 8 * n; ++k) {
+                const uint64_t i = (k & 7) == 0 ? n - 1 : splitmix(s) % n;  // the last slot often
+                const uint64_t r = splitmix(s);
+                const uint64_t v = (r & 3) == 0 ? mask : (r & 3) == 1 ? 0 : splitmix(s);
+                slots.set(i, v);
+                ref[i] = v & mask;
+                assert_int_equal(slots.get(i), ref[i]);
+                if (i > 0) assert_int_equal(slots.get(i - 1), ref[i - 1]);
+                if (i + 1 < n) assert_int_equal(slots.get(i + 1), ref[i + 1]);
+            }
+            for (uint64_t j = 0; j < n; ++j) assert_int_equal(slots.get(j), ref[j]);
+            const uint64_t used = n * bits % 64;
+            if (used != 0) assert_int_equal(slots.words()[slots.word_count() - 1] >> used, 0);
+            slots.clear();
+            for (uint64_t j = 0; j < n; ++j) assert_int_equal(slots.get(j), 0);
+        }
+    }
+    for (uint64_t n : {1u, 5u, 63u, 64u, 65u, 777u}) {
+        check_same_words<1>(n, n);
+        check_same_words<7>(n, n);
+        check_same_words<13>(n, n);
+        check_same_words<37>(n, n);
+        check_same_words<63>(n, n);
+        check_same_words<64>(n, n);
+    }
+    // whole-word slots take no room beside the block and the count (the
+    // rotating cuckoo filter's memory figures count the table objects)
+    static_assert(sizeof(PackedSlots<64>) == sizeof(tf::ZeroedBlock) + sizeof(uint64_t),
+                  "64-bit slots hold no geometry");
+}
+
 // The buckets of (b, f) per the table's ways, checked: two ways, an
 // involution with two distinct buckets; three ways, a permutation of order
 // 3 whose orbit is b alone (a fixed point) or three distinct buckets, the
@@ -113,10 +185,17 @@ bool check_orbit(const CuckooTable<Bits> &t, uint64_t b, uint64_t f) {
     return false;
 }
 
+// Tables up to 2^20 buckets for the orbits, 4096 buckets for the models
+// (each insert of a model compares the whole table bit for bit after an
+// undone chain: quadratic in the size); 2^16 and 1024 where counts are
+// reduced (TU_REDUCED, test_util.h: sanitizers, emulation).
+constexpr unsigned kOrbitLog2 = TU_REDUCED ? 16 : 20;
+constexpr uint64_t kModelBuckets = TU_REDUCED ? 1024 : 4096;
+
 template <unsigned Bits>
 void check_orbits(unsigned ways) {
     uint64_t s = 1000 + Bits + ways;
-    for (unsigned log2 = 1; log2 <= 20; ++log2) {
+    for (unsigned log2 = 1; log2 <= kOrbitLog2; ++log2) {
         const uint64_t buckets = uint64_t(1) << log2;
         const CuckooTable<Bits> t(buckets, 1, ways);  // one slot per bucket: the smallest table
         assert_int_equal(t.buckets(), buckets);
@@ -244,7 +323,8 @@ void check_models() {
     uint64_t s = 77 + Bits;
     for (unsigned ways = 2; ways <= 3; ++ways)
         for (unsigned per_bucket : {1u, 2u, 4u, 8u})
-            for (uint64_t buckets = 2; buckets <= 4096; buckets *= 2) check_model<Bits>(buckets, per_bucket, ways, s);
+            for (uint64_t buckets = 2; buckets <= kModelBuckets; buckets *= 2)
+                check_model<Bits>(buckets, per_bucket, ways, s);
 }
 
 // The probes of whole-word slots compare every slot of the buckets at
@@ -289,13 +369,10 @@ void test_model_64(void **) { check_models<64>(); }
 
 int main() {
     const CMUnitTest tests[] = {
-        cmocka_unit_test(test_packed_slots),
-        cmocka_unit_test(test_two_way_involution),
-        cmocka_unit_test(test_three_way_order_three),
-        cmocka_unit_test(test_half_matches),
-        cmocka_unit_test(test_model_13),
-        cmocka_unit_test(test_model_37),
-        cmocka_unit_test(test_model_64),
+        cmocka_unit_test(test_packed_slots),       cmocka_unit_test(test_runtime_slots),
+        cmocka_unit_test(test_two_way_involution), cmocka_unit_test(test_three_way_order_three),
+        cmocka_unit_test(test_half_matches),       cmocka_unit_test(test_model_13),
+        cmocka_unit_test(test_model_37),           cmocka_unit_test(test_model_64),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -45,19 +45,11 @@
 
 extern "C" {
 #include <cmocka.h>
+
+#include "test_util.h"  // TU_REDUCED
 }
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define RW_SANITIZED 1
-#endif
-#ifdef __has_feature
-#if __has_feature(address_sanitizer) || __has_feature(undefined_behavior_sanitizer)
-#define RW_SANITIZED 1
-#endif
-#endif
-#ifndef RW_SANITIZED
-#define RW_SANITIZED 0
-#endif
+#define RW_SANITIZED TU_REDUCED /* test_util.h */
 
 namespace {
 

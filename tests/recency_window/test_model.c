@@ -18,6 +18,11 @@
 
 #include "rw_util.h"
 
+/* The long streams: 1e6 inserts, and 2e5 / 3e5 for the other eps (a
+ * tenth of each where counts are reduced, TU_REDUCED of test_util.h). */
+#define RW_LONG (TU_REDUCED ? 100000 : 1000000)
+#define RW_MID(n) (TU_REDUCED ? (n) / 10 : (n))
+
 #define IDS ((uint64_t)1 << 16)
 
 /* A skewed id: most inserts go to few keys, many keys recur rarely. */
@@ -89,7 +94,7 @@ static void test_historical_skewed(void **state) {
     for (size_t i = 0; i < 4; ++i) {
         tf_recency_window_options o = rw_options(TF_RECENCY_WINDOW_HISTORICAL, 4096, Ks[i]);
         tf_recency_window *w = rw_new(&o);
-        const double worst = run(w, Ks[i] == 8 ? 1000000 : 200000, 0, 20011);
+        const double worst = run(w, Ks[i] == 8 ? RW_LONG : RW_MID(200000), 0, 20011);
         printf("# historical W=4096 eps=1/%llu skewed: worst relative error %.4f\n", (unsigned long long)Ks[i], worst);
         assert_true(worst <= 1.0 / (double)Ks[i] + 1e-12);
         tf_recency_window_free(w);
@@ -102,7 +107,7 @@ static void test_historical_adversarial(void **state) {
     for (size_t i = 0; i < 2; ++i) {
         tf_recency_window_options o = rw_options(TF_RECENCY_WINDOW_HISTORICAL, 3000, Ks[i]);
         tf_recency_window *w = rw_new(&o);
-        const double worst = run(w, Ks[i] == 8 ? 1000000 : 300000, 1, 30011);
+        const double worst = run(w, Ks[i] == 8 ? RW_LONG : RW_MID(300000), 1, 30011);
         printf("# historical W=3000 eps=1/%llu adversarial: worst relative error %.4f\n", (unsigned long long)Ks[i],
                worst);
         tf_recency_window_free(w);

@@ -9,6 +9,26 @@
 
 #include "temporalfilters.h"
 
+/* TU_REDUCED is 1 where the long property tests run smaller counts: under
+ * a sanitizer (AddressSanitizer, UndefinedBehaviorSanitizer or
+ * ThreadSanitizer: an unoptimised or instrumented build, many times slower)
+ * and in a build that defines TF_TEST_REDUCED (scripts/cross.sh does, for
+ * suites run under qemu-user's emulation, 10 to 50 times slower). The same
+ * code paths run, with bounds that follow the counts; the full counts are
+ * the normal build's. One definition for every suite. */
+#if defined(TF_TEST_REDUCED) && TF_TEST_REDUCED
+#define TU_REDUCED 1
+#elif defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define TU_REDUCED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(undefined_behavior_sanitizer) || __has_feature(thread_sanitizer)
+#define TU_REDUCED 1
+#endif
+#endif
+#ifndef TU_REDUCED
+#define TU_REDUCED 0
+#endif
+
 /* splitmix64: a small, good, deterministic generator. */
 typedef struct {
     uint64_t s;
