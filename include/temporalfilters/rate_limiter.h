@@ -18,9 +18,9 @@
  *    has the measured figures; the Rate Limiter README estimates buckets / 2
  *    percent false positives). Memory: 47 bytes per record for 10 buckets
  *    and keys of up to 16 bytes (25 + 2 * (buckets + 1) in general; longer
- *    keys are stored apart), in a table kept 76-85% full: 55-62 bytes per key
- *    from about 10,000 keys up (below that the small tables have more spare
- *    room: 72 at 1,000).
+ *    keys are stored apart), in tables that grow 76-85% full: 55-62 bytes
+ *    per key from about 10,000 keys up (below that the 64 shards' smallest
+ *    tables have more spare room: 73 at 1,000).
  *  - **Exact** (::TF_RATE_LIMITER_EXACT): a key keeps the times of its
  *    grants still in the window (at most `limit`); never more than `limit`
  *    grants in any half-open interval (t - window, t]. Memory: a 33-byte
@@ -58,11 +58,19 @@
  * horizon), so a key's clock running behind never earns it extra permits.
  *
  * An optional **maximum number of tracked keys** bounds the keys tracked and,
- * with them, memory; but a shard's table keeps the size of that shard's
- * busiest moment and is not shrunk, so under churn that moves keys between
- * shards the memory can creep above max_keys times the bytes per key above
- * (docs/reliability.md, "Long streams": 113 bytes per tracked key in
- * bucketed mode after 8e7 events of bursts; a known defect). When the maximum is
+ * with them, memory. A shard's table also shrinks: when a call that
+ * removes keys (a sweep, a reclaim for a full table, a reset) leaves it
+ * less than 68% full, it is rebuilt 3/4 full (never below 16 records), so
+ * each table holds at most 1/0.68 = 1.47 records' room per key it tracks
+ * (or 16 records), whatever its past. Under max_keys the memory is
+ * therefore at most that of the empty limiter plus max_keys * 1.47
+ * records plus 64 * (16 records + 64 bytes) (one smallest table per
+ * shard), plus the exact mode's rings and long keys: for 47-byte records,
+ * 69.2 bytes per key of the bound plus 51 KiB (72 bytes per key from
+ * about 18,200 keys of the bound up), however the keys move between
+ * shards (tests/rate_limiter/test_memory.c moves them all every cycle).
+ * A shrink allocates the smaller table first; when that fails, the bigger
+ * table is kept and the call is unaffected. When the maximum is
  * reached, a new key first reclaims an idle key (its shard's next 16 slots,
  * then 16 slots of every other shard whose lock is free); when none is found
  * it is denied (the default: fail closed, retry_at = ::TF_RETRY_NEVER) or,

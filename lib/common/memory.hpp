@@ -24,8 +24,8 @@ namespace testing {
 // allocations_left >= 0, how many more allocations succeed before every
 // later one fails as if memory ran out; -1 (the default) turns it off.
 // allocation_refused() asks it before each allocation of a table
-// (ZeroedBlock below) and of the rate limiter's rings and key tables
-// (rate::allocate); a test that replaces the global operator new asks it
+// (ZeroedBlock below, the rate limiter's tables included) and of the rate
+// limiter's rings and out-of-line keys (rate::allocate); a test that replaces the global operator new asks it
 // there too and so sees every allocation (tests/common/alloc_hook.cpp).
 // While the hook is on, `refused` counts the refusals and `bytes` adds up
 // the bytes asked for (what a deserialize of an untrusted blob requests).

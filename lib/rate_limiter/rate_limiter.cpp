@@ -11,13 +11,13 @@
 namespace tf {
 namespace rate {
 
-void *allocate(size_t bytes, bool zeroed) noexcept {
+void *allocate(size_t bytes) noexcept {
     if (allocation_refused(bytes)) return nullptr;
-    return zeroed ? std::calloc(1, bytes) : std::malloc(bytes);
+    return std::malloc(bytes);
 }
 
 GrantRing *GrantRing::make(uint32_t cap, uint32_t limit) {
-    GrantRing *g = static_cast<GrantRing *>(allocate(bytes(cap), false));
+    GrantRing *g = static_cast<GrantRing *>(allocate(bytes(cap)));
     if (!g) throw std::bad_alloc();
     g->cap = cap;
     g->start = g->count = 0;
@@ -33,7 +33,7 @@ uint32_t GrantRing::grown_capacity(uint32_t cap, uint64_t need, uint32_t limit) 
 
 GrantRing *GrantRing::grown(uint64_t need) const noexcept {
     const uint32_t ncap = grown_capacity(cap, need, limit);
-    GrantRing *g = static_cast<GrantRing *>(allocate(bytes(ncap), false));
+    GrantRing *g = static_cast<GrantRing *>(allocate(bytes(ncap)));
     if (!g) return nullptr;
     g->cap = ncap;
     g->start = 0;
@@ -143,10 +143,9 @@ size_t Table::Rec::key_len() const {
 Table::~Table() {
     for (size_t i = 0; i < cap_; ++i)
         if (!at(i).empty()) release(at(i));
-    std::free(slots_);
 }
 
-size_t Table::bytes() const { return cap_ * stride_ + extra_; }
+size_t Table::bytes() const { return slot_bytes(cap_, stride_) + extra_; }
 
 void Table::release(Rec r) {
     if ((r.code() & kLenMask) == kOutOfLine) {
@@ -186,14 +185,15 @@ Table::Rec Table::find(const void *key, size_t len, const Hash128 &h) const {
     }
 }
 
-// grow by 1/8 (1/4 while small): the load stays within 85% / 1.125 = 76%
-// and 85% once the table is large
-size_t Table::next_capacity(size_t cap) { return cap < 1024 ? std::max<size_t>(16, cap + cap / 4) : cap + cap / 8; }
+// grow by 1/8 from kMinCapacity: the load stays within 85% / 1.125 = 76%
+// and 85% (small tables used to grow by 1/4, down to 68% full: too close
+// to the threshold of shrink())
+size_t Table::next_capacity(size_t cap) { return cap < kMinCapacity ? kMinCapacity : cap + cap / 8; }
 
 // Each insert grows the table at most once, and one step is always enough
 // (every step adds room for at least one more record), so a table filled
 // with `count` records from empty has the first capacity of the sequence
-// 0, 16, 20, 25, ... that is not full for `count`.
+// 0, 16, 18, 20, 22, 24, 27, ... that is not full for `count`.
 size_t Table::capacity_for(size_t count) {
     size_t cap = 0;
     while (full_for(count, cap)) cap = next_capacity(cap);
@@ -205,18 +205,18 @@ void Table::prepare_insert(const void *key, size_t len, Room *room) const {
         const size_t ncap = next_capacity(cap_);
         size_t bytes;
         if (mul_overflows(ncap, stride_, &bytes)) throw std::bad_alloc();
-        room->slots = static_cast<uint8_t *>(allocate(bytes, true));
-        if (!room->slots) throw std::bad_alloc();
+        room->slots = ZeroedBlock(bytes);  // throws std::bad_alloc (also when the test hook refuses it)
         room->cap = ncap;
     }
     if (len > kInlineKey) {
-        room->key = static_cast<uint8_t *>(allocate(len, false));
+        room->key = static_cast<uint8_t *>(allocate(len));
         if (!room->key) throw std::bad_alloc();
         std::memcpy(room->key, key, len);
     }
 }
 
-void Table::grow_into(uint8_t *nslots, size_t ncap) noexcept {
+void Table::rebuild_into(ZeroedBlock &block, size_t ncap, size_t ncursor) noexcept {
+    uint8_t *nslots = static_cast<uint8_t *>(block.data());
     for (size_t i = 0; i < cap_; ++i) {
         Rec r = at(i);
         if (r.empty()) continue;
@@ -225,10 +225,10 @@ void Table::grow_into(uint8_t *nslots, size_t ncap) noexcept {
         while (nslots[j * stride_ + 8] != 0) j = j + 1 == ncap ? 0 : j + 1;
         std::memcpy(nslots + j * stride_, r.p, stride_);
     }
-    std::free(slots_);
+    block_.swap(block);  // the old slots are freed with `block`
     slots_ = nslots;
     cap_ = ncap;
-    cursor_ = 0;
+    cursor_ = ncursor;
     hint_cap_.store(0, std::memory_order_relaxed);
     hint_slots_.store(slots_, std::memory_order_relaxed);
     hint_cap_.store(cap_, std::memory_order_relaxed);
@@ -238,8 +238,7 @@ void Table::grow_into(uint8_t *nslots, size_t ncap) noexcept {
 // room's slots) exactly when it was full then and still is.
 Table::Rec Table::insert(const void *key, size_t len, const Hash128 &h, Room *room) noexcept {
     if (full_for(count_ + 1, cap_)) {
-        grow_into(room->slots, room->cap);
-        room->slots = nullptr;
+        rebuild_into(room->slots, room->cap, 0);
     }
     uint8_t *copy = nullptr;
     if (len > kInlineKey) std::swap(copy, room->key);
@@ -259,6 +258,36 @@ Table::Rec Table::insert(const void *key, size_t len, const Hash128 &h, Room *ro
     }
     ++count_;
     return r;
+}
+
+// 3/4 full, and with room for 1/8 more records plus one before it grows
+// (so that an insert right after a shrink does not grow, and tables of a
+// few dozen slots, where 3/4 and 85% are a record or two apart, keep some
+// hysteresis too).
+size_t Table::shrunk_capacity(size_t count) {
+    size_t cap = std::max(kMinCapacity, (count * 4 + 2) / 3);
+    while (full_for(count + count / 8 + 1, cap)) ++cap;
+    return cap;
+}
+
+bool Table::shrink() noexcept {
+    if (!sparse()) return false;
+    const size_t ncap = shrunk_capacity(count_);
+    if (ncap >= cap_) return false;
+    // smaller than the table: no overflow; on failure the bigger table stays
+    ZeroedBlock block;
+    try {
+        block = ZeroedBlock(ncap * stride_);
+    } catch (const std::bad_alloc &) {
+        return false;
+    }
+    // The sweep goes on from the same place in hash order (a record's home
+    // is monotonic in its hash): the records left are mostly those the
+    // sweep has not reached, and a cursor back at 0 would walk through the
+    // emptied part first (a full table's search for idle keys would find
+    // none there).
+    rebuild_into(block, ncap, size_t(uint64_t(cursor_) * ncap / cap_));
+    return true;
 }
 
 void Table::erase(Rec r) {
@@ -465,9 +494,16 @@ size_t RateLimiter::search_room(size_t own, uint64_t need, bool look_only, Visit
 
 constexpr size_t kRoomSlots = 16;  // slots of each shard a search for room looks at
 
+// Another shard that gave up keys is shrunk when it became sparse (the
+// caller's own shard, which holds a Room for the new key, after the
+// insert: acquire_hashed).
 size_t RateLimiter::make_room(Shard &own, uint64_t now, uint64_t need) {
-    return search_room(size_t(&own - shards_), need, false,
-                       [&](size_t i) { return sweep_shard(shards_[i], kRoomSlots, now); });
+    const size_t mine = size_t(&own - shards_);
+    return search_room(mine, need, false, [&](size_t i) {
+        const size_t gone = sweep_shard(shards_[i], kRoomSlots, now);
+        if (i != mine) shards_[i].table.shrink();
+        return gone;
+    });
 }
 
 size_t RateLimiter::count_room(const Shard &own, uint64_t now, uint64_t need) const {
@@ -483,6 +519,7 @@ void RateLimiter::background_sweep(size_t shard, uint64_t now) {
     Shard &o = shards_[shard];
     if (!o.mu.try_lock()) return;
     sweep_shard(o, 8, now);
+    o.table.shrink();
     o.mu.unlock();
 }
 
@@ -785,6 +822,9 @@ void RateLimiter::acquire_hashed(const void *key, size_t len, const Hash128 &h, 
         acquire_global(q, n, &gh);
         if (gh.lock.owns_lock()) gh.lock.unlock();
         commit(sh, q, n);
+        // a new key's insert swept its shard (and a full table may have
+        // reclaimed there): the table shrinks when that left it sparse
+        if (q.fresh) sh.table.shrink();
         if ((++sh.ops & 15) == 0) sweep = size_t(&sh - shards_ + (sh.ops >> 4)) % kShards;
     }
     if (sweep < kShards) background_sweep(sweep, now);
@@ -854,6 +894,7 @@ void RateLimiter::reset(const void *key, size_t len) {
     if (r.p) {
         sh.table.erase(r);
         keys_--;
+        sh.table.shrink();
     }
 }
 
@@ -1258,7 +1299,7 @@ struct RateLimiter::Measure {
         if (exact) bytes += GrantRing::bytes(k.count);  // its ring, as large as its grants
     }
     void end() {
-        for (uint64_t n : shard_keys) bytes += uint64_t(Table::capacity_for(size_t(n))) * stride;
+        for (uint64_t n : shard_keys) bytes += Table::slot_bytes(Table::capacity_for(size_t(n)), stride);
     }
 };
 

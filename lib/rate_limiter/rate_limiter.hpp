@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "common/hash.hpp"
+#include "common/memory.hpp"
 #include "common/status.hpp"
 #include "common/versioned.hpp"
 #include "common/wire.hpp"
@@ -31,9 +32,10 @@ namespace rate {
 constexpr uint32_t kShards = 64;
 constexpr size_t kInlineKey = 16;
 
-// Every block of the limiter's state (table slots, out-of-line keys, grant
-// rings) comes from here: nullptr when memory runs out.
-void *allocate(size_t bytes, bool zeroed) noexcept;
+// The limiter's small blocks (out-of-line keys, grant rings) come from
+// here: nullptr when memory runs out (the test hook asked first). Table
+// slots are ZeroedBlocks (lib/common/memory.hpp), which ask the same hook.
+void *allocate(size_t bytes) noexcept;
 
 // Exact mode: the times of the grants in a window, oldest first
 // (times()[(start + i) % cap]), in one heap block, this header followed by
@@ -73,7 +75,17 @@ struct FreeRing {
 
 // One shard's open-addressing table: linear probing from
 // reduce(hash, capacity) (any capacity, so that it can grow by 1/8 at
-// a time and stay between 76% and 85% full), backward-shift deletion.
+// a time from kMinCapacity and stay between 76% and 85% full),
+// backward-shift deletion. It also shrinks (shrink(), called by the
+// limiter after the calls that remove records): a table of more than
+// kMinCapacity slots left less than 68% full is rebuilt 3/4 full (at
+// least kMinCapacity slots), so that it holds at most 1/0.68 = 1.47 slots
+// a record (or kMinCapacity) whatever its past. The thresholds keep it
+// from thrashing: a table must lose about 1/10 of its records after a
+// growth, or 1/11 after a shrink, before it shrinks, and gain about 1/8
+// after a shrink before it grows. A rebuild moves every record, so the
+// rebuilds move at most about 11 records per record added or removed
+// (growth alone, as before tables shrank: about 8).
 // Records are packed, `stride` bytes, no padding (fields are read with
 // memcpy):
 //   u64 latest | u8 code | 16 bytes key | state
@@ -89,6 +101,8 @@ class Table {
     static constexpr uint8_t kOverride = 0x80;
     static constexpr size_t kStateOffset = 25;
     static constexpr uint64_t kMaxLoadNum = 17, kMaxLoadDen = 20;  // 85%
+    static constexpr uint64_t kMinLoadNum = 17, kMinLoadDen = 25;  // 68%: below it, shrink
+    static constexpr size_t kMinCapacity = 16;                     // the first table; none shrinks below it
 
     struct Rec {
         uint8_t *p;
@@ -123,16 +137,20 @@ class Table {
     // The capacity of a table that grew to hold `count` records (the same
     // steps as insert), before creating it.
     static size_t capacity_for(size_t count);
+    // The memory a table of `cap` slots of `stride` bytes holds (its
+    // block's footprint; none for no slots).
+    static size_t slot_bytes(size_t cap, size_t stride) {
+        return cap == 0 ? 0 : ZeroedBlock::footprint_for(cap * stride);
+    }
 
     // What inserting one record allocates, made by prepare_insert before
     // anything changes; what the insert does not use is freed with it.
     struct Room {
-        uint8_t *slots = nullptr;  // the grown table, when the table is full for one more record
-        size_t cap = 0;            // its capacity
-        uint8_t *key = nullptr;    // the copy of a key stored out of line
+        ZeroedBlock slots;       // the grown table, when the table is full for one more record
+        size_t cap = 0;          // its capacity
+        uint8_t *key = nullptr;  // the copy of a key stored out of line
         Room() = default;
         ~Room() {
-            if (slots) std::free(slots);
             if (key) std::free(key);
         }
         Room(const Room &) = delete;
@@ -157,6 +175,18 @@ class Table {
     }
     // Removes the record (frees its out-of-line key and exact ring).
     void erase(Rec r);
+    // When the table is sparse (more than kMinCapacity slots, less than
+    // kMinLoad full), moves its records into a table 3/4 full (at least
+    // kMinCapacity slots) and returns true. The new table is allocated
+    // first: when that fails, the table stays as it was (valid, only
+    // bigger) and it returns false. Invalidates every Rec; not between
+    // prepare_insert and insert (a shrunk table still has room for one
+    // more record, but the Room was made for the old one).
+    bool shrink() noexcept;
+    // Whether shrink() would rebuild the table.
+    bool sparse() const { return cap_ > kMinCapacity && count_ * kMinLoadDen < cap_ * kMinLoadNum; }
+    // The capacity shrink() gives a table of `count` records.
+    static size_t shrunk_capacity(size_t count);
     // Starts loading the lines where `h`'s record would be, without the
     // shard's lock (a hint: it reads the table's address through relaxed
     // atomics and a prefetch never faults).
@@ -190,11 +220,16 @@ class Table {
     // Whether a table of `cap` slots needs to grow before its `count`-th record.
     static bool full_for(size_t count, size_t cap) { return count * kMaxLoadDen > cap * kMaxLoadNum; }
     static size_t next_capacity(size_t cap);
-    // Moves the records into `nslots` (`ncap` slots, from prepare_insert).
-    void grow_into(uint8_t *nslots, size_t ncap) noexcept;
+    // Moves the records into `block` (`ncap` zeroed slots, from
+    // prepare_insert or shrink, with room for them all), which becomes the
+    // table's; the sweep goes on after slot `ncursor`.
+    void rebuild_into(ZeroedBlock &block, size_t ncap, size_t ncursor) noexcept;
     void release(Rec r);  // frees what a record owns outside the table
 
-    uint8_t *slots_ = nullptr;
+    // The slots: a ZeroedBlock (lib/common/memory.hpp), so that a table of
+    // 4 MiB or more is mapped on huge pages like the other structures'.
+    ZeroedBlock block_;
+    uint8_t *slots_ = nullptr;  // block_.data()
     size_t cap_ = 0, count_ = 0, stride_ = 0, cursor_ = 0;
     size_t extra_ = 0;                                  // out-of-line keys and exact rings
     std::atomic<const uint8_t *> hint_slots_{nullptr};  // slots_ and cap_ for prefetch()
@@ -313,6 +348,11 @@ class RateLimiter {
 
     uint32_t flags() const { return flags_; }
     uint32_t seed() const { return seed_; }
+    // The shard a key falls into under `seed` (for tests that aim keys at
+    // shards).
+    static size_t shard_of_key(const void *key, size_t len, uint32_t seed) {
+        return shard_index(key_hash(key, len, seed));
+    }
     // The envelope flags of its blob: the creation flags, and
     // kSeedWireFlag when the seed is not 0.
     uint32_t wire_flags() const { return flags_ | (seed_ != 0 ? kSeedWireFlag : 0); }

@@ -194,7 +194,8 @@ class SlidingLog {
 
 // Two more floors, single-threaded, for where the time goes: the same
 // amount of memory in ordinary 4 KiB pages (malloc, as the limiter's shard
-// tables are; FloorBuffer asks for huge pages), split in 64 regions like
+// tables below 4 MiB are, about 4.6 million keys in all; larger ones are
+// ZeroedBlocks offered huge pages, as FloorBuffer is), split in 64 regions like
 // the limiter's 64 shards. One operation = tf::key_hash of the key (the
 // limiter's hash), one random line of the region its high bits pick, and,
 // with `probe`, the limiter's other memory traffic: the key bytes of the 3
@@ -540,7 +541,8 @@ SizeReport run_size(uint64_t K, const Options &opt, uint64_t ops, unsigned reps,
         "tf_rate_limiter_stats bytes / %" PRIu64
         " keys; baseline = heap growth over its fill (%s).\n"
         "The floor's buffer is offered huge pages; the indented floors use 4 KiB pages in 64 regions like the\n"
-        "limiter's shard tables, the second also reading 2 records at a per-region cursor like its idle sweep.\n",
+        "limiter's shard tables below 4 MiB each (larger ones are offered huge pages, as the floor's buffer),\n"
+        "the second also reading 2 records at a per-region cursor like its idle sweep.\n",
         K, rep.bytes_baseline > 0 ? "mallinfo2, malloc headers included" : "not measurable in this build");
     std::printf(
         "The latency floor chains its reads (each line's index depends on the previous read), one call's latency;\n"

@@ -24,11 +24,14 @@
 /* alloc_hook.cpp: while n >= 0, n more of the limiter's allocations
  * succeed and every later one fails; -1 turns it off. */
 void limiter_fail_allocations_after(long n);
+/* alloc_hook.cpp: the shard (0..63) a key falls into under `seed`. */
+size_t limiter_shard_of(const void *key, size_t len, uint32_t seed);
 
 /* Exact mode: a ring of `cap` grant times (a 16-byte header, 8 bytes a
- * slot), and the first table of a shard (16 records of 33 bytes). */
+ * slot), and the first table of a shard (16 records of 33 bytes, and the
+ * 64 bytes its block reserves to align it to a cache line). */
 #define RING(cap) (16u + 8u * (uint64_t)(cap))
-#define SHARD_TABLE (16u * 33u)
+#define SHARD_TABLE (16u * 33u + 64u)
 #define MAX_EXACT ((uint64_t)TF_RATE_LIMITER_MAX_EXACT_LIMIT)
 
 /* The limiter's memory, the same through both getters. */
@@ -334,6 +337,114 @@ static void test_batch_outputs_on_failure(void **state) {
     assert_true(mid_chunk >= 5);
 }
 
+/* Memory under max_keys after churn (docs/reliability.md, "What the soak
+ * found"): the bound fills with a different share per shard each time, and
+ * the memory must stay within the header's bound for max_keys, not grow to
+ * the sum of each shard's busiest moment. Each cycle, every earlier key is
+ * idle and max_keys new keys arrive, all of them aimed at 8 of the 64
+ * shards (the next 8 each cycle), so each cycle moves every key to other
+ * shards. Checked every 64 requests: the keys tracked stay within
+ * max_keys, every new key is granted (an idle key reclaimed for it), and
+ * the memory stays within the header's bound: the empty limiter's plus
+ * 1/0.68 records per key of the bound plus one smallest table (16 records
+ * and 64 bytes) per shard, rings included (exact: a ring of 4 per key of
+ * one grant). Tables that only grow reach the busiest moment of every
+ * shard: 8 times the bound here (main failed at cycle 1, key 1,471). */
+static void test_bounded_memory_does_not_creep(void **state) {
+    (void)state;
+    enum { M = 4096, GROUP = 8, CYCLES = 20 };
+    const uint32_t seed = 0x5eed;
+    for (size_t m = 0; m < NMODES; ++m) {
+        const int exact = (kModes[m] & EXACT) != 0;
+        tf_rate_limiter *r = make_seeded(5, 10000, exact ? 0 : 1000, seed, kModes[m]);
+        OK(tf_rate_limiter_set_max_keys(r, M));
+        const uint64_t empty = mem(r);
+        const uint64_t record = exact ? 33 : 47;
+        const uint64_t bound = empty + M * record * 25 / 17 + M * (exact ? RING(4) : 0) + 64 * (16 * record + 64);
+        uint64_t id = 0, peak = 0;
+        for (uint64_t c = 0; c < CYCLES; ++c) {
+            const uint64_t t0 = 1 + c * 30000; /* every earlier key is a window and more idle */
+            const size_t first = (size_t)(c * GROUP) % 64;
+            for (uint64_t i = 0; i < M; ++i) {
+                tu_key k;
+                do {
+                    k = tu_make_key('C', id++);
+                } while ((limiter_shard_of(k.b, sizeof k.b, seed) + 64 - first) % 64 >= GROUP);
+                const dec d = acq_b(r, k.b, sizeof k.b, t0 + i, 1);
+                if (!same_dec(d, (dec){1, 4, 0}))
+                    fail_msg("%s: cycle %llu, key %llu: allowed %d, remaining %llu, retry_at %llu (keys %llu)",
+                             mode_name(kModes[m]), ULL(c), ULL(i), d.allowed, ULL(d.remaining), ULL(d.retry_at),
+                             ULL(stats_of(r).keys));
+                if (i % 64 == 63) {
+                    const uint64_t b = mem(r);
+                    if (b > peak) peak = b;
+                    if (b > bound)
+                        fail_msg("%s: cycle %llu, key %llu: memory %llu B above %llu (empty %llu + %d keys)",
+                                 mode_name(kModes[m]), ULL(c), ULL(i), ULL(b), ULL(bound), ULL(empty), M);
+                    assert_true(stats_of(r).keys <= M);
+                }
+            }
+            assert_int_equal(stats_of(r).keys, M);
+        }
+        print_message("# %s: peak memory %llu B for max_keys %d (bound %llu): %.1f B per key of the bound\n",
+                      mode_name(kModes[m]), ULL(peak), M, ULL(bound), (double)(peak - empty) / M);
+        tf_rate_limiter_free(r);
+    }
+}
+
+/* A shrink that cannot allocate its smaller table keeps the bigger one:
+ * the calls that shrink (here reset) still succeed, the limiter answers
+ * and serializes as one whose shrinks succeeded, and the next call with
+ * memory shrinks it. */
+static void test_failed_shrink_keeps_the_table(void **state) {
+    (void)state;
+    enum { N = 4000, GONE = 3000 };
+    for (size_t m = 0; m < NMODES; ++m) {
+        tf_rate_limiter *r = make(10, 1000, (kModes[m] & EXACT) ? 0 : 100, kModes[m]);
+        tf_rate_limiter *ref = make(10, 1000, (kModes[m] & EXACT) ? 0 : 100, kModes[m]);
+        for (uint64_t id = 0; id < N; ++id) {
+            EXPECT(acq_id(r, id, 10, 1), 1, 9, 0);
+            EXPECT(acq_id(ref, id, 10, 1), 1, 9, 0);
+        }
+        const uint64_t full = mem(r);
+        /* every allocation refused: the resets succeed, the tables stay */
+        limiter_fail_allocations_after(0);
+        for (uint64_t id = 0; id < GONE; ++id) {
+            tu_key k = tu_make_key('L', id);
+            OK(tf_rate_limiter_reset(r, k.b, sizeof k.b));
+        }
+        limiter_fail_allocations_after(-1);
+        const uint64_t kept = mem(r);
+        /* only the exact rings were freed */
+        assert_int_equal(kept, full - ((kModes[m] & EXACT) ? GONE * RING(4) : 0));
+        for (uint64_t id = 0; id < GONE; ++id) {
+            tu_key k = tu_make_key('L', id);
+            OK(tf_rate_limiter_reset(ref, k.b, sizeof k.b));
+        }
+        assert_true(mem(ref) < kept); /* the reference's tables shrank */
+        size_t len = 0;
+        unsigned char *blob = snap(ref, &len);
+        assert_unchanged(r, blob, len);
+        for (uint64_t id = GONE - 100; id < N; ++id) {
+            const dec a = acq_id(r, id, 20, 1), b = acq_id(ref, id, 20, 1);
+            EXPECT(a, b.allowed, b.remaining, b.retry_at);
+        }
+        /* with memory again, the next reset shrinks the sparse tables it meets */
+        for (uint64_t id = GONE - 100; id < GONE; ++id) {
+            tu_key k = tu_make_key('L', id);
+            OK(tf_rate_limiter_reset(r, k.b, sizeof k.b));
+            OK(tf_rate_limiter_reset(ref, k.b, sizeof k.b));
+        }
+        assert_true(mem(r) < kept);
+        free(blob);
+        blob = snap(ref, &len);
+        assert_unchanged(r, blob, len);
+        free(blob);
+        tf_rate_limiter_free(r);
+        tf_rate_limiter_free(ref);
+    }
+}
+
 /* tf_rate_limiter_memory: the stats' figure; NULL arguments refused with
  * nothing written. */
 static void test_memory_getter(void **state) {
@@ -353,4 +464,4 @@ static void test_memory_getter(void **state) {
 
 TU_MAIN(test_memory_follows_grants, test_hostile_blob_is_bounded, test_growth_keeps_the_exact_promise,
         test_grown_ring_operations, test_failed_acquire_changes_nothing, test_batch_outputs_on_failure,
-        test_memory_getter)
+        test_memory_getter, test_bounded_memory_does_not_creep, test_failed_shrink_keeps_the_table)
