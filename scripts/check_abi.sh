@@ -78,7 +78,7 @@ abi_of() {
     abidw --headers-dir "$headers" --drop-private-types --drop-undefined-syms --exported-interfaces-only \
         --no-corpus-path --type-id-style hash "$1"
 }
-soname_of() { sed -n "s/.*<abi-corpus [^>]*soname='\([^']*\)'.*/\1/p" "$1" | head -n 1; }
+soname_of() { sed -n "/<abi-corpus [^>]*soname='/{s/.*<abi-corpus [^>]*soname='\([^']*\)'.*/\1/p;q}" "$1"; }
 # The versioned structs' fields, old and new: libabigail's suppression of
 # fields added at a struct's end (has_data_member_inserted_at = end) also
 # hides a changed field of that struct, so each versioned struct of OLD must

@@ -60,7 +60,7 @@ for t in "${targets[@]}"; do
   LLVM_PROFILE_FILE="$out/$t.profraw" "$build/tests/fuzz/fuzz_replay_$t" "$root/tests/fuzz/corpus/$t" >"$out/$t.log"
   if [ ${#objects[@]} -eq 0 ]; then objects+=("$build/tests/fuzz/fuzz_replay_$t"); else objects+=(-object "$build/tests/fuzz/fuzz_replay_$t"); fi
 done
-lib=$(find "$build/lib" -maxdepth 1 -name 'libtemporalfilters.so.*.*' | head -1)
+lib=$(find "$build/lib" -maxdepth 1 -name 'libtemporalfilters.so.*.*' -print -quit)
 if [ -n "$lib" ]; then objects+=(-object "$lib"); fi
 llvm-profdata-14 merge -sparse "$out"/*.profraw -o "$out/corpus.profdata"
 cd "$build"

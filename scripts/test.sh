@@ -21,8 +21,9 @@ tf_ensure_packages "${TF_BUILD_PACKAGES[@]}" "${TF_TEST_PACKAGES[@]}"
 start=$(date +%s)
 step() { echo; echo "==> $* ($(($(date +%s) - start)) s)"; }
 
-step "formatting (clang-format 14)"
+step "formatting (clang-format 14) and the shell scripts' pipelines under pipefail"
 bash scripts/format.sh --check
+bash scripts/check_scripts.sh
 
 step "plain build (gcc, -Werror)"
 tf_setup build/plain -Dwerror=true -Dbuildtype=debugoptimized -Ddocs=enabled "${TF_BINDING_OPTIONS[@]}"

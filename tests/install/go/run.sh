@@ -66,7 +66,10 @@ esac
 ./installcheck "$version"
 if [ "$with_redis" = 1 ]; then
     go build -o redischeck-bin ./redischeck
-    ldd ./redischeck-bin | grep -q 'libtemporalfilters-redis\.so\.0 => /' ||
+    # The whole output first: under pipefail, `ldd | grep -q` fails whenever
+    # grep's early exit kills ldd with SIGPIPE (CI failed on exactly that).
+    redis_deps=$(ldd ./redischeck-bin)
+    grep -q 'libtemporalfilters-redis\.so\.0 => /' <<<"$redis_deps" ||
         { echo "run.sh: redischeck does not load libtemporalfilters-redis"; exit 1; }
     ./redischeck-bin "$redis_port"
 fi

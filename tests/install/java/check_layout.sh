@@ -44,10 +44,14 @@ if [ ! -f "$jar" ] || [ -L "$jar" ]; then fail "missing $jar (a file, not a link
 work=$stage/work
 mkdir -p "$work"
 (cd "$work" && jar --extract --file "$jar" META-INF/MANIFEST.MF org/temporalfilters/RateLimiter.class)
-tr -d '\r' <"$work/META-INF/MANIFEST.MF" | grep -qx "Implementation-Version: $version" ||
+# (Each tool's whole output first: under pipefail, `tool | grep -q` fails when
+# grep stops at the first match and the tool dies of SIGPIPE.)
+manifest=$(tr -d '\r' <"$work/META-INF/MANIFEST.MF")
+grep -qx "Implementation-Version: $version" <<<"$manifest" ||
     fail "the jar's manifest lacks Implementation-Version: $version"
 # -parameters: the classes keep their methods' parameter names
-javap -v "$work/org/temporalfilters/RateLimiter.class" | grep -q MethodParameters ||
+javap_out=$(javap -v "$work/org/temporalfilters/RateLimiter.class")
+grep -q MethodParameters <<<"$javap_out" ||
     fail "the jar's classes have no parameter names (-parameters)"
 
 jni=$root/lib/$triplet/jni/libtemporalfilters_jni.so
@@ -55,7 +59,8 @@ jni=$root/lib/$triplet/jni/libtemporalfilters_jni.so
 rpath=$(readelf -d "$jni" | sed -n 's/.*(RUNPATH).*\[\(.*\)\]/\1/p')
 # shellcheck disable=SC2016 # $ORIGIN is the loader's, literally
 case $rpath in '' | '$ORIGIN/..') ;; *) fail "$jni has the run path '$rpath'" ;; esac
-readelf -d "$jni" | grep -q 'NEEDED.*\[libtemporalfilters\.so\.0\]' || fail "$jni does not need libtemporalfilters.so.0"
+jni_dynamic=$(readelf -d "$jni")
+grep -q 'NEEDED.*\[libtemporalfilters\.so\.0\]' <<<"$jni_dynamic" || fail "$jni does not need libtemporalfilters.so.0"
 
 # The Redis limiter's JNI library, with the redis option: beside the core's,
 # the same run path, needing the companion library (and the consumer's Redis
@@ -68,9 +73,10 @@ sys.exit(not any(t["name"] == "temporalfilters_redis_jni" for t in json.load(sys
     rpath=$(readelf -d "$rjni" | sed -n 's/.*(RUNPATH).*\[\(.*\)\]/\1/p')
     # shellcheck disable=SC2016 # $ORIGIN is the loader's, literally
     case $rpath in '' | '$ORIGIN/..') ;; *) fail "$rjni has the run path '$rpath'" ;; esac
-    readelf -d "$rjni" | grep -q 'NEEDED.*\[libtemporalfilters-redis\.so\.0\]' ||
+    rjni_dynamic=$(readelf -d "$rjni")
+    grep -q 'NEEDED.*\[libtemporalfilters-redis\.so\.0\]' <<<"$rjni_dynamic" ||
         fail "$rjni does not need libtemporalfilters-redis.so.0"
-    readelf -d "$jni" | grep -q 'NEEDED.*redis' && fail "$jni needs the Redis companion"
+    grep -q 'NEEDED.*redis' <<<"$jni_dynamic" && fail "$jni needs the Redis companion"
     export TF_INSTALL_REDIS=required
 fi
 
