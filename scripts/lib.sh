@@ -8,7 +8,7 @@ tf_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 tf_ensure_packages() {
     local missing=() p
     for p in "$@"; do
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+        [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" = 'install ok installed' ] || missing+=("$p")
     done
     if [ ${#missing[@]} -eq 0 ]; then
         return 0

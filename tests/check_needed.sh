@@ -29,7 +29,7 @@ done
 
 status=0
 for r in $required; do
-    printf '%s\n' "$needed" | grep -qxF "$r" || { echo "missing NEEDED entry: $r"; status=1; }
+    grep -qxF "$r" <<<"$needed" || { echo "missing NEEDED entry: $r"; status=1; }
 done
 for n in $needed; do
     ok=0

@@ -36,7 +36,7 @@ tf_install_redis_start() {
         --logfile "$dir/redis.log" </dev/null >/dev/null 2>&1 &
     redis_pid=$!
     for i in $(seq 100); do
-        if redis-cli -p "$redis_port" ping 2>/dev/null | grep -qx PONG; then
+        if [ "$(redis-cli -p "$redis_port" ping 2>/dev/null)" = PONG ]; then
             echo "redis-server $redis_pid on 127.0.0.1:$redis_port"
             return 0
         fi
