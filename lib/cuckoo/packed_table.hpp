@@ -374,7 +374,8 @@ class CuckooTable {
         const uint64_t *w = slots_.words();
         if (ways_ == 2) return (holds<N>(w + (b << shift_), f) | holds<N>(w + (alt(b, f) << shift_), f)) != 0;
         const uint64_t b1 = next3(b, f), b2 = next3(b1, f);
-        return (holds<N>(w + (b << shift_), f) | holds<N>(w + (b1 << shift_), f) | holds<N>(w + (b2 << shift_), f)) != 0;
+        return (holds<N>(w + (b << shift_), f) | holds<N>(w + (b1 << shift_), f) | holds<N>(w + (b2 << shift_), f)) !=
+               0;
     }
     bool place(uint64_t bucket, uint64_t f) {
         const uint64_t base = bucket << shift_;
