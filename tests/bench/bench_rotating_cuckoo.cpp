@@ -511,6 +511,17 @@ int main(int argc, char **argv) {
                                check(tf_rotating_cuckoo_add_if_absent(f.get(), fresh[run * fresh_per_run + i], kKeyLen,
                                                                       1, &w));
                        }});
+            std::vector<uint64_t> bare_path(500);
+            bench.add({"table_aia_new", L + ": the table alone, contains then insert, new", 1, fresh_per_run / 2,
+                       [&](unsigned, uint64_t run) {
+                           size_t c = 0;
+                           for (size_t i = 0; i < fresh_per_run / 2; ++i) {
+                               const tf::Hash128 h = tf::key_hash(fresh[run * fresh_per_run + i], kKeyLen, kSeed);
+                               const uint64_t b = bare.bucket_of(h.h1), fp = bare.fingerprint(h.h2);
+                               if (!bare.contains(b, fp)) c += bare.insert(b, fp, 500, bare_path.data());
+                           }
+                           do_not_optimize(c);
+                       }});
             bench.add({"aia_batch_new", L + ": add_if_absent_batch, new", 1, fresh_per_run - fresh_per_run / 2,
                        [&](unsigned, uint64_t run) {
                            KeyArray part(fresh_per_run - fresh_per_run / 2, kKeyLen);
@@ -555,6 +566,7 @@ int main(int argc, char **argv) {
             row("aia_batch_new", "set_insert", ">= 3x set at 1e7");
             row("table_hit", "set_hit", "(the table alone)");
             row("table_batch_hit", "set_hit", "(the table alone)");
+            row("table_aia_new", "set_insert", "(the table alone)");
             table.row({L, "floor", fmt("%.1f", floor_ns), "1.00", "", ""});
             table.row({L, "floor of a probe (" + std::to_string(ways) + " lines)", fmt("%.1f", m.get("floor_probe")),
                        fmt("%.2f", m.get("floor_probe") / floor_ns), "", ""});
