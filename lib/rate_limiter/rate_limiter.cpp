@@ -920,7 +920,7 @@ size_t RateLimiter::override_bytes(size_t key_len) {
     return std::max(key_len, inline_capacity) + 48;
 }
 
-void RateLimiter::stats(tf_rate_limiter_stats *out) const {
+TF_NO_FUZZ_COVERAGE void RateLimiter::stats(tf_rate_limiter_stats *out) const {
     out->keys = keys_.load();
     out->reclaimed = reclaimed_.load();
     out->denied_full = denied_full_.load();
@@ -930,7 +930,7 @@ void RateLimiter::stats(tf_rate_limiter_stats *out) const {
 
 // Without any lock: each part as of its last change (the header's
 // thread-safety note says what a concurrent call sees).
-size_t RateLimiter::memory() const {
+TF_NO_FUZZ_COVERAGE size_t RateLimiter::memory() const {
     size_t b = sizeof(*this);
     for (const Shard &s : shards_) b += s.table.bytes();
     b += global_bytes_now_.load(std::memory_order_relaxed);
@@ -988,13 +988,13 @@ void RateLimiter::info(tf_rate_limiter_info *out) const {
 // on a common prefix), so equal states give equal blobs whatever the
 // tables' history.
 
-void RateLimiter::lock_all() const {
+TF_NO_FUZZ_COVERAGE void RateLimiter::lock_all() const {
     for (const Shard &s : shards_) s.mu.lock();
     global_mu_.lock();
     overrides_mu_.lock_shared();
 }
 
-void RateLimiter::unlock_all() const {
+TF_NO_FUZZ_COVERAGE void RateLimiter::unlock_all() const {
     overrides_mu_.unlock_shared();
     global_mu_.unlock();
     for (const Shard &s : shards_) s.mu.unlock();
@@ -1004,7 +1004,7 @@ void RateLimiter::unlock_all() const {
 // comes from the tables' counts and key bytes, without visiting a record
 // (serialized_size); exact ones hold their rings' grants, so they are
 // visited, once (serialize gathers them for write_payload in that pass).
-size_t RateLimiter::payload_size(std::vector<Table::Rec> *recs) const {
+TF_NO_FUZZ_COVERAGE size_t RateLimiter::payload_size(std::vector<Table::Rec> *recs) const {
     size_t n = 9 * 8 + 8 + (seed_ != 0 ? 4 : 0);
     if (global_limit_) n += exact() ? 4 + 8 * size_t(global_ring_->count) : 8 * size_t(spec_.nb);
     n += 8;
@@ -1027,7 +1027,7 @@ size_t RateLimiter::payload_size(std::vector<Table::Rec> *recs) const {
     return n;
 }
 
-void RateLimiter::write_payload(wire::Writer &w, std::vector<Table::Rec> &recs) const {
+TF_NO_FUZZ_COVERAGE void RateLimiter::write_payload(wire::Writer &w, std::vector<Table::Rec> &recs) const {
     uint64_t horizon = 0;
     for (const Shard &s : shards_) horizon = std::max(horizon, s.horizon);
     for (uint64_t v : {limit_, window_, spec_.width, max_keys_.load(), global_limit_.load(), reclaimed_.load(),

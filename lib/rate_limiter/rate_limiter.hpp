@@ -18,6 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/coverage.hpp"
 #include "common/hash.hpp"
 #include "common/memory.hpp"
 #include "common/status.hpp"
