@@ -9,8 +9,12 @@
 // cache-line read from a buffer of the table's size), all in the same run,
 // printed as ratios; beside it the floor of one probe, a hash and the two
 // (three-way: three) random lines a probe reads, overlapping, which is
-// what the memory traffic of a contains costs by itself. Also bits per key once the table is filled to its
-// configured occupancy, against 64 / occupancy.
+// what the memory traffic of a contains costs by itself; and the table's
+// probe alone (the library's table class of the same shape and contents,
+// probed by a bare loop, single and in prefetched groups of 16: no C call,
+// no ring), which says how much of a call's time above the floor is the
+// table's own and how much the filter's around it. Also bits per key once
+// the table is filled to its configured occupancy, against 64 / occupancy.
 //
 // Goals (issue 13; reported, never asserted): contains within 2x of the
 // floor per table probed (one table here), add_if_absent within 3x; batch
@@ -56,6 +60,7 @@
 #include <vector>
 
 #include "bench_util.hpp"
+#include "cuckoo/packed_table.hpp"
 #include "temporalfilters.h"
 
 using namespace tfbench;
@@ -389,6 +394,23 @@ int main(int argc, char **argv) {
             int was = 0;
             for (size_t i = 0; i < n; ++i)
                 require_ok(tf_rotating_cuckoo_add_if_absent(f.get(), present[i], kKeyLen, 1, &was), "add_if_absent");
+            // The table's probe alone: the library's own table class
+            // (lib/cuckoo/packed_table.hpp) of the same shape, holding the
+            // same fingerprints, probed by a loop with nothing around it
+            // (no C call, no ring, no clamp of the time): how close a
+            // contains could come to the floor on this machine if the
+            // filter added nothing to its table.
+            const unsigned table_ways = lay.flags != 0 ? 3 : 2;
+            tf::cuckoo::CuckooTable<64> bare(slots, lay.spb, table_ways);
+            {
+                std::vector<uint64_t> kick_path(o.max_kicks == 0 ? 500 : o.max_kicks);
+                for (size_t i = 0; i < n; ++i) {
+                    const tf::Hash128 h = tf::key_hash(present[i], kKeyLen, kSeed);
+                    if (!bare.insert(bare.bucket_of(h.h1), bare.fingerprint(h.h2), unsigned(kick_path.size()),
+                                     kick_path.data()))
+                        break;  // a failed chain: the probe still measures the table it has
+                }
+            }
             FloorBuffer floor_buf(size_t(slots) * 8, opt.seed + 9);
             std::unordered_set<uint64_t> set_add;  // the set's inserts of fresh keys, per round
             Bench bench;
@@ -446,6 +468,31 @@ int main(int argc, char **argv) {
                                check(tf_rotating_cuckoo_contains_batch(f.get(), k, l, m, 1, out));
                            });
                        }});
+            bench.add({"table_hit", L + ": the table's probe alone, hit", 1, ops, [&](unsigned, uint64_t) {
+                           size_t c = 0;
+                           for (size_t i = 0; i < ops; ++i) {
+                               const tf::Hash128 h = tf::key_hash(hit_stream[i], kKeyLen, kSeed);
+                               c += bare.contains(bare.bucket_of(h.h1), bare.fingerprint(h.h2));
+                           }
+                           do_not_optimize(c);
+                       }});
+            bench.add({"table_batch_hit", L + ": the table's probe alone, groups of 16 prefetched, hit", 1, ops,
+                       [&](unsigned, uint64_t) {
+                           constexpr size_t kGroup = 16;
+                           size_t c = 0;
+                           for (size_t base = 0; base < ops; base += kGroup) {
+                               const size_t g = std::min(kGroup, size_t(ops) - base);
+                               uint64_t b[kGroup], fp[kGroup];
+                               for (size_t j = 0; j < g; ++j) {
+                                   const tf::Hash128 h = tf::key_hash(hit_stream[base + j], kKeyLen, kSeed);
+                                   b[j] = bare.bucket_of(h.h1);
+                                   fp[j] = bare.fingerprint(h.h2);
+                                   bare.prefetch(b[j], fp[j]);
+                               }
+                               for (size_t j = 0; j < g; ++j) c += bare.contains(b[j], fp[j]);
+                           }
+                           do_not_optimize(c);
+                       }});
             bench.add({"aia_dup", L + ": add_if_absent, duplicate", 1, ops, [&](unsigned, uint64_t) {
                            int w = 0;
                            for (size_t i = 0; i < ops; ++i)
@@ -463,6 +510,17 @@ int main(int argc, char **argv) {
                            for (size_t i = 0; i < fresh_per_run / 2; ++i)
                                check(tf_rotating_cuckoo_add_if_absent(f.get(), fresh[run * fresh_per_run + i], kKeyLen,
                                                                       1, &w));
+                       }});
+            std::vector<uint64_t> bare_path(500);
+            bench.add({"table_aia_new", L + ": the table alone, contains then insert, new", 1, fresh_per_run / 2,
+                       [&](unsigned, uint64_t run) {
+                           size_t c = 0;
+                           for (size_t i = 0; i < fresh_per_run / 2; ++i) {
+                               const tf::Hash128 h = tf::key_hash(fresh[run * fresh_per_run + i], kKeyLen, kSeed);
+                               const uint64_t b = bare.bucket_of(h.h1), fp = bare.fingerprint(h.h2);
+                               if (!bare.contains(b, fp)) c += bare.insert(b, fp, 500, bare_path.data());
+                           }
+                           do_not_optimize(c);
                        }});
             bench.add({"aia_batch_new", L + ": add_if_absent_batch, new", 1, fresh_per_run - fresh_per_run / 2,
                        [&](unsigned, uint64_t run) {
@@ -506,6 +564,9 @@ int main(int argc, char **argv) {
             row("aia_batch_dup", "set_hit", ">= 3x set at 1e7");
             row("aia_new", "set_insert", "<= 3x floor");
             row("aia_batch_new", "set_insert", ">= 3x set at 1e7");
+            row("table_hit", "set_hit", "(the table alone)");
+            row("table_batch_hit", "set_hit", "(the table alone)");
+            row("table_aia_new", "set_insert", "(the table alone)");
             table.row({L, "floor", fmt("%.1f", floor_ns), "1.00", "", ""});
             table.row({L, "floor of a probe (" + std::to_string(ways) + " lines)", fmt("%.1f", m.get("floor_probe")),
                        fmt("%.2f", m.get("floor_probe") / floor_ns), "", ""});

@@ -8,7 +8,7 @@
 // the structure:
 //
 //   Options / parse_options     the common command line (--quick, --ops, --reps,
-//                               --seed, --sizes)
+//                               --seed, --sizes, --pages)
 //   Rng, mix64                  a fixed-seed generator (SplitMix64)
 //   KeyArray, make_distinct_keys, make_stream
 //                               distinct random keys and the op stream visiting
@@ -44,6 +44,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cerrno>
 #include <cinttypes>
 #include <cmath>
 #include <cstddef>
@@ -65,6 +66,9 @@
 #include <malloc.h>
 #include <unistd.h>
 #endif
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
 
 #include "common/hash.hpp"
 #include "common/memory.hpp"
@@ -82,8 +86,36 @@ struct Options {
     unsigned reps = 0;            // timed repetitions; 0 = benchmark default
     uint64_t seed = 0x7f4a7c15u;  // seed of every generated key set
     std::vector<uint64_t> sizes;  // structure sizes (cells, slots...); empty = default
+    bool small_pages = false;     // --pages 4k: no transparent huge pages in this process
     bool help = false;
 };
+
+// --pages 4k: transparent huge pages off for the whole process
+// (prctl(PR_SET_THP_DISABLE)), so that the library's tables of 4 MiB and
+// more, which it maps on 2 MiB pages (common/memory.hpp), and the floor's
+// buffer, allocated the same way, both take 4 KiB pages: the same
+// structures beside the same floor, with every access paying the TLB's
+// price. False (with errno set) where the kernel refuses or is not Linux.
+inline bool disable_huge_pages() {
+#if defined(__linux__) && defined(PR_SET_THP_DISABLE)
+    return prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) == 0;
+#else
+    return false;
+#endif
+}
+
+// The anonymous memory of this process on transparent huge pages, in bytes
+// (/proc/self/smaps_rollup's AnonHugePages), or -1 where it cannot be read.
+inline long long huge_page_bytes() {
+    FILE *f = std::fopen("/proc/self/smaps_rollup", "r");
+    if (f == nullptr) return -1;
+    char line[256];
+    long long kib = -1;
+    while (std::fgets(line, sizeof line, f) != nullptr)
+        if (std::sscanf(line, "AnonHugePages: %lld kB", &kib) == 1) break;
+    std::fclose(f);
+    return kib < 0 ? -1 : kib * 1024;
+}
 
 // Parses "123", "64Ki", "16Mi", "2Gi", "10k", "4M" (k/M/G are powers of
 // 1000, Ki/Mi/Gi powers of 1024). Returns false on anything else.
@@ -116,13 +148,15 @@ inline bool parse_count(const char *s, uint64_t *out) {
 
 inline void print_usage(const char *prog, const char *what, FILE *f = stdout) {
     std::fprintf(f,
-                 "usage: %s [--quick] [--ops N] [--reps N] [--seed N] [--sizes A,B,...]\n"
+                 "usage: %s [--quick] [--ops N] [--reps N] [--seed N] [--sizes A,B,...] [--pages 4k|2m]\n"
                  "  %s\n"
                  "  --quick        smoke run: small sizes, few ops (a few seconds)\n"
                  "  --ops N        operations per thread per timed run (suffixes k, M, Ki, Mi)\n"
                  "  --reps N       timed repetitions per case (the median is reported; >= 1)\n"
                  "  --seed N       seed of the generated keys (default fixed)\n"
                  "  --sizes A,B    structure sizes to measure, replacing the defaults\n"
+                 "  --pages 4k|2m  4k: no transparent huge pages in this process (structures and floors\n"
+                 "                 on 4 KiB pages); 2m (default): tables of 4 MiB and more on 2 MiB pages\n"
                  "The program reports; it never fails on speed. Exit status 1 means a\n"
                  "library call failed or an argument was wrong.\n",
                  prog, what);
@@ -167,6 +201,15 @@ inline bool parse_options(int argc, char **argv, Options *o, std::string *err) {
         } else if (a == "--seed") {
             if (!value(&v)) return false;
             o->seed = v;
+        } else if (a == "--pages") {
+            if (i + 1 >= argc) return bad("--pages needs 4k or 2m");
+            const std::string p = argv[++i];
+            if (p == "4k")
+                o->small_pages = true;
+            else if (p == "2m")
+                o->small_pages = false;
+            else
+                return bad("--pages takes 4k or 2m, not '" + p + "'");
         } else if (a == "--sizes") {
             if (i + 1 >= argc) return bad("--sizes needs a list");
             std::string list = argv[++i];
@@ -203,6 +246,12 @@ inline bool start_benchmark(int argc, char **argv, const char *what, const char 
         print_usage(argv[0], what);
         if (more) std::printf("%s", more);
         *exit_code = 0;
+        return false;
+    }
+    if (opt->small_pages && !disable_huge_pages()) {
+        std::fprintf(stderr, "%s: --pages 4k: prctl(PR_SET_THP_DISABLE) failed: %s\n", program_name().c_str(),
+                     std::strerror(errno));
+        *exit_code = 1;
         return false;
     }
     return true;
@@ -760,6 +809,12 @@ inline void print_environment(FILE *f) {
 #endif
     const std::string thp = read_first_line("/sys/kernel/mm/transparent_hugepage/enabled");
     if (!thp.empty()) std::fprintf(f, "transparent huge pages: %s\n", thp.c_str());
+#if defined(__linux__) && defined(PR_GET_THP_DISABLE)
+    std::fprintf(f, "pages: %s\n",
+                 prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) == 1
+                     ? "4 KiB only (--pages 4k: huge pages disabled for this process)"
+                     : "tables of 4 MiB and more on 2 MiB pages where the kernel grants them (--pages 2m)");
+#endif
     std::fprintf(f, "library %s, compiler %s\n", tf_version_string(), __VERSION__);
 #if !defined(__OPTIMIZE__)
     std::fprintf(f,
@@ -800,8 +855,9 @@ inline void require_ok(tf_status st, const char *what) {
 // benchmark.
 inline void run_cases(Bench &bench, const std::string &tag, unsigned reps, uint64_t ops, const char *unit,
                       const std::atomic<uint64_t> &failures) {
-    std::fprintf(stderr, "[%s] %zu cases x (1 warm-up + %u rounds) of %" PRIu64 " %s\n", tag.c_str(),
-                 bench.cases().size(), reps, ops, unit);
+    const long long huge = huge_page_bytes();
+    std::fprintf(stderr, "[%s] %zu cases x (1 warm-up + %u rounds) of %" PRIu64 " %s; %s on huge pages\n", tag.c_str(),
+                 bench.cases().size(), reps, ops, unit, huge < 0 ? "? bytes" : fmt_bytes(double(huge)).c_str());
     bench.run(reps);
     if (failures.load() == 0) return;
     std::fprintf(stderr, "%s: %" PRIu64 " library calls failed (%s)\n", program_name().c_str(), failures.load(),
