@@ -449,10 +449,14 @@ TF_API tf_status tf_rate_limiter_reset(tf_rate_limiter *limiter, const void *key
  * @brief The limiter's counters: keys tracked, reclaimed, denied or admitted
  * on a full table, and the memory held.
  *
- * Takes each shard's lock in turn to add up the memory (O(shards)); the
- * counters are read at slightly different moments when other threads are
- * deciding. Writes only the first stats->size bytes (docs/conventions.md,
- * "Versioned structs"); nothing on failure.
+ * Takes no lock: O(shards) atomic reads. Each counter, and the memory of
+ * each shard's table, of the global window and of the overrides, is the
+ * value after some completed change (every change updates it under its own
+ * lock); when other threads are deciding meanwhile, the parts are read at
+ * slightly different moments, so the sum may mix moments (it is exact once
+ * they stop, and never a torn or half-made figure). Writes only the first
+ * stats->size bytes (docs/conventions.md, "Versioned structs"); nothing on
+ * failure.
  *
  * @param[in]     limiter  the limiter.
  * @param[in,out] stats    initialized with ::TF_RATE_LIMITER_STATS_INIT;
@@ -472,7 +476,8 @@ TF_API tf_status tf_rate_limiter_get_stats(const tf_rate_limiter *limiter, tf_ra
  * global window and the overrides (the `memory` of
  * tf_rate_limiter_get_stats()).
  *
- * Takes each shard's lock in turn (O(shards)).
+ * Takes no lock (O(shards)); what a concurrent call sees: as
+ * tf_rate_limiter_get_stats().
  *
  * @param[in]  limiter  the limiter.
  * @param[out] bytes    receives the number of bytes.
@@ -506,6 +511,8 @@ TF_API tf_status tf_rate_limiter_get_info(const tf_rate_limiter *limiter, tf_rat
  *
  * The size may change before tf_rate_limiter_serialize() runs, when other
  * threads make requests meanwhile; serialize then reports the new size.
+ * O(shards) in bucketed mode (from each table's record count and key
+ * bytes); exact mode also visits every record for its grant count.
  *
  * @param[in]  limiter  the limiter.
  * @param[out] size     receives the blob's size in bytes.

@@ -176,8 +176,10 @@ TF_API tf_status tf_rate_limiter_serialize(const tf_rate_limiter *limiter, void 
     return guard([&] {
         const RateLimiter &rl = *limiter->impl;
         RateLimiter::AllLocked all(rl);
-        return tf::wire::encode(tf::wire::Kind::RateLimiter, rl.wire_flags(), rl.payload_size(), buf, capacity, written,
-                                [&](tf::wire::Writer &w) { rl.write_payload(w); });
+        std::vector<tf::rate::Table::Rec> recs;
+        const size_t payload = rl.payload_size(&recs);
+        return tf::wire::encode(tf::wire::Kind::RateLimiter, rl.wire_flags(), payload, buf, capacity, written,
+                                [&](tf::wire::Writer &w) { rl.write_payload(w, recs); });
     });
 }
 

@@ -145,17 +145,24 @@ Table::~Table() {
         if (!at(i).empty()) release(at(i));
 }
 
-size_t Table::bytes() const { return slot_bytes(cap_, stride_) + extra_; }
+void Table::reserve(size_t cap) {
+    if (cap == 0 || cap_ != 0) return;
+    size_t bytes;
+    if (mul_overflows(cap, stride_, &bytes)) throw std::bad_alloc();
+    ZeroedBlock block(bytes);  // throws std::bad_alloc
+    rebuild_into(block, cap, 0);
+}
 
 void Table::release(Rec r) {
+    key_bytes_ -= r.key_len();
     if ((r.code() & kLenMask) == kOutOfLine) {
-        extra_ -= r.key_len();
+        add_bytes(0, r.key_len());
         std::free(const_cast<uint8_t *>(r.key()));
     }
     if (exact_) {
         GrantRing *g = ring_of(r);
         if (g) {
-            extra_ -= GrantRing::bytes(g->cap);
+            add_bytes(0, GrantRing::bytes(g->cap));
             std::free(g);
         }
     }
@@ -226,11 +233,11 @@ void Table::rebuild_into(ZeroedBlock &block, size_t ncap, size_t ncursor) noexce
         std::memcpy(nslots + j * stride_, r.p, stride_);
     }
     block_.swap(block);  // the old slots are freed with `block`
-    slots_ = nslots;
+    add_bytes(slot_bytes(ncap, stride_), slot_bytes(cap_, stride_));
     cap_ = ncap;
     cursor_ = ncursor;
     hint_cap_.store(0, std::memory_order_relaxed);
-    hint_slots_.store(slots_, std::memory_order_relaxed);
+    hint_slots_.store(nslots, std::memory_order_relaxed);
     hint_cap_.store(cap_, std::memory_order_relaxed);
 }
 
@@ -251,12 +258,13 @@ Table::Rec Table::insert(const void *key, size_t len, const Hash128 &h, Room *ro
         const uint64_t n = len;
         std::memcpy(r.p + 9, &copy, sizeof copy);
         std::memcpy(r.p + 17, &n, 8);
-        extra_ += len;
+        add_bytes(len, 0);
     } else {
         r.p[8] = uint8_t(len + 1);
         if (len) std::memcpy(r.p + 9, key, len);
     }
     ++count_;
+    key_bytes_ += len;
     return r;
 }
 
@@ -292,7 +300,7 @@ bool Table::shrink() noexcept {
 
 void Table::erase(Rec r) {
     release(r);
-    size_t i = size_t(r.p - slots_) / stride_;
+    size_t i = size_t(r.p - slots()) / stride_;
     // backward-shift deletion: pull later records of the same run back
     for (size_t j = next(i);; j = next(j)) {
         Rec q = at(j);
@@ -540,6 +548,7 @@ tf_status RateLimiter::set_global_limit(uint64_t limit) {
     global_ring_.swap(ring);
     global_limit_ = limit;
     global_latest_ = global_total_ = 0;
+    publish_global();
     return TF_OK;
 }
 
@@ -554,10 +563,12 @@ tf_status RateLimiter::set_key_limit(const void *key, size_t len, uint64_t limit
     {  // may throw: nothing changed yet
         std::unique_lock<std::shared_mutex> olock(overrides_mu_);
         std::string k(static_cast<const char *>(key), len);
-        if (limit)
-            overrides_[k] = uint32_t(limit);
-        else
-            overrides_.erase(k);
+        if (limit) {
+            if (overrides_.insert_or_assign(k, uint32_t(limit)).second)
+                override_bytes_now_.fetch_add(override_bytes(len), std::memory_order_relaxed);
+        } else if (overrides_.erase(k)) {
+            override_bytes_now_.fetch_sub(override_bytes(len), std::memory_order_relaxed);
+        }
         has_overrides_.store(!overrides_.empty(), std::memory_order_release);
     }
     Table::Rec r = sh.table.find(key, len, h);
@@ -757,7 +768,10 @@ __attribute__((always_inline)) inline void RateLimiter::acquire_global(Request &
         const Decision d = combine(q.d, gd, n);
         // granted now, so granted in reserve_global (the key's part only
         // turns to a denial since), which grew the ring if it had to
-        if (d.allowed && limit - gd.remaining > global_ring_->cap) global_ring_.swap(gh->grown);
+        if (d.allowed && limit - gd.remaining > global_ring_->cap) {
+            global_ring_.swap(gh->grown);
+            publish_global();
+        }
         global_advance(gt);
         q.d = d;
     } else {
@@ -906,7 +920,7 @@ size_t RateLimiter::override_bytes(size_t key_len) {
     return std::max(key_len, inline_capacity) + 48;
 }
 
-void RateLimiter::stats(tf_rate_limiter_stats *out) const {
+TF_NO_FUZZ_COVERAGE void RateLimiter::stats(tf_rate_limiter_stats *out) const {
     out->keys = keys_.load();
     out->reclaimed = reclaimed_.load();
     out->denied_full = denied_full_.load();
@@ -914,18 +928,13 @@ void RateLimiter::stats(tf_rate_limiter_stats *out) const {
     out->memory = memory();
 }
 
-size_t RateLimiter::memory() const {
+// Without any lock: each part as of its last change (the header's
+// thread-safety note says what a concurrent call sees).
+TF_NO_FUZZ_COVERAGE size_t RateLimiter::memory() const {
     size_t b = sizeof(*this);
-    for (const Shard &s : shards_) {
-        std::lock_guard<ShardLock> lock(s.mu);
-        b += s.table.bytes();
-    }
-    {
-        std::lock_guard<std::mutex> g(global_mu_);
-        b += global_bytes(exact(), global_limit_, spec_.nb, global_ring_ ? global_ring_->cap : 0);
-    }
-    std::shared_lock<std::shared_mutex> o(overrides_mu_);
-    for (const auto &kv : overrides_) b += override_bytes(kv.first.size());
+    for (const Shard &s : shards_) b += s.table.bytes();
+    b += global_bytes_now_.load(std::memory_order_relaxed);
+    b += override_bytes_now_.load(std::memory_order_relaxed);
     return b;
 }
 
@@ -979,33 +988,46 @@ void RateLimiter::info(tf_rate_limiter_info *out) const {
 // on a common prefix), so equal states give equal blobs whatever the
 // tables' history.
 
-void RateLimiter::lock_all() const {
+TF_NO_FUZZ_COVERAGE void RateLimiter::lock_all() const {
     for (const Shard &s : shards_) s.mu.lock();
     global_mu_.lock();
     overrides_mu_.lock_shared();
 }
 
-void RateLimiter::unlock_all() const {
+TF_NO_FUZZ_COVERAGE void RateLimiter::unlock_all() const {
     overrides_mu_.unlock_shared();
     global_mu_.unlock();
     for (const Shard &s : shards_) s.mu.unlock();
 }
 
-size_t RateLimiter::payload_size() const {
+// Bucketed records are all the same size but for their keys: the size
+// comes from the tables' counts and key bytes, without visiting a record
+// (serialized_size); exact ones hold their rings' grants, so they are
+// visited, once (serialize gathers them for write_payload in that pass).
+TF_NO_FUZZ_COVERAGE size_t RateLimiter::payload_size(std::vector<Table::Rec> *recs) const {
     size_t n = 9 * 8 + 8 + (seed_ != 0 ? 4 : 0);
     if (global_limit_) n += exact() ? 4 + 8 * size_t(global_ring_->count) : 8 * size_t(spec_.nb);
     n += 8;
     for (const auto &kv : overrides_) n += 8 + kv.first.size();
     n += 8;
-    for (const Shard &s : shards_)
-        s.table.for_each([&](Table::Rec r) {
-            n += 4 + r.key_len() + 8;
-            n += exact() ? 4 + 8 * size_t(ring_of(r)->count) : 2 * size_t(spec_.nb);
-        });
+    if (recs) {
+        size_t total = 0;
+        for (const Shard &s : shards_) total += s.table.size();
+        recs->reserve(total);
+    }
+    const size_t fixed = 4 + 8 + (exact() ? 4 : 2 * size_t(spec_.nb));
+    for (const Shard &s : shards_) {
+        n += s.table.size() * fixed + s.table.key_bytes();
+        if (exact() || recs)
+            s.table.for_each([&](Table::Rec r) {
+                if (exact()) n += 8 * size_t(ring_of(r)->count);
+                if (recs) recs->push_back(r);
+            });
+    }
     return n;
 }
 
-void RateLimiter::write_payload(wire::Writer &w) const {
+TF_NO_FUZZ_COVERAGE void RateLimiter::write_payload(wire::Writer &w, std::vector<Table::Rec> &recs) const {
     uint64_t horizon = 0;
     for (const Shard &s : shards_) horizon = std::max(horizon, s.horizon);
     for (uint64_t v : {limit_, window_, spec_.width, max_keys_.load(), global_limit_.load(), reclaimed_.load(),
@@ -1035,9 +1057,6 @@ void RateLimiter::write_payload(wire::Writer &w) const {
         w.u32(uint32_t(kv->first.size()));
         w.bytes(kv->first.data(), kv->first.size());
     }
-    std::vector<Table::Rec> recs;
-    for (const Shard &s : shards_) recs.reserve(recs.size() + s.table.size());
-    for (const Shard &s : shards_) s.table.for_each([&](Table::Rec r) { recs.push_back(r); });
     std::sort(recs.begin(), recs.end(),
               [](Table::Rec a, Table::Rec b) { return key_less(a.key(), a.key_len(), b.key(), b.key_len()); });
     w.u64(recs.size());
@@ -1307,6 +1326,7 @@ struct RateLimiter::Measure {
 // Throws std::bad_alloc (what was built is freed).
 struct RateLimiter::Build {
     std::unique_ptr<RateLimiter> rl;
+    const uint64_t *shard_keys = nullptr;  // pass 1's count of each shard's keys
 
     // A ring holding the `count` grant times at `data` (in the blob),
     // exactly as large as they are.
@@ -1324,7 +1344,13 @@ struct RateLimiter::Build {
         rl->reclaimed_ = h.reclaimed;
         rl->denied_full_ = h.denied_full;
         rl->allowed_full_ = h.allowed_full;
-        for (Shard &s : rl->shards_) s.horizon = h.horizon;
+        for (size_t i = 0; i < kShards; ++i) {
+            Shard &s = rl->shards_[i];
+            s.horizon = h.horizon;
+            // the table as large as inserting its keys one by one would
+            // make it (what pass 1 counted): one allocation, no rebuild
+            s.table.reserve(Table::capacity_for(size_t(shard_keys[i])));
+        }
         if (h.global_limit == 0) return;
         if (h.exact) {
             rl->global_ring_.reset(ring_from(g.data, g.count, uint32_t(h.global_limit)));
@@ -1336,9 +1362,11 @@ struct RateLimiter::Build {
         }
         rl->global_limit_.store(h.global_limit);
         rl->global_latest_ = h.global_latest;
+        rl->publish_global();
     }
     void add_override(const uint8_t *k, uint32_t len, uint32_t lim) {
         rl->overrides_.emplace(std::string(reinterpret_cast<const char *>(k), len), lim);
+        rl->override_bytes_now_ += override_bytes(len);
     }
     void key(const PayloadKey &k) {
         const Hash128 h = key_hash(k.key, k.len, rl->seed_);
@@ -1375,6 +1403,7 @@ tf_status RateLimiter::read(wire::Reader &r, uint32_t flags, const DeserializeLi
     if (st != TF_OK) return st;
     if ((st = limits.check_memory(need.bytes)) != TF_OK) return st;
     Build build;
+    build.shard_keys = need.shard_keys;
     if ((st = parse_payload(r, flags, build)) != TF_OK) return st;
     *out = std::move(build.rl);
     return TF_OK;

@@ -18,6 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/coverage.hpp"
 #include "common/hash.hpp"
 #include "common/memory.hpp"
 #include "common/status.hpp"
@@ -126,6 +127,11 @@ class Table {
     Table(const Table &) = delete;
     Table &operator=(const Table &) = delete;
 
+    // An empty table made `cap` slots large at once (deserialize, which
+    // knows how many records each table gets: the capacity growth would
+    // reach, Table::capacity_for). Throws std::bad_alloc with nothing
+    // changed.
+    void reserve(size_t cap);
     // Records of `stride` bytes; keys hashed with `seed` (key_hash).
     void init(size_t stride, bool exact, uint32_t seed) {
         stride_ = stride;
@@ -133,7 +139,13 @@ class Table {
         seed_ = seed;
     }
     size_t size() const { return count_; }
-    size_t bytes() const;
+    // The bytes of the records' keys, added up (inline and out of line).
+    size_t key_bytes() const { return key_bytes_; }
+    // The memory the table holds: its slots, out-of-line keys and exact
+    // rings. Readable without the shard's lock: a relaxed atomic that
+    // each change (under that lock) sets, so that a reader without the
+    // lock sees the figure of some moment of this table.
+    size_t bytes() const { return bytes_.load(std::memory_order_relaxed); }
     // The capacity of a table that grew to hold `count` records (the same
     // steps as insert), before creating it.
     static size_t capacity_for(size_t count);
@@ -199,7 +211,7 @@ class Table {
         __builtin_prefetch(p + 64, 1);
     }
     // Accounts for memory a record owns outside the table (exact rings).
-    void add_extra(size_t add, size_t sub) { extra_ = extra_ + add - sub; }
+    void add_extra(size_t add, size_t sub) { add_bytes(add, sub); }
     // Visits up to `slots` slots from the sweep cursor; removes the records
     // `idle(rec)` says to (it may look at them first). Returns how many.
     template <class F>
@@ -214,7 +226,8 @@ class Table {
     }
 
    private:
-    Rec at(size_t i) const { return Rec{slots_ + i * stride_}; }
+    uint8_t *slots() const { return static_cast<uint8_t *>(block_.data()); }
+    Rec at(size_t i) const { return Rec{slots() + i * stride_}; }
     size_t home(const Hash128 &h) const { return size_t(reduce(h.h2, cap_)); }
     size_t next(size_t i) const { return i + 1 == cap_ ? 0 : i + 1; }
     // Whether a table of `cap` slots needs to grow before its `count`-th record.
@@ -225,15 +238,20 @@ class Table {
     // table's; the sweep goes on after slot `ncursor`.
     void rebuild_into(ZeroedBlock &block, size_t ncap, size_t ncursor) noexcept;
     void release(Rec r);  // frees what a record owns outside the table
+    // bytes() += add - sub (the writer holds the shard's lock: no
+    // read-modify-write needed)
+    void add_bytes(size_t add, size_t sub) {
+        bytes_.store(bytes_.load(std::memory_order_relaxed) + add - sub, std::memory_order_relaxed);
+    }
 
     // The slots: a ZeroedBlock (lib/common/memory.hpp), so that a table of
     // 4 MiB or more is mapped on huge pages like the other structures'.
     ZeroedBlock block_;
-    uint8_t *slots_ = nullptr;  // block_.data()
     size_t cap_ = 0, count_ = 0, stride_ = 0, cursor_ = 0;
-    size_t extra_ = 0;                                  // out-of-line keys and exact rings
-    std::atomic<const uint8_t *> hint_slots_{nullptr};  // slots_ and cap_ for prefetch()
+    size_t key_bytes_ = 0;                              // key_bytes()
+    std::atomic<const uint8_t *> hint_slots_{nullptr};  // slots() and cap_ for prefetch()
     std::atomic<size_t> hint_cap_{0};
+    std::atomic<size_t> bytes_{0};  // bytes()
     bool exact_ = false;
     uint32_t seed_ = 0;
 };
@@ -339,8 +357,11 @@ class RateLimiter {
        private:
         const RateLimiter &rl_;
     };
-    size_t payload_size() const;
-    void write_payload(wire::Writer &w) const;
+    // The payload's size; the records, when `recs` is given, gathered
+    // (unordered) for write_payload in the same pass.
+    size_t payload_size(std::vector<Table::Rec> *recs = nullptr) const;
+    // Writes the payload of the records payload_size gathered (sorted here).
+    void write_payload(wire::Writer &w, std::vector<Table::Rec> &recs) const;
     // Validates the whole payload and checks the memory the limiter will
     // hold against `limits`, then builds it.
     static tf_status read(wire::Reader &r, uint32_t flags, const DeserializeLimits &limits,
@@ -493,6 +514,17 @@ class RateLimiter {
     mutable std::shared_mutex overrides_mu_;
     std::unordered_map<std::string, uint32_t> overrides_;
     std::atomic<bool> has_overrides_{false};  // overrides_ is not empty
+
+    // The memory figure's parts outside the tables, as of their last
+    // change (written under global_mu_ and overrides_mu_, read by
+    // memory() without them): global_bytes() of the global window, and
+    // override_bytes() of every override.
+    std::atomic<size_t> global_bytes_now_{0}, override_bytes_now_{0};
+    void publish_global() {
+        global_bytes_now_.store(global_bytes(exact(), global_limit_.load(std::memory_order_relaxed), spec_.nb,
+                                             global_ring_ ? global_ring_->cap : 0),
+                                std::memory_order_relaxed);
+    }
 
     std::atomic<uint64_t> max_keys_{0};
     // After a fruitless search for room, how many more new keys only look

@@ -1,0 +1,17 @@
+// TF_NO_FUZZ_COVERAGE: a function built without libFuzzer's coverage
+// instrumentation (clang's -fsanitize=fuzzer builds, which compile the
+// library's sources too; nothing elsewhere). For code whose branches give a
+// fuzzer nothing to steer by (loops over every shard or slot, sums,
+// writers of a state already checked), where the edge counters and
+// comparison tracing cost a fuzz program most of its time
+// (docs/reliability.md, "Fuzzing"). The sanitizers still check it.
+#ifndef TF_LIB_COMMON_COVERAGE_HPP
+#define TF_LIB_COMMON_COVERAGE_HPP
+
+#if defined(__clang__)
+#define TF_NO_FUZZ_COVERAGE __attribute__((no_sanitize("coverage")))
+#else
+#define TF_NO_FUZZ_COVERAGE
+#endif
+
+#endif
