@@ -70,7 +70,7 @@ llvm-cov-14 report "${objects[@]}" -instr-profile="$out/corpus.profdata" 2>/dev/
 # The deserializers' functions, line by line (llvm-cov show of the functions
 # whose names suggest reading a blob; classified below by demangled name).
 llvm-cov-14 show "${objects[@]}" -instr-profile="$out/corpus.profdata" \
-  -name-regex='.*(read|parse|deserial|Reader|decode|open|Build|Measure|versioned|check|Overrides|layout).*' \
+  -name-regex='.*(read|parse|deserial|Reader|decode|open|Build|Measure|versioned|check|Overrides|layout|audit|flaw).*' \
   >"$out/functions.txt" 2>/dev/null
 cd "$root"
 
@@ -91,7 +91,7 @@ DESERIALIZERS = [
                      r'|^tf_rate_limiter_deserialize|deserialize<tf::rate::RateLimiter'),
     ('rotating_cuckoo', r'^tf::cuckoo::RotatingCuckoo::read|^tf_rotating_cuckoo_deserialize'
                         r'|deserialize<tf::cuckoo::RotatingCuckoo'),
-    ('recency_window', r'^tf::recency::(RecencyWindow::read|SlidingTable::read|SlidingTable::decode)'
+    ('recency_window', r'^tf::recency::(RecencyWindow::read|SlidingTable::read_with|SlidingTable::stash_flaw)|SlidingTable::audit<'
                        r'|^tf_recency_window_deserialize|deserialize<tf::recency::RecencyWindow'),
 ]
 src, dst = sys.argv[1], sys.argv[2]

@@ -160,8 +160,9 @@ size_t RecencyWindow::memory_of(const std::vector<Level> &levels) {
     return bytes + scratch * sizeof(Entry);
 }
 
-RecencyWindow::RecencyWindow(const Config &c) : cfg_(c) {
-    std::vector<Level> levels = plan(c);
+RecencyWindow::RecencyWindow(const Config &c) : RecencyWindow(c, plan(c)) {}
+
+RecencyWindow::RecencyWindow(const Config &c, std::vector<Level> levels) : cfg_(c) {
     uint64_t scratch = 0;
     for (Level &l : levels) {
         l.table = SlidingTable(l.shape);
@@ -497,7 +498,9 @@ tf_status RecencyWindow::read(wire::Reader &r, uint32_t flags, const Deserialize
     }
     if (!r.done()) return fail(TF_ERR_CORRUPT, "%zu bytes after the last level", r.remaining());
 
-    std::unique_ptr<RecencyWindow> w(new RecencyWindow(c));
+    // the plan made above (its tables not allocated yet) becomes the
+    // structure's levels: nothing planned twice
+    std::unique_ptr<RecencyWindow> w(new RecencyWindow(c, std::move(plan_levels)));
     w->t_ = t;
     w->sync_all();
     st.inserts = t;
@@ -523,32 +526,26 @@ tf_status RecencyWindow::read(wire::Reader &r, uint32_t flags, const Deserialize
                 return fail(TF_ERR_CORRUPT, "level %u's stash entry %u has class ID %llu, outside its field of %llu", i,
                             j, (unsigned long long)stash[j].cls, (unsigned long long)l.field);
         }
-        uint64_t occupied = 0;
-        for (uint64_t s = 0; s < l.shape.slots; ++s) {
-            if (!tab.empty_at(s))
-                ++occupied;
-            else if (!tab.zero_at(s))
-                return fail(TF_ERR_CORRUPT, "level %u's empty slot %llu has bits set", i, (unsigned long long)s);
-        }
-        if (occupied != h.items)
+        // one pass over the slots: the empty ones all 0 bits, the count of
+        // the others, and the first entry whose signature is wider than
+        // its width (its remainder above the largest, so in a bucket it
+        // may not occupy) or held twice in the level (find() would not
+        // reach it), reported in this order, then the stash's entries
+        const SlidingTable::Audit a = tab.audit();
+        if (a.bad_empty != SlidingTable::kNone)
+            return fail(TF_ERR_CORRUPT, "level %u's empty slot %llu has bits set", i, (unsigned long long)a.bad_empty);
+        if (a.occupied != h.items)
             return fail(TF_ERR_CORRUPT, "level %u says %llu entries; its slots hold %llu", i,
-                        (unsigned long long)h.items, (unsigned long long)occupied);
-        tab.restore(occupied, stash, h.stash, h.cursor);
-        // every signature within its width (its remainder at most the
-        // largest, so in a bucket it may occupy) and held once in the level: find() reaches each entry itself
-        const uint64_t mask = tab.sig_mask();
-        for (uint64_t s = 0; s < l.shape.slots + h.stash; ++s) {
-            if (s < l.shape.slots && tab.empty_at(s)) continue;
-            uint64_t sig = s < l.shape.slots ? 0 : stash[s - l.shape.slots].sig;
-            const bool fits = s < l.shape.slots ? tab.sig_at(s, &sig) : (sig & ~mask) == 0;
-            if (!fits)
-                return fail(TF_ERR_CORRUPT,
-                            "level %u's entry %llu has a signature wider than %u bits (a bucket it may not occupy)", i,
-                            (unsigned long long)s, l.shape.sig_bits);
-            if (tab.find(sig) != s)
-                return fail(TF_ERR_CORRUPT, "level %u holds the signature of entry %llu twice", i,
-                            (unsigned long long)s);
-        }
+                        (unsigned long long)h.items, (unsigned long long)a.occupied);
+        tab.restore(a.occupied, stash, h.stash, h.cursor);
+        uint64_t at = a.flaw_at;
+        const SlidingTable::Flaw flaw = a.flaw != SlidingTable::Flaw::kNone ? a.flaw : tab.stash_flaw(&at);
+        if (flaw == SlidingTable::Flaw::kWide)
+            return fail(TF_ERR_CORRUPT,
+                        "level %u's entry %llu has a signature wider than %u bits (a bucket it may not occupy)", i,
+                        (unsigned long long)at, l.shape.sig_bits);
+        if (flaw == SlidingTable::Flaw::kTwice)
+            return fail(TF_ERR_CORRUPT, "level %u holds the signature of entry %llu twice", i, (unsigned long long)at);
     }
     *out = std::move(w);
     return TF_OK;

@@ -162,6 +162,10 @@ class RecencyWindow {
                           std::unique_ptr<RecencyWindow> *out);
 
    private:
+    // The same with its levels planned (plan(c), tables not allocated):
+    // read() passes the plan it checked the blob against.
+    RecencyWindow(const Config &c, std::vector<Level> levels);
+
     // Per level, what the block arithmetic needs at the current stream
     // position, set by sync() after every change of t_: the hot paths
     // (the scans' stale tests, finds, promotions) then take no division.

@@ -43,6 +43,19 @@
 #include "common/hash.hpp"
 #include "cuckoo/packed_table.hpp"
 
+// The reader's pass over every slot of a table (SlidingTable::audit) is
+// built without libFuzzer's coverage instrumentation (clang; the
+// sanitizers still check it): its verdict comes back to
+// RecencyWindow::read, which branches on it under the instrumentation, so
+// a fuzzer still sees each outcome, while the tracing of the per-slot
+// comparisons took most of the time of a fuzz program's round trips and
+// steers nothing (docs/reliability.md, "Fuzzing").
+#if defined(__clang__)
+#define TF_READ_NO_COVERAGE __attribute__((no_sanitize("coverage")))
+#else
+#define TF_READ_NO_COVERAGE
+#endif
+
 namespace tf {
 namespace recency {
 
@@ -68,9 +81,8 @@ struct TableShape {
     // The largest remainder a signature of sig_bits bits has.
     uint64_t max_remainder() const { return sig_max() / buckets(); }
     unsigned remainder_bits() const {
-        unsigned n = 0;
-        for (uint64_t r = max_remainder(); r != 0; r >>= 1) ++n;
-        return n;
+        const uint64_t r = max_remainder();
+        return r == 0 ? 0 : 64 - unsigned(__builtin_clzll(r));
     }
     unsigned entry_bits() const { return remainder_bits() + 1 + class_bits; }
 };
@@ -354,8 +366,6 @@ class SlidingTable {
     const cuckoo::RuntimeSlots &plane(unsigned i) const { return i == 0 ? lo_ : hi_; }
     cuckoo::RuntimeSlots &plane(unsigned i) { return i == 0 ? lo_ : hi_; }
     const Entry *stash() const { return stash_; }
-    // Whether slot s is empty.
-    bool empty_at(uint64_t s) const { return (lo_.get(s) & cmask()) == 0; }
     // The signature held in the occupied slot s, rebuilt from its bucket,
     // way bit and remainder into *sig; false when it is not a signature of
     // sig_bits bits (a remainder field holds values past the largest
@@ -369,8 +379,39 @@ class SlidingTable {
         *sig = q_.join(r, home);
         return true;
     }
-    // Whether every bit of slot s is 0.
-    bool zero_at(uint64_t s) const { return read(s) == 0; }
+
+    // The checks of a table whose planes were filled from a blob, as a
+    // reader makes them (recency_window.cpp, RecencyWindow::read), in one
+    // pass over the slots, each read once.
+    enum class Flaw { kNone, kWide, kTwice };
+    struct Audit {
+        uint64_t occupied = 0;       // slots whose class field is not 0
+        uint64_t bad_empty = kNone;  // the first empty slot (class field 0) with other bits set
+        Flaw flaw = Flaw::kNone;     // the first flawed entry of the slots (below)
+        uint64_t flaw_at = 0;        // its slot
+    };
+    // Before restore(). With bad_empty kNone: the occupied slots, and the
+    // first slot, in order, whose signature is wider than sig_bits (kWide:
+    // a remainder past the largest, which sig_at() refuses) or which
+    // find() of its signature would not reach (kTwice: a copy of it comes
+    // first in find()'s order). The same verdict and slot as checking
+    // sig_at() and find(sig) == s slot by slot, for less: find() looks in
+    // the signature's primary bucket, then in its alternate, so a copy found
+    // before slot s of bucket b holding (remainder r, way w) is an earlier
+    // slot of b with the same stored key (r, w) or, when b is the alternate
+    // bucket (w = 1), a slot of the primary bucket alt(b, r) holding (r, 0).
+    TF_READ_NO_COVERAGE Audit audit() const { return wide_ ? audit<true>() : audit<false>(); }
+    // After restore(): the first stash entry i (*at = slots() + i) whose
+    // signature has bits above sig_bits (kWide) or is held in the table or
+    // earlier in the stash (kTwice: find() does not reach it).
+    Flaw stash_flaw(uint64_t *at) const {
+        for (unsigned i = 0; i < stash_n_; ++i) {
+            *at = shape_.slots + i;
+            if ((stash_[i].sig & ~shape_.sig_max()) != 0) return Flaw::kWide;
+            if (find(stash_[i].sig) != shape_.slots + i) return Flaw::kTwice;
+        }
+        return Flaw::kNone;
+    }
     // Sets the counts after the planes were filled: `items` occupied
     // slots (the caller counted them), the stash, the cursor (<= slots).
     void restore(uint64_t items, const Entry *stash, unsigned n, uint64_t cursor) {
@@ -390,6 +431,61 @@ class SlidingTable {
 
    private:
     uint64_t cmask() const { return (uint64_t(1) << cbits_) - 1; }
+    // Slot s's bits through a copy of the low plane's geometry.
+    template <bool Wide>
+    TF_READ_NO_COVERAGE __attribute__((flatten)) uint128_t read_with(const uint64_t *lo, const cuckoo::packed::View &lv,
+                                                                     uint64_t s) const {
+        uint128_t v = cuckoo::packed::get(lo, s, lv.bits, lv.mask, lv.last);
+        if constexpr (Wide) v |= uint128_t(get_hi(s)) << 64;
+        return v;
+    }
+    // (flatten: the packed reads inlined, so that they too are built
+    // without the tracing)
+    template <bool Wide>
+    TF_READ_NO_COVERAGE __attribute__((flatten)) Audit audit() const {
+        const uint64_t *lo = lo_.words();
+        const cuckoo::packed::View lv = lo_.view();
+        const uint64_t cm = cmask(), buckets = shape_.buckets(), sig_max = shape_.sig_max();
+        Audit a;
+        for (uint64_t b = 0; b < buckets; ++b) {
+            const uint64_t base = b * kPerBucket;
+            uint128_t key[kPerBucket];
+            bool used[kPerBucket];
+            for (unsigned j = 0; j < kPerBucket; ++j) {
+                const uint128_t v = read_with<Wide>(lo, lv, base + j);
+                used[j] = (uint64_t(v) & cm) != 0;
+                key[j] = v >> cbits_;
+                if (used[j]) {
+                    a.occupied++;
+                } else if (v != 0) {
+                    a.bad_empty = base + j;
+                    return a;
+                }
+            }
+            if (a.flaw != Flaw::kNone) continue;
+            for (unsigned j = 0; j < kPerBucket && a.flaw == Flaw::kNone; ++j) {
+                if (!used[j]) continue;
+                a.flaw_at = base + j;
+                const uint64_t r = uint64_t(key[j] >> 1);
+                const bool alternate = (key[j] & 1) != 0;
+                const uint64_t home = alternate ? q_.alt(b, r) : b;
+                if (uint128_t(r) * buckets + home > sig_max) {
+                    a.flaw = Flaw::kWide;
+                    break;
+                }
+                for (unsigned i = 0; i < j; ++i)
+                    if (used[i] && key[i] == key[j]) a.flaw = Flaw::kTwice;
+                if (alternate) {
+                    const uint128_t primary_key = key_part(r, 0);
+                    for (unsigned i = 0; i < kPerBucket; ++i) {
+                        const uint128_t v = read_with<Wide>(lo, lv, home * kPerBucket + i);
+                        if ((uint64_t(v) & cm) != 0 && (v >> cbits_) == primary_key) a.flaw = Flaw::kTwice;
+                    }
+                }
+            }
+        }
+        return a;
+    }
     uint64_t get_lo(uint64_t s) const { return lo_.get(s); }
     uint64_t get_hi(uint64_t s) const { return hi_.get(s); }
     template <bool Wide>

@@ -81,6 +81,26 @@ bool keeps_promise(const tf_recency_window_info &info, uint64_t r, uint64_t e) {
     return r <= e + info.block - 1;
 }
 
+// The options of a caller compiled against a newer library (a struct 16
+// bytes longer): with the bytes this library does not know left 0 its
+// max_memory is read (one byte below the structure's memory: refused as
+// too large, before anything is allocated); a byte set there is refused as
+// an unknown option. Neither makes a handle.
+void check_newer_options(const uint8_t *data, size_t size, size_t need) {
+    struct Newer {
+        tf_deserialize_options o;
+        unsigned char more[16];
+    } newer;
+    std::memset(&newer, 0, sizeof newer);
+    newer.o.size = sizeof newer;
+    newer.o.max_memory = need - 1;
+    tf_recency_window *w = nullptr;
+    FUZZ_CHECK(tf_recency_window_deserialize(data, size, &newer.o, &w) == TF_ERR_TOO_LARGE && w == nullptr);
+    newer.o.max_memory = need;
+    newer.more[size % 16] = 1;
+    FUZZ_CHECK(tf_recency_window_deserialize(data, size, &newer.o, &w) == TF_ERR_INVALID_ARGUMENT && w == nullptr);
+}
+
 void check_blob(const uint8_t *data, size_t size) {
     tf_recency_window *w = nullptr;
     tf_clear_last_error();
@@ -94,6 +114,7 @@ void check_blob(const uint8_t *data, size_t size) {
     const size_t need = memory_of(w);
     FUZZ_CHECK(need <= size + (size_t(1) << 20));
     fuzz_check_max_memory(tf_recency_window_deserialize, tf_recency_window_free, data, size, need);
+    check_newer_options(data, size, need);
     check_stats(w);
     // it keeps working: a key inserted now is answered within the promise
     const tf_recency_window_info info = info_of(w);

@@ -1389,6 +1389,153 @@ static void rw_emit_blob(const char *dir, const char *name, const blob *b, tf_st
     rw_emit(dir, name, RW_BLOB, b, want);
 }
 
+/* Level 0 of a recency window blob (its header at RWF_L0, its packed slots
+ * after it): slots, entry bits, the class field's width, the words of its
+ * planes (the high plane's too, for entries wider than 64 bits). */
+#define RWF_SIG_BITS (HEADER_SIZE + 48)
+#define RWF_L0 (HEADER_SIZE + 96)
+typedef struct {
+    size_t at; /* its header */
+    uint64_t slots, buckets, sig_max, max_rem, words;
+    unsigned bits, class_bits;
+} rw_level;
+static rw_level rw_level_at(const blob *b, size_t at) {
+    rw_level l;
+    l.at = at;
+    const unsigned sig_bits = (unsigned)get_le(b->data + RWF_SIG_BITS, 4);
+    unsigned rem_bits = 0;
+    l.slots = get_le(b->data + at, 8);
+    l.bits = (unsigned)get_le(b->data + at + 8, 4);
+    l.buckets = l.slots / 4;
+    l.sig_max = sig_bits == 64 ? UINT64_MAX : (UINT64_C(1) << sig_bits) - 1;
+    l.max_rem = l.sig_max / l.buckets;
+    for (uint64_t r = l.max_rem; r != 0; r >>= 1) ++rem_bits;
+    l.class_bits = l.bits - 1 - rem_bits;
+    l.words = (l.slots * (l.bits > 64 ? 64 : l.bits) + 63) / 64;
+    if (l.bits > 64) l.words += (l.slots * (l.bits - 64) + 63) / 64;
+    return l;
+}
+static rw_level rw_level0(const blob *b) { return rw_level_at(b, RWF_L0); }
+/* The level after l. */
+static rw_level rw_level_next(const blob *b, const rw_level *l) {
+    return rw_level_at(b, l->at + 32 + 8 * l->words + 16 * get_le(b->data + l->at + 12, 4));
+}
+/* Slot s of a plane of entries of at most 64 bits (bit p of the little-endian
+ * words is bit p % 8 of byte p / 8). */
+static uint64_t rw_slot(const blob *b, const rw_level *l, uint64_t s) {
+    uint64_t v = 0;
+    for (unsigned i = 0; i < l->bits; ++i) {
+        const uint64_t p = s * l->bits + i;
+        if ((b->data[l->at + 32 + p / 8] >> (p % 8)) & 1) v |= UINT64_C(1) << i;
+    }
+    return v;
+}
+static void rw_set_slot(blob *b, const rw_level *l, uint64_t s, uint64_t v) {
+    for (unsigned i = 0; i < l->bits; ++i) {
+        const uint64_t p = s * l->bits + i;
+        uint8_t *byte = &b->data[l->at + 32 + p / 8];
+        *byte = (uint8_t)((*byte & ~(1u << (p % 8))) | (((v >> i) & 1) << (p % 8)));
+    }
+}
+/* The blob with `n` stash entries (sig, cls) appended to level 0's and its
+ * count set. */
+static blob rw_with_stash(const blob *b, unsigned n, const uint64_t *sig, const uint64_t *cls) {
+    const rw_level l = rw_level0(b);
+    const size_t at = RWF_L0 + 32 + 8 * l.words + 16 * get_le(b->data + RWF_L0 + 12, 4);
+    blob c = resized(b, b->len + 16 * n);
+    memcpy(c.data + at + 16 * n, b->data + at, b->len - at);
+    for (unsigned i = 0; i < n; ++i) {
+        put_le(c.data + at + 16 * i, sig[i], 8);
+        put_le(c.data + at + 16 * i + 8, cls[i], 8);
+    }
+    put_le(c.data + RWF_L0 + 12, get_le(b->data + RWF_L0 + 12, 4) + n, 4);
+    return c;
+}
+
+/* Hostile blobs of level 0's slots and stash, each breaking one invariant
+ * that RecencyWindow::read checks after the header (sealed: the target
+ * repairs the length and checksum): bits past the last slot, bits in an
+ * empty slot, an entry held
+ * twice in a bucket, a remainder past the largest, and stash entries (one
+ * that loads, a class ID outside the field, a signature wider than the
+ * width, one held twice). `narrow`: a blob whose level 0 has entries of at
+ * most 64 bits and signatures below 64 bits. */
+static void rw_hostile_slots(const char *dir, const blob *narrow, const blob *exact) {
+    const rw_level l = rw_level0(narrow);
+    if (l.bits > 64 || l.sig_max == UINT64_MAX) die("rw_hostile_slots: level 0 of the approximate blob is not narrow");
+    const uint64_t cm = (UINT64_C(1) << l.class_bits) - 1;
+    blob b;
+    if ((l.slots * l.bits) % 64 == 0) die("rw_hostile_slots: level 0 has no bits past its last slot");
+    b = resized(narrow, narrow->len);
+    b.data[RWF_L0 + 32 + (l.slots * l.bits) / 8] |= (uint8_t)(1u << ((l.slots * l.bits) % 8));
+    rw_emit(dir, "sealed_tail_bits", RW_SEALED, &b, TF_ERR_CORRUPT);
+    free(b.data);
+    /* an empty slot (class field 0) with a remainder bit set */
+    for (uint64_t s = 0; s < l.slots; ++s) {
+        if ((rw_slot(narrow, &l, s) & cm) != 0) continue;
+        b = resized(narrow, narrow->len);
+        rw_set_slot(&b, &l, s, (cm + 1) << 1);
+        rw_emit(dir, "sealed_empty_slot_bits", RW_SEALED, &b, TF_ERR_CORRUPT);
+        free(b.data);
+        break;
+    }
+    /* an entry copied into an empty slot of its bucket (one more entry said) */
+    int twice = 0, wide = 0;
+    for (uint64_t bucket = 0; bucket < l.buckets && !twice; ++bucket) {
+        uint64_t full = UINT64_MAX, empty = UINT64_MAX;
+        for (uint64_t j = 0; j < 4; ++j) {
+            const uint64_t v = rw_slot(narrow, &l, bucket * 4 + j);
+            if ((v & cm) != 0 && full == UINT64_MAX) full = bucket * 4 + j;
+            if ((v & cm) == 0 && empty == UINT64_MAX) empty = bucket * 4 + j;
+        }
+        if (full == UINT64_MAX || empty == UINT64_MAX) continue;
+        b = resized(narrow, narrow->len);
+        rw_set_slot(&b, &l, empty, rw_slot(narrow, &l, full));
+        put_le(b.data + RWF_L0 + 16, get_le(narrow->data + RWF_L0 + 16, 8) + 1, 8);
+        rw_emit(dir, "sealed_slot_twice", RW_SEALED, &b, TF_ERR_CORRUPT);
+        free(b.data);
+        twice = 1;
+    }
+    /* an entry in its primary bucket (way 0) whose remainder field is all
+     * ones, past the largest remainder there (a level whose bucket count
+     * is not a power of two) */
+    const unsigned levels = (unsigned)get_le(narrow->data + RWF_LEVELS, 4);
+    rw_level v = l;
+    for (unsigned i = 0; i < levels && !wide; ++i, v = i < levels ? rw_level_next(narrow, &v) : v) {
+        const uint64_t vcm = (UINT64_C(1) << v.class_bits) - 1;
+        const unsigned rem_bits = v.bits - 1 - v.class_bits;
+        const uint64_t all = (UINT64_C(1) << rem_bits) - 1;
+        if (v.bits > 64) continue;
+        for (uint64_t s = 0; s < v.slots && !wide; ++s) {
+            const uint64_t x = rw_slot(narrow, &v, s), bucket = s / 4;
+            if ((x & vcm) == 0 || ((x >> v.class_bits) & 1) != 0) continue;
+            if (!(all > v.max_rem || (all == v.max_rem && bucket > v.sig_max % v.buckets))) continue;
+            b = resized(narrow, narrow->len);
+            rw_set_slot(&b, &v, s, ((all << 1) << v.class_bits) | (x & vcm));
+            rw_emit(dir, "sealed_slot_wide", RW_SEALED, &b, TF_ERR_CORRUPT);
+            free(b.data);
+            wide = 1;
+        }
+    }
+    if (!twice || !wide) die("rw_hostile_slots: no slot to copy or widen");
+    /* the stash */
+    const uint64_t sig[2] = {UINT64_C(0x0123456789abcdef), UINT64_C(0x0123456789abcdef)}, cls[2] = {0, 0};
+    b = rw_with_stash(exact, 1, sig, cls);
+    rw_emit(dir, "sealed_stash", RW_SEALED, &b, TF_OK);
+    free(b.data);
+    b = rw_with_stash(exact, 2, sig, cls);
+    rw_emit(dir, "sealed_stash_twice", RW_SEALED, &b, TF_ERR_CORRUPT);
+    free(b.data);
+    const uint64_t far[1] = {UINT64_C(1) << 40};
+    b = rw_with_stash(exact, 1, sig, far);
+    rw_emit(dir, "sealed_stash_bad_class", RW_SEALED, &b, TF_ERR_CORRUPT);
+    free(b.data);
+    const uint64_t wide_sig[1] = {UINT64_MAX};
+    b = rw_with_stash(narrow, 1, wide_sig, cls);
+    rw_emit(dir, "sealed_stash_wide", RW_SEALED, &b, TF_ERR_CORRUPT);
+    free(b.data);
+}
+
 static void rw_blobs(const char *dir) {
     static const uint32_t flags[] = {TF_RECENCY_WINDOW_HISTORICAL, TF_RECENCY_WINDOW_HISTORICAL | GOLDEN_RW_APPROX,
                                      TF_RECENCY_WINDOW_EXACT, TF_RECENCY_WINDOW_OPTIMAL_SM};
@@ -1422,6 +1569,7 @@ static void rw_blobs(const char *dir) {
         rw_emit(dir, "sealed_bad_cursor", RW_SEALED, &b, TF_ERR_CORRUPT);
         free(b.data);
     }
+    rw_hostile_slots(dir, &golden[1], &golden[2]);
     for (int i = 0; i < 4; ++i) free(golden[i].data);
 }
 

@@ -493,6 +493,95 @@ void test_blob_shapes(void **) {
     assert_false(t.sig_at(slot, &sig));
 }
 
+// SlidingTable::audit, the reader's one pass over the slots, gives the
+// verdict and slot of the checks it replaced, made slot by slot: the first
+// empty slot with bits set, else the count and the first slot whose
+// sig_at() fails (kWide) or whose find(sig) is another slot (kTwice), on
+// tables (narrow and wider than 64 bits) with slots copied into either
+// bucket of their signature, random bits set and remainders widened.
+void test_audit_matches_slot_checks(void **) {
+    using tf::recency::SlidingTable;
+    using Flaw = SlidingTable::Flaw;
+    using tf::uint128_t;
+    uint64_t rng = 0x5eed;
+    auto next = [&rng]() { return tf::detail::fmix64(rng += 0x9e3779b97f4a7c15ULL); };
+    int seen[3] = {0, 0, 0};
+    for (const TableShape s : {SlidingTable::shape_for(300, 0.9, 40, 5), SlidingTable::shape_for(40, 0.5, 64, 4)}) {
+        const bool wide = s.entry_bits() > 64;
+        const uint64_t cm = (uint64_t(1) << s.class_bits) - 1;
+        for (int round = 0; round < 400; ++round) {
+            SlidingTable t(s);
+            Entry ev;
+            bool has = false;
+            for (uint64_t i = 0; i < s.slots * 3 / 4; ++i)
+                t.insert(
+                    next() & s.sig_max(), i % 7, [](uint64_t) { return false; }, &ev, &has);
+            auto raw = [&](uint64_t slot) {
+                uint128_t v = t.plane(0).get(slot);
+                if (wide) v |= uint128_t(t.plane(1).get(slot)) << 64;
+                return v;
+            };
+            auto put = [&](uint64_t slot, uint128_t v) {
+                t.plane(0).set(slot, uint64_t(v));
+                if (wide) t.plane(1).set(slot, uint64_t(v >> 64));
+            };
+            for (int k = 0; k < 1 + round % 3; ++k) {
+                const uint64_t slot = next() % s.slots;
+                uint64_t sig = 0;
+                const unsigned what = unsigned(next() % 4);
+                if (what <= 1 && (raw(slot) & cm) != 0 && t.sig_at(slot, &sig)) {
+                    // a copy of the entry into a slot of either of its buckets
+                    const auto &q = t.quotient();
+                    const uint64_t rem = q.remainder(sig), b0 = q.primary(sig, rem);
+                    const unsigned way = unsigned(next() & 1);
+                    const uint64_t b = way == 0 ? b0 : q.alt(b0, rem);
+                    const uint128_t key = (uint128_t(rem) << 1) | way;
+                    put(b * tf::recency::kPerBucket + next() % tf::recency::kPerBucket,
+                        (key << s.class_bits) | (raw(slot) & cm));
+                } else if (what == 2) {  // random bits
+                    put(slot, raw(slot) ^ (uint128_t(1) << (next() % s.entry_bits())));
+                } else {  // the remainder field at its largest value
+                    const uint128_t top = (uint128_t(1) << s.remainder_bits()) - 1;
+                    put(slot, raw(slot) | (top << (1 + s.class_bits)) | 1);
+                }
+            }
+            // the checks slot by slot
+            uint64_t bad_empty = SlidingTable::kNone, occupied = 0;
+            for (uint64_t i = 0; i < s.slots && bad_empty == SlidingTable::kNone; ++i) {
+                if ((raw(i) & cm) != 0)
+                    ++occupied;
+                else if (raw(i) != 0)
+                    bad_empty = i;
+            }
+            Flaw flaw = Flaw::kNone;
+            uint64_t at = 0;
+            for (uint64_t i = 0; i < s.slots && flaw == Flaw::kNone; ++i) {
+                if ((raw(i) & cm) == 0) continue;
+                uint64_t sig = 0;
+                at = i;
+                if (!t.sig_at(i, &sig))
+                    flaw = Flaw::kWide;
+                else if (t.find(sig) != i)
+                    flaw = Flaw::kTwice;
+            }
+            const SlidingTable::Audit a = t.audit();
+            assert_int_equal(a.bad_empty, bad_empty);
+            if (bad_empty != SlidingTable::kNone) {
+                seen[0]++;
+                continue;
+            }
+            assert_int_equal(a.occupied, occupied);
+            assert_int_equal(int(a.flaw), int(flaw));
+            if (flaw != Flaw::kNone) {
+                assert_int_equal(a.flaw_at, at);
+                seen[int(flaw)]++;
+            }
+        }
+    }
+    // every verdict was met
+    assert_true(seen[0] > 10 && seen[1] > 10 && seen[2] > 10);
+}
+
 // Lemma 11: memory within a constant of (1 + eps)(B + W log2(1/eps)).
 void test_lemma11(void **) {
     double worst = 0.0;
@@ -615,12 +704,19 @@ void test_allocation_failure(void **) {
 
 int main() {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sliding_table),     cmocka_unit_test(test_quotient_shapes),
-        cmocka_unit_test(test_blob_shapes),       cmocka_unit_test(test_exact_cuckoo),
-        cmocka_unit_test(test_optimal_sm),        cmocka_unit_test(test_historical_small),
-        cmocka_unit_test(test_historical_skewed), cmocka_unit_test(test_historical_adversarial),
-        cmocka_unit_test(test_lemma11),           cmocka_unit_test(test_approximate),
-        cmocka_unit_test(test_clear_and_memory),  cmocka_unit_test(test_allocation_failure),
+        cmocka_unit_test(test_sliding_table),
+        cmocka_unit_test(test_quotient_shapes),
+        cmocka_unit_test(test_blob_shapes),
+        cmocka_unit_test(test_exact_cuckoo),
+        cmocka_unit_test(test_optimal_sm),
+        cmocka_unit_test(test_historical_small),
+        cmocka_unit_test(test_historical_skewed),
+        cmocka_unit_test(test_historical_adversarial),
+        cmocka_unit_test(test_lemma11),
+        cmocka_unit_test(test_audit_matches_slot_checks),
+        cmocka_unit_test(test_approximate),
+        cmocka_unit_test(test_clear_and_memory),
+        cmocka_unit_test(test_allocation_failure),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
