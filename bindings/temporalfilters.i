@@ -285,6 +285,15 @@ static double tf_binding_time_bloom_c_loop_ns(TimeBloomNative *f, const void *ke
     return tf_binding_bloom_c_loop_ns(NULL, f, keys_data, keys_data_len, key_len, op, now);
 }
 
+/* The bare crossing for the binding benchmarks: a native call that does
+ * nothing but return 0, reached by the same mechanism as every wrapper (a
+ * JNI call, a cgo call, a Ruby C method) but with no %exception block (see
+ * its declaration below), so that its time is the boundary alone. (It
+ * returns a value because cgo's stub of a function with neither arguments
+ * nor result leaves a variable unused, a compiler warning.) Not a library
+ * function: it lives in each binding's wrapper, like tf_binding_c_loop_ns. */
+static int tf_binding_bare_crossing(void) { return 0; }
+
 /* serialize_into: tf_<noun>_serialize into the language's buffer of out_cap
  * bytes; returns the bytes written (0 after a failure, which is recorded).
  * A buffer larger than the blob is fine: the language keeps the first
@@ -511,6 +520,12 @@ double tf_binding_age_bloom_c_loop_ns(AgeBloomNative *f, const void *keys_data, 
 %rename(time_bloom_c_loop_ns) tf_binding_time_bloom_c_loop_ns;
 double tf_binding_time_bloom_c_loop_ns(TimeBloomNative *f, const void *keys_data, size_t keys_data_len,
                                        uint32_t key_len, int op, uint64_t now);
+
+/* The empty native call of the benchmarks (see tf_binding_bare_crossing):
+ * no error check, the crossing alone. */
+%noexception tf_binding_bare_crossing;
+%rename(bare_crossing) tf_binding_bare_crossing;
+int tf_binding_bare_crossing(void);
 
 /* ---- RecencySketch -------------------------------------------------------- */
 

@@ -17,7 +17,12 @@ import (
 // package, one key per call and in batches, beside the C figure measured in
 // the same run on the same sketch and keys by the native layer's C loop
 // (c_loop_ns), and the ratio binding / C; then the Bloom filters' contains
-// and add, single and in batches (benchBloom). Medians over several
+// and add, single and in batches (benchBloom). Each table also times the
+// bare crossing, an empty cgo call (native.Bare_crossing, the shared
+// interface's tf_binding_bare_crossing), in the same repetitions, and
+// prints issue 16's goal for every row: a single call within the C time +
+// 1.3 x the bare crossing, a batch within 1.3 x the C time per key, "met"
+// or "not met" (reported, never asserted). Medians over several
 // repetitions.
 //
 //	go_test -test.run '^TestBenchmarkReport$' -test.v -tf.bench=full
@@ -52,29 +57,51 @@ type benchRow struct {
 	name   string
 	run    func() float64 // one repetition over all keys: ns/op
 	c      func() float64 // the C figure for the same operation
+	batch  bool           // a batch call: its goal is 1.3 x C, not C + 1.3 x the crossing
 	values []float64
 	cVals  []float64
 }
 
+// bareCrossing times n empty cgo calls (native.Bare_crossing: the wrapper
+// of a C function that returns 0, with no error check): ns per call.
+func bareCrossing(n int) float64 {
+	sum := 0
+	start := time.Now()
+	for i := 0; i < n; i++ {
+		sum += native.Bare_crossing()
+	}
+	ns := float64(time.Since(start).Nanoseconds()) / float64(n)
+	if sum != 0 {
+		panic("Bare_crossing returned nonzero")
+	}
+	return ns
+}
+
 // measureRows runs every row once to warm up (fault the tables in, let the
 // runtime settle), then reps times, the binding and C loops interleaved so
-// that both see the same machine state.
-func measureRows(rows []*benchRow, reps int) {
+// that both see the same machine state, and the bare crossing (n calls)
+// once per repetition beside them; it returns the crossing's figures.
+func measureRows(rows []*benchRow, reps, n int) []float64 {
 	for _, r := range rows {
 		r.run()
 		r.c()
 	}
+	bareCrossing(n)
+	var bare []float64
 	for rep := 0; rep < reps; rep++ {
 		for _, r := range rows {
 			r.values = append(r.values, r.run())
 			r.cVals = append(r.cVals, r.c())
 		}
+		bare = append(bare, bareCrossing(n))
 	}
+	return bare
 }
 
 // printRows prints the medians and their ratio, the names in a column of
-// width characters.
-func printRows(t *testing.T, rows []*benchRow, width int) {
+// width characters, then the bare crossing (the median of bareVals) and
+// issue 16's goal for each row (see the top of this file).
+func printRows(t *testing.T, rows []*benchRow, width int, bareVals []float64) {
 	t.Helper()
 	fmt.Printf("%-*s %12s %12s %8s\n", width, "operation", "Go ns/op", "C ns/op", "Go/C")
 	for _, r := range rows {
@@ -83,6 +110,25 @@ func printRows(t *testing.T, rows []*benchRow, width int) {
 			t.Fatalf("%s: nonsensical timings %v / %v", r.name, r.values, r.cVals)
 		}
 		fmt.Printf("%-*s %12.1f %12.1f %8.2f\n", width, r.name, g, c, g/c)
+	}
+	bare := median(bareVals)
+	if bare <= 0 {
+		t.Fatalf("bare crossing: nonsensical timings %v", bareVals)
+	}
+	fmt.Printf("%-*s %12.1f\n", width, "bare crossing (empty cgo call)", bare)
+	fmt.Printf("goal (issue 16): single call <= C + 1.3 x bare crossing; batch <= 1.3 x C per key\n")
+	fmt.Printf("%-*s %12s %12s %8s\n", width, "operation", "Go ns/op", "goal ns/op", "goal")
+	for _, r := range rows {
+		g, c := median(r.values), median(r.cVals)
+		bound := c + 1.3*bare
+		if r.batch {
+			bound = 1.3 * c
+		}
+		verdict := "met"
+		if g > bound {
+			verdict = "not met"
+		}
+		fmt.Printf("%-*s %12.1f %12.1f %8s\n", width, r.name, g, bound, verdict)
 	}
 }
 
@@ -144,7 +190,7 @@ func TestBenchmarkReport(t *testing.T) {
 			}
 			return perOp(start)
 		}},
-		{name: fmt.Sprintf("update batch %d", benchBatch), c: cLoop(0), run: func() float64 {
+		{name: fmt.Sprintf("update batch %d", benchBatch), c: cLoop(2), batch: true, run: func() float64 {
 			nextTimes()
 			start := time.Now()
 			for i := 0; i < len(keys); i += benchBatch {
@@ -165,7 +211,7 @@ func TestBenchmarkReport(t *testing.T) {
 			}
 			return perOp(start)
 		}},
-		{name: fmt.Sprintf("query batch %d", benchBatch), c: cLoop(1), run: func() float64 {
+		{name: fmt.Sprintf("query batch %d", benchBatch), c: cLoop(3), batch: true, run: func() float64 {
 			start := time.Now()
 			for i := 0; i < len(keys); i += benchBatch {
 				if err := s.QueryBatchInto(out, keys[i:i+benchBatch]); err != nil {
@@ -176,7 +222,7 @@ func TestBenchmarkReport(t *testing.T) {
 			return perOp(start)
 		}},
 	}
-	measureRows(rows, cfg.reps)
+	bare := measureRows(rows, cfg.reps, cfg.keys)
 	if sink == 0 {
 		t.Fatal("queries returned nothing")
 	}
@@ -187,8 +233,9 @@ func TestBenchmarkReport(t *testing.T) {
 	}
 	fmt.Printf("\nGo binding vs C: RecencySketch 2^18 x 4 (1 Mi cells, 8 MiB%s), %d keys of %d bytes, "+
 		"median of %d repetitions (%s)\n", concurrent, cfg.keys, benchKeyLen, cfg.reps, *benchMode)
-	printRows(t, rows, 18)
-	fmt.Println("(C: one tf_recency_sketch_update/query call per key in a C loop; batch rows compare the binding's batch calls with it)")
+	printRows(t, rows, 30, bare)
+	fmt.Printf("(C: one tf_recency_sketch_update/query call per key in a C loop; the batch rows: "+
+		"tf_recency_sketch_update_batch/query_batch in C, %d keys per call)\n", benchBatch)
 	benchBloom(t, cfg, data, keys)
 	if bt := os.Getenv("TF_BUILDTYPE"); bt != "release" {
 		fmt.Printf("warning: the C library is a %q build; the figures mean something in -Dbuildtype=release\n", bt)
@@ -264,9 +311,9 @@ func benchBloom(t *testing.T, cfg benchConfig, data []byte, keys [][]byte) {
 	timeContainsBatch := func(ks [][]byte) ([]bool, error) { return tb.ContainsBatch(ks, now) }
 	rows := []*benchRow{
 		{name: "age contains (present)", run: single(f.Contains, keys), c: ageC(data, 0)},
-		{name: "age contains batch (present)", run: batched(f.ContainsBatch, keys), c: ageC(data, 2)},
+		{name: "age contains batch (present)", run: batched(f.ContainsBatch, keys), c: ageC(data, 2), batch: true},
 		{name: "age contains (absent)", run: single(f.Contains, absent), c: ageC(absentData, 0)},
-		{name: "age contains batch (absent)", run: batched(f.ContainsBatch, absent), c: ageC(absentData, 2)},
+		{name: "age contains batch (absent)", run: batched(f.ContainsBatch, absent), c: ageC(absentData, 2), batch: true},
 		{name: "age add", c: ageC(data, 1), run: func() float64 {
 			start := time.Now()
 			for _, k := range keys {
@@ -274,7 +321,7 @@ func benchBloom(t *testing.T, cfg benchConfig, data []byte, keys [][]byte) {
 			}
 			return perKey(start)
 		}},
-		{name: "age add batch", c: ageC(data, 3), run: func() float64 {
+		{name: "age add batch", c: ageC(data, 3), batch: true, run: func() float64 {
 			start := time.Now()
 			for i := 0; i < len(keys); i += benchBatch {
 				must(t, f.AddBatch(keys[i:i+benchBatch]))
@@ -282,12 +329,12 @@ func benchBloom(t *testing.T, cfg benchConfig, data []byte, keys [][]byte) {
 			return perKey(start)
 		}},
 		{name: "time contains (absent)", run: single(timeContains, absent), c: timeC(absentData, 0)},
-		{name: "time contains batch (absent)", run: batched(timeContainsBatch, absent), c: timeC(absentData, 2)},
+		{name: "time contains batch (absent)", run: batched(timeContainsBatch, absent), c: timeC(absentData, 2), batch: true},
 	}
-	measureRows(rows, cfg.reps)
+	bare := measureRows(rows, cfg.reps, len(keys))
 	fmt.Printf("\nGo binding vs C: %v and %v, sized for %d keys at 1e-3, median of %d repetitions (%s)\n", f, tb,
 		len(keys), cfg.reps, *benchMode)
-	printRows(t, rows, 30)
+	printRows(t, rows, 30, bare)
 	fmt.Printf("(C: the same call in C, one per key or %d keys per batch call; %d keys present)\n", benchBatch, sink)
 	// the batches answer as the single calls
 	got := res(f.ContainsBatch(absent[:benchBatch])).get(t)

@@ -9,7 +9,13 @@
 # (Native.age_bloom_c_loop_ns, Native.time_bloom_c_loop_ns: the same calls
 # in C, one per key or 64 keys per batch call), on a classic AgeBloom and a
 # TimeBloom sized for the keys at 1e-3 and filled with them; contains asks
-# for those keys (present) and for as many others (absent).
+# for those keys (present) and for as many others (absent). Each table also
+# times the bare crossing, an empty Ruby C method
+# (TemporalFilters::Native.bare_crossing, the shared interface's
+# tf_binding_bare_crossing), in the same runs, and prints issue 16's goal for
+# every row: a single call within the C time + 1.3 x the bare crossing, a
+# batch within 1.3 x the C time per key, "met" or "not met" (reported, never
+# asserted).
 #
 #   ruby -I<src>/bindings/ruby/lib -I<build>/bindings/ruby bench_recency_sketch.rb
 #        [--quick] [--concurrent] [--keys N] [--reps N] [--batch N] [--buildtype T]
@@ -58,6 +64,31 @@ def median(values)
   s.size.odd? ? s[s.size / 2] : (s[s.size / 2 - 1] + s[s.size / 2]) / 2.0
 end
 
+# ns per call of n empty Ruby C method calls (Native.bare_crossing: the
+# wrapper of a C function that returns 0, with no error check)
+def bare_crossing_ns(n)
+  a = now_ns
+  i = 0
+  while i < n
+    TemporalFilters::Native.bare_crossing
+    i += 1
+  end
+  (now_ns - a).fdiv(n)
+end
+
+# Prints the bare crossing and issue 16's goal for each row
+# [label, ns/op, C ns/op, batch?]: a single call within C + 1.3 x the
+# crossing, a batch within 1.3 x C per key.
+def print_goals(rows, bare, width)
+  puts format("%-*s %10.1f", width, "bare crossing (empty Ruby C method)", bare)
+  puts "goal (issue 16): single call <= C + 1.3 x bare crossing; batch <= 1.3 x C per key"
+  puts format("%-*s %10s %10s %8s", width, "op", "ns/op", "goal ns/op", "goal")
+  rows.each do |label, ns, c, batch|
+    bound = batch ? 1.3 * c : c + 1.3 * bare
+    puts format("%-*s %10.1f %10.1f %8s", width, label, ns, bound, ns <= bound ? "met" : "not met")
+  end
+end
+
 # One repetition of every measurement; returns {name => ns/op}.
 run = lambda do |rep|
   t0 = 1 + rep * 4 * n
@@ -73,6 +104,7 @@ run = lambda do |rep|
   a = now_ns
   key_batches.each_with_index { |ks, b| sketch.update_batch(ks, time_batches[b]) }
   r[:update_batch] = (now_ns - a).fdiv(n)
+  r[:c_update_batch] = TemporalFilters::Native.c_loop_ns(native, keys_data, KEY_LEN, 2, t0 + n)
 
   r[:c_query] = TemporalFilters::Native.c_loop_ns(native, keys_data, KEY_LEN, 1, t0)
   sink = 0
@@ -86,6 +118,8 @@ run = lambda do |rep|
   a = now_ns
   key_batches.each { |ks| sink += sketch.query_batch(ks).sum }
   r[:query_batch] = (now_ns - a).fdiv(n)
+  r[:c_query_batch] = TemporalFilters::Native.c_loop_ns(native, keys_data, KEY_LEN, 3, t0)
+  r[:bare] = bare_crossing_ns(n)
   raise "queries returned nothing" if sink.zero?
 
   r
@@ -104,14 +138,18 @@ if opts[:buildtype] && !%w[release debugoptimized plain].include?(opts[:buildtyp
 end
 puts
 puts format("%-7s %-14s %10s %10s %8s", "op", "calls", "ns/op", "C ns/op", "ratio")
-[[:update, "single", :update, :c_update],
- [:update, "batch of #{batch}", :update_batch, :c_update],
- [:query, "single", :query, :c_query],
- [:query, "batch of #{batch}", :query_batch, :c_query]].each do |op, calls, key, c_key|
+sketch_rows = [[:update, "single", :update, :c_update],
+               [:update, "batch of #{batch}", :update_batch, :c_update_batch],
+               [:query, "single", :query, :c_query],
+               [:query, "batch of #{batch}", :query_batch, :c_query_batch]]
+sketch_rows.each do |op, calls, key, c_key|
   puts format("%-7s %-14s %10.1f %10.1f %7.2fx", op, calls, med[key], med[c_key], med[key] / med[c_key])
 end
 puts
-puts "ratio = ns/op through TemporalFilters::RecencySketch / ns/op of the same loop in C"
+puts "ratio = ns/op through TemporalFilters::RecencySketch / ns/op of the same loop in C " \
+     "(batch rows: the batch call in C, 64 keys per call)"
+print_goals(sketch_rows.map { |op, calls, key, c_key| ["#{op} #{calls}", med[key], med[c_key], calls != "single"] },
+            med[:bare], 35)
 
 # ---- the Bloom filters ---------------------------------------------------
 
@@ -155,17 +193,24 @@ bloom_rows = [
    time_c.call(absent_data, 2)]
 ]
 bloom_rows.each { |_, _, ruby, c| ruby.call && c.call } # warm-up
-bloom_runs = Array.new(opts[:reps]) { bloom_rows.map { |_, _, ruby, c| [c.call, ruby.call] } }
+bloom_bare = []
+bloom_runs = Array.new(opts[:reps]) do
+  row = bloom_rows.map { |_, _, ruby, c| [c.call, ruby.call] }
+  bloom_bare << bare_crossing_ns(n)
+  row
+end
 puts
 puts format("The Bloom filters through the Ruby binding: %s and %s, sized for %d keys at 1e-3, median of %d runs",
             age.inspect, tbf.inspect, n, opts[:reps])
 puts format("%-20s %-8s %10s %10s %8s", "op", "keys", "ns/op", "C ns/op", "ratio")
-bloom_rows.each_with_index do |(op, kind, _, _), i|
+bloom_goals = bloom_rows.each_with_index.map do |(op, kind, _, _), i|
   c = median(bloom_runs.map { |r| r[i][0] })
   ruby = median(bloom_runs.map { |r| r[i][1] })
   puts format("%-20s %-8s %10.1f %10.1f %7.2fx", op, kind, ruby, c, ruby / c)
+  ["#{op} #{kind}".strip, ruby, c, op.end_with?("_batch")]
 end
 puts "C = the same call in C, one per key or 64 keys per batch call; the Ruby batches take #{batch} keys"
+print_goals(bloom_goals, median(bloom_bare), 35)
 
 if opts[:quick]
   # The smoke run also checks that the numbers and the answers make sense.

@@ -9,7 +9,12 @@ import java.util.Arrays;
  * printed as ratios binding / C; then the same for the Bloom filters'
  * contains and add, single and batch (tf_binding_age_bloom_c_loop_ns,
  * tf_binding_time_bloom_c_loop_ns). Medians over several passes, after a warm-up
- * pass that lets the JIT compile the Java loops.
+ * pass that lets the JIT compile the Java loops. Each table also times the
+ * bare crossing, an empty JNI call (TemporalFiltersNative.bare_crossing, the
+ * shared interface's tf_binding_bare_crossing), in the same passes, and
+ * prints issue 16's goal for every row: a single call within the C time +
+ * 1.3 x the bare crossing, a batch within 1.3 x the C time per key, "met" or
+ * "not met" (reported, never asserted).
  *
  * <pre>
  *   java -Djava.library.path=... -cp ... org.temporalfilters.RecencySketchBench [--quick]
@@ -96,8 +101,6 @@ public final class RecencySketchBench {
                 "update", "query", "update_batch(64)", "query_batch(64)",
                 "update_batch(64, packed once)", "query_batch(64, packed once)",
             };
-            Pass cUpdate = t0 -> s.cLoopNs(flat, KEY_LEN, 0, t0);
-            Pass cQuery = t0 -> s.cLoopNs(flat, KEY_LEN, 1, t0);
             Pass[] java = {
                 t0 -> {
                     long a = System.nanoTime();
@@ -158,16 +161,20 @@ public final class RecencySketchBench {
                     return (double) ns / (nBatches * BATCH);
                 },
             };
-            boolean[] isUpdate = {true, false, true, false, true, false};
+            // the C loop's op per row: the same call in C (one per key, or
+            // update_batch / query_batch of 64 keys)
+            int[] cOp = {0, 1, 2, 3, 2, 3};
+            boolean[] isBatch = {false, false, true, true, true, true};
 
             double[][] javaNs = new double[java.length][reps];
             double[][] cNs = new double[java.length][reps];
+            double[] bareNs = new double[reps];
             long t = 1;
             // warm-up pass (not counted), then the measured passes; the C loop
             // runs right before each Java pass on the same keys
             for (int rep = -1; rep < reps; rep++) {
                 for (int op = 0; op < java.length; op++) {
-                    double c = (isUpdate[op] ? cUpdate : cQuery).run(t);
+                    double c = s.cLoopNs(flat, KEY_LEN, cOp[op], t);
                     t += nKeys;
                     double j = java[op].run(t);
                     t += nKeys;
@@ -176,19 +183,19 @@ public final class RecencySketchBench {
                         javaNs[op][rep] = j;
                     }
                 }
+                double b = bareNs(nKeys);
+                if (rep >= 0) {
+                    bareNs[rep] = b;
+                }
             }
 
             System.out.printf("Java binding benchmark: RecencySketch %d x %d (%d cells, %d MiB)%s, %d-byte keys,%n",
                     s.info().width(), s.info().depth(), s.info().cells(), s.memory() >> 20,
                     flags != 0 ? ", CONCURRENT" : "", KEY_LEN);
-            System.out.printf("%d keys per pass, median of %d passes; C = tf_binding_c_loop_ns (one C call per key)%s%n",
-                    nKeys, reps, quick ? " [--quick: not a measurement]" : "");
-            System.out.printf("%-30s %10s %10s %8s%n", "operation", "Java ns/op", "C ns/op", "Java/C");
-            for (int op = 0; op < java.length; op++) {
-                double j = median(javaNs[op]);
-                double c = median(cNs[op]);
-                System.out.printf("%-30s %10.1f %10.1f %8.2f%n", names[op], j, c, j / c);
-            }
+            System.out.printf("%d keys per pass, median of %d passes; C = tf_binding_c_loop_ns (the same call in C: one"
+                    + " per key, batches of %d)%s%n",
+                    nKeys, reps, BATCH, quick ? " [--quick: not a measurement]" : "");
+            printTable(names, javaNs, cNs, isBatch, bareNs);
             System.out.println("(sink " + (sink & 1) + ")");
         }
         bloom(keys, flat, packed, reps, quick);
@@ -196,7 +203,10 @@ public final class RecencySketchBench {
 
     /* A row of the Bloom table: the Java pass and the C loop's op on the same
      * filter and keys. */
-    private record BloomRow(String name, Pass java, Pass c) {
+    private record BloomRow(String name, Pass java, Pass c, boolean batch) {
+        BloomRow(String name, Pass java, Pass c) {
+            this(name, java, c, name.contains("_batch"));
+        }
     }
 
     /* The Bloom filters' single and batch calls beside the C loops
@@ -255,6 +265,7 @@ public final class RecencySketchBench {
             };
             double[][] javaNs = new double[rows.length][reps];
             double[][] cNs = new double[rows.length][reps];
+            double[] bareNs = new double[reps];
             // warm-up pass (not counted), then the measured passes, the C loop
             // right before each Java pass
             for (int rep = -1; rep < reps; rep++) {
@@ -266,17 +277,22 @@ public final class RecencySketchBench {
                         javaNs[r][rep] = j;
                     }
                 }
+                double b = bareNs(nKeys);
+                if (rep >= 0) {
+                    bareNs[rep] = b;
+                }
             }
             System.out.printf("%nJava binding benchmark: AgeBloom %s and TimeBloom %s, sized for %d keys at 1e-3,%n",
                     f, tb, nKeys);
             System.out.printf("median of %d passes; C = tf_binding_{age,time}_bloom_c_loop_ns (the same call in C: one"
                     + " per key, batches of %d)%s%n", reps, BATCH, quick ? " [--quick: not a measurement]" : "");
-            System.out.printf("%-30s %10s %10s %8s%n", "operation", "Java ns/op", "C ns/op", "Java/C");
+            String[] names = new String[rows.length];
+            boolean[] isBatch = new boolean[rows.length];
             for (int r = 0; r < rows.length; r++) {
-                double j = median(javaNs[r]);
-                double c = median(cNs[r]);
-                System.out.printf("%-30s %10.1f %10.1f %8.2f%n", rows[r].name(), j, c, j / c);
+                names[r] = rows[r].name();
+                isBatch[r] = rows[r].batch();
             }
+            printTable(names, javaNs, cNs, isBatch, bareNs);
             // the batches answer as the single calls
             boolean[] batch = f.containsBatch(absentPacked[0]);
             for (int i = 0; i < BATCH; i++) {
@@ -285,6 +301,42 @@ public final class RecencySketchBench {
                 }
             }
             System.out.println("(sink " + (sink & 1) + ")");
+        }
+    }
+
+    /* ns per call of n empty JNI calls (TemporalFiltersNative.bare_crossing:
+     * the wrapper of a C function that returns 0, with no error check). */
+    private static double bareNs(int n) {
+        long a = System.nanoTime();
+        long acc = 0;
+        for (int i = 0; i < n; i++) {
+            acc += TemporalFiltersNative.bare_crossing();
+        }
+        long ns = System.nanoTime() - a;
+        sink += acc;
+        return (double) ns / n;
+    }
+
+    /* Prints the medians and their ratio, then the bare crossing (the median
+     * of bareNs) and issue 16's goal for each row: a single call within C +
+     * 1.3 x the crossing, a batch within 1.3 x C per key. */
+    private static void printTable(String[] names, double[][] javaNs, double[][] cNs, boolean[] isBatch,
+            double[] bareNs) {
+        System.out.printf("%-30s %10s %10s %8s%n", "operation", "Java ns/op", "C ns/op", "Java/C");
+        for (int r = 0; r < names.length; r++) {
+            double j = median(javaNs[r]);
+            double c = median(cNs[r]);
+            System.out.printf("%-30s %10.1f %10.1f %8.2f%n", names[r], j, c, j / c);
+        }
+        double bare = median(bareNs);
+        System.out.printf("%-30s %10.1f%n", "bare crossing (empty JNI call)", bare);
+        System.out.println("goal (issue 16): single call <= C + 1.3 x bare crossing; batch <= 1.3 x C per key");
+        System.out.printf("%-30s %10s %10s %8s%n", "operation", "Java ns/op", "goal ns/op", "goal");
+        for (int r = 0; r < names.length; r++) {
+            double j = median(javaNs[r]);
+            double c = median(cNs[r]);
+            double bound = isBatch[r] ? 1.3 * c : c + 1.3 * bare;
+            System.out.printf("%-30s %10.1f %10.1f %8s%n", names[r], j, bound, j <= bound ? "met" : "not met");
         }
     }
 
