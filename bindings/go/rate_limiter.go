@@ -343,8 +343,9 @@ func (r *RateLimiter) ResetString(key string) error {
 }
 
 // Stats returns the counters and the memory. Each counter is read
-// atomically, but under concurrent use they are not one snapshot; the memory
-// takes each shard's lock in turn. Errors: ErrClosed.
+// atomically, but under concurrent use they are not one snapshot; nor is
+// the memory, which takes no lock (each part as of some recent moment).
+// Errors: ErrClosed.
 func (r *RateLimiter) Stats() (RateLimiterStats, error) { return rateLimiterStats(r.obj()) }
 
 // Info returns the limiter's parameters: those it was created with, the

@@ -187,8 +187,9 @@ func (f *AgeBloom) Memory() (bytes uint64, err error) { return f.obj().memory() 
 func (f *TimeBloom) Memory() (bytes uint64, err error) { return f.obj().memory() }
 
 // Memory returns the bytes of C memory held by the limiter: its tables,
-// the exact mode's rings, the global window and the overrides (it takes
-// each shard's lock in turn). Errors: ErrClosed.
+// the exact mode's rings, the global window and the overrides (no lock:
+// under concurrent calls, each part as of some recent moment). Errors:
+// ErrClosed.
 func (r *RateLimiter) Memory() (bytes uint64, err error) { return r.obj().memory() }
 
 // Memory returns the bytes of C memory held by the filter (its tables and

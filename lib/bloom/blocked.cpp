@@ -13,28 +13,20 @@
 #endif
 
 #include "bloom/choice_memo.hpp"
+#include "common/coverage.hpp"
 #include "common/hash.hpp"
 
 namespace tf {
 namespace bloom {
 
-// The false-positive model is arithmetic on the measured fills: the
-// coverage of its loops gives a fuzzer nothing to steer by, yet libFuzzer's
-// comparison tracing (-fsanitize=fuzzer builds, which compile these sources
-// too) cost most of a fuzz program's time there (docs/reliability.md,
-// "Fuzzing"). Its functions are built without coverage instrumentation
-// (clang; the sanitizers still check them).
-#if defined(__clang__)
-#define TF_MODEL_NO_COVERAGE __attribute__((no_sanitize("coverage")))
-#else
-#define TF_MODEL_NO_COVERAGE
-#endif
+// The false-positive model is arithmetic on the measured fills: its
+// functions are TF_NO_FUZZ_COVERAGE (common/coverage.hpp).
 
 namespace detail {
 // Probability of a run of k among independent bits with probabilities r[]:
 // the dynamic program over the length of the current run, O(n k) (the
 // reference: blocked_model_exact uses it).
-TF_MODEL_NO_COVERAGE double run_probability_dp(uint32_t k, const double *r, uint32_t n) {
+TF_NO_FUZZ_COVERAGE double run_probability_dp(uint32_t k, const double *r, uint32_t n) {
     double run[kBlockedMaxSlices] = {1.0}, next[kBlockedMaxSlices];
     double hit = 0.0;
     for (uint32_t i = 0; i < n; ++i) {
@@ -58,7 +50,7 @@ TF_MODEL_NO_COVERAGE double run_probability_dp(uint32_t k, const double *r, uint
 // ones), bit i-k is clear, and bits 0..i-k-1 hold no run (none[i-k], with
 // none[m] = 1 for m < k, none[m] = none[m-1] - first[m-1]). Agrees with
 // the dynamic program to rounding (a few ulps per bit; test_internals).
-TF_MODEL_NO_COVERAGE double run_probability(uint32_t k, const double *r, uint32_t n) {
+TF_NO_FUZZ_COVERAGE double run_probability(uint32_t k, const double *r, uint32_t n) {
     // none[m]: no run among bits 0..m-1
     double none[kBlockedMaxSlices + 1];
     none[0] = 1.0;
@@ -97,7 +89,7 @@ constexpr double kTail = 1e-18;
 // The survival function of Poisson(lambda), sf[x] = P(X > x), from x = 0
 // while it is at least kTail (summed from the far tail down, so that small
 // values keep their precision), appended to *sf.
-TF_MODEL_NO_COVERAGE void poisson_survival(double lambda, std::vector<double> *sf) {
+TF_NO_FUZZ_COVERAGE void poisson_survival(double lambda, std::vector<double> *sf) {
     if (lambda <= 0.0) {
         sf->push_back(0.0);
         return;
@@ -123,7 +115,7 @@ TF_MODEL_NO_COVERAGE void poisson_survival(double lambda, std::vector<double> *s
 }
 
 // 1 - (31/32)^x: the fill of a lane that x keys set bits in.
-TF_MODEL_NO_COVERAGE double lane_fill(size_t x) {
+TF_NO_FUZZ_COVERAGE double lane_fill(size_t x) {
     static const std::vector<double> table = [] {
         std::vector<double> t(4096);
         for (size_t i = 0; i < t.size(); ++i) t[i] = 1.0 - std::pow(1.0 - 1.0 / kLaneBits, double(i));
@@ -149,7 +141,7 @@ struct LoadSteps {
     double fill[kBlockedMaxSlices] = {0.0};
     std::vector<double> &buf;
 
-    TF_MODEL_NO_COVERAGE LoadSteps(const double *load, uint32_t slices) : buf(buffer()) {
+    TF_NO_FUZZ_COVERAGE LoadSteps(const double *load, uint32_t slices) : buf(buffer()) {
         for (uint32_t i = 0; i < slices; ++i) {
             const double l = std::max(0.0, load[i]);
             uint32_t g = 0;
@@ -177,20 +169,20 @@ struct LoadSteps {
     const double *sf(uint32_t g) const { return buf.data() + begin[g]; }
     size_t count(uint32_t g) const { return begin[g + 1] - begin[g]; }
     // r[i]: the fill of slot i at the current steps
-    TF_MODEL_NO_COVERAGE void fills(uint32_t slices, double *r) const {
+    TF_NO_FUZZ_COVERAGE void fills(uint32_t slices, double *r) const {
         for (uint32_t i = 0; i < slices; ++i) r[i] = fill[group[i]];
     }
 };
 
 // Arguments the model answers 0 for: no slices, k out of range, no keys.
-TF_MODEL_NO_COVERAGE bool no_model(uint32_t k, const double *load, uint32_t slices) {
+TF_NO_FUZZ_COVERAGE bool no_model(uint32_t k, const double *load, uint32_t slices) {
     return k == 0 || slices == 0 || slices > kBlockedMaxSlices || k > slices ||
            std::all_of(load, load + slices, [](double l) { return !(l > 0.0); });
 }
 }  // namespace
 
 namespace detail {
-TF_MODEL_NO_COVERAGE double blocked_model_exact(uint32_t k, const double *load, uint32_t slices) {
+TF_NO_FUZZ_COVERAGE double blocked_model_exact(uint32_t k, const double *load, uint32_t slices) {
     // E_U[P(run of k | X_i = F_i^-1(U))]: every slot's load is the same
     // quantile U of its own Poisson law (perfect correlation). The loads
     // are step functions of U, so the expectation is a finite sum over the
@@ -216,7 +208,7 @@ TF_MODEL_NO_COVERAGE double blocked_model_exact(uint32_t k, const double *load, 
 }
 }  // namespace detail
 
-TF_MODEL_NO_COVERAGE double blocked_false_positive_model(uint32_t k, const double *load, uint32_t slices) {
+TF_NO_FUZZ_COVERAGE double blocked_false_positive_model(uint32_t k, const double *load, uint32_t slices) {
     // The sum of detail::blocked_model_exact, bounded from above with fewer
     // terms: v = 1 - U falls by 2^(1/16) per step, each step is charged the
     // run probability at its low end (the highest loads of the step; the
@@ -650,7 +642,7 @@ void BlockedLayout::clear(Ring &ring) {
     ring.clear();
 }
 
-TF_MODEL_NO_COVERAGE double BlockedLayout::expected_fpr(const Ring &ring) const {
+TF_NO_FUZZ_COVERAGE double BlockedLayout::expected_fpr(const Ring &ring) const {
     // Measured fill f of each slot; the lane load whose expected fill is f
     // is -32 ln(1 - f). A full slot (f = 1) has an unbounded load: it sets
     // every bit, so it is given a load at which the model's fill rounds to 1.

@@ -39,22 +39,15 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "common/coverage.hpp"
 #include "common/fastdiv.hpp"
 #include "common/hash.hpp"
 #include "cuckoo/packed_table.hpp"
 
 // The reader's pass over every slot of a table (SlidingTable::audit) is
-// built without libFuzzer's coverage instrumentation (clang; the
-// sanitizers still check it): its verdict comes back to
-// RecencyWindow::read, which branches on it under the instrumentation, so
-// a fuzzer still sees each outcome, while the tracing of the per-slot
-// comparisons took most of the time of a fuzz program's round trips and
-// steers nothing (docs/reliability.md, "Fuzzing").
-#if defined(__clang__)
-#define TF_READ_NO_COVERAGE __attribute__((no_sanitize("coverage")))
-#else
-#define TF_READ_NO_COVERAGE
-#endif
+// TF_NO_FUZZ_COVERAGE (common/coverage.hpp): RecencyWindow::read branches
+// on its verdict under the instrumentation, so a fuzzer still sees each
+// outcome, while the tracing of the per-slot comparisons steers nothing.
 
 namespace tf {
 namespace recency {
@@ -400,7 +393,7 @@ class SlidingTable {
     // before slot s of bucket b holding (remainder r, way w) is an earlier
     // slot of b with the same stored key (r, w) or, when b is the alternate
     // bucket (w = 1), a slot of the primary bucket alt(b, r) holding (r, 0).
-    TF_READ_NO_COVERAGE Audit audit() const { return wide_ ? audit<true>() : audit<false>(); }
+    TF_NO_FUZZ_COVERAGE Audit audit() const { return wide_ ? audit<true>() : audit<false>(); }
     // After restore(): the first stash entry i (*at = slots() + i) whose
     // signature has bits above sig_bits (kWide) or is held in the table or
     // earlier in the stash (kTwice: find() does not reach it).
@@ -433,7 +426,7 @@ class SlidingTable {
     uint64_t cmask() const { return (uint64_t(1) << cbits_) - 1; }
     // Slot s's bits through a copy of the low plane's geometry.
     template <bool Wide>
-    TF_READ_NO_COVERAGE __attribute__((flatten)) uint128_t read_with(const uint64_t *lo, const cuckoo::packed::View &lv,
+    TF_NO_FUZZ_COVERAGE __attribute__((flatten)) uint128_t read_with(const uint64_t *lo, const cuckoo::packed::View &lv,
                                                                      uint64_t s) const {
         uint128_t v = cuckoo::packed::get(lo, s, lv.bits, lv.mask, lv.last);
         if constexpr (Wide) v |= uint128_t(get_hi(s)) << 64;
@@ -442,7 +435,7 @@ class SlidingTable {
     // (flatten: the packed reads inlined, so that they too are built
     // without the tracing)
     template <bool Wide>
-    TF_READ_NO_COVERAGE __attribute__((flatten)) Audit audit() const {
+    TF_NO_FUZZ_COVERAGE __attribute__((flatten)) Audit audit() const {
         const uint64_t *lo = lo_.words();
         const cuckoo::packed::View lv = lo_.view();
         const uint64_t cm = cmask(), buckets = shape_.buckets(), sig_max = shape_.sig_max();
