@@ -29,7 +29,8 @@ done
 
 status=0
 for r in $required; do
-    grep -qxF "$r" <<<"$needed" || { echo "missing NEEDED entry: $r"; status=1; }
+    # (POSIX sh: no pipefail, so grep -q after a pipe is safe here.)
+    printf '%s\n' "$needed" | grep -qxF "$r" || { echo "missing NEEDED entry: $r"; status=1; } # pipefail-ok
 done
 for n in $needed; do
     ok=0
