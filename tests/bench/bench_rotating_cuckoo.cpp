@@ -400,10 +400,10 @@ int main(int argc, char **argv) {
             // (no C call, no ring, no clamp of the time): how close a
             // contains could come to the floor on this machine if the
             // filter added nothing to its table.
-            const unsigned table_ways = lay.flags != 0 ? 3 : 2;
-            tf::cuckoo::CuckooTable<64> bare(slots, lay.spb, table_ways);
+            const unsigned ways = lay.flags != 0 ? 3 : 2;
+            tf::cuckoo::CuckooTable<64> bare(slots, lay.spb, ways);
+            std::vector<uint64_t> kick_path(o.max_kicks);  // the filter's own chain limit
             {
-                std::vector<uint64_t> kick_path(o.max_kicks == 0 ? 500 : o.max_kicks);
                 for (size_t i = 0; i < n; ++i) {
                     const tf::Hash128 h = tf::key_hash(present[i], kKeyLen, kSeed);
                     if (!bare.insert(bare.bucket_of(h.h1), bare.fingerprint(h.h2), unsigned(kick_path.size()),
@@ -421,7 +421,6 @@ int main(int argc, char **argv) {
                        }});
             // The memory traffic of one probe alone: a hash and the `ways`
             // random lines of its candidate buckets, overlapping.
-            const unsigned ways = lay.flags != 0 ? 3 : 2;
             bench.add({"floor_probe", "floor: inline murmur3 + " + std::to_string(ways) + " lines", 1, ops,
                        [&](unsigned, uint64_t) {
                            do_not_optimize(floor_pass_lines(floor_buf, miss_stream, 0, ops, kSeed, ways));
@@ -511,14 +510,14 @@ int main(int argc, char **argv) {
                                check(tf_rotating_cuckoo_add_if_absent(f.get(), fresh[run * fresh_per_run + i], kKeyLen,
                                                                       1, &w));
                        }});
-            std::vector<uint64_t> bare_path(500);
             bench.add({"table_aia_new", L + ": the table alone, contains then insert, new", 1, fresh_per_run / 2,
                        [&](unsigned, uint64_t run) {
                            size_t c = 0;
                            for (size_t i = 0; i < fresh_per_run / 2; ++i) {
                                const tf::Hash128 h = tf::key_hash(fresh[run * fresh_per_run + i], kKeyLen, kSeed);
                                const uint64_t b = bare.bucket_of(h.h1), fp = bare.fingerprint(h.h2);
-                               if (!bare.contains(b, fp)) c += bare.insert(b, fp, 500, bare_path.data());
+                               if (!bare.contains(b, fp))
+                                   c += bare.insert(b, fp, unsigned(kick_path.size()), kick_path.data());
                            }
                            do_not_optimize(c);
                        }});
