@@ -221,7 +221,7 @@ tf_status RotatingCuckoo::add(Hash128 h, uint64_t now) {
     return insert(k, p);
 }
 
-bool RotatingCuckoo::contains(Hash128 h, uint64_t now) const {
+bool RotatingCuckoo::contains_ring(Hash128 h, uint64_t now) const {
     now = ring_.clamp(now);
     const Key k = split(h);
     for (size_t age = 0; age < ring_.size(); ++age) {
@@ -248,17 +248,24 @@ bool RotatingCuckoo::remove(Hash128 h, uint64_t now) {
 }
 
 tf_status RotatingCuckoo::add_if_absent(Hash128 h, uint64_t now, bool *was_present) {
-    const Plan p = plan(now);
     const Key k = split(h);
-    // The tables a query at p.now ignores are the ones p drops or empties.
-    for (size_t age = 0; age < ring_.size(); ++age) {
-        const Gen &g = ring_[age];
-        if (ring_.expired(g, p.now)) continue;
-        if (g.table.contains(g.table.bucket_of(k.bucket_hash), k.fp)) {
-            commit(p);
-            *was_present = true;
-            return TF_OK;
-        }
+    Plan p;
+    bool present;
+    if (ring_.size() == 1 && !ring_.expired(ring_.newest(), ring_.clamp(now))) {
+        // One live table: nothing to drop or empty (what plan() would find
+        // after its walk), and one probe.
+        p = Plan{ring_.clamp(now), 0, false};
+        const Table &t = ring_.newest().table;
+        present = t.contains(t.bucket_of(k.bucket_hash), k.fp);
+    } else {
+        p = plan(now);
+        // The tables a query at p.now ignores are the ones p drops or empties.
+        present = contains_ring(h, p.now);
+    }
+    if (present) {
+        commit(p);
+        *was_present = true;
+        return TF_OK;
     }
     tf_status st = insert(k, p);
     if (st != TF_OK) return st;

@@ -70,6 +70,38 @@ static void test_kick_failures_lose_nothing(void **state) {
         }
 }
 
+/* A ring of one table (max_tables 1) takes add_if_absent's one-table
+ * path: a failed chain there starts a new table (a kick rotation, not a
+ * fill rotation: occupancy 1 is never reached with chains of 1 kick), the
+ * key that failed is in it, and the dropped table's keys are counted. */
+static void test_one_table_kick_failures(void **state) {
+    (void)state;
+    for (unsigned ways = 2; ways <= 3; ++ways)
+        for (size_t i = 0; i < 4; ++i) {
+            tf_rotating_cuckoo_options o = ck_options(64, spbs[i], ways, 0);
+            o.max_occupancy = 1.0;
+            o.max_kicks = 1;
+            o.max_tables = 1;
+            tf_rotating_cuckoo *f = ck_new(&o);
+            uint64_t rotations = 0, k = 0;
+            for (; rotations < 10; ++k) {
+                assert_int_equal(ck_add_if_absent(f, k, 5 + k), 0);
+                const tf_rotating_cuckoo_stats s = ck_stats(f, 5 + k);
+                assert_int_equal(s.tables, 1);
+                assert_int_equal(s.fill_rotations, 0);
+                assert_int_equal(s.items + s.forgotten_memory, k + 1);
+                if (s.kick_rotations > rotations) {
+                    rotations = s.kick_rotations;
+                    assert_int_equal(s.items, 1); /* only the key that failed */
+                    assert_int_equal(ck_contains(f, k, 5 + k), 1);
+                    if (k > 0) assert_int_equal(ck_contains(f, k - 1, 5 + k), 0);
+                }
+                assert_int_equal(ck_add_if_absent(f, k, 5 + k), 1);
+            }
+            tf_rotating_cuckoo_free(f);
+        }
+}
+
 static void test_random_stream_against_set(void **state) {
     (void)state;
     for (unsigned ways = 2; ways <= 3; ++ways)
@@ -155,5 +187,5 @@ static void test_memory_cap_losses_counted(void **state) {
         for (size_t i = 0; i < 4; ++i) (void)stream_under_cap(spbs[i], ways, 256, 200 * 1024, 60000, 1000);
 }
 
-TU_MAIN(test_every_layout_and_size, test_kick_failures_lose_nothing, test_random_stream_against_set,
-        test_memory_cap_losses_counted)
+TU_MAIN(test_every_layout_and_size, test_kick_failures_lose_nothing, test_one_table_kick_failures,
+        test_random_stream_against_set, test_memory_cap_losses_counted)
