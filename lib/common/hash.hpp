@@ -33,22 +33,18 @@ inline uint64_t fmix64(uint64_t k) {
     k ^= k >> 33;
     return k;
 }
-inline uint64_t load_le64(const unsigned char *p) {
-    uint64_t v;
-    std::memcpy(&v, p, 8);
+// The little-endian number of sizeof(U) bytes at p (U: uint32_t or uint64_t).
+template <class U>
+inline uint64_t load_le(const unsigned char *p) {
+    U v;
+    std::memcpy(&v, p, sizeof v);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap64(v);
+    v = sizeof v == 8 ? U(__builtin_bswap64(v)) : U(__builtin_bswap32(uint32_t(v)));
 #endif
     return v;
 }
-inline uint64_t load_le32(const unsigned char *p) {
-    uint32_t v;
-    std::memcpy(&v, p, 4);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap32(v);
-#endif
-    return v;
-}
+inline uint64_t load_le64(const unsigned char *p) { return load_le<uint64_t>(p); }
+inline uint64_t load_le32(const unsigned char *p) { return load_le<uint32_t>(p); }
 // The n bytes at p (1 <= n <= 8) as a little-endian number, reading no
 // byte outside them: two overlapping words for 4 to 8 bytes, the first,
 // middle and last byte for 1 to 3 (overlapping bytes land on the same

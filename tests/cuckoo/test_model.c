@@ -49,17 +49,23 @@ static void test_every_layout_and_size(void **state) {
             }
 }
 
+/* A first table of 64 slots at occupancy 1 with chains of 1 kick: most
+ * rotations come from failed chains. */
+static tf_rotating_cuckoo *new_kicking(uint32_t spb, unsigned ways, uint32_t max_tables) {
+    tf_rotating_cuckoo_options o = ck_options(64, spb, ways, 0);
+    o.max_occupancy = 1.0;
+    o.max_kicks = 1;
+    o.max_tables = max_tables;
+    return ck_new(&o);
+}
+
 static void test_kick_failures_lose_nothing(void **state) {
     (void)state;
     /* occupancy 1 and chains of 1 kick: most rotations come from failed
      * chains, which are undone; every key stays */
     for (unsigned ways = 2; ways <= 3; ++ways)
         for (size_t i = 0; i < 4; ++i) {
-            tf_rotating_cuckoo_options o = ck_options(64, spbs[i], ways, 0);
-            o.max_occupancy = 1.0;
-            o.max_kicks = 1;
-            o.max_tables = 1024;
-            tf_rotating_cuckoo *f = ck_new(&o);
+            tf_rotating_cuckoo *f = new_kicking(spbs[i], ways, 1024);
             for (uint64_t k = 0; k < 20000; ++k) assert_int_equal(ck_add_if_absent(f, k, 5), 0);
             for (uint64_t k = 0; k < 40000; ++k) assert_int_equal(ck_contains(f, k, 5), k < 20000);
             const tf_rotating_cuckoo_stats s = ck_stats(f, 5);
@@ -78,11 +84,7 @@ static void test_one_table_kick_failures(void **state) {
     (void)state;
     for (unsigned ways = 2; ways <= 3; ++ways)
         for (size_t i = 0; i < 4; ++i) {
-            tf_rotating_cuckoo_options o = ck_options(64, spbs[i], ways, 0);
-            o.max_occupancy = 1.0;
-            o.max_kicks = 1;
-            o.max_tables = 1;
-            tf_rotating_cuckoo *f = ck_new(&o);
+            tf_rotating_cuckoo *f = new_kicking(spbs[i], ways, 1);
             uint64_t rotations = 0, k = 0;
             for (; rotations < 10; ++k) {
                 assert_int_equal(ck_add_if_absent(f, k, 5 + k), 0);
