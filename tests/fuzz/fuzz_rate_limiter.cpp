@@ -918,6 +918,7 @@ class Program {
         RefKey<Window> &key = keys_[k];
         const uint64_t now = now_;
         const size_t tracked_before = tracked_count();
+        peak_tracked_ = std::max(peak_tracked_, tracked_before);
         // a full table makes room for a new key when it can reclaim enough
         // idle keys to go under its bound (more than one when the bound was
         // lowered below the keys tracked)
@@ -1023,8 +1024,15 @@ class Program {
             add(Outcome::too_many, kd, false);
         } else {
             const bool full = max_keys_ != 0 && tracked_before >= max_keys_;
-            // room is certain while every search looks at every shard
-            const bool room_certain = full && enough_idle && search_all_;
+            // room is certain while every search looks at every shard, every
+            // shard's table is small enough for the search's 16 slots to be
+            // the whole table (peak_tracked_), and one idle key is enough: a
+            // sweep's step that erases a key looks at the same slot again
+            // (the next record shifts into it), so a shard holding several
+            // idle keys may keep one beyond the 16 steps when the bound was
+            // lowered below the keys tracked and more than one is needed
+            const bool room_certain =
+                full && enough_idle && search_all_ && need <= 1 && peak_tracked_ <= kSmallTableKeys;
             if (base_ <= now) {  // some shard's horizon may be <= now
                 if (!full || enough_idle) add(Outcome::normal, kd, full && acquire);
                 if (full && !room_certain) {
@@ -1073,8 +1081,10 @@ class Program {
         }
         res.how = match->how;
         TRACE("  new key: %s%s\n", outcome_name(match->how), match->reclaims ? " (room made)" : "");
-        // a search that found too few: the next 63 look only at their own shard
-        if (acquire && match->how == Outcome::no_room && !(enough_idle && search_all_)) search_all_ = false;
+        // a search that found too few: the next 63 look only at their own
+        // shard (also when the reference counted enough idle keys: the
+        // search may miss some, see room_certain)
+        if (acquire && match->how == Outcome::no_room) search_all_ = false;
         if (match->advance_global) advance(spec_, global_, gt);
         if (match->take_global) take(spec_, global_, n);
         if (match->tracked_after) {
@@ -1203,6 +1213,7 @@ class Program {
                    after.denied_full == before.denied_full && after.allowed_full == before.allowed_full);
         lim_ = std::move(copy);
         search_all_ = true;
+        peak_tracked_ = tracked_count();  // the copy's tables are sized for the keys they hold
         // every shard of the copy starts at the blob's horizon
         base_ = horizon_max();
         std::vector<uint64_t> keep;
@@ -1289,6 +1300,19 @@ class Program {
     // No search for room has been fruitless yet (since creation or the last
     // round trip): a new key of a full table looks at every shard.
     bool search_all_ = true;
+    // The most keys tracked at once since creation or the last round trip
+    // (a deserialize sizes each shard's table for its keys). A search for
+    // room looks at 16 slots of each shard (the header: "its shard's next
+    // 16 slots, then 16 slots of every other shard"), the whole of a table
+    // of the first size; a shard's table grows past it only when it holds
+    // more than 13 keys (85% of 16), so while no more than 13 were ever
+    // tracked in all, a search that visits every shard sees every idle key.
+    // Above that an idle key may sit outside the slots searched, and a full
+    // table may answer as having no room although the reference counts
+    // enough idle keys (a run with -entropic=0 found the case of several
+    // needed: tests/fuzz/corpus/rate_limiter/regress-search-misses-idle-key).
+    static constexpr size_t kSmallTableKeys = 13;
+    size_t peak_tracked_ = 0;
     std::vector<uint8_t> blob_;  // the serialized state at the last full comparison
     Parsed parsed_;              // and its parse
     // Operations since the last full comparison changed the state (as the
