@@ -2,7 +2,9 @@ package temporalfilters
 
 import (
 	"fmt"
+	"runtime"
 
+	"temporalfilters.org/go/temporalfilters/internal/bridge"
 	"temporalfilters.org/go/temporalfilters/internal/native"
 )
 
@@ -182,7 +184,11 @@ func AgeBloomExpectedProbes(k, l uint32) (absent, present float64, err error) {
 // Add inserts key (shifting the slices first when the generation is full).
 // Needs exclusive use. Errors: ErrClosed.
 func (f *AgeBloom) Add(key []byte) error {
-	return run(f.obj(), func(p abNative) { p.Add(key) })
+	return run(f.obj(), func(p abNative) {
+		k, kn := bridge.Key(key)
+		p.Add(k, kn)
+		runtime.KeepAlive(key)
+	})
 }
 
 // AddString is Add with a string key (its bytes, e.g. UTF-8).
@@ -194,7 +200,12 @@ func (f *AgeBloom) AddString(key string) error {
 // means it is certainly not among the last Capacity inserts.
 // Errors: ErrClosed.
 func (f *AgeBloom) Contains(key []byte) (present bool, err error) {
-	return call(f.obj(), func(p abNative) bool { return p.Contains(key) != 0 })
+	return call(f.obj(), func(p abNative) bool {
+		k, kn := bridge.Key(key)
+		v := p.Contains(k, kn) != 0
+		runtime.KeepAlive(key)
+		return v
+	})
 }
 
 // ContainsString is Contains with a string key.
@@ -206,7 +217,12 @@ func (f *AgeBloom) ContainsString(key string) (bool, error) {
 // have said, and inserts key only when it was absent. wasPresent true means
 // a (probable) duplicate. Needs exclusive use. Errors: ErrClosed.
 func (f *AgeBloom) AddIfAbsent(key []byte) (wasPresent bool, err error) {
-	return call(f.obj(), func(p abNative) bool { return p.Add_if_absent(key) != 0 })
+	return call(f.obj(), func(p abNative) bool {
+		k, kn := bridge.Key(key)
+		v := p.Add_if_absent(k, kn) != 0
+		runtime.KeepAlive(key)
+		return v
+	})
 }
 
 // AddIfAbsentString is AddIfAbsent with a string key.

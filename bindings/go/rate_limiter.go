@@ -2,7 +2,9 @@ package temporalfilters
 
 import (
 	"fmt"
+	"runtime"
 
+	"temporalfilters.org/go/temporalfilters/internal/bridge"
 	"temporalfilters.org/go/temporalfilters/internal/native"
 )
 
@@ -197,7 +199,11 @@ func (r *RateLimiter) SetGlobalLimit(limit uint64) error {
 // keeps its newest grants that fit). Errors: ErrInvalidArgument (limit
 // above the mode's maximum), ErrOutOfMemory, ErrClosed.
 func (r *RateLimiter) SetKeyLimit(key []byte, limit uint64) error {
-	return run(r.obj(), func(p rlNative) { p.Set_key_limit(key, limit) })
+	return run(r.obj(), func(p rlNative) {
+		k, kn := bridge.Key(key)
+		p.Set_key_limit(k, kn, limit)
+		runtime.KeepAlive(key)
+	})
 }
 
 // SetKeyLimitString is SetKeyLimit with a string key (its bytes, e.g. UTF-8).
@@ -228,7 +234,9 @@ func (r *RateLimiter) decide(key []byte, now, n uint64, take bool) (Decision, er
 		if take {
 			decide = p.Acquire
 		}
-		d.Allowed = decide(key, now, n, &d.Remaining, &d.RetryAt) != 0
+		k, kn := bridge.Key(key)
+		d.Allowed = decide(k, kn, now, n, &d.Remaining, &d.RetryAt) != 0
+		runtime.KeepAlive(key)
 		return d
 	})
 }
@@ -323,7 +331,11 @@ func (r *RateLimiter) PeekString(key string, now, n uint64) (Decision, error) {
 // still in it). A key not tracked is a no-op. Errors: ErrInvalidArgument
 // (now is 0), ErrClosed.
 func (r *RateLimiter) Refund(key []byte, now, n uint64) error {
-	return run(r.obj(), func(p rlNative) { p.Refund(key, now, n) })
+	return run(r.obj(), func(p rlNative) {
+		k, kn := bridge.Key(key)
+		p.Refund(k, kn, now, n)
+		runtime.KeepAlive(key)
+	})
 }
 
 // RefundString is Refund with a string key.
@@ -334,7 +346,11 @@ func (r *RateLimiter) RefundString(key string, now, n uint64) error {
 // Reset forgets key's requests (its override, if any, stays). The permits
 // it took stay counted in the global window. Errors: ErrClosed.
 func (r *RateLimiter) Reset(key []byte) error {
-	return run(r.obj(), func(p rlNative) { p.Reset(key) })
+	return run(r.obj(), func(p rlNative) {
+		k, kn := bridge.Key(key)
+		p.Reset(k, kn)
+		runtime.KeepAlive(key)
+	})
 }
 
 // ResetString is Reset with a string key.

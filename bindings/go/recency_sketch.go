@@ -2,7 +2,9 @@ package temporalfilters
 
 import (
 	"fmt"
+	"runtime"
 
+	"temporalfilters.org/go/temporalfilters/internal/bridge"
 	"temporalfilters.org/go/temporalfilters/internal/native"
 )
 
@@ -100,7 +102,11 @@ func RecencySketchDimensions(expectedKeys uint64, tooNewProbability float64, opt
 // becomes max(cell, now). Older times than already recorded are fine (they
 // change nothing). Errors: ErrInvalidArgument (now == 0), ErrClosed.
 func (s *RecencySketch) Update(key []byte, now uint64) error {
-	return run(s.obj(), func(p rsNative) { p.Update(key, now) })
+	return run(s.obj(), func(p rsNative) {
+		k, kn := bridge.Key(key)
+		p.Update(k, kn, now)
+		runtime.KeepAlive(key)
+	})
 }
 
 // UpdateString is Update with a string key (its bytes, e.g. UTF-8).
@@ -112,7 +118,12 @@ func (s *RecencySketch) UpdateString(key string, now uint64) error {
 // updated (and no other keys filled all its cells), otherwise a time >= the
 // true last update. Errors: ErrClosed.
 func (s *RecencySketch) Query(key []byte) (t uint64, err error) {
-	return call(s.obj(), func(p rsNative) uint64 { return p.Query(key) })
+	return call(s.obj(), func(p rsNative) uint64 {
+		k, kn := bridge.Key(key)
+		v := p.Query(k, kn)
+		runtime.KeepAlive(key)
+		return v
+	})
 }
 
 // QueryString is Query with a string key.
@@ -139,7 +150,9 @@ func (s *RecencySketch) LastSeenString(key string) (uint64, bool, error) {
 // ErrClosed.
 func (s *RecencySketch) Pace(key []byte, now, interval uint64) (PaceResult, error) {
 	return call(s.obj(), func(p rsNative) (res PaceResult) {
-		res.Granted = p.Pace(key, now, interval, &res.NextAllowed) != 0
+		k, kn := bridge.Key(key)
+		res.Granted = p.Pace(k, kn, now, interval, &res.NextAllowed) != 0
+		runtime.KeepAlive(key)
 		return res
 	})
 }
@@ -154,7 +167,11 @@ func (s *RecencySketch) PaceString(key string, now, interval uint64) (PaceResult
 // recorded. Use a sketch either for expiries or for last-seen times, not
 // both. Errors: ErrInvalidArgument (now or ttl 0), ErrClosed.
 func (s *RecencySketch) TTLInsert(key []byte, now, ttl uint64) error {
-	return run(s.obj(), func(p rsNative) { p.Ttl_insert(key, now, ttl) })
+	return run(s.obj(), func(p rsNative) {
+		k, kn := bridge.Key(key)
+		p.Ttl_insert(k, kn, now, ttl)
+		runtime.KeepAlive(key)
+	})
 }
 
 // TTLInsertString is TTLInsert with a string key.
@@ -167,7 +184,12 @@ func (s *RecencySketch) TTLInsertString(key string, now, ttl uint64) error {
 // it may be live. False is never wrong. The estimated expiry time is
 // Query(key). Errors: ErrInvalidArgument (now 0), ErrClosed.
 func (s *RecencySketch) TTLMaybeLive(key []byte, now uint64) (live bool, err error) {
-	return call(s.obj(), func(p rsNative) bool { return p.Ttl_maybe_live(key, now) != 0 })
+	return call(s.obj(), func(p rsNative) bool {
+		k, kn := bridge.Key(key)
+		v := p.Ttl_maybe_live(k, kn, now) != 0
+		runtime.KeepAlive(key)
+		return v
+	})
 }
 
 // TTLMaybeLiveString is TTLMaybeLive with a string key.

@@ -3,7 +3,9 @@ package temporalfilters
 import (
 	"fmt"
 	"math"
+	"runtime"
 
+	"temporalfilters.org/go/temporalfilters/internal/bridge"
 	"temporalfilters.org/go/temporalfilters/internal/native"
 )
 
@@ -211,7 +213,11 @@ func answer(v uint64) (uint64, bool) {
 // Insert appends key to the stream (the next insert). Needs exclusive use.
 // Errors: ErrClosed.
 func (w *RecencyWindow) Insert(key []byte) error {
-	return run(w.obj(), func(p rwNative) { p.Insert(key) })
+	return run(w.obj(), func(p rwNative) {
+		k, kn := bridge.Key(key)
+		p.Insert(k, kn)
+		runtime.KeepAlive(key)
+	})
 }
 
 // InsertString is Insert with a string key (its bytes, e.g. UTF-8).
@@ -223,7 +229,12 @@ func (w *RecencyWindow) InsertString(key string) error {
 // mode's promise, and inWindow true; or (0, false) when the key is not
 // within the window. Errors: ErrClosed.
 func (w *RecencyWindow) Query(key []byte) (recency uint64, inWindow bool, err error) {
-	v, err := call(w.obj(), func(p rwNative) uint64 { return p.Query(key) })
+	v, err := call(w.obj(), func(p rwNative) uint64 {
+		k, kn := bridge.Key(key)
+		v := p.Query(k, kn)
+		runtime.KeepAlive(key)
+		return v
+	})
 	recency, inWindow = answer(v)
 	return recency, inWindow && err == nil, err
 }
@@ -239,7 +250,12 @@ func (w *RecencyWindow) QueryString(key string) (recency uint64, inWindow bool, 
 // appended to the stream, with one hash. Needs exclusive use. Errors:
 // ErrClosed.
 func (w *RecencyWindow) InsertReport(key []byte) (previous uint64, inWindow bool, err error) {
-	v, err := call(w.obj(), func(p rwNative) uint64 { return p.Insert_report(key) })
+	v, err := call(w.obj(), func(p rwNative) uint64 {
+		k, kn := bridge.Key(key)
+		v := p.Insert_report(k, kn)
+		runtime.KeepAlive(key)
+		return v
+	})
 	previous, inWindow = answer(v)
 	return previous, inWindow && err == nil, err
 }

@@ -2,7 +2,9 @@ package temporalfilters
 
 import (
 	"fmt"
+	"runtime"
 
+	"temporalfilters.org/go/temporalfilters/internal/bridge"
 	"temporalfilters.org/go/temporalfilters/internal/native"
 )
 
@@ -148,7 +150,11 @@ func NewRotatingCuckoo(opts ...Option) (*RotatingCuckoo, error) {
 // (ErrOutOfMemory). Needs exclusive use. Errors: ErrInvalidArgument (now ==
 // 0), ErrClosed.
 func (f *RotatingCuckoo) Add(key []byte, now uint64) error {
-	return run(f.obj(), func(p rcNative) { p.Add(key, now) })
+	return run(f.obj(), func(p rcNative) {
+		k, kn := bridge.Key(key)
+		p.Add(k, kn, now)
+		runtime.KeepAlive(key)
+	})
 }
 
 // AddString is Add with a string key (its bytes, e.g. UTF-8).
@@ -160,7 +166,12 @@ func (f *RotatingCuckoo) AddString(key string, now uint64) error {
 // (>= 1); true for a key never added has a probability below 2^-50.
 // Errors: ErrInvalidArgument (now == 0), ErrClosed.
 func (f *RotatingCuckoo) Contains(key []byte, now uint64) (present bool, err error) {
-	return call(f.obj(), func(p rcNative) bool { return p.Contains(key, now) != 0 })
+	return call(f.obj(), func(p rcNative) bool {
+		k, kn := bridge.Key(key)
+		v := p.Contains(k, kn, now) != 0
+		runtime.KeepAlive(key)
+		return v
+	})
 }
 
 // ContainsString is Contains with a string key.
@@ -173,7 +184,12 @@ func (f *RotatingCuckoo) ContainsString(key string, now uint64) (bool, error) {
 // an older copy too, which stays until it is removed as well or forgotten.
 // Needs exclusive use. Errors: ErrInvalidArgument (now == 0), ErrClosed.
 func (f *RotatingCuckoo) Remove(key []byte, now uint64) (removed bool, err error) {
-	return call(f.obj(), func(p rcNative) bool { return p.Remove(key, now) != 0 })
+	return call(f.obj(), func(p rcNative) bool {
+		k, kn := bridge.Key(key)
+		v := p.Remove(k, kn, now) != 0
+		runtime.KeepAlive(key)
+		return v
+	})
 }
 
 // RemoveString is Remove with a string key.
@@ -186,7 +202,12 @@ func (f *RotatingCuckoo) RemoveString(key string, now uint64) (bool, error) {
 // nothing (it does not refresh the key; Add does). Needs exclusive use.
 // Errors: as Add.
 func (f *RotatingCuckoo) AddIfAbsent(key []byte, now uint64) (wasPresent bool, err error) {
-	return call(f.obj(), func(p rcNative) bool { return p.Add_if_absent(key, now) != 0 })
+	return call(f.obj(), func(p rcNative) bool {
+		k, kn := bridge.Key(key)
+		v := p.Add_if_absent(k, kn, now) != 0
+		runtime.KeepAlive(key)
+		return v
+	})
 }
 
 // AddIfAbsentString is AddIfAbsent with a string key.

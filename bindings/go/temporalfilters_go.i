@@ -10,10 +10,12 @@
  * linker flags, and the -I of the C headers that SWIG reads, come from
  * pkg-config (#cgo pkg-config: temporalfilters, internal/native/cgo.go).
  *
- * Typemaps: every (pointer, length) pair of the shared interface becomes one
- * Go slice, passed to C without copying (cgo allows it: the memory of a
- * []byte, []int32 or []uint64 holds no Go pointers, and C keeps no reference
- * after the call). uint64_t maps to uint64 and uint32_t to uint (64 bits
+ * Typemaps: every (pointer, length) pair of the shared interface but a single
+ * key becomes one Go slice, passed to C without copying (cgo allows it: the
+ * memory of a []byte, []int32 or []uint64 holds no Go pointers, and C keeps
+ * no reference after the call). A single key (const void *key, size_t
+ * key_len) is two scalars instead, its address as a uintptr and its length
+ * as an int (internal/bridge.Key says why and what keeps it safe). uint64_t maps to uint64 and uint32_t to uint (64 bits
  * here), which the idiomatic layer only ever fills from uint32 values, so no
  * value is wrapped. uint64_t *next_allowed is a *uint64 the caller owns.
  *
@@ -29,16 +31,27 @@
 %include <stdint.i>
 
 /* (pointer, length) pairs as Go slices. */
-%typemap(gotype) (const void *key, size_t key_len), (const void *blob, size_t blob_len),
+%typemap(gotype) (const void *blob, size_t blob_len),
                  (void *out_buf, size_t out_cap), (const void *keys_data, size_t keys_data_len) "[]byte"
 %typemap(gotype) (const int32_t *key_lens, size_t key_count), (int32_t *out_allowed, size_t allowed_count) "[]int32"
 %typemap(gotype) (const uint64_t *times, size_t time_count), (uint64_t *out_times, size_t out_count) "[]uint64"
-%typemap(in) (const void *key, size_t key_len), (const void *blob, size_t blob_len),
+%typemap(in) (const void *blob, size_t blob_len),
              (void *out_buf, size_t out_cap), (const void *keys_data, size_t keys_data_len),
              (const int32_t *key_lens, size_t key_count), (int32_t *out_allowed, size_t allowed_count),
              (const uint64_t *times, size_t time_count), (uint64_t *out_times, size_t out_count) %{
   $1 = ($1_ltype)$input.array;
   $2 = (size_t)$input.len;
+%}
+
+/* One key: its address as a uintptr and its length, two scalars, so that
+ * cgo copies no argument frame to the heap (see keys.go, keyRef). */
+%typemap(gotype) const void *key "uintptr"
+%typemap(in) const void *key %{
+  $1 = ($1_ltype)$input;
+%}
+%typemap(gotype) size_t key_len "int"
+%typemap(in) size_t key_len %{
+  $1 = (size_t)$input;
 %}
 
 /* A Go string as a C string. SWIG's own typemap copies it with

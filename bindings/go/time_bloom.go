@@ -2,7 +2,9 @@ package temporalfilters
 
 import (
 	"fmt"
+	"runtime"
 
+	"temporalfilters.org/go/temporalfilters/internal/bridge"
 	"temporalfilters.org/go/temporalfilters/internal/native"
 )
 
@@ -93,7 +95,11 @@ func NewTimeBloomFor(initialCapacity uint64, errorRate float64, span uint64, opt
 // 4096 slices, which a clock that never advances can cause). Needs
 // exclusive use. Errors: ErrInvalidArgument (now == 0), ErrClosed.
 func (f *TimeBloom) Add(key []byte, now uint64) error {
-	return run(f.obj(), func(p tbNative) { p.Add(key, now) })
+	return run(f.obj(), func(p tbNative) {
+		k, kn := bridge.Key(key)
+		p.Add(k, kn, now)
+		runtime.KeepAlive(key)
+	})
 }
 
 // AddString is Add with a string key (its bytes, e.g. UTF-8).
@@ -105,7 +111,12 @@ func (f *TimeBloom) AddString(key string, now uint64) error {
 // before now (>= 1): false means it certainly was not.
 // Errors: ErrInvalidArgument (now == 0), ErrClosed.
 func (f *TimeBloom) Contains(key []byte, now uint64) (present bool, err error) {
-	return call(f.obj(), func(p tbNative) bool { return p.Contains(key, now) != 0 })
+	return call(f.obj(), func(p tbNative) bool {
+		k, kn := bridge.Key(key)
+		v := p.Contains(k, kn, now) != 0
+		runtime.KeepAlive(key)
+		return v
+	})
 }
 
 // ContainsString is Contains with a string key.
@@ -117,7 +128,12 @@ func (f *TimeBloom) ContainsString(key string, now uint64) (bool, error) {
 // Contains's answer (a probable duplicate within the span). Needs exclusive
 // use. Errors: as Add.
 func (f *TimeBloom) AddIfAbsent(key []byte, now uint64) (wasPresent bool, err error) {
-	return call(f.obj(), func(p tbNative) bool { return p.Add_if_absent(key, now) != 0 })
+	return call(f.obj(), func(p tbNative) bool {
+		k, kn := bridge.Key(key)
+		v := p.Add_if_absent(k, kn, now) != 0
+		runtime.KeepAlive(key)
+		return v
+	})
 }
 
 // AddIfAbsentString is AddIfAbsent with a string key.

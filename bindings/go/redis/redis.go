@@ -26,6 +26,7 @@ package redis
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"sync"
 
 	tf "temporalfilters.org/go/temporalfilters"
@@ -227,11 +228,13 @@ func (l *RedisLimiter) decide(key []byte, now, n uint64, take bool) (d tf.Decisi
 	var u uint64
 	err = l.call(func(p redisnative.RedisLimiterNative) {
 		var allowed int
+		k, kn := bridge.Key(key)
 		if take {
-			allowed = p.Acquire(key, now, n, &d.Remaining, &d.RetryAt, &u)
+			allowed = p.Acquire(k, kn, now, n, &d.Remaining, &d.RetryAt, &u)
 		} else {
-			allowed = p.Peek(key, now, n, &d.Remaining, &d.RetryAt, &u)
+			allowed = p.Peek(k, kn, now, n, &d.Remaining, &d.RetryAt, &u)
 		}
+		runtime.KeepAlive(key)
 		d.Allowed = allowed == 1
 	})
 	if err != nil {
@@ -283,18 +286,30 @@ func acquireBatch[K []byte | string](l *RedisLimiter, keys []K, times []uint64, 
 // Refund gives back up to n permits key took (the most recent first), to
 // the global window too.
 func (l *RedisLimiter) Refund(key []byte, now, n uint64) error {
-	return l.call(func(p redisnative.RedisLimiterNative) { p.Refund(key, now, n) })
+	return l.call(func(p redisnative.RedisLimiterNative) {
+		k, kn := bridge.Key(key)
+		p.Refund(k, kn, now, n)
+		runtime.KeepAlive(key)
+	})
 }
 
 // Reset forgets key's requests in Redis (its own limit stays).
 func (l *RedisLimiter) Reset(key []byte) error {
-	return l.call(func(p redisnative.RedisLimiterNative) { p.Reset(key) })
+	return l.call(func(p redisnative.RedisLimiterNative) {
+		k, kn := bridge.Key(key)
+		p.Reset(k, kn)
+		runtime.KeepAlive(key)
+	})
 }
 
 // SetKeyLimit gives key its own limit (0 removes it), stored in Redis for
 // every client of the prefix.
 func (l *RedisLimiter) SetKeyLimit(key []byte, limit uint64) error {
-	return l.call(func(p redisnative.RedisLimiterNative) { p.Set_key_limit(key, limit) })
+	return l.call(func(p redisnative.RedisLimiterNative) {
+		k, kn := bridge.Key(key)
+		p.Set_key_limit(k, kn, limit)
+		runtime.KeepAlive(key)
+	})
 }
 
 // SetGlobalLimit sets the limit over all keys of the prefix (0 removes

@@ -9,6 +9,7 @@ package bridge
 import (
 	"math"
 	"sync"
+	"unsafe"
 )
 
 // PackedKeys are keys laid end to end, the batch format of every native
@@ -60,4 +61,40 @@ var (
 	// raised by every SWIG module of the binding) into its error; false
 	// for any other panic.
 	FromPanic func(r any) (error, bool)
+)
+
+// Key hands one key to a native call as two scalars, the address of its
+// first byte and its length (0 and 0 for an empty key; the C functions
+// accept a NULL key of length 0). The native layers take a single key this
+// way rather than as a slice because Go 1.19's cgo moves the whole
+// argument frame of a call to the heap when any argument holds a pointer:
+// one allocation per call, which was most of what a single-key call cost
+// beyond the C function and the bare crossing.
+//
+// An address passed as an integer is safe only while the memory can
+// neither move nor be freed, which the callers ensure:
+//   - Key makes its argument escape, so the compiler places every byte
+//     slice that reaches it on the heap, never on a goroutine's stack
+//     (which moves when it grows); Go's heap does not move its objects.
+//   - the caller holds the key until the native call has returned, with
+//     runtime.KeepAlive(key) after it (the C library keeps no reference
+//     to a key after the call).
+//
+// A string's bytes reach it through a slice viewing them (stringBytes):
+// they are either static (literals) or heap memory.
+func Key(key []byte) (uintptr, int) {
+	if len(key) == 0 {
+		return 0, 0
+	}
+	if escapeAlwaysFalse {
+		escapeSink = key
+	}
+	return uintptr(unsafe.Pointer(&key[0])), len(key)
+}
+
+// escapeAlwaysFalse is false; the store under it makes Key's argument
+// escape without ever running.
+var (
+	escapeAlwaysFalse bool
+	escapeSink        []byte
 )
