@@ -13,14 +13,28 @@ import (
 // holds what they share.
 
 // stringBytes views a string as a byte slice without copying. The C library
-// only reads keys, so the bytes are never written.
+// only reads keys, so the bytes are never written. It makes s escape: the
+// view reaches the native layer as an address (internal/bridge.Key), which
+// must be heap or static memory, and the view is made through a uintptr,
+// which escape analysis does not follow, so without the store below a
+// string converted on the caller's stack (string(b)) could stay there.
 func stringBytes(s string) []byte {
 	if len(s) == 0 {
 		return nil
 	}
+	if escapeAlwaysFalse {
+		escapedString = s
+	}
 	hdr := (*reflect.StringHeader)(unsafe.Pointer(&s))
 	return unsafe.Slice((*byte)(unsafe.Pointer(hdr.Data)), len(s))
 }
+
+// escapeAlwaysFalse is false; the store under it in stringBytes makes the
+// string escape without ever running.
+var (
+	escapeAlwaysFalse bool
+	escapedString     string
+)
 
 // key is the element type of the batch methods' keys.
 type key interface{ []byte | string }
