@@ -44,7 +44,9 @@
 %}
 
 /* One key: its address as a uintptr and its length, two scalars, so that
- * cgo copies no argument frame to the heap (see keys.go, keyRef). */
+ * the call has no argument holding a pointer, which Go 1.19's cgo would move
+ * to the heap on every call (internal/bridge.Key says why and what keeps it
+ * safe). */
 %typemap(gotype) const void *key "uintptr"
 %typemap(in) const void *key %{
   $1 = ($1_ltype)$input;

@@ -19,9 +19,10 @@ class TestAllocations < Minitest::Test
   def assert_no_allocations(name, &call)
     call.call(0) # warm: any one-time allocation (a method cache) is not the call's
     n = allocations { CALLS.times { |i| call.call(i) } }
-    # Integer#times itself allocates nothing per iteration; a handful of
-    # objects of the block's own setup are allowed, never one per call.
-    assert_operator n, :<, CALLS / 10, "#{name}: #{n} objects for #{CALLS} calls"
+    # Integer#times itself allocates nothing per iteration. Measured: 0 for
+    # every call here but AgeBloom#add, 2 in 1000 calls (once per
+    # generation it starts, not per call); 5 are allowed, never one a call.
+    assert_operator n, :<=, 5, "#{name}: #{n} objects for #{CALLS} calls"
   end
 
   def test_single_key_calls
