@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -47,7 +48,32 @@ func waitFreed(want int64, limit time.Duration) int64 {
 	}
 }
 
+// settleFinalizers collects the garbage of earlier tests and waits until
+// the count of live native objects stops moving (their finalizers ran), at
+// most about 2 s.
+func settleFinalizers() {
+	runtime.GC()
+	last := atomic.LoadInt64(&liveObjects)
+	for i := 0; i < 200; i++ {
+		time.Sleep(10 * time.Millisecond)
+		n := atomic.LoadInt64(&liveObjects)
+		if n == last {
+			return
+		}
+		last = n
+	}
+}
+
 func TestFinalizerFreesUnclosedSketches(t *testing.T) {
+	// The sketches below are garbage as soon as the loop drops them, so a
+	// collection during the loop would free some before they are counted
+	// (seen once in the sanitized build: 13 live of the 51 made). No
+	// collection runs until they are counted, and earlier tests' garbage is
+	// collected and finalized first, so that its finalizers do not lower
+	// the count either.
+	settleFinalizers()
+	gcPercent := debug.SetGCPercent(-1) // returns with no collection running
+	defer debug.SetGCPercent(gcPercent)
 	before := atomic.LoadInt64(&liveObjects)
 	func() {
 		for i := 0; i < 50; i++ {
@@ -64,6 +90,7 @@ func TestFinalizerFreesUnclosedSketches(t *testing.T) {
 	if got := atomic.LoadInt64(&liveObjects); got < before+51 {
 		t.Fatalf("%d live sketches, want at least %d", got, before+51)
 	}
+	debug.SetGCPercent(gcPercent)
 	if left := waitFreed(before+1, 10*time.Second); left > before+1 { // +1: mustNew's, closed at cleanup
 		t.Fatalf("the finalizers left %d sketches, want %d", left, before+1)
 	}
