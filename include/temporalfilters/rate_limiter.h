@@ -24,7 +24,9 @@
  *  - **Exact** (::TF_RATE_LIMITER_EXACT): a key keeps the times of its
  *    grants still in the window (at most `limit`); never more than `limit`
  *    grants in any half-open interval (t - window, t]. Memory: a 33-byte
- *    record plus 16 + 8 * c bytes for its ring of grant times, whose
+ *    record plus 24 + 4 * c bytes for its ring of grant times (each kept
+ *    as a 32-bit offset from the ring's oldest grant; 24 + 8 * c when the
+ *    window is 2^32 time units or more, each time kept whole), whose
  *    capacity c grows on demand (doubling from 4, capped at the limit): at
  *    most twice the most grants the key has held in its window (at least 4,
  *    or the limit when smaller), whatever its limit. The ring is freed when
@@ -261,7 +263,8 @@ TF_API void tf_rate_limiter_free(tf_rate_limiter *limiter);
  * remaining count is the smaller of the two, and retry_at the later. Setting
  * it starts an empty global window (the keys' own windows are kept). In
  * exact mode the global window keeps the times of its grants in the window,
- * 8 bytes each, in a ring that grows on demand as a key's does.
+ * 4 bytes each (8 for a window of 2^32 time units or more), in a ring that
+ * grows on demand as a key's does.
  *
  * @param[in,out] limiter  the limiter.
  * @param[in]     limit    permits per window over all keys; 0 removes the

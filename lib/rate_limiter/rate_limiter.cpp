@@ -16,12 +16,14 @@ void *allocate(size_t bytes) noexcept {
     return std::malloc(bytes);
 }
 
-GrantRing *GrantRing::make(uint32_t cap, uint32_t limit) {
-    GrantRing *g = static_cast<GrantRing *>(allocate(bytes(cap)));
+GrantRing *GrantRing::make(uint32_t cap, uint32_t limit, bool wide) {
+    GrantRing *g = static_cast<GrantRing *>(allocate(bytes(cap, wide)));
     if (!g) throw std::bad_alloc();
+    g->base = 0;
     g->cap = cap;
     g->start = g->count = 0;
     g->limit = limit;
+    g->wide = wide;
     return g;
 }
 
@@ -33,16 +35,21 @@ uint32_t GrantRing::grown_capacity(uint32_t cap, uint64_t need, uint32_t limit) 
 
 GrantRing *GrantRing::grown(uint64_t need) const noexcept {
     const uint32_t ncap = grown_capacity(cap, need, limit);
-    GrantRing *g = static_cast<GrantRing *>(allocate(bytes(ncap)));
+    GrantRing *g = static_cast<GrantRing *>(allocate(bytes(ncap, wide)));
     if (!g) return nullptr;
+    g->base = base;
     g->cap = ncap;
     g->start = 0;
     g->count = count;
     g->limit = limit;
+    g->wide = wide;
     // the grants in order: the run from start to the end, then the wrapped part
+    const size_t w = slot_bytes(wide);
     const uint32_t first = std::min(count, cap - start);
-    std::memcpy(g->times(), times() + start, 8 * size_t(first));
-    std::memcpy(g->times() + first, times(), 8 * size_t(count - first));
+    const uint8_t *from = static_cast<const uint8_t *>(slots());
+    uint8_t *to = static_cast<uint8_t *>(g->slots());
+    std::memcpy(to, from + w * start, w * size_t(first));
+    std::memcpy(to + w * first, from, w * size_t(count - first));
     return g;
 }
 
@@ -162,7 +169,7 @@ void Table::release(Rec r) {
     if (exact_) {
         GrantRing *g = ring_of(r);
         if (g) {
-            add_bytes(0, GrantRing::bytes(g->cap));
+            add_bytes(0, g->size());
             std::free(g);
         }
     }
@@ -422,7 +429,7 @@ void RateLimiter::reserve_ring(Shard &sh, Table::Rec r, uint64_t need) {
     if (need <= g->cap) return;
     GrantRing *bigger = g->grown(need);
     if (!bigger) throw std::bad_alloc();
-    sh.table.add_extra(GrantRing::bytes(bigger->cap), GrantRing::bytes(g->cap));
+    sh.table.add_extra(bigger->size(), g->size());
     std::free(g);
     set_ring(r, bigger);
 }
@@ -539,7 +546,7 @@ tf_status RateLimiter::set_global_limit(uint64_t limit) {
     std::unique_ptr<GrantRing, FreeRing> ring;
     if (limit != 0) {  // may throw: nothing changed yet
         if (exact())
-            ring.reset(GrantRing::make(0, uint32_t(limit)));  // grows with the grants
+            ring.reset(GrantRing::make(0, uint32_t(limit), wide_rings()));  // grows with the grants
         else
             counts.assign(spec_.nb, 0);
     }
@@ -680,7 +687,7 @@ __attribute__((always_inline)) inline void RateLimiter::reserve_key_state(Shard 
 void RateLimiter::prepare_new(const Shard &sh, const void *key, size_t len, uint64_t n, NewKey *fresh) const {
     if (exact()) {
         const uint32_t limit = uint32_t(fresh->override_limit ? fresh->override_limit : limit_);
-        fresh->ring.reset(GrantRing::make(GrantRing::grown_capacity(0, n, limit), limit));
+        fresh->ring.reset(GrantRing::make(GrantRing::grown_capacity(0, n, limit), limit, wide_rings()));
     }
     sh.table.prepare_insert(key, len, &fresh->room);
 }
@@ -724,7 +731,7 @@ Table::Rec RateLimiter::insert_new(Shard &sh, const void *key, size_t len, const
     if (exact()) {
         GrantRing *ring = fresh->ring.release();
         set_ring(rec, ring);
-        sh.table.add_extra(GrantRing::bytes(ring->cap), 0);
+        sh.table.add_extra(ring->size(), 0);
     }
     return rec;
 }
@@ -1294,6 +1301,14 @@ tf_status parse_payload(wire::Reader r, uint32_t flags, Sink &sink) {
     return TF_OK;
 }
 
+// Whether the ring read from `count` grant times at `data` (little-endian
+// u64, oldest first, in a blob) stores them wide (GrantRing::wide_for).
+bool blob_ring_wide(uint64_t window, const uint8_t *data, uint32_t count) {
+    if (count == 0) return GrantRing::wide_for(window, 0, 0);
+    wire::Reader first(data, 8), last(data + 8 * size_t(count - 1), 8);
+    return GrantRing::wide_for(window, first.u64(), last.u64());
+}
+
 }  // namespace
 
 // Pass 1 of read(): the memory stats() will report for the limiter a
@@ -1301,6 +1316,7 @@ tf_status parse_payload(wire::Reader r, uint32_t flags, Sink &sink) {
 struct RateLimiter::Measure {
     bool exact = false;
     uint32_t seed = 0;
+    uint64_t window = 0;
     size_t stride = 0;
     uint64_t shard_keys[kShards] = {};
     uint64_t bytes = sizeof(RateLimiter);
@@ -1308,14 +1324,17 @@ struct RateLimiter::Measure {
     void begin(const PayloadHeader &h, const PayloadGlobal &g) {
         exact = h.exact;
         seed = h.seed;
+        window = h.window;
         stride = record_stride(h.exact, h.nb);
-        bytes += global_bytes(h.exact, h.global_limit, h.nb, g.count);
+        bytes += global_bytes(h.exact, h.global_limit, h.nb,
+                              GrantRing::bytes(g.count, blob_ring_wide(h.window, g.data, g.count)));
     }
     void add_override(const uint8_t *, uint32_t len, uint32_t) { bytes += override_bytes(len); }
     void key(const PayloadKey &k) {
         ++shard_keys[shard_index(key_hash(k.key, k.len, seed))];
-        if (k.len > kInlineKey) bytes += k.len;         // an out-of-line key
-        if (exact) bytes += GrantRing::bytes(k.count);  // its ring, as large as its grants
+        if (k.len > kInlineKey) bytes += k.len;  // an out-of-line key
+        if (exact)
+            bytes += GrantRing::bytes(k.count, blob_ring_wide(window, k.state, k.count));  // as large as its grants
     }
     void end() {
         for (uint64_t n : shard_keys) bytes += Table::slot_bytes(Table::capacity_for(size_t(n)), stride);
@@ -1330,11 +1349,15 @@ struct RateLimiter::Build {
 
     // A ring holding the `count` grant times at `data` (in the blob),
     // exactly as large as they are.
-    static GrantRing *ring_from(const uint8_t *data, uint32_t count, uint32_t limit) {
-        GrantRing *g = GrantRing::make(count, limit);
+    GrantRing *ring_from(const uint8_t *data, uint32_t count, uint32_t limit) const {
+        GrantRing *g = GrantRing::make(count, limit, blob_ring_wide(rl->window_, data, count));
         wire::Reader times(data, 8 * size_t(count));
-        for (uint32_t i = 0; i < count; ++i) g->times()[i] = times.u64();
-        g->count = count;
+        uint64_t latest = 0;
+        const ExactView v = g->view(&latest);
+        for (uint32_t i = 0; i < count; ++i) {
+            v.set(i, times.u64());  // the first sets the base; the rest fit (blob_ring_wide)
+            g->count = i + 1;
+        }
         return g;
     }
 
@@ -1381,7 +1404,7 @@ struct RateLimiter::Build {
                 throw;
             }
             set_ring(rec, g);
-            table.add_extra(GrantRing::bytes(g->cap), 0);
+            table.add_extra(g->size(), 0);
         } else {
             rec = table.insert(k.key, k.len, h);
             st16(rec.state(), k.total);

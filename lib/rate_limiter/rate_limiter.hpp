@@ -38,28 +38,41 @@ constexpr size_t kInlineKey = 16;
 // slots are ZeroedBlocks (lib/common/memory.hpp), which ask the same hook.
 void *allocate(size_t bytes) noexcept;
 
-// Exact mode: the times of the grants in a window, oldest first
-// (times()[(start + i) % cap]), in one heap block, this header followed by
-// `cap` slots. It grows on demand (doubling, capped at its limit) when a
-// grant needs room, so its memory follows the grants the window holds,
-// never the limit alone: at most twice the most it has held (or
-// kMinCapacity), never more than the largest limit it had; a ring read from
-// a blob is exactly as large as the grants the blob holds. A key's ring
-// carries the key's limit, the global window's the global limit. It shrinks
-// by being freed: a key reset or reclaimed, or the global limit set again.
+// Exact mode: the times of the grants in a window, oldest first (slot
+// (start + i) % cap), in one heap block, this header followed by `cap`
+// slots: u32 offsets from `base` (narrow) when the limiter's window is
+// below 2^32 time units, else the u64 times (wide; ExactTimes). It grows
+// on demand (doubling, capped at its limit) when a grant needs room, so
+// its memory follows the grants the window holds, never the limit alone:
+// at most twice the most it has held (or kMinCapacity), never more than
+// the largest limit it had; a ring read from a blob is exactly as large as
+// the grants the blob holds. A key's ring carries the key's limit, the
+// global window's the global limit. It shrinks by being freed: a key reset
+// or reclaimed, or the global limit set again.
 struct alignas(8) GrantRing {
-    uint32_t cap, start, count, limit;
+    uint64_t base;  // narrow: the time the offsets count from
+    uint32_t cap, start, count;
+    uint32_t limit : 31;  // at most 2^24 (exact mode)
+    uint32_t wide : 1;
 
     static constexpr uint32_t kMinCapacity = 4;
-    static size_t bytes(uint64_t cap) { return sizeof(GrantRing) + 8 * size_t(cap); }
-    uint64_t *times() { return reinterpret_cast<uint64_t *>(this + 1); }
-    const uint64_t *times() const { return reinterpret_cast<const uint64_t *>(this + 1); }
+    static size_t slot_bytes(bool wide) { return wide ? 8 : 4; }
+    static size_t bytes(uint64_t cap, bool wide) { return sizeof(GrantRing) + slot_bytes(wide) * size_t(cap); }
+    // Whether a ring of a limiter of this window holding grants from
+    // `first` to `last` (a blob's) stores u64 times: when the window is
+    // 2^32 or more, or the grants do not fit 32 bits from one base.
+    static bool wide_for(uint64_t window, uint64_t first, uint64_t last) {
+        return window > UINT32_MAX || last < first || last - first > UINT32_MAX;
+    }
+    size_t size() const { return bytes(cap, wide); }
+    void *slots() { return this + 1; }
+    const void *slots() const { return this + 1; }
     // the i-th oldest grant time
     uint64_t at(uint32_t i) const { return read().at(i); }
-    ExactTimes read() const { return ExactTimes{times(), cap, start, count}; }
-    ExactView view(uint64_t *latest) { return ExactView{times(), cap, &start, &count, latest}; }
+    ExactTimes read() const { return ExactTimes{slots(), base, cap, start, count, wide != 0}; }
+    ExactView view(uint64_t *latest) { return ExactView{slots(), &base, cap, &start, &count, latest, wide != 0}; }
     // A new empty ring of `cap` slots; throws std::bad_alloc.
-    static GrantRing *make(uint32_t cap, uint32_t limit);
+    static GrantRing *make(uint32_t cap, uint32_t limit, bool wide);
     // The capacity a ring of `cap` slots grows to when it must hold `need`
     // grants (cap < need <= limit): doubled until it holds them, at least
     // kMinCapacity, at most the limit.
@@ -489,10 +502,12 @@ class RateLimiter {
         return Table::kStateOffset + (exact ? sizeof(void *) : 2 + 2 * size_t(nb));
     }
     // What the memory figure counts for the global window: its ring of
-    // `ring_cap` grant times (exact), or its nb counts.
-    static size_t global_bytes(bool exact, uint64_t global_limit, uint32_t nb, uint32_t ring_cap) {
-        return global_limit == 0 ? 0 : exact ? GrantRing::bytes(ring_cap) : 8 * size_t(nb);
+    // grant times, `ring_bytes` (exact), or its nb counts.
+    static size_t global_bytes(bool exact, uint64_t global_limit, uint32_t nb, size_t ring_bytes) {
+        return global_limit == 0 ? 0 : exact ? ring_bytes : 8 * size_t(nb);
     }
+    // Whether this limiter's new rings store u64 times (GrantRing).
+    bool wide_rings() const { return GrantRing::wide_for(window_, 0, 0); }
     static size_t override_bytes(size_t key_len);
 
     // The two passes of read(): Measure adds up the memory of the limiter a
@@ -522,7 +537,7 @@ class RateLimiter {
     std::atomic<size_t> global_bytes_now_{0}, override_bytes_now_{0};
     void publish_global() {
         global_bytes_now_.store(global_bytes(exact(), global_limit_.load(std::memory_order_relaxed), spec_.nb,
-                                             global_ring_ ? global_ring_->cap : 0),
+                                             global_ring_ ? global_ring_->size() : 0),
                                 std::memory_order_relaxed);
     }
 

@@ -192,30 +192,68 @@ inline void bucket_remove(const BucketSpec &s, S &st, uint64_t j, uint64_t n) {
 
 // ---- exact ----------------------------------------------------------------
 
-// A ring of grant times, oldest first: times[(start + i) % cap], read-only.
+// A ring of grant times, oldest first: the i-th oldest in slot
+// (start + i) % cap, read-only. A wide ring's slots are the times
+// themselves (u64); a narrow ring's are u32 offsets from `base`, which is
+// what halves the ring when every time it must hold fits in 32 bits from
+// one base: a window of less than 2^32 time units (ExactView::set keeps
+// the base near the oldest grant).
 struct ExactTimes {
-    const uint64_t *times;
+    const void *slots;
+    uint64_t base;
     uint32_t cap, start, count;
+    bool wide;
 
+    uint64_t slot(uint64_t k) const {
+        return wide ? static_cast<const uint64_t *>(slots)[k] : base + static_cast<const uint32_t *>(slots)[k];
+    }
     uint64_t at(uint32_t i) const {
         const uint64_t k = uint64_t(start) + i;
-        return times[k >= cap ? k - cap : k];
+        return slot(k >= cap ? k - cap : k);
     }
 };
 
 // The same ring, writable, with its clock.
 struct ExactView {
-    uint64_t *times;
+    void *slots;
+    uint64_t *base;
     uint32_t cap;
     uint32_t *start;
     uint32_t *count;
     uint64_t *latest;
+    bool wide;
 
-    uint64_t &at(uint32_t i) const {
-        const uint64_t k = uint64_t(*start) + i;
-        return times[k >= cap ? k - cap : k];
+    ExactTimes read() const { return ExactTimes{slots, *base, cap, *start, *count, wide}; }
+    uint64_t at(uint32_t i) const { return read().at(i); }
+    // Stores time v as the i-th oldest grant (i < cap). A narrow ring whose
+    // base v does not fit under is rebased first: the base becomes the
+    // smallest of v and the grants held, and every held grant is rewritten
+    // from it. Every time of a narrow ring then lies within 2^32 - 1 of
+    // its base, which holds when the ring holds only grants still in a
+    // window of less than 2^32 (take after advance) and v is the present.
+    void set(uint32_t i, uint64_t v) const {
+        const uint64_t k0 = uint64_t(*start) + i, k = k0 >= cap ? k0 - cap : k0;
+        if (wide) {
+            static_cast<uint64_t *>(slots)[k] = v;
+            return;
+        }
+        uint32_t *s = static_cast<uint32_t *>(slots);
+        if (v < *base || v - *base > UINT32_MAX) rebase(v);
+        s[k] = uint32_t(v - *base);
     }
-    ExactTimes read() const { return ExactTimes{times, cap, *start, *count}; }
+
+   private:
+    void rebase(uint64_t v) const {
+        const ExactTimes old = read();
+        uint64_t nb = v;
+        for (uint32_t j = 0; j < old.count; ++j) nb = std::min(nb, old.at(j));
+        uint32_t *s = static_cast<uint32_t *>(slots);
+        for (uint32_t j = 0; j < old.count; ++j) {
+            const uint64_t k0 = uint64_t(old.start) + j, k = k0 >= cap ? k0 - cap : k0;
+            s[k] = uint32_t(old.slot(k) - nb);  // each slot read before it is written
+        }
+        *base = nb;
+    }
 };
 
 // The number of grants that have left the window at t (time <= t - window):
@@ -267,8 +305,8 @@ inline void exact_advance(ExactView v, uint64_t window, uint64_t t) {
 // Records n grants at t (the caller made room: count + n <= cap).
 inline void exact_take(ExactView v, uint64_t t, uint64_t n) {
     for (uint64_t i = 0; i < n; ++i) {
+        v.set(*v.count, t);  // before it counts: a rebase reads only the grants held
         ++*v.count;
-        v.at(*v.count - 1) = t;
     }
 }
 
@@ -289,7 +327,7 @@ inline void exact_remove(ExactView v, uint64_t g) {
     uint32_t i = *v.count;
     while (i > 0 && v.at(i - 1) > g) --i;
     if (i == 0 || v.at(i - 1) != g) return;
-    for (uint32_t j = i; j < *v.count; ++j) v.at(j - 1) = v.at(j);
+    for (uint32_t j = i; j < *v.count; ++j) v.set(j - 1, v.at(j));
     --*v.count;
 }
 

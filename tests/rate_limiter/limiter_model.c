@@ -264,7 +264,8 @@ void run_property(const prop_cfg *c, ref *m, tf_rate_limiter **out) {
         m->keys[id].limit = lim;
     }
     tu_rng g = {c->seed};
-    uint64_t M = 1; /* the newest time of any call so far */
+    uint64_t M = c->t0 ? c->t0 : 1; /* the newest time of any call so far */
+    const uint64_t step = c->step ? c->step : 2;
     long peeks = 0, backwards = 0, refunds = 0, resets = 0, denied = 0;
     for (long op = 0; op < c->ops; ++op) {
         const uint64_t p = tu_below(&g, 100);
@@ -278,7 +279,8 @@ void run_property(const prop_cfg *c, ref *m, tf_rate_limiter **out) {
             now = M > 2 * c->window ? M - tu_below(&g, 2 * c->window + 1) : 1 + tu_below(&g, M);
             backwards += now < M;
         } else {
-            now = M + tu_below(&g, 2);
+            now = M + tu_below(&g, step);
+            if (c->jump && tu_below(&g, 64) == 0) now += tu_below(&g, c->jump);
         }
         if (now > M) M = now;
         const uint64_t q = tu_below(&g, 100);

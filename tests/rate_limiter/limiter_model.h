@@ -80,6 +80,10 @@ typedef struct {
     long ops;
     int refunds;
     uint64_t seed;
+    /* Times (0: the defaults): the first time (1), the largest forward
+     * step of a call (2: steps of 0 or 1), and the largest of the rare
+     * jumps (1 call in 64; none). */
+    uint64_t t0, step, jump;
 } prop_cfg;
 
 /* Random traffic: hot, warm and cold keys, n from 1 to beyond the limit,

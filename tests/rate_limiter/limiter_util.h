@@ -13,6 +13,13 @@
 #define EXACT TF_RATE_LIMITER_EXACT
 #define ULL(x) ((unsigned long long)(x))
 
+/* Exact mode: the bytes of a ring of `cap` grant times, as the memory
+ * figure counts them: a 24-byte header and 4 bytes a slot (an offset from
+ * the ring's base) when the window is below 2^32 time units, 8 (the time
+ * itself) from 2^32 on (docs/rate-limiter.md). */
+#define RING(cap) (24u + 4u * (uint64_t)(cap))
+#define RING_WIDE(cap) (24u + 8u * (uint64_t)(cap))
+
 /* Both modes: bucketed and exact. */
 #define NMODES 2
 extern const uint32_t kModes[NMODES];

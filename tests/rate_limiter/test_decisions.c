@@ -82,7 +82,7 @@ static void test_readme_example(void **state) {
  * where counts are reduced). */
 static void test_exact_property(void **state) {
     (void)state;
-    prop_cfg c = {EXACT, 4, 1000, 0, 0, RL_KEYS, 64, 1000, RL_LONG, 1, 11};
+    prop_cfg c = {EXACT, 4, 1000, 0, 0, RL_KEYS, 64, 1000, RL_LONG, 1, 11, 0, 0, 0};
     ref m;
     tf_rate_limiter *r;
     run_property(&c, &m, &r);
@@ -104,6 +104,42 @@ static void test_exact_property(void **state) {
     tf_rate_limiter_free(r);
 }
 
+/* The exact-mode invariant and every decision against the model with
+ * times far from 0 and far apart. A ring keeps each grant as a 32-bit
+ * offset from a base near its oldest grant when the window is below 2^32
+ * time units (rebased when a new time does not fit), the time itself from
+ * 2^32 on: windows on both sides of that line, times crossing 2^32 and
+ * near 2^63, steps of up to 2^28 and jumps of up to 2^44. */
+static void test_exact_property_far_times(void **state) {
+    (void)state;
+    static const struct {
+        uint64_t window, t0, step, jump;
+    } runs[] = {
+        {1000, (1ULL << 32) - 5000, 40, 1ULL << 40},
+        {UINT32_MAX, 1ULL << 63, 1ULL << 28, 0},
+        {1ULL << 32, 1ULL << 63, 1ULL << 28, 0},
+        {(1ULL << 40) + 7, 5, 1ULL << 36, 1ULL << 44},
+    };
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; ++i) {
+        prop_cfg c = {EXACT,  4,          runs[i].window, 0,           0, 64, 2, 8, RL_MID / 2, 1,
+                      51 + i, runs[i].t0, runs[i].step,   runs[i].jump};
+        ref m;
+        tf_rate_limiter *r;
+        run_property(&c, &m, &r);
+        uint64_t limited = 0;
+        for (size_t id = 0; id < c.nkeys; ++id) {
+            uint64_t lim, most = max_in_interval(&m, (long)id, c.window, 0, &lim);
+            if (most > lim) fail_msg("key %zu: %llu permits in one window, limit %llu", id, ULL(most), ULL(lim));
+            limited += most == lim;
+        }
+        assert_true(limited >= 2); /* the hot keys reached their limits */
+        print_message("# exact, window %llu from %llu: %llu permits, %llu keys reached their limit\n", ULL(c.window),
+                      ULL(c.t0), ULL(m.granted), ULL(limited));
+        ref_free(&m);
+        tf_rate_limiter_free(r);
+    }
+}
+
 /* The bucketed mode: the exact rule over bucket-rounded times, decision by
  * decision (ref_op also fails if it ever denies what the exact rule over
  * its own history grants); hence at most `limit` permits in any real
@@ -113,7 +149,7 @@ static void test_bucketed_property(void **state) {
     (void)state;
     const uint64_t widths[] = {100, 250, 1000, 1};
     for (size_t w = 0; w < sizeof widths / sizeof widths[0]; ++w) {
-        prop_cfg c = {0, 4, 1000, widths[w], 0, 10000, 64, 1000, w == 0 ? RL_LONG : RL_MID, 1, 12 + w};
+        prop_cfg c = {0, 4, 1000, widths[w], 0, 10000, 64, 1000, w == 0 ? RL_LONG : RL_MID, 1, 12 + w, 0, 0, 0};
         ref m;
         tf_rate_limiter *r;
         run_property(&c, &m, &r);
@@ -442,6 +478,6 @@ static void test_clock_backwards(void **state) {
     }
 }
 
-TU_MAIN(test_readme_example, test_exact_property, test_bucketed_property, test_bucketed_adversarial,
-        test_retry_at_exact_time, test_remaining_and_n_permits, test_peek_changes_nothing, test_refund, test_reset,
-        test_keys_are_bytes, test_clock_backwards)
+TU_MAIN(test_readme_example, test_exact_property, test_exact_property_far_times, test_bucketed_property,
+        test_bucketed_adversarial, test_retry_at_exact_time, test_remaining_and_n_permits, test_peek_changes_nothing,
+        test_refund, test_reset, test_keys_are_bytes, test_clock_backwards)

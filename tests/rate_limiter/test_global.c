@@ -165,7 +165,7 @@ static void test_full_allow_keeps_the_global_limit(void **state) {
 static void test_global_property(void **state) {
     (void)state;
     for (size_t m = 0; m < NMODES; ++m) {
-        prop_cfg c = {kModes[m], 4, 1000, 100, 40, 300, 16, 100, 300000, 0, 21 + m};
+        prop_cfg c = {kModes[m], 4, 1000, 100, 40, 300, 16, 100, 300000, 0, 21 + m, 0, 0, 0};
         ref rm;
         tf_rate_limiter *r;
         run_property(&c, &rm, &r);

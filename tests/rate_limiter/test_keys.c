@@ -252,7 +252,7 @@ static void test_lowered_bound_makes_room(void **state) {
 /* Memory per key as documented (56 bytes per key for 10 buckets and short
  * keys, plus the table's spare room: the table doubles past a load of 7/8,
  * so between 64 and 128 per key; exact: a 33-byte record plus spare room
- * and a ring as large as the key's grants, not its limit: 16 + 8 * 4 bytes
+ * and a ring as large as the key's grants, not its limit: RING(4) bytes
  * for its first grant). */
 static void test_memory_per_key(void **state) {
     (void)state;
@@ -268,8 +268,8 @@ static void test_memory_per_key(void **state) {
         print_message("# %s, 10 buckets, limit %llu: %.1f bytes per key (%llu keys)\n", mode_name(kModes[m]), ULL(L),
                       per_key, ULL(N));
         if (kModes[m] & EXACT) {
-            assert_true(per_key >= 16.0 + 8 * 4 + 33);
-            assert_true(per_key <= 16.0 + 8 * 4 + 33.0 * 16 / 7 + 1);
+            assert_true(per_key >= (double)RING(4) + 33);
+            assert_true(per_key <= (double)RING(4) + 33.0 * 16 / 7 + 1);
         } else {
             assert_true(per_key >= 56);
             assert_true(per_key <= 56.0 * 16 / 7 + 1);

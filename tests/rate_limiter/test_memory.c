@@ -27,10 +27,9 @@ void limiter_fail_allocations_after(long n);
 /* alloc_hook.cpp: the shard (0..63) a key falls into under `seed`. */
 size_t limiter_shard_of(const void *key, size_t len, uint32_t seed);
 
-/* Exact mode: a ring of `cap` grant times (a 16-byte header, 8 bytes a
- * slot), and the first table of a shard (16 records of 33 bytes, and the
- * 64 bytes its block reserves to align it to a cache line). */
-#define RING(cap) (16u + 8u * (uint64_t)(cap))
+/* Exact mode: the first table of a shard (16 records of 33 bytes, and the
+ * 64 bytes its block reserves to align it to a cache line); RING(cap) is
+ * in limiter_util.h. */
 #define SHARD_TABLE (16u * 33u + 64u)
 #define MAX_EXACT ((uint64_t)TF_RATE_LIMITER_MAX_EXACT_LIMIT)
 
@@ -76,6 +75,39 @@ static void test_memory_follows_grants(void **state) {
     tf_rate_limiter_free(r);
 }
 
+/* A ring's slots are 32-bit offsets from its base while the window is
+ * below 2^32 time units, the 64-bit times from 2^32 on; a round trip keeps
+ * the width and the memory figure, and max_memory predicts it. */
+static void test_ring_width_follows_the_window(void **state) {
+    (void)state;
+    const uint64_t windows[] = {1000, UINT32_MAX, 1ULL << 32, UINT64_MAX / 4};
+    for (size_t i = 0; i < sizeof windows / sizeof windows[0]; ++i) {
+        const int wide = windows[i] > UINT32_MAX;
+        tf_rate_limiter *r = make(10, windows[i], 0, EXACT);
+        const uint64_t empty = mem(r);
+        const uint64_t t0 = (1ULL << 62) + i;
+        EXPECT(acq(r, "k", t0, 3), 1, 7, 0);
+        EXPECT(acq(r, "k", t0 + windows[i] - 1, 1), 1, 6, 0);
+        assert_int_equal(mem(r), empty + SHARD_TABLE + (wide ? RING_WIDE(4) : RING(4)));
+        OK(tf_rate_limiter_set_global_limit(r, 100));
+        EXPECT(acq(r, "k", t0 + windows[i] - 1, 2), 1, 4, 0);
+        assert_int_equal(mem(r), empty + SHARD_TABLE + (wide ? RING_WIDE(8) + RING_WIDE(4) : RING(8) + RING(4)));
+        size_t len = 0;
+        unsigned char *blob = snap(r, &len);
+        tf_rate_limiter *c = clone_of(r);
+        assert_int_equal(mem(c), empty + SHARD_TABLE + (wide ? RING_WIDE(6) + RING_WIDE(2) : RING(6) + RING(2)));
+        assert_int_equal(tu_check_max_memory(blob, len, &tu_rate_limiter), mem(c));
+        /* the first 3 grants leave at t0 + window, the others a window later */
+        EXPECT(acq(c, "k", t0 + windows[i] - 1, 5), 0, 4, t0 + windows[i]);
+        EXPECT(acq(c, "k", t0 + windows[i], 7), 1, 0, 0);
+        EXPECT(acq(r, "k", t0 + windows[i], 7), 1, 0, 0);
+        assert_true(tu_same_blob(r, c, tu_rate_limiter.serialize));
+        free(blob);
+        tf_rate_limiter_free(c);
+        tf_rate_limiter_free(r);
+    }
+}
+
 /* A hostile exact-mode blob: 1,000 keys whose limit is 2^20, a global
  * limit of 2^24, and no grants (each key took a permit and gave it back).
  * It declares 8.5 GB of rings by the old rule; it loads into memory bounded
@@ -118,7 +150,8 @@ static void test_hostile_blob_is_bounded(void **state) {
 static void test_growth_keeps_the_exact_promise(void **state) {
     (void)state;
     for (int global = 0; global < 2; ++global) {
-        prop_cfg c = {EXACT, 300, 1000, 0, global ? 700 : 0, 2000, 4, 100, 200000, !global, 31 + (uint64_t)global};
+        prop_cfg c = {EXACT, 300, 1000, 0, global ? 700 : 0, 2000, 4, 100, 200000, !global, 31 + (uint64_t)global,
+                      0,     0,   0};
         ref m;
         tf_rate_limiter *r;
         run_property(&c, &m, &r);
@@ -462,6 +495,7 @@ static void test_memory_getter(void **state) {
     }
 }
 
-TU_MAIN(test_memory_follows_grants, test_hostile_blob_is_bounded, test_growth_keeps_the_exact_promise,
-        test_grown_ring_operations, test_failed_acquire_changes_nothing, test_batch_outputs_on_failure,
-        test_memory_getter, test_bounded_memory_does_not_creep, test_failed_shrink_keeps_the_table)
+TU_MAIN(test_memory_follows_grants, test_ring_width_follows_the_window, test_hostile_blob_is_bounded,
+        test_growth_keeps_the_exact_promise, test_grown_ring_operations, test_failed_acquire_changes_nothing,
+        test_batch_outputs_on_failure, test_memory_getter, test_bounded_memory_does_not_creep,
+        test_failed_shrink_keeps_the_table)

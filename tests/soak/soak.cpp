@@ -494,14 +494,14 @@ struct LimiterSoak : Soak {
         CHECK(granted + denied == inserts, "rate_limiter: %llu decisions for %llu requests", (ull)(granted + denied),
               (ull)inserts);
         // The header: a record of 25 + 2 (buckets + 1) bytes (bucketed) or
-        // 33 bytes plus a ring of 16 + 8 c bytes, c <= max(4, the limit)
-        // (exact), in tables whose spare room costs at most 72 bytes a key
-        // for 47-byte records (its figure for small tables, the largest it
-        // gives; 55-62 from 10,000 keys up), for at most max_keys keys.
+        // 33 bytes plus a ring of 24 + 4 c bytes, c <= max(4, the limit)
+        // (exact; a window below 2^32 time units: 32-bit offsets), in tables whose spare room costs at most 72 bytes a
+        // key for 47-byte records (its figure for small tables, the largest it gives; 55-62 from 10,000 keys up), for
+        // at most max_keys keys.
         const uint64_t buckets = kWindow / kWidth;
         const double spare = 72.0 / 47.0;
         const double per_key =
-            exact ? 33 * spare + 16 + 8 * std::max<uint64_t>(4, kLimit) : (25 + 2 * (buckets + 1)) * spare;
+            exact ? 33 * spare + 24 + 4 * std::max<uint64_t>(4, kLimit) : (25 + 2 * (buckets + 1)) * spare;
         return empty + uint64_t(kMaxKeys * per_key);
     }
     std::string extra(uint64_t) override {
