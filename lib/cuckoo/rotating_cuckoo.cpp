@@ -9,7 +9,6 @@ namespace cuckoo {
 
 namespace {
 using Table = CuckooTable<64>;
-using Gen = CuckooRing::Gen;
 
 bool power_of_two(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 }  // namespace
@@ -251,10 +250,11 @@ tf_status RotatingCuckoo::add_if_absent(Hash128 h, uint64_t now, bool *was_prese
     const Key k = split(h);
     Plan p;
     bool present;
-    if (ring_.size() == 1 && !ring_.expired(ring_.newest(), ring_.clamp(now))) {
+    const uint64_t t = ring_.clamp(now);
+    if (ring_.size() == 1 && !ring_.expired(ring_.newest(), t)) {
         // One live table: nothing to drop or empty (what plan() would find
         // after its walk), and one probe.
-        p = Plan{ring_.clamp(now), 0, false};
+        p = Plan{t, 0, false};
         const Table &t = ring_.newest().table;
         present = t.contains(t.bucket_of(k.bucket_hash), k.fp);
     } else {

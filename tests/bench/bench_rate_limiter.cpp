@@ -582,11 +582,11 @@ void run_memory(const std::vector<uint64_t> &counts, const Options &opt, std::ve
     table.print(stdout);
     std::printf(
         "The header documents a 47-byte record for 10 buckets in tables kept 76-85%% full (55-62 B per key\n"
-        "from about 10,000 keys) and, in exact mode, a 33-byte record plus a ring of 16 + 8 * c bytes whose\n"
-        "capacity c starts at 4 (%" PRIu64
-        " B per key after one request, plus the tables' spare room).\n"
-        "record / (B/key) is the share of the memory that holds records.\n",
-        uint64_t(33 + 16 + 8 * 4));
+        "from about 10,000 keys) and, in exact mode, a 33-byte record plus a ring of 24 + 4 * c bytes (a\n"
+        "window below 2^32 time units, as here) whose capacity c starts at 4 (%" PRIu64
+        " B per key after one request, plus\n"
+        "the tables' spare room). record / (B/key) is the share of the memory that holds records.\n",
+        uint64_t(33 + 24 + 4 * 4));
 }
 
 // ---- part 2: over-admission of the bucketed mode against the exact mode ----
