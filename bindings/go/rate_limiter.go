@@ -119,8 +119,9 @@ type RateLimiterStats struct {
 //     the total).
 //   - RateLimiterExact: a key keeps the times of its last Limit grants; never
 //     more than Limit grants in any half-open interval (t-Window, t]. Memory:
-//     a 33-byte record per key in the same table and a ring of 16 + 8*Limit
-//     bytes.
+//     a 33-byte record per key in the same table and a ring of grant times
+//     that grows with the key's grants, at most 24 + 4*Limit bytes (24 +
+//     8*Limit for a Window of 2^32 time units or more).
 //
 // A global limit (SetGlobalLimit) caps all keys together in the same window;
 // a key with its own limit (SetKeyLimit) is still held to it, and so is a

@@ -867,8 +867,8 @@ func TestRateLimiterIdleReclamation(t *testing.T) {
 		must(t, err)
 		t.Logf("memory: %d bytes with %d keys, %d bytes with %d keys", memIdle, idle, memActive, active)
 		// at least a record per key (47 bytes for 1 + 10 buckets, 33 +
-		// 16 + 8 * 5 in exact mode)
-		record := uint64(pick(mode.flags&RateLimiterExact != 0, 33+16+8*5, 47))
+		// 24 + 4 * 5 in exact mode: a ring of 32-bit offsets)
+		record := uint64(pick(mode.flags&RateLimiterExact != 0, 33+24+4*5, 47))
 		if memIdle < idle*record || memActive < active*record {
 			t.Fatalf("Memory = %d, %d: less than a %d-byte record per key", memIdle, memActive, record)
 		}
@@ -878,7 +878,8 @@ func TestRateLimiterIdleReclamation(t *testing.T) {
 // The documented memory per key: bucketed with 10 buckets and keys of up to
 // 16 bytes, a 47-byte record in a table kept 76-85% full, 55-62 bytes per
 // key; exact, a 33-byte record in the same table plus a ring of grant times
-// as large as the key's grants: 16 + 8 * 4 bytes for its first one.
+// as large as the key's grants: 24 + 4 * 4 bytes for its first one (a
+// window below 2^32 time units: 32-bit offsets).
 func TestRateLimiterMemoryPerKey(t *testing.T) {
 	const n, limit = 100000, 10
 	inBothRateModes(t, func(t *testing.T, mode rateMode) {
@@ -893,7 +894,7 @@ func TestRateLimiterMemoryPerKey(t *testing.T) {
 		full, err := r.Memory()
 		must(t, err)
 		perKey := float64(full-empty) / n
-		ring := pick(exact, 16+8*4, 0)
+		ring := pick(exact, 24+4*4, 0)
 		lo, hi := 55.0, 62.0
 		if exact {
 			lo, hi = 33/0.85+float64(ring), 33/0.76+float64(ring)

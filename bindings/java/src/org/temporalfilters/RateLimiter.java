@@ -22,7 +22,8 @@ package org.temporalfilters;
  * and keys of up to 16 bytes ({@code 25 + 2 * (buckets + 1)} in general;
  * longer keys are stored apart), in hash tables kept 76-85% full: 55-62 bytes
  * per key. Exact: a 33-byte record plus a ring of grant times of
- * {@code 16 + 8 * c} bytes whose capacity {@code c} grows with the key's
+ * {@code 24 + 4 * c} bytes ({@code 24 + 8 * c} for a window of 2^32 time
+ * units or more) whose capacity {@code c} grows with the key's
  * grants in the window (from 4, doubling, at most the limit), whatever the
  * limit. {@link #memory()} reports the total.
  *
