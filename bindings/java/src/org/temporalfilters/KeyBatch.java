@@ -1,5 +1,7 @@
 package org.temporalfilters;
 
+import java.util.Arrays;
+
 /**
  * Keys packed for the batch calls ({@link RecencySketch#updateBatch},
  * {@link RecencySketch#queryBatch}, {@link RateLimiter#acquireBatch},
@@ -67,6 +69,59 @@ public final class KeyBatch {
             bytes[i] = Native.utf8(keys[i], "keys[" + i + "]");
         }
         return of(bytes);
+    }
+
+    /**
+     * Keys already laid end to end: key {@code i} is the {@code lengths[i]}
+     * bytes of {@code data} after the keys before it (a network buffer, a
+     * column read from a file). Both arrays are copied, so the batch stays
+     * immutable; no key is copied one by one.
+     *
+     * @param data    the keys' bytes, end to end; exactly the sum of the lengths
+     * @param lengths each key's length in bytes (0 allowed)
+     * @throws InvalidArgumentException {@link Status#NULL} when an array is
+     *         null; {@link Status#INVALID_ARGUMENT} when a length is negative
+     *         or the lengths do not add up to {@code data.length}
+     */
+    public static KeyBatch ofPacked(byte[] data, int[] lengths) {
+        Native.notNull(data, "data");
+        Native.notNull(lengths, "lengths");
+        long total = 0;
+        for (int i = 0; i < lengths.length; i++) {
+            if (lengths[i] < 0) {
+                throw TemporalFiltersException.of(Status.INVALID_ARGUMENT,
+                        "lengths[" + i + "] is " + lengths[i] + ", below 0");
+            }
+            total += lengths[i];
+        }
+        if (total != data.length) {
+            throw TemporalFiltersException.of(Status.INVALID_ARGUMENT,
+                    "the lengths add up to " + total + " bytes, the data holds " + data.length);
+        }
+        return new KeyBatch(data.clone(), lengths.clone());
+    }
+
+    /**
+     * Keys of one length laid end to end (16-byte identifiers, say): key
+     * {@code i} is bytes {@code [i * keyLength, (i + 1) * keyLength)} of
+     * {@code data}, which is copied.
+     *
+     * @param data      the keys' bytes; a multiple of {@code keyLength}
+     * @param keyLength every key's length in bytes, at least 1
+     * @throws InvalidArgumentException {@link Status#NULL} when data is null;
+     *         {@link Status#INVALID_ARGUMENT} when keyLength is below 1 or
+     *         does not divide {@code data.length}
+     */
+    public static KeyBatch ofFixed(byte[] data, int keyLength) {
+        Native.notNull(data, "data");
+        if (keyLength < 1 || data.length % keyLength != 0) {
+            throw TemporalFiltersException.of(Status.INVALID_ARGUMENT,
+                    "keyLength is " + keyLength + "; it must be at least 1 and divide the data's "
+                            + data.length + " bytes");
+        }
+        int[] lens = new int[data.length / keyLength];
+        Arrays.fill(lens, keyLength);
+        return new KeyBatch(data.clone(), lens);
     }
 
     /** The number of keys. */

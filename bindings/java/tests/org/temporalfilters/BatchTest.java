@@ -4,6 +4,8 @@ import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.temporalfilters.TestSupport.utf8;
 
+import java.util.Arrays;
+
 import org.junit.Test;
 
 /* The batch calls give exactly the results of the single-key calls. */
@@ -98,6 +100,60 @@ public class BatchTest {
             assertEquals(30, s.query("w"));
         }
         assertEquals(0, KeyBatch.of(new byte[0][]).size());
+    }
+
+    /* Keys already packed (end to end with their lengths, or of one length)
+     * make the same batch as the same keys one by one; the arrays are copied,
+     * and bad arrays are refused with their reason. */
+    @Test
+    public void packedKeysAreTheSameBatch() {
+        TestSupport.Rng rng = new TestSupport.Rng(23);
+        byte[][] keys = keys(rng, 300);
+        int total = 0;
+        int[] lens = new int[keys.length];
+        for (int i = 0; i < keys.length; i++) {
+            lens[i] = keys[i].length;
+            total += lens[i];
+        }
+        byte[] data = new byte[total];
+        for (int i = 0, off = 0; i < keys.length; off += lens[i], i++) {
+            System.arraycopy(keys[i], 0, data, off, lens[i]);
+        }
+        long[] times = times(rng, keys.length);
+        KeyBatch packed = KeyBatch.ofPacked(data, lens);
+        Arrays.fill(data, (byte) 0); // the batch holds its own copy
+        lens[0] = 99;
+        assertEquals(keys.length, packed.size());
+        try (RecencySketch a = new RecencySketch(4096, 4, 1, 0);
+             RecencySketch b = new RecencySketch(4096, 4, 1, 0)) {
+            a.updateBatch(KeyBatch.of(keys), times);
+            b.updateBatch(packed, times);
+            assertArrayEquals(a.serialize(), b.serialize());
+            assertArrayEquals(a.queryBatch(KeyBatch.of(keys)), b.queryBatch(packed));
+        }
+        // sixteen-byte identifiers end to end
+        byte[] ids = rng.bytes(16 * 50);
+        byte[][] split = new byte[50][];
+        for (int i = 0; i < 50; i++) {
+            split[i] = Arrays.copyOfRange(ids, 16 * i, 16 * (i + 1));
+        }
+        try (RecencySketch a = new RecencySketch(4096, 4, 1, 0);
+             RecencySketch b = new RecencySketch(4096, 4, 1, 0)) {
+            long[] t = times(rng, 50);
+            a.updateBatch(split, t);
+            b.updateBatch(KeyBatch.ofFixed(ids, 16), t);
+            assertArrayEquals(a.serialize(), b.serialize());
+        }
+        assertEquals(0, KeyBatch.ofPacked(new byte[0], new int[0]).size());
+        assertEquals(0, KeyBatch.ofFixed(new byte[0], 16).size());
+        assertEquals(3, KeyBatch.ofPacked(new byte[0], new int[3]).size()); // three empty keys
+        TestSupport.expectStatus(Status.NULL, "data", () -> KeyBatch.ofPacked(null, new int[0]));
+        TestSupport.expectStatus(Status.NULL, "lengths", () -> KeyBatch.ofPacked(new byte[0], null));
+        TestSupport.expectStatus(Status.INVALID_ARGUMENT, "add up to 3", () -> KeyBatch.ofPacked(new byte[4], new int[] {2, 1}));
+        TestSupport.expectStatus(Status.INVALID_ARGUMENT, "lengths[1]", () -> KeyBatch.ofPacked(new byte[4], new int[] {5, -1}));
+        TestSupport.expectStatus(Status.NULL, "data", () -> KeyBatch.ofFixed(null, 16));
+        TestSupport.expectStatus(Status.INVALID_ARGUMENT, "keyLength is 0", () -> KeyBatch.ofFixed(new byte[32], 0));
+        TestSupport.expectStatus(Status.INVALID_ARGUMENT, "33 bytes", () -> KeyBatch.ofFixed(new byte[33], 16));
     }
 
     @Test
