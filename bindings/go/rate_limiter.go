@@ -121,7 +121,7 @@ type RateLimiterStats struct {
 //     more than Limit grants in any half-open interval (t-Window, t]. Memory:
 //     a 33-byte record per key in the same table and a ring of grant times
 //     that grows with the key's grants, at most 24 + 4*Limit bytes (24 +
-//     8*Limit for a Window of 2^32 time units or more).
+//     8*Limit for a Window of more than 2^31 time units).
 //
 // A global limit (SetGlobalLimit) caps all keys together in the same window;
 // a key with its own limit (SetKeyLimit) is still held to it, and so is a
@@ -186,8 +186,9 @@ func NewRateLimiter(limit, window, bucketWidth uint64, opts ...Option) (*RateLim
 // and RetryAt the later (see Decision). A key with its own limit, and a new
 // key admitted untracked by RateLimiterFullAllow, are held to it too. Setting it
 // starts the global window empty (the keys' own windows are kept). In RateLimiterExact
-// mode the global window keeps limit timestamps (8 bytes each; at most
-// RateLimiterMaxExactGlobal). Errors: ErrInvalidArgument, ErrOutOfMemory
+// mode the global window keeps the times of its grants in the window (4 bytes
+// each, 8 for a Window of more than 2^31 time units), in a ring that grows
+// with them (limit at most RateLimiterMaxExactGlobal). Errors: ErrInvalidArgument, ErrOutOfMemory
 // (nothing changed), ErrClosed.
 func (r *RateLimiter) SetGlobalLimit(limit uint64) error {
 	return run(r.obj(), func(p rlNative) { p.Set_global_limit(limit) })

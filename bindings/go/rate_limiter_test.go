@@ -879,7 +879,7 @@ func TestRateLimiterIdleReclamation(t *testing.T) {
 // 16 bytes, a 47-byte record in a table kept 76-85% full, 55-62 bytes per
 // key; exact, a 33-byte record in the same table plus a ring of grant times
 // as large as the key's grants: 24 + 4 * 4 bytes for its first one (a
-// window below 2^32 time units: 32-bit offsets).
+// window of at most 2^31 time units: 32-bit offsets).
 func TestRateLimiterMemoryPerKey(t *testing.T) {
 	const n, limit = 100000, 10
 	inBothRateModes(t, func(t *testing.T, mode rateMode) {

@@ -25,8 +25,10 @@
  *    grants still in the window (at most `limit`); never more than `limit`
  *    grants in any half-open interval (t - window, t]. Memory: a 33-byte
  *    record plus 24 + 4 * c bytes for its ring of grant times (each kept
- *    as a 32-bit offset from the ring's oldest grant; 24 + 8 * c when the
- *    window is 2^32 time units or more, each time kept whole), whose
+ *    as a 32-bit offset from a base at or below the ring's oldest grant;
+ *    24 + 8 * c, each time kept whole, when the window is more than 2^31
+ *    time units, or for a ring read from a blob whose grants span 2^32 or
+ *    more), whose
  *    capacity c grows on demand (doubling from 4, capped at the limit): at
  *    most twice the most grants the key has held in its window (at least 4,
  *    or the limit when smaller), whatever its limit. The ring is freed when
@@ -263,7 +265,7 @@ TF_API void tf_rate_limiter_free(tf_rate_limiter *limiter);
  * remaining count is the smaller of the two, and retry_at the later. Setting
  * it starts an empty global window (the keys' own windows are kept). In
  * exact mode the global window keeps the times of its grants in the window,
- * 4 bytes each (8 for a window of 2^32 time units or more), in a ring that
+ * 4 bytes each (8 for a window of more than 2^31 time units), in a ring that
  * grows on demand as a key's does.
  *
  * @param[in,out] limiter  the limiter.

@@ -1355,7 +1355,7 @@ struct RateLimiter::Build {
         uint64_t latest = 0;
         const ExactView v = g->view(&latest);
         for (uint32_t i = 0; i < count; ++i) {
-            v.set(i, times.u64());  // the first sets the base; the rest fit (blob_ring_wide)
+            v.set(i, times.u64());  // they fit 32 bits from the first (blob_ring_wide): at most one rebase
             g->count = i + 1;
         }
         return g;

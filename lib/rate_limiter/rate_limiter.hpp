@@ -40,8 +40,15 @@ void *allocate(size_t bytes) noexcept;
 
 // Exact mode: the times of the grants in a window, oldest first (slot
 // (start + i) % cap), in one heap block, this header followed by `cap`
-// slots: u32 offsets from `base` (narrow) when the limiter's window is
-// below 2^32 time units, else the u64 times (wide; ExactTimes). It grows
+// slots: u32 offsets from `base` (narrow) when the limiter's window is at
+// most 2^31 time units, else the u64 times (wide; ExactTimes); a ring read
+// from a blob is wide too when its grants do not fit 32 bits from its
+// oldest (wide_for). The base starts at 0 and moves to the oldest grant
+// held when a new time does not fit 32 bits above it (ExactView::set):
+// with a window of at most 2^31 that happens at most once per 2^31 time
+// units, after every grant held at the previous move has left, so each
+// grant is rewritten at most once (a window just under 2^32 would move it
+// on nearly every grant of a full ring). It grows
 // on demand (doubling, capped at its limit) when a grant needs room, so
 // its memory follows the grants the window holds, never the limit alone:
 // at most twice the most it has held (or kMinCapacity), never more than
@@ -60,9 +67,10 @@ struct alignas(8) GrantRing {
     static size_t bytes(uint64_t cap, bool wide) { return sizeof(GrantRing) + slot_bytes(wide) * size_t(cap); }
     // Whether a ring of a limiter of this window holding grants from
     // `first` to `last` (a blob's) stores u64 times: when the window is
-    // 2^32 or more, or the grants do not fit 32 bits from one base.
+    // above 2^31, or the grants do not fit 32 bits from one base.
+    static constexpr uint64_t kNarrowWindow = uint64_t(1) << 31;
     static bool wide_for(uint64_t window, uint64_t first, uint64_t last) {
-        return window > UINT32_MAX || last < first || last - first > UINT32_MAX;
+        return window > kNarrowWindow || last < first || last - first > UINT32_MAX;
     }
     size_t size() const { return bytes(cap, wide); }
     void *slots() { return this + 1; }
@@ -82,6 +90,8 @@ struct alignas(8) GrantRing {
     // (the ring is unchanged). The caller frees the old ring.
     GrantRing *grown(uint64_t need) const noexcept;
 };
+
+static_assert(sizeof(GrantRing) == 24, "the ring's header is what the memory figure counts: 24 bytes");
 
 struct FreeRing {
     void operator()(GrantRing *g) const { std::free(g); }

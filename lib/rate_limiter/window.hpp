@@ -196,8 +196,8 @@ inline void bucket_remove(const BucketSpec &s, S &st, uint64_t j, uint64_t n) {
 // (start + i) % cap, read-only. A wide ring's slots are the times
 // themselves (u64); a narrow ring's are u32 offsets from `base`, which is
 // what halves the ring when every time it must hold fits in 32 bits from
-// one base: a window of less than 2^32 time units (ExactView::set keeps
-// the base near the oldest grant).
+// one base: a window of at most 2^31 time units (ExactView::set moves the
+// base to the oldest grant when needed; GrantRing).
 struct ExactTimes {
     const void *slots;
     uint64_t base;
@@ -230,7 +230,7 @@ struct ExactView {
     // smallest of v and the grants held, and every held grant is rewritten
     // from it. Every time of a narrow ring then lies within 2^32 - 1 of
     // its base, which holds when the ring holds only grants still in a
-    // window of less than 2^32 (take after advance) and v is the present.
+    // window of at most 2^31 (take after advance) and v is the present.
     void set(uint32_t i, uint64_t v) const {
         const uint64_t k0 = uint64_t(*start) + i, k = k0 >= cap ? k0 - cap : k0;
         if (wide) {

@@ -583,7 +583,7 @@ void run_memory(const std::vector<uint64_t> &counts, const Options &opt, std::ve
     std::printf(
         "The header documents a 47-byte record for 10 buckets in tables kept 76-85%% full (55-62 B per key\n"
         "from about 10,000 keys) and, in exact mode, a 33-byte record plus a ring of 24 + 4 * c bytes (a\n"
-        "window below 2^32 time units, as here) whose capacity c starts at 4 (%" PRIu64
+        "window of at most 2^31 time units, as here) whose capacity c starts at 4 (%" PRIu64
         " B per key after one request, plus\n"
         "the tables' spare room). record / (B/key) is the share of the memory that holds records.\n",
         uint64_t(33 + 24 + 4 * 4));

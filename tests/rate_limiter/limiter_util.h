@@ -15,8 +15,8 @@
 
 /* Exact mode: the bytes of a ring of `cap` grant times, as the memory
  * figure counts them: a 24-byte header and 4 bytes a slot (an offset from
- * the ring's base) when the window is below 2^32 time units, 8 (the time
- * itself) from 2^32 on (docs/rate-limiter.md). */
+ * the ring's base) when the window is at most 2^31 time units, 8 (the time
+ * itself) above 2^31 (docs/rate-limiter.md). */
 #define RING(cap) (24u + 4u * (uint64_t)(cap))
 #define RING_WIDE(cap) (24u + 8u * (uint64_t)(cap))
 

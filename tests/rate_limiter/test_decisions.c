@@ -106,23 +106,27 @@ static void test_exact_property(void **state) {
 
 /* The exact-mode invariant and every decision against the model with
  * times far from 0 and far apart. A ring keeps each grant as a 32-bit
- * offset from a base near its oldest grant when the window is below 2^32
- * time units (rebased when a new time does not fit), the time itself from
- * 2^32 on: windows on both sides of that line, times crossing 2^32 and
- * near 2^63, steps of up to 2^28 and jumps of up to 2^44. */
+ * offset from a base at or below its oldest grant when the window is at
+ * most 2^31 time units (rebased, every held grant rewritten, when a new
+ * time does not fit), the time itself above 2^31: windows on both sides
+ * of that line, with and without a global window, rings that grow (limit
+ * 12: 4, 8, then 12 slots), times crossing 2^32 and near 2^63, steps of up
+ * to 2^26 and jumps of up to 2^44. */
 static void test_exact_property_far_times(void **state) {
     (void)state;
     static const struct {
-        uint64_t window, t0, step, jump;
+        uint64_t limit, global, window, t0, step, jump;
     } runs[] = {
-        {1000, (1ULL << 32) - 5000, 40, 1ULL << 40},
-        {UINT32_MAX, 1ULL << 63, 1ULL << 28, 0},
-        {1ULL << 32, 1ULL << 63, 1ULL << 28, 0},
-        {(1ULL << 40) + 7, 5, 1ULL << 36, 1ULL << 44},
+        {4, 0, 1000, (1ULL << 32) - 5000, 40, 1ULL << 40},
+        {4, 0, 1ULL << 31, 1ULL << 63, 1ULL << 26, 0},
+        {4, 0, (1ULL << 31) + 1, 1ULL << 63, 1ULL << 26, 0},
+        {12, 20, 1ULL << 31, (1ULL << 62) + 3, 1ULL << 25, 1ULL << 34},
+        {4, 0, (1ULL << 40) + 7, 5, 1ULL << 36, 1ULL << 44},
     };
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; ++i) {
-        prop_cfg c = {EXACT,  4,          runs[i].window, 0,           0, 64, 2, 8, RL_MID / 2, 1,
-                      51 + i, runs[i].t0, runs[i].step,   runs[i].jump};
+        const int refunds = runs[i].global == 0; /* the model's refunds know no global window */
+        prop_cfg c = {EXACT, runs[i].limit, runs[i].window, 0,      runs[i].global, 64,           2,
+                      8,     RL_MID / 2,    refunds,        51 + i, runs[i].t0,     runs[i].step, runs[i].jump};
         ref m;
         tf_rate_limiter *r;
         run_property(&c, &m, &r);
@@ -133,6 +137,11 @@ static void test_exact_property_far_times(void **state) {
             limited += most == lim;
         }
         assert_true(limited >= 2); /* the hot keys reached their limits */
+        if (c.global) {
+            uint64_t lim, most = max_in_interval(&m, -1, c.window, 1, &lim);
+            if (most > lim) fail_msg("global: %llu permits in one window, limit %llu", ULL(most), ULL(lim));
+            assert_true(most == lim); /* the global window filled */
+        }
         print_message("# exact, window %llu from %llu: %llu permits, %llu keys reached their limit\n", ULL(c.window),
                       ULL(c.t0), ULL(m.granted), ULL(limited));
         ref_free(&m);

@@ -75,14 +75,14 @@ static void test_memory_follows_grants(void **state) {
     tf_rate_limiter_free(r);
 }
 
-/* A ring's slots are 32-bit offsets from its base while the window is
- * below 2^32 time units, the 64-bit times from 2^32 on; a round trip keeps
- * the width and the memory figure, and max_memory predicts it. */
+/* A ring's slots are 32-bit offsets from its base while the window is at
+ * most 2^31 time units, the 64-bit times above; a round trip keeps the
+ * width and the memory figure, and max_memory predicts it. */
 static void test_ring_width_follows_the_window(void **state) {
     (void)state;
-    const uint64_t windows[] = {1000, UINT32_MAX, 1ULL << 32, UINT64_MAX / 4};
+    const uint64_t windows[] = {1000, 1ULL << 31, (1ULL << 31) + 1, UINT64_MAX / 4};
     for (size_t i = 0; i < sizeof windows / sizeof windows[0]; ++i) {
-        const int wide = windows[i] > UINT32_MAX;
+        const int wide = windows[i] > (1ULL << 31);
         tf_rate_limiter *r = make(10, windows[i], 0, EXACT);
         const uint64_t empty = mem(r);
         const uint64_t t0 = (1ULL << 62) + i;
@@ -104,6 +104,71 @@ static void test_ring_width_follows_the_window(void **state) {
         assert_true(tu_same_blob(r, c, tu_rate_limiter.serialize));
         free(blob);
         tf_rate_limiter_free(c);
+        tf_rate_limiter_free(r);
+    }
+}
+
+static uint64_t ld64le(const unsigned char *p) {
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; --i) v = v << 8 | p[i];
+    return v;
+}
+static void st64le(unsigned char *p, uint64_t v) {
+    for (int i = 0; i < 8; ++i) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* A blob of a window of 1000 whose key and global window hold grants at t1
+ * and t2 (two at t2; t1 already out of the window): made by a limiter of a
+ * wide window, then its window (payload offsets 8 and 16, after the 20-byte
+ * envelope; docs/wire-format.md) set to 1000 and the checksum fixed. */
+static tf_rate_limiter *load_window_1000(uint64_t t1, uint64_t t2) {
+    const uint64_t W = 1ULL << 40;
+    tf_rate_limiter *r = make(10, W, 0, EXACT);
+    OK(tf_rate_limiter_set_global_limit(r, 100));
+    EXPECT(acq(r, "k", t1, 1), 1, 9, 0);
+    EXPECT(acq(r, "k", t2, 2), 1, 7, 0);
+    size_t len = 0;
+    unsigned char *blob = snap(r, &len);
+    assert_true(ld64le(blob + 20 + 8) == W && ld64le(blob + 20 + 16) == W);
+    st64le(blob + 20 + 8, 1000);
+    st64le(blob + 20 + 16, 1000);
+    tu_fix_checksum(blob, len);
+    tf_rate_limiter *c = NULL;
+    OK(tf_rate_limiter_deserialize(blob, len, NULL, &c));
+    assert_int_equal(tu_check_max_memory(blob, len, &tu_rate_limiter), mem(c));
+    tf_rate_limiter *d = clone_of(c); /* the round trip gives back the blob */
+    assert_true(tu_same_blob(c, d, tu_rate_limiter.serialize));
+    unsigned char *again = snap(d, &len);
+    assert_memory_equal(again, blob, len);
+    free(again);
+    tf_rate_limiter_free(d);
+    free(blob);
+    tf_rate_limiter_free(r);
+    return c;
+}
+
+/* A ring read from a blob is narrow when the window allows it and its
+ * grants fit 32 bits from its oldest: grants 2^33 apart (the older out of
+ * the window, kept until the key's next grant) make both rings wide, grants
+ * across 2^32 (a rebase while the ring is read) narrow; either way the
+ * decisions are the window's. */
+static void test_blob_ring_width(void **state) {
+    (void)state;
+    const uint64_t far1 = 7, far2 = (1ULL << 33) + 100, near1 = (1ULL << 32) - 2000, near2 = (1ULL << 32) + 100;
+    tf_rate_limiter *wide = load_window_1000(far1, far2);
+    tf_rate_limiter *narrow = load_window_1000(near1, near2);
+    /* the same table and keys; the key's and the global ring of 3 grants each */
+    assert_int_equal(mem(wide) - mem(narrow), 2 * (RING_WIDE(3) - RING(3)));
+    const uint64_t t2[] = {far2, near2};
+    tf_rate_limiter *rs[] = {wide, narrow};
+    for (size_t i = 0; i < 2; ++i) {
+        tf_rate_limiter *r = rs[i];
+        /* t1 left the window; the two grants at t2 count until t2 + 1000 */
+        EXPECT(peek(r, "k", t2[i], 9), 0, 8, t2[i] + 1000);
+        EXPECT(peek(r, "k", t2[i] + 999, 1), 1, 7, 0);
+        EXPECT(acq(r, "k", t2[i] + 1, 8), 1, 0, 0);
+        EXPECT(acq(r, "k", t2[i] + 999, 1), 0, 0, t2[i] + 1000);
+        EXPECT(acq(r, "k", t2[i] + 1000, 2), 1, 0, 0);
         tf_rate_limiter_free(r);
     }
 }
@@ -495,7 +560,7 @@ static void test_memory_getter(void **state) {
     }
 }
 
-TU_MAIN(test_memory_follows_grants, test_ring_width_follows_the_window, test_hostile_blob_is_bounded,
-        test_growth_keeps_the_exact_promise, test_grown_ring_operations, test_failed_acquire_changes_nothing,
-        test_batch_outputs_on_failure, test_memory_getter, test_bounded_memory_does_not_creep,
-        test_failed_shrink_keeps_the_table)
+TU_MAIN(test_memory_follows_grants, test_ring_width_follows_the_window, test_blob_ring_width,
+        test_hostile_blob_is_bounded, test_growth_keeps_the_exact_promise, test_grown_ring_operations,
+        test_failed_acquire_changes_nothing, test_batch_outputs_on_failure, test_memory_getter,
+        test_bounded_memory_does_not_creep, test_failed_shrink_keeps_the_table)

@@ -495,9 +495,9 @@ struct LimiterSoak : Soak {
               (ull)inserts);
         // The header: a record of 25 + 2 (buckets + 1) bytes (bucketed) or
         // 33 bytes plus a ring of 24 + 4 c bytes, c <= max(4, the limit)
-        // (exact; a window below 2^32 time units: 32-bit offsets), in tables whose spare room costs at most 72 bytes a
-        // key for 47-byte records (its figure for small tables, the largest it gives; 55-62 from 10,000 keys up), for
-        // at most max_keys keys.
+        // (exact; a window of at most 2^31 time units: 32-bit offsets), in tables whose spare room costs at most 72
+        // bytes a key for 47-byte records (its figure for small tables, the largest it gives; 55-62 from 10,000 keys
+        // up), for at most max_keys keys.
         const uint64_t buckets = kWindow / kWidth;
         const double spare = 72.0 / 47.0;
         const double per_key =

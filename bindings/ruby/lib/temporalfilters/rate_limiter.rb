@@ -20,8 +20,8 @@ module TemporalFilters
   #   over-admission);
   # - EXACT: a key keeps the times of its last `limit` grants (a 33-byte
   #   record and a ring of grant times that grows with the key's grants,
-  #   at most 24 + 4 * limit bytes, 24 + 8 * limit for a window of 2^32
-  #   time units or more); never more than `limit` grants in
+  #   at most 24 + 4 * limit bytes, 24 + 8 * limit for a window of more
+  #   than 2^31 time units); never more than `limit` grants in
   #   any interval (t - window, t].
   #
   # A global limit (#set_global_limit) caps all keys together, and a key may

@@ -22,8 +22,8 @@ package org.temporalfilters;
  * and keys of up to 16 bytes ({@code 25 + 2 * (buckets + 1)} in general;
  * longer keys are stored apart), in hash tables kept 76-85% full: 55-62 bytes
  * per key. Exact: a 33-byte record plus a ring of grant times of
- * {@code 24 + 4 * c} bytes ({@code 24 + 8 * c} for a window of 2^32 time
- * units or more) whose capacity {@code c} grows with the key's
+ * {@code 24 + 4 * c} bytes ({@code 24 + 8 * c} for a window of more than
+ * 2^31 time units) whose capacity {@code c} grows with the key's
  * grants in the window (from 4, doubling, at most the limit), whatever the
  * limit. {@link #memory()} reports the total.
  *
@@ -244,7 +244,8 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
      * and the global window allow it, {@code remaining} is the smaller of the
      * two and {@code retryAt} the later. Setting it starts an empty global
      * window (the keys' own windows are kept). In exact mode the global window
-     * keeps {@code limit} grant times (8 bytes each).
+     * keeps the times of its grants in the window (4 bytes each, 8 for a window
+     * of more than 2^31 time units), in a ring that grows with them.
      *
      * @param limit 0 or the global permits per window (at most
      *              {@link #MAX_EXACT_GLOBAL_LIMIT} with {@link #EXACT})

@@ -714,7 +714,7 @@ public class RateLimiterTest {
      * up to 16 bytes (25 + 2 * (buckets + 1)), in tables kept 76-85% full
      * (grown by 1/8 once large): 55-62 bytes per key. Exact: a 33-byte record
      * plus a ring of grant times as large as the key's grants: 24 + 4 * 4
-     * bytes for its first one (a window below 2^32 time units: 32-bit
+     * bytes for its first one (a window of at most 2^31 time units: 32-bit
      * offsets). 100 000 keys make every shard's table large. */
     @Test
     public void memoryPerKey() {
