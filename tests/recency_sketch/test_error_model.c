@@ -221,6 +221,28 @@ static void test_dimensions_meet_target(void **state) {
     OK(tf_recency_sketch_dimensions(1000, 0.01, 0, NULL, NULL));
 }
 
+/* Blocked sizing for targets that need more than 2^53 lines at some depth
+ * (depth 8 at 1e-9 needs n / 1e-9 lines): the search over the number of
+ * lines ends (in doubles it could bisect forever: 21,523,360 keys at 1e-9
+ * never returned) with a table that keeps the target, or TOO_LARGE. */
+static void test_dimensions_blocked_far_targets(void **state) {
+    (void)state;
+    const uint64_t ns[] = {21523360, 1000000007ULL, 1ULL << 40};
+    const double ps[] = {1e-9, 1e-12};
+    for (size_t i = 0; i < 3; ++i)
+        for (size_t j = 0; j < 2; ++j) {
+            uint64_t w = 0;
+            uint32_t d = 0;
+            const tf_status st = tf_recency_sketch_dimensions(ns[i], ps[j], TF_RECENCY_SKETCH_BLOCKED, &w, &d);
+            print_message("# blocked, %llu keys at %g: %s, width %llu, depth %u\n", (unsigned long long)ns[i], ps[j],
+                          tf_status_string(st), (unsigned long long)w, d);
+            assert_true(st == TF_OK || st == TF_ERR_TOO_LARGE);
+            if (st != TF_OK) continue;
+            const uint64_t cells = (w * d + 7) / 8 * 8;
+            assert_true(model_blocked((double)ns[i], (double)(cells / 8), d) <= ps[j] * 1.0001);
+        }
+}
+
 /* The sized sketch keeps its promise on a real stream. */
 static void test_new_for_meets_target(void **state) {
     (void)state;
@@ -262,4 +284,5 @@ static void test_dimensions_bad_input(void **state) {
 
 TU_MAIN(test_never_older_standard, test_never_older_blocked, test_never_older_concurrent_modes,
         test_too_new_probability_standard, test_too_new_probability_blocked, test_never_seen_keys,
-        test_dimensions_meet_target, test_new_for_meets_target, test_dimensions_bad_input)
+        test_dimensions_meet_target, test_dimensions_blocked_far_targets, test_new_for_meets_target,
+        test_dimensions_bad_input)
