@@ -63,6 +63,10 @@ double binomial(unsigned n, unsigned k) {
 double blocked_probability(double lambda, uint32_t depth) {
     const unsigned L = RecencySketch::kLineCells;
     if (lambda > 2000.0) return 1.0;
+    // e^-lambda underflows to 0 above about 745: every Poisson weight below
+    // is then 0, and the loop would return its conservative 1.0 after
+    // lambda iterations (the same answer, at once).
+    if (std::exp(-lambda) == 0.0) return 1.0;
     const double total = binomial(L, depth);
     // P(all of a random depth-subset is occupied | j occupied)
     double cover[L + 1];
@@ -86,7 +90,8 @@ double blocked_probability(double lambda, uint32_t depth) {
         double next[L + 1] = {};
         for (unsigned j = 0; j <= L; ++j)
             if (dist[j] != 0.0)
-                for (unsigned j2 = j; j2 <= L; ++j2) next[j2] += dist[j] * trans[j][j2];
+                // one key adds at most `depth` cells: the rest of the row is 0
+                for (unsigned j2 = j; j2 <= L && j2 <= j + depth; ++j2) next[j2] += dist[j] * trans[j][j2];
         std::copy(next, next + L + 1, dist);
         pk *= lambda / double(k + 1);
     }
