@@ -222,25 +222,39 @@ static void test_dimensions_meet_target(void **state) {
 }
 
 /* Blocked sizing for targets that need more than 2^53 lines at some depth
- * (depth 8 at 1e-9 needs n / 1e-9 lines): the search over the number of
- * lines ends (in doubles it could bisect forever: 21,523,360 keys at 1e-9
- * never returned) with a table that keeps the target, or TOO_LARGE. */
+ * (depth d at p needs about n / p^(1/d) lines): the search over the number
+ * of lines ends (in doubles it could bisect forever: 21,523,360 keys at
+ * 1e-9 and 7,777,777 at 1e-12 never returned) with a table that keeps the
+ * target and, where doubles still tell lines apart, one line less does
+ * not; or TOO_LARGE where every depth needs more than 2^57 lines. */
 static void test_dimensions_blocked_far_targets(void **state) {
     (void)state;
-    const uint64_t ns[] = {21523360, 1000000007ULL, 1ULL << 40};
-    const double ps[] = {1e-9, 1e-12};
-    for (size_t i = 0; i < 3; ++i)
-        for (size_t j = 0; j < 2; ++j) {
-            uint64_t w = 0;
-            uint32_t d = 0;
-            const tf_status st = tf_recency_sketch_dimensions(ns[i], ps[j], TF_RECENCY_SKETCH_BLOCKED, &w, &d);
-            print_message("# blocked, %llu keys at %g: %s, width %llu, depth %u\n", (unsigned long long)ns[i], ps[j],
-                          tf_status_string(st), (unsigned long long)w, d);
-            assert_true(st == TF_OK || st == TF_ERR_TOO_LARGE);
-            if (st != TF_OK) continue;
-            const uint64_t cells = (w * d + 7) / 8 * 8;
-            assert_true(model_blocked((double)ns[i], (double)(cells / 8), d) <= ps[j] * 1.0001);
-        }
+    static const struct {
+        uint64_t n;
+        double p;
+        tf_status want;
+    } cases[] = {
+        {21523360, 1e-9, TF_OK},
+        {7777777, 1e-12, TF_OK}, /* depth 4, about 1.1e17 lines */
+        {1000000007ULL, 1e-9, TF_OK},
+        {21523360, 1e-12, TF_ERR_TOO_LARGE},
+        {1000000007ULL, 1e-12, TF_ERR_TOO_LARGE},
+        {1ULL << 40, 1e-9, TF_ERR_TOO_LARGE},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        uint64_t w = 0;
+        uint32_t d = 0;
+        const tf_status st = tf_recency_sketch_dimensions(cases[i].n, cases[i].p, TF_RECENCY_SKETCH_BLOCKED, &w, &d);
+        print_message("# blocked, %llu keys at %g: %s, width %llu, depth %u\n", (unsigned long long)cases[i].n,
+                      cases[i].p, tf_status_string(st), (unsigned long long)w, d);
+        assert_int_equal(st, cases[i].want);
+        if (st != TF_OK) continue;
+        const uint64_t lines = (w * d + 7) / 8;
+        assert_true(model_blocked((double)cases[i].n, (double)lines, d) <= cases[i].p * 1.0001);
+        /* d divides 8: w * d is 8 x the lines the search found */
+        if (8 % d == 0 && lines < (1ULL << 53))
+            assert_true(model_blocked((double)cases[i].n, (double)(lines - 1), d) > cases[i].p * 0.9999);
+    }
 }
 
 /* The sized sketch keeps its promise on a real stream. */

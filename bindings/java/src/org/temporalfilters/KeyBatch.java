@@ -86,19 +86,22 @@ public final class KeyBatch {
     public static KeyBatch ofPacked(byte[] data, int[] lengths) {
         Native.notNull(data, "data");
         Native.notNull(lengths, "lengths");
+        // the copies are checked: another thread changing the caller's
+        // arrays meanwhile cannot make a batch whose lengths do not fit
+        final byte[] bytes = data.clone();
+        final int[] lens = lengths.clone();
         long total = 0;
-        for (int i = 0; i < lengths.length; i++) {
-            if (lengths[i] < 0) {
-                throw TemporalFiltersException.of(Status.INVALID_ARGUMENT,
-                        "lengths[" + i + "] is " + lengths[i] + ", below 0");
+        for (int i = 0; i < lens.length; i++) {
+            if (lens[i] < 0) {
+                throw TemporalFiltersException.of(Status.INVALID_ARGUMENT, "lengths[" + i + "] is negative");
             }
-            total += lengths[i];
+            total += lens[i];
         }
-        if (total != data.length) {
+        if (total != bytes.length) {
             throw TemporalFiltersException.of(Status.INVALID_ARGUMENT,
-                    "the lengths add up to " + total + " bytes, the data holds " + data.length);
+                    "the lengths add up to " + total + " bytes, the data holds " + bytes.length);
         }
-        return new KeyBatch(data.clone(), lengths.clone());
+        return new KeyBatch(bytes, lens);
     }
 
     /**

@@ -141,7 +141,9 @@ public class BatchTest {
              RecencySketch b = new RecencySketch(4096, 4, 1, 0)) {
             long[] t = times(rng, 50);
             a.updateBatch(split, t);
-            b.updateBatch(KeyBatch.ofFixed(ids, 16), t);
+            KeyBatch fixed = KeyBatch.ofFixed(ids, 16);
+            Arrays.fill(ids, (byte) 0); // the batch holds its own copy
+            b.updateBatch(fixed, t);
             assertArrayEquals(a.serialize(), b.serialize());
         }
         assertEquals(0, KeyBatch.ofPacked(new byte[0], new int[0]).size());
@@ -153,6 +155,7 @@ public class BatchTest {
         TestSupport.expectStatus(Status.INVALID_ARGUMENT, "lengths[1]", () -> KeyBatch.ofPacked(new byte[4], new int[] {5, -1}));
         TestSupport.expectStatus(Status.NULL, "data", () -> KeyBatch.ofFixed(null, 16));
         TestSupport.expectStatus(Status.INVALID_ARGUMENT, "keyLength is 0", () -> KeyBatch.ofFixed(new byte[32], 0));
+        TestSupport.expectStatus(Status.INVALID_ARGUMENT, "keyLength is -16", () -> KeyBatch.ofFixed(new byte[32], -16));
         TestSupport.expectStatus(Status.INVALID_ARGUMENT, "33 bytes", () -> KeyBatch.ofFixed(new byte[33], 16));
     }
 
