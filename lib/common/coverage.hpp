@@ -2,7 +2,8 @@
 // instrumentation (clang's -fsanitize=fuzzer builds, which compile the
 // library's sources too; nothing elsewhere). For code whose branches give a
 // fuzzer nothing to steer by (loops over every shard or slot, sums,
-// writers of a state already checked), where the edge counters and
+// writers of a state already checked, the packed slot reader and the key
+// hash called on every operation), where the edge counters and
 // comparison tracing cost a fuzz program most of its time
 // (docs/reliability.md, "Fuzzing"). The sanitizers still check it.
 #ifndef TF_LIB_COMMON_COVERAGE_HPP

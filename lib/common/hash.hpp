@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include "common/coverage.hpp"
 
 namespace tf {
 
@@ -57,7 +58,7 @@ inline uint64_t load_tail(const unsigned char *p, size_t n) {
 
 // MurmurHash3_x64_128 of `len` bytes at `data` with `seed`; {h1, h2} are
 // the two 64-bit words the reference writes to out[0] and out[1].
-inline Hash128 murmur3_x64_128(const void *data, size_t len, uint32_t seed) {
+TF_NO_FUZZ_COVERAGE inline Hash128 murmur3_x64_128(const void *data, size_t len, uint32_t seed) {
     using detail::rotl64;
     const unsigned char *p = static_cast<const unsigned char *>(data);
     const uint64_t c1 = 0x87c37b91114253d5ULL;

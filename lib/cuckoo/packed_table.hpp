@@ -39,6 +39,7 @@
 #include <cstring>
 #include <utility>
 
+#include "common/coverage.hpp"
 #include "common/hash.hpp"
 #include "common/memory.hpp"
 
@@ -61,7 +62,7 @@ inline size_t words_for(uint64_t n, unsigned bits) { return size_t((n * bits + 6
 // the slot's width and the mask drops it. Measured against the branch on
 // the straddle (docs/recency-window.md, "The tables"): the branch
 // mispredicts on most widths, whose slots straddle at no regular step.
-inline uint64_t get(const uint64_t *w, uint64_t i, unsigned bits, uint64_t mask, size_t last) {
+TF_NO_FUZZ_COVERAGE inline uint64_t get(const uint64_t *w, uint64_t i, unsigned bits, uint64_t mask, size_t last) {
     const uint64_t bit = i * bits;
     const size_t k = size_t(bit >> 6);
     const unsigned off = unsigned(bit & 63);
@@ -72,7 +73,7 @@ inline uint64_t get(const uint64_t *w, uint64_t i, unsigned bits, uint64_t mask,
 // No branch on the straddle either: the second word (clamped like get's)
 // is always rewritten, under the mask of the slot's bits that spill into
 // it, which is 0 (the word unchanged) when the slot does not straddle.
-inline void set(uint64_t *w, uint64_t i, unsigned bits, uint64_t mask, size_t last, uint64_t v) {
+TF_NO_FUZZ_COVERAGE inline void set(uint64_t *w, uint64_t i, unsigned bits, uint64_t mask, size_t last, uint64_t v) {
     const uint64_t bit = i * bits;
     const size_t k = size_t(bit >> 6);
     const unsigned off = unsigned(bit & 63);
