@@ -585,8 +585,7 @@ tf_status RateLimiter::set_key_limit(const void *key, size_t len, uint64_t limit
         GrantRing *g = ring_of(r);
         g->limit = uint32_t(limit ? limit : limit_);
         if (g->count > g->limit) {
-            const uint32_t start = g->start + (g->count - g->limit);
-            g->start = start >= g->cap ? start - g->cap : start;
+            g->start = ring_slot(uint64_t(g->start) + (g->count - g->limit), g->cap);
             g->count = g->limit;
         }
     }

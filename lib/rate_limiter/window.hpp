@@ -192,6 +192,10 @@ inline void bucket_remove(const BucketSpec &s, S &st, uint64_t j, uint64_t n) {
 
 // ---- exact ----------------------------------------------------------------
 
+// The slot of a ring of cap slots at k = start + i, which is below 2 cap
+// (start < cap, i <= cap): k mod cap without a division.
+inline uint32_t ring_slot(uint64_t k, uint32_t cap) { return uint32_t(k >= cap ? k - cap : k); }
+
 // A ring of grant times, oldest first: the i-th oldest in slot
 // (start + i) % cap, read-only. A wide ring's slots are the times
 // themselves (u64); a narrow ring's are u32 offsets from `base`, which is
@@ -207,10 +211,7 @@ struct ExactTimes {
     uint64_t slot(uint64_t k) const {
         return wide ? static_cast<const uint64_t *>(slots)[k] : base + static_cast<const uint32_t *>(slots)[k];
     }
-    uint64_t at(uint32_t i) const {
-        const uint64_t k = uint64_t(start) + i;
-        return slot(k >= cap ? k - cap : k);
-    }
+    uint64_t at(uint32_t i) const { return slot(ring_slot(uint64_t(start) + i, cap)); }
 };
 
 // The same ring, writable, with its clock.
@@ -232,7 +233,7 @@ struct ExactView {
     // its base, which holds when the ring holds only grants still in a
     // window of at most 2^31 (take after advance) and v is the present.
     void set(uint32_t i, uint64_t v) const {
-        const uint64_t k0 = uint64_t(*start) + i, k = k0 >= cap ? k0 - cap : k0;
+        const uint32_t k = ring_slot(uint64_t(*start) + i, cap);
         if (wide) {
             static_cast<uint64_t *>(slots)[k] = v;
             return;
@@ -249,7 +250,7 @@ struct ExactView {
         for (uint32_t j = 0; j < old.count; ++j) nb = std::min(nb, old.at(j));
         uint32_t *s = static_cast<uint32_t *>(slots);
         for (uint32_t j = 0; j < old.count; ++j) {
-            const uint64_t k0 = uint64_t(old.start) + j, k = k0 >= cap ? k0 - cap : k0;
+            const uint32_t k = ring_slot(uint64_t(old.start) + j, cap);
             s[k] = uint32_t(old.slot(k) - nb);  // each slot read before it is written
         }
         *base = nb;
@@ -296,8 +297,7 @@ inline Decision exact_decide(const ExactTimes &v, uint64_t window, uint64_t t, u
 // division; a ring of no slots holds nothing to drop).
 inline void exact_advance(ExactView v, uint64_t window, uint64_t t) {
     const uint32_t gone = exact_expired(v.read(), window, t);
-    const uint32_t start = *v.start + gone;
-    *v.start = start >= v.cap ? start - v.cap : start;
+    *v.start = ring_slot(uint64_t(*v.start) + gone, v.cap);
     *v.count -= gone;
     *v.latest = std::max(*v.latest, t);
 }
