@@ -232,7 +232,7 @@ tf_status check_classic_params(uint32_t k, uint32_t l, uint64_t slice_bits) {
 Slice make_slice(uint64_t m, uint64_t serial, uint32_t k) {
     Slice s;
     s.m = m;
-    s.words.assign(words_for(m), 0);
+    s.words = AlignedArray<uint64_t>(size_t(words_for(m)));
     s.hidx = uint32_t(serial % k);
     return s;
 }
@@ -240,7 +240,7 @@ Slice make_slice(uint64_t m, uint64_t serial, uint32_t k) {
 double measured_fill(const SliceGen &g) {
     if (g.received == 0 || g.m == 0) return 0.0;
     uint64_t set = 0;
-    for (uint64_t w : g.words) set += uint64_t(__builtin_popcountll(w));
+    for (size_t i = 0; i < g.words.size(); ++i) set += uint64_t(__builtin_popcountll(g.words[i]));
     return double(set) / double(g.m);
 }
 
@@ -264,7 +264,7 @@ uint64_t slices_total_bits(const SliceRing &ring) {
 
 size_t slices_memory(const SliceRing &ring) {
     size_t b = 0;
-    for (const SliceGen &s : ring) b += sizeof(SliceGen) + s.words.capacity() * sizeof(uint64_t);
+    for (const SliceGen &s : ring) b += sizeof(SliceGen) + s.words.bytes();
     return b;
 }
 
@@ -386,7 +386,7 @@ tf_status check_slices(bool time_window, wire::Reader r, const SliceShape &shape
             return fail(TF_ERR_CORRUPT, "%s blob: slice %u needs %llu bytes, %zu left", what, i,
                         (unsigned long long)(words * 8), r.remaining());
         r.view(size_t(words * 8));
-        *need += words * 8;
+        *need += AlignedArray<uint64_t>::bytes_for(size_t(words));
     }
     if (!r.done()) return fail(TF_ERR_CORRUPT, "%s blob has %zu trailing payload bytes", what, r.remaining());
     if (!time_window && shape.generation > uint64_t(double(first_m) * kLn2 / shape.k) + 1)
@@ -401,10 +401,10 @@ tf_status read_slices(bool time_window, wire::Reader &r, uint32_t k, uint32_t co
     for (uint32_t i = 0; i < count; ++i) {
         SliceGen s;
         for (uint64_t *v : {&s.m, &s.received, &s.last, &s.serial, &s.owned, &s.ended}) *v = r.u64();
-        s.words.resize(words_for(s.m));
+        s.words = AlignedArray<uint64_t>(size_t(words_for(s.m)));
         r.u64_array(s.words.data(), s.words.size());
         // bits beyond m in the last word must be clear
-        if (s.m % 64 != 0 && (s.words.back() >> (s.m % 64)) != 0)
+        if (s.m % 64 != 0 && (s.words[s.words.size() - 1] >> (s.m % 64)) != 0)
             return fail(TF_ERR_CORRUPT, "%s blob: slice %u sets bits beyond its size", what_of(time_window), i);
         s.hidx = uint32_t(s.serial % k);
         newest_first.push_back(std::move(s));

@@ -26,10 +26,12 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "common/generation_ring.hpp"
 #include "common/hash.hpp"
+#include "common/memory.hpp"
 #include "common/status.hpp"
 #include "common/versioned.hpp"
 #include "common/wire.hpp"
@@ -112,15 +114,18 @@ uint64_t classic_slice_bits(uint32_t k, double generation);
 
 // ---- the slices -------------------------------------------------------------
 
-// A generation's bit array (the slot of a SliceRing).
+// A generation's bit array (the slot of a SliceRing). Its words are a
+// zeroed block (common/memory.hpp): fresh pages from calloc or mmap, not
+// written at creation, so a large filter costs no time or resident memory
+// until its slices are used, and slices of 4 MiB or more take huge pages.
 struct Slice {
-    std::vector<uint64_t> words;  // m bits, rounded up to whole words
-    uint64_t m = 0;               // bits
-    uint32_t hidx = 0;            // hash function: serial mod k (not serialized)
+    AlignedArray<uint64_t> words;  // m bits, rounded up to whole words
+    uint64_t m = 0;                // bits
+    uint32_t hidx = 0;             // hash function: serial mod k (not serialized)
 
     bool test(uint64_t bit) const { return (words[bit >> 6] >> (bit & 63)) & 1u; }
     void set(uint64_t bit) { words[bit >> 6] |= uint64_t(1) << (bit & 63); }
-    void reset() { std::fill(words.begin(), words.end(), uint64_t(0)); }
+    void reset() { std::memset(words.data(), 0, words.size() * sizeof(uint64_t)); }
 };
 
 using SliceRing = GenerationRing<Slice>;

@@ -187,5 +187,27 @@ static void test_window_boundary(void **state) {
     tf_age_bloom_free(f);
 }
 
+/* A large filter's slices take memory when they are used, not when the
+ * filter is made (zeroed blocks, never written at creation): 1e8 keys at
+ * 1e-3 hold about 330 MiB, of which creation makes at most 16 MiB
+ * resident (a filter that zero-filled its slices made all of it
+ * resident); the filter then works as any other. */
+static void test_large_filter_memory_is_taken_when_used(void **state) {
+    (void)state;
+    const uint64_t before = tu_resident_bytes();
+    tf_age_bloom *f = NULL;
+    OK(tf_age_bloom_new_for(100000000, 1e-3, 1, 0, &f));
+    const uint64_t made = tu_resident_bytes();
+    size_t bytes = 0;
+    OK(tf_age_bloom_memory(f, &bytes));
+    assert_true(bytes >= ((size_t)300 << 20));
+    if (made > before + ((uint64_t)16 << 20))
+        fail_msg("making a filter of %zu bytes made %llu bytes resident", bytes, (unsigned long long)(made - before));
+    for (uint64_t id = 0; id < 1000; ++id) ab_add_id(f, 'z', id);
+    for (uint64_t id = 0; id < 1000; ++id) assert_int_equal(ab_has_id(f, 'z', id), 1);
+    tf_age_bloom_free(f);
+}
+
 BU_DEFINE_GROUP(age_window_tests, cmocka_unit_test(test_new_for_shape), cmocka_unit_test(test_shift_mechanics),
-                cmocka_unit_test(test_no_false_negatives), cmocka_unit_test(test_window_boundary));
+                cmocka_unit_test(test_no_false_negatives), cmocka_unit_test(test_window_boundary),
+                cmocka_unit_test(test_large_filter_memory_is_taken_when_used));

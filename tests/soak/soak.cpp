@@ -303,10 +303,12 @@ struct AgeBloomSoak : Soak {
         tf_age_bloom_stats stats = TF_AGE_BLOOM_STATS_INIT;
         OK(tf_age_bloom_get_stats(f, &stats));
         fixed.at_creation = memory();
-        // the bits of its slices (blocked: of its lines) plus the handle (4 KiB)
-        fixed.limit = stats.bits / 8 + 4096;
-        CHECK(fixed.at_creation <= fixed.limit, "memory %llu B above its %llu slice bits / 8 + 4 KiB",
-              (ull)fixed.at_creation, (ull)stats.bits);
+        // the bits of its slices (blocked: of its lines), 256 B for each
+        // slice's record and its block's alignment, and the handle (4 KiB)
+        fixed.limit = stats.bits / 8 + 256 * stats.slices + 4096;
+        CHECK(fixed.at_creation <= fixed.limit,
+              "memory %llu B above its %llu slice bits / 8 + 256 B x %llu slices + 4 KiB", (ull)fixed.at_creation,
+              (ull)stats.bits, (ull)stats.slices);
     }
     tf_age_bloom *f() const { return static_cast<tf_age_bloom *>(obj); }
     int contains(uint64_t id) const { return ask(tf_age_bloom_contains, id); }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -51,6 +52,16 @@ unsigned char *tu_read_file(const char *path, size_t *len) {
     fclose(f);
     *len = n;
     return buf;
+}
+
+uint64_t tu_resident_bytes(void) {
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f == NULL) fail_msg("cannot read /proc/self/statm");
+    unsigned long long size = 0, resident = 0;
+    const int n = fscanf(f, "%llu %llu", &size, &resident);
+    fclose(f);
+    if (n != 2) fail_msg("cannot parse /proc/self/statm");
+    return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
 const char *tu_data_path(const char *name) {

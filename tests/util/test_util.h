@@ -49,6 +49,9 @@ tu_key tu_make_key(unsigned char tag, uint64_t id);
 unsigned char *tu_read_file(const char *path, size_t *len);
 /* Path of a file in tests/data (from the TF_TEST_DATA_DIR define). */
 const char *tu_data_path(const char *name);
+/* The process's resident memory in bytes (/proc/self/statm); fails the
+ * test when it cannot be read. */
+uint64_t tu_resident_bytes(void);
 
 /* Recomputes the checksum of a blob after a test edited its header or
  * payload (MurmurHash3 x64_128 of [0, len-8) through libmurmurhash). */
