@@ -279,6 +279,13 @@ void bu_check_add_if_absent(const bu_filter *bf, void *a, void *b, uint64_t ids)
     bf->st->free(b);
 }
 
+void bu_check_made_lazily(uint64_t before, size_t bytes) {
+    const uint64_t made = tu_resident_bytes();
+    assert_true(bytes >= ((size_t)300 << 20));
+    if (made > before + ((uint64_t)16 << 20))
+        fail_msg("making a filter of %zu bytes made %llu bytes resident", bytes, (unsigned long long)(made - before));
+}
+
 void bu_check_seeds_differ(const bu_filter *bf, void *a, void *b) {
     for (uint64_t i = 0; i < 30; ++i) {
         tu_key key = tu_make_key('x', i);

@@ -174,6 +174,11 @@ extern const bu_filter bu_age, bu_time;
  * bytes; a key reported present changes nothing (not even the clock); the
  * stats count the inserts. Frees both. */
 void bu_check_add_if_absent(const bu_filter *bf, void *a, void *b, uint64_t ids);
+/* A filter of `bytes` (tf_*_memory) made while the process had `before`
+ * bytes resident (tu_resident_bytes): it holds at least 300 MiB, and making
+ * it made at most 16 MiB of them resident (its slices are zeroed blocks,
+ * not written at creation). */
+void bu_check_made_lazily(uint64_t before, size_t bytes);
 /* Two filters made alike but for their seeds, after the same 30 inserts
  * at time 10: different bytes, and different answers for more than 100 of
  * 2000 other keys. Frees both. */
