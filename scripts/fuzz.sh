@@ -8,6 +8,7 @@
 #   scripts/fuzz.sh --long          # every target to 1e7 executions, then
 #                                   # the corpus minimized and written back
 #   FUZZ_RUNS=100000 scripts/fuzz.sh --long bloom
+#   FUZZ_LONG_SECONDS=7200 scripts/fuzz.sh --long bloom   # at most 2 h
 #
 # --long (outside CI; hours, see docs/reliability.md, "Fuzzing"): each target
 # runs FUZZ_RUNS executions (default 10000000) with no time bound (the CPU
@@ -16,11 +17,16 @@
 # libFuzzer's -merge=1 into a fresh directory and written back to
 # tests/fuzz/corpus/<target> for committing. Named seeds (make_corpus's and
 # kept reproducers of past failures) are kept as they are; only the
-# libFuzzer-named entries (40 hex digits) are replaced.
+# libFuzzer-named entries (40 hex digits) are replaced. With
+# FUZZ_LONG_SECONDS a run also stops after that many seconds; it then
+# counts as the executions it made (printed), and its corpus is minimized
+# all the same, so that a later run goes on from it.
 #
 # Environment:
 #   FUZZ_SECONDS    seconds per target (default 30; ignored by --long)
 #   FUZZ_RUNS       executions per target with --long (default 10000000)
+#   FUZZ_LONG_SECONDS  with --long: stop a target's run after this many
+#                   seconds if FUZZ_RUNS is not reached (default: no bound)
 #   FUZZ_BUILD_DIR  build directory (default <repo>/build-fuzz)
 #   FUZZ_JOBS       parallel fuzzing processes per target (default 1)
 #   FUZZ_EXTRA_ARGS extra libFuzzer flags, e.g. "-len_control=0 -seed=1"
@@ -144,8 +150,9 @@ for t in "${targets[@]}"; do
   cp "$root/tests/fuzz/corpus/$t/"* "$corpus/"
   fuzz_args=()
   if [ "$long" = 1 ]; then
-    echo "=== fuzzing $t for $runs executions (corpus copy: $corpus) ==="
+    echo "=== fuzzing $t for $runs executions${FUZZ_LONG_SECONDS:+ or ${FUZZ_LONG_SECONDS}s} (corpus copy: $corpus) ==="
     fuzz_args+=(-runs="$runs")
+    if [ -n "${FUZZ_LONG_SECONDS:-}" ]; then fuzz_args+=(-max_total_time="$FUZZ_LONG_SECONDS"); fi
   else
     echo "=== fuzzing $t for ${seconds}s (corpus copy: $corpus) ==="
     fuzz_args+=(-max_total_time="$seconds")
@@ -161,14 +168,19 @@ for t in "${targets[@]}"; do
   # shellcheck disable=SC2206 # word splitting is intended
   if [ -n "${FUZZ_EXTRA_ARGS:-}" ]; then fuzz_args+=($FUZZ_EXTRA_ARGS); fi
   children_cpu >"$build/.cpu0"
-  if "$build/tests/fuzz/fuzz_$t" "${fuzz_args[@]}" "$corpus"; then
+  log="$build/fuzz-logs/$t.log"
+  mkdir -p "$build/fuzz-logs"
+  # libFuzzer's output goes to the terminal and to $log (its final stats
+  # say how many executions were made); pipefail gives the fuzzer's status.
+  if "$build/tests/fuzz/fuzz_$t" "${fuzz_args[@]}" "$corpus" 2>&1 | tee "$log"; then
     children_cpu >"$build/.cpu1"
     cpu=$(awk 'NR == FNR { a = $1; next } { printf "%.1f", $1 - a }' "$build/.cpu0" "$build/.cpu1")
     echo "=== $t: no crash ($(find "$corpus" -type f | wc -l) corpus entries; $cpu CPU seconds, user + system) ==="
     if [ "$long" = 1 ]; then
       # executions per CPU second: on a shared machine libFuzzer's own
       # exec/s (wall clock) counts the other jobs' time too
-      awk -v r="$runs" -v c="$cpu" 'BEGIN { if (c > 0) printf "=== '"$t"': %d executions, %.0f per CPU second ===\n", r, r / c }'
+      done_runs=$(awk '/^stat::number_of_executed_units:/ { n = $2 } END { print n + 0 }' "$log")
+      awk -v r="$done_runs" -v c="$cpu" 'BEGIN { if (c > 0) printf "=== '"$t"': %d executions, %.0f per CPU second ===\n", r, r / c }'
     fi
     if [ "$long" = 1 ]; then minimize "$t" "$corpus"; fi
   else
