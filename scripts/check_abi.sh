@@ -17,8 +17,10 @@
 #                                            rewrite the baselines, or only
 #                                            LIB's (e.g. libtemporalfilters-redis.so):
 #                                            only when its soname is raised,
-#                                            or for a library's first release
-#                                            (docs/conventions.md)
+#                                            or at a release to take in the
+#                                            functions added since (abidiff
+#                                            of old against new: additions
+#                                            only; docs/conventions.md)
 #
 # What counts: the exported functions (their symbols, parameters and return
 # types) and every type reachable from them, as the public headers declare
