@@ -1,5 +1,6 @@
 /* A program built against the installed library with pkg-config only: every
- * structure (RecencySketch, AgeBloom, TimeBloom, RateLimiter, RotatingCuckoo) answers a few
+ * structure (RecencySketch, AgeBloom, TimeBloom, RateLimiter, RotatingCuckoo,
+ * RecencyWindow) answers a few
  * calls, and each one's blob goes through a round trip (serialize,
  * deserialize, the copy answers the same and writes the same bytes).
  * tests/install/c/run.sh builds it against /usr (the Debian packages);
@@ -139,9 +140,34 @@ static int rotating_cuckoo(void) {
     return 0;
 }
 
+static int recency_window(void) {
+    tf_recency_window_options o = TF_RECENCY_WINDOW_OPTIONS_INIT;
+    tf_recency_window *w = NULL, *copy = NULL;
+    uint64_t r = 0;
+    o.window = 100;
+    o.mode = TF_RECENCY_WINDOW_EXACT;
+    o.seed = 7;
+    CHECK(tf_recency_window_new(&o, &w));
+    CHECK(tf_recency_window_insert_report(w, "alpha", 5, &r));
+    EXPECT(r == TF_RECENCY_WINDOW_NOT_IN_WINDOW);
+    CHECK(tf_recency_window_insert(w, "beta", 4));
+    CHECK(tf_recency_window_insert(w, "gamma", 5));
+    ROUND_TRIP(recency_window, w, &copy);
+    CHECK(tf_recency_window_query(copy, "alpha", 5, &r));
+    EXPECT(r == 2); /* two inserts since alpha's */
+    CHECK(tf_recency_window_insert_report(copy, "alpha", 5, &r));
+    EXPECT(r == 2);
+    CHECK(tf_recency_window_query(copy, "delta", 5, &r));
+    EXPECT(r == TF_RECENCY_WINDOW_NOT_IN_WINDOW);
+    tf_recency_window_free(copy);
+    tf_recency_window_free(w);
+    return 0;
+}
+
 int main(void) {
     EXPECT(strcmp(tf_version_string(), TF_VERSION_STRING) == 0);
-    if (recency_sketch() || age_bloom() || time_bloom() || rate_limiter() || rotating_cuckoo()) return 1;
+    if (recency_sketch() || age_bloom() || time_bloom() || rate_limiter() || rotating_cuckoo() || recency_window())
+        return 1;
     printf("consumer ok: libtemporalfilters %s\n", tf_version_string());
     return 0;
 }
