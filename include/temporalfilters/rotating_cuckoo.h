@@ -16,8 +16,13 @@
  * order 3 built from the fingerprint maps onto each other. Inserts go to the
  * newest table; when it reaches its maximum occupancy, or when a kick chain
  * exceeds its limit, a new table is started, sized from the recent insertion
- * rate, within a memory cap; when the cap (or the table limit) would be
- * exceeded the oldest table is dropped and its keys are forgotten.
+ * rate and the room the ring has under its memory cap: with a ttl, for the
+ * inserts one ttl brings at the newest table's rate spread over 4 tables;
+ * without one, twice the newest table; always within half and twice the
+ * newest, and at most a quarter of the room under the cap, so that a ring
+ * that has reached its cap holds 4 tables or more (unless max_tables is
+ * lower, or the first table is larger than a quarter of that room). When the cap (or the table limit) would be exceeded the oldest
+ * table is dropped and its keys are forgotten.
  * docs/rotating-cuckoo.md explains the algorithm and the measurements.
  *
  * **Its users de-duplicate streams.** A false positive silently drops a
@@ -119,7 +124,8 @@ typedef struct tf_rotating_cuckoo_options {
     /** Slots (fingerprints) of the first table: a power of two, at least
      *  2 x slots_per_bucket, at most ::TF_ROTATING_CUCKOO_MAX_TABLE_SLOTS.
      *  Default 16384 (128 KiB). Later tables are sized from the insertion
-     *  rate (docs/rotating-cuckoo.md). @since 0.1.0 */
+     *  rate and the room under max_memory (above; docs/rotating-cuckoo.md,
+     *  "Sizing"). @since 0.1.0 */
     uint64_t table_slots;
     /** The memory cap in bytes: what tf_rotating_cuckoo_memory() may report
      *  between calls. It must hold the filter's fixed part and its first

@@ -104,10 +104,13 @@ uint64_t RotatingCuckoo::table_cap_slots() const {
 }
 
 uint64_t RotatingCuckoo::next_table_slots(uint64_t now) const {
-    // Sized from the recent insertion rate and the room in the ring (the
-    // README's "growth in filter size and active use"), in floating point
-    // so that nothing wraps, then clamped: at most twice or half the newest
-    // table, at least two buckets, at most table_cap_slots().
+    // Sized from the recent insertion rate (with a ttl) or the growth of
+    // the tables (without one: twice the newest), and the room under the
+    // memory cap (the README's "growth in filter size and active use ...
+    // up to a maximum allotted memory space"), in floating point so that
+    // nothing wraps, then clamped: at most twice or half the newest table,
+    // at least two buckets, at most table_cap_slots() (a quarter of the
+    // room under the cap, never below the first table).
     const Table &cur = ring_.newest().table;
     const double cur_slots = double(cur.slots());
     double want = 2.0 * cur_slots;  // no ttl: grow until the cap
