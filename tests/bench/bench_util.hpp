@@ -799,14 +799,38 @@ inline std::string cpu_model() {
     return model;
 }
 
+// The size in bytes of CPU 0's data or unified cache of `level`, from the
+// kernel's /sys/devices/system/cpu/cpu0/cache (what lscpu reads), or 0.
+// glibc's sysconf(_SC_LEVEL3_CACHE_SIZE) can be far off under a
+// hypervisor (335544320 on a 32 MiB AMD EPYC VM), so sysfs comes first.
+inline long sysfs_cache_bytes(int level) {
+    for (int i = 0; i < 16; ++i) {
+        const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
+        const std::string lv = read_first_line((dir + "level").c_str());
+        if (lv.empty()) break;
+        if (std::atoi(lv.c_str()) != level || read_first_line((dir + "type").c_str()) == "Instruction") continue;
+        const std::string size = read_first_line((dir + "size").c_str());
+        char *end = nullptr;
+        const long n = std::strtol(size.c_str(), &end, 10);
+        if (n <= 0 || end == nullptr) return 0;
+        return *end == 'K' ? n << 10 : *end == 'M' ? n << 20 : *end == 'G' ? n << 30 : n;
+    }
+    return 0;
+}
+
 // What the numbers were measured on: CPU, caches, huge pages, build.
 inline void print_environment(FILE *f) {
     std::fprintf(f, "cpu: %s, %u hardware threads\n", cpu_model().c_str(), std::thread::hardware_concurrency());
+    long l2 = sysfs_cache_bytes(2), l3 = sysfs_cache_bytes(3);
+    const char *source = "sysfs";
 #if defined(__GLIBC__) && defined(_SC_LEVEL3_CACHE_SIZE)
-    long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE), l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    std::fprintf(f, "caches: L2 %s per core, L3 %s (as reported by sysconf)\n",
-                 l2 > 0 ? fmt_bytes(double(l2)).c_str() : "?", l3 > 0 ? fmt_bytes(double(l3)).c_str() : "?");
+    if (l2 <= 0 && l3 <= 0) {
+        l2 = sysconf(_SC_LEVEL2_CACHE_SIZE), l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+        source = "sysconf";
+    }
 #endif
+    std::fprintf(f, "caches: L2 %s per core, L3 %s (as reported by %s)\n", l2 > 0 ? fmt_bytes(double(l2)).c_str() : "?",
+                 l3 > 0 ? fmt_bytes(double(l3)).c_str() : "?", source);
     const std::string thp = read_first_line("/sys/kernel/mm/transparent_hugepage/enabled");
     if (!thp.empty()) std::fprintf(f, "transparent huge pages: %s\n", thp.c_str());
 #if defined(__linux__) && defined(PR_GET_THP_DISABLE)
