@@ -179,7 +179,10 @@ for t in "${targets[@]}"; do
     if [ "$long" = 1 ]; then
       # executions per CPU second: on a shared machine libFuzzer's own
       # exec/s (wall clock) counts the other jobs' time too
-      done_runs=$(awk '/^stat::number_of_executed_units:/ { n = $2 } END { print n + 0 }' "$log")
+      # (with FUZZ_JOBS > 1, -fork's parent prints "fuzzed for N iterations" instead)
+      done_runs=$(awk '/^stat::number_of_executed_units:/ { n = $2 }
+        /fuzzed for [0-9]+ iterations/ { for (i = 1; i < NF; i++) if ($i == "for") m = $(i + 1) }
+        END { print (n > 0 ? n : m) + 0 }' "$log")
       awk -v r="$done_runs" -v c="$cpu" 'BEGIN { if (c > 0) printf "=== '"$t"': %d executions, %.0f per CPU second ===\n", r, r / c }'
     fi
     if [ "$long" = 1 ]; then minimize "$t" "$corpus"; fi
@@ -196,7 +199,7 @@ if [ ${#failed[@]} -gt 0 ]; then
   exit 1
 fi
 if [ "$long" = 1 ]; then
-  echo "fuzz.sh: all targets ran $runs executions without a crash"
+  echo "fuzz.sh: all targets ran ${FUZZ_LONG_SECONDS:+up to }$runs executions${FUZZ_LONG_SECONDS:+ or ${FUZZ_LONG_SECONDS}s each (executions above)} without a crash"
 else
   echo "fuzz.sh: all targets ran ${seconds}s without a crash"
 fi

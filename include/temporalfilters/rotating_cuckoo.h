@@ -21,9 +21,10 @@
  * without one, twice the newest table; always within half and twice the
  * newest, and at most a quarter of the room under the cap, so that a ring
  * that has reached its cap holds 4 tables or more (unless max_tables is
- * lower, or the first table is larger than a quarter of that room). When the cap (or the table limit) would be exceeded the oldest
- * table is dropped and its keys are forgotten.
- * docs/rotating-cuckoo.md explains the algorithm and the measurements.
+ * lower, or the first table is larger than a quarter of that room). When
+ * the cap (or the table limit) would be exceeded the oldest table is
+ * dropped and its keys are forgotten. docs/rotating-cuckoo.md explains the
+ * algorithm and the measurements.
  *
  * **Its users de-duplicate streams.** A false positive silently drops a
  * real event, a false negative only repeats one, so the promise is the

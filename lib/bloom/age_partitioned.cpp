@@ -12,6 +12,13 @@ namespace bloom {
 
 namespace {
 uint64_t words_for(uint64_t bits) { return (bits + 63) / 64; }
+// The words of a slice of m bits, or std::bad_alloc when they do not fit a
+// size_t (a 32-bit build; slices go up to 2^40 bits).
+AlignedArray<uint64_t> slice_words(uint64_t m) {
+    const uint64_t words = words_for(m);
+    if (words > SIZE_MAX / sizeof(uint64_t)) throw std::bad_alloc();
+    return AlignedArray<uint64_t>(size_t(words));
+}
 }  // namespace
 
 double false_positive_rate(uint32_t k, const double *r, size_t slices) {
@@ -232,7 +239,7 @@ tf_status check_classic_params(uint32_t k, uint32_t l, uint64_t slice_bits) {
 Slice make_slice(uint64_t m, uint64_t serial, uint32_t k) {
     Slice s;
     s.m = m;
-    s.words = AlignedArray<uint64_t>(size_t(words_for(m)));
+    s.words = slice_words(m);
     s.hidx = uint32_t(serial % k);
     return s;
 }
@@ -401,7 +408,7 @@ tf_status read_slices(bool time_window, wire::Reader &r, uint32_t k, uint32_t co
     for (uint32_t i = 0; i < count; ++i) {
         SliceGen s;
         for (uint64_t *v : {&s.m, &s.received, &s.last, &s.serial, &s.owned, &s.ended}) *v = r.u64();
-        s.words = AlignedArray<uint64_t>(size_t(words_for(s.m)));
+        s.words = slice_words(s.m);
         r.u64_array(s.words.data(), s.words.size());
         // bits beyond m in the last word must be clear
         if (s.m % 64 != 0 && (s.words[s.words.size() - 1] >> (s.m % 64)) != 0)

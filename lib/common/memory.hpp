@@ -152,7 +152,7 @@ class AlignedArray {
     AlignedArray() = default;
     // Throws std::bad_alloc on failure. `n * sizeof(T)` must not overflow
     // (checked by the caller, which reports TF_ERR_TOO_LARGE).
-    explicit AlignedArray(size_t n) : block_(n * sizeof(T)), n_(n) {}
+    explicit AlignedArray(size_t n) : block_(checked_bytes(n)), n_(n) {}
     AlignedArray(AlignedArray &&o) noexcept = default;
     AlignedArray &operator=(AlignedArray &&o) noexcept = default;
     T *data() { return static_cast<T *>(block_.data()); }
@@ -165,6 +165,14 @@ class AlignedArray {
     const T &operator[](size_t i) const { return data()[i]; }
 
    private:
+    // n * sizeof(T), or std::bad_alloc when that does not fit a size_t (a
+    // 32-bit build asked for more than its address space).
+    static size_t checked_bytes(size_t n) {
+        size_t bytes;
+        if (mul_overflows(n, sizeof(T), &bytes)) throw std::bad_alloc();
+        return bytes;
+    }
+
     ZeroedBlock block_;
     size_t n_ = 0;
 };

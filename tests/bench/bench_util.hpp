@@ -821,16 +821,15 @@ inline long sysfs_cache_bytes(int level) {
 // What the numbers were measured on: CPU, caches, huge pages, build.
 inline void print_environment(FILE *f) {
     std::fprintf(f, "cpu: %s, %u hardware threads\n", cpu_model().c_str(), std::thread::hardware_concurrency());
+    // each level from sysfs, or from sysconf where sysfs has nothing
     long l2 = sysfs_cache_bytes(2), l3 = sysfs_cache_bytes(3);
-    const char *source = "sysfs";
+    const char *from2 = "sysfs", *from3 = "sysfs";
 #if defined(__GLIBC__) && defined(_SC_LEVEL3_CACHE_SIZE)
-    if (l2 <= 0 && l3 <= 0) {
-        l2 = sysconf(_SC_LEVEL2_CACHE_SIZE), l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-        source = "sysconf";
-    }
+    if (l2 <= 0) l2 = sysconf(_SC_LEVEL2_CACHE_SIZE), from2 = "sysconf";
+    if (l3 <= 0) l3 = sysconf(_SC_LEVEL3_CACHE_SIZE), from3 = "sysconf";
 #endif
-    std::fprintf(f, "caches: L2 %s per core, L3 %s (as reported by %s)\n", l2 > 0 ? fmt_bytes(double(l2)).c_str() : "?",
-                 l3 > 0 ? fmt_bytes(double(l3)).c_str() : "?", source);
+    std::fprintf(f, "caches: L2 %s per core (%s), L3 %s (%s)\n", l2 > 0 ? fmt_bytes(double(l2)).c_str() : "?", from2,
+                 l3 > 0 ? fmt_bytes(double(l3)).c_str() : "?", from3);
     const std::string thp = read_first_line("/sys/kernel/mm/transparent_hugepage/enabled");
     if (!thp.empty()) std::fprintf(f, "transparent huge pages: %s\n", thp.c_str());
 #if defined(__linux__) && defined(PR_GET_THP_DISABLE)
