@@ -488,8 +488,13 @@ namespace {
 // The bytes allocated for `lines` lines: one more line, so that a two-line
 // block can start on a 128-byte boundary (the CPU's adjacent-line prefetch
 // then brings its second line with the first). lines <= 2 * 2^35: no
-// overflow.
-size_t lines_allocation(uint64_t lines) { return size_t(lines * kCacheLine + kCacheLine); }
+// overflow in 64 bits; std::bad_alloc when the bytes do not fit a size_t
+// (a 32-bit build), as the classic layout's slices.
+size_t lines_allocation(uint64_t lines) {
+    const uint64_t bytes = lines * kCacheLine + kCacheLine;
+    if (uint64_t(size_t(bytes)) != bytes) throw std::bad_alloc();  // beyond a 32-bit build's size_t
+    return size_t(bytes);
+}
 
 }  // namespace
 
