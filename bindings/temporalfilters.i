@@ -162,29 +162,64 @@ typedef char tf_binding_int_is_int32_[sizeof(int) == sizeof(int32_t) ? 1 : -1] _
 
 static volatile uint64_t tf_binding_sink_;
 
-/* Runs `op` over `count` keys of `key_len` bytes laid end to end, in C, and
- * returns nanoseconds per key: 0 update and 1 query, one call per key;
- * 2 update_batch and 3 query_batch, 64 keys per call. Timestamps are t0,
- * t0+1, ... The benchmarks of every binding call this in the same run as
- * their own loop, so the ratio binding / C is measured, not guessed. */
+/* What every C loop below shares. Each runs one operation `op` over the
+ * keys of `key_len` bytes laid end to end in keys_data, in C, and returns
+ * nanoseconds per key: single-key calls, one per key, or batch calls of 64
+ * keys (as the bindings' batch rows pass them). The benchmarks of every
+ * binding call these in the same run as their own loop, so the ratio
+ * binding / C is measured, not guessed. */
+enum { TF_BINDING_LOOP_BATCH = 64 };
+
+/* The number of keys, or (size_t)-1 after recording the failure: no handle,
+ * keys_data not a whole number of keys, or op outside [0, ops). */
+static size_t tf_binding_loop_keys(const void *handle, size_t keys_data_len, uint32_t key_len, int op, int ops) {
+    if (!handle) {
+        tf_binding_fail(TF_ERR_NULL, "c_loop_ns: the structure is closed");
+        return (size_t)-1;
+    }
+    if (key_len == 0 || keys_data_len % key_len != 0 || op < 0 || op >= ops) {
+        tf_binding_fail(TF_ERR_INVALID_ARGUMENT, "c_loop_ns: keys_data is not a whole number of keys, or bad op");
+        return (size_t)-1;
+    }
+    return keys_data_len / key_len;
+}
+
+static double tf_binding_clock_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+static double tf_binding_per_key(double start_ns, size_t n, uint64_t sink) {
+    const double ns = tf_binding_clock_ns() - start_ns;
+    tf_binding_sink_ = sink;
+    return n ? ns / (double)n : 0.0;
+}
+
+/* The next batch: the pointers and lengths of up to TF_BINDING_LOOP_BATCH
+ * keys from *p, of the n - i keys left; advances *p and returns the count. */
+static size_t tf_binding_gather(const unsigned char **p, uint32_t key_len, size_t i, size_t n, const void **ptrs,
+                                size_t *lens) {
+    const size_t g = n - i < TF_BINDING_LOOP_BATCH ? n - i : TF_BINDING_LOOP_BATCH;
+    for (size_t j = 0; j < g; ++j, *p += key_len) {
+        ptrs[j] = *p;
+        lens[j] = key_len;
+    }
+    return g;
+}
+
+/* The sketch: 0 update and 1 query, one call per key; 2 update_batch and
+ * 3 query_batch. Timestamps are t0, t0+1, ... */
 static double tf_binding_c_loop_ns(RecencySketchNative *s, const void *keys_data, size_t keys_data_len,
                                    uint32_t key_len, int op, uint64_t t0) {
-    if (!s) {
-        tf_binding_fail(TF_ERR_NULL, "c_loop_ns: the sketch is closed");
-        return 0.0;
-    }
-    if (key_len == 0 || keys_data_len % key_len != 0 || op < 0 || op > 3) {
-        tf_binding_fail(TF_ERR_INVALID_ARGUMENT, "c_loop_ns: keys_data is not a whole number of keys, or bad op");
-        return 0.0;
-    }
-    const size_t n = keys_data_len / key_len;
+    const size_t n = tf_binding_loop_keys(s, keys_data_len, key_len, op, 4);
+    if (n == (size_t)-1) return 0.0;
     const unsigned char *p = (const unsigned char *)keys_data;
-    const void *ptrs[64];
-    size_t lens[64];
-    uint64_t times[64];
-    struct timespec a, b;
+    const void *ptrs[TF_BINDING_LOOP_BATCH];
+    size_t lens[TF_BINDING_LOOP_BATCH];
+    uint64_t times[TF_BINDING_LOOP_BATCH];
     uint64_t sink = 0;
-    clock_gettime(CLOCK_MONOTONIC, &a);
+    const double start = tf_binding_clock_ns();
     if (op <= 1) {
         for (size_t i = 0; i < n; ++i, p += key_len) {
             if (op == 0) {
@@ -196,13 +231,9 @@ static double tf_binding_c_loop_ns(RecencySketchNative *s, const void *keys_data
             }
         }
     } else {
-        for (size_t i = 0; i < n; i += 64) {
-            const size_t g = n - i < 64 ? n - i : 64;
-            for (size_t j = 0; j < g; ++j, p += key_len) {
-                ptrs[j] = p;
-                lens[j] = key_len;
-                times[j] = t0 + i + j;
-            }
+        for (size_t i = 0; i < n; i += TF_BINDING_LOOP_BATCH) {
+            const size_t g = tf_binding_gather(&p, key_len, i, n, ptrs, lens);
+            for (size_t j = 0; j < g; ++j) times[j] = t0 + i + j;
             if (op == 2) {
                 tf_recency_sketch_update_batch(s, ptrs, lens, g, times);
             } else {
@@ -211,36 +242,24 @@ static double tf_binding_c_loop_ns(RecencySketchNative *s, const void *keys_data
             }
         }
     }
-    clock_gettime(CLOCK_MONOTONIC, &b);
-    tf_binding_sink_ = sink;
-    double ns = (double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec);
-    return n ? ns / (double)n : 0.0;
+    return tf_binding_per_key(start, n, sink);
 }
 
-/* The Bloom filters' C figure, as tf_binding_c_loop_ns: `op` over the keys
- * of `key_len` bytes laid end to end, in C, nanoseconds per key: 0 contains
- * and 1 add, one call per key; 2 contains_batch and 3 add_batch, 64 keys per
- * call; of the age filter `age`, or when it is NULL of the time-limited
- * filter `tb` at time `now`. (One loop for both: the branch between them is
- * taken the same way for every key.) */
+/* The Bloom filters: 0 contains and 1 add, one call per key; 2
+ * contains_batch and 3 add_batch; of the age filter `age`, or when it is
+ * NULL of the time-limited filter `tb` at time `now`. (One loop for both:
+ * the branch between them is taken the same way for every key.) */
 static double tf_binding_bloom_c_loop_ns(tf_age_bloom *age, tf_time_bloom *tb, const void *keys_data,
                                          size_t keys_data_len, uint32_t key_len, int op, uint64_t now) {
-    if (!age && !tb) {
-        tf_binding_fail(TF_ERR_NULL, "c_loop_ns: the filter is closed");
-        return 0.0;
-    }
-    if (key_len == 0 || keys_data_len % key_len != 0 || op < 0 || op > 3) {
-        tf_binding_fail(TF_ERR_INVALID_ARGUMENT, "c_loop_ns: keys_data is not a whole number of keys, or bad op");
-        return 0.0;
-    }
-    const size_t n = keys_data_len / key_len;
+    const size_t n =
+        tf_binding_loop_keys(age ? (const void *)age : (const void *)tb, keys_data_len, key_len, op, 4);
+    if (n == (size_t)-1) return 0.0;
     const unsigned char *p = (const unsigned char *)keys_data;
-    const void *ptrs[64];
-    size_t lens[64];
-    int present[64];
-    struct timespec a, b;
+    const void *ptrs[TF_BINDING_LOOP_BATCH];
+    size_t lens[TF_BINDING_LOOP_BATCH];
+    int present[TF_BINDING_LOOP_BATCH];
     uint64_t sink = 0;
-    clock_gettime(CLOCK_MONOTONIC, &a);
+    const double start = tf_binding_clock_ns();
     if (op <= 1) {
         for (size_t i = 0; i < n; ++i, p += key_len) {
             int v = 0;
@@ -255,12 +274,8 @@ static double tf_binding_bloom_c_loop_ns(tf_age_bloom *age, tf_time_bloom *tb, c
             sink += (uint64_t)v;
         }
     } else {
-        for (size_t i = 0; i < n; i += 64) {
-            const size_t g = n - i < 64 ? n - i : 64;
-            for (size_t j = 0; j < g; ++j, p += key_len) {
-                ptrs[j] = p;
-                lens[j] = key_len;
-            }
+        for (size_t i = 0; i < n; i += TF_BINDING_LOOP_BATCH) {
+            const size_t g = tf_binding_gather(&p, key_len, i, n, ptrs, lens);
             if (op == 3) {
                 if (age) tf_age_bloom_add_batch(age, ptrs, lens, g);
                 else tf_time_bloom_add_batch(tb, ptrs, lens, g, now);
@@ -271,10 +286,7 @@ static double tf_binding_bloom_c_loop_ns(tf_age_bloom *age, tf_time_bloom *tb, c
             sink += (uint64_t)present[0];
         }
     }
-    clock_gettime(CLOCK_MONOTONIC, &b);
-    tf_binding_sink_ = sink;
-    double ns = (double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec);
-    return n ? ns / (double)n : 0.0;
+    return tf_binding_per_key(start, n, sink);
 }
 static double tf_binding_age_bloom_c_loop_ns(AgeBloomNative *f, const void *keys_data, size_t keys_data_len,
                                              uint32_t key_len, int op) {
@@ -283,6 +295,104 @@ static double tf_binding_age_bloom_c_loop_ns(AgeBloomNative *f, const void *keys
 static double tf_binding_time_bloom_c_loop_ns(TimeBloomNative *f, const void *keys_data, size_t keys_data_len,
                                               uint32_t key_len, int op, uint64_t now) {
     return tf_binding_bloom_c_loop_ns(NULL, f, keys_data, keys_data_len, key_len, op, now);
+}
+
+/* The rate limiter: 0 acquire, one call per key, and 1 acquire_batch; one
+ * unit each, key i at time t0 + i (the batch's times likewise). */
+static double tf_binding_rate_limiter_c_loop_ns(RateLimiterNative *l, const void *keys_data, size_t keys_data_len,
+                                                uint32_t key_len, int op, uint64_t t0) {
+    const size_t n = tf_binding_loop_keys(l, keys_data_len, key_len, op, 2);
+    if (n == (size_t)-1) return 0.0;
+    const unsigned char *p = (const unsigned char *)keys_data;
+    const void *ptrs[TF_BINDING_LOOP_BATCH];
+    size_t lens[TF_BINDING_LOOP_BATCH];
+    uint64_t times[TF_BINDING_LOOP_BATCH];
+    int allowed[TF_BINDING_LOOP_BATCH];
+    uint64_t remaining[TF_BINDING_LOOP_BATCH], retry_at[TF_BINDING_LOOP_BATCH];
+    uint64_t sink = 0;
+    const double start = tf_binding_clock_ns();
+    if (op == 0) {
+        for (size_t i = 0; i < n; ++i, p += key_len) {
+            int a = 0;
+            uint64_t rem = 0, retry = 0;
+            tf_rate_limiter_acquire(l, p, key_len, t0 + i, 1, &a, &rem, &retry);
+            sink += (uint64_t)a + rem;
+        }
+    } else {
+        for (size_t i = 0; i < n; i += TF_BINDING_LOOP_BATCH) {
+            const size_t g = tf_binding_gather(&p, key_len, i, n, ptrs, lens);
+            for (size_t j = 0; j < g; ++j) times[j] = t0 + i + j;
+            tf_rate_limiter_acquire_batch(l, ptrs, lens, g, times, 1, allowed, remaining, retry_at);
+            sink += (uint64_t)allowed[0] + remaining[0];
+        }
+    }
+    return tf_binding_per_key(start, n, sink);
+}
+
+/* The rotating cuckoo filter: 0 contains and 1 add_if_absent, one call per
+ * key; 2 contains_batch and 3 add_if_absent_batch; all at time `now`. */
+static double tf_binding_rotating_cuckoo_c_loop_ns(RotatingCuckooNative *f, const void *keys_data,
+                                                   size_t keys_data_len, uint32_t key_len, int op, uint64_t now) {
+    const size_t n = tf_binding_loop_keys(f, keys_data_len, key_len, op, 4);
+    if (n == (size_t)-1) return 0.0;
+    const unsigned char *p = (const unsigned char *)keys_data;
+    const void *ptrs[TF_BINDING_LOOP_BATCH];
+    size_t lens[TF_BINDING_LOOP_BATCH];
+    int present[TF_BINDING_LOOP_BATCH];
+    uint64_t sink = 0;
+    const double start = tf_binding_clock_ns();
+    if (op <= 1) {
+        for (size_t i = 0; i < n; ++i, p += key_len) {
+            int v = 0;
+            if (op == 0) tf_rotating_cuckoo_contains(f, p, key_len, now, &v);
+            else tf_rotating_cuckoo_add_if_absent(f, p, key_len, now, &v);
+            sink += (uint64_t)v;
+        }
+    } else {
+        for (size_t i = 0; i < n; i += TF_BINDING_LOOP_BATCH) {
+            const size_t g = tf_binding_gather(&p, key_len, i, n, ptrs, lens);
+            if (op == 2) tf_rotating_cuckoo_contains_batch(f, ptrs, lens, g, now, present);
+            else tf_rotating_cuckoo_add_if_absent_batch(f, ptrs, lens, g, now, present);
+            sink += (uint64_t)present[0];
+        }
+    }
+    return tf_binding_per_key(start, n, sink);
+}
+
+/* The recency window: 0 insert and 1 query, one call per key; 2
+ * insert_batch and 3 query_batch. */
+static double tf_binding_recency_window_c_loop_ns(RecencyWindowNative *w, const void *keys_data,
+                                                  size_t keys_data_len, uint32_t key_len, int op) {
+    const size_t n = tf_binding_loop_keys(w, keys_data_len, key_len, op, 4);
+    if (n == (size_t)-1) return 0.0;
+    const unsigned char *p = (const unsigned char *)keys_data;
+    const void *ptrs[TF_BINDING_LOOP_BATCH];
+    size_t lens[TF_BINDING_LOOP_BATCH];
+    uint64_t recency[TF_BINDING_LOOP_BATCH];
+    uint64_t sink = 0;
+    const double start = tf_binding_clock_ns();
+    if (op <= 1) {
+        for (size_t i = 0; i < n; ++i, p += key_len) {
+            if (op == 0) {
+                tf_recency_window_insert(w, p, key_len);
+            } else {
+                uint64_t r = 0;
+                tf_recency_window_query(w, p, key_len, &r);
+                sink += r;
+            }
+        }
+    } else {
+        for (size_t i = 0; i < n; i += TF_BINDING_LOOP_BATCH) {
+            const size_t g = tf_binding_gather(&p, key_len, i, n, ptrs, lens);
+            if (op == 2) {
+                tf_recency_window_insert_batch(w, ptrs, lens, g);
+            } else {
+                tf_recency_window_query_batch(w, ptrs, lens, g, recency);
+                sink += recency[0];
+            }
+        }
+    }
+    return tf_binding_per_key(start, n, sink);
 }
 
 /* The bare crossing for the binding benchmarks: a native call that does
@@ -520,6 +630,17 @@ double tf_binding_age_bloom_c_loop_ns(AgeBloomNative *f, const void *keys_data, 
 %rename(time_bloom_c_loop_ns) tf_binding_time_bloom_c_loop_ns;
 double tf_binding_time_bloom_c_loop_ns(TimeBloomNative *f, const void *keys_data, size_t keys_data_len,
                                        uint32_t key_len, int op, uint64_t now);
+
+/* The other structures' C figures (see their loops above). */
+%rename(rate_limiter_c_loop_ns) tf_binding_rate_limiter_c_loop_ns;
+double tf_binding_rate_limiter_c_loop_ns(RateLimiterNative *l, const void *keys_data, size_t keys_data_len,
+                                         uint32_t key_len, int op, uint64_t t0);
+%rename(rotating_cuckoo_c_loop_ns) tf_binding_rotating_cuckoo_c_loop_ns;
+double tf_binding_rotating_cuckoo_c_loop_ns(RotatingCuckooNative *f, const void *keys_data, size_t keys_data_len,
+                                            uint32_t key_len, int op, uint64_t now);
+%rename(recency_window_c_loop_ns) tf_binding_recency_window_c_loop_ns;
+double tf_binding_recency_window_c_loop_ns(RecencyWindowNative *w, const void *keys_data, size_t keys_data_len,
+                                           uint32_t key_len, int op);
 
 /* The empty native call of the benchmarks (see tf_binding_bare_crossing):
  * no error check, the crossing alone. */
