@@ -154,10 +154,7 @@ func TestBenchmarkReport(t *testing.T) {
 	rng := rand.New(rand.NewSource(42))
 	data := make([]byte, cfg.keys*benchKeyLen) // the keys end to end, for the C loop
 	rng.Read(data)
-	keys := make([][]byte, cfg.keys)
-	for i := range keys {
-		keys[i] = data[i*benchKeyLen : (i+1)*benchKeyLen : (i+1)*benchKeyLen]
-	}
+	keys := splitKeys(data)
 	times := make([]uint64, cfg.keys)
 	out := make([]uint64, benchBatch)
 	var sink uint64
@@ -237,6 +234,9 @@ func TestBenchmarkReport(t *testing.T) {
 	fmt.Printf("(C: one tf_recency_sketch_update/query call per key in a C loop; the batch rows: "+
 		"tf_recency_sketch_update_batch/query_batch in C, %d keys per call)\n", benchBatch)
 	benchBloom(t, cfg, data, keys)
+	benchRateLimiter(t, cfg, data, keys)
+	benchRotatingCuckoo(t, cfg, data, keys)
+	benchRecencyWindow(t, cfg, data, keys)
 	if bt := os.Getenv("TF_BUILDTYPE"); bt != "release" {
 		fmt.Printf("warning: the C library is a %q build; the figures mean something in -Dbuildtype=release\n", bt)
 	}
@@ -250,15 +250,7 @@ func TestBenchmarkReport(t *testing.T) {
 // 36) and filled with them; contains asks for those keys (present) and for
 // as many others (absent).
 func benchBloom(t *testing.T, cfg benchConfig, data []byte, keys [][]byte) {
-	absentData := append([]byte(nil), data...)
-	for i := 0; i < len(absentData); i += benchKeyLen {
-		absentData[i] ^= 0x5A // another key of the same length
-		absentData[i+benchKeyLen-1] ^= 0xA5
-	}
-	absent := make([][]byte, len(keys))
-	for i := range absent {
-		absent[i] = absentData[i*benchKeyLen : (i+1)*benchKeyLen : (i+1)*benchKeyLen]
-	}
+	absentData, absent := absentKeys(data)
 	const span = 1000
 	f := keep(t, res(NewAgeBloomFor(uint64(len(keys)), 1e-3)))
 	tb := keep(t, res(NewTimeBloomFor(uint64(len(keys)), 1e-3, span)))
@@ -345,6 +337,241 @@ func benchBloom(t *testing.T, cfg benchConfig, data []byte, keys [][]byte) {
 	for i, k := range absent[:benchBatch] {
 		if res(f.Contains(k)).get(t) != got[i] {
 			t.Fatalf("ContainsBatch differs from Contains at key %d", i)
+		}
+	}
+}
+
+// absentKeys returns other keys of the same lengths as the keys laid end to
+// end in data (each differs in its first and last byte), end to end and
+// one slice per key.
+func absentKeys(data []byte) ([]byte, [][]byte) {
+	absentData := append([]byte(nil), data...)
+	for i := 0; i < len(absentData); i += benchKeyLen {
+		absentData[i] ^= 0x5A
+		absentData[i+benchKeyLen-1] ^= 0xA5
+	}
+	return absentData, splitKeys(absentData)
+}
+
+// splitKeys is data's keys of benchKeyLen bytes, one slice each.
+func splitKeys(data []byte) [][]byte {
+	keys := make([][]byte, len(data)/benchKeyLen)
+	for i := range keys {
+		keys[i] = data[i*benchKeyLen : (i+1)*benchKeyLen : (i+1)*benchKeyLen]
+	}
+	return keys
+}
+
+// perKeyNs is the ns per key of a loop over n keys that started at start.
+func perKeyNs(start time.Time, n int) float64 {
+	return float64(time.Since(start).Nanoseconds()) / float64(n)
+}
+
+// singles is a row's loop of one call per key: op(k) for every key.
+func singles(t *testing.T, keys [][]byte, op func(k []byte) error) func() float64 {
+	return func() float64 {
+		start := time.Now()
+		for _, k := range keys {
+			if err := op(k); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return perKeyNs(start, len(keys))
+	}
+}
+
+// batches is a row's loop of batch calls: op(ks, i) for every benchBatch
+// keys ks starting at key i.
+func batches(t *testing.T, keys [][]byte, op func(ks [][]byte, i int) error) func() float64 {
+	return func() float64 {
+		start := time.Now()
+		for i := 0; i < len(keys); i += benchBatch {
+			if err := op(keys[i:i+benchBatch], i); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return perKeyNs(start, len(keys))
+	}
+}
+
+// benchRateLimiter is the rate limiter's part of the report: Acquire (one
+// unit, key i at time t0 + i, the times going on from one loop to the
+// next so that the limiter stays in its steady state: every key is tracked,
+// its window slides) and AcquireBatch of benchBatch keys, beside the same
+// calls in C (rate_limiter_c_loop_ns) on the same limiter and keys: 10
+// requests per window of twice as many time units as keys, in 8 buckets,
+// so that every key is tracked and its window holds its last requests
+// (each key comes once per len(keys) time units).
+func benchRateLimiter(t *testing.T, cfg benchConfig, data []byte, keys [][]byte) {
+	window := 2 * uint64(len(keys))
+	r := keep(t, res(NewRateLimiter(10, window, window/8)))
+	now := uint64(1)
+	times := make([]uint64, len(keys))
+	granted := 0
+	advance := func() uint64 { // the first time of the next loop
+		t0 := now
+		now += uint64(len(keys))
+		return t0
+	}
+	cLoop := func(op int) func() float64 {
+		return func() float64 { return native.Rate_limiter_c_loop_ns(r.obj().ptr(), data, benchKeyLen, op, advance()) }
+	}
+	var t0 uint64
+	rows := []*benchRow{
+		{name: "acquire", c: cLoop(0), run: func() float64 {
+			t0 = advance()
+			return singles(t, keys, func(k []byte) error {
+				d, err := r.Acquire(k, t0, 1)
+				t0++
+				if d.Allowed {
+					granted++
+				}
+				return err
+			})()
+		}},
+		{name: fmt.Sprintf("acquire batch %d", benchBatch), c: cLoop(1), batch: true, run: func() float64 {
+			t0 = advance()
+			for i := range times {
+				times[i] = t0 + uint64(i)
+			}
+			return batches(t, keys, func(ks [][]byte, i int) error {
+				ds, err := r.AcquireBatch(ks, times[i:i+len(ks)], 1)
+				if err == nil && ds[0].Allowed {
+					granted++
+				}
+				return err
+			})()
+		}},
+	}
+	bare := measureRows(rows, cfg.reps, len(keys))
+	fmt.Printf("\nGo binding vs C: %v, %d keys, median of %d repetitions (%s)\n", r, len(keys), cfg.reps,
+		*benchMode)
+	printRows(t, rows, 30, bare)
+	fmt.Printf("(C: tf_rate_limiter_acquire, one call per key, or tf_rate_limiter_acquire_batch of %d keys)\n",
+		benchBatch)
+	if granted == 0 {
+		t.Fatal("no request was granted")
+	}
+	// the batch decides as the single calls, on keys never seen
+	_, fresh := absentKeys(data[:benchBatch*benchKeyLen])
+	ts := make([]uint64, benchBatch)
+	for i := range ts {
+		ts[i] = now
+	}
+	ds := res(r.AcquireBatch(fresh, ts, 10)).get(t)
+	for i, k := range fresh {
+		d := res(r.Acquire(k, now, 1)).get(t)
+		if !ds[i].Allowed || d.Allowed {
+			t.Fatalf("key %d: a batch of 10 units %v, then one more unit %v: want granted, then refused", i, ds[i], d)
+		}
+	}
+}
+
+// benchRotatingCuckoo is the rotating cuckoo filter's part of the report:
+// Contains of present and absent keys and AddIfAbsent of present keys
+// (which changes nothing, so every repetition does the same work), single
+// and in batches of benchBatch, beside the same calls in C
+// (rotating_cuckoo_c_loop_ns) on the same filter and keys: one table of
+// twice as many slots as keys (load 0.5, no rotation), no ttl.
+func benchRotatingCuckoo(t *testing.T, cfg benchConfig, data []byte, keys [][]byte) {
+	absentData, absent := absentKeys(data)
+	f := keep(t, res(NewRotatingCuckoo(WithTableSlots(2*uint64(len(keys))))))
+	const now = 1
+	for i := 0; i < len(keys); i += benchBatch {
+		res(f.AddIfAbsentBatch(keys[i:i+benchBatch], now)).get(t)
+	}
+	present := 0
+	cLoop := func(d []byte, op int) func() float64 {
+		return func() float64 { return native.Rotating_cuckoo_c_loop_ns(f.obj().ptr(), d, benchKeyLen, op, now) }
+	}
+	single := func(op func([]byte, uint64) (bool, error), ks [][]byte) func() float64 {
+		return singles(t, ks, func(k []byte) error {
+			v, err := op(k, now)
+			if v {
+				present++
+			}
+			return err
+		})
+	}
+	batched := func(op func([][]byte, uint64) ([]bool, error), ks [][]byte) func() float64 {
+		return batches(t, ks, func(b [][]byte, _ int) error {
+			v, err := op(b, now)
+			if err == nil && v[0] {
+				present++
+			}
+			return err
+		})
+	}
+	rows := []*benchRow{
+		{name: "contains (present)", run: single(f.Contains, keys), c: cLoop(data, 0)},
+		{name: "contains batch (present)", run: batched(f.ContainsBatch, keys), c: cLoop(data, 2), batch: true},
+		{name: "contains (absent)", run: single(f.Contains, absent), c: cLoop(absentData, 0)},
+		{name: "contains batch (absent)", run: batched(f.ContainsBatch, absent), c: cLoop(absentData, 2), batch: true},
+		{name: "add_if_absent (duplicate)", run: single(f.AddIfAbsent, keys), c: cLoop(data, 1)},
+		{name: "add_if_absent batch (dup.)", run: batched(f.AddIfAbsentBatch, keys), c: cLoop(data, 3), batch: true},
+	}
+	bare := measureRows(rows, cfg.reps, len(keys))
+	fmt.Printf("\nGo binding vs C: %v, %d keys, median of %d repetitions (%s)\n", f, len(keys), cfg.reps, *benchMode)
+	printRows(t, rows, 30, bare)
+	fmt.Printf("(C: the same call in C, one per key or %d keys per batch call; %d answers present)\n", benchBatch,
+		present)
+	// the batches answer as the single calls, and the keys are all present
+	for _, ks := range [][][]byte{keys[:benchBatch], absent[:benchBatch]} {
+		got := res(f.ContainsBatch(ks, now)).get(t)
+		for i, k := range ks {
+			if res(f.Contains(k, now)).get(t) != got[i] {
+				t.Fatalf("ContainsBatch differs from Contains at key %d", i)
+			}
+		}
+	}
+	for i, v := range res(f.ContainsBatch(keys[:benchBatch], now)).get(t) {
+		if !v {
+			t.Fatalf("key %d was added and is not present", i)
+		}
+	}
+}
+
+// benchRecencyWindow is the recency window's part of the report: Insert
+// and Query (of keys inserted within the window), single and in batches of
+// benchBatch, beside the same calls in C (recency_window_c_loop_ns) on the
+// same window and keys: the default mode (HistoricalMembership, 1/eps =
+// 8, exact signatures) over a window of as many inserts as keys.
+func benchRecencyWindow(t *testing.T, cfg benchConfig, data []byte, keys [][]byte) {
+	w := keep(t, res(NewRecencyWindow(WithWindow(uint64(len(keys))))))
+	must(t, w.InsertBatch(keys))
+	var sink uint64
+	cLoop := func(op int) func() float64 {
+		return func() float64 { return native.Recency_window_c_loop_ns(w.obj().ptr(), data, benchKeyLen, op) }
+	}
+	rows := []*benchRow{
+		{name: "insert", c: cLoop(0), run: singles(t, keys, w.Insert)},
+		{name: fmt.Sprintf("insert batch %d", benchBatch), c: cLoop(2), batch: true,
+			run: batches(t, keys, func(ks [][]byte, _ int) error { return w.InsertBatch(ks) })},
+		{name: "query", c: cLoop(1), run: singles(t, keys, func(k []byte) error {
+			r, _, err := w.Query(k)
+			sink += r
+			return err
+		})},
+		{name: fmt.Sprintf("query batch %d", benchBatch), c: cLoop(3), batch: true,
+			run: batches(t, keys, func(ks [][]byte, _ int) error {
+				r, err := w.QueryBatch(ks)
+				if err == nil {
+					sink += r[0]
+				}
+				return err
+			})},
+	}
+	bare := measureRows(rows, cfg.reps, len(keys))
+	fmt.Printf("\nGo binding vs C: %v, %d keys, median of %d repetitions (%s)\n", w, len(keys), cfg.reps, *benchMode)
+	printRows(t, rows, 30, bare)
+	fmt.Printf("(C: the same call in C, one per key or %d keys per batch call)\n", benchBatch)
+	// the batch answers as the single calls, and every key is in the window
+	got := res(w.QueryBatch(keys[:benchBatch])).get(t)
+	for i, k := range keys[:benchBatch] {
+		r, in, err := w.Query(k)
+		must(t, err)
+		if !in || r != got[i] {
+			t.Fatalf("key %d: Query %d (in window %v), QueryBatch %d", i, r, in, got[i])
 		}
 	}
 }
