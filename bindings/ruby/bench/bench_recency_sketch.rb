@@ -9,8 +9,17 @@
 # (Native.age_bloom_c_loop_ns, Native.time_bloom_c_loop_ns: the same calls
 # in C, one per key or 64 keys per batch call), on a classic AgeBloom and a
 # TimeBloom sized for the keys at 1e-3 and filled with them; contains asks
-# for those keys (present) and for as many others (absent). Each table also
-# times the bare crossing, an empty Ruby C method
+# for those keys (present) and for as many others (absent). Then, the same
+# way (Native.rate_limiter_c_loop_ns, rotating_cuckoo_c_loop_ns,
+# recency_window_c_loop_ns), the rate limiter's acquire and acquire_batch
+# (bucketed, every key tracked and granted), the rotating cuckoo filter's
+# contains? (present and absent keys) and add_if_absent (of keys present,
+# which changes nothing) and their batches, on one table filled with the
+# keys, and the recency window's insert and query (of keys within the
+# window) and their batches, the keys inserted over and over in the same
+# order; each section is followed by its checks (the batches answer as the
+# single calls; the C loop acts on the same structure, keys and times).
+# Each table also times the bare crossing, an empty Ruby C method
 # (TemporalFilters::Native.bare_crossing, the shared interface's
 # tf_binding_bare_crossing), in the same runs, and prints issue 16's goal for
 # every row: a single call within the C time + 1.3 x the bare crossing, a
@@ -21,8 +30,9 @@
 #        [--quick] [--concurrent] [--keys N] [--reps N] [--batch N] [--buildtype T]
 #
 # --concurrent measures a sketch created with RecencySketch::CONCURRENT.
-# --quick is the smoke run of the test suite: small sizes, and it checks that
-# the batch calls answer like the single ones. The numbers mean something
+# --quick is the smoke run of the test suite: small sizes, and it also checks
+# that the sketch's and the age filter's batch calls answer like the single
+# ones and that every median is a positive number. The numbers mean something
 # only in an optimized build of the library (meson -Dbuildtype=release).
 
 require "optparse"
@@ -87,6 +97,48 @@ def print_goals(rows, bare, width)
     bound = batch ? 1.3 * c : c + 1.3 * bare
     puts format("%-*s %10.1f %10.1f %8s", width, label, ns, bound, ns <= bound ? "met" : "not met")
   end
+end
+
+# ns per key of the block, run over n keys
+def time_per_key(n)
+  a = now_ns
+  yield
+  (now_ns - a).fdiv(n)
+end
+
+# The tables after the sketch's: rows [op, keys, ruby, c], where ruby and c
+# are lambdas that run the same calls over the n keys (the Ruby method, and
+# the same C call through a Native.*_c_loop_ns) and return ns per key. Runs
+# every row once as a warm-up, then reps times, C then Ruby for each row in
+# turn and the bare crossing once a repetition; returns
+# [[op, keys, Ruby median, C median], ...] and the median bare crossing.
+def measure_rows(rows, reps, n)
+  rows.each { |_, _, ruby, c| ruby.call && c.call } # warm-up
+  bare = []
+  runs = Array.new(reps) do
+    row = rows.map { |_, _, ruby, c| [c.call, ruby.call] }
+    bare << bare_crossing_ns(n)
+    row
+  end
+  medians = rows.each_with_index.map do |(op, kind, _, _), i|
+    [op, kind, median(runs.map { |r| r[i][1] }), median(runs.map { |r| r[i][0] })]
+  end
+  bad = medians.reject { |_, _, ruby, c| [ruby, c].all? { |v| v.finite? && v.positive? } }
+  raise "bad measurements: #{bad}" unless bad.empty?
+
+  [medians, median(bare)]
+end
+
+# Prints what measure_rows returned: a row per op, the note on batches and
+# the goals (a row is a batch when its op ends with "_batch").
+def print_rows((medians, bare), batch)
+  kw = [8, *medians.map { |_, kind, _, _| kind.size }].max
+  puts format("%-20s %-*s %10s %10s %8s", "op", kw, "keys", "ns/op", "C ns/op", "ratio")
+  medians.each do |op, kind, ruby, c|
+    puts format("%-20s %-*s %10.1f %10.1f %7.2fx", op, kw, kind, ruby, c, ruby / c)
+  end
+  puts "C = the same call in C, one per key or 64 keys per batch call; the Ruby batches take #{batch} keys"
+  print_goals(medians.map { |op, kind, ruby, c| ["#{op} #{kind}".strip, ruby, c, op.end_with?("_batch")] }, bare, 35)
 end
 
 # One repetition of every measurement; returns {name => ns/op}.
@@ -167,50 +219,227 @@ age_native = age.instance_variable_get(:@native)
 tb_native = tbf.instance_variable_get(:@native)
 bloom_now = SPAN
 
-# ns per key of the block, run over n keys
-time_per_key = lambda do |&blk|
-  a = now_ns
-  blk.call
-  (now_ns - a).fdiv(n)
-end
 age_c = ->(data, op) { -> { TemporalFilters::Native.age_bloom_c_loop_ns(age_native, data, KEY_LEN, op) } }
 time_c = ->(data, op) { -> { TemporalFilters::Native.time_bloom_c_loop_ns(tb_native, data, KEY_LEN, op, bloom_now) } }
 bloom_rows = [
-  ["age contains?", "present", -> { time_per_key.call { keys.each { |k| age.contains?(k) } } }, age_c.call(keys_data, 0)],
-  ["age contains_batch", "present", -> { time_per_key.call { key_batches.each { |ks| age.contains_batch(ks) } } },
+  ["age contains?", "present", -> { time_per_key(n) { keys.each { |k| age.contains?(k) } } }, age_c.call(keys_data, 0)],
+  ["age contains_batch", "present", -> { time_per_key(n) { key_batches.each { |ks| age.contains_batch(ks) } } },
    age_c.call(keys_data, 2)],
-  ["age contains?", "absent", -> { time_per_key.call { absent_keys.each { |k| age.contains?(k) } } },
+  ["age contains?", "absent", -> { time_per_key(n) { absent_keys.each { |k| age.contains?(k) } } },
    age_c.call(absent_data, 0)],
-  ["age contains_batch", "absent", -> { time_per_key.call { absent_batches.each { |ks| age.contains_batch(ks) } } },
+  ["age contains_batch", "absent", -> { time_per_key(n) { absent_batches.each { |ks| age.contains_batch(ks) } } },
    age_c.call(absent_data, 2)],
-  ["age add", "", -> { time_per_key.call { keys.each { |k| age.add(k) } } }, age_c.call(keys_data, 1)],
-  ["age add_batch", "", -> { time_per_key.call { key_batches.each { |ks| age.add_batch(ks) } } },
+  ["age add", "", -> { time_per_key(n) { keys.each { |k| age.add(k) } } }, age_c.call(keys_data, 1)],
+  ["age add_batch", "", -> { time_per_key(n) { key_batches.each { |ks| age.add_batch(ks) } } },
    age_c.call(keys_data, 3)],
-  ["time contains?", "absent", -> { time_per_key.call { absent_keys.each { |k| tbf.contains?(k, bloom_now) } } },
+  ["time contains?", "absent", -> { time_per_key(n) { absent_keys.each { |k| tbf.contains?(k, bloom_now) } } },
    time_c.call(absent_data, 0)],
   ["time contains_batch", "absent",
-   -> { time_per_key.call { absent_batches.each { |ks| tbf.contains_batch(ks, bloom_now) } } },
+   -> { time_per_key(n) { absent_batches.each { |ks| tbf.contains_batch(ks, bloom_now) } } },
    time_c.call(absent_data, 2)]
 ]
-bloom_rows.each { |_, _, ruby, c| ruby.call && c.call } # warm-up
-bloom_bare = []
-bloom_runs = Array.new(opts[:reps]) do
-  row = bloom_rows.map { |_, _, ruby, c| [c.call, ruby.call] }
-  bloom_bare << bare_crossing_ns(n)
-  row
-end
+bloom_measured = measure_rows(bloom_rows, opts[:reps], n)
 puts
 puts format("The Bloom filters through the Ruby binding: %s and %s, sized for %d keys at 1e-3, median of %d runs",
             age.inspect, tbf.inspect, n, opts[:reps])
-puts format("%-20s %-8s %10s %10s %8s", "op", "keys", "ns/op", "C ns/op", "ratio")
-bloom_goals = bloom_rows.each_with_index.map do |(op, kind, _, _), i|
-  c = median(bloom_runs.map { |r| r[i][0] })
-  ruby = median(bloom_runs.map { |r| r[i][1] })
-  puts format("%-20s %-8s %10.1f %10.1f %7.2fx", op, kind, ruby, c, ruby / c)
-  ["#{op} #{kind}".strip, ruby, c, op.end_with?("_batch")]
+print_rows(bloom_measured, batch)
+
+# The checks of the sections below, each run after its section's
+# measurements: the batch calls answer like the single ones, and the C loop
+# works on the same structure, keys and times as the Ruby rows.
+probe = keys.first(1000).freeze
+probe_data = probe.join.b.freeze
+absent_probe = absent_keys.first(1000).freeze
+
+# ---- the rate limiter ----------------------------------------------------
+
+# Bucketed (the default mode), LIMIT permits per window of 8 buckets, the
+# window at least twice as many time units as keys (as the Go benchmark's).
+# Each pass over the keys (Ruby's or C's, single or batch) asks for one
+# permit per key, key i at time t + i, and the next pass starts n time
+# units later: every key stays tracked, asks once per n time units, so
+# that its window holds its last two or three grants and every request is
+# granted, and the window slides as it would under steady traffic; every
+# pass does the same work. (With a window shorter than a pass, every key
+# would be idle again at its next request, and each request would
+# reclaim and re-insert keys instead: another path of the library.)
+LIMIT = 10
+LIMIT_BUCKETS = 8
+limiter_bucket = (2 * n + LIMIT_BUCKETS - 1) / LIMIT_BUCKETS
+limiter_window = LIMIT_BUCKETS * limiter_bucket
+limiter = TemporalFilters::RateLimiter.new(LIMIT, limiter_window, limiter_bucket, seed: 7)
+limiter_native = limiter.instance_variable_get(:@native)
+limiter_clock = 1
+limiter_pass = lambda do
+  t = limiter_clock
+  limiter_clock += n
+  t
 end
-puts "C = the same call in C, one per key or 64 keys per batch call; the Ruby batches take #{batch} keys"
-print_goals(bloom_goals, median(bloom_bare), 35)
+limiter_c = lambda do |op|
+  -> { TemporalFilters::Native.rate_limiter_c_loop_ns(limiter_native, keys_data, KEY_LEN, op, limiter_pass.call) }
+end
+limiter_rows = [
+  ["acquire", "", lambda do
+    t = limiter_pass.call
+    time_per_key(n) do
+      i = 0
+      while i < n
+        limiter.acquire(keys[i], t + i)
+        i += 1
+      end
+    end
+  end, limiter_c.call(0)],
+  ["acquire_batch", "", lambda do
+    t = limiter_pass.call
+    times = key_batches.each_index.map { |b| Array.new(key_batches[b].size) { |j| t + b * batch + j } }
+    time_per_key(n) { key_batches.each_with_index { |ks, b| limiter.acquire_batch(ks, times[b]) } }
+  end, limiter_c.call(1)]
+]
+key_batches.each_with_index do |ks, b| # track every key before the runs
+  limiter.acquire_batch(ks, Array.new(ks.size) { |j| limiter_clock + b * batch + j })
+end
+limiter_clock += n
+limiter_measured = measure_rows(limiter_rows, opts[:reps], n)
+puts
+puts format("The rate limiter through the Ruby binding: %s, bucketed, %d permits per %d time units in %d " \
+            "buckets, each of the %d keys asking 1 permit once per %d time units (granted), median of %d runs",
+            limiter.inspect, LIMIT, limiter_window, LIMIT_BUCKETS, n, n, opts[:reps])
+print_rows(limiter_measured, batch)
+
+raise "the limiter does not track every key" unless limiter.tracked_keys == n
+
+t = limiter_pass.call
+raise "a request was denied" unless probe.each_with_index.all? { |k, i| limiter.acquire(k, t + i).allowed? }
+
+# The batch decides as the single calls: two new limiters, the probe keys
+# asking LIMIT + 1 times at the same times (the last round denied), single
+# calls in one and batches in the other.
+single_limiter = TemporalFilters::RateLimiter.new(LIMIT, limiter_window, limiter_bucket, seed: 7)
+batch_limiter = TemporalFilters::RateLimiter.new(LIMIT, limiter_window, limiter_bucket, seed: 7)
+(0..LIMIT).each do |round|
+  single = probe.map { |k| single_limiter.acquire(k, 1 + round) }
+  batched = probe.each_slice(batch).flat_map { |ks| batch_limiter.acquire_batch(ks, Array.new(ks.size, 1 + round)) }
+  raise "acquire_batch differs from acquire in round #{round}" unless batched == single
+  raise "round #{round}: a decision is not the expected one" unless single.all? { |d| d.allowed? == (round < LIMIT) }
+end
+[single_limiter, batch_limiter].each(&:close)
+
+# The C loops take their permits from this limiter, for these keys at these
+# times: after them, a request at the same time has one permit fewer left.
+[0, 1].each do |op|
+  t = limiter_pass.call
+  before = probe.each_with_index.map { |k, i| limiter.peek(k, t + i).remaining }
+  TemporalFilters::Native.rate_limiter_c_loop_ns(limiter_native, probe_data, KEY_LEN, op, t)
+  after = probe.each_with_index.map { |k, i| limiter.peek(k, t + i).remaining }
+  raise "rate_limiter_c_loop_ns op #{op} did not take the permits" unless after == before.map { |r| r - 1 }
+end
+
+# ---- the rotating cuckoo filter ------------------------------------------
+
+# One table sized for the keys (at most 85% full, below the 4-slot layout's
+# 0.92 occupancy, so that filling it starts no second table), filled with
+# them at time cuckoo_now; every call is at that time. add_if_absent meets
+# keys already present (duplicates), so the filter does not change between
+# runs.
+cuckoo_slots = 16
+cuckoo_slots <<= 1 while cuckoo_slots * 0.85 < n
+cuckoo = TemporalFilters::RotatingCuckoo.new(table_slots: cuckoo_slots, seed: 7)
+cuckoo_now = 1
+key_batches.each { |ks| cuckoo.add_if_absent_batch(ks, cuckoo_now) }
+cuckoo_native = cuckoo.instance_variable_get(:@native)
+cuckoo_filled = cuckoo.stats(cuckoo_now)
+raise "the filter did not take the keys in one table: #{cuckoo_filled}" unless
+  cuckoo_filled.tables == 1 && cuckoo_filled.items == n
+
+cuckoo_c = lambda do |data, op|
+  -> { TemporalFilters::Native.rotating_cuckoo_c_loop_ns(cuckoo_native, data, KEY_LEN, op, cuckoo_now) }
+end
+cuckoo_rows = [
+  ["contains?", "present", -> { time_per_key(n) { keys.each { |k| cuckoo.contains?(k, cuckoo_now) } } },
+   cuckoo_c.call(keys_data, 0)],
+  ["contains_batch", "present",
+   -> { time_per_key(n) { key_batches.each { |ks| cuckoo.contains_batch(ks, cuckoo_now) } } },
+   cuckoo_c.call(keys_data, 2)],
+  ["contains?", "absent", -> { time_per_key(n) { absent_keys.each { |k| cuckoo.contains?(k, cuckoo_now) } } },
+   cuckoo_c.call(absent_data, 0)],
+  ["contains_batch", "absent",
+   -> { time_per_key(n) { absent_batches.each { |ks| cuckoo.contains_batch(ks, cuckoo_now) } } },
+   cuckoo_c.call(absent_data, 2)],
+  ["add_if_absent", "duplicate", -> { time_per_key(n) { keys.each { |k| cuckoo.add_if_absent(k, cuckoo_now) } } },
+   cuckoo_c.call(keys_data, 1)],
+  ["add_if_absent_batch", "duplicate",
+   -> { time_per_key(n) { key_batches.each { |ks| cuckoo.add_if_absent_batch(ks, cuckoo_now) } } },
+   cuckoo_c.call(keys_data, 3)]
+]
+cuckoo_measured = measure_rows(cuckoo_rows, opts[:reps], n)
+puts
+puts format("The rotating cuckoo filter through the Ruby binding: %s, one table of %d slots holding the %d keys " \
+            "(load %.2f), every call at the same time, median of %d runs",
+            cuckoo.inspect, cuckoo_slots, n, cuckoo_filled.load, opts[:reps])
+print_rows(cuckoo_measured, batch)
+
+single = probe.map { |k| cuckoo.contains?(k, cuckoo_now) }
+raise "contains_batch differs from contains?" unless cuckoo.contains_batch(probe, cuckoo_now) == single
+raise "a key added reads as absent" unless single.all?
+single = absent_probe.map { |k| cuckoo.contains?(k, cuckoo_now) }
+raise "contains_batch differs from contains? (absent)" unless
+  cuckoo.contains_batch(absent_probe, cuckoo_now) == single
+raise "a key never added reads as present" if single.any?
+raise "add_if_absent_batch differs from add_if_absent" unless
+  cuckoo.add_if_absent_batch(probe, cuckoo_now) == probe.map { |k| cuckoo.add_if_absent(k, cuckoo_now) }
+# Nothing was inserted since the fill: every add_if_absent, Ruby's and C's,
+# met a duplicate.
+raise "the add_if_absent rows changed the filter" unless cuckoo.stats(cuckoo_now).inserts == cuckoo_filled.inserts
+
+# The C loops work on this filter: the absent keys they add read as present.
+[[1, absent_probe.first(500)], [3, absent_probe.drop(500)]].each do |op, ks|
+  TemporalFilters::Native.rotating_cuckoo_c_loop_ns(cuckoo_native, ks.join.b, KEY_LEN, op, cuckoo_now)
+  raise "rotating_cuckoo_c_loop_ns op #{op} did not add the keys" unless ks.all? { |k| cuckoo.contains?(k, cuckoo_now) }
+end
+
+# ---- the recency window --------------------------------------------------
+
+# A window of the smallest power of two >= the number of keys, the default
+# mode (historical), filled by inserting the keys; each insert pass inserts
+# them again in the same order, so every key stays within the window and
+# the state repeats from pass to pass; query asks for keys present.
+rw_window = 1
+rw_window <<= 1 while rw_window < n
+recency = TemporalFilters::RecencyWindow.new(window: rw_window, seed: 7)
+keys.each { |k| recency.insert(k) }
+recency_native = recency.instance_variable_get(:@native)
+
+recency_c = ->(op) { -> { TemporalFilters::Native.recency_window_c_loop_ns(recency_native, keys_data, KEY_LEN, op) } }
+recency_rows = [
+  ["insert", "", -> { time_per_key(n) { keys.each { |k| recency.insert(k) } } }, recency_c.call(0)],
+  ["insert_batch", "", -> { time_per_key(n) { key_batches.each { |ks| recency.insert_batch(ks) } } },
+   recency_c.call(2)],
+  ["query", "present", -> { time_per_key(n) { keys.each { |k| recency.query(k) } } }, recency_c.call(1)],
+  ["query_batch", "present", -> { time_per_key(n) { key_batches.each { |ks| recency.query_batch(ks) } } },
+   recency_c.call(3)]
+]
+recency_measured = measure_rows(recency_rows, opts[:reps], n)
+puts
+puts format("The recency window through the Ruby binding: %s, %d keys inserted over and over in the same order " \
+            "(every one within the window), median of %d runs",
+            recency.inspect, n, opts[:reps])
+print_rows(recency_measured, batch)
+
+single = probe.map { |k| recency.query(k) }
+raise "query_batch differs from query" unless recency.query_batch(probe) == single
+raise "a key inserted reads as out of the window" if single.include?(nil)
+
+# The C loops insert into this window: after them, the last key they
+# inserted is the newest insert.
+[0, 2].each do |op|
+  recency.insert(probe.last).insert(absent_keys.first)
+  raise "the window lost the order of inserts" unless recency.query(probe.last) == 1
+
+  TemporalFilters::Native.recency_window_c_loop_ns(recency_native, probe_data, KEY_LEN, op)
+  raise "recency_window_c_loop_ns op #{op} did not insert the keys" unless recency.query(probe.last).zero?
+end
+puts
+puts "the rate limiter, rotating cuckoo and recency window checks: ok"
 
 if opts[:quick]
   # The smoke run also checks that the numbers and the answers make sense.
