@@ -504,6 +504,14 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
                 + i.flags() + ", keys=" + stats().keys();
     }
 
+    /* The C loop of the benchmarks (tf_binding_rate_limiter_c_loop_ns), on
+     * this limiter: op 0 acquire, one call per key, 1 acquire_batch (64 keys
+     * per call), one permit each, key i at time t0 + i, of the keys of keyLen
+     * bytes laid end to end in keysData; returns ns per key. */
+    double cLoopNs(byte[] keysData, int keyLen, int op, long t0) {
+        return call(h -> TemporalFiltersNative.rate_limiter_c_loop_ns(h, keysData, keyLen, op, t0));
+    }
+
     /* The native acquire or peek: 1 when allowed, 0 when denied; remaining
      * and retry time in element 0 of the arrays. */
     private interface NativeDecision {

@@ -449,6 +449,14 @@ public final class RecencyWindow extends NativeHandle<RecencyWindowNative> {
                 (int) l.getStashed()));
     }
 
+    /* The C loop of the benchmarks (tf_binding_recency_window_c_loop_ns), on
+     * this window: op 0 insert, 1 query, one call per key, 2 insert_batch, 3
+     * query_batch (64 keys per call), of the keys of keyLen bytes laid end to
+     * end in keysData; returns ns per key. */
+    double cLoopNs(byte[] keysData, int keyLen, int op) {
+        return call(h -> TemporalFiltersNative.recency_window_c_loop_ns(h, keysData, keyLen, op));
+    }
+
     @Override
     String describe() {
         Info i = info();

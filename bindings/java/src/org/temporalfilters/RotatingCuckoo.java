@@ -379,6 +379,15 @@ public final class RotatingCuckoo extends NativeHandle<RotatingCuckooNative> {
                 t.getSerial(), t.getExpired() != 0));
     }
 
+    /* The C loop of the benchmarks (tf_binding_rotating_cuckoo_c_loop_ns), on
+     * this filter: op 0 contains, 1 addIfAbsent, one call per key, 2
+     * contains_batch, 3 add_if_absent_batch (64 keys per call), all at time
+     * now, of the keys of keyLen bytes laid end to end in keysData; returns
+     * ns per key. */
+    double cLoopNs(byte[] keysData, int keyLen, int op, long now) {
+        return call(h -> TemporalFiltersNative.rotating_cuckoo_c_loop_ns(h, keysData, keyLen, op, now));
+    }
+
     @Override
     String describe() {
         Info i = info();
