@@ -209,8 +209,17 @@ inline void prefetch_path(const SliceRing &ring, uint32_t k, const KeyHashes &h)
     for (long start = S - long(k); start >= 0 && n < kPathPrefetch; start -= long(k))
         for (long i = start; i < start + 2 && i < S && n < kPathPrefetch; ++i, ++n) {
             const SliceGen &s = ring[size_t(i)];
-            if (s.m != 0) __builtin_prefetch(s.words.data() + (bit_for(s, h) >> 6));
+            if (s.m != 0) prefetch_read(s.words.data() + (bit_for(s, h) >> 6));
         }
+}
+
+// A single key's query: the lines it is likeliest to test are prefetched
+// together (prefetch_path) before Algorithm 1 tests the first, as the batch
+// calls do for each key of a group.
+template <class Live>
+inline bool query_single(const SliceRing &ring, uint32_t k, const KeyHashes &h, Live live) {
+    prefetch_path(ring, k, h);
+    return query_bits(ring, k, h, live);
 }
 
 // The batch calls' group: the keys of a group are hashed and their paths
@@ -304,7 +313,7 @@ class ClassicLayout {
     bool contains(const Ring &ring, const void *key, size_t len) const {
         KeyHashes h;
         key_hashes(shape_.k, shape_.seed, key, len, &h);
-        return query_bits(ring, shape_.k, h, AllLive());
+        return query_single(ring, shape_.k, h, AllLive());
     }
     // The batch forms: the same answers and filter as the single calls in
     // order, with each group's lines prefetched together. A key repeated
@@ -337,7 +346,7 @@ class ClassicLayout {
     bool add_if_absent(Ring &ring, const void *key, size_t len) {
         KeyHashes h;
         key_hashes(shape_.k, shape_.seed, key, len, &h);
-        if (query_bits(ring, shape_.k, h, AllLive())) return true;
+        if (query_single(ring, shape_.k, h, AllLive())) return true;
         if (ring.full()) rotate(ring);
         insert_bits(ring, shape_.k, h, 0, AllLive());
         ring.count_insert();

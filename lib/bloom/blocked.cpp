@@ -527,8 +527,8 @@ __attribute__((always_inline)) inline void BlockedLayout::locate(const void *key
     const Hash128 h = key_hash(key, len, seed_);
     p->line[0] = words_ + reduce(h.h1, blocks_) * stride_;
     p->line[1] = p->line[0] + kLanes;
-    __builtin_prefetch(p->line[0]);
-    if (bands_ > 1) __builtin_prefetch(p->line[1]);
+    prefetch_read(p->line[0]);
+    if (bands_ > 1) prefetch_read(p->line[1]);
     const uint64_t low5 = 0x1f1f1f1f1f1f1f1full;
     p->pos[0] = h.h2 & low5;
     p->pos[1] = tf::detail::fmix64(h.h1 ^ 0xc2b2ae3d27d4eb4full) & low5;

@@ -155,7 +155,7 @@ tf_status TimeBloom::add_hashed(const KeyHashes &h, uint64_t now) {
 bool TimeBloom::contains(const void *key, size_t len, uint64_t now) const {
     KeyHashes h;
     key_hashes(shape_.k, shape_.seed, key, len, &h);
-    return query_bits(ring_, shape_.k, h, Live{&ring_, ring_.clamp(now)});
+    return query_single(ring_, shape_.k, h, Live{&ring_, ring_.clamp(now)});
 }
 
 tf_status TimeBloom::add_batch(const void *const *keys, const size_t *lens, size_t n, uint64_t now, size_t *done) {

@@ -307,7 +307,7 @@ class CuckooTable {
     void prefetch(uint64_t b, uint64_t f) const {
         uint64_t c[3];
         const unsigned n = candidates(b, f, c);
-        for (unsigned i = 0; i < n; ++i) __builtin_prefetch(slots_.address(c[i] << shift_));
+        for (unsigned i = 0; i < n; ++i) prefetch_read(slots_.address(c[i] << shift_));
     }
 
     // Stores f (primary bucket b), kicking at most max_kicks fingerprints

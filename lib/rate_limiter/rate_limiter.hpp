@@ -230,8 +230,8 @@ class Table {
         const size_t cap = hint_cap_.load(std::memory_order_relaxed);
         if (cap == 0) return;
         const uint8_t *p = s + size_t(reduce(h.h2, cap)) * stride_;
-        __builtin_prefetch(p, 1);
-        __builtin_prefetch(p + 64, 1);
+        prefetch_write(p);
+        prefetch_write(p + 64);
     }
     // Accounts for memory a record owns outside the table (exact rings).
     void add_extra(size_t add, size_t sub) { add_bytes(add, sub); }

@@ -247,7 +247,7 @@ void RecencySketch::for_each_located(const void *const *keys, const size_t *lens
         const size_t g = std::min(kBatchGroup, count - base);
         for (size_t i = 0; i < g; ++i) {
             locate(keys[base + i], lens[base + i], ptrs[i]);
-            for (uint32_t j = 0; j < prefetches; ++j) __builtin_prefetch(ptrs[i][j], 1);
+            for (uint32_t j = 0; j < prefetches; ++j) prefetch_write(ptrs[i][j]);
         }
         for (size_t i = 0; i < g; ++i) op(base + i, ptrs[i]);
     }

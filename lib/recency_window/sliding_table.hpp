@@ -206,8 +206,8 @@ class SlidingTable {
     }
     void prefetch(uint64_t sig) const {
         const uint64_t rem = q_.remainder(sig), b0 = q_.primary(sig, rem);
-        __builtin_prefetch(lo_.address(b0 * kPerBucket));
-        __builtin_prefetch(lo_.address(q_.alt(b0, rem) * kPerBucket));
+        prefetch_read(lo_.address(b0 * kPerBucket));
+        prefetch_read(lo_.address(q_.alt(b0, rem) * kPerBucket));
     }
     // The class ID in a slot find() returned.
     uint64_t class_at(uint64_t slot) const {
