@@ -640,3 +640,24 @@ func BenchmarkQueryBatch64(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkRotatingCuckooContainsBatch64(b *testing.B) {
+	_, keys := benchSketch(b)
+	f, err := NewRotatingCuckoo(WithTableSlots(1 << 12))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { f.Close() })
+	for _, k := range keys {
+		if err := f.Add(k, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		off := (i * benchBatch) % len(keys)
+		if _, err := f.ContainsBatch(keys[off:off+benchBatch], 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
