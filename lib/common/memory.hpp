@@ -22,14 +22,16 @@ constexpr size_t kCacheLine = 64;
 // Starts loading the cache line at p for reading (prefetch_read) or writing
 // (prefetch_write); p need not be valid (a prefetch never faults). Every
 // prefetch of the library goes through these, never __builtin_prefetch
-// alone: GCC treats the builtin as having no effect, and under C++'s
-// forward-progress rule (-ffinite-loops, on at -O2) it deletes a loop whose
-// body only prefetches once that loop is inlined into its caller. GCC 12
-// removed in this way every prefetch of the classic Bloom filters' path,
-// of the rotating cuckoo filter's batches and of the recency window's
-// batches, with no warning (tests/internals checks the instructions are
-// there). The empty asm that takes the address is an effect the compiler
-// must keep, so the loop stays; it emits no instruction.
+// alone: GCC treats the builtin as having no effect, and GCC 12 at -O2
+// deleted with no warning every prefetch of the classic Bloom filters' path
+// (a loop that only prefetched, removed under C++'s forward-progress rule,
+// -ffinite-loops), of the rotating cuckoo filter's batches and of the
+// recency window's batches (calls to functions whose only statement was a
+// prefetch, which its mod/ref analysis finds without effect and drops, at
+// -O1 too; -fno-finite-loops does not bring those back). The empty asm that
+// takes the address is an effect the compiler must keep in both cases; it
+// costs at most a register move or lea. tests/check_prefetch.py reads the
+// machine code of every hot path for its prefetch instruction.
 inline void prefetch_read(const void *p) {
     __builtin_prefetch(p, 0);
     asm volatile("" : : "r"(p));
