@@ -208,6 +208,18 @@ static size_t tf_binding_gather(const unsigned char **p, uint32_t key_len, size_
     return g;
 }
 
+/* A call of a C loop: a failure is recorded (the language raises it) and
+ * ends the loop with 0.0, which every benchmark refuses as a time, so that a
+ * loop wired wrongly can never pass for a fast one. */
+#define TF_BINDING_LOOP_CALL(call)       \
+    do {                                 \
+        const tf_status st_ = (call);    \
+        if (st_ != TF_OK) {              \
+            tf_binding_check(st_);       \
+            return 0.0;                  \
+        }                                \
+    } while (0)
+
 /* The sketch: 0 update and 1 query, one call per key; 2 update_batch and
  * 3 query_batch. Timestamps are t0, t0+1, ... */
 static double tf_binding_c_loop_ns(RecencySketchNative *s, const void *keys_data, size_t keys_data_len,
@@ -223,10 +235,10 @@ static double tf_binding_c_loop_ns(RecencySketchNative *s, const void *keys_data
     if (op <= 1) {
         for (size_t i = 0; i < n; ++i, p += key_len) {
             if (op == 0) {
-                tf_recency_sketch_update(s, p, key_len, t0 + i);
+                TF_BINDING_LOOP_CALL(tf_recency_sketch_update(s, p, key_len, t0 + i));
             } else {
                 uint64_t t = 0;
-                tf_recency_sketch_query(s, p, key_len, &t);
+                TF_BINDING_LOOP_CALL(tf_recency_sketch_query(s, p, key_len, &t));
                 sink += t;
             }
         }
@@ -235,9 +247,9 @@ static double tf_binding_c_loop_ns(RecencySketchNative *s, const void *keys_data
             const size_t g = tf_binding_gather(&p, key_len, i, n, ptrs, lens);
             for (size_t j = 0; j < g; ++j) times[j] = t0 + i + j;
             if (op == 2) {
-                tf_recency_sketch_update_batch(s, ptrs, lens, g, times);
+                TF_BINDING_LOOP_CALL(tf_recency_sketch_update_batch(s, ptrs, lens, g, times));
             } else {
-                tf_recency_sketch_query_batch(s, ptrs, lens, g, times);
+                TF_BINDING_LOOP_CALL(tf_recency_sketch_query_batch(s, ptrs, lens, g, times));
                 for (size_t j = 0; j < g; ++j) sink += times[j];
             }
         }
@@ -264,12 +276,10 @@ static double tf_binding_bloom_c_loop_ns(tf_age_bloom *age, tf_time_bloom *tb, c
         for (size_t i = 0; i < n; ++i, p += key_len) {
             int v = 0;
             if (op == 1) {
-                if (age) tf_age_bloom_add(age, p, key_len);
-                else tf_time_bloom_add(tb, p, key_len, now);
-            } else if (age) {
-                tf_age_bloom_contains(age, p, key_len, &v);
+                TF_BINDING_LOOP_CALL(age ? tf_age_bloom_add(age, p, key_len) : tf_time_bloom_add(tb, p, key_len, now));
             } else {
-                tf_time_bloom_contains(tb, p, key_len, now, &v);
+                TF_BINDING_LOOP_CALL(age ? tf_age_bloom_contains(age, p, key_len, &v)
+                                         : tf_time_bloom_contains(tb, p, key_len, now, &v));
             }
             sink += (uint64_t)v;
         }
@@ -277,12 +287,12 @@ static double tf_binding_bloom_c_loop_ns(tf_age_bloom *age, tf_time_bloom *tb, c
         for (size_t i = 0; i < n; i += TF_BINDING_LOOP_BATCH) {
             const size_t g = tf_binding_gather(&p, key_len, i, n, ptrs, lens);
             if (op == 3) {
-                if (age) tf_age_bloom_add_batch(age, ptrs, lens, g);
-                else tf_time_bloom_add_batch(tb, ptrs, lens, g, now);
+                TF_BINDING_LOOP_CALL(age ? tf_age_bloom_add_batch(age, ptrs, lens, g)
+                                         : tf_time_bloom_add_batch(tb, ptrs, lens, g, now));
                 continue;
             }
-            if (age) tf_age_bloom_contains_batch(age, ptrs, lens, g, present);
-            else tf_time_bloom_contains_batch(tb, ptrs, lens, g, now, present);
+            TF_BINDING_LOOP_CALL(age ? tf_age_bloom_contains_batch(age, ptrs, lens, g, present)
+                                     : tf_time_bloom_contains_batch(tb, ptrs, lens, g, now, present));
             sink += (uint64_t)present[0];
         }
     }
@@ -315,14 +325,14 @@ static double tf_binding_rate_limiter_c_loop_ns(RateLimiterNative *l, const void
         for (size_t i = 0; i < n; ++i, p += key_len) {
             int a = 0;
             uint64_t rem = 0, retry = 0;
-            tf_rate_limiter_acquire(l, p, key_len, t0 + i, 1, &a, &rem, &retry);
+            TF_BINDING_LOOP_CALL(tf_rate_limiter_acquire(l, p, key_len, t0 + i, 1, &a, &rem, &retry));
             sink += (uint64_t)a + rem;
         }
     } else {
         for (size_t i = 0; i < n; i += TF_BINDING_LOOP_BATCH) {
             const size_t g = tf_binding_gather(&p, key_len, i, n, ptrs, lens);
             for (size_t j = 0; j < g; ++j) times[j] = t0 + i + j;
-            tf_rate_limiter_acquire_batch(l, ptrs, lens, g, times, 1, allowed, remaining, retry_at);
+            TF_BINDING_LOOP_CALL(tf_rate_limiter_acquire_batch(l, ptrs, lens, g, times, 1, allowed, remaining, retry_at));
             sink += (uint64_t)allowed[0] + remaining[0];
         }
     }
@@ -344,15 +354,15 @@ static double tf_binding_rotating_cuckoo_c_loop_ns(RotatingCuckooNative *f, cons
     if (op <= 1) {
         for (size_t i = 0; i < n; ++i, p += key_len) {
             int v = 0;
-            if (op == 0) tf_rotating_cuckoo_contains(f, p, key_len, now, &v);
-            else tf_rotating_cuckoo_add_if_absent(f, p, key_len, now, &v);
+            TF_BINDING_LOOP_CALL(op == 0 ? tf_rotating_cuckoo_contains(f, p, key_len, now, &v)
+                                         : tf_rotating_cuckoo_add_if_absent(f, p, key_len, now, &v));
             sink += (uint64_t)v;
         }
     } else {
         for (size_t i = 0; i < n; i += TF_BINDING_LOOP_BATCH) {
             const size_t g = tf_binding_gather(&p, key_len, i, n, ptrs, lens);
-            if (op == 2) tf_rotating_cuckoo_contains_batch(f, ptrs, lens, g, now, present);
-            else tf_rotating_cuckoo_add_if_absent_batch(f, ptrs, lens, g, now, present);
+            TF_BINDING_LOOP_CALL(op == 2 ? tf_rotating_cuckoo_contains_batch(f, ptrs, lens, g, now, present)
+                                 : tf_rotating_cuckoo_add_if_absent_batch(f, ptrs, lens, g, now, present));
             sink += (uint64_t)present[0];
         }
     }
@@ -374,10 +384,10 @@ static double tf_binding_recency_window_c_loop_ns(RecencyWindowNative *w, const 
     if (op <= 1) {
         for (size_t i = 0; i < n; ++i, p += key_len) {
             if (op == 0) {
-                tf_recency_window_insert(w, p, key_len);
+                TF_BINDING_LOOP_CALL(tf_recency_window_insert(w, p, key_len));
             } else {
                 uint64_t r = 0;
-                tf_recency_window_query(w, p, key_len, &r);
+                TF_BINDING_LOOP_CALL(tf_recency_window_query(w, p, key_len, &r));
                 sink += r;
             }
         }
@@ -385,9 +395,9 @@ static double tf_binding_recency_window_c_loop_ns(RecencyWindowNative *w, const 
         for (size_t i = 0; i < n; i += TF_BINDING_LOOP_BATCH) {
             const size_t g = tf_binding_gather(&p, key_len, i, n, ptrs, lens);
             if (op == 2) {
-                tf_recency_window_insert_batch(w, ptrs, lens, g);
+                TF_BINDING_LOOP_CALL(tf_recency_window_insert_batch(w, ptrs, lens, g));
             } else {
-                tf_recency_window_query_batch(w, ptrs, lens, g, recency);
+                TF_BINDING_LOOP_CALL(tf_recency_window_query_batch(w, ptrs, lens, g, recency));
                 sink += recency[0];
             }
         }
