@@ -184,16 +184,16 @@ static size_t tf_binding_loop_keys(const void *handle, size_t keys_data_len, uin
     return keys_data_len / key_len;
 }
 
-static double tf_binding_clock_ns(void) {
+static uint64_t tf_binding_clock_ns(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-static double tf_binding_per_key(double start_ns, size_t n, uint64_t sink) {
-    const double ns = tf_binding_clock_ns() - start_ns;
+static double tf_binding_per_key(uint64_t start_ns, size_t n, uint64_t sink) {
+    const uint64_t ns = tf_binding_clock_ns() - start_ns;
     tf_binding_sink_ = sink;
-    return n ? ns / (double)n : 0.0;
+    return n ? (double)ns / (double)n : 0.0;
 }
 
 /* The next batch: the pointers and lengths of up to TF_BINDING_LOOP_BATCH
@@ -231,7 +231,7 @@ static double tf_binding_c_loop_ns(RecencySketchNative *s, const void *keys_data
     size_t lens[TF_BINDING_LOOP_BATCH];
     uint64_t times[TF_BINDING_LOOP_BATCH];
     uint64_t sink = 0;
-    const double start = tf_binding_clock_ns();
+    const uint64_t start = tf_binding_clock_ns();
     if (op <= 1) {
         for (size_t i = 0; i < n; ++i, p += key_len) {
             if (op == 0) {
@@ -271,7 +271,7 @@ static double tf_binding_bloom_c_loop_ns(tf_age_bloom *age, tf_time_bloom *tb, c
     size_t lens[TF_BINDING_LOOP_BATCH];
     int present[TF_BINDING_LOOP_BATCH];
     uint64_t sink = 0;
-    const double start = tf_binding_clock_ns();
+    const uint64_t start = tf_binding_clock_ns();
     if (op <= 1) {
         for (size_t i = 0; i < n; ++i, p += key_len) {
             int v = 0;
@@ -320,7 +320,7 @@ static double tf_binding_rate_limiter_c_loop_ns(RateLimiterNative *l, const void
     int allowed[TF_BINDING_LOOP_BATCH];
     uint64_t remaining[TF_BINDING_LOOP_BATCH], retry_at[TF_BINDING_LOOP_BATCH];
     uint64_t sink = 0;
-    const double start = tf_binding_clock_ns();
+    const uint64_t start = tf_binding_clock_ns();
     if (op == 0) {
         for (size_t i = 0; i < n; ++i, p += key_len) {
             int a = 0;
@@ -350,7 +350,7 @@ static double tf_binding_rotating_cuckoo_c_loop_ns(RotatingCuckooNative *f, cons
     size_t lens[TF_BINDING_LOOP_BATCH];
     int present[TF_BINDING_LOOP_BATCH];
     uint64_t sink = 0;
-    const double start = tf_binding_clock_ns();
+    const uint64_t start = tf_binding_clock_ns();
     if (op <= 1) {
         for (size_t i = 0; i < n; ++i, p += key_len) {
             int v = 0;
@@ -380,7 +380,7 @@ static double tf_binding_recency_window_c_loop_ns(RecencyWindowNative *w, const 
     size_t lens[TF_BINDING_LOOP_BATCH];
     uint64_t recency[TF_BINDING_LOOP_BATCH];
     uint64_t sink = 0;
-    const double start = tf_binding_clock_ns();
+    const uint64_t start = tf_binding_clock_ns();
     if (op <= 1) {
         for (size_t i = 0; i < n; ++i, p += key_len) {
             if (op == 0) {
