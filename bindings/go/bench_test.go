@@ -260,38 +260,23 @@ func benchBloom(t *testing.T, cfg benchConfig, data []byte, keys [][]byte) {
 	}
 	const now = span
 	var sink int
-	perKey := func(start time.Time) float64 {
-		return float64(time.Since(start).Nanoseconds()) / float64(len(keys))
-	}
 	single := func(contains func([]byte) (bool, error), ks [][]byte) func() float64 {
-		return func() float64 {
-			start := time.Now()
-			for _, k := range ks {
-				v, err := contains(k)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if v {
-					sink++
-				}
+		return singles(t, ks, func(k []byte) error {
+			v, err := contains(k)
+			if v {
+				sink++
 			}
-			return perKey(start)
-		}
+			return err
+		})
 	}
 	batched := func(contains func([][]byte) ([]bool, error), ks [][]byte) func() float64 {
-		return func() float64 {
-			start := time.Now()
-			for i := 0; i < len(ks); i += benchBatch {
-				v, err := contains(ks[i : i+benchBatch])
-				if err != nil {
-					t.Fatal(err)
-				}
-				if v[0] {
-					sink++
-				}
+		return batches(t, ks, func(b [][]byte, _ int) error {
+			v, err := contains(b)
+			if err == nil && v[0] {
+				sink++
 			}
-			return perKey(start)
-		}
+			return err
+		})
 	}
 	ageC := func(d []byte, op int) func() float64 {
 		return func() float64 { return native.Age_bloom_c_loop_ns(f.obj().ptr(), d, benchKeyLen, op) }
@@ -306,24 +291,9 @@ func benchBloom(t *testing.T, cfg benchConfig, data []byte, keys [][]byte) {
 		{name: "age contains batch (present)", run: batched(f.ContainsBatch, keys), c: ageC(data, 2), batch: true},
 		{name: "age contains (absent)", run: single(f.Contains, absent), c: ageC(absentData, 0)},
 		{name: "age contains batch (absent)", run: batched(f.ContainsBatch, absent), c: ageC(absentData, 2), batch: true},
-		{name: "age add", c: ageC(data, 1), run: func() float64 {
-			start := time.Now()
-			for _, k := range keys {
-				if err := f.Add(k); err != nil { // not must: its t.Helper() walks the stack, which costs more than the call
-					t.Fatal(err)
-				}
-			}
-			return perKey(start)
-		}},
-		{name: "age add batch", c: ageC(data, 3), batch: true, run: func() float64 {
-			start := time.Now()
-			for i := 0; i < len(keys); i += benchBatch {
-				if err := f.AddBatch(keys[i : i+benchBatch]); err != nil {
-					t.Fatal(err)
-				}
-			}
-			return perKey(start)
-		}},
+		{name: "age add", c: ageC(data, 1), run: singles(t, keys, f.Add)},
+		{name: "age add batch", c: ageC(data, 3), batch: true,
+			run: batches(t, keys, func(ks [][]byte, _ int) error { return f.AddBatch(ks) })},
 		{name: "time contains (absent)", run: single(timeContains, absent), c: timeC(absentData, 0)},
 		{name: "time contains batch (absent)", run: batched(timeContainsBatch, absent), c: timeC(absentData, 2), batch: true},
 	}
