@@ -35,8 +35,6 @@
 // Any failure exits non-zero with a message naming the event, the time,
 // the id and what was expected. Speed (events per second between
 // checkpoints) is printed, not asserted.
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdarg>
@@ -145,16 +143,6 @@ struct Ref {
 typedef std::unordered_map<uint64_t, Ref> RefMap;
 
 // ---- memory ---------------------------------------------------------------------
-
-uint64_t rss_bytes() {
-    FILE *f = std::fopen("/proc/self/statm", "r");
-    if (!f) fail("cannot read /proc/self/statm");
-    unsigned long long size = 0, resident = 0;
-    const int n = std::fscanf(f, "%llu %llu", &size, &resident);
-    std::fclose(f);
-    if (n != 2) fail("cannot parse /proc/self/statm");
-    return resident * (uint64_t)sysconf(_SC_PAGESIZE);
-}
 
 // The process's own peak (VmHWM: getrusage's ru_maxrss would also count
 // the parent's peak before exec, e.g. meson's).
@@ -694,7 +682,7 @@ int main(int argc, char **argv) {
         const uint64_t mem = soak->memory();
         const uint64_t bound = soak->bound();
         CHECK(mem <= bound, "memory %llu B above its bound %llu B", (ull)mem, (ull)bound);
-        const uint64_t rss = rss_bytes();
+        const uint64_t rss = tu_resident_bytes();
         if (!checkpoints) rss_warm = rss, mem_warm = mem;
         const uint64_t rss_limit = rss_warm + (bound > mem_warm ? bound - mem_warm : 0) + kRssSlack;
         CHECK(rss <= rss_limit, "RSS %llu B above %llu B (warm-up %llu B + bound %llu B - memory then %llu B + %llu B)",
