@@ -49,8 +49,9 @@ inline uint64_t load_le32(const unsigned char *p) { return load_le<uint32_t>(p);
 // The n bytes at p (1 <= n <= 8) as a little-endian number, reading no
 // byte outside them: two overlapping words for 4 to 8 bytes, the first,
 // middle and last byte for 1 to 3 (overlapping bytes land on the same
-// position, so OR-ing them changes nothing).
-inline uint64_t load_tail(const unsigned char *p, size_t n) {
+// position, so OR-ing them changes nothing). Not instrumented for fuzzing,
+// like the hash that calls it (common/coverage.hpp).
+TF_NO_FUZZ_COVERAGE inline uint64_t load_tail(const unsigned char *p, size_t n) {
     if (n >= 4) return load_le32(p) | (load_le32(p + n - 4) << (8 * (n - 4)));
     return uint64_t(p[0]) | (uint64_t(p[n / 2]) << (8 * (n / 2))) | (uint64_t(p[n - 1]) << (8 * (n - 1)));
 }

@@ -20,6 +20,7 @@
 #include <cstring>
 #include <memory>
 
+#include "common/coverage.hpp"
 #include "common/hash.hpp"
 #include "common/status.hpp"
 #include "common/versioned.hpp"
@@ -75,7 +76,10 @@ class Writer {
     uint8_t *data() { return p_; }
 
    private:
-    void put(const void *src, size_t n) {
+    // Not instrumented for fuzzing (common/coverage.hpp), like the
+    // reader's get and view: a short buffer clears ok_, which the callers
+    // branch on.
+    TF_NO_FUZZ_COVERAGE void put(const void *src, size_t n) {
         if (!ok_ || n > cap_ - pos_) {
             ok_ = false;
             return;
@@ -126,7 +130,7 @@ class Reader {
     // fewer than n*8 bytes remain.
     void u64_array(uint64_t *dst, size_t n);
     // A view of the next n bytes, or nullptr when fewer remain.
-    const uint8_t *view(size_t n) {
+    TF_NO_FUZZ_COVERAGE const uint8_t *view(size_t n) {
         if (!ok_ || n > len_ - pos_) {
             ok_ = false;
             return nullptr;
@@ -141,7 +145,7 @@ class Reader {
     bool done() const { return ok_ && pos_ == len_; }
 
    private:
-    void get(void *dst, size_t n) {
+    TF_NO_FUZZ_COVERAGE void get(void *dst, size_t n) {
         if (!ok_ || n > len_ - pos_) {
             ok_ = false;
             return;

@@ -128,7 +128,11 @@ bool key_less(const uint8_t *a, size_t na, const uint8_t *b, size_t nb) {
 
 // ---- the table -------------------------------------------------------------
 
-const uint8_t *Table::Rec::key() const {
+// The table's accessors, its destructor's and capacity_for's loops and the
+// limiter's per-shard setup are not instrumented for fuzzing
+// (common/coverage.hpp): called on every operation, they give a fuzzer
+// nothing to steer by that their callers' branches do not.
+TF_NO_FUZZ_COVERAGE const uint8_t *Table::Rec::key() const {
     if ((code() & kLenMask) == kOutOfLine) {
         const uint8_t *q;
         std::memcpy(&q, p + 9, sizeof q);
@@ -137,7 +141,7 @@ const uint8_t *Table::Rec::key() const {
     return p + 9;
 }
 
-size_t Table::Rec::key_len() const {
+TF_NO_FUZZ_COVERAGE size_t Table::Rec::key_len() const {
     const uint8_t c = code() & kLenMask;
     if (c == kOutOfLine) {
         uint64_t n;
@@ -147,7 +151,7 @@ size_t Table::Rec::key_len() const {
     return size_t(c - 1);
 }
 
-Table::~Table() {
+TF_NO_FUZZ_COVERAGE Table::~Table() {
     for (size_t i = 0; i < cap_; ++i)
         if (!at(i).empty()) release(at(i));
 }
@@ -208,7 +212,7 @@ size_t Table::next_capacity(size_t cap) { return cap < kMinCapacity ? kMinCapaci
 // (every step adds room for at least one more record), so a table filled
 // with `count` records from empty has the first capacity of the sequence
 // 0, 16, 18, 20, 22, 24, 27, ... that is not full for `count`.
-size_t Table::capacity_for(size_t count) {
+TF_NO_FUZZ_COVERAGE size_t Table::capacity_for(size_t count) {
     size_t cap = 0;
     while (full_for(count, cap)) cap = next_capacity(cap);
     return cap;
@@ -373,7 +377,8 @@ tf_status RateLimiter::check(uint64_t limit, uint64_t window, uint64_t width, ui
     return TF_OK;
 }
 
-RateLimiter::RateLimiter(uint64_t limit, uint64_t window, uint64_t width, uint32_t seed, uint32_t flags)
+TF_NO_FUZZ_COVERAGE RateLimiter::RateLimiter(uint64_t limit, uint64_t window, uint64_t width, uint32_t seed,
+                                             uint32_t flags)
     : limit_(limit), window_(window), seed_(seed), flags_(flags) {
     const bool ex = exact();
     spec_ = ex ? BucketSpec(window, 1) : BucketSpec(width, uint32_t(window / width));
@@ -1335,7 +1340,7 @@ struct RateLimiter::Measure {
         if (exact)
             bytes += GrantRing::bytes(k.count, blob_ring_wide(window, k.state, k.count));  // as large as its grants
     }
-    void end() {
+    TF_NO_FUZZ_COVERAGE void end() {
         for (uint64_t n : shard_keys) bytes += Table::slot_bytes(Table::capacity_for(size_t(n)), stride);
     }
 };

@@ -250,7 +250,7 @@ class Table {
 
    private:
     uint8_t *slots() const { return static_cast<uint8_t *>(block_.data()); }
-    Rec at(size_t i) const { return Rec{slots() + i * stride_}; }
+    TF_NO_FUZZ_COVERAGE Rec at(size_t i) const { return Rec{slots() + i * stride_}; }
     size_t home(const Hash128 &h) const { return size_t(reduce(h.h2, cap_)); }
     size_t next(size_t i) const { return i + 1 == cap_ ? 0 : i + 1; }
     // Whether a table of `cap` slots needs to grow before its `count`-th record.
@@ -285,7 +285,9 @@ class Table {
 // holder may be growing the table, or descheduled).
 class ShardLock {
    public:
-    void lock() {
+    // Not instrumented for fuzzing (common/coverage.hpp): its spin loop
+    // gives a single-threaded fuzz program nothing to steer by.
+    TF_NO_FUZZ_COVERAGE void lock() {
         for (unsigned spins = 0; held_.exchange(true, std::memory_order_acquire); ++spins) {
             while (held_.load(std::memory_order_relaxed)) {
                 if (++spins < 64)

@@ -70,10 +70,15 @@ struct TableShape {
     // Whether slots is a count this table takes.
     static bool valid_slots(uint64_t slots) { return slots >= 2 * kPerBucket && slots % (2 * kPerBucket) == 0; }
     uint64_t buckets() const { return slots / kPerBucket; }
-    uint64_t sig_max() const { return sig_bits == 64 ? ~uint64_t(0) : (uint64_t(1) << sig_bits) - 1; }
+    // sig_max, max_remainder, remainder_bits and Quotient::alt are
+    // arithmetic asked on every operation: not instrumented for fuzzing
+    // (common/coverage.hpp).
+    TF_NO_FUZZ_COVERAGE uint64_t sig_max() const {
+        return sig_bits == 64 ? ~uint64_t(0) : (uint64_t(1) << sig_bits) - 1;
+    }
     // The largest remainder a signature of sig_bits bits has.
-    uint64_t max_remainder() const { return sig_max() / buckets(); }
-    unsigned remainder_bits() const {
+    TF_NO_FUZZ_COVERAGE uint64_t max_remainder() const { return sig_max() / buckets(); }
+    TF_NO_FUZZ_COVERAGE unsigned remainder_bits() const {
         const uint64_t r = max_remainder();
         return r == 0 ? 0 : 64 - unsigned(__builtin_clzll(r));
     }
@@ -92,7 +97,7 @@ class Quotient {
     uint64_t remainder(uint64_t sig) const { return div_.div(sig); }
     uint64_t primary(uint64_t sig, uint64_t rem) const { return sig - rem * buckets_; }
     uint64_t join(uint64_t rem, uint64_t bucket) const { return rem * buckets_ + bucket; }
-    uint64_t alt(uint64_t b, uint64_t rem) const {
+    TF_NO_FUZZ_COVERAGE uint64_t alt(uint64_t b, uint64_t rem) const {
         const uint64_t c = 2 * reduce(detail::fmix64(rem * 0x9e3779b97f4a7c15ULL), buckets_ / 2) + 1;
         return c >= b ? c - b : c + buckets_ - b;
     }
