@@ -20,7 +20,10 @@
 # libFuzzer-named entries (40 hex digits) are replaced. With
 # FUZZ_LONG_SECONDS a run also stops after that many seconds; it then
 # counts as the executions it made (printed), and its corpus is minimized
-# all the same, so that a later run goes on from it.
+# all the same, so that a later run goes on from it. So does a run stopped
+# by Ctrl-C (or SIGINT sent to the fuzzer: libFuzzer then exits 72); the
+# script then minimizes that target's corpus, runs no further target and
+# exits 130.
 #
 # Environment:
 #   FUZZ_SECONDS    seconds per target (default 30; ignored by --long)
@@ -141,6 +144,11 @@ children_cpu() {
   }' "$build/.times"
 }
 
+# Ctrl-C reaches the fuzzer, which prints its statistics and exits 72;
+# the script (which outlives it: this trap) goes on to count and minimize,
+# and tee -i keeps the log whole.
+trap ':' INT
+
 failed=()
 for t in "${targets[@]}"; do
   corpus="$build/fuzz-corpus/$t"
@@ -172,10 +180,18 @@ for t in "${targets[@]}"; do
   mkdir -p "$build/fuzz-logs"
   # libFuzzer's output goes to the terminal and to $log (its final stats
   # say how many executions were made); pipefail gives the fuzzer's status.
-  if "$build/tests/fuzz/fuzz_$t" "${fuzz_args[@]}" "$corpus" 2>&1 | tee "$log"; then
+  status=0
+  "$build/tests/fuzz/fuzz_$t" "${fuzz_args[@]}" "$corpus" 2>&1 | tee -i "$log" || status=$?
+  interrupted=0
+  how=""
+  if [ "$status" = 72 ] && grep -q "libFuzzer: run interrupted" "$log"; then
+    interrupted=1
+    how=", interrupted"
+  fi
+  if [ "$status" = 0 ] || [ "$interrupted" = 1 ]; then
     children_cpu >"$build/.cpu1"
     cpu=$(awk 'NR == FNR { a = $1; next } { printf "%.1f", $1 - a }' "$build/.cpu0" "$build/.cpu1")
-    echo "=== $t: no crash ($(find "$corpus" -type f | wc -l) corpus entries; $cpu CPU seconds, user + system) ==="
+    echo "=== $t: no crash$how ($(find "$corpus" -type f | wc -l) corpus entries; $cpu CPU seconds, user + system) ==="
     if [ "$long" = 1 ]; then
       # executions per CPU second: on a shared machine libFuzzer's own
       # exec/s (wall clock) counts the other jobs' time too
@@ -186,6 +202,10 @@ for t in "${targets[@]}"; do
       awk -v r="$done_runs" -v c="$cpu" 'BEGIN { if (c > 0) printf "=== '"$t"': %d executions, %.0f per CPU second ===\n", r, r / c }'
     fi
     if [ "$long" = 1 ]; then minimize "$t" "$corpus"; fi
+    if [ "$interrupted" = 1 ]; then
+      echo "fuzz.sh: interrupted during $t; the targets after it did not run" >&2
+      exit 130
+    fi
   else
     echo "=== $t: FAILED; reproducers in $artifacts ===" >&2
     ls -l "$artifacts" >&2 || true
