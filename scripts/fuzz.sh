@@ -204,6 +204,7 @@ for t in "${targets[@]}"; do
     if [ "$long" = 1 ]; then minimize "$t" "$corpus"; fi
     if [ "$interrupted" = 1 ]; then
       echo "fuzz.sh: interrupted during $t; the targets after it did not run" >&2
+      if [ ${#failed[@]} -gt 0 ]; then echo "fuzz.sh: crashes in: ${failed[*]}" >&2; fi
       exit 130
     fi
   else

@@ -6,6 +6,9 @@
 // hash called on every operation), where the edge counters and
 // comparison tracing cost a fuzz program most of its time
 // (docs/reliability.md, "Fuzzing"). The sanitizers still check it.
+// The instrumentation is added after inlining, so the attribute acts on
+// the function's own out-of-line copy: a copy inlined into an
+// instrumented caller is instrumented there.
 #ifndef TF_LIB_COMMON_COVERAGE_HPP
 #define TF_LIB_COMMON_COVERAGE_HPP
 

@@ -70,15 +70,15 @@ struct TableShape {
     // Whether slots is a count this table takes.
     static bool valid_slots(uint64_t slots) { return slots >= 2 * kPerBucket && slots % (2 * kPerBucket) == 0; }
     uint64_t buckets() const { return slots / kPerBucket; }
-    // sig_max, max_remainder, remainder_bits and Quotient::alt are
-    // arithmetic asked on every operation: not instrumented for fuzzing
-    // (common/coverage.hpp).
+    // sig_max, max_remainder and Quotient::alt are arithmetic asked on
+    // every operation: not instrumented for fuzzing (common/coverage.hpp;
+    // remainder_bits is inlined wherever it is called).
     TF_NO_FUZZ_COVERAGE uint64_t sig_max() const {
         return sig_bits == 64 ? ~uint64_t(0) : (uint64_t(1) << sig_bits) - 1;
     }
     // The largest remainder a signature of sig_bits bits has.
     TF_NO_FUZZ_COVERAGE uint64_t max_remainder() const { return sig_max() / buckets(); }
-    TF_NO_FUZZ_COVERAGE unsigned remainder_bits() const {
+    unsigned remainder_bits() const {
         const uint64_t r = max_remainder();
         return r == 0 ? 0 : 64 - unsigned(__builtin_clzll(r));
     }
