@@ -1420,22 +1420,35 @@ static rw_level rw_level0(const blob *b) { return rw_level_at(b, RWF_L0); }
 static rw_level rw_level_next(const blob *b, const rw_level *l) {
     return rw_level_at(b, l->at + 32 + 8 * l->words + 16 * get_le(b->data + l->at + 12, 4));
 }
-/* Slot s of a plane of entries of at most 64 bits (bit p of the little-endian
- * words is bit p % 8 of byte p / 8). */
-static uint64_t rw_slot(const blob *b, const rw_level *l, uint64_t s) {
+/* The n bits (n <= 64) from bit p of the packed words at byte `base` (bit p
+ * of the little-endian words is bit p % 8 of byte p / 8). */
+static uint64_t rw_bits(const blob *b, size_t base, uint64_t p, unsigned n) {
     uint64_t v = 0;
-    for (unsigned i = 0; i < l->bits; ++i) {
-        const uint64_t p = s * l->bits + i;
-        if ((b->data[l->at + 32 + p / 8] >> (p % 8)) & 1) v |= UINT64_C(1) << i;
-    }
+    for (unsigned i = 0; i < n; ++i)
+        if ((b->data[base + (p + i) / 8] >> ((p + i) % 8)) & 1) v |= UINT64_C(1) << i;
     return v;
 }
-static void rw_set_slot(blob *b, const rw_level *l, uint64_t s, uint64_t v) {
-    for (unsigned i = 0; i < l->bits; ++i) {
-        const uint64_t p = s * l->bits + i;
-        uint8_t *byte = &b->data[l->at + 32 + p / 8];
-        *byte = (uint8_t)((*byte & ~(1u << (p % 8))) | (((v >> i) & 1) << (p % 8)));
+static void rw_set_bits(blob *b, size_t base, uint64_t p, unsigned n, uint64_t v) {
+    for (unsigned i = 0; i < n; ++i) {
+        uint8_t *byte = &b->data[base + (p + i) / 8];
+        *byte = (uint8_t)((*byte & ~(1u << ((p + i) % 8))) | (((v >> i) & 1) << ((p + i) % 8)));
     }
+}
+/* Slot s of a level, its low plane: the whole slot for entries of at most
+ * 64 bits, its low 64 bits for wider ones. */
+static uint64_t rw_slot(const blob *b, const rw_level *l, uint64_t s) {
+    const unsigned w = l->bits > 64 ? 64 : l->bits;
+    return rw_bits(b, l->at + 32, s * w, w);
+}
+static void rw_set_slot(blob *b, const rw_level *l, uint64_t s, uint64_t v) {
+    const unsigned w = l->bits > 64 ? 64 : l->bits;
+    rw_set_bits(b, l->at + 32, s * w, w, v);
+}
+/* Sets slot s's bits above 64 (entries wider than 64 bits: the high plane,
+ * after the low plane's words). */
+static size_t rw_hi_plane(const rw_level *l) { return l->at + 32 + 8 * ((l->slots * 64 + 63) / 64); }
+static void rw_set_slot_hi(blob *b, const rw_level *l, uint64_t s, uint64_t v) {
+    rw_set_bits(b, rw_hi_plane(l), s * (l->bits - 64), l->bits - 64, v);
 }
 /* The blob with `n` stash entries (sig, cls) appended to level 0's and its
  * count set. */
@@ -1536,6 +1549,57 @@ static void rw_hostile_slots(const char *dir, const blob *narrow, const blob *ex
     free(b.data);
 }
 
+/* The slot checks of a level of entries wider than 64 bits (the reader's
+ * wide pass, SlidingTable::audit<true>): an exact window of W = 9 (level 0:
+ * 24 slots, 6 buckets, 68-bit entries, signatures of 64 bits) holding 6
+ * keys, with
+ *  - an empty slot (class field 0) with a bit of its high plane set, and
+ *  - an entry in its primary bucket (way 0) whose remainder field is all
+ *    ones, past the largest remainder (6 buckets: not a power of two). */
+static void rw_hostile_wide(const char *dir) {
+    tf_recency_window_options o = TF_RECENCY_WINDOW_OPTIONS_INIT;
+    o.window = 9;
+    o.inv_eps = 4;
+    o.mode = TF_RECENCY_WINDOW_EXACT;
+    o.seed = 42;
+    tf_recency_window *w = NULL;
+    if (tf_recency_window_new(&o, &w) != TF_OK) die("rw_hostile_wide: tf_recency_window_new failed");
+    for (uint32_t k = 0; k < 6; ++k)
+        if (tf_recency_window_insert(w, &k, sizeof k) != TF_OK) die("rw_hostile_wide: insert failed");
+    blob g = blob_of(&tu_recency_window, w);
+    tf_recency_window_free(w);
+    const rw_level l = rw_level0(&g);
+    if (l.bits <= 64 || (l.buckets & (l.buckets - 1)) == 0 || l.sig_max != UINT64_MAX)
+        die("rw_hostile_wide: level 0 is not wide with a bucket count that is not a power of two");
+    rw_emit(dir, "sealed_wide", RW_SEALED, &g, TF_OK);
+    const uint64_t cm = (UINT64_C(1) << l.class_bits) - 1;
+    int empty = 0, past = 0;
+    blob b;
+    for (uint64_t s = 0; s < l.slots && !empty; ++s) {
+        if ((rw_slot(&g, &l, s) & cm) != 0) continue;
+        b = resized(&g, g.len);
+        rw_set_slot_hi(&b, &l, s, 1);
+        rw_emit(dir, "sealed_wide_empty_slot_bits", RW_SEALED, &b, TF_ERR_CORRUPT);
+        free(b.data);
+        empty = 1;
+    }
+    /* the remainder field: bits class_bits + 1 .. 63 of the low plane and
+     * every bit of the high plane */
+    const unsigned low_rem = 64 - l.class_bits - 1;
+    for (uint64_t s = 0; s < l.slots && !past; ++s) {
+        const uint64_t x = rw_slot(&g, &l, s);
+        if ((x & cm) == 0 || ((x >> l.class_bits) & 1) != 0) continue;
+        b = resized(&g, g.len);
+        rw_set_slot(&b, &l, s, (x & cm) | (((UINT64_C(1) << low_rem) - 1) << (l.class_bits + 1)));
+        rw_set_slot_hi(&b, &l, s, (UINT64_C(1) << (l.bits - 64)) - 1);
+        rw_emit(dir, "sealed_wide_slot_wide", RW_SEALED, &b, TF_ERR_CORRUPT);
+        free(b.data);
+        past = 1;
+    }
+    if (!empty || !past) die("rw_hostile_wide: no empty slot or no entry in its primary bucket");
+    free(g.data);
+}
+
 static void rw_blobs(const char *dir) {
     static const uint32_t flags[] = {TF_RECENCY_WINDOW_HISTORICAL, TF_RECENCY_WINDOW_HISTORICAL | GOLDEN_RW_APPROX,
                                      TF_RECENCY_WINDOW_EXACT, TF_RECENCY_WINDOW_OPTIMAL_SM};
@@ -1570,6 +1634,7 @@ static void rw_blobs(const char *dir) {
         free(b.data);
     }
     rw_hostile_slots(dir, &golden[1], &golden[2]);
+    rw_hostile_wide(dir);
     for (int i = 0; i < 4; ++i) free(golden[i].data);
 }
 
