@@ -328,26 +328,47 @@ void Table::erase(Rec r) {
     --count_;
 }
 
+// Two passes, so that the records removed are those the slots held when
+// the sweep began (the ones count() counts): the first marks them, the
+// second erases them. An erase pulls later records of the run back by
+// backward shift, towards the slot it empties and never past it, so the
+// second pass, looking again at a slot after each erase, meets every
+// marked record before the end of the slots. (A sweep that erased as it
+// went lost a step at each erase, looking at the same slot again, so it
+// could leave an idle record of its slots that count() had counted, and
+// tf_rate_limiter_peek could promise a full table room that the acquire
+// then did not make.)
 template <class F>
 size_t Table::sweep(size_t slots, F &&idle) {
-    size_t removed = 0;
-    for (size_t s = 0; s < slots && count_ > 0; ++s) {
-        cursor_ = next(cursor_);
-        Rec r = at(cursor_);
+    if (count_ == 0) return 0;
+    if (slots > cap_) slots = cap_;
+    size_t marked = 0, c = cursor_;
+    for (size_t s = 0; s < slots; ++s) {
+        c = next(c);
+        Rec r = at(c);
         if (!r.empty() && idle(r)) {
-            erase(r);
-            ++removed;
-            // a record shifted into the cursor's slot is looked at next
-            cursor_ = cursor_ == 0 ? cap_ - 1 : cursor_ - 1;
+            r.p[8] = uint8_t(r.p[8] | kDoomed);
+            ++marked;
         }
     }
-    return removed;
+    c = cursor_;
+    for (size_t s = 0, left = marked; s < slots && left > 0; ++s) {
+        c = next(c);
+        while ((at(c).code() & kDoomed) != 0) {
+            erase(at(c));
+            --left;
+        }
+    }
+    for (size_t s = 0; s < slots; ++s) cursor_ = next(cursor_);
+    return marked;
 }
 
 template <class F>
 size_t Table::count(size_t slots, F &&idle) const {
+    if (count_ == 0) return 0;
+    if (slots > cap_) slots = cap_;
     size_t c = cursor_, n = 0;
-    for (size_t s = 0; s < slots && count_ > 0; ++s) {
+    for (size_t s = 0; s < slots; ++s) {
         c = next(c);
         if (!at(c).empty() && idle(at(c))) ++n;
     }

@@ -123,6 +123,7 @@ class Table {
     static constexpr uint8_t kOutOfLine = 18;
     static constexpr uint8_t kLenMask = 0x1F;
     static constexpr uint8_t kOverride = 0x80;
+    static constexpr uint8_t kDoomed = 0x40;  // marked by sweep() for removal; never left set
     static constexpr size_t kStateOffset = 25;
     static constexpr uint64_t kMaxLoadNum = 17, kMaxLoadDen = 20;  // 85%
     static constexpr uint64_t kMinLoadNum = 17, kMinLoadDen = 25;  // 68%: below it, shrink
@@ -235,8 +236,10 @@ class Table {
     }
     // Accounts for memory a record owns outside the table (exact rings).
     void add_extra(size_t add, size_t sub) { add_bytes(add, sub); }
-    // Visits up to `slots` slots from the sweep cursor; removes the records
-    // `idle(rec)` says to (it may look at them first). Returns how many.
+    // Removes the records `idle(rec)` accepts among the next `slots` slots
+    // after the sweep cursor (at most the capacity: each slot once), and
+    // moves the cursor past them. Returns how many: exactly what count()
+    // returns for the same arguments (peek answers as acquire decides).
     template <class F>
     size_t sweep(size_t slots, F &&idle);
     // How many of the next `slots` slots hold a record `idle` accepts.
