@@ -351,15 +351,16 @@ size_t Table::sweep(size_t slots, F &&idle) {
             ++marked;
         }
     }
+    const size_t end = c;  // the last slot looked at: where the next sweep goes on
     c = cursor_;
-    for (size_t s = 0, left = marked; s < slots && left > 0; ++s) {
+    for (size_t left = marked; left > 0;) {
         c = next(c);
         while ((at(c).code() & kDoomed) != 0) {
             erase(at(c));
             --left;
         }
     }
-    for (size_t s = 0; s < slots; ++s) cursor_ = next(cursor_);
+    cursor_ = end;
     return marked;
 }
 
