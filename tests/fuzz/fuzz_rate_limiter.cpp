@@ -1024,15 +1024,15 @@ class Program {
             add(Outcome::too_many, kd, false);
         } else {
             const bool full = max_keys_ != 0 && tracked_before >= max_keys_;
-            // room is certain while every search looks at every shard, every
-            // shard's table is small enough for the search's 16 slots to be
-            // the whole table (peak_tracked_), and one idle key is enough: a
-            // sweep's step that erases a key looks at the same slot again
-            // (the next record shifts into it), so a shard holding several
-            // idle keys may keep one beyond the 16 steps when the bound was
-            // lowered below the keys tracked and more than one is needed
-            const bool room_certain =
-                full && enough_idle && search_all_ && need <= 1 && peak_tracked_ <= kSmallTableKeys;
+            // room is certain while every search looks at every shard and
+            // every shard's table is small enough for the search's 16 slots
+            // to be the whole table (peak_tracked_): a sweep then reclaims
+            // every idle key its shard holds, however many are needed (the
+            // bound lowered below the keys tracked). Before the sweep marked
+            // its keys first, an erase cost it a step and a shard could keep
+            // one (regress-search-misses-idle-key, which now fails against a
+            // library with that sweep)
+            const bool room_certain = full && enough_idle && search_all_ && peak_tracked_ <= kSmallTableKeys;
             if (base_ <= now) {  // some shard's horizon may be <= now
                 if (!full || enough_idle) add(Outcome::normal, kd, full && acquire);
                 if (full && !room_certain) {
@@ -1309,8 +1309,7 @@ class Program {
     // tracked in all, a search that visits every shard sees every idle key.
     // Above that an idle key may sit outside the slots searched, and a full
     // table may answer as having no room although the reference counts
-    // enough idle keys (a run with -entropic=0 found the case of several
-    // needed: tests/fuzz/corpus/rate_limiter/regress-search-misses-idle-key).
+    // enough idle keys.
     static constexpr size_t kSmallTableKeys = 13;
     size_t peak_tracked_ = 0;
     std::vector<uint8_t> blob_;  // the serialized state at the last full comparison
