@@ -910,9 +910,11 @@ void RateLimiter::refund(const void *key, size_t len, uint64_t now, uint64_t n) 
     const bool global = global_limit_.load(std::memory_order_acquire) != 0;
     if (global) g.lock();
     // the global window gives back the same permits: the key's buckets, or
-    // its grant times
-    const uint64_t gt = std::max(t, global_latest_);
+    // its grant times. Its state is read only under its lock: without a
+    // global limit seen, a set_global_limit and an acquire may be changing
+    // it meanwhile.
     const bool to_global = global && global_limit_ != 0;
+    const uint64_t gt = to_global ? std::max(t, global_latest_) : t;
     if (exact()) {
         uint64_t latest = r.latest();
         ExactView v = ring_of(r)->view(&latest);
@@ -925,7 +927,7 @@ void RateLimiter::refund(const void *key, size_t len, uint64_t now, uint64_t n) 
     } else {
         KeyBuckets st{r};
         bucket_advance(spec_, st, t);
-        GlobalBuckets gs{global_counts_.data(), &global_total_, &global_latest_};
+        GlobalBuckets gs{to_global ? global_counts_.data() : nullptr, &global_total_, &global_latest_};
         if (to_global) bucket_advance(spec_, gs, gt);
         bucket_refund(spec_, st, n, [&](uint64_t j, uint64_t b) {
             if (to_global) bucket_remove(spec_, gs, j, b);
