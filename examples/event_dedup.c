@@ -12,7 +12,7 @@
  *
  *   - "present" (1): the event was processed; the delivery is skipped. A
  *     wrong "present" (a false positive) would skip a new event: its
- *     probability is below 2^-50 per delivery;
+ *     probability is below 2^-48 per delivery (about 2^-55 with the defaults);
  *   - "absent" (0): the event is processed and its ID remembered. A wrong
  *     "absent" (a false negative) only repeats an event, and happens only
  *     when the memory cap forced the filter to drop a table early: the

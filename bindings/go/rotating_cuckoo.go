@@ -21,7 +21,7 @@ import (
 // Stats.ForgottenMemory).
 //
 // Guarantee: a key never added is reported present with a probability
-// below 2^-50. With a ttl, a key added at t is reported present until at
+// below 2^-48 (about 2^-55 with the default options). With a ttl, a key added at t is reported present until at
 // least t + TTL, unless the memory cap dropped its table first; after that
 // it may be forgotten. See temporalfilters/rotating_cuckoo.h.
 //
@@ -163,7 +163,7 @@ func (f *RotatingCuckoo) AddString(key string, now uint64) error {
 }
 
 // Contains reports whether key was added and not yet forgotten, at now
-// (>= 1); true for a key never added has a probability below 2^-50.
+// (>= 1); true for a key never added has a probability below 2^-48.
 // Errors: ErrInvalidArgument (now == 0), ErrClosed.
 func (f *RotatingCuckoo) Contains(key []byte, now uint64) (present bool, err error) {
 	return call(f.obj(), func(p rcNative) bool {

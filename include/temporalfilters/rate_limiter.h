@@ -50,11 +50,13 @@
  * The seed changes where keys are stored, not the decisions, but for the
  * two places where a shard's own state shows: which idle keys a full table
  * finds to reclaim (below), and the reclaim horizon a key meets when its
- * clock runs behind. A key is idle once every permit it took has left
- * the window (its last request is a window old); idle keys are reclaimed by
+ * clock runs behind. A key is idle once a full window has passed since its
+ * latest request, granted, denied or refunded (every permit it took has then
+ * left the window); idle keys are reclaimed by
  * sweeps that visit a few slots at a time, never a full scan: 4 slots of the
- * key's shard when a new key is inserted, and 8 slots of another shard
- * (round robin) every 16th request of a shard. A reclaimed key starts
+ * key's shard when a new key is inserted, and 8 slots of a shard picked
+ * round robin every 16th acquire of a shard (when that shard's lock is
+ * free). A sweep reclaims every idle key of the slots it visits. A reclaimed key starts
  * afresh; since another key's newer time may reclaim it while its own clock
  * is behind, each shard remembers the latest time up to which a key it
  * reclaimed could still hold permits (its reclaim horizon): a key not
@@ -75,13 +77,18 @@
  * shards (tests/rate_limiter/test_memory.c moves them all every cycle).
  * A shrink allocates the smaller table first; when that fails, the bigger
  * table is kept and the call is unaffected. When the maximum is
- * reached, a new key first reclaims an idle key (its shard's next 16 slots,
- * then 16 slots of every other shard whose lock is free); when none is found
- * it is denied (the default: fail closed, retry_at = ::TF_RETRY_NEVER) or,
- * with ::TF_RATE_LIMITER_FULL_ALLOW, admitted without being tracked (fail
- * open, still held to the global limit); counters say how often. After a
- * search that found nothing, the next 63 new keys only look at their own
- * shard.
+ * reached, a new key that would be granted first reclaims the idle keys of
+ * its shard's next 16 slots, then, while too few are found, of 16 slots of
+ * each other shard in turn whose lock is free. It needs one, or more when
+ * the bound was lowered below the keys tracked (lowering it evicts nothing:
+ * a new key then needs keys - max_keys + 1 reclaimed by one search). When
+ * too few are found it is denied (the default: fail closed, retry_at =
+ * ::TF_RETRY_NEVER) or, with ::TF_RATE_LIMITER_FULL_ALLOW, admitted without
+ * being tracked (fail open, remaining 0, still held to the global limit);
+ * counters say how often. After a search that found too few, the next 63
+ * searches of the limiter whose own shard yields too few look only at
+ * their own shard (tf_rate_limiter_peek() looks as the next acquire would,
+ * without using one up).
  *
  * **Time.** `now` is in the caller's unit (window and bucket_width in the
  * same unit), >= 1. A clock that goes backwards is clamped per key (and for
@@ -205,8 +212,9 @@ typedef struct tf_rate_limiter_stats {
     /** Requests of new keys admitted untracked because the table was full
      *  (::TF_RATE_LIMITER_FULL_ALLOW). @since 0.1.0 */
     uint64_t allowed_full;
-    /** Bytes of memory held: the tables, out-of-line keys, exact rings, the
-     *  global window and the overrides. @since 0.1.0 */
+    /** Bytes of memory held: the limiter object itself, the tables,
+     *  out-of-line keys, exact rings, the global window and the overrides
+     *  (tf_rate_limiter_memory()). @since 0.1.0 */
     uint64_t memory;
 } tf_rate_limiter_stats;
 
@@ -306,11 +314,18 @@ TF_API tf_status tf_rate_limiter_set_key_limit(tf_rate_limiter *limiter, const v
 
 /**
  * @brief Bounds the number of keys tracked at once.
+ *
+ * Evicts nothing: with more keys tracked than the new bound, a new key is
+ * tracked only when one search reclaims enough idle keys to go under it
+ * (keys - max_keys + 1), and the keys tracked go down as sweeps reclaim
+ * them once idle.
+ *
  * @param[in,out] limiter   the limiter.
  * @param[in]     max_keys  the most keys tracked; 0 for no bound.
  * @retval TF_OK       success.
  * @retval TF_ERR_NULL limiter is NULL.
- * @note Thread-safe (the limiter locks internally).
+ * @note Thread-safe (takes no lock: an atomic store, seen by the requests
+ *       that start after it).
  * @since 0.1.0
  */
 TF_API tf_status tf_rate_limiter_set_max_keys(tf_rate_limiter *limiter, uint64_t max_keys);
@@ -335,14 +350,19 @@ TF_API tf_status tf_rate_limiter_set_max_keys(tf_rate_limiter *limiter, uint64_t
  *                           time at which the same request would be granted
  *                           if nothing else happened (a Retry-After of
  *                           retry_at - now), or ::TF_RETRY_NEVER when it never
- *                           can (n above the key's limit, or a full table that
- *                           denies new keys); may be NULL.
+ *                           can (n above the key's limit or the global limit,
+ *                           a full table that denies new keys, or a retry
+ *                           time past 2^64 - 1); may be NULL.
  * @retval TF_OK                   success.
  * @retval TF_ERR_NULL             limiter or allowed is NULL, or key is NULL
  *                                 with key_len > 0.
  * @retval TF_ERR_INVALID_ARGUMENT now or n is 0.
- * @retval TF_ERR_OUT_OF_MEMORY    the table, or an exact-mode ring of grant
- *                                 times, could not grow (nothing changed).
+ * @retval TF_ERR_OUT_OF_MEMORY    an allocation the request needs failed: the
+ *                                 table's growth, a new key's copy (keys of
+ *                                 more than 16 bytes), the key's or the
+ *                                 global window's exact-mode ring of grant
+ *                                 times, or the lookup of a key's override
+ *                                 (nothing changed).
  * @note Thread-safe (the limiter locks internally).
  * @since 0.1.0
  */
@@ -376,9 +396,9 @@ TF_API tf_status tf_rate_limiter_acquire(tf_rate_limiter *limiter, const void *k
  * @retval TF_ERR_NULL             limiter, keys, key_lens, times or allowed is
  *                                 NULL, or a NULL key has a length.
  * @retval TF_ERR_INVALID_ARGUMENT a time is 0, or n is 0.
- * @retval TF_ERR_OUT_OF_MEMORY    the table, or an exact-mode ring of grant
- *                                 times, could not grow for request i (named
- *                                 in the message): the decisions before it
+ * @retval TF_ERR_OUT_OF_MEMORY    an allocation request i needs failed (as
+ *                                 tf_rate_limiter_acquire(); i is named in
+ *                                 the message): the decisions before it
  *                                 stand and are written to allowed,
  *                                 remaining and retry_at; request i changed
  *                                 nothing, it and those after it are not
@@ -396,8 +416,9 @@ TF_API tf_status tf_rate_limiter_acquire_batch(tf_rate_limiter *limiter, const v
  * changing anything.
  *
  * No permit is taken, no clock moved, no key created or reclaimed (a full
- * table is looked at, not swept). Same arguments and errors as
- * tf_rate_limiter_acquire().
+ * table is looked at, not swept). Same arguments as
+ * tf_rate_limiter_acquire(); it allocates nothing but the copy of the key
+ * that looks up its override, when overrides are set.
  *
  * @param[in]  limiter    the limiter.
  * @param[in]  key        the key's bytes; NULL only when key_len is 0.
@@ -412,6 +433,8 @@ TF_API tf_status tf_rate_limiter_acquire_batch(tf_rate_limiter *limiter, const v
  * @retval TF_ERR_NULL             limiter or allowed is NULL, or key is NULL
  *                                 with key_len > 0.
  * @retval TF_ERR_INVALID_ARGUMENT now or n is 0.
+ * @retval TF_ERR_OUT_OF_MEMORY    the lookup of the key's override could
+ *                                 not copy the key (nothing changed).
  * @note Thread-safe (the limiter locks internally).
  * @since 0.1.0
  */
@@ -422,7 +445,10 @@ TF_API tf_status tf_rate_limiter_peek(const tf_rate_limiter *limiter, const void
  * @brief Gives back up to `n` permits the key took, the most recent first.
  *
  * The global window gets them back too (the same buckets, or grant times, as
- * the key's, if they are still in it). A key not tracked is a no-op.
+ * the key's, if they are still in it). The key's window, and the global
+ * window's when a global limit is set, is first brought to `now`, as by an
+ * acquire (so a refund counts as a request for idleness). A key not tracked
+ * is a no-op.
  *
  * @param[in,out] limiter  the limiter.
  * @param[in]     key      the key's bytes; NULL only when key_len is 0.
@@ -440,6 +466,12 @@ TF_API tf_status tf_rate_limiter_refund(tf_rate_limiter *limiter, const void *ke
 
 /**
  * @brief Forgets the key's requests (its override stays).
+ *
+ * The key may take its full limit again at once. The global window keeps
+ * the permits the key took (they leave it with time), and the shard's
+ * reclaim horizon is not raised (a reset is the caller's decision, not a
+ * reclaim).
+ *
  * @param[in,out] limiter  the limiter.
  * @param[in]     key      the key's bytes; NULL only when key_len is 0.
  * @param[in]     key_len  the key's length in bytes.
@@ -470,7 +502,7 @@ TF_API tf_status tf_rate_limiter_reset(tf_rate_limiter *limiter, const void *key
  * @retval TF_ERR_NULL             limiter or stats is NULL.
  * @retval TF_ERR_INVALID_ARGUMENT stats->size is below the struct's first
  *                                 version or above 4096 (not initialized).
- * @note Thread-safe (the limiter locks internally).
+ * @note Thread-safe (takes no lock: atomic reads).
  * @since 0.1.0
  */
 TF_API tf_status tf_rate_limiter_get_stats(const tf_rate_limiter *limiter, tf_rate_limiter_stats *stats);
@@ -488,7 +520,7 @@ TF_API tf_status tf_rate_limiter_get_stats(const tf_rate_limiter *limiter, tf_ra
  * @param[out] bytes    receives the number of bytes.
  * @retval TF_OK       success.
  * @retval TF_ERR_NULL limiter or bytes is NULL.
- * @note Thread-safe (the limiter locks internally).
+ * @note Thread-safe (takes no lock: atomic reads).
  * @since 0.1.0
  */
 TF_API tf_status tf_rate_limiter_memory(const tf_rate_limiter *limiter, size_t *bytes);
@@ -506,7 +538,7 @@ TF_API tf_status tf_rate_limiter_memory(const tf_rate_limiter *limiter, size_t *
  * @retval TF_ERR_NULL             limiter or info is NULL.
  * @retval TF_ERR_INVALID_ARGUMENT info->size is below the struct's first
  *                                 version or above 4096 (not initialized).
- * @note Thread-safe (the limiter locks internally).
+ * @note Thread-safe (takes no lock: atomic reads).
  * @since 0.1.0
  */
 TF_API tf_status tf_rate_limiter_get_info(const tf_rate_limiter *limiter, tf_rate_limiter_info *info);
@@ -516,8 +548,8 @@ TF_API tf_status tf_rate_limiter_get_info(const tf_rate_limiter *limiter, tf_rat
  *
  * The size may change before tf_rate_limiter_serialize() runs, when other
  * threads make requests meanwhile; serialize then reports the new size.
- * O(shards) in bucketed mode (from each table's record count and key
- * bytes); exact mode also visits every record for its grant count.
+ * O(shards + overrides) in bucketed mode (from each table's record count
+ * and key bytes); exact mode also visits every record for its grant count.
  *
  * @param[in]  limiter  the limiter.
  * @param[out] size     receives the blob's size in bytes.
@@ -554,7 +586,10 @@ TF_API tf_status tf_rate_limiter_serialized_size(const tf_rate_limiter *limiter,
  *                                 into buf and the needed size is stored in
  *                                 written.
  * @retval TF_ERR_TOO_LARGE        the size overflows size_t.
- * @retval TF_ERR_OUT_OF_MEMORY    the keys could not be sorted.
+ * @retval TF_ERR_OUT_OF_MEMORY    the records or overrides could not be
+ *                                 gathered for sorting (the limiter is
+ *                                 unchanged; buf's contents are then
+ *                                 unspecified).
  * @note Thread-safe (takes every lock of the limiter).
  * @since 0.1.0
  */

@@ -14,7 +14,8 @@
  *    level lazily as they age. Memory close to (1 + eps)(log2(2^64 / W) +
  *    log2(1/eps)) bits per window item with exact signatures.
  *  - ::TF_RECENCY_WINDOW_EXACT, ExactCuckoo: one table of timestamps
- *    modulo about 2W, lazily deleted by a scan cursor: exact answers.
+ *    modulo 2^c - 1, the least such number >= 2W + 3 (between 2W and
+ *    4W), lazily deleted by a scan cursor: exact answers.
  *  - ::TF_RECENCY_WINDOW_OPTIMAL_SM, OptimalSM: one table of block IDs,
  *    blocks of D inserts: answers at most D - 1 too small.
  *
@@ -45,8 +46,9 @@
  * keys shares a signature with a probability of about W^2 / 2^65 (3e-8 at
  * W = 1e6, near certainty at 2^40), and such a pair is one key to the
  * structure (the answer is the newer's). With `delta` in (0, 1), signatures are
- * cut to f = ceil(log2(held / delta)) bits (held: the most entries the
- * structure holds, about W (1 + 1.5 eps)), so that a key out of the window
+ * cut to f = ceil(log2(held / delta)) bits, 1 to 64 (held: W +
+ * floor(1.5 floor(W eps)) + 1 for HistoricalMembership, W + D for
+ * OptimalSM, W for ExactCuckoo), so that a key out of the window
  * (or a key whose own entry is older) matches another key's entry with a
  * probability of at most delta: it may then get a wrong estimate or an
  * estimate instead of ::TF_RECENCY_WINDOW_NOT_IN_WINDOW. An entry that
@@ -209,7 +211,11 @@ typedef struct tf_recency_window_info {
      *  otherwise. @since 0.1.0 */
     uint32_t levels;
     /** The slack S in inserts: a key whose last insert is W + S - 1 or more
-     *  inserts ago is always out of the window. @since 0.1.0 */
+     *  inserts ago is always out of the window. UINT32_MAX when S is
+     *  2^32 - 1 or more (only windows above 2^32 inserts, with a large
+     *  block or 1/eps, have such a slack); S in full is then the
+     *  block_width of the last level (tf_recency_window_get_level()).
+     *  @since 0.1.0 */
     uint32_t slack;
 } tf_recency_window_info;
 
@@ -353,6 +359,8 @@ TF_API tf_status tf_recency_window_new(const tf_recency_window_options *options,
  * @retval TF_ERR_INVALID_ARGUMENT as for tf_recency_window_new().
  * @retval TF_ERR_TOO_LARGE        window is above
  *                                 ::TF_RECENCY_WINDOW_MAX_WINDOW.
+ * @retval TF_ERR_OUT_OF_MEMORY    the small plan of the levels (one record
+ *                                 per level) could not be allocated.
  * @note Thread-safe.
  * @since 0.1.0
  */

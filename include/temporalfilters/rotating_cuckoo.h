@@ -32,9 +32,10 @@
  *
  *  - **No false positives, in practice.** A key never added is reported
  *    present only when another key's 128-bit hash matches it in its bucket
- *    and all 64 fingerprint bits: about (tables x ways x slots per bucket) /
- *    2^64 per query, below 2^-50 for every configuration this library
- *    accepts.
+ *    and all 64 fingerprint bits: at most about (tables x ways x slots per
+ *    bucket) / 2^64 per query (twice that for the stored value 1, which
+ *    also stands for a fingerprint of 0): about 2^-55 with the defaults,
+ *    2^-49 at the limits (1024 tables, three ways, 8 slots).
  *  - **Bounded false negatives.** A key added at time t is reported present
  *    until at least t + ttl (every key, when no ttl is set, until its table
  *    is dropped), unless the memory cap or the table limit dropped its table
@@ -51,7 +52,9 @@
  * the ttl is dropped by the next call that modifies the filter and
  * succeeds, and ignored by queries until then.
  *
- * **Failures.** A call that fails leaves the filter exactly as it was: a
+ * **Failures.** A call that fails leaves the filter exactly as it was
+ * (tf_rotating_cuckoo_add_if_absent_batch() aside: the keys before the
+ * one that failed stay processed): a
  * rotation allocates its new table before it drops any table (older than
  * the ttl, or pushed out by the memory cap or the table limit), so a
  * ::TF_ERR_OUT_OF_MEMORY drops nothing, counts nothing and does not move
@@ -387,7 +390,8 @@ TF_API tf_status tf_rotating_cuckoo_add(tf_rotating_cuckoo *filter, const void *
  * @param[in]  now     the current time, >= 1 (clamped to the highest time
  *                     seen).
  * @param[out] present receives 1 when the key is present (a false positive
- *                     has a probability below 2^-50), 0 when it was never
+ *                     has a probability below 2^-48, about 2^-55 with
+ *                     the default options), 0 when it was never
  *                     added or was forgotten.
  * @retval TF_OK                   success.
  * @retval TF_ERR_NULL             filter or present is NULL, or key is NULL
@@ -440,8 +444,9 @@ TF_API tf_status tf_rotating_cuckoo_remove(tf_rotating_cuckoo *filter, const voi
  * @param[in]  now         the current time, >= 1 (clamped to the highest
  *                         time seen).
  * @param[out] was_present receives 1 when the key was present (nothing
- *                         changed but the dropping of tables older than the
- *                         ttl), 0 when it was absent and is now added.
+ *                         changed but the clock and the dropping of tables
+ *                         older than the ttl), 0 when it was absent and is
+ *                         now added.
  * @retval TF_OK                   success.
  * @retval TF_ERR_NULL             filter or was_present is NULL, or key is
  *                                 NULL with key_len > 0.

@@ -183,7 +183,8 @@ TF_API tf_status tf_recency_window_get_info(const tf_recency_window *window, tf_
                                  full.flags = c.flags;
                                  full.signature_bits = RecencyWindow::signature_bits(c);
                                  full.levels = uint32_t(w.levels());
-                                 full.slack = uint32_t(w.slack());
+                                 // saturated, never wrapped (the header says where S is in full)
+                                 full.slack = uint32_t(std::min<uint64_t>(w.slack(), UINT32_MAX));
                              });
 }
 

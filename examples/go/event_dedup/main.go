@@ -10,7 +10,7 @@
 //
 //   - true (present): the event was processed; the delivery is skipped. A
 //     wrong true (a false positive) would lose a payment: its probability
-//     is below 2^-50 per delivery;
+//     is below 2^-48 per delivery (about 2^-55 with the default options);
 //   - false (absent): the event is processed and its ID remembered. A wrong
 //     false (a false negative) only repeats an event, and happens only when
 //     the memory cap dropped a table early (Stats().ForgottenMemory).

@@ -15,7 +15,8 @@ module TemporalFilters
   # a memory cap; when the cap (or the table limit) would be exceeded the
   # oldest table is dropped and its keys are forgotten (counted in
   # forgotten_memory). A key never added is reported present with a
-  # probability below 2**-50. With a ttl, a key added at t is reported
+  # probability below 2**-48 (about 2**-55 with the default options).
+  # With a ttl, a key added at t is reported
   # present until at least t + ttl unless the memory cap dropped its table
   # first. Times are Integers in the caller's unit, in 1...2**64 for now; a
   # clock that goes backwards is clamped to the highest time seen.

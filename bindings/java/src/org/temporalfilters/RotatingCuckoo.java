@@ -14,7 +14,8 @@ package org.temporalfilters;
  * table is dropped and its keys are forgotten ({@link Stats#forgottenMemory()}
  * counts them). With a ttl, a key added at {@code t} is reported present until
  * at least {@code t + ttl} unless the memory cap dropped its table first.
- * A key never added is reported present with a probability below 2^-50.
+ * A key never added is reported present with a probability below 2^-48
+ * (about 2^-55 with the default options).
  *
  * <p><b>Options</b>: {@link #RotatingCuckoo()} has every default of
  * {@code TF_ROTATING_CUCKOO_OPTIONS_INIT}; {@link #builder()} sets the others
@@ -243,7 +244,7 @@ public final class RotatingCuckoo extends NativeHandle<RotatingCuckooNative> {
 
     /**
      * Whether {@code key} was added and not yet forgotten, at {@code now}
-     * (&gt;= 1). True for a key never added has a probability below 2^-50.
+     * (&gt;= 1). True for a key never added has a probability below 2^-48.
      *
      * @throws InvalidArgumentException a null key, now &lt;= 0
      */
