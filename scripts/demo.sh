@@ -58,6 +58,7 @@ else
 fi
 step "building tf-demo, the C examples and the binding examples"
 quietly build ninja -C "$build" examples/demo/tf-demo examples/pacing examples/ttl_cache examples/click_dedup examples/http_limiter examples/event_dedup \
+    examples/cache_admission \
     java-examples go-examples bindings/ruby/temporalfilters_native.so
 
 # 3. Run.
@@ -74,6 +75,7 @@ run "examples/ttl_cache.c" "$build/examples/ttl_cache"
 run "examples/click_dedup.c" "$build/examples/click_dedup"
 run "examples/http_limiter.c" "$build/examples/http_limiter"
 run "examples/event_dedup.c" "$build/examples/event_dedup"
+run "examples/cache_admission.c" "$build/examples/cache_admission"
 run "examples/java/Pacing.java" java -Djava.library.path="$build/bindings/java" \
     -cp "$build/bindings/java/temporalfilters.jar:$build/bindings/java/temporalfilters-examples.jar" Pacing
 run "examples/go/pacing" "$build/bindings/go/go_pacing"

@@ -1,7 +1,7 @@
 /*
  * make_corpus - writes the seed corpus of the fuzz targets.
  *
- *   make_corpus DESERIALIZE_DIR OPS_DIR [RATE_LIMITER_DIR [ROTATING_CUCKOO_DIR]]
+ *   make_corpus DESERIALIZE_DIR OPS_DIR [RATE_LIMITER_DIR [ROTATING_CUCKOO_DIR [RECENCY_WINDOW_DIR]]]
  *
  * DESERIALIZE_DIR (tests/fuzz/corpus/recency_deserialize) receives valid
  * RecencySketch blobs of several shapes and flags, made through the public
