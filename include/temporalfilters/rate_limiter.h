@@ -271,7 +271,13 @@ TF_API void tf_rate_limiter_free(tf_rate_limiter *limiter);
  * At most `limit` permits are then granted in total per window. Requests are
  * granted only when both the key and the global window allow them; the
  * remaining count is the smaller of the two, and retry_at the later. Setting
- * it starts an empty global window (the keys' own windows are kept). In
+ * it starts an empty global window (the keys' own windows are kept) whose
+ * clock starts just past the latest time any key has seen (in bucketed
+ * mode, at the start of the next bucket), so that the permits the keys took
+ * before stay out of it: a refund gives them back to their keys only. (A
+ * key's clock at 2^64 - 1, or in the last bucket, is the one exception:
+ * its permits of that time could be refunded to the new window.) O(keys
+ * tracked), with every lock of the limiter held. In
  * exact mode the global window keeps the times of its grants in the window,
  * 4 bytes each (8 for a window of more than 2^31 time units), in a ring that
  * grows on demand as a key's does.

@@ -577,13 +577,35 @@ tf_status RateLimiter::set_global_limit(uint64_t limit) {
         else
             counts.assign(spec_.nb, 0);
     }
-    std::lock_guard<std::mutex> lock(global_mu_);
+    // Every lock: no acquire that saw the old limit is still deciding, and
+    // every key's latest time is known.
+    AllLocked all(*this);
     global_counts_.swap(counts);
     global_ring_.swap(ring);
     global_limit_ = limit;
-    global_latest_ = global_total_ = 0;
+    global_latest_ = limit != 0 ? global_start() : 0;
+    global_total_ = 0;
     publish_global();
     return TF_OK;
+}
+
+// The clock of a new global window: past every time a key has seen (in
+// bucketed mode, at the start of the next bucket). The permits the keys
+// took before are not in the new window, and a refund gives a key's
+// permits back to the global window by their times (or buckets), so the
+// window's grants must not share a time (or a bucket) with them: a refund
+// of an older permit would take away one of another key's grants, and the
+// global limit would be exceeded. 0 when no key has seen a time. At the
+// very end of time (a key at 2^64 - 1, or its bucket the last) the window
+// starts there, and only a permit taken at that time (or in that bucket)
+// before the limit was set could be refunded to it.
+uint64_t RateLimiter::global_start() const {
+    uint64_t latest = 0;
+    for (const Shard &s : shards_) s.table.for_each([&](Table::Rec r) { latest = std::max(latest, r.latest()); });
+    if (latest == 0) return 0;
+    if (exact()) return sat_add(latest, 1);
+    const uint64_t j = spec_.bucket(latest);  // the next bucket starts at (j + 1) width
+    return j >= UINT64_MAX / spec_.width ? UINT64_MAX : (j + 1) * spec_.width;
 }
 
 tf_status RateLimiter::set_key_limit(const void *key, size_t len, uint64_t limit) {

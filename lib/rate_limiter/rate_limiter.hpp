@@ -508,6 +508,8 @@ class RateLimiter {
     template <class Visit>
     size_t search_room(size_t own, uint64_t need, bool look_only, Visit &&visit) const;
     void background_sweep(size_t shard, uint64_t now);
+    // The clock a new global window starts at (set_global_limit; every lock held).
+    uint64_t global_start() const;
     static size_t shard_index(const Hash128 &h) { return size_t(h.h1 >> 58); }
     Shard &shard_of(const Hash128 &h) { return shards_[shard_index(h)]; }
     const Shard &shard_of(const Hash128 &h) const { return shards_[shard_index(h)]; }

@@ -144,6 +144,43 @@ static void test_global_refund_gives_back_the_keys_permits(void **state) {
     tf_rate_limiter_free(r);
 }
 
+/* Setting a global limit starts an empty global window, and the permits
+ * the keys took before are not in it: a refund of one of them must not
+ * give the new window back a permit it never recorded (it took away
+ * another key's grant, and the global limit was exceeded: 8 permits in a
+ * window under a limit of 5). Also after a round trip, which keeps the
+ * window's clock; refunds of later permits still go back to it. */
+static void test_refund_of_a_permit_older_than_the_global_window(void **state) {
+    (void)state;
+    for (size_t m = 0; m < NMODES; ++m) {
+        for (int trip = 0; trip < 2; ++trip) {
+            tf_rate_limiter *r = make(100, 40, 10, kModes[m]);
+            assert_int_equal(acq(r, "K", 5, 3).allowed, 1);
+            OK(tf_rate_limiter_set_global_limit(r, 5));
+            assert_int_equal(acq(r, "K2", 5, 5).allowed, 1); /* at K's time: the same bucket or time */
+            if (trip) {
+                tf_rate_limiter *c = clone_of(r);
+                tf_rate_limiter_free(r);
+                r = c;
+            }
+            OK(tf_rate_limiter_refund(r, "K", 1, 7, 3));
+            dec d = acq(r, "K3", 8, 3);
+            if (d.allowed)
+                fail_msg(
+                    "%s%s: K3 granted 3 permits beside K2's 5 under a global limit of 5 (the refund of K's "
+                    "permits of before the limit took K2's)",
+                    mode_name(kModes[m]), trip ? " (after a round trip)" : "");
+            assert_true(d.retry_at > 8 && d.retry_at <= 50);
+            /* later permits go back to the global window as before */
+            assert_int_equal(acq(r, "K4", 60, 5).allowed, 1);
+            assert_int_equal(acq(r, "K5", 61, 1).allowed, 0);
+            OK(tf_rate_limiter_refund(r, "K4", 2, 62, 5));
+            assert_int_equal(acq(r, "K5", 63, 5).allowed, 1);
+            tf_rate_limiter_free(r);
+        }
+    }
+}
+
 /* Fail-open admits a new key the full table cannot track; the global
  * limit ("requests are then granted only when both the key and the global
  * window allow them") still holds. */
@@ -185,4 +222,5 @@ static void test_global_property(void **state) {
 }
 
 TU_MAIN(test_global_and_overrides, test_remaining_bounded_by_global, test_retry_at_with_global_and_key,
-        test_global_refund_gives_back_the_keys_permits, test_full_allow_keeps_the_global_limit, test_global_property)
+        test_global_refund_gives_back_the_keys_permits, test_refund_of_a_permit_older_than_the_global_window,
+        test_full_allow_keeps_the_global_limit, test_global_property)
