@@ -16,9 +16,26 @@
  * remaining, retry_at) as tf_rate_limiter_acquire() on the same request
  * sequence: the algorithm of temporalfilters/rate_limiter.h, run by one Lua
  * script on the server, so that each decision (the key's window and the
- * global window together) is atomic. The embedded limiter's key bound
- * (tf_rate_limiter_set_max_keys(), ::TF_RATE_LIMITER_FULL_ALLOW) has no
- * counterpart: Redis's own `maxmemory` bounds memory.
+ * global window together) is atomic. One exception: on the caller's clock
+ * a new global window starts at 0, not past the keys' latest time as the
+ * embedded limiter's (tf_redis_limiter_set_global_limit()), so the requests
+ * of the bucket (exact mode: the time) in which it was set may get other
+ * answers. The embedded limiter's key bound (tf_rate_limiter_set_max_keys(),
+ * ::TF_RATE_LIMITER_FULL_ALLOW) has no counterpart: Redis's own `maxmemory`
+ * bounds memory.
+ *
+ * **Cost.** Each decision loads the key's window (and the global window)
+ * from its hash, unpacks it (cmsgpack), scans it and packs it again: about
+ * 20 us of server time with small windows (docs/redis-numbers.md). A
+ * bucketed window holds at most two numbers per bucket; an exact one holds
+ * the time of each grant in it, up to the key's limit (2^20) and, for the
+ * global window, up to the global limit (2^24), so in exact mode the
+ * server time of every decision grows with those limits.
+ *
+ * **Redis version.** 5.0 or later (the suites run 7.0): the scripts set
+ * several hash fields in one HSET (Redis 4.0) and write after reading TIME
+ * (the server's clock, and every call of the sketch share), which needs
+ * the script effects replication that Redis 5.0 made the default.
  *
  * **State in Redis.** Under the prefix P of the options: a key K's window
  * is the hash `P{k:K}s` and its override the string `P{k:K}o` (one hash tag,
@@ -40,18 +57,42 @@
  * depending on the server for time too. Times and windows must stay below
  * 2^51 (the script's numbers are doubles, exact to 2^53).
  *
- * **Failures.** The connect and command timeouts are given at creation.
- * When Redis cannot answer (connection refused or lost, a server that does
- * not answer within the timeout, an error reply), a decision returns
- * ::TF_ERR_TIMEOUT or ::TF_ERR_UNAVAILABLE within the timeout and still
- * writes a decision: the fallback chosen at creation (deny, allow, or an
- * embedded ::tf_rate_limiter with the same limits; each counted in
- * ::tf_redis_limiter_stats). The embedded limiter's grants are not replayed
- * into Redis when it is back: for one window after an outage a key may get
- * up to its limit from each (twice its limit at most). After a failure the
- * connection is dropped and re-established by the next call due after a
- * backoff (doubling from reconnect_min_ms to reconnect_max_ms); calls
- * before that fail fast with ::TF_ERR_UNAVAILABLE and the fallback.
+ * **Failures.** The connect and command timeouts are given at creation:
+ * each connect, and each read or write on a connection, waits at most its
+ * timeout. A call may need several of them (a reconnection; the script
+ * loaded again after NOSCRIPT; on a cluster a refresh of the slot table,
+ * CLUSTER SLOTS asked of one known node after another, up to 5 hops of
+ * redirections and TRYAGAIN waits, and a decision's two steps and undo), so
+ * a failing call may take a few timeouts. When Redis cannot answer
+ * (connection refused or lost, a server that does not answer in time, an
+ * error reply), a decision returns ::TF_ERR_TIMEOUT or ::TF_ERR_UNAVAILABLE
+ * and still writes a decision: the fallback chosen at creation, counted in
+ * ::tf_redis_limiter_stats. ::TF_REDIS_FALLBACK_DENY writes allowed 0,
+ * remaining 0 and retry_at ::TF_RETRY_NEVER (when Redis answers again is
+ * unknown); ::TF_REDIS_FALLBACK_ALLOW allowed 1, remaining 0 and retry_at
+ * 0; ::TF_REDIS_FALLBACK_LOCAL the decision of an embedded ::tf_rate_limiter
+ * (or DENY's, should that fail).
+ *
+ * The embedded limiter is the handle's own. It has the limits given at
+ * creation, the global limit stored in Redis at creation, and this
+ * handle's own tf_redis_limiter_set_key_limit() and
+ * tf_redis_limiter_set_global_limit() calls: not the overrides stored in
+ * Redis, nor another handle's changes. With ::TF_REDIS_TIME_SERVER it
+ * decides on this machine's clock (tf_clock_now_ms()), and its retry_at is
+ * in that clock. Its grants are not replayed into Redis when it is back,
+ * and every handle has its own: during an outage a key may get up to its
+ * limit from the embedded limiter of each handle (with one handle per
+ * thread, from each thread), and in the window after it its limit from
+ * Redis as well.
+ *
+ * After an I/O failure or a timeout the connection is dropped and
+ * re-established by the next call due after a backoff (doubling from
+ * reconnect_min_ms to reconnect_max_ms); calls before that fail fast with
+ * ::TF_ERR_UNAVAILABLE and the fallback. An error reply leaves the
+ * connection in use. A command that failed after it was sent (a timeout,
+ * a connection lost before the reply) may have been carried out by Redis:
+ * a decision the fallback answered may have taken its permits there too,
+ * and a refund, reset or setter that failed may or may not have been done.
  *
  * **Cluster** (::TF_REDIS_MODE_CLUSTER). The library routes itself
  * (hiredis 0.14 has no cluster API): the slot of a Redis key is the
@@ -60,9 +101,13 @@
  * from CLUSTER SLOTS, asked of the seeds; one connection per master. A MOVED
  * reply updates the table (refreshed before the next call) and the command
  * is sent again to the new owner; an ASK reply sends ASKING then the
- * command to the node named; at most 5 redirections per command (counted
- * in ::tf_redis_limiter_stats.redirects). The script is loaded on every
- * master and again on a node that answers NOSCRIPT.
+ * command to the node named; a TRYAGAIN reply (a slot being migrated) is
+ * retried after a wait (10 ms, 20 ms, ...); a NOSCRIPT reply loads the
+ * script on that node and sends the command again. At most 5 such hops per
+ * command, all kinds together (redirections counted in
+ * ::tf_redis_limiter_stats.redirects). The script is loaded on every master
+ * (once each) at creation; a cluster whose CLUSTER SLOTS lists no slot
+ * range fails creation with ::TF_ERR_UNAVAILABLE.
  *
  * A key's window and override share one slot, but the global window `P{g}`
  * sits on its own, so no script can see both: a decision on a cluster is
@@ -77,12 +122,14 @@
  * the key's permits are taken, so a concurrent request on the same key from
  * another client may be denied that the single server would have granted
  * (never the other way round: no request is granted beyond either limit);
- * if the undo itself fails (the key's node died in between), those permits
- * stay taken until they leave the window. A refund is likewise two calls
- * (the key, then the global window). Every decision of a cluster costs two
- * round trips; a batch is pipelined per node and per phase (keys, global
- * window, undos), in segments of distinct keys. The global window is one
- * slot: every decision passes through its master.
+ * if the undo itself fails (the key's node died in between), or the key's
+ * step took its permits and its reply was lost (no undo is sent then),
+ * those permits stay taken until they leave the window. A refund is
+ * likewise two calls (the key, then the global window; when the second
+ * fails the global window keeps the permits). Every decision of a cluster
+ * costs two round trips; a batch is pipelined per node and per phase
+ * (keys, global window, undos), in segments of distinct keys. The global
+ * window is one slot: every decision passes through its master.
  *
  * **Thread safety.** A handle holds its connections (one, or one per
  * cluster master) and is not shared by threads: use one handle per thread
@@ -127,7 +174,8 @@ typedef struct tf_redis_limiter tf_redis_limiter;
 /** @brief Fallback when Redis cannot answer: allow (fail open). @since 0.1.0 */
 #define TF_REDIS_FALLBACK_ALLOW 1u
 /** @brief Fallback when Redis cannot answer: decide with an embedded
- * ::tf_rate_limiter of the same limits (per process). @since 0.1.0 */
+ * ::tf_rate_limiter, one per handle, of the limits this handle knows (see
+ * "Failures" above). @since 0.1.0 */
 #define TF_REDIS_FALLBACK_LOCAL 2u
 
 /**
@@ -202,9 +250,14 @@ typedef struct tf_redis_limiter_stats {
     size_t size;
     /** Decisions Redis made (acquire, peek, each request of a batch). @since 0.1.0 */
     uint64_t decisions;
-    /** Calls that returned ::TF_ERR_TIMEOUT. @since 0.1.0 */
+    /** Redis commands that failed with ::TF_ERR_TIMEOUT: failed commands,
+     *  not calls (a pipeline that failed on a node counts once for all its
+     *  commands; a batch may count several; a cluster's failed undo counts
+     *  even when its call returns ::TF_OK). @since 0.1.0 */
     uint64_t timeouts;
-    /** Calls that returned ::TF_ERR_UNAVAILABLE. @since 0.1.0 */
+    /** Redis commands that failed otherwise, counted as timeouts are:
+     *  ::TF_ERR_UNAVAILABLE, an error or unexpected reply, and a connection
+     *  that could not be allocated (::TF_ERR_OUT_OF_MEMORY). @since 0.1.0 */
     uint64_t unavailable;
     /** Decisions the fallback denied (::TF_REDIS_FALLBACK_DENY). @since 0.1.0 */
     uint64_t fallback_denied;
@@ -256,7 +309,11 @@ typedef struct tf_redis_limiter_stats {
  *                                 unknown flag (::TF_RATE_LIMITER_FULL_ALLOW
  *                                 included), or an option out of range.
  * @retval TF_ERR_TIMEOUT          the server did not answer in time.
- * @retval TF_ERR_UNAVAILABLE      the server cannot be reached or refused the script.
+ * @retval TF_ERR_UNAVAILABLE      the server cannot be reached or refused the
+ *                                 script, a cluster lists no slot range, or
+ *                                 the global limit stored under the prefix is
+ *                                 one this limiter cannot hold (not below
+ *                                 2^51, above 2^24 in exact mode, not a number).
  * @retval TF_ERR_OUT_OF_MEMORY    an allocation failed.
  * @note Thread-safe.
  * @since 0.1.0
@@ -298,6 +355,11 @@ TF_API void tf_redis_limiter_free(tf_redis_limiter *limiter);
  *                                 fallback's decision is written.
  * @retval TF_ERR_UNAVAILABLE      Redis cannot answer: the fallback's
  *                                 decision is written.
+ * @retval TF_ERR_OUT_OF_MEMORY    a connection could not be allocated (the
+ *                                 fallback's decision is written), or another
+ *                                 allocation failed (nothing is written).
+ * @retval TF_ERR_INTERNAL         an unexpected exception, a bug (nothing is
+ *                                 written).
  * @note Not thread-safe: one handle per thread.
  * @since 0.1.0
  */
@@ -305,8 +367,11 @@ TF_API tf_status tf_redis_limiter_acquire(tf_redis_limiter *limiter, const void 
                                           uint64_t n, int *allowed, uint64_t *remaining, uint64_t *retry_at);
 
 /**
- * @brief Batch form of tf_redis_limiter_acquire(), sent as one pipeline
- * (one round trip for the whole batch).
+ * @brief Batch form of tf_redis_limiter_acquire(), pipelined: on a single
+ * server one pipeline (one round trip for the whole batch, unless the
+ * script must be loaded again); on a cluster in segments of distinct keys,
+ * each in up to three phases (the keys' steps, the global window's, the
+ * undos), each phase one pipeline per node, the nodes one after another.
  *
  * The same decisions as `count` calls in order; each is atomic, the batch
  * is not (other clients' calls may interleave). Arguments are checked
@@ -333,6 +398,12 @@ TF_API tf_status tf_redis_limiter_acquire(tf_redis_limiter *limiter, const void 
  *                                 out of range (nothing decided).
  * @retval TF_ERR_TIMEOUT          Redis stopped answering: see above.
  * @retval TF_ERR_UNAVAILABLE      Redis cannot answer: see above.
+ * @retval TF_ERR_OUT_OF_MEMORY    a connection could not be allocated (as
+ *                                 above: the fallback's decisions), or another
+ *                                 allocation failed (nothing is written;
+ *                                 Redis may have decided some requests).
+ * @retval TF_ERR_INTERNAL         an unexpected exception, a bug (as another
+ *                                 allocation's failure).
  * @note Not thread-safe: one handle per thread.
  * @since 0.1.0
  */
@@ -357,6 +428,8 @@ TF_API tf_status tf_redis_limiter_acquire_batch(tf_redis_limiter *limiter, const
  * @retval TF_ERR_INVALID_ARGUMENT n is 0, the key is too long, or now is out of range.
  * @retval TF_ERR_TIMEOUT          Redis did not answer in time (fallback's answer written).
  * @retval TF_ERR_UNAVAILABLE      Redis cannot answer (fallback's answer written).
+ * @retval TF_ERR_OUT_OF_MEMORY    as tf_redis_limiter_acquire().
+ * @retval TF_ERR_INTERNAL         as tf_redis_limiter_acquire().
  * @note Not thread-safe: one handle per thread.
  * @since 0.1.0
  */
@@ -367,7 +440,16 @@ TF_API tf_status tf_redis_limiter_peek(tf_redis_limiter *limiter, const void *ke
  * @brief Gives back up to `n` permits the key took, the most recent first,
  * to the global window too (tf_rate_limiter_refund()).
  *
- * With the embedded fallback, the embedded limiter gets the refund as well.
+ * With the embedded fallback, the embedded limiter gets the refund as well,
+ * first, whatever Redis answers.
+ *
+ * The global window gets back the permits of the same buckets (exact mode:
+ * times) as the key's. On the caller's clock a global window set after the
+ * key took a permit may have grants in that permit's bucket (see
+ * tf_redis_limiter_set_global_limit()): refunding the permit then takes one
+ * of them out, and more than the global limit may be granted in that
+ * window. Set the global limit before the traffic, or do not refund
+ * permits taken before it was set.
  *
  * @param[in,out] limiter  the limiter.
  * @param[in]     key      the key's bytes; NULL only when key_len is 0.
@@ -377,8 +459,14 @@ TF_API tf_status tf_redis_limiter_peek(tf_redis_limiter *limiter, const void *ke
  * @retval TF_OK                   success.
  * @retval TF_ERR_NULL             limiter is NULL, or a NULL key has a length.
  * @retval TF_ERR_INVALID_ARGUMENT the key is too long or now is out of range.
- * @retval TF_ERR_TIMEOUT          Redis did not answer in time (not refunded there).
- * @retval TF_ERR_UNAVAILABLE      Redis cannot answer (not refunded there).
+ * @retval TF_ERR_TIMEOUT          Redis did not answer in time: the refund
+ *                                 may or may not have been made there (on a
+ *                                 cluster, perhaps the key's part only).
+ * @retval TF_ERR_UNAVAILABLE      Redis cannot answer: not refunded there,
+ *                                 unless the connection was lost after the
+ *                                 command was sent (then as a timeout).
+ * @retval TF_ERR_OUT_OF_MEMORY    an allocation failed (as a timeout when it
+ *                                 was after the key's part).
  * @note Not thread-safe: one handle per thread.
  * @since 0.1.0
  */
@@ -394,8 +482,14 @@ TF_API tf_status tf_redis_limiter_refund(tf_redis_limiter *limiter, const void *
  * @retval TF_OK                   success.
  * @retval TF_ERR_NULL             limiter is NULL, or a NULL key has a length.
  * @retval TF_ERR_INVALID_ARGUMENT the key is too long.
- * @retval TF_ERR_TIMEOUT          Redis did not answer in time.
- * @retval TF_ERR_UNAVAILABLE      Redis cannot answer.
+ * @retval TF_ERR_TIMEOUT          Redis did not answer in time: the key may
+ *                                 or may not have been reset there; the
+ *                                 embedded limiter's is.
+ * @retval TF_ERR_UNAVAILABLE      Redis cannot answer: not reset there unless
+ *                                 the connection was lost after the command
+ *                                 was sent; the embedded limiter's is.
+ * @retval TF_ERR_OUT_OF_MEMORY    an allocation failed (the embedded limiter's
+ *                                 key reset, Redis's not).
  * @note Not thread-safe: one handle per thread.
  * @since 0.1.0
  */
@@ -411,9 +505,18 @@ TF_API tf_status tf_redis_limiter_reset(tf_redis_limiter *limiter, const void *k
  * @param[in]     limit    the key's requests per window; 0 removes the override.
  * @retval TF_OK                   success.
  * @retval TF_ERR_NULL             limiter is NULL, or a NULL key has a length.
- * @retval TF_ERR_INVALID_ARGUMENT limit above the mode's maximum, or the key too long.
- * @retval TF_ERR_TIMEOUT          Redis did not answer in time (nothing stored).
- * @retval TF_ERR_UNAVAILABLE      Redis cannot answer (nothing stored).
+ * @retval TF_ERR_INVALID_ARGUMENT limit above the mode's maximum, or the key
+ *                                 too long (nothing changed).
+ * @retval TF_ERR_TIMEOUT          Redis did not answer in time: the override
+ *                                 may or may not be stored; the embedded
+ *                                 limiter has it.
+ * @retval TF_ERR_UNAVAILABLE      Redis cannot answer: not stored unless the
+ *                                 connection was lost after the command was
+ *                                 sent; the embedded limiter has it.
+ * @retval TF_ERR_OUT_OF_MEMORY    the embedded limiter could not allocate
+ *                                 (nothing changed), or the command or the
+ *                                 connection could not be (the embedded
+ *                                 limiter has it, Redis not).
  * @note Not thread-safe: one handle per thread.
  * @since 0.1.0
  */
@@ -423,22 +526,49 @@ TF_API tf_status tf_redis_limiter_set_key_limit(tf_redis_limiter *limiter, const
 /**
  * @brief Sets the global limit over all keys of the prefix, stored in Redis
  * (tf_rate_limiter_set_global_limit(): it starts an empty global window).
+ *
+ * The permits the keys took before are not in the new window, and a
+ * refund gives a key's permits back to the global window by their buckets
+ * (exact mode: times); the window's grants must not share one with them.
+ * With ::TF_REDIS_TIME_SERVER the new window's clock starts just past the
+ * server's time (in bucketed mode at the start of the next bucket), as the
+ * embedded limiter's starts past every key's time: no permit taken before
+ * is ever matched (unless the server's clock steps back, or on a cluster
+ * the masters' clocks disagree). On the caller's clock the library cannot
+ * know the keys' times, and the new window starts at 0, that is at its
+ * first request's time: its grants in the bucket (exact mode: at the time)
+ * of a permit a key took before may be taken out by that permit's refund
+ * (tf_redis_limiter_refund()), and the answers in that bucket may differ
+ * from the embedded limiter's. Set the global limit before the traffic, or
+ * do not refund permits taken before it was set.
+ *
  * @param[in,out] limiter  the limiter.
  * @param[in]     limit    permits per window over all keys; 0 removes it;
- *                         at most 2^24 in exact mode.
+ *                         at most 2^24 in exact mode, below 2^51 in
+ *                         bucketed mode (the script holds numbers as doubles).
  * @retval TF_OK                   success.
  * @retval TF_ERR_NULL             limiter is NULL.
- * @retval TF_ERR_INVALID_ARGUMENT an exact-mode limit above 2^24.
- * @retval TF_ERR_TIMEOUT          Redis did not answer in time (nothing stored).
- * @retval TF_ERR_UNAVAILABLE      Redis cannot answer (nothing stored).
+ * @retval TF_ERR_INVALID_ARGUMENT an exact-mode limit above 2^24, a bucketed
+ *                                 one of 2^51 or more (nothing changed).
+ * @retval TF_ERR_TIMEOUT          Redis did not answer in time: the limit may
+ *                                 or may not be stored; the embedded limiter
+ *                                 has it.
+ * @retval TF_ERR_UNAVAILABLE      Redis cannot answer: not stored unless the
+ *                                 connection was lost after the command was
+ *                                 sent; the embedded limiter has it.
+ * @retval TF_ERR_OUT_OF_MEMORY    the embedded limiter could not allocate
+ *                                 (nothing changed), or the command or the
+ *                                 connection could not be (the embedded
+ *                                 limiter has it, Redis not).
  * @note Not thread-safe: one handle per thread.
  * @since 0.1.0
  */
 TF_API tf_status tf_redis_limiter_set_global_limit(tf_redis_limiter *limiter, uint64_t limit);
 
 /**
- * @brief The limiter's counters: decisions, failures by status, fallback
- * decisions by kind, reconnections, script loads.
+ * @brief The limiter's counters: decisions, failed commands by status,
+ * fallback decisions by kind, reconnections, script loads, and on a
+ * cluster redirections and global undos.
  *
  * Writes only the first stats->size bytes; nothing on failure.
  * @param[in]     limiter  the limiter.
@@ -485,10 +615,13 @@ TF_API tf_status tf_redis_limiter_get_stats(const tf_redis_limiter *limiter, tf_
  * entry expires `entry_ttl_ms` (given at creation; 0: never) after its last
  * publish, by the server's clock; merges remove expired entries
  * (::tf_redis_sketch_share_stats.expired) and never read them. Both keys
- * expire when the longest-lived entry would (PEXPIRE), and never while an
- * entry that never expires is there. Nothing is lost by an expiry once
- * another publisher has merged the entry and published since: its cells
- * live on in that publisher's entry.
+ * expire when the longest-lived entry would (PEXPIRE), unless an entry that
+ * never expires was published: that publish removes their expiry
+ * (PERSIST), and they keep none, even after that entry is removed, until
+ * they are gone (every entry removed, or expired and removed by a merge);
+ * until then an abandoned name stays in Redis. Nothing is lost by an
+ * expiry once another publisher has merged the entry and published since:
+ * its cells live on in that publisher's entry.
  *
  * **Untrusted blobs.** What Redis holds may have been written by anyone.
  * A merge accepts a blob only when it is at most the size of the local
@@ -502,13 +635,15 @@ TF_API tf_status tf_redis_limiter_get_stats(const tf_redis_limiter *limiter, tf_
  * refused publisher and how many entries were refused.
  *
  * **Failures.** A merge changes the local sketch only when it succeeds as a
- * whole: Redis unavailable (::TF_ERR_UNAVAILABLE), not answering within the
- * command timeout (::TF_ERR_TIMEOUT) or a refused blob (unless
+ * whole: Redis unavailable (::TF_ERR_UNAVAILABLE), not answering in time
+ * (::TF_ERR_TIMEOUT) or a refused blob (unless
  * ::TF_REDIS_SHARE_SKIP_REFUSED) leaves it as it was. A publish that fails
- * leaves the local sketch as it was too; when its reply was lost
- * (::TF_ERR_TIMEOUT) the entry may or may not have been written, and
- * publishing again is always safe (a publish is idempotent). The connection
- * is re-established as the limiter's is ("Failures" above); there is no
+ * leaves the local sketch as it was too; when its reply was lost (a
+ * timeout, or a connection lost after the command was sent) the entry may
+ * or may not have been written, and publishing again is always safe (a
+ * publish is idempotent); a remove likewise. Timeouts and reconnections
+ * are the limiter's ("Failures" above: each connect, read or write waits
+ * at most its timeout, and a call may need several); there is no
  * fallback: the options' time_source, fallback and idle_expiry_ms are the
  * limiter's and a share does not use them.
  *
@@ -522,8 +657,11 @@ TF_API tf_status tf_redis_limiter_get_stats(const tf_redis_limiter *limiter, tf_
  * **Thread safety.** A share handle holds its connections and is not shared
  * by threads (one per thread, as the limiter's). The sketches passed to it
  * follow their own rules: publish only reads its sketch (other readers may
- * run at the same time, and updates too with ::TF_RECENCY_SKETCH_CONCURRENT),
- * merge needs its sketch to itself.
+ * run at the same time, and updates too with ::TF_RECENCY_SKETCH_CONCURRENT);
+ * merge needs its sketch to itself unless it is
+ * ::TF_RECENCY_SKETCH_CONCURRENT (as tf_recency_sketch_merge(), which takes
+ * each cell's maximum atomically then: updates, queries and other merges
+ * may run meanwhile).
  *
  * @since 0.1.0
  */
@@ -641,7 +779,9 @@ TF_API void tf_redis_sketch_share_free(tf_redis_sketch_share *share);
  * @retval TF_ERR_TOO_LARGE        the blob exceeds 512 MiB (Redis's largest string).
  * @retval TF_ERR_TIMEOUT          Redis did not answer in time (the entry may
  *                                 or may not be written; publish again).
- * @retval TF_ERR_UNAVAILABLE      Redis cannot answer (nothing written).
+ * @retval TF_ERR_UNAVAILABLE      Redis cannot answer: nothing written,
+ *                                 unless the connection was lost after the
+ *                                 command was sent (then as a timeout).
  * @retval TF_ERR_OUT_OF_MEMORY    the blob could not be allocated.
  * @note Exclusive on `share`; read-only on `sketch`.
  * @since 0.1.0
@@ -680,8 +820,8 @@ TF_API tf_status tf_redis_sketch_share_publish(tf_redis_sketch_share *share, con
  * @retval TF_ERR_TIMEOUT             Redis did not answer in time (nothing merged).
  * @retval TF_ERR_UNAVAILABLE         Redis cannot answer (nothing merged).
  * @retval TF_ERR_OUT_OF_MEMORY       an allocation failed (nothing merged).
- * @note Exclusive on `share` and on `sketch` (even a concurrent sketch:
- *       tf_recency_sketch_merge() needs its destination to itself).
+ * @note Exclusive on `share`; exclusive on `sketch` unless it is
+ *       ::TF_RECENCY_SKETCH_CONCURRENT (as tf_recency_sketch_merge()).
  * @since 0.1.0
  */
 TF_API tf_status tf_redis_sketch_share_merge_into(tf_redis_sketch_share *share, tf_recency_sketch *sketch,
@@ -701,7 +841,8 @@ TF_API tf_status tf_redis_sketch_share_merge_into(tf_redis_sketch_share *share, 
  * @retval other  the first failing step's status (see those two functions);
  *                ::TF_ERR_INVALID_ARGUMENT, before anything, when the share
  *                has no publisher id.
- * @note Exclusive on `share` and on `sketch`.
+ * @note Exclusive on `share`; exclusive on `sketch` unless it is
+ *       ::TF_RECENCY_SKETCH_CONCURRENT.
  * @since 0.1.0
  */
 TF_API tf_status tf_redis_sketch_share_sync(tf_redis_sketch_share *share, tf_recency_sketch *sketch);
@@ -717,7 +858,9 @@ TF_API tf_status tf_redis_sketch_share_sync(tf_redis_sketch_share *share, tf_rec
  * @retval TF_ERR_NULL             share or publisher is NULL.
  * @retval TF_ERR_INVALID_ARGUMENT publisher is empty or too long.
  * @retval TF_ERR_TIMEOUT          Redis did not answer in time (maybe not removed).
- * @retval TF_ERR_UNAVAILABLE      Redis cannot answer (not removed).
+ * @retval TF_ERR_UNAVAILABLE      Redis cannot answer: not removed, unless the
+ *                                 connection was lost after the command was
+ *                                 sent (then maybe removed).
  * @note Exclusive on `share`.
  * @since 0.1.0
  */

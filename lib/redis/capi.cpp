@@ -33,6 +33,24 @@ namespace {
 // time + window + bucket arithmetic stays exact.
 constexpr uint64_t kMaxTime = uint64_t(1) << 51;
 constexpr size_t kMaxKeyLen = 65536;
+// The largest global limit (bucketed mode; exact mode's is the embedded
+// limiter's 2^24): below 2^51, as n is clamped to 2^51 (clamp_n), so that
+// the script holds it and every count and difference exactly.
+constexpr uint64_t kMaxGlobalLimit = kMaxTime - 1;
+
+// A global limit as the script stores it (decimal digits): true with *out
+// when it is one the script can hold (<= kMaxGlobalLimit).
+bool parse_global_limit(const char *s, size_t len, uint64_t *out) {
+    if (len == 0 || len > 16) return false;
+    uint64_t v = 0;
+    for (size_t i = 0; i < len; ++i) {
+        if (s[i] < '0' || s[i] > '9') return false;
+        v = v * 10 + uint64_t(s[i] - '0');
+    }
+    if (v > kMaxGlobalLimit) return false;
+    *out = v;
+    return true;
+}
 
 struct FreeLocal {
     void operator()(tf_rate_limiter *r) const { tf_rate_limiter_free(r); }
@@ -347,9 +365,14 @@ TF_API tf_status tf_redis_limiter_new(uint64_t limit, uint64_t window, uint64_t 
         if ((st = rl->servers->call(rl->global_key, Command{"HGET", rl->global_key, "m"}, &r)) != TF_OK) return st;
         if ((st = tf_redis_limiter::check_reply(r)) != TF_OK) return st;
         if (r->type == REDIS_REPLY_STRING) {
-            const unsigned long long g = std::strtoull(r->str, nullptr, 10);
-            if (tf_rate_limiter_set_global_limit(local, g) != TF_OK)
-                return fail(TF_ERR_UNAVAILABLE, "the global limit stored in redis (%s) is invalid here", r->str);
+            uint64_t g = 0;
+            if (!parse_global_limit(r->str, r->len, &g))
+                return fail(TF_ERR_UNAVAILABLE, "the global limit stored in redis (%.*s) is invalid here",
+                            int(r->len < 64 ? r->len : 64), r->str);
+            if ((st = tf_rate_limiter_set_global_limit(local, g)) == TF_ERR_OUT_OF_MEMORY) return st;
+            if (st != TF_OK)
+                return fail(TF_ERR_UNAVAILABLE, "the global limit stored in redis (%llu) is invalid here: %s",
+                            (unsigned long long)g, tf_last_error_message());
         }
         *out = rl.release();
         return TF_OK;
@@ -400,6 +423,7 @@ TF_API tf_status tf_redis_limiter_acquire_batch(tf_redis_limiter *limiter, const
         // is one pipeline per node, and no key's later request is decided
         // before its earlier one's undo. A single server takes the whole
         // batch in one pipeline.
+        std::vector<tf_redis_limiter::KeyReply> k(count);  // once: a segment may be one request long
         for (size_t begin = 0, end = 0; begin < count; begin = end) {
             std::set<std::string> seen;
             end = begin;
@@ -416,7 +440,6 @@ TF_API tf_status tf_redis_limiter_acquire_batch(tf_redis_limiter *limiter, const
             std::vector<Reply> replies;
             std::vector<tf_status> status;
             rl->pipeline(cmds, &replies, &status);
-            std::vector<tf_redis_limiter::KeyReply> k(count);
             std::vector<size_t> next;
             for (size_t j = 0; j < ids.size(); ++j) {
                 tf_status s = status[j];
@@ -537,10 +560,18 @@ TF_API tf_status tf_redis_limiter_set_key_limit(tf_redis_limiter *limiter, const
 
 TF_API tf_status tf_redis_limiter_set_global_limit(tf_redis_limiter *limiter, uint64_t limit) {
     TF_REQUIRE_NONNULL(limiter, "limiter");
+    // bucketed mode; the embedded limiter refuses an exact-mode limit above 2^24
+    if (limiter->width != 0 && limit > kMaxGlobalLimit)
+        return fail(TF_ERR_INVALID_ARGUMENT,
+                    "global limit %llu is not below 2^51 (the limiter's script holds numbers as doubles)",
+                    (unsigned long long)limit);
     return guard([&] {
         tf_status s = tf_rate_limiter_set_global_limit(limiter->local.get(), limit);
         if (s != TF_OK) return s;
-        return change(limiter, limiter->global_call("setglobal", 1, limit));
+        // with the server's clock, the script starts the new window just
+        // past the server's time (now 0: it reads TIME); see limiter_lua.hpp
+        const uint64_t now = limiter->time_source == TF_REDIS_TIME_SERVER ? 0 : 1;
+        return change(limiter, limiter->global_call("setglobal", now, limit));
     });
 }
 

@@ -21,7 +21,11 @@
 // width (0: exact mode), idle expiry in ms.
 // op: "acquire", "peek", "refund", "reset", "setkey" (n = the override,
 // 0 removes it), and with the global window as KEYS[1] alone: "setglobal"
-// (n = the global limit, 0 removes it).
+// (n = the global limit, 0 removes it; a new window of an empty state whose
+// clock is 0, or with now = 0 (the server's clock) just past TIME: in
+// bucketed mode the start of the next bucket, so that no permit a key took
+// before shares a time or a bucket with the new window's grants and a
+// refund never gives one back to it). The client keeps n below 2^51.
 // Reply of acquire and peek: {key allowed, key remaining, key retry_at,
 // global set (0/1), global allowed, global remaining, global retry_at, t,
 // key was fresh (0/1)}; retry -1 means never. The client combines the two
@@ -299,7 +303,17 @@ elseif op == 'setkey' then
   return 1
 elseif op == 'setglobal' then
   redis.call('DEL', GK)
-  if n > 0 then redis.call('HSET', GK, 'm', num(n)) end
+  if n > 0 then
+    if ARGV[2] == '0' then
+      -- the server's clock: the new window starts just past now (the next
+      -- bucket), past every key's permits, as the embedded limiter's does
+      local start = now + 1
+      if not exact then start = (bucket(now) + 1) * width end
+      redis.call('HSET', GK, 'm', num(n), 'l', num(start))
+    else
+      redis.call('HSET', GK, 'm', num(n))
+    end
+  end
   return 1
 end
 return redis.error_reply('unknown operation ' .. tostring(op))

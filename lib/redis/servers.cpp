@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <set>
 
 #include "common/status.hpp"
 
@@ -144,9 +145,15 @@ tf_status Servers::start() {
     if (!cfg_.cluster) return load_on(node(seeds_[0]));
     tf_status st = refresh();
     if (st != TF_OK) return st;
-    std::vector<std::string> masters;
+    // every master once, however many separate slot ranges it owns
+    std::set<std::string> masters;
     for (const std::string &o : slot_owner_)
-        if (!o.empty() && (masters.empty() || masters.back() != o)) masters.push_back(o);
+        if (!o.empty()) masters.insert(o);
+    if (masters.empty())
+        return fail(TF_ERR_UNAVAILABLE,
+                    "redis cluster (seed %s): CLUSTER SLOTS lists no slot ranges (no slot is assigned to a master "
+                    "yet): nothing to load the script on",
+                    seeds_[0].c_str());
     for (const std::string &m : masters)
         if ((st = load_on(node(m))) != TF_OK) return st;
     return TF_OK;

@@ -44,7 +44,8 @@ class Servers {
     };
     Servers(Config cfg, const char *script);
 
-    // Connects and loads the script (on every master of a cluster).
+    // Connects and loads the script (on every master of a cluster, once
+    // each); a cluster whose CLUSTER SLOTS lists no range is unavailable.
     tf_status start();
     // One command routed by `route` (ignored on a single server).
     tf_status call(const std::string &route, const Command &cmd, Reply *out);

@@ -140,6 +140,8 @@ static int start_as(rs_server *s, int cluster) {
 
 int rs_start(rs_server *s) { return start_as(s, 0); }
 
+int rs_start_cluster_node(rs_server *s) { return start_as(s, 1); }
+
 int rs_restart(rs_server *s) { return spawn(s); }
 
 void rs_kill(rs_server *s) {

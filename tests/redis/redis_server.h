@@ -23,6 +23,9 @@ typedef struct {
 /* Starts a server on a free port in a new directory; waits until it
  * accepts connections. Returns 0, or -1 (with a message on stderr). */
 int rs_start(rs_server *s);
+/* Starts a lone cluster-enabled server (--cluster-enabled yes) that never
+ * joined a cluster: no slot is assigned, CLUSTER SLOTS is empty. */
+int rs_start_cluster_node(rs_server *s);
 /* Starts it again on the same port and directory (after rs_kill). */
 int rs_restart(rs_server *s);
 /* Kills the server (SIGKILL) and waits for it. */

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <hiredis/hiredis.h>
 
 #include "redis_server.h"
 #include "temporalfilters.h"
@@ -23,6 +24,10 @@
 
 #define OK(call) assert_int_equal((call), TF_OK)
 #define ULL(x) ((unsigned long long)(x))
+
+/* Bytes asked of operator new so far, by this program and the libraries
+ * (new_count.cpp). */
+uint64_t nc_bytes(void);
 
 static rs_server server;   /* the suite's server (group setup) */
 static rs_cluster cluster; /* the suite's cluster (group setup) */
@@ -183,6 +188,13 @@ static void run_sequence_on(tf_rate_limiter *e, tf_redis_limiter *r, uint64_t se
             const uint64_t lim = 8 + tu_below(&rng, 10);
             OK(tf_rate_limiter_set_global_limit(e, lim));
             OK(tf_redis_limiter_set_global_limit(r, lim));
+            /* The embedded limiter starts the new global window just past
+             * the latest time a key has seen (the next bucket); on the
+             * caller's clock the Redis limiter cannot know that time and
+             * starts it at the next request's (redis.h,
+             * tf_redis_limiter_set_global_limit()). From the next bucket on
+             * (every sequence has buckets of 100) the two agree. */
+            now = (now / 100 + 1) * 100;
         }
     }
     /* the sequence exercised both answers */
@@ -688,15 +700,216 @@ static void test_server_restarted(void **state) {
     rs_stop(&s);
 }
 
+/* A cluster batch of one key repeated: no segment holds a key twice, so
+ * each request is a segment of its own, and the batch allocated its
+ * scratch key replies for the whole batch in every segment: 2,000 requests
+ * asked operator new for 2,000 x 2,000 replies (128 KB a request, time
+ * O(count^2)). The batch's allocations are now a few KB a request. */
+static void test_cluster_batch_of_one_key(void **state) {
+    (void)state;
+    char prefix[64];
+    tf_redis_options o = cluster_options(prefix, sizeof prefix);
+    tf_redis_limiter *r = NULL;
+    OK(tf_redis_limiter_new(5, 1000, 100, 0, &o, &r));
+    enum { N = 2000 };
+    const void **keys = malloc(N * sizeof *keys);
+    size_t *lens = malloc(N * sizeof *lens);
+    uint64_t *times = malloc(N * sizeof *times);
+    int *allowed = malloc(N * sizeof *allowed);
+    assert_true(keys && lens && times && allowed);
+    for (size_t i = 0; i < N; ++i) {
+        keys[i] = "same";
+        lens[i] = 4;
+        times[i] = 10;
+    }
+    const uint64_t before = nc_bytes();
+    OK(tf_redis_limiter_acquire_batch(r, keys, lens, N, times, 1, allowed, NULL, NULL));
+    const uint64_t per = (nc_bytes() - before) / N;
+    for (size_t i = 0; i < N; ++i) assert_int_equal(allowed[i], i < 5); /* in order: the first 5 */
+    if (per > 32768) fail_msg("the batch asked operator new for %llu bytes a request", ULL(per));
+    free(keys);
+    free(lens);
+    free(times);
+    free(allowed);
+    tf_redis_limiter_free(r);
+}
+
+/* A plain connection to a server, to plant what another client (or an older
+ * version) may have stored. */
+static void raw_command(const rs_server *s, const char *fmt, const char *a, const char *b, const char *c) {
+    redisContext *ctx = redisConnect("127.0.0.1", s->port);
+    assert_non_null(ctx);
+    assert_int_equal(ctx->err, 0);
+    redisReply *rep = redisCommand(ctx, fmt, a, b, c);
+    assert_non_null(rep);
+    assert_int_not_equal(rep->type, REDIS_REPLY_ERROR);
+    freeReplyObject(rep);
+    redisFree(ctx);
+}
+
+/* The global limit of the bucketed mode has a bound of its own: the script
+ * holds numbers as doubles, and a limit of 2^63 or more was stored by
+ * string.format('%d') as a negative number, which every client then read
+ * as "no global limit" (and 2^53 and more were rounded). Limits from 2^51
+ * on are refused; one stored in Redis that the script cannot hold fails
+ * creation. */
+static void test_global_limit_bound(void **state) {
+    (void)state;
+    char prefix[64];
+    tf_redis_options o = options_for(&server, prefix, sizeof prefix);
+    tf_redis_limiter *r = NULL, *r2 = NULL;
+    OK(tf_redis_limiter_new(5, 1000, 100, 0, &o, &r));
+    expect_status(tf_redis_limiter_set_global_limit(r, UINT64_MAX), TF_ERR_INVALID_ARGUMENT, "2^51");
+    expect_status(tf_redis_limiter_set_global_limit(r, ((uint64_t)1 << 63) + 1), TF_ERR_INVALID_ARGUMENT, "2^51");
+    expect_status(tf_redis_limiter_set_global_limit(r, (uint64_t)1 << 51), TF_ERR_INVALID_ARGUMENT, "2^51");
+    OK(tf_redis_limiter_set_global_limit(r, ((uint64_t)1 << 51) - 1));
+    OK(tf_redis_limiter_new(5, 1000, 100, 0, &o, &r2)); /* it reads the stored limit back */
+    dec d = redis_acq(r2, "a", 1, 10, 1, 1);
+    assert_int_equal(d.allowed, 1);
+    assert_int_equal(d.remaining, 4);
+    tf_redis_limiter_free(r2);
+    r2 = NULL;
+    /* what the old code stored for a limit of 2^63 + 1 */
+    char key[96];
+    snprintf(key, sizeof key, "%s{g}", prefix);
+    raw_command(&server, "HSET %s %s %s", key, "m", "-9223372036854775808");
+    expect_status(tf_redis_limiter_new(5, 1000, 100, 0, &o, &r2), TF_ERR_UNAVAILABLE, "invalid here");
+    raw_command(&server, "HSET %s %s %s", key, "m", "2251799813685248"); /* 2^51 */
+    expect_status(tf_redis_limiter_new(5, 1000, 100, 0, &o, &r2), TF_ERR_UNAVAILABLE, "invalid here");
+    raw_command(&server, "HSET %s %s %s", key, "m", "16777217"); /* 2^24 + 1: too large for the exact mode */
+    expect_status(tf_redis_limiter_new(5, 1000, 0, TF_RATE_LIMITER_EXACT, &o, &r2), TF_ERR_UNAVAILABLE, "invalid here");
+    assert_null(r2);
+    tf_redis_limiter_free(r);
+}
+
+/* A cluster node that never joined a cluster answers CLUSTER SLOTS with no
+ * range: creation loaded the script nowhere; a share's returned TF_OK and
+ * every call then failed. Creation fails with TF_ERR_UNAVAILABLE and says
+ * why. */
+static void test_cluster_without_slots(void **state) {
+    (void)state;
+    rs_server lone;
+    assert_int_equal(rs_start_cluster_node(&lone), 0);
+    char prefix[64];
+    tf_redis_options o = options_for(&lone, prefix, sizeof prefix);
+    o.mode = TF_REDIS_MODE_CLUSTER;
+    /* a share's creation sends nothing but the script: it returned TF_OK */
+    o.prefix = NULL;
+    tf_redis_sketch_share *sh = NULL;
+    expect_status(tf_redis_sketch_share_new("n", "p", 0, &o, &sh), TF_ERR_UNAVAILABLE, "no slot ranges");
+    assert_null(sh);
+    /* a limiter's failed at its next command, reading the global limit:
+     * "slot N has no master" */
+    o.prefix = prefix;
+    tf_redis_limiter *r = NULL;
+    expect_status(tf_redis_limiter_new(5, 1000, 100, 0, &o, &r), TF_ERR_UNAVAILABLE, "no slot ranges");
+    assert_null(r);
+    rs_stop(&lone);
+}
+
+/* A master owning several separate slot ranges (slots moved to it) had the
+ * script loaded once per range (only adjacent repeats were dropped): once
+ * per master now. */
+static void test_cluster_master_of_separate_ranges(void **state) {
+    (void)state;
+    /* node 2 owns the last range; it gets slots of node 0's, below node 1's */
+    assert_int_equal(rs_cluster_reshard(&cluster, 0, 2, 10), 0);
+    assert_int_equal(rs_cluster_owner(&cluster, 0, 5461), 1);
+    assert_int_equal(rs_cluster_owner(&cluster, 0, 16383), 2);
+    char prefix[64];
+    tf_redis_options o = cluster_options(prefix, sizeof prefix);
+    tf_redis_limiter *r = NULL;
+    OK(tf_redis_limiter_new(5, 1000, 100, 0, &o, &r));
+    tf_redis_limiter_stats s = TF_REDIS_LIMITER_STATS_INIT;
+    OK(tf_redis_limiter_get_stats(r, &s));
+    assert_int_equal(s.script_loads, 3);
+    assert_int_equal(redis_acq(r, "a", 1, 10, 1, 1).allowed, 1);
+    tf_redis_limiter_free(r);
+}
+
+/* One scenario of a refund after set_global_limit, in bucketed mode: X
+ * takes 1 at x_t, the global limit of 2 is set, Y takes 2 at y_t, X's
+ * permit is refunded at y_t + 1, then Z asks for 1 at y_t + 2 (every time
+ * 0 with the server's clock: x_t = y_t = 0). Returns Z's answer. */
+static int refund_before_global(tf_redis_limiter *r, uint64_t x_t, uint64_t y_t) {
+    const int server = x_t == 0;
+    assert_int_equal(redis_acq(r, "x", 1, x_t, 1, 1).allowed, 1);
+    OK(tf_redis_limiter_set_global_limit(r, 2));
+    assert_int_equal(redis_acq(r, "y", 1, y_t, 2, 1).allowed, 1);
+    OK(tf_redis_limiter_refund(r, "x", 1, server ? 0 : y_t + 1, 1));
+    return redis_acq(r, "z", 1, server ? 0 : y_t + 2, 1, 1).allowed;
+}
+
+/* The server's clock: set_global_limit starts the new global window just
+ * past the server's time (in bucketed mode at the next bucket), as the
+ * embedded limiter starts it past every key's time. Before, the window
+ * started empty at 0 and Y's grants shared X's bucket: the refund of X's
+ * permit, taken before the limit was set, took one of Y's out of the
+ * global window, and Z was granted too: 3 in one window under a global
+ * limit of 2. On the server and on the cluster (masters on one machine:
+ * one clock). */
+static void test_refund_after_set_global_limit_server_time(void **state) {
+    (void)state;
+    const uint64_t day = 86400000; /* buckets of a day: the test stays in one */
+    for (int on_cluster = 0; on_cluster <= 1; ++on_cluster) {
+        for (int attempt = 0;; ++attempt) {
+            assert_true(attempt < 3);
+            char prefix[64];
+            tf_redis_options o =
+                on_cluster ? cluster_options(prefix, sizeof prefix) : options_for(&server, prefix, sizeof prefix);
+            o.time_source = TF_REDIS_TIME_SERVER;
+            tf_redis_limiter *r = NULL;
+            OK(tf_redis_limiter_new(5, 2 * day, day, 0, &o, &r));
+            const uint64_t first = tf_clock_now_ms() / day;
+            const int z = refund_before_global(r, 0, 0);
+            const uint64_t last = tf_clock_now_ms() / day;
+            tf_redis_limiter_free(r);
+            if (first != last) continue; /* midnight (UTC) passed: again */
+            if (z) fail_msg("%s: 3 granted in one window under a global limit of 2", on_cluster ? "cluster" : "server");
+            break;
+        }
+    }
+}
+
+/* The caller's clock: the library cannot know the keys' times when the
+ * global limit is set, and the new window starts at 0 (redis.h,
+ * tf_redis_limiter_set_global_limit()). A refund of a permit taken before,
+ * in the bucket of the new window's grants, gives one of them back: the
+ * documented limitation, shown here (Z granted: 3 under a limit of 2).
+ * When the new window's grants are in a later bucket than the permit
+ * refunded, the refund leaves them alone. */
+static void test_refund_after_set_global_limit_caller_time(void **state) {
+    (void)state;
+    for (int on_cluster = 0; on_cluster <= 1; ++on_cluster) {
+        for (int later = 0; later <= 1; ++later) {
+            char prefix[64];
+            tf_redis_options o =
+                on_cluster ? cluster_options(prefix, sizeof prefix) : options_for(&server, prefix, sizeof prefix);
+            tf_redis_limiter *r = NULL;
+            OK(tf_redis_limiter_new(5, 1000, 100, 0, &o, &r));
+            /* X at 10 (bucket 0); Y at 20 (bucket 0) or 110 (bucket 1) */
+            const int z = refund_before_global(r, 10, later ? 110 : 20);
+            assert_int_equal(z, later ? 0 : 1);
+            tf_redis_limiter_free(r);
+        }
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same_decisions_as_embedded),
         cmocka_unit_test(test_cluster_same_decisions_as_embedded),
         cmocka_unit_test(test_cluster_global_undo),
         cmocka_unit_test(test_cluster_slot_moved),
+        cmocka_unit_test(test_cluster_master_of_separate_ranges),
+        cmocka_unit_test(test_cluster_batch_of_one_key),
+        cmocka_unit_test(test_cluster_without_slots),
         cmocka_unit_test(test_handles_share_state),
         cmocka_unit_test(test_server_time),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_global_limit_bound),
+        cmocka_unit_test(test_refund_after_set_global_limit_server_time),
+        cmocka_unit_test(test_refund_after_set_global_limit_caller_time),
         cmocka_unit_test(test_server_killed),
         cmocka_unit_test(test_server_paused),
         cmocka_unit_test(test_server_killed_long_pipeline),

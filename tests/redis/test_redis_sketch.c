@@ -591,6 +591,12 @@ static void test_entry_expiry(void **state) {
     OK(tf_redis_sketch_share_publish(brief, a));
     OK(tf_redis_sketch_share_merge_into(reader, y, 0, &merged, NULL));
     assert_int_equal(merged, 2);
+    /* the keys keep no expiry once an entry that never expires was
+     * published, even after it is removed (redis.h, "Expiry") */
+    OK(tf_redis_sketch_share_remove(reader, "forever"));
+    OK(tf_redis_sketch_share_publish(brief, a));
+    assert_int_equal(raw_pttl(&server, name, 'b'), -1);
+    assert_int_equal(raw_pttl(&server, name, 't'), -1);
     free(st.ids);
     tf_recency_sketch_free(a);
     tf_recency_sketch_free(b);
