@@ -41,11 +41,14 @@
  * model that takes the keys per lane as Poisson and perfectly correlated
  * across slices (summed over every step of their loads, tail included); it
  * overstates the dependence, so the rate stays at or under the target:
- * measured 0.72x-0.97x of it from 1e-1 to 1e-4, and 0.03x-0.85x from 1e-5
- * to 1e-15 (the exact rate of real filters, computed from their bits). The
- * cost is memory: about 23 bits per element at 1e-2, 35 at 1e-3 and 50 at
- * 1e-4 (the classic layout: 20, 26 and 31), more below, where the classic
- * layout is the better choice.
+ * from 1e-1 to 1e-4, measured 0.53x-0.93x of it just before a shift and
+ * 0.54x-0.88x averaged over a generation (test_blocked_fpr); from 1e-5 to
+ * 1e-15, 0.03x-0.85x (test_blocked_fpr_small_targets: the exact rate of
+ * real filters, computed from their bits). The cost is memory: about 23
+ * bits per element at 1e-2, 35 at 1e-3 and 50 at 1e-4, against the classic
+ * layout's 20.4, 28.1 and 35.7 with its default (k, l) (1.13x to 1.40x) or
+ * 19.7, 25.7 and 31.5 with ::TF_AGE_BLOOM_MIN_MEMORY (1.17x to 1.59x); more
+ * below, where the classic layout is the better choice.
  *
  * **Thread safety.** A filter is not internally synchronised. Concurrent
  * calls are safe only when none of them modifies the filter (contains,
@@ -228,6 +231,8 @@ typedef struct tf_age_bloom_stats {
  * @retval TF_ERR_TOO_LARGE        no shape meets error_rate (classic: no pair
  *                                 with k <= 64; blocked: none with slices at
  *                                 least 10% full, below about 1e-18).
+ * @retval TF_ERR_OUT_OF_MEMORY    the search's working memory could not be
+ *                                 allocated.
  * @note Thread-safe.
  * @since 0.1.0
  */
@@ -247,6 +252,8 @@ TF_API tf_status tf_age_bloom_choose(double error_rate, uint32_t flags, uint32_t
  * @retval TF_OK                   success.
  * @retval TF_ERR_NULL             rate is NULL.
  * @retval TF_ERR_INVALID_ARGUMENT k or l is out of range.
+ * @retval TF_ERR_OUT_OF_MEMORY    the dynamic program's working memory
+ *                                 could not be allocated.
  * @note Thread-safe.
  * @since 0.1.0
  */
@@ -289,6 +296,8 @@ TF_API tf_status tf_age_bloom_bits_per_element(uint32_t k, uint32_t l, double *b
  * @retval TF_OK                   success.
  * @retval TF_ERR_NULL             absent and present are both NULL.
  * @retval TF_ERR_INVALID_ARGUMENT k or l is out of range.
+ * @retval TF_ERR_OUT_OF_MEMORY    the dynamic program's working memory
+ *                                 could not be allocated.
  * @note Thread-safe.
  * @since 0.1.0
  */
@@ -335,9 +344,13 @@ TF_API tf_status tf_age_bloom_new_for(uint64_t capacity, double error_rate, uint
  * Blocked layout: `slice_bits` is rounded up to a multiple of 32 and the
  * generation computed from the rounded size (fill ratio 1/2, more than the
  * sizing of tf_age_bloom_new_for() would choose: the `fpr_now` of
- * tf_age_bloom_get_stats() reports the model's rate); memory
+ * tf_age_bloom_get_stats() reports the model's rate); its bits are
  * ceil((k + l) / 16) lines of 64 bytes per 32 bits of slice (unused lanes
- * included).
+ * included). tf_age_bloom_memory() adds one more 64-byte line (so that a
+ * two-line block can start on a 128-byte boundary), the allocator's
+ * 64-byte alignment slack (from 4 MiB on, rounding up to 4 KiB pages
+ * instead), 40 bytes of bookkeeping per slice and the handle: 336 +
+ * 40 (k + l) bytes beyond the lines in an x86-64 build, under 4 MiB.
  *
  * @param[in]  k          hash functions: classic 1..::TF_AGE_BLOOM_MAX_K;
  *                        blocked k >= 1 with k + l <= 32.
@@ -345,6 +358,8 @@ TF_API tf_status tf_age_bloom_new_for(uint64_t capacity, double error_rate, uint
  *                        1..::TF_AGE_BLOOM_MAX_L; blocked l >= 1 with
  *                        k + l <= 32.
  * @param[in]  slice_bits bits per slice: classic 64..2^40; blocked 32..2^40.
+ *                        Below the minimum: ::TF_ERR_INVALID_ARGUMENT;
+ *                        above 2^40: ::TF_ERR_TOO_LARGE.
  * @param[in]  seed       the hash seed.
  * @param[in]  flags      ::TF_AGE_BLOOM_BLOCKED or 0 (::TF_AGE_BLOOM_MIN_MEMORY
  *                        is refused: the caller chose (k, l)).
@@ -352,8 +367,9 @@ TF_API tf_status tf_age_bloom_new_for(uint64_t capacity, double error_rate, uint
  *                        (tf_age_bloom_free()).
  * @retval TF_OK                   success.
  * @retval TF_ERR_NULL             out is NULL.
- * @retval TF_ERR_INVALID_ARGUMENT k, l or slice_bits out of range, or a
- *                                 flag other than ::TF_AGE_BLOOM_BLOCKED.
+ * @retval TF_ERR_INVALID_ARGUMENT k or l out of range, slice_bits below 64
+ *                                 (blocked: 32), or a flag other than
+ *                                 ::TF_AGE_BLOOM_BLOCKED.
  * @retval TF_ERR_TOO_LARGE        slice_bits above 2^40.
  * @retval TF_ERR_OUT_OF_MEMORY    an allocation failed.
  * @note Thread-safe.
@@ -423,11 +439,14 @@ TF_API tf_status tf_age_bloom_add_if_absent(tf_age_bloom *filter, const void *ke
  * @brief Batch form of tf_age_bloom_add(): adds keys[0 .. count) in order.
  *
  * The same filter as count calls of tf_age_bloom_add() in order. Classic
- * layout: the keys are hashed in groups of 8 and the lines each key's
- * insert and query are likeliest to touch are prefetched together, so that
- * their cache misses overlap; the blocked layout's single calls already
- * read one block each. Every argument is checked before anything changes;
- * count == 0 is a no-op (the arrays may then be NULL).
+ * layout: the keys are hashed in groups of 8, and for each key the lines a
+ * query of it would test first are prefetched together (the first two
+ * slices of each window the query starts from, at most 8 lines: the path
+ * of tf_age_bloom_contains()); the insert itself writes the k newest
+ * slices, which that prefetch covers only where they overlap. The blocked
+ * layout's batches are plain loops of single calls, each of which reads
+ * one block. Every argument is checked before anything changes; count == 0
+ * is a no-op (the arrays may then be NULL).
  *
  * @param[in,out] filter   the filter.
  * @param[in]     keys     `count` key pointers; keys[i] may be NULL only
@@ -520,6 +539,8 @@ TF_API tf_status tf_age_bloom_clear(tf_age_bloom *filter);
  * @retval TF_ERR_NULL             filter or stats is NULL.
  * @retval TF_ERR_INVALID_ARGUMENT stats->size is below the struct's first
  *                                 version or above 4096 (not initialized).
+ * @retval TF_ERR_OUT_OF_MEMORY    the working memory of the `fpr_now`
+ *                                 computation could not be allocated.
  * @note Read-only.
  * @since 0.1.0
  */
@@ -617,13 +638,16 @@ TF_API tf_status tf_age_bloom_serialize(const tf_age_bloom *filter, void *buf, s
  * @retval TF_ERR_TOO_LARGE           the filter would hold more than
  *                                    options->max_memory bytes (nothing is
  *                                    allocated).
- * @retval TF_ERR_TRUNCATED           the blob is shorter than its header says.
+ * @retval TF_ERR_TRUNCATED           the blob is shorter than the 28-byte
+ *                                    envelope or than its payload length
+ *                                    says.
  * @retval TF_ERR_BAD_MAGIC           the blob does not start with "TFLT".
  * @retval TF_ERR_UNSUPPORTED_VERSION the format version is unknown.
  * @retval TF_ERR_WRONG_KIND          the blob holds another structure.
  * @retval TF_ERR_CHECKSUM            the checksum does not match.
  * @retval TF_ERR_CORRUPT             a field breaks the filter's invariants,
- *                                    or the blob sets an unknown flag bit.
+ *                                    bytes follow the checksum, or the blob
+ *                                    sets an unknown flag bit.
  * @retval TF_ERR_OUT_OF_MEMORY       an allocation failed.
  * @note Thread-safe.
  * @since 0.1.0

@@ -9,10 +9,13 @@
  * over the key's cells.
  *
  * **Error guarantee (one-sided).** A query never returns a time older than
- * the key's true last update. It may return a newer time, when every one of
- * the key's cells was also written later by other keys. A key that was never
- * updated reads as ::TF_NEVER (0) unless all its cells are taken by other
- * keys, in which case it reads as the oldest of those times.
+ * the key's true last update: cells only grow, so nothing the sketch does
+ * makes an answer older. It may return a newer time, when every one of the
+ * key's cells was also written later by other keys (in concurrent mode, a
+ * pace request that was denied after losing a race may also have raised
+ * some cells; see tf_recency_sketch_pace()). A key that was never updated
+ * reads as ::TF_NEVER (0) unless all its cells are taken by other keys, in
+ * which case it reads as the oldest of those times.
  *
  * The probability that a key whose true last update is at or before time `h`
  * reads as newer than `h` is, for the standard layout with n distinct keys
@@ -41,14 +44,18 @@
  * decisions stay on the safe side.
  *
  * **Thread safety.** By default a sketch is single-threaded: no two calls on
- * the same sketch may overlap if either of them modifies it (concurrent
- * queries, serialize and the read-only getters are fine). Created with
- * ::TF_RECENCY_SKETCH_CONCURRENT, update, query (and their batches), pace,
- * ttl_insert, ttl_maybe_live, error_estimate, memory, get_info, serialize
- * and merge-as-source may all be called concurrently from any number of
- * threads without locks (cells are updated with atomic compare-and-swap
- * max). clear, merge-into and free still need exclusive access. Different
- * sketches are always independent.
+ * the same sketch may overlap if either of them modifies it. The calls that
+ * only read it (query, query_batch, ttl_maybe_live, error_estimate, memory,
+ * get_info, serialized_size, serialize, and being the source of a merge)
+ * may overlap each other. Created with ::TF_RECENCY_SKETCH_CONCURRENT,
+ * update, query (and their batches), pace, ttl_insert, ttl_maybe_live,
+ * error_estimate, memory, get_info, serialized_size, serialize, being the
+ * source of a merge and being its destination may all be called
+ * concurrently from any number of threads without locks (each cell takes
+ * its maximum with an atomic compare-and-swap; a merge into a concurrent
+ * sketch does so cell by cell, so a concurrent query may see some cells
+ * merged and others not yet). clear and free still need exclusive access.
+ * Different sketches are always independent.
  *
  * The algorithm, its error model and the wire format: docs/recency-sketch.md
  * and docs/wire-format.md.
@@ -136,7 +143,13 @@ typedef struct tf_recency_sketch_info {
 /**
  * @brief Creates an empty sketch of `depth` rows of `width` cells.
  *
- * Memory: 8 bytes per cell (width * depth * 8 bytes) plus a small header.
+ * Memory (what tf_recency_sketch_memory() reports): the sketch object
+ * (152 bytes in an x86-64 build of this version), plus 8 bytes per
+ * allocated cell (info.cells: width * depth, rounded up to a multiple of 8
+ * in the blocked layout), plus 64 bytes of alignment slack. When the cells
+ * take 4 MiB or more, the table is mapped instead (on 2 MiB-aligned
+ * transparent huge pages) and rounded up to whole 4 KiB pages, with no
+ * slack.
  *
  * @param[in]  width  cells per row, >= 1. In the blocked layout the table
  *                    holds width * depth cells rounded up to a multiple of 8.
@@ -151,7 +164,10 @@ typedef struct tf_recency_sketch_info {
  * @retval TF_ERR_NULL             out is NULL.
  * @retval TF_ERR_INVALID_ARGUMENT width or depth is 0, depth is too large,
  *                                 or flags has an unknown bit.
- * @retval TF_ERR_TOO_LARGE        width * depth * 8 overflows the address space.
+ * @retval TF_ERR_TOO_LARGE        the table would take more than SIZE_MAX / 2
+ *                                 bytes: more than SIZE_MAX / 16 cells
+ *                                 (width * depth, rounded up to a multiple
+ *                                 of 8 in the blocked layout).
  * @retval TF_ERR_OUT_OF_MEMORY    the table could not be allocated.
  * @note Thread-safe.
  * @since 0.1.0
@@ -304,18 +320,27 @@ TF_API tf_status tf_recency_sketch_query_batch(const tf_recency_sketch *sketch, 
 /**
  * @brief Request pacing: grants `key` at most once per `interval`.
  *
- * Grants `key` at time `now` when no grant is recorded for it within the
- * last `interval` time units (as estimated), i.e. when last + interval <= now,
- * and records the grant at `now`. A denied request records nothing.
+ * With `last` the key's estimate (tf_recency_sketch_query()), the request
+ * is granted when the key reads as never seen (last = ::TF_NEVER) or when
+ * last + interval <= now; a grant is recorded at `now` (every cell of the
+ * key becomes max(cell, now)). In the default mode a denied request records
+ * nothing. In concurrent mode a request found due first raises the key's
+ * cells other than its oldest to `now`, then claims the oldest; when the
+ * claim loses a race and the key, read again, is no longer due, the
+ * request is denied and the raised cells stay raised. That can only make
+ * answers newer (this key's, and those of keys sharing the cells), never
+ * older.
  *
  * Because the estimate is never older than the truth, a key is never granted
  * twice within `interval`. A key can be denied too long when other keys fill
  * its cells. Each grant moves at least one cell from a time <= now - interval
  * to `now`, so every cell enables at most one grant per `interval`: whatever
- * the number of keys, the whole sketch grants at most width * depth requests
- * in any period of length `interval` (also in concurrent mode, where the
- * claim is a compare-and-swap). Size the sketch to keep that under your
- * service's capacity.
+ * the number of keys, the whole sketch grants at most info.cells requests
+ * (width * depth in the standard layout, rounded up to a multiple of 8 in
+ * the blocked one; tf_recency_sketch_get_info()) in any period of length
+ * `interval` (also in concurrent mode, where the claim is a
+ * compare-and-swap). Size the sketch to keep that under your service's
+ * capacity.
  *
  * In concurrent mode both promises hold under any interleaving: two racing
  * requests for the same key are never both granted within `interval`. A
@@ -377,10 +402,14 @@ TF_API tf_status tf_recency_sketch_ttl_insert(tf_recency_sketch *sketch, const v
  *                         never inserted (skip the cache), 1 when it may be
  *                         live (ask the cache). An answer of 0 is never
  *                         wrong; 1 can be wrong when other keys with later
- *                         expiries share all of the key's cells.
+ *                         expiries share all of the key's cells, or when
+ *                         an earlier insert of the same key had a later
+ *                         expiry than its latest one (the sketch keeps the
+ *                         latest expiry of any insert).
  * @param[out] expires_at  receives the estimated expiry time, >= the true
- *                         one, or ::TF_NEVER for a key never inserted; may
- *                         be NULL.
+ *                         one; ::TF_NEVER for a key never inserted unless
+ *                         other keys filled all its cells (then the oldest
+ *                         of their expiries); may be NULL.
  * @retval TF_OK                   success.
  * @retval TF_ERR_NULL             sketch or maybe_live is NULL, or key is NULL
  *                                 with key_len > 0.
@@ -404,7 +433,10 @@ TF_API tf_status tf_recency_sketch_ttl_maybe_live(const tf_recency_sketch *sketc
  * @retval TF_ERR_NULL         dst or src is NULL.
  * @retval TF_ERR_INCOMPATIBLE width, depth, layout or seed differ (`dst` is
  *                             left unchanged).
- * @note Exclusive on `dst` unless it is concurrent; `src` may be read concurrently.
+ * @note Exclusive on `dst` unless `dst` is concurrent (its cells then take
+ *       the maximum with atomic compare-and-swap, and other threads may use
+ *       it meanwhile); `src` is only read: it may be read concurrently, and
+ *       written concurrently only when it is concurrent.
  * @since 0.1.0
  */
 TF_API tf_status tf_recency_sketch_merge(tf_recency_sketch *dst, const tf_recency_sketch *src);
@@ -425,7 +457,8 @@ TF_API tf_status tf_recency_sketch_clear(tf_recency_sketch *sketch);
  * The estimated probability that a key whose true last update is at or
  * before `since` reads as newer than `since`, measured from the fraction of
  * cells newer than `since` (since = 0: the probability that a never-seen key
- * reads as seen). Scans the whole table: O(width * depth).
+ * reads as seen). Scans the whole table: O(info.cells), i.e. width * depth
+ * cells (rounded up to a multiple of 8 in the blocked layout).
  *
  * @param[in]  sketch       the sketch.
  * @param[in]  since        the horizon; 0 for never-seen keys.
@@ -473,7 +506,9 @@ TF_API tf_status tf_recency_sketch_get_info(const tf_recency_sketch *sketch, tf_
  * @param[out] size    receives the blob's size in bytes.
  * @retval TF_OK            success.
  * @retval TF_ERR_NULL      sketch or size is NULL.
- * @retval TF_ERR_TOO_LARGE the size overflows size_t.
+ * @retval TF_ERR_TOO_LARGE the size overflows size_t; not expected for this
+ *                          structure, whose table is kept under SIZE_MAX / 2
+ *                          bytes at creation and deserialization.
  * @note Read-only; concurrent-safe with ::TF_RECENCY_SKETCH_CONCURRENT.
  * @since 0.1.0
  */
@@ -496,7 +531,9 @@ TF_API tf_status tf_recency_sketch_serialized_size(const tf_recency_sketch *sket
  * @retval TF_ERR_BUFFER_TOO_SMALL capacity is too small: nothing is written
  *                                 into buf and the needed size is stored in
  *                                 written.
- * @retval TF_ERR_TOO_LARGE        the size overflows size_t.
+ * @retval TF_ERR_TOO_LARGE        the size overflows size_t; not expected
+ *                                 for this structure (see
+ *                                 tf_recency_sketch_serialized_size()).
  * @note Read-only; concurrent-safe with ::TF_RECENCY_SKETCH_CONCURRENT (the
  *       blob then holds each cell as it was at some moment of the call).
  * @since 0.1.0
@@ -507,12 +544,12 @@ TF_API tf_status tf_recency_sketch_serialize(const tf_recency_sketch *sketch, vo
 /**
  * @brief Creates a sketch from a blob written by tf_recency_sketch_serialize().
  *
- * Checks the length, magic, version, kind, flags, checksum and every
- * invariant before allocating anything, then creates a new sketch owned by
- * the caller. Never allocates more than the blob's own size plus a constant,
- * nor more than options->max_memory: the sketch's memory (as
- * tf_recency_sketch_memory() will report it) is computed from the blob's
- * shape first.
+ * Checks the length, magic, version, kind, payload length, checksum, flags
+ * and every invariant, in that order, before allocating anything, then
+ * creates a new sketch owned by the caller. Never allocates more than the
+ * blob's own size plus a constant, nor more than options->max_memory: the
+ * sketch's memory (as tf_recency_sketch_memory() will report it) is
+ * computed from the blob's shape first.
  *
  * @param[in]  buf      the blob.
  * @param[in]  len      its length in bytes.
@@ -529,12 +566,16 @@ TF_API tf_status tf_recency_sketch_serialize(const tf_recency_sketch *sketch, vo
  *                                    its default).
  * @retval TF_ERR_TOO_LARGE           the sketch would hold more than
  *                                    options->max_memory bytes.
- * @retval TF_ERR_TRUNCATED           the blob is shorter than its envelope says.
+ * @retval TF_ERR_TRUNCATED           the blob is shorter than the 28-byte
+ *                                    envelope, or shorter than its payload
+ *                                    length says.
  * @retval TF_ERR_BAD_MAGIC           the blob does not start with "TFLT".
  * @retval TF_ERR_UNSUPPORTED_VERSION the format version is unknown.
  * @retval TF_ERR_WRONG_KIND          the blob holds another structure.
  * @retval TF_ERR_CHECKSUM            the checksum does not match.
- * @retval TF_ERR_CORRUPT             a field breaks the sketch's invariants.
+ * @retval TF_ERR_CORRUPT             bytes follow the checksum, the blob sets
+ *                                    an unknown flag bit, or a field breaks
+ *                                    the sketch's invariants.
  * @retval TF_ERR_OUT_OF_MEMORY       the table could not be allocated.
  * @note Thread-safe.
  * @since 0.1.0

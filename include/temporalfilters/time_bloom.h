@@ -9,8 +9,9 @@
  * bit in each of the k newest slices; when the newest slices are full for
  * their share (equations 4-5) the filter shifts: a new slice s_0 is added
  * whose size follows the measured insertion rate (equations 6-8), and slices
- * whose last insert is older than the span retire (equation 3), never below
- * k + l slices. A query needs k consecutive slices holding the key's bits,
+ * whose last insert is older than the span retire as inserts come
+ * (equation 3), down to the k newest, which never retire (the paper keeps
+ * k + l). A query needs k consecutive slices holding the key's bits,
  * and ignores slices older than the span (Algorithm 1). Slices k apart share
  * a hash function, so an operation computes k hashes. docs/time-bloom.md
  * gives the algorithm, its equations and the measurements.
@@ -61,9 +62,14 @@
  * generation also ends after one target period even if its slices are not
  * full (so that slices sized for a past burst move on and retire), and
  * stale slices retire down to k rather than k + l (they hold nothing a
- * query may find). A burst far above the sized capacity still adds slices,
- * and with them false positives, until it leaves the span: size the initial
- * capacity for the bursts you expect.
+ * query may find). Initial slices that never received an insert retire
+ * only down to k + l while `now` is at most the span; once `now` exceeds
+ * the span they count as stale (no insert within the span) and go down to
+ * k like the others, so a filter whose clock starts past the span (a
+ * wall clock) drops to k slices over its first inserts and grows back to
+ * k + l over about one span of shifts. A burst far above the sized
+ * capacity still adds slices, and with them false positives, until it
+ * leaves the span: size the initial capacity for the bursts you expect.
  *
  * **Time.** `now` and `span` are in the caller's unit, which must be fine
  * enough that span >= l. A clock that goes backwards is clamped to the
@@ -73,8 +79,8 @@
  * **Thread safety.** Not internally synchronised: contains,
  * contains_batch, get_stats, get_info, slice_bits, memory, serialized_size
  * and serialize are read-only and may run concurrently with each other;
- * add, add_if_absent, their batch forms, clear and free need exclusive
- * access. Different filters are independent.
+ * add, add_if_absent, their batch forms (add_batch, add_if_absent_batch),
+ * clear and free need exclusive access. Different filters are independent.
  *
  * @since 0.1.0
  */
@@ -117,7 +123,8 @@ typedef struct tf_time_bloom_info {
     uint64_t span;
     /** The hash seed. @since 0.1.0 */
     uint32_t seed;
-    /** The flags the filter was created with (none are defined yet: 0). @since 0.1.0 */
+    /** Always 0: ::TF_TIME_BLOOM_MIN_MEMORY, the only flag, is not
+     *  recorded in the filter. @since 0.1.0 */
     uint32_t flags;
 } tf_time_bloom_info;
 
@@ -140,8 +147,11 @@ typedef struct tf_time_bloom_stats {
     /** sizeof(tf_time_bloom_stats) as the caller was compiled; set by
      *  ::TF_TIME_BLOOM_STATS_INIT. @since 0.1.0 */
     size_t size;
-    /** The current number of slices (>= k + l, or k once stale slices
-     *  retired). @since 0.1.0 */
+    /** The current number of slices: at least k (the k newest never
+     *  retire). Below k + l only after slices with no insert within the
+     *  span retired (stale slices, and initial slices never written once
+     *  the clock passed the span); retirement happens at inserts.
+     *  @since 0.1.0 */
     uint64_t slices;
     /** Total bits of all slices. @since 0.1.0 */
     uint64_t bits;
@@ -210,7 +220,9 @@ TF_API tf_status tf_time_bloom_new_for(uint64_t initial_capacity, double error_r
  * @param[in]  k          hash functions, 1..64.
  * @param[in]  l          the least number of slices beyond the first k,
  *                        1..1024.
- * @param[in]  slice_bits bits per initial slice, 64..2^40.
+ * @param[in]  slice_bits bits per initial slice, 64..2^40 (below 64:
+ *                        ::TF_ERR_INVALID_ARGUMENT; above 2^40:
+ *                        ::TF_ERR_TOO_LARGE).
  * @param[in]  span       the window in the caller's unit, >= l.
  * @param[in]  seed       the hash seed.
  * @param[in]  flags      0 (::TF_TIME_BLOOM_MIN_MEMORY is refused: the
@@ -219,8 +231,8 @@ TF_API tf_status tf_time_bloom_new_for(uint64_t initial_capacity, double error_r
  *                        (tf_time_bloom_free()).
  * @retval TF_OK                   success.
  * @retval TF_ERR_NULL             out is NULL.
- * @retval TF_ERR_INVALID_ARGUMENT k, l or slice_bits out of range, span
- *                                 below l, or flags not 0.
+ * @retval TF_ERR_INVALID_ARGUMENT k or l out of range, slice_bits below 64,
+ *                                 span below l, or flags not 0.
  * @retval TF_ERR_TOO_LARGE        slice_bits above 2^40.
  * @retval TF_ERR_OUT_OF_MEMORY    an allocation failed.
  * @note Thread-safe.
@@ -308,9 +320,13 @@ TF_API tf_status tf_time_bloom_add_if_absent(tf_time_bloom *filter, const void *
  * at time `now`.
  *
  * The same filter as count calls of tf_time_bloom_add() in order with the
- * same `now`; the keys are hashed in groups of 8 and the lines each key is
- * likeliest to touch prefetched together. Every argument is checked before
- * anything changes; count == 0 is a no-op (the arrays may then be NULL).
+ * same `now`; the keys are hashed in groups of 8, and for each key the
+ * lines a query of it would test first are prefetched together (the first
+ * two slices of each window the query starts from, at most 8 lines: the
+ * path of tf_time_bloom_contains()). The insert itself writes the k newest
+ * slices, which that prefetch covers only where they overlap. Every
+ * argument is checked before anything changes; count == 0 is a no-op (the
+ * arrays may then be NULL).
  *
  * @param[in,out] filter   the filter.
  * @param[in]     keys     `count` key pointers; keys[i] may be NULL only
@@ -398,7 +414,10 @@ TF_API tf_status tf_time_bloom_add_if_absent_batch(tf_time_bloom *filter, const 
 
 /**
  * @brief Forgets every key and resets the insert count; the slices keep
- * their sizes.
+ * their number and sizes, and the filter keeps its clock (the highest time
+ * seen: earlier times are still clamped to it). Every slice then counts as
+ * never written, so once the clock is past the span the next inserts
+ * retire them down to k, as after creation.
  * @param[in] filter the filter.
  * @retval TF_OK       success.
  * @retval TF_ERR_NULL filter is NULL.
@@ -425,6 +444,8 @@ TF_API tf_status tf_time_bloom_clear(tf_time_bloom *filter);
  * @retval TF_ERR_INVALID_ARGUMENT now is 0, or stats->size is below the
  *                                 struct's first version or above 4096 (not
  *                                 initialized).
+ * @retval TF_ERR_OUT_OF_MEMORY    the working memory of the `fpr_now`
+ *                                 computation could not be allocated.
  * @note Read-only.
  * @since 0.1.0
  */
@@ -536,13 +557,16 @@ TF_API tf_status tf_time_bloom_serialize(const tf_time_bloom *filter, void *buf,
  * @retval TF_ERR_TOO_LARGE           the filter would hold more than
  *                                    options->max_memory bytes (nothing is
  *                                    allocated).
- * @retval TF_ERR_TRUNCATED           the blob is shorter than its header says.
+ * @retval TF_ERR_TRUNCATED           the blob is shorter than the 28-byte
+ *                                    envelope or than its payload length
+ *                                    says.
  * @retval TF_ERR_BAD_MAGIC           the blob does not start with "TFLT".
  * @retval TF_ERR_UNSUPPORTED_VERSION the format version is unknown.
  * @retval TF_ERR_WRONG_KIND          the blob holds another structure.
  * @retval TF_ERR_CHECKSUM            the checksum does not match.
  * @retval TF_ERR_CORRUPT             a field breaks the filter's invariants,
- *                                    or the blob sets a flag bit.
+ *                                    bytes follow the checksum, or the blob
+ *                                    sets a flag bit.
  * @retval TF_ERR_OUT_OF_MEMORY       an allocation failed.
  * @note Thread-safe.
  * @since 0.1.0

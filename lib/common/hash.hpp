@@ -115,14 +115,18 @@ TF_NO_FUZZ_COVERAGE inline Hash128 murmur3_x64_128(const void *data, size_t len,
 
 // The hash of a key, from which every structure derives all its indices.
 //
-// MurmurHash3's two output words are not independent in one corner: for a
-// key whose tail gives the second lane nothing (keys of at most 8 bytes, or
-// 16n+1..16n+8 bytes whose block lanes cancel) and a seed equal to the key
-// length, the second lane starts at 0 and the finalisation yields h2 = 1.5 *
-// h1 (mod 2^64), so indices taken from h1 and h2 move together (a blocked
-// sketch then lost half its distinct cells in a test). h2 is therefore
-// passed through one more non-linear mix; h1 stays the plain MurmurHash3
-// value.
+// MurmurHash3's two output words are not independent in one corner. Both
+// lanes start at the seed. A key of under 16 bytes (no block) whose bytes
+// past the 8th are absent or zero (lengths 0..8, or 9..15 with those bytes
+// 0) leaves the second lane untouched: its tail word k2 is absent or 0. With
+// a seed equal to the key's length, h2 ^ len is then 0 in the finalisation,
+// so h1 += h2; h2 += h1 makes both lanes equal, fmix64 gives both the same
+// F, and the last h1 += h2; h2 += h1 yields h1 = 2F, h2 = 3F: 2 h2 = 3 h1
+// (mod 2^64). (A longer key gets there only when its blocks leave the
+// second lane equal to its length, for a random key a 2^-64 chance.)
+// Indices taken from h1 and h2 then move together (a blocked sketch lost
+// half its distinct cells in a test). h2 is therefore passed through one
+// more non-linear mix; h1 stays the plain MurmurHash3 value.
 inline Hash128 key_hash(const void *key, size_t len, uint32_t seed) {
     Hash128 h = murmur3_x64_128(key, len, seed);
     h.h2 = detail::fmix64(h.h2 ^ 0x9e3779b97f4a7c15ULL);

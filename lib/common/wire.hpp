@@ -192,9 +192,13 @@ tf_status encode(Kind kind, uint32_t flags, size_t payload_size, void *buf, size
     return TF_OK;
 }
 
-// Opens a blob: validates length, magic, version, kind, flags (bits outside
-// `allowed_flags` are TF_ERR_CORRUPT), payload length and checksum, in that
-// order, and on success gives the flags and a Reader over the payload.
+// Opens a blob: validates, in this order, the length (under the 28-byte
+// envelope: TF_ERR_TRUNCATED), magic, version, kind, payload length (longer
+// than the blob holds: TF_ERR_TRUNCATED; bytes after the checksum:
+// TF_ERR_CORRUPT), checksum, and last the flags (bits outside
+// `allowed_flags`: TF_ERR_CORRUPT, so a damaged blob reports
+// TF_ERR_CHECKSUM first); on success gives the flags and a Reader over the
+// payload.
 tf_status open(const void *buf, size_t len, Kind kind, uint32_t allowed_flags, uint32_t *flags, Reader *payload);
 
 // The first steps of every tf_<noun>_deserialize after its `out` check: buf

@@ -116,7 +116,7 @@ static void test_fpr_small_generations(void **state) {
  * inserts, never above the peak, and stats follow the inserts. */
 static void test_stats_over_time(void **state) {
     (void)state;
-    tf_age_bloom *f = ab_make_for(0.01, 87000, 3); /* k = 12, l = 87, g = 1000 */
+    tf_age_bloom *f = ab_make_for(0.01, 87000, 3); /* default pair k = 10, l = 24: g = ceil(87000 / 24) = 3625 */
     uint32_t k, l;
     uint64_t g, cap, m;
     OK(ab_info(f, &k, &l, &m, &g, &cap, NULL));

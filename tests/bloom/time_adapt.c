@@ -114,16 +114,18 @@ static void test_section_7_1(void **state) {
                 tb_make(4, 3, (uint64_t)ceil(4 * ceil(10000 / 3.0) / kLn2), 300000, 72), 0);
 }
 
-/* The paper's (8, 56) pair in the same setup, and the chooser's pair for
- * 0.01 (12, 87) at 10 inserts per second from an initial capacity of 300:
- * under-dimensioned, the slices must also come back to k + l and s_0 to
- * its optimum once the rate is steady. */
+/* The paper's (8, 56) pair in the same setup (built with tb_make, like
+ * the paper's (4, 3) above). */
 static void test_section_7_1_larger_pairs(void **state) {
     (void)state;
     section_7_1(tb_make(8, 56, (uint64_t)ceil(8 * ceil(1000 / 56.0) / kLn2), 300000, 73),
                 tb_make(8, 56, (uint64_t)ceil(8 * ceil(10000 / 56.0) / kLn2), 300000, 73), 0);
 }
 
+/* The chooser's default pair for 0.01, (10, 24), at 10 inserts per second
+ * from an initial capacity of 300 (the span holds 3,000): under-dimensioned,
+ * the slices must also come back to k + l and s_0 to its optimum once the
+ * rate is steady. */
 static void test_under_dimensioned_converges(void **state) {
     (void)state;
     /* 0.01, span 300 s in ms, one insert every 100 ms, 300 expected per span */
