@@ -17,8 +17,9 @@ import (
 // Guarantee: no false negatives within the window. Every key among the last
 // Capacity = L*Generation inserts is reported present; any other key is
 // reported present with probability at most AgeBloomFalsePositiveRate(K, L).
-// Keys inserted between L*Generation and (L+1)*Generation inserts ago may
-// still be reported present. See temporalfilters/age_bloom.h.
+// Keys inserted between L*Generation and (K+L)*Generation inserts ago may
+// still be reported present, fewer and fewer as their slices leave. See
+// temporalfilters/age_bloom.h.
 //
 // Two layouts share this type, chosen by a flag. The classic one (flags 0)
 // keeps each slice in its own array. The blocked one

@@ -42,7 +42,9 @@
 //     the statuses apart, and the family sentinels the kinds of failure, as
 //     in every language of the library: ErrInvalidArgument (TF_ERR_NULL,
 //     TF_ERR_INVALID_ARGUMENT, TF_ERR_TOO_LARGE), ErrBadBlob (a blob
-//     deserialize refuses), ErrIncompatible, ErrOutOfMemory and ErrClosed.
+//     deserialize refuses), ErrIncompatible, ErrOutOfMemory, ErrUnavailable
+//     (TF_ERR_TIMEOUT, TF_ERR_UNAVAILABLE: a remote store, the Redis server
+//     of the redis package's limiter, did not answer) and ErrClosed.
 //     ErrInvalidArgument is only a family: for TF_ERR_INVALID_ARGUMENT
 //     alone test errors.Is(err, StatusInvalidArgument) (every Status is the
 //     sentinel of its own status).
@@ -68,17 +70,29 @@
 // Thread safety follows the C library: a sketch created with
 // RecencySketchConcurrent may be used from any number of goroutines at once
 // (Update, Query, Pace, TTLInsert, TTLMaybeLive, ErrorEstimate, Memory, the
-// getters, MarshalBinary, and being the source of a Merge), and Close may
-// run while they do: it waits for the calls in flight, and later calls
-// return ErrClosed. Clear and UnmarshalBinary into it need exclusive use.
-// Without RecencySketchConcurrent, no call may overlap with a call that
-// modifies the sketch, Close included. The Bloom filters are never
-// internally synchronised: their readers (Contains, Stats, Info, Memory,
-// Serialize) may run at once, but Add, AddIfAbsent, Clear, UnmarshalBinary
-// and Close need exclusive use: a Close racing with another call frees the
-// memory under it. A RateLimiter is internally synchronised (sharded locks):
-// every method may run from any number of goroutines at once, Close
-// included (it waits, as for a concurrent sketch), except UnmarshalBinary.
+// getters, MarshalBinary, and being the source or the destination of a
+// Merge, whose cells then take the maximum atomically), and Close may run
+// while they do: it waits for the calls in flight, and later calls return
+// ErrClosed. Clear and UnmarshalBinary into it need exclusive use. Without
+// RecencySketchConcurrent, no call may overlap with a call that modifies
+// the sketch, Merge into it and Close included. The Bloom filters are
+// never internally synchronised: their readers (Contains, Stats, Info,
+// Memory, Serialize) may run at once, but Add, AddIfAbsent, Clear,
+// UnmarshalBinary and Close need exclusive use: a Close racing with another
+// call frees the memory under it. Neither are a RotatingCuckoo (Contains,
+// ContainsBatch, Stats, Table, Info, Memory and Serialize may run at once;
+// Add, AddIfAbsent, AddIfAbsentBatch, Remove, Clear, UnmarshalBinary and
+// Close need exclusive use) and a RecencyWindow (Query, QueryBatch, Info,
+// Stats, Level, Memory and Serialize may run at once; Insert, InsertReport,
+// their batches, Clear, UnmarshalBinary and Close need exclusive use). A
+// RateLimiter is internally synchronised (sharded locks): every method may
+// run from any number of goroutines at once, Close included (it waits, as
+// for a concurrent sketch), except UnmarshalBinary.
+//
+// The rate limiter with its state in Redis, shared by processes, is the
+// package temporalfilters.org/go/temporalfilters/redis of this module; it
+// links the companion library libtemporalfilters-redis (and hiredis),
+// which this package never needs.
 //
 // Building: the module is temporalfilters.org/go/temporalfilters. It
 // links against the installed libtemporalfilters with cgo, found through

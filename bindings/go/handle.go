@@ -16,11 +16,13 @@ import (
 	"temporalfilters.org/go/temporalfilters/internal/native"
 )
 
-// This file is the one mechanism behind the four structures (RecencySketch,
-// AgeBloom, TimeBloom, RateLimiter): the lifetime of their native object,
-// the closed checks, the recovery of failed native calls into errors, and
-// serialization. Each structure adds only its kind (name, destructor,
-// deserializer) and one line per method.
+// This file is the one mechanism behind the six structures (RecencySketch,
+// AgeBloom, TimeBloom, RateLimiter, RotatingCuckoo, RecencyWindow): the
+// lifetime of their native object, the closed checks, the recovery of
+// failed native calls into errors, and serialization. Each structure adds
+// only its kind (name, destructor, deserializer) and one line per method.
+// The lifetime part also serves the sub-packages' native objects (the
+// redis package's RedisLimiter) through internal/bridge (Adopt).
 
 // handle owns one native object: the address of its SWIG handle (a
 // *AgeBloomNative, ...), freed by Close or, as a safety net, by the
@@ -90,14 +92,15 @@ func newKind[P nativeObject, I interface{ Swigcptr() uintptr }](name string, del
 }
 
 // holder is the shape of every structure type (RecencySketch, AgeBloom,
-// TimeBloom, RateLimiter are each a struct{ h *handle }), so that a
-// *AgeBloom converts to a *holder and the code below serves all four.
+// TimeBloom, RateLimiter, RotatingCuckoo and RecencyWindow are each a
+// struct{ h *handle }), so that a *AgeBloom converts to a *holder and the
+// code below serves all six.
 type holder struct {
 	h *handle
 }
 
 // liveObjects counts the native objects not yet freed, of every structure
-// (for the tests).
+// and every object a sub-package adopted (for the tests).
 var liveObjects int64
 
 // free frees the native object (once: p is taken atomically), after the
@@ -200,12 +203,22 @@ func run[P nativeObject](o object[P], op func(p P)) error {
 	return err
 }
 
+// Free frees the native object now and disarms the finalizer; it is
+// idempotent.
+func (h *handle) Free() {
+	h.free()
+	runtime.SetFinalizer(h, nil)
+}
+
+// Ptr returns the native object, 0 once freed. With Free, it makes a
+// *handle the bridge.Handle of a sub-package's native object (bridge.Adopt).
+func (h *handle) Ptr() uintptr { return h.p.Load() }
+
 // close frees the native object now and disarms the finalizer; it is
 // idempotent and accepts nil and zero structures. It always returns nil.
 func (o object[P]) close() error {
 	if o.x != nil && o.x.h != nil {
-		o.x.h.free()
-		runtime.SetFinalizer(o.x.h, nil)
+		o.x.h.Free()
 	}
 	return nil
 }

@@ -24,6 +24,8 @@ const (
 )
 
 // The ranges of a RateLimiter's limits (temporalfilters/rate_limiter.h).
+// RateLimiterMaxExactGlobal is a literal: the header states 2^24 in the
+// documentation of tf_rate_limiter_set_global_limit, with no macro.
 const (
 	RateLimiterMaxKeyLimit    uint64 = uint64(native.TF_RATE_LIMITER_MAX_KEY_LIMIT)   // per-key limit, bucketed mode
 	RateLimiterMaxExactLimit  uint64 = uint64(native.TF_RATE_LIMITER_MAX_EXACT_LIMIT) // per-key limit, Exact mode
@@ -151,8 +153,8 @@ type RateLimiterStats struct {
 // Thread safety: every method may be called from any number of goroutines at
 // once (the C limiter has 64 sharded locks; decisions on one key are
 // linearizable), Close included: it waits for the calls in flight, and the
-// calls after it return ErrClosed. UnmarshalBinary needs exclusive use (see
-// Serialize for snapshots taken under load).
+// calls after it return ErrClosed. UnmarshalBinary needs exclusive use.
+// Serialize takes a consistent snapshot under load (see there).
 //
 // Create one with NewRateLimiter or DeserializeRateLimiter, or decode into a
 // zero RateLimiter with UnmarshalBinary. Call Close when done. Copies of a
@@ -379,11 +381,11 @@ func (r *RateLimiter) Keys() (uint64, error) { v, err := r.Stats(); return v.Key
 // Equal states give equal bytes: keys and overrides are written in
 // increasing byte order, whatever the history of the tables.
 //
-// Serialize may run while other goroutines use the limiter. The C library
-// holds every lock while it writes, but rate_limiter.h promises a snapshot
-// of one moment only for a limiter not modified meanwhile; when the size
-// grows between measuring and writing, it is measured and written again with
-// room to spare.
+// Serialize may run while other goroutines use the limiter: the C library
+// takes every lock of the limiter while it writes, so the blob is one
+// consistent moment (their calls wait meanwhile). Measuring the size and
+// writing are two calls; when the limiter grows between them, it is
+// measured and written again with room to spare.
 // Errors: ErrClosed, ErrBufferTooSmall (the size kept changing).
 func (r *RateLimiter) Serialize() ([]byte, error) { return r.obj().serialize() }
 

@@ -257,8 +257,11 @@ func queryBatch[K key](s *RecencySketch, out []uint64, keys []K) ([]uint64, erro
 }
 
 // Merge merges other into s by cell-wise maximum, so that s answers as if it
-// had seen both streams. other is unchanged. Errors: ErrIncompatible (width,
-// depth, layout or seed differ; s is unchanged), ErrClosed (either closed).
+// had seen both streams. other is unchanged (only read). Needs exclusive use
+// of s unless s is concurrent (RecencySketchConcurrent), whose cells take
+// the maximum atomically while other goroutines use it. Errors:
+// ErrIncompatible (width, depth, layout or seed differ; s is unchanged),
+// ErrClosed (either closed).
 func (s *RecencySketch) Merge(other *RecencySketch) error {
 	var err error // other's call: closed, or the merge's own error
 	if dst := run(s.obj(), func(p rsNative) {

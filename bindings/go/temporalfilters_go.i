@@ -80,7 +80,48 @@
 %}
 
 /* The rate limiter's output timestamps use pace's typemap. */
-%apply uint64_t *next_allowed { uint64_t *remaining, uint64_t *retry_at, uint64_t *unavailable };
+%apply uint64_t *next_allowed { uint64_t *remaining, uint64_t *retry_at };
+
+#ifdef TF_BINDING_REDIS
+/* The Redis limiter's decisions (temporalfilters_redis.i) report a failure
+ * of Redis in their output `unavailable` (the fallback's decision is still
+ * their result, so it is no panic), and its message in a thread-local copy.
+ * A second cgo call to read that copy could run on another OS thread (the
+ * scheduler may move the goroutine between two calls) and read another
+ * call's message, so the wrapper copies it in the same call, as the
+ * %exception block does with the panic's message: the output is a
+ * *Failure, whose first field is the status the C code writes, and whose
+ * Message the argout code below fills when the status is not 0. */
+%{
+/* A Failure as C sees it (its Message: FailureMessageCap bytes). */
+typedef struct {
+    uint64_t status;
+    char message[512];
+} tf_go_redis_failure;
+%}
+%constant int FailureMessageCap = 512;
+%insert(go_wrapper) %{
+// Failure is the output of a decision of the Redis limiter: Status is 0
+// when Redis decided; else it is the failing status negated (14 or 15) and
+// Message holds the library's message, NUL-terminated, copied by the
+// native call that failed. The Go memory it is in must hold no Go pointers
+// (cgo's rules): allocate it on its own.
+type Failure struct {
+	Status  uint64
+	Message [FailureMessageCap]byte
+}
+%}
+%typemap(gotype) uint64_t *unavailable "*Failure"
+%typemap(in) uint64_t *unavailable %{
+  $1 = &((tf_go_redis_failure *)$input)->status;
+%}
+%typemap(argout) uint64_t *unavailable %{
+  if (*$1 != 0) {
+      tf_go_redis_failure *f = (tf_go_redis_failure *)$1;
+      snprintf(f->message, sizeof f->message, "%s", tf_binding_redis_failure_);
+  }
+%}
+#endif
 %include "temporalfilters.i"
 
 %{

@@ -5,9 +5,10 @@
  * TemporalFiltersNative, TemporalFiltersJNI, NativeStatus, one
  * <Name>Native per handle and <Name>InfoNative / <Name>StatsNative per
  * versioned struct); the public API is the hand-written idiomatic layer in
- * src/org/temporalfilters (RecencySketch, AgeBloom, TimeBloom, RateLimiter
- * on their common base NativeHandle, TemporalFiltersException and its
- * families, ...).
+ * src/org/temporalfilters (RecencySketch, AgeBloom, TimeBloom, RateLimiter,
+ * RotatingCuckoo, RecencyWindow on their common base NativeHandle, the
+ * RedisLimiter of the Redis module (TF_BINDING_REDIS, below),
+ * TemporalFiltersException and its families, ...).
  *
  * Type mapping:
  *   uint64_t             Java long. A negative argument is rejected with

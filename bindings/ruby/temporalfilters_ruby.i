@@ -5,8 +5,9 @@
  * temporalfilters_native), which defines the module TemporalFilters::Native
  * holding the raw handle classes of bindings/temporalfilters.i. Ruby code
  * should not use it directly: lib/temporalfilters/*.rb put the idiomatic
- * classes (TemporalFilters::RecencySketch, AgeBloom, TimeBloom, RateLimiter)
- * on top.
+ * classes (TemporalFilters::RecencySketch, AgeBloom, TimeBloom, RateLimiter,
+ * RotatingCuckoo, RecencyWindow; TemporalFilters::RedisLimiter over the
+ * Redis module, TF_BINDING_REDIS, below) on top.
  *
  * What this file adds to the shared interface:
  *  - typemaps for its argument patterns: keys and blobs are Strings taken as

@@ -1,9 +1,10 @@
 // Package redis is the rate limiter of temporalfilters with its state in
 // Redis (a server or a Redis Cluster), shared by every process that uses the
 // same server and prefix: the configuration, the results and the decisions
-// of temporalfilters.RateLimiter on the same request sequence, each decision
-// one Lua script on the server (include/temporalfilters/redis.h,
-// docs/redis.md in the project).
+// of temporalfilters.RateLimiter on the same request sequence (one
+// exception on the caller's clock: see SetGlobalLimit), each decision one
+// Lua script on the server (include/temporalfilters/redis.h, docs/redis.md
+// in the project).
 //
 // A package of its own with its own native module, linked with
 // libtemporalfilters-redis (#cgo pkg-config: temporalfilters-redis), so that
@@ -24,6 +25,7 @@
 package redis
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"runtime"
@@ -132,9 +134,20 @@ func WithPrefix(prefix string) Option { return func(o *options) { o.prefix = pre
 
 // RedisLimiter is the rate limiter on Redis. The zero value and a closed
 // limiter return errors of the family temporalfilters.ErrClosed.
+//
+// Close it when done: a limiter dropped without Close is freed, with its
+// connections, only when the garbage collector finds it unreachable (a
+// finalizer, as for the package temporalfilters's structures), which may
+// be late or, should the program exit first, never.
 type RedisLimiter struct {
 	mu sync.Mutex
-	p  redisnative.RedisLimiterNative // nil once closed
+	// h owns the native limiter (its finalizer frees it when the limiter
+	// is dropped without Close); nil in the zero value.
+	h bridge.Handle
+	// failure is the output of the decisions (a Redis failure's status and
+	// message, redisnative.Failure), used under mu. An allocation of its
+	// own: the memory cgo is handed must hold no Go pointers.
+	failure *redisnative.Failure
 }
 
 const name = "RedisLimiter"
@@ -175,7 +188,10 @@ func NewRedisLimiter(limit, window, bucketWidth uint64, opts ...Option) (l *Redi
 	p := redisnative.NewRedisLimiterNative(limit, window, bucketWidth, uint(o.flags), o.host, uint(o.port),
 		uint(o.connectMs), uint(o.commandMs), uint(o.time), uint(o.fallback), uint(o.reconnectMin),
 		uint(o.reconnectMax), o.idleExpiryMs, o.prefix, mode, o.seeds)
-	return &RedisLimiter{p: p}, nil
+	h := bridge.Adopt(name, p.Swigcptr(), func(p uintptr) {
+		redisnative.DeleteRedisLimiterNative(redisnative.SwigcptrRedisLimiterNative(p))
+	})
+	return &RedisLimiter{h: h, failure: new(redisnative.Failure)}, nil
 }
 
 // call runs op on the open native limiter, under the mutex.
@@ -185,21 +201,27 @@ func (l *RedisLimiter) call(op func(p redisnative.RedisLimiterNative)) (err erro
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.p == nil {
+	if l.h == nil || l.h.Ptr() == 0 {
 		return bridge.Closed(name)
 	}
 	defer catch(&err)
-	op(l.p)
+	op(redisnative.SwigcptrRedisLimiterNative(l.h.Ptr()))
+	runtime.KeepAlive(l.h)
 	return nil
 }
 
-// unavailable is the error of a decision Redis could not make (its status
-// negated in u), nil when Redis decided.
-func unavailable(u uint64) error {
-	if u == 0 {
+// unavailable is the error of a decision Redis could not make (f, the
+// decision's output, with its status negated and the message the native
+// call copied), nil when Redis decided.
+func unavailable(f *redisnative.Failure) error {
+	if f.Status == 0 {
 		return nil
 	}
-	return bridge.Error(-int(u), redisnative.RedisLimiterNativeFailure_message())
+	msg := f.Message[:]
+	if end := bytes.IndexByte(msg, 0); end >= 0 {
+		msg = msg[:end]
+	}
+	return bridge.Error(-int(f.Status), string(msg))
 }
 
 // Acquire asks for n permits for key at now (0 with TimeServer) and takes
@@ -225,22 +247,23 @@ func (l *RedisLimiter) PeekString(key string, now, n uint64) (tf.Decision, error
 }
 
 func (l *RedisLimiter) decide(key []byte, now, n uint64, take bool) (d tf.Decision, err error) {
-	var u uint64
+	var failed error
 	err = l.call(func(p redisnative.RedisLimiterNative) {
 		var allowed int
 		k, kn := bridge.Key(key)
 		if take {
-			allowed = p.Acquire(k, kn, now, n, &d.Remaining, &d.RetryAt, &u)
+			allowed = p.Acquire(k, kn, now, n, &d.Remaining, &d.RetryAt, l.failure)
 		} else {
-			allowed = p.Peek(k, kn, now, n, &d.Remaining, &d.RetryAt, &u)
+			allowed = p.Peek(k, kn, now, n, &d.Remaining, &d.RetryAt, l.failure)
 		}
 		runtime.KeepAlive(key)
 		d.Allowed = allowed == 1
+		failed = unavailable(l.failure)
 	})
 	if err != nil {
 		return tf.Decision{}, err
 	}
-	return d, unavailable(u)
+	return d, failed
 }
 
 // AcquireBatch is Acquire(keys[i], times[i], n) for every key, sent as one
@@ -269,9 +292,10 @@ func acquireBatch[K []byte | string](l *RedisLimiter, keys []K, times []uint64, 
 	allowed := make([]int32, len(keys))
 	remaining := make([]uint64, len(keys))
 	retry := make([]uint64, len(keys))
-	var u uint64
+	var failed error
 	err := l.call(func(p redisnative.RedisLimiterNative) {
-		p.Acquire_batch(pk.Data, pk.Lens, times, n, allowed, remaining, retry, &u)
+		p.Acquire_batch(pk.Data, pk.Lens, times, n, allowed, remaining, retry, l.failure)
+		failed = unavailable(l.failure)
 	})
 	if err != nil {
 		return nil, err
@@ -280,7 +304,7 @@ func acquireBatch[K []byte | string](l *RedisLimiter, keys []K, times []uint64, 
 	for i := range out {
 		out[i] = tf.Decision{Allowed: allowed[i] != 0, Remaining: remaining[i], RetryAt: retry[i]}
 	}
-	return out, unavailable(u)
+	return out, failed
 }
 
 // Refund gives back up to n permits key took (the most recent first), to
@@ -313,7 +337,14 @@ func (l *RedisLimiter) SetKeyLimit(key []byte, limit uint64) error {
 }
 
 // SetGlobalLimit sets the limit over all keys of the prefix (0 removes
-// it), stored in Redis; it starts an empty global window.
+// it; at most temporalfilters.RateLimiterMaxExactGlobal with
+// temporalfilters.RateLimiterExact, below 2^51 bucketed), stored in Redis; it starts an empty global window. With
+// TimeServer the new window starts past the server's time, as the embedded
+// limiter's starts past every key's; on the caller's clock it starts at its
+// first request's time, so the answers in the bucket (exact mode: at the
+// time) in which it was set may differ from the embedded limiter's, and a
+// refund of a permit taken before may take out the window's grants there
+// (include/temporalfilters/redis.h): set it before the traffic.
 func (l *RedisLimiter) SetGlobalLimit(limit uint64) error {
 	return l.call(func(p redisnative.RedisLimiterNative) { p.Set_global_limit(limit) })
 }
@@ -330,17 +361,18 @@ func (l *RedisLimiter) Stats() (s Stats, err error) {
 	return s, err
 }
 
-// Close closes the connections (the state in Redis stays). Closing twice
-// is harmless; every later call returns an ErrClosed error.
+// Close closes the connections and frees the native limiter (the state in
+// Redis stays). Closing twice is harmless; every later call returns an
+// ErrClosed error. A limiter dropped without Close is freed by a finalizer,
+// but only once the garbage collector runs: call Close.
 func (l *RedisLimiter) Close() error {
 	if l == nil {
 		return nil
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.p != nil {
-		redisnative.DeleteRedisLimiterNative(l.p)
-		l.p = nil
+	if l.h != nil {
+		l.h.Free()
 	}
 	return nil
 }

@@ -5,8 +5,10 @@ package redis
 // build): the decisions equal the embedded RateLimiter's on the same
 // request sequence (both modes, overrides, the global limit, batches,
 // refunds, resets) on both; the fallback on a stopped server (the error,
-// its family, the fallback's decision, the counters); closed limiters; bad
-// arguments. Skips, saying why, only when redis-server is not installed.
+// its family, the fallback's decision, the counters, each error's message
+// its own call's); closed limiters; bad arguments; the finalizer of an
+// unclosed limiter. Skips, saying why, only when redis-server is not
+// installed.
 
 import (
 	"bufio"
@@ -14,14 +16,18 @@ import (
 	"fmt"
 	"io"
 	"math/rand"
+	"net"
 	"os"
 	"os/exec"
+	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	tf "temporalfilters.org/go/temporalfilters"
+	"temporalfilters.org/go/temporalfilters/internal/bridge"
 )
 
 type fixture struct {
@@ -181,6 +187,11 @@ func runSequence(t *testing.T, e *tf.RateLimiter, r *RedisLimiter, seed int64, g
 			lim := uint64(8 + rng.Intn(10))
 			ok(t, e.SetGlobalLimit(lim))
 			ok(t, r.SetGlobalLimit(lim))
+			// On the caller's clock the new global window may answer
+			// otherwise in the bucket it was set in (redis.h,
+			// tf_redis_limiter_set_global_limit): the C suite moves to
+			// the next bucket (of 100), and so does this one.
+			now = (now/100 + 1) * 100
 		}
 	}
 	if granted < 40 || denied < 40 {
@@ -388,5 +399,166 @@ func TestFallbackOnStoppedServer(t *testing.T) {
 	}
 	if s := must(deny.Stats()); s.Reconnects < 1 {
 		t.Fatalf("%+v", s)
+	}
+}
+
+// The message of a fallback's error belongs to the call that failed: it is
+// taken on the OS thread of that call, in the same native call. Two paused
+// servers (so that each decision waits out its command timeout, long enough
+// for the Go scheduler to move goroutines between threads) under limiters
+// on several goroutines: every error names the port of its own limiter's
+// server.
+func TestFallbackMessageIsTheCallsOwn(t *testing.T) {
+	fixtures := []*fixture{startFixture(t, "server"), startFixture(t, "server")}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	var limiters []*RedisLimiter
+	for _, f := range fixtures {
+		for i := 0; i < 3; i++ {
+			l := must(NewRedisLimiter(2, 1000, 100, WithAddress("127.0.0.1", f.server), WithPrefix(prefix(t)),
+				WithTimeouts(200, 15), WithReconnect(1, 2)))
+			defer l.Close()
+			limiters = append(limiters, l)
+		}
+		if got := f.command(t, "pause"); got != "paused" {
+			t.Fatal(got)
+		}
+		defer f.command(t, "resume")
+	}
+	errs := make(chan error, len(limiters))
+	for i, l := range limiters {
+		own := fmt.Sprintf("127.0.0.1:%d", fixtures[i/3].server)
+		other := fmt.Sprintf("127.0.0.1:%d", fixtures[1-i/3].server)
+		go func(l *RedisLimiter) {
+			for j := uint64(1); j <= 30; j++ {
+				_, err := l.AcquireString("k", j, 1)
+				if !errors.Is(err, tf.ErrUnavailable) || !strings.Contains(err.Error(), own) ||
+					strings.Contains(err.Error(), other) {
+					errs <- fmt.Errorf("a limiter of %s, call %d: %v", own, j, err)
+					return
+				}
+			}
+			errs <- nil
+		}(l)
+	}
+	for range limiters {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestMain runs the suite, then checks that every native limiter (and
+// embedded RateLimiter) was freed: closed, or finalized once dropped.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if code == 0 {
+		if n := waitFreed(0, 10*time.Second); n != 0 {
+			fmt.Fprintf(os.Stderr, "FAIL: %d native limiters were never freed\n", n)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// waitFreed runs the collector until at most want native objects are left
+// (finalizers free the ones nobody closed) or the time is up; it returns
+// how many are left.
+func waitFreed(want int64, limit time.Duration) int64 {
+	deadline := time.Now().Add(limit)
+	for {
+		n := bridge.LiveObjects()
+		if n <= want || time.Now().After(deadline) {
+			return n
+		}
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// clientCounter asks a server how many clients are connected (INFO
+// clients), on a connection of its own, counted among them.
+type clientCounter struct {
+	conn net.Conn
+	in   *bufio.Reader
+}
+
+func newClientCounter(t *testing.T, port int) *clientCounter {
+	conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return &clientCounter{conn, bufio.NewReader(conn)}
+}
+
+func (c *clientCounter) count(t *testing.T) int {
+	t.Helper()
+	if _, err := io.WriteString(c.conn, "INFO clients\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	head, err := c.in.ReadString('\n')
+	if err != nil || !strings.HasPrefix(head, "$") {
+		t.Fatalf("INFO clients: %q %v", head, err)
+	}
+	size, err := strconv.Atoi(strings.TrimSpace(head[1:]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := make([]byte, size+2)
+	if _, err := io.ReadFull(c.in, body); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(body), "\r\n") {
+		if strings.HasPrefix(line, "connected_clients:") {
+			n, err := strconv.Atoi(strings.TrimPrefix(line, "connected_clients:"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+	}
+	t.Fatalf("INFO clients without connected_clients: %q", body)
+	return 0
+}
+
+// A limiter dropped without Close is freed by its finalizer, and with it
+// its connections.
+func TestFinalizerFreesUnclosed(t *testing.T) {
+	f := startFixture(t, "server")
+	clients := newClientCounter(t, f.server)
+	before := waitFreed(0, 5*time.Second)
+	connected := clients.count(t)
+	// No collection until the dropped limiters are counted (one during
+	// the loop could free some first).
+	gcPercent := debug.SetGCPercent(-1)
+	defer debug.SetGCPercent(gcPercent)
+	func() {
+		for i := 0; i < 10; i++ {
+			l := must(NewRedisLimiter(5, 1000, 100, WithAddress("127.0.0.1", f.server), WithPrefix(prefix(t))))
+			if d := must(l.AcquireString("k", 1, 1)); !d.Allowed {
+				t.Fatal(d)
+			}
+			// dropped without Close
+		}
+	}()
+	if got := bridge.LiveObjects(); got < before+10 {
+		t.Fatalf("%d live native objects, want at least %d", got, before+10)
+	}
+	if got := clients.count(t); got < connected+10 {
+		t.Fatalf("%d clients connected, want at least %d", got, connected+10)
+	}
+	debug.SetGCPercent(gcPercent)
+	if left := waitFreed(before, 10*time.Second); left > before {
+		t.Fatalf("the finalizers left %d native objects, want %d", left, before)
+	}
+	for i := 0; ; i++ {
+		got := clients.count(t)
+		if got <= connected {
+			break
+		}
+		if i == 100 {
+			t.Fatalf("%d clients still connected, want %d", got, connected)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

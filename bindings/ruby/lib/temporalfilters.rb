@@ -49,8 +49,9 @@
 #   TemporalFilters::RETRY_NEVER (2**64 - 1) a retry time that never comes,
 #   and where results that would overflow saturate.
 # - #info (what was fixed at creation) and #stats (the current state) are
-#   frozen Structs (the class's Info and Stats); each member also has a
-#   reader of its own.
+#   frozen Structs (the class's Info and Stats); each member of an Info also
+#   has a reader of its own, and so do some members of a Stats (README.md,
+#   "Conventions", says which).
 # - Memory is freed by the garbage collector; #close frees it at once. Any
 #   call on a closed object raises TemporalFilters::ClosedError.
 #

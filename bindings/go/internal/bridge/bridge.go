@@ -1,9 +1,10 @@
-// Package bridge hands the root package's error machinery to the binding's
-// sub-packages (temporalfilters.org/go/temporalfilters/redis), which have
-// native modules of their own: the root package sets these functions in
-// its init, which runs before any importer's code. It also holds the
-// packing of batch keys that every package's batch calls share
-// (PackKeys). Nothing outside the module can import it.
+// Package bridge hands the root package's error machinery and the
+// ownership of native objects (Adopt) to the binding's sub-packages
+// (temporalfilters.org/go/temporalfilters/redis), which have native modules
+// of their own: the root package sets these functions in its init, which
+// runs before any importer's code. It also holds the packing of batch keys
+// that every package's batch calls share (PackKeys). Nothing outside the
+// module can import it.
 package bridge
 
 import (
@@ -61,7 +62,27 @@ var (
 	// raised by every SWIG module of the binding) into its error; false
 	// for any other panic.
 	FromPanic func(r any) (error, bool)
+	// Adopt takes ownership of p, a native object of the class called
+	// name just created, which free frees: the root package's handle of
+	// its structures, with its finalizer (free runs when the Handle is
+	// garbage collected without Free) and its count of live objects.
+	Adopt func(name string, p uintptr, free func(p uintptr)) Handle
+	// LiveObjects is the number of native objects not yet freed, of the
+	// root package's structures and of every adopted object (for the
+	// tests).
+	LiveObjects func() int64
 )
+
+// Handle owns one native object (Adopt). Its owner keeps it in a field,
+// calls no method of the object once Free has run (Ptr then returns 0) and
+// serializes its own calls with Free.
+type Handle interface {
+	// Ptr returns the native object, 0 once freed.
+	Ptr() uintptr
+	// Free frees the native object now (once; later calls do nothing) and
+	// disarms the finalizer.
+	Free()
+}
 
 // Key hands one key to a native call as two scalars, the address of its
 // first byte and its length (0 and 0 for an empty key; the C functions

@@ -3,9 +3,10 @@
 # TemporalFilters::NativeHandle: what the class of every structure shares.
 
 module TemporalFilters
-  # What RecencySketch, AgeBloom, TimeBloom and RateLimiter share, written
-  # once: a native handle owned by the Ruby object (freed by the GC, or at
-  # once by #close; every call on a closed object raises), the wire format
+  # What RecencySketch, AgeBloom, TimeBloom, RateLimiter, RotatingCuckoo and
+  # RecencyWindow share, written once: a native handle owned by the Ruby
+  # object (freed by the GC, or at once by #close; every call on a closed
+  # object raises), the wire format
   # (#serialize, .deserialize, Marshal), copies (dup, clone), #inspect, and
   # the argument checks of the Ruby layer. Including it sets the class's
   # NATIVE to its SWIG handle class, named by the shared interface's rule

@@ -64,10 +64,13 @@ module TemporalFilters
   # 2**64 - 1, so RETRY_NEVER comes back as it is, never clamped.
   #
   # Thread safety: internally synchronised (sharded locks); every call may
-  # run from many threads at once, except #close (exclusive), and the
-  # snapshot of #serialize, #dup and Marshal needs no concurrent
-  # modification. (Ruby's global VM lock serializes the calls of Ruby
-  # threads anyway, but not those of other native threads.)
+  # run from many threads at once, except #close (exclusive). #serialize
+  # (and so #dup and Marshal) may run meanwhile: the library takes every
+  # lock of the limiter while it writes, so the blob is one consistent
+  # moment; when the limiter grows between measuring the size and writing,
+  # #serialize measures and writes again. (Ruby's global VM lock serializes
+  # the calls of Ruby threads anyway, but not those of other native
+  # threads.)
   class RateLimiter
     include NativeHandle
 
@@ -84,7 +87,9 @@ module TemporalFilters
     MAX_EXACT_LIMIT = Native::TF_RATE_LIMITER_MAX_EXACT_LIMIT
     # The most buckets a window holds (window / bucket_width, 4096).
     MAX_BUCKETS = Native::TF_RATE_LIMITER_MAX_BUCKETS
-    # The largest exact global limit (2**24).
+    # The largest exact global limit (2**24; a literal: rate_limiter.h states
+    # it in the documentation of tf_rate_limiter_set_global_limit, with no
+    # macro).
     MAX_EXACT_GLOBAL_LIMIT = 1 << 24
 
     # The answer of #acquire and #peek: allowed (true/false); remaining, the

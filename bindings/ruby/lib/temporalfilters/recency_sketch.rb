@@ -10,9 +10,10 @@ module TemporalFilters
   #
   # Thread safety follows the C library: created with CONCURRENT, update,
   # query, pace, ttl_insert, ttl_maybe_live?, error_estimate, memory, the
-  # getters, serialize and merge-as-source may run from many threads at once;
-  # clear, merge-into and close need exclusive access. Without CONCURRENT, no
-  # call may overlap a modifying one. (Ruby's global VM lock serializes the
+  # getters, serialize, merge-as-source and merge-into (each cell takes the
+  # maximum atomically) may run from many threads at once; clear and close
+  # need exclusive access. Without CONCURRENT, no call may overlap a
+  # modifying one (merge-into included). (Ruby's global VM lock serializes the
   # calls of Ruby threads anyway, but not those of other native threads.)
   class RecencySketch
     include NativeHandle

@@ -21,8 +21,9 @@ module TemporalFilters
   # (a server or a Redis Cluster), shared by every process that uses the
   # same server and prefix: the same configuration (limit, window,
   # bucket_width, EXACT, per-key limits, a global limit) and the same
-  # decisions as RateLimiter on the same request sequence, each decision one
-  # Lua script on the server (docs/redis.md).
+  # decisions as RateLimiter on the same request sequence (one exception on
+  # the caller's clock: see #set_global_limit), each decision one Lua
+  # script on the server (docs/redis.md).
   #
   # Decisions are RateLimiter::Decision values. Times are the caller's
   # (time: :caller, the default: Integers >= 1 in any unit; the keys' idle
@@ -135,8 +136,15 @@ module TemporalFilters
       self
     end
 
-    # The limit over all keys of the prefix (0 removes it), stored in Redis;
-    # starts an empty global window. Returns self.
+    # The limit over all keys of the prefix (0 removes it; at most
+    # RateLimiter::MAX_EXACT_GLOBAL_LIMIT with EXACT, below 2**51 bucketed),
+    # stored in Redis; starts an empty global window. With time: :server the
+    # new window starts past the server's time, as the embedded limiter's
+    # starts past every key's; on the caller's clock it starts at its first
+    # request's time, so the answers in the bucket (exact mode: at the time)
+    # in which it was set may differ from the embedded limiter's, and a
+    # refund of a permit taken before may take out the window's grants
+    # there: set it before the traffic. Returns self.
     def set_global_limit(limit)
       @native.set_global_limit(limit)
       self

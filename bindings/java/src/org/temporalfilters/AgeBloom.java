@@ -12,8 +12,8 @@ package org.temporalfilters;
  * inserts: it reports it present. A key not inserted within the window is
  * reported present with a probability of at most
  * {@link #falsePositiveRate(int, int)} (the peak, just before a shift; keys
- * inserted between {@code l * g} and {@code (l + 1) * g} inserts ago may still
- * read as present).
+ * inserted between {@code l * g} and {@code (k + l) * g} inserts ago may still
+ * read as present, fewer and fewer as their slices leave).
  *
  * <p><b>Layouts</b> are a flag. Without flags a filter has the classic layout,
  * one array per slice. With {@link #BLOCKED} it has the <em>blocked</em>

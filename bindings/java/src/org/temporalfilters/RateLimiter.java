@@ -91,7 +91,11 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
     public static final long MAX_EXACT_LIMIT = TemporalFiltersNative.TF_RATE_LIMITER_MAX_EXACT_LIMIT;
     /** The most buckets per window, {@code window / bucketWidth} ({@code TF_RATE_LIMITER_MAX_BUCKETS}). */
     public static final long MAX_BUCKETS = TemporalFiltersNative.TF_RATE_LIMITER_MAX_BUCKETS;
-    /** The largest {@linkplain #setGlobalLimit global limit} with {@link #EXACT}. */
+    /**
+     * The largest {@linkplain #setGlobalLimit global limit} with {@link #EXACT}, 2^24 (a literal:
+     * {@code rate_limiter.h} states it in the documentation of {@code tf_rate_limiter_set_global_limit},
+     * with no macro).
+     */
     public static final long MAX_EXACT_GLOBAL_LIMIT = 1L << 24;
     /**
      * The answer of {@link #acquire} and {@link #peek}: a value (equal decisions

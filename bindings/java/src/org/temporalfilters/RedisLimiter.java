@@ -7,7 +7,8 @@ import java.util.Arrays;
  * Redis (one server or a Redis Cluster), shared by every process that uses
  * the same server and prefix: the same configuration (limit, window, bucket
  * width, {@link #EXACT}, per-key limits, a global limit) and the same
- * decisions as {@link RateLimiter} on the same request sequence, each
+ * decisions as {@link RateLimiter} on the same request sequence (one
+ * exception on the caller's clock: see {@link #setGlobalLimit}), each
  * decision one Lua script on the server (the native
  * {@code temporalfilters/redis.h}, in the companion library
  * {@code libtemporalfilters-redis}, states the guarantees in full).
@@ -499,11 +500,18 @@ public final class RedisLimiter extends NativeObject<RedisLimiterNative> {
     /**
      * The limit over all keys of the prefix (0 removes it), stored in Redis;
      * it starts an empty global window, as {@link RateLimiter#setGlobalLimit}.
+     * With {@link TimeSource#SERVER} the new window starts past the server's
+     * time, as the embedded limiter's starts past every key's; on the
+     * caller's clock it starts at its first request's time, so the answers in
+     * the bucket (exact mode: at the time) in which it was set may differ from
+     * the embedded limiter's, and a refund of a permit taken before may take
+     * out the window's grants there: set it before the traffic.
      * On a cluster the global window sits on one slot and a decision asks it
      * after the key (the native header says what that promises).
      *
-     * @throws InvalidArgumentException negative, or above
-     *         {@link RateLimiter#MAX_EXACT_GLOBAL_LIMIT} with {@link #EXACT}
+     * @throws InvalidArgumentException negative, above
+     *         {@link RateLimiter#MAX_EXACT_GLOBAL_LIMIT} with {@link #EXACT}, or
+     *         2^51 or more without it
      * @throws UnavailableException Redis did not answer (nothing stored)
      */
     public void setGlobalLimit(long limit) {
