@@ -149,8 +149,11 @@ typedef struct tf_deserialize_options {
      *  0 (the default, and what NULL options mean) sets no limit beyond the
      *  library's own: whatever sizes a blob declares, deserialize asks for
      *  at most a fixed multiple of the blob's length plus a constant, which
-     *  each structure's `tf_<noun>_deserialize()` states (the loosest, the
-     *  rate limiter's, 16 times the blob plus 64 KiB). Set it to lower the
+     *  each structure's `tf_<noun>_deserialize()` states (the rate
+     *  limiter's, 16 times the blob plus 64 KiB, has the largest multiple;
+     *  the rotating cuckoo filter's and the recency window's, the blob plus
+     *  256 KiB and 1 MiB, the largest constants; SECURITY.md lists them
+     *  all). Set it to lower the
      *  bound for one call, e.g. for blobs from an untrusted source.
      *  @since 0.1.0 */
     uint64_t max_memory;
@@ -227,7 +230,9 @@ TF_API uint32_t tf_version_number(void);
  * @brief Reads the system's real-time clock.
  *
  * A convenience for callers that want wall-clock milliseconds as `now`; the
- * library itself never reads a clock.
+ * structures themselves never read a clock (the Redis companion's limiter
+ * on the server's clock reads this one for its embedded fallback while Redis
+ * cannot answer).
  * @return milliseconds since the Unix epoch, always >= 1.
  * @note Thread-safe.
  * @since 0.1.0
