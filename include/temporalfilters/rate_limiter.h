@@ -276,8 +276,15 @@ TF_API void tf_rate_limiter_free(tf_rate_limiter *limiter);
  * mode, at the start of the next bucket), so that the permits the keys took
  * before stay out of it: a refund gives them back to their keys only. (A
  * key's clock at 2^64 - 1, or in the last bucket, is the one exception:
- * its permits of that time could be refunded to the new window.) O(keys
- * tracked), with every lock of the limiter held. In
+ * its permits of that time could be refunded to the new window.) The cost
+ * is on the safe side: a request at a time below that start is recorded
+ * in the global window at the start, so a refund of a permit taken after
+ * the set at such a time (in exact mode the latest time seen; in bucketed
+ * mode the rest of its bucket) gives it back to its key only, and the
+ * global window counts it until it leaves. A key whose clock is far ahead
+ * (a request in the wrong unit) holds every new global window's clock
+ * with it until it is reset. O(keys tracked), with every lock of the
+ * limiter held. In
  * exact mode the global window keeps the times of its grants in the window,
  * 4 bytes each (8 for a window of more than 2^31 time units), in a ring that
  * grows on demand as a key's does.
