@@ -187,7 +187,9 @@ func NewRateLimiter(limit, window, bucketWidth uint64, opts ...Option) (*RateLim
 // key and the global window allow it, Remaining is the smaller of the two
 // and RetryAt the later (see Decision). A key with its own limit, and a new
 // key admitted untracked by RateLimiterFullAllow, are held to it too. Setting it
-// starts the global window empty (the keys' own windows are kept). In RateLimiterExact
+// starts the global window empty (the keys' own windows are kept), its
+// clock just past the latest time any key has seen, so that a refund of a
+// permit taken before goes back to its key only. In RateLimiterExact
 // mode the global window keeps the times of its grants in the window (4 bytes
 // each, 8 for a Window of more than 2^31 time units), in a ring that grows
 // with them (limit at most RateLimiterMaxExactGlobal). Errors: ErrInvalidArgument, ErrOutOfMemory

@@ -11,7 +11,8 @@ import (
 // TimeBloom is the time-limited Bloom filter: "was this key inserted within
 // the last Span time units?" Its slices have sizes that follow the measured
 // insertion rate and the time of their last insert; slices older than the
-// span retire (never below K+L slices) and a query ignores them.
+// span retire (down to the K newest; K+L in steady state) and a query
+// ignores them.
 //
 // Guarantee: no false negatives within the span: a key added at time t is
 // reported present at every now with now-Span <= t. At a steady insertion
@@ -47,7 +48,7 @@ type TimeBloomInfo struct {
 
 // TimeBloomStats is the state of a TimeBloom at a time now.
 type TimeBloomStats struct {
-	Slices         uint64  // current number of slices (>= K+L)
+	Slices         uint64  // current number of slices (>= K; K+L in steady state)
 	Bits           uint64  // total bits of all slices
 	BitsPerElement float64 // Bits / inserts within the span (0 when none)
 	Inserts        uint64  // inserts since creation or Clear

@@ -615,9 +615,11 @@ TF_API tf_status tf_age_bloom_serialize(const tf_age_bloom *filter, void *buf, s
  * @brief Creates a filter from a blob of tf_age_bloom_serialize() (either
  * layout).
  *
- * Validates the envelope, the checksum and every field before allocating:
- * a hostile blob gets a status, never a crash or an allocation much larger
- * than itself.
+ * Validates the envelope, the checksum and every count and size before
+ * allocating (the classic layout's bits past a slice's end as it reads the
+ * slice, freeing it on failure): a hostile blob gets a status, never a
+ * crash; it makes deserialize ask for at most twice its size plus 64 KiB
+ * (SECURITY.md).
  *
  * @param[in]  buf     the blob.
  * @param[in]  len     its length in bytes.

@@ -611,7 +611,7 @@ TF_API tf_status tf_rate_limiter_serialize(const tf_rate_limiter *limiter, void 
 /**
  * @brief Creates a limiter from a blob written by tf_rate_limiter_serialize().
  *
- * Checks the length, magic, version, kind, flags, checksum and every
+ * Checks the length, magic, version, kind, checksum, flags and every
  * invariant of every field before allocating anything, then creates a new
  * limiter owned by the caller. The limiter's memory (as
  * tf_rate_limiter_get_stats() will report it in `memory`) is computed from

@@ -547,7 +547,8 @@ TF_API tf_status tf_recency_sketch_serialize(const tf_recency_sketch *sketch, vo
  * Checks the length, magic, version, kind, payload length, checksum, flags
  * and every invariant, in that order, before allocating anything, then
  * creates a new sketch owned by the caller. Never allocates more than the
- * blob's own size plus a constant, nor more than options->max_memory: the
+ * blob's own size plus 64 KiB (SECURITY.md), nor more than
+ * options->max_memory: the
  * sketch's memory (as tf_recency_sketch_memory() will report it) is
  * computed from the blob's shape first.
  *

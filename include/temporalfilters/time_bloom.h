@@ -117,7 +117,8 @@ typedef struct tf_time_bloom_info {
     /** Hash functions: bits set per insert, consecutive slices a key must
      *  match (1..64). @since 0.1.0 */
     uint32_t k;
-    /** The least number of slices beyond the first k (1..1024). @since 0.1.0 */
+    /** The window slices beyond the first k (1..1024): k + l slices in
+     *  steady state. @since 0.1.0 */
     uint32_t l;
     /** The window, in the caller's time unit. @since 0.1.0 */
     uint64_t span;
@@ -218,8 +219,8 @@ TF_API tf_status tf_time_bloom_new_for(uint64_t initial_capacity, double error_r
  * bits each (the low-level constructor).
  *
  * @param[in]  k          hash functions, 1..64.
- * @param[in]  l          the least number of slices beyond the first k,
- *                        1..1024.
+ * @param[in]  l          the window slices beyond the first k, 1..1024
+ *                        (k + l slices in steady state).
  * @param[in]  slice_bits bits per initial slice, 64..2^40 (below 64:
  *                        ::TF_ERR_INVALID_ARGUMENT; above 2^40:
  *                        ::TF_ERR_TOO_LARGE).
@@ -534,9 +535,10 @@ TF_API tf_status tf_time_bloom_serialize(const tf_time_bloom *filter, void *buf,
 /**
  * @brief Creates a filter from a blob of tf_time_bloom_serialize().
  *
- * Validates the envelope, the checksum and every field before allocating:
- * a hostile blob gets a status, never a crash or an allocation much larger
- * than itself.
+ * Validates the envelope, the checksum and every count and size before
+ * allocating (the bits past a slice's end as it reads the slice, freeing it
+ * on failure): a hostile blob gets a status, never a crash; it makes
+ * deserialize ask for at most twice its size plus 64 KiB (SECURITY.md).
  *
  * @param[in]  buf     the blob.
  * @param[in]  len     its length in bytes.

@@ -54,7 +54,8 @@ const (
 	// FallbackAllow allows (fail open).
 	FallbackAllow = Fallback(redisnative.TF_REDIS_FALLBACK_ALLOW)
 	// FallbackLocal decides with an embedded RateLimiter of the same
-	// limits, per process; its grants are not replayed into Redis.
+	// limits, one per RedisLimiter (per handle, not per process); its
+	// grants are not replayed into Redis.
 	FallbackLocal = Fallback(redisnative.TF_REDIS_FALLBACK_LOCAL)
 )
 
@@ -267,7 +268,7 @@ func (l *RedisLimiter) decide(key []byte, now, n uint64, take bool) (d tf.Decisi
 }
 
 // AcquireBatch is Acquire(keys[i], times[i], n) for every key, sent as one
-// pipeline; times is nil with TimeServer. When Redis fails during the
+// pipeline (on a cluster, one per node and phase); times is nil with TimeServer. When Redis fails during the
 // batch, the decisions are Redis's for the answers that arrived and the
 // fallback's for the others, with an ErrUnavailable error.
 func (l *RedisLimiter) AcquireBatch(keys [][]byte, times []uint64, n uint64) ([]tf.Decision, error) {

@@ -225,7 +225,9 @@ module TemporalFilters
     # only when both the key's and the global window allow it, and every
     # decision reports the smaller remaining and the later retry_at.
     # Setting it starts the global window afresh (the keys' own windows are
-    # kept). Returns self.
+    # kept), its clock just past the latest time any key has seen, so that
+    # a refund of a permit taken before goes back to its key only. Returns
+    # self.
     def set_global_limit(limit)
       @native.set_global_limit(limit)
       self

@@ -34,8 +34,8 @@ module TemporalFilters
   # (#acquire, #peek, #acquire_batch) raises UnavailableError (status
   # TF_ERR_TIMEOUT or TF_ERR_UNAVAILABLE) whose #decision is the
   # fallback's decision, chosen at creation: fallback: :deny (the default),
-  # :allow, or :local (an embedded RateLimiter of the same limits, per
-  # process); #stats counts each. The connection comes back by itself after
+  # :allow, or :local (an embedded RateLimiter of the same limits, one per
+  # limiter, not per process); #stats counts each. The connection comes back by itself after
   # a backoff. The other calls raise UnavailableError without a decision.
   #
   # Not thread-safe: a limiter holds its connections; use one per thread
@@ -95,7 +95,8 @@ module TemporalFilters
       decided(*@native.peek(key, now, n))
     end
 
-    # acquire(keys[i], times[i], n) for every key, sent as one pipeline: an
+    # acquire(keys[i], times[i], n) for every key, sent as one pipeline (on
+    # a cluster, one per node and phase): an
     # Array of Decisions. times: one Integer per key, or nil with
     # time: :server. Raises UnavailableError whose #decision is the Array
     # (Redis's decisions for the answers that arrived, the fallback's for

@@ -46,7 +46,7 @@ module TemporalFilters
     snapshot_readers :info, Info
 
     # The state of a filter at a time now, from #stats(now) (frozen): slices
-    # (>= k + l), bits (of all slices), bits_per_element (bits / inserts
+    # (>= k; k + l in steady state), bits (of all slices), bits_per_element (bits / inserts
     # within the span, 0.0 when none), inserts (since creation or clear) and
     # fpr_now (the false-positive rate for the measured fill, slices older
     # than the span counting as empty).
@@ -76,7 +76,7 @@ module TemporalFilters
     end
 
     # The members of Stats that do not depend on the time (read at the
-    # earliest one, 1): the current number of slices (>= k + l), the total
+    # earliest one, 1): the current number of slices (>= k), the total
     # bits of all slices, the inserts since creation or clear.
     %i[slices bits inserts].each do |name|
       define_method(name) { stats(1).public_send(name) }

@@ -247,7 +247,9 @@ public final class RateLimiter extends NativeHandle<RateLimiterNative> {
      * asks the global window too: a request is granted only when both its key
      * and the global window allow it, {@code remaining} is the smaller of the
      * two and {@code retryAt} the later. Setting it starts an empty global
-     * window (the keys' own windows are kept). In exact mode the global window
+     * window (the keys' own windows are kept), its clock just past the latest
+     * time any key has seen, so that a refund of a permit taken before goes
+     * back to its key only. In exact mode the global window
      * keeps the times of its grants in the window (4 bytes each, 8 for a window
      * of more than 2^31 time units), in a ring that grows with them.
      *

@@ -40,12 +40,13 @@ import java.util.Arrays;
  *
  * <p><b>When Redis cannot answer</b> (a stopped server, a timeout), a
  * decision throws {@link UnavailableException} ({@link Status#TIMEOUT} or
- * {@link Status#UNAVAILABLE}) within the timeout, carrying the decision of
+ * {@link Status#UNAVAILABLE}), each connect, read and write bounded by the
+ * timeout (a call may need several), carrying the decision of
  * the fallback chosen at creation ({@link UnavailableException#decision()},
  * or {@link UnavailableException#decisions()} for a batch):
  * {@link Fallback#DENY} (the default), {@link Fallback#ALLOW} or
- * {@link Fallback#LOCAL} (an embedded limiter of the same limits, per
- * process, whose grants are not replayed into Redis when it is back).
+ * {@link Fallback#LOCAL} (an embedded limiter of the same limits, one per
+ * limiter, not per process, whose grants are not replayed into Redis when it is back).
  * {@link #stats()} counts each. The other calls throw the exception without
  * a decision. The connection is re-established by itself after a backoff.
  *
@@ -83,8 +84,8 @@ public final class RedisLimiter extends NativeObject<RedisLimiterNative> {
         /** Allow (fail open; {@code TF_REDIS_FALLBACK_ALLOW}). */
         ALLOW,
         /**
-         * Decide with an embedded {@link RateLimiter} of the same limits, per
-         * process ({@code TF_REDIS_FALLBACK_LOCAL}); its grants are not
+         * Decide with an embedded {@link RateLimiter} of the same limits, one
+         * per limiter ({@code TF_REDIS_FALLBACK_LOCAL}); its grants are not
          * replayed into Redis once it is back, so for one window after an
          * outage a key may get up to its limit from each.
          */
@@ -444,7 +445,8 @@ public final class RedisLimiter extends NativeObject<RedisLimiterNative> {
      * {@link Fallback#LOCAL}, to the embedded limiter as well.
      *
      * @throws InvalidArgumentException a null key, a time out of range, n &lt; 0
-     * @throws UnavailableException Redis did not answer (not refunded there)
+     * @throws UnavailableException Redis did not answer (the refund may or may not have been made there;
+     *                              the embedded limiter has it)
      */
     public void refund(byte[] key, long now, long n) {
         serialized(h -> {
@@ -483,7 +485,8 @@ public final class RedisLimiter extends NativeObject<RedisLimiterNative> {
      *
      * @throws InvalidArgumentException a null key, a limit above the mode's
      *         maximum or negative
-     * @throws UnavailableException Redis did not answer (nothing stored)
+     * @throws UnavailableException Redis did not answer (the change may or may not have been made there;
+     *                              the embedded limiter has it)
      */
     public void setKeyLimit(byte[] key, long limit) {
         serialized(h -> {
@@ -512,7 +515,8 @@ public final class RedisLimiter extends NativeObject<RedisLimiterNative> {
      * @throws InvalidArgumentException negative, above
      *         {@link RateLimiter#MAX_EXACT_GLOBAL_LIMIT} with {@link #EXACT}, or
      *         2^51 or more without it
-     * @throws UnavailableException Redis did not answer (nothing stored)
+     * @throws UnavailableException Redis did not answer (the change may or may not have been made there;
+     *                              the embedded limiter has it)
      */
     public void setGlobalLimit(long limit) {
         serialized(h -> {

@@ -7,7 +7,7 @@ package org.temporalfilters;
  *
  * <p>Age-partitioned slices with timestamps; the newest slices grow or shrink
  * with the measured insertion rate and slices older than the span retire
- * (never fewer than {@code k + l}). {@link #contains} is never wrong about a
+ * (down to the {@code k} newest; {@code k + l} in steady state). {@link #contains} is never wrong about a
  * key inserted at a time {@code t} with {@code now - span <= t}: it reports it
  * present. At a steady insertion rate the false-positive rate is at most the
  * target given to {@link #forTarget} (its peak is
@@ -43,8 +43,9 @@ public final class TimeBloom extends NativeHandle<TimeBloomNative> {
      * What a filter was created with ({@code tf_time_bloom_info}).
      *
      * @param k     hash functions, bits set per insert (1..64)
-     * @param l     window slices (1..1024): the filter never has fewer than
-     *              {@code k + l} slices
+     * @param l     window slices (1..1024): the filter has {@code k + l}
+     *              slices in steady state (fewer, down to {@code k}, after
+     *              slices older than the span retire)
      * @param span  the window, in the caller's time unit
      * @param seed  the hash seed, 0 .. 2^32-1
      * @param flags the creation flags: 0 ({@link #MIN_MEMORY} is not recorded)
@@ -55,7 +56,7 @@ public final class TimeBloom extends NativeHandle<TimeBloomNative> {
     /**
      * The filter's state at a time {@code now} ({@code tf_time_bloom_stats}).
      *
-     * @param slices         current number of slices, at least {@code k + l}
+     * @param slices         current number of slices, at least {@code k} ({@code k + l} in steady state)
      * @param bits           total bits of all slices
      * @param bitsPerElement {@code bits} / inserts within the span before now (0 when none)
      * @param inserts        inserts since creation or {@link #clear()}
