@@ -17,6 +17,7 @@
 #include <cmocka.h>
 #include <hiredis/hiredis.h>
 
+#include "raw_redis.h"
 #include "redis_server.h"
 #include "temporalfilters.h"
 #include "temporalfilters/redis.h"
@@ -734,17 +735,13 @@ static void test_cluster_batch_of_one_key(void **state) {
     tf_redis_limiter_free(r);
 }
 
-/* A plain connection to a server, to plant what another client (or an older
- * version) may have stored. */
-static void raw_command(const rs_server *s, const char *fmt, const char *a, const char *b, const char *c) {
-    redisContext *ctx = redisConnect("127.0.0.1", s->port);
-    assert_non_null(ctx);
-    assert_int_equal(ctx->err, 0);
-    redisReply *rep = redisCommand(ctx, fmt, a, b, c);
+/* Plants a stored global limit as another client (or an older version)
+ * may have written it. */
+static void plant_global_limit(const rs_server *s, const char *key, const char *value) {
+    redisReply *rep = raw_redis(s, "HSET %s m %s", key, value);
     assert_non_null(rep);
     assert_int_not_equal(rep->type, REDIS_REPLY_ERROR);
     freeReplyObject(rep);
-    redisFree(ctx);
 }
 
 /* The global limit of the bucketed mode has a bound of its own: the script
@@ -772,11 +769,11 @@ static void test_global_limit_bound(void **state) {
     /* what the old code stored for a limit of 2^63 + 1 */
     char key[96];
     snprintf(key, sizeof key, "%s{g}", prefix);
-    raw_command(&server, "HSET %s %s %s", key, "m", "-9223372036854775808");
+    plant_global_limit(&server, key, "-9223372036854775808");
     expect_status(tf_redis_limiter_new(5, 1000, 100, 0, &o, &r2), TF_ERR_UNAVAILABLE, "invalid here");
-    raw_command(&server, "HSET %s %s %s", key, "m", "2251799813685248"); /* 2^51 */
+    plant_global_limit(&server, key, "2251799813685248"); /* 2^51 */
     expect_status(tf_redis_limiter_new(5, 1000, 100, 0, &o, &r2), TF_ERR_UNAVAILABLE, "invalid here");
-    raw_command(&server, "HSET %s %s %s", key, "m", "16777217"); /* 2^24 + 1: too large for the exact mode */
+    plant_global_limit(&server, key, "16777217"); /* 2^24 + 1: too large for the exact mode */
     expect_status(tf_redis_limiter_new(5, 1000, 0, TF_RATE_LIMITER_EXACT, &o, &r2), TF_ERR_UNAVAILABLE, "invalid here");
     assert_null(r2);
     tf_redis_limiter_free(r);

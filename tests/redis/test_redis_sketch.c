@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "raw_redis.h"
 #include "redis_server.h"
 #include "temporalfilters.h"
 #include "temporalfilters/redis.h"
@@ -145,35 +146,23 @@ static void assert_same_answers(const tf_recency_sketch *a, const tf_recency_ske
     }
 }
 
-/* A plain connection to the suite's server, to look at and plant entries. */
-static redisContext *raw_connect(const rs_server *s) {
-    redisContext *c = redisConnect("127.0.0.1", s->port);
-    assert_non_null(c);
-    assert_int_equal(c->err, 0);
-    return c;
-}
-
 static void raw_hset(const rs_server *s, const char *name, const char *field, const void *v, size_t len) {
-    redisContext *c = raw_connect(s);
     char key[128];
     snprintf(key, sizeof key, "test:share:{s:%s}b", name);
-    redisReply *r = redisCommand(c, "HSET %s %s %b", key, field, v, len);
+    redisReply *r = raw_redis(s, "HSET %s %s %b", key, field, v, len);
     assert_non_null(r);
     assert_int_not_equal(r->type, REDIS_REPLY_ERROR);
     freeReplyObject(r);
-    redisFree(c);
 }
 
 static long long raw_pttl(const rs_server *s, const char *name, char kind) {
-    redisContext *c = raw_connect(s);
     char key[128];
     snprintf(key, sizeof key, "test:share:{s:%s}%c", name, kind);
-    redisReply *r = redisCommand(c, "PTTL %s", key);
+    redisReply *r = raw_redis(s, "PTTL %s", key);
     assert_non_null(r);
     assert_int_equal(r->type, REDIS_REPLY_INTEGER);
     const long long v = r->integer;
     freeReplyObject(r);
-    redisFree(c);
     return v;
 }
 
