@@ -26,10 +26,13 @@
  * error slot (an exception raised by the %exception block would drop the
  * outputs); they return the decision as usual and write the status, negated
  * (14 or 15), to the output `unavailable` (0 when Redis decided), and the
- * library's message to a thread-local copy read by failure_message() (on
- * the thread of the call: Java and Ruby call it next on the same thread;
- * Go, whose goroutines may change threads between two calls, has its
- * wrapper copy the message in the same call, temporalfilters_go.i). The
+ * library's message to a thread-local copy. Java reads it with
+ * failure_message() next, on the same thread (a Java thread, virtual ones
+ * included, stays on its carrier thread between two calls that do not
+ * block). Go's goroutines and Ruby's threads under an M:N scheduler may
+ * change threads between two calls, so their wrappers copy the message in
+ * the same call (typemaps of `unavailable` in temporalfilters_go.i and
+ * temporalfilters_ruby.i). The
  * language layer then raises its "unavailable" family error carrying the
  * fallback's decision. Every other failure, and every failure of the other
  * methods, goes through the error slot like everywhere else.

@@ -308,8 +308,21 @@ static VALUE tf_rb_key_at(VALUE ary, long i) {
 
 /* The rate limiter's outputs use pace's typemap: acquire and peek return
  * [allowed, remaining, retry_at] (retry_at up to 2**64 - 1, "never"). */
-%apply uint64_t *next_allowed { uint64_t *remaining, uint64_t *retry_at, uint64_t *unavailable };
+%apply uint64_t *next_allowed { uint64_t *remaining, uint64_t *retry_at };
 #ifdef TF_BINDING_REDIS
+/* The Redis limiter's decisions end with [..., unavailable, message]:
+ * the status of a failure of Redis, negated (0 when Redis decided), and its
+ * message (nil when Redis decided), copied in the same native call
+ * (temporalfilters_redis.i). A second call to read it could run on the
+ * thread of another Ruby thread's call under an M:N thread scheduler (Ruby
+ * 3.3's RUBY_MN_THREADS), and read that call's message. */
+%typemap(in, numinputs=0) uint64_t *unavailable (uint64_t tf_unavailable = 0) {
+    $1 = &tf_unavailable;
+}
+%typemap(argout) uint64_t *unavailable {
+    $result = SWIG_Ruby_AppendOutput($result, ULL2NUM(*$1));
+    $result = SWIG_Ruby_AppendOutput($result, *$1 ? rb_utf8_str_new_cstr(tf_binding_redis_failure_) : Qnil);
+}
 %include "temporalfilters_redis.i"
 #else
 %include "temporalfilters.i"

@@ -237,6 +237,62 @@ class TestRedisLimiter < Minitest::Test
     assert_nil e.decision
   end
 
+  # The message of a fallback's error belongs to the call that failed: the
+  # native decision returns it with the status, copied in the same call (a
+  # second call to read it could run on another Ruby thread's native thread
+  # under an M:N scheduler, Ruby 3.3's RUBY_MN_THREADS=1, and read that
+  # thread's message). Two paused servers, so that every decision waits out
+  # its command timeout, under limiters on several threads: every error
+  # names the port of its own limiter's server, and so does every batch's.
+  def test_fallback_message_is_the_calls_own
+    fixtures = [RedisFixture.new("server"), RedisFixture.new("server")]
+    limiters = []
+    begin
+      fixtures.each_with_index do |f, which|
+        3.times do
+          limiters << [RRL.new(2, 1000, 100, host: "127.0.0.1", port: f.server_port, prefix: prefix,
+                                             connect_timeout_ms: 200, command_timeout_ms: 15,
+                                             reconnect_min_ms: 1, reconnect_max_ms: 2), which]
+        end
+        assert_equal "paused", f.command("pause")
+      end
+      threads = limiters.map do |limiter, which|
+        own = "127.0.0.1:#{fixtures[which].server_port}"
+        other = "127.0.0.1:#{fixtures[1 - which].server_port}"
+        Thread.new do
+          (1..20).filter_map do |j|
+            begin
+              j.odd? ? limiter.acquire("k", j) : limiter.acquire_batch(%w[a b], [j, j])
+              "a limiter of #{own}, call #{j}: no error"
+            rescue TF::UnavailableError => e
+              next nil if e.message.include?(own) && !e.message.include?(other)
+
+              "a limiter of #{own}, call #{j}: #{e.message.inspect}"
+            end
+          end
+        end
+      end
+      assert_equal [], threads.flat_map(&:value)
+    ensure
+      limiters.each { |limiter, _| limiter.close }
+      fixtures.each do |f|
+        f.command("resume")
+        f.stop
+      end
+    end
+  end
+
+  # The native decisions' last two outputs: 0 and nil when Redis decided.
+  def test_native_decision_without_failure_has_no_message
+    rn = TF::RedisNative
+    native = rn::RedisLimiterNative.new(2, 1000, 100, 0, nil, fixture.server_port, 1000, 1000,
+                                        rn::TF_REDIS_TIME_CALLER, rn::TF_REDIS_FALLBACK_DENY, 0, 0, 600_000, prefix,
+                                        rn::TF_REDIS_MODE_SERVER, nil)
+    assert_equal [1, 1, 0, 0, nil], native.acquire("k", 10, 1)
+  ensure
+    native&.close
+  end
+
   # A server of its own, killed: every decision raises UnavailableError
   # with the fallback's decision, counted in the stats; restarted, Redis
   # decides again by itself.

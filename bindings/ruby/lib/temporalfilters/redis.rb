@@ -105,10 +105,10 @@ module TemporalFilters
       raise TypeError, "keys must be an Array, not #{keys.class}" unless keys.is_a?(Array)
 
       count = keys.size
-      _granted, allowed, remaining, retry_at, unavailable =
+      _granted, allowed, remaining, retry_at, unavailable, message =
         @native.acquire_batch(keys, times || [], n, count, count, count)
       decisions = Array.new(count) { |i| RateLimiter::Decision.new(allowed[i], remaining[i], retry_at[i]) }
-      unavailable.zero? ? decisions : raise(failure(unavailable, decisions))
+      unavailable.zero? ? decisions : raise(failure(unavailable, message, decisions))
     end
 
     # acquire(key, now, n).allowed?, the fallback's answer when Redis cannot
@@ -192,14 +192,16 @@ module TemporalFilters
       end
     end
 
-    def decided(allowed, remaining, retry_at, unavailable)
+    # The native decisions end with the failure's status (0: Redis decided)
+    # and its message, taken in the same native call.
+    def decided(allowed, remaining, retry_at, unavailable, message)
       decision = RateLimiter::Decision.new(allowed == 1, remaining, retry_at)
-      unavailable.zero? ? decision : raise(failure(unavailable, decision))
+      unavailable.zero? ? decision : raise(failure(unavailable, message, decision))
     end
 
-    def failure(unavailable, decision)
+    def failure(unavailable, message, decision)
       status = -unavailable
-      error = Error.class_for(status).new(RedisNative::RedisLimiterNative.failure_message, status)
+      error = Error.class_for(status).new(message, status)
       error.instance_variable_set(:@decision, decision)
       error
     end
